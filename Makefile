@@ -1,0 +1,43 @@
+GO      ?= go
+BIN     := bin/perfpt
+PKGS    := ./...
+FUZZTIME ?= 30s
+
+.PHONY: all build test test-short bench fuzz lint example clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/perfpt
+
+# The test command of the README: vet, then every test with the race detector.
+test: lint
+	$(GO) test -race -timeout 80m $(PKGS)
+
+test-short:
+	$(GO) test -short $(PKGS)
+
+# Benchmarks: go test benchmarks (compare runs with benchstat) and, where the
+# reference tools are installed, hyperfine ratios against perf and ptxed.
+bench: build
+	$(GO) test -run '^$$' -bench . -benchmem -count 5 $(PKGS) | tee bench.txt
+	@if [ -x scripts/bench.sh ]; then scripts/bench.sh; fi
+
+# Runs every fuzz target for FUZZTIME each; crashers land in testdata/fuzz.
+fuzz:
+	@for pkg in $$($(GO) list $(PKGS)); do \
+	  for t in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
+	    echo "== $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+# The main job on the bundled example data.
+example: build
+	./$(BIN) dump -i testdata/perf/cpu-clock-g.data | head -40
+
+clean:
+	rm -rf bin bench.txt

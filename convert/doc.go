@@ -1,0 +1,3 @@
+// Package convert turns decoded traces into what people use: perf script
+// text, pprof profiles and gcov coverage.
+package convert

@@ -1,0 +1,57 @@
+// Package cli holds perfpt's subcommands. Each command lives in a file of its
+// own (dump.go, ptdump.go, ...) and is listed once in App.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	ucli "github.com/urfave/cli/v2"
+)
+
+// errNotImplemented is returned by commands that are not built yet.
+var errNotImplemented = errors.New("not implemented yet")
+
+// exitError carries an exit status without printing anything more.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// App builds the perfpt command-line application writing to the given streams.
+func App(stdin io.Reader, stdout, stderr io.Writer) *ucli.App {
+	return &ucli.App{
+		Name:      "perfpt",
+		Usage:     "decode Intel PT perf.data recordings into perf script text, pprof and gcov",
+		Reader:    stdin,
+		Writer:    stdout,
+		ErrWriter: stderr,
+		// Errors are printed once, by Main.
+		ExitErrHandler: func(*ucli.Context, error) {},
+		Commands: []*ucli.Command{
+			recordCommand(),
+			scriptCommand(),
+			pprofCommand(),
+			gcovCommand(),
+			dumpCommand(),
+			headerCommand(),
+			ptdumpCommand(),
+			ptxedCommand(),
+		},
+	}
+}
+
+// Main runs perfpt with args (args[0] is the program name) and returns the
+// process exit status.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	err := App(stdin, stdout, stderr).Run(args)
+	if err == nil {
+		return 0
+	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	fmt.Fprintf(stderr, "perfpt: %v\n", err)
+	return 1
+}
