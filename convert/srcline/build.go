@@ -1,0 +1,282 @@
+package srcline
+
+import (
+	"debug/dwarf"
+	"debug/elf"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+)
+
+// New reads the DWARF of f. A file without .debug_info gives an empty Table.
+func New(f *elf.File) (*Table, error) {
+	if f.Section(".debug_info") == nil && f.Section(".zdebug_info") == nil {
+		return &Table{}, nil
+	}
+	d, err := f.DWARF()
+	if err != nil {
+		return nil, fmt.Errorf("srcline: %w", err)
+	}
+	return FromDWARF(d)
+}
+
+// FromDWARF builds a Table from already opened DWARF data.
+func FromDWARF(d *dwarf.Data) (*Table, error) {
+	b := builder{d: d, t: &Table{}, fileIdx: map[string]int32{}, names: map[dwarf.Offset]origin{}}
+	if err := b.run(); err != nil {
+		return nil, fmt.Errorf("srcline: %w", err)
+	}
+	t := b.t
+	sort.SliceStable(t.rows, func(i, j int) bool {
+		a, c := &t.rows[i], &t.rows[j]
+		if a.Addr != c.Addr {
+			return a.Addr < c.Addr
+		}
+		return a.EndSeq && !c.EndSeq
+	})
+	sort.SliceStable(t.funcs, func(i, j int) bool { return t.funcs[i].Low < t.funcs[j].Low })
+	return t, nil
+}
+
+type origin struct {
+	name, linkage string
+	declFile      int64
+	declLine      int64
+	declCol       int64
+	external      bool
+}
+
+type builder struct {
+	d       *dwarf.Data
+	t       *Table
+	fileIdx map[string]int32
+	names   map[dwarf.Offset]origin
+	cuFiles []int32 // CU file index -> Table file index
+}
+
+func (b *builder) file(name string) int32 {
+	if i, ok := b.fileIdx[name]; ok {
+		return i
+	}
+	i := int32(len(b.t.files))
+	b.t.files = append(b.t.files, name)
+	b.fileIdx[name] = i
+	return i
+}
+
+func (b *builder) cuFile(i int64) int32 {
+	if i < 0 || i >= int64(len(b.cuFiles)) {
+		return -1
+	}
+	return b.cuFiles[i]
+}
+
+func (b *builder) run() error {
+	r := b.d.Reader()
+	for {
+		cu, err := r.Next()
+		if err != nil {
+			return err
+		}
+		if cu == nil {
+			return nil
+		}
+		if cu.Tag != dwarf.TagCompileUnit && cu.Tag != dwarf.TagPartialUnit {
+			r.SkipChildren()
+			continue
+		}
+		if err := b.lines(cu); err != nil {
+			return err
+		}
+		if !cu.Children {
+			continue
+		}
+		if err := b.unit(r); err != nil {
+			return err
+		}
+	}
+}
+
+// lines appends the line table of cu and sets b.cuFiles.
+func (b *builder) lines(cu *dwarf.Entry) error {
+	b.cuFiles = b.cuFiles[:0]
+	lr, err := b.d.LineReader(cu)
+	if err != nil {
+		return err
+	}
+	if lr == nil {
+		return nil
+	}
+	for _, f := range lr.Files() {
+		if f == nil {
+			b.cuFiles = append(b.cuFiles, -1)
+			continue
+		}
+		b.cuFiles = append(b.cuFiles, b.file(f.Name))
+	}
+	var e dwarf.LineEntry
+	for {
+		if err := lr.Next(&e); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		fi := int32(-1)
+		if e.File != nil {
+			fi = b.file(e.File.Name)
+		}
+		b.t.rows = append(b.t.rows, Row{
+			Addr: e.Address, File: fi, Line: int32(e.Line), Col: int32(e.Column),
+			IsStmt: e.IsStmt, EndSeq: e.EndSequence, Discriminator: uint32(e.Discriminator),
+		})
+	}
+}
+
+// unit walks the children of a compilation unit.
+func (b *builder) unit(r *dwarf.Reader) error {
+	// stack of scope indexes, -1 for entries that are not scopes.
+	stack := []int32{-1}
+	for len(stack) > 0 {
+		e, err := r.Next()
+		if err != nil {
+			return err
+		}
+		if e == nil {
+			return errors.New("unexpected end of DWARF info")
+		}
+		if e.Tag == 0 {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		parent := int32(-1)
+		for k := len(stack) - 1; k >= 0; k-- {
+			if stack[k] >= 0 {
+				parent = stack[k]
+				break
+			}
+		}
+		cur := int32(-1)
+		switch e.Tag {
+		case dwarf.TagSubprogram, dwarf.TagInlinedSubroutine:
+			ranges, err := b.d.Ranges(e)
+			if err != nil || len(ranges) == 0 {
+				if e.Children {
+					r.SkipChildren()
+				}
+				continue
+			}
+			o := b.origin(e)
+			s := scope{name: o.name, ranges: ranges}
+			if s.name == "" {
+				s.name = "??"
+			}
+			if e.Tag == dwarf.TagInlinedSubroutine {
+				if parent < 0 {
+					// Inlined code outside any function: ignore.
+					if e.Children {
+						r.SkipChildren()
+					}
+					continue
+				}
+				cf, _ := e.Val(dwarf.AttrCallFile).(int64)
+				cl, _ := e.Val(dwarf.AttrCallLine).(int64)
+				cc, _ := e.Val(dwarf.AttrCallColumn).(int64)
+				s.callFile, s.callLine, s.callCol = b.cuFile(cf), int32(cl), int32(cc)
+			}
+			cur = int32(len(b.t.scopes))
+			b.t.scopes = append(b.t.scopes, s)
+			if e.Tag == dwarf.TagInlinedSubroutine {
+				b.t.scopes[parent].children = append(b.t.scopes[parent].children, cur)
+			} else {
+				// Nested out-of-line functions are functions of their own.
+				df := b.cuFile(o.declFile)
+				name := "??"
+				if df >= 0 {
+					name = b.t.files[df]
+				}
+				for _, rg := range ranges {
+					b.t.funcs = append(b.t.funcs, Func{
+						Name: s.name, LinkageName: o.linkage, Low: rg[0], High: rg[1],
+						File: name, Line: int(o.declLine), Column: int(o.declCol),
+						External: o.external, entry: cur,
+					})
+				}
+			}
+		}
+		if e.Children {
+			stack = append(stack, cur)
+		}
+	}
+	return nil
+}
+
+// origin returns the name and declaration of e, following
+// DW_AT_abstract_origin and DW_AT_specification.
+func (b *builder) origin(e *dwarf.Entry) origin {
+	var o origin
+	o.name, _ = e.Val(dwarf.AttrName).(string)
+	o.linkage, _ = e.Val(dwarf.AttrLinkageName).(string)
+	o.declFile, _ = e.Val(dwarf.AttrDeclFile).(int64)
+	o.declLine, _ = e.Val(dwarf.AttrDeclLine).(int64)
+	o.declCol, _ = e.Val(dwarf.AttrDeclColumn).(int64)
+	o.external, _ = e.Val(dwarf.AttrExternal).(bool)
+	for _, a := range []dwarf.Attr{dwarf.AttrAbstractOrigin, dwarf.AttrSpecification} {
+		off, ok := e.Val(a).(dwarf.Offset)
+		if !ok {
+			continue
+		}
+		p := b.lookup(off, 0)
+		if o.name == "" {
+			o.name = p.name
+		}
+		if o.linkage == "" {
+			o.linkage = p.linkage
+		}
+		if o.declLine == 0 {
+			o.declFile, o.declLine, o.declCol = p.declFile, p.declLine, p.declCol
+		}
+		o.external = o.external || p.external
+	}
+	return o
+}
+
+func (b *builder) lookup(off dwarf.Offset, depth int) origin {
+	if o, ok := b.names[off]; ok {
+		return o
+	}
+	var o origin
+	if depth > 8 {
+		return o
+	}
+	r := b.d.Reader()
+	r.Seek(off)
+	e, err := r.Next()
+	if err != nil || e == nil {
+		return o
+	}
+	o.name, _ = e.Val(dwarf.AttrName).(string)
+	o.linkage, _ = e.Val(dwarf.AttrLinkageName).(string)
+	o.declFile, _ = e.Val(dwarf.AttrDeclFile).(int64)
+	o.declLine, _ = e.Val(dwarf.AttrDeclLine).(int64)
+	o.declCol, _ = e.Val(dwarf.AttrDeclColumn).(int64)
+	o.external, _ = e.Val(dwarf.AttrExternal).(bool)
+	for _, a := range []dwarf.Attr{dwarf.AttrAbstractOrigin, dwarf.AttrSpecification} {
+		if next, ok := e.Val(a).(dwarf.Offset); ok {
+			p := b.lookup(next, depth+1)
+			if o.name == "" {
+				o.name = p.name
+			}
+			if o.linkage == "" {
+				o.linkage = p.linkage
+			}
+			if o.declLine == 0 {
+				o.declFile, o.declLine, o.declCol = p.declFile, p.declLine, p.declCol
+			}
+			o.external = o.external || p.external
+		}
+	}
+	b.names[off] = o
+	return o
+}
