@@ -1,0 +1,42 @@
+package perfdata
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors wrapped by *Error; test for them with errors.Is.
+var (
+	// ErrTruncated means the input ended inside a structure.
+	ErrTruncated = errors.New("truncated")
+	// ErrBadMagic means the file does not start with perf's PERFILE2 magic.
+	ErrBadMagic = errors.New("bad magic")
+	// ErrBigEndian means the file was written on a big-endian machine;
+	// perfdata reads little-endian files only.
+	ErrBigEndian = errors.New("big-endian perf.data is not supported")
+	// ErrBadSize means a size field is zero, too small for its type or
+	// points past the end of its section.
+	ErrBadSize = errors.New("bad size")
+	// ErrBadValue means a field holds a value the format does not allow.
+	ErrBadValue = errors.New("bad value")
+	// ErrClosed is returned after Close.
+	ErrClosed = errors.New("file closed")
+)
+
+// Error describes a problem at a file offset. Err wraps one of the sentinel
+// errors above (or an I/O error).
+type Error struct {
+	Offset int64  // file offset (or stream offset in pipe mode) of the problem
+	What   string // what was being read, e.g. "PERF_RECORD_SAMPLE callchain"
+	Err    error
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("perf.data offset %#x: %s: %v", e.Offset, e.What, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+func errAt(off int64, what string, err error) *Error {
+	return &Error{Offset: off, What: what, Err: err}
+}

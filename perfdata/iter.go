@@ -1,0 +1,116 @@
+package perfdata
+
+import (
+	"io"
+	"iter"
+)
+
+// Order selects the order in which Records returns records.
+type Order int
+
+const (
+	// FileOrder returns records as stored (perf report -D order).
+	FileOrder Order = iota
+	// TimeOrder returns records sorted by time the way perf's
+	// ordered-events queue does: kernel records with a timestamp are
+	// queued and flushed at each FINISHED_ROUND up to the largest
+	// timestamp seen before the previous round ended (everything at the
+	// end); user records and records without a time pass straight
+	// through. Memory is bounded by the records of two rounds.
+	TimeOrder
+)
+
+// RawRecord is an undecoded record: its header fields and bytes.
+type RawRecord struct {
+	Offset     int64 // file offset of the header (see RecordCommon.Offset)
+	Type       RecordType
+	Misc       uint16
+	Size       int    // header.size
+	Compressed bool   // unpacked from a COMPRESSED record
+	Data       []byte // the whole record, header included (Size bytes); for AUXTRACE without its trace data
+	// AuxData is the trace data that follows an AUXTRACE record (nil for
+	// other types); it aliases the file when mmapped.
+	AuxData []byte
+}
+
+// Records iterates over a file's records:
+//
+//	rs := f.Records(perfdata.TimeOrder)
+//	for rs.Next() {
+//		switch r := rs.Record.(type) {
+//		case *perfdata.RecordSample: ...
+//		}
+//	}
+//	if err := rs.Err(); err != nil { ... }
+//
+// COMPRESSED records are unpacked; their records are returned in their
+// place (the wrapper is not). Unknown record types are returned as
+// *RecordUnknown and counted in Skipped.
+type Records struct {
+	// Record is the current record, set by Next.
+	Record Record
+	// Reuse makes Next decode into one record value per type that is
+	// overwritten by the following call (no allocation per record). Set it
+	// before the first Next.
+	Reuse bool
+	// Skipped counts records of unknown type.
+	Skipped map[RecordType]int
+
+	f     *File
+	order Order
+	src   *rawReader
+	raw   RawRecord
+	err   error
+	dec   decoder
+	queue *orderedQueue
+	done  bool
+}
+
+// Records returns an iterator over the file's records in the given order.
+// In pipe mode it can be used once, and it fills in f.Attrs and the
+// features as it goes.
+func (f *File) Records(order Order) *Records {
+	rs := &Records{f: f, order: order, Skipped: make(map[RecordType]int)}
+	rs.src, rs.err = f.newRawReader()
+	if order == TimeOrder {
+		rs.queue = newOrderedQueue()
+	}
+	return rs
+}
+
+// Err returns the error that stopped Next, or nil at a clean end.
+func (rs *Records) Err() error { return rs.err }
+
+// All returns the records as an iter.Seq2; a final non-nil error is
+// yielded with a nil record.
+func (rs *Records) All() iter.Seq2[Record, error] {
+	return func(yield func(Record, error) bool) {
+		for rs.Next() {
+			if !yield(rs.Record, nil) {
+				return
+			}
+		}
+		if rs.err != nil {
+			yield(nil, rs.err)
+		}
+	}
+}
+
+// ReadInto reads the next record in file order into raw without decoding
+// it and without allocating; raw.Data aliases the file or an internal
+// buffer valid until the next call. It returns io.EOF at the end. Do not
+// mix ReadInto and Next on one iterator. Decode the record with
+// File.Decode, File.DecodeInto or File.DecodeSample.
+func (rs *Records) ReadInto(raw *RawRecord) error {
+	if rs.err != nil {
+		return rs.err
+	}
+	if err := rs.src.next(raw); err != nil {
+		if err != io.EOF {
+			rs.err = err
+		}
+		return err
+	}
+	rs.f.observe(raw)
+	return nil
+}

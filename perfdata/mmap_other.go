@@ -1,0 +1,12 @@
+//go:build !unix
+
+package perfdata
+
+import (
+	"errors"
+	"os"
+)
+
+func mmapFile(*os.File, int64) ([]byte, func() error, error) {
+	return nil, nil, errors.New("mmap not supported")
+}
