@@ -1,0 +1,147 @@
+package packet
+
+// Decoder iterates the packets of a trace buffer (libipt's pt_packet_decoder):
+//
+//	d := packet.NewDecoder(buf)
+//	if err := d.SyncForward(); err != nil { ... }
+//	for d.Next() {
+//		p := d.Packet() // valid until the next call of Next
+//		...
+//	}
+//	if err := d.Err(); err != nil { ... } // nil at the end of buf
+//
+// After an error, Next keeps returning false until the decoder is
+// repositioned with SyncForward, SyncBackward or SyncSet; Offset then still
+// points at the packet that failed. A Decoder never allocates except to
+// build an error, and never modifies buf.
+type Decoder struct {
+	buf    []byte
+	pos    int // offset of the next packet
+	cur    int // offset of the packet returned by the last Next
+	sync   int // offset of the last synchronisation point, -1 if none
+	block  int // inside a BBP..BEP block: the BIP payload size (4 or 8), else 0
+	pkt    Packet
+	err    error
+	noBIPs bool
+}
+
+// NewDecoder returns a decoder for buf positioned at offset 0 but not
+// synchronised: call SyncForward to start at the first PSB, or Next to decode
+// from offset 0 regardless.
+func NewDecoder(buf []byte) *Decoder {
+	return &Decoder{buf: buf, sync: -1}
+}
+
+// Reset makes d decode buf from offset 0, unsynchronised, as NewDecoder does.
+func (d *Decoder) Reset(buf []byte) {
+	*d = Decoder{buf: buf, sync: -1, noBIPs: d.noBIPs}
+}
+
+// SetBlockItems chooses whether d tells BIP packets apart inside BBP..BEP
+// blocks (the default, as the SDM says) or, when on is false, decodes such
+// bytes as the TNT packets they would be outside a block, as libipt does.
+func (d *Decoder) SetBlockItems(on bool) { d.noBIPs = !on }
+
+// Buffer returns the buffer d decodes.
+func (d *Decoder) Buffer() []byte { return d.buf }
+
+// Next decodes the packet at the current offset and advances past it. It
+// returns false at the end of the buffer (Err is nil) or on an error (Err
+// says why).
+func (d *Decoder) Next() bool {
+	if d.err != nil || d.pos >= len(d.buf) {
+		return false
+	}
+	d.pkt = Packet{}
+	b := d.buf[d.pos:]
+	var err error
+	if d.block != 0 && b[0]&7 == 4 {
+		err = decodeBIP(&d.pkt, b, d.block == 4)
+	} else {
+		err = decode(&d.pkt, b)
+	}
+	if err != nil {
+		d.err = errAt(d.pos, err)
+		return false
+	}
+	switch d.pkt.Kind {
+	case KindPSB:
+		d.sync = d.pos
+		d.block = 0
+	case KindBBP:
+		if !d.noBIPs {
+			d.block = 8
+			if d.pkt.Flags&FlagSZ != 0 {
+				d.block = 4
+			}
+		}
+	case KindBEP:
+		d.block = 0
+	}
+	d.cur = d.pos
+	d.pos += int(d.pkt.Size)
+	return true
+}
+
+// Packet returns the packet decoded by the last successful Next. The pointer
+// stays the same; the value is overwritten by the next call of Next.
+func (d *Decoder) Packet() *Packet { return &d.pkt }
+
+// PacketOffset returns the offset of the packet returned by the last Next.
+func (d *Decoder) PacketOffset() int { return d.cur }
+
+// Offset returns the offset of the next packet to decode (after an error:
+// the offset of the packet that failed).
+func (d *Decoder) Offset() int { return d.pos }
+
+// SyncOffset returns the offset of the last synchronisation point (the last
+// PSB decoded or synchronised to, or the offset given to SyncSet), or -1.
+func (d *Decoder) SyncOffset() int { return d.sync }
+
+// Err returns the error that stopped Next, or nil.
+func (d *Decoder) Err() error { return d.err }
+
+// SyncForward moves d to the next PSB after the current position, the way
+// libipt's pt_pkt_sync_forward does: a PSB that the last synchronisation
+// point is skipped, and the search starts up to 15 bytes back so that a PSB
+// partly consumed by a misread packet is still found. It clears any error.
+// It returns an error wrapping ErrEOS when no PSB follows.
+func (d *Decoder) SyncForward() error {
+	pos := d.pos
+	if pos == d.sync {
+		pos += PSBSize
+	}
+	pos -= min(pos, PSBSize-1)
+	f, err := SyncForward(d.buf, min(pos, len(d.buf)))
+	if err != nil {
+		return err
+	}
+	d.setSync(f)
+	return nil
+}
+
+// SyncBackward moves d to the previous PSB before the current position
+// (libipt's pt_pkt_sync_backward), clearing any error. It returns an error
+// wrapping ErrEOS when there is none.
+func (d *Decoder) SyncBackward() error {
+	f, err := SyncBackward(d.buf, d.pos)
+	if err != nil {
+		return err
+	}
+	d.setSync(f)
+	return nil
+}
+
+// SyncSet moves d to off and makes that the synchronisation point, without
+// checking for a PSB there (libipt's pt_pkt_sync_set). It clears any error.
+func (d *Decoder) SyncSet(off int) error {
+	if off < 0 || off > len(d.buf) {
+		return errAt(off, ErrEOS)
+	}
+	d.setSync(off)
+	return nil
+}
+
+func (d *Decoder) setSync(off int) {
+	d.sync, d.pos, d.cur, d.err, d.block = off, off, off, nil, 0
+}

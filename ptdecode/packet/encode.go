@@ -1,0 +1,250 @@
+package packet
+
+// Append appends the encoding of p to dst and returns the extended slice
+// (libipt's pt_enc_next). p.Size is ignored. Fields that the packet's
+// encoding cannot hold (a reserved IP compression, a TNT with 0 or too many
+// bits, a payload wider than its field, flags of another kind) are an error
+// wrapping ErrBadConfig and dst is returned unchanged; so for every p that
+// Append accepts, Decode of the bytes gives p back (with Size set).
+//
+// Reserved bits are written as zero. IP payloads are written as given, with
+// p.IPC; see [CompressIP] and [Encoder] to choose the compression.
+func Append(dst []byte, p Packet) ([]byte, error) {
+	if err := check(&p); err != nil {
+		return dst, errAt(len(dst), err)
+	}
+	return appendPacket(dst, &p), nil
+}
+
+// maskN returns a mask of the low n bits.
+func maskN(n uint) uint64 { return ^uint64(0) >> (64 - n) }
+
+// allowed lists, per kind, the flags and fields a packet may use.
+var allowedFlags = [numKinds]Flags{
+	KindModeExec: FlagCSL | FlagCSD | FlagIF,
+	KindModeTSX:  FlagInTX | FlagTXAbort,
+	KindPIP:      FlagNR,
+	KindPTW:      FlagIP,
+	KindExStop:   FlagIP,
+	KindPwrE:     FlagHW,
+	KindPwrX:     FlagInterrupt | FlagStore | FlagAutonomous,
+	KindBBP:      FlagSZ,
+	KindBEP:      FlagIP,
+	KindCFE:      FlagIP,
+	KindTrig:     FlagIP | FlagICNTV | FlagMult,
+}
+
+func check(p *Packet) error {
+	if p.Kind == KindInvalid || p.Kind >= numKinds || p.Flags&^allowedFlags[p.Kind] != 0 {
+		return ErrBadConfig
+	}
+	// Every field not used by the kind must be zero, so that the round trip
+	// is exact; payload widths are checked per kind.
+	var (
+		payload = ^uint64(0) // allowed payload bits
+		ipc     = p.IPC == 0
+		bitsOK  = p.Bits == 0
+		ext     = p.Ext == 0
+		ctc     = p.CTC == 0
+		fc      = p.FC == 0
+		typ     = p.Type == 0
+		vec     = p.Vector == 0
+		state   = p.State == 0 && p.SubState == 0
+	)
+	switch p.Kind {
+	case KindTNT8, KindTNT64:
+		limit := uint8(6)
+		if p.Kind == KindTNT64 {
+			limit = 47
+		}
+		bitsOK = p.Bits >= 1 && p.Bits <= limit
+		payload = maskN(uint(max(p.Bits, 1)))
+	case KindTIP, KindTIPPGE, KindTIPPGD, KindFUP:
+		ipc = p.IPC.Valid()
+		if ipc {
+			payload = maskN(uint(8 * p.IPC.PayloadSize()))
+		}
+	case KindPIP:
+		payload = maskN(52) &^ 0x1f
+	case KindVMCS:
+		payload = maskN(52) &^ 0xfff
+	case KindCBR:
+		payload = 0xff
+	case KindTSC:
+		payload = maskN(56)
+	case KindMTC:
+		ctc = p.CTC <= 0xff
+	case KindTMA:
+		ctc, fc = true, p.FC <= 0x1ff
+	case KindCYC:
+		payload = maskN(61) // eight extension bytes at most (libipt's limit)
+	case KindMNT:
+	case KindEVD:
+		typ = p.Type <= 0x1f
+	case KindPTW:
+		bitsOK = p.Bits <= 1
+		if p.Bits == 0 {
+			payload = maskN(32)
+		}
+	case KindMWait:
+		payload, ext = maskN(32), true
+	case KindPwrE, KindPwrX:
+		state = p.State <= 0xf && p.SubState <= 0xf
+	case KindBBP:
+		typ = p.Type <= 0x1f
+	case KindBIP:
+		typ = p.Type <= 0x1f
+		bitsOK = p.Bits == 4 || p.Bits == 8
+		if p.Bits == 4 {
+			payload = maskN(32)
+		}
+	case KindCFE:
+		typ, vec = p.Type <= 0x1f, true
+	case KindTrig:
+		payload = 0xff
+		ext = p.Ext <= 0xffff && (p.Flags&FlagICNTV != 0 || p.Ext == 0)
+	default: // no payload at all
+		payload = 0
+	}
+	if p.Payload&^payload != 0 || !ipc || !bitsOK || !ext || !ctc || !fc || !typ || !vec || !state {
+		return ErrBadConfig
+	}
+	return nil
+}
+
+func putLE(dst []byte, v uint64, n int) []byte {
+	for i := 0; i < n; i++ {
+		dst = append(dst, byte(v>>(8*i)))
+	}
+	return dst
+}
+
+func flag(p *Packet, f Flags, bit byte) byte {
+	if p.Flags&f != 0 {
+		return bit
+	}
+	return 0
+}
+
+// appendPacket encodes a checked packet.
+func appendPacket(dst []byte, p *Packet) []byte {
+	switch p.Kind {
+	case KindPad:
+		return append(dst, opcPad)
+	case KindPSB:
+		for range PSBSize / 2 {
+			dst = append(dst, opcExt, extPSB)
+		}
+		return dst
+	case KindPSBEnd:
+		return append(dst, opcExt, extPSBE)
+	case KindTNT8:
+		return append(dst, byte((p.Payload|1<<p.Bits)<<1))
+	case KindTNT64:
+		return putLE(append(dst, opcExt, extTNT64), p.Payload|1<<p.Bits, 6)
+	case KindTIP, KindTIPPGE, KindTIPPGD, KindFUP:
+		opc := [...]byte{KindTIP - KindTIP: opcTIP, KindTIPPGE - KindTIP: opcPGE,
+			KindTIPPGD - KindTIP: opcPGD, KindFUP - KindTIP: opcFUP}[p.Kind-KindTIP]
+		return putLE(append(dst, opc|byte(p.IPC)<<5), p.Payload, p.IPC.PayloadSize())
+	case KindModeExec:
+		return append(dst, opcMode, byte(p.Flags&(FlagCSL|FlagCSD|FlagIF)))
+	case KindModeTSX:
+		return append(dst, opcMode, 0x20|byte(p.Flags>>3&3))
+	case KindPIP:
+		return putLE(append(dst, opcExt, extPIP), p.Payload>>5<<1|uint64(flag(p, FlagNR, 1)), 6)
+	case KindVMCS:
+		return putLE(append(dst, opcExt, extVMCS), p.Payload>>12, 5)
+	case KindOVF:
+		return append(dst, opcExt, extOVF)
+	case KindStop:
+		return append(dst, opcExt, extStop)
+	case KindCBR:
+		return append(dst, opcExt, extCBR, byte(p.Payload), 0)
+	case KindTSC:
+		return putLE(append(dst, opcTSC), p.Payload, 7)
+	case KindMTC:
+		return append(dst, opcMTC, byte(p.CTC))
+	case KindTMA:
+		return append(dst, opcExt, extTMA, byte(p.CTC), byte(p.CTC>>8), 0, byte(p.FC), byte(p.FC>>8))
+	case KindCYC:
+		v := p.Payload
+		b := byte(v&0x1f) << 3
+		v >>= 5
+		if v == 0 {
+			return append(dst, b|3)
+		}
+		dst = append(dst, b|7)
+		for {
+			b = byte(v&0x7f) << 1
+			v >>= 7
+			if v == 0 {
+				return append(dst, b)
+			}
+			dst = append(dst, b|1)
+		}
+	case KindMNT:
+		return putLE(append(dst, opcExt, extExt2, ext2MNT), p.Payload, 8)
+	case KindPTW:
+		n := 4 << p.Bits
+		return putLE(append(dst, opcExt, extPTW|p.Bits<<5|flag(p, FlagIP, 0x80)), p.Payload, n)
+	case KindExStop:
+		return append(dst, opcExt, extExSt|flag(p, FlagIP, 0x80))
+	case KindMWait:
+		return putLE(append(dst, opcExt, extMWait), p.Payload|uint64(p.Ext)<<32, 8)
+	case KindPwrE:
+		return append(dst, opcExt, extPwrE, flag(p, FlagHW, 0x8), p.State<<4|p.SubState)
+	case KindPwrX:
+		wr := flag(p, FlagInterrupt, 1) | flag(p, FlagStore, 4) | flag(p, FlagAutonomous, 8)
+		return append(dst, opcExt, extPwrX, p.State<<4|p.SubState, wr, 0, 0, 0)
+	case KindBBP:
+		return append(dst, opcExt, extBBP, p.Type|flag(p, FlagSZ, 0x80))
+	case KindBIP:
+		return putLE(append(dst, p.Type<<3|4), p.Payload, int(p.Bits))
+	case KindBEP:
+		return append(dst, opcExt, extBEP|flag(p, FlagIP, 0x80))
+	case KindCFE:
+		return append(dst, opcExt, extCFE, p.Type|flag(p, FlagIP, 0x80), p.Vector)
+	case KindEVD:
+		return putLE(append(dst, opcExt, extEVD, p.Type), p.Payload, 8)
+	case KindTrig:
+		f := flag(p, FlagIP, 0x80) | flag(p, FlagICNTV, 0x40) | flag(p, FlagMult, 0x20)
+		dst = append(dst, opcTrig, f, byte(p.Payload))
+		if p.Flags&FlagICNTV != 0 {
+			dst = append(dst, byte(p.Ext), byte(p.Ext>>8))
+		}
+		return dst
+	}
+	return dst
+}
+
+// Encoder writes a packet stream, keeping the last-IP register so that IP
+// packets can be compressed the way the hardware does.
+type Encoder struct {
+	Buf    []byte // the encoded stream; Append* extend it
+	LastIP LastIP // the last-IP register, as a decoder would track it
+}
+
+// Append encodes p (see the function [Append]) and tracks IP packets and
+// PSB (which resets the last IP) as a decoder will see them.
+func (e *Encoder) Append(p Packet) error {
+	buf, err := Append(e.Buf, p)
+	if err != nil {
+		return err
+	}
+	e.Buf = buf
+	switch {
+	case p.Kind == KindPSB:
+		e.LastIP.Reset()
+	case p.Kind.IsIP():
+		_ = e.LastIP.Update(p.IPC, p.Payload)
+	}
+	return nil
+}
+
+// AppendIP encodes an IP packet of kind k for ip with the shortest
+// compression given the last IP. Use Append with IPCSuppressed for an IP
+// packet without IP.
+func (e *Encoder) AppendIP(k Kind, ip uint64) error {
+	ipc, pl := CompressIP(e.LastIP, ip)
+	return e.Append(Packet{Kind: k, IPC: ipc, Payload: pl})
+}
