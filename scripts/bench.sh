@@ -1,0 +1,335 @@
+#!/usr/bin/env bash
+# bench.sh: end-to-end speed of perfpt against the reference tools, in one run.
+#
+# Called by `make bench` after the Go benchmarks; runs on its own too. It
+# builds bin/perfpt, generates (or reuses) large inputs outside the repository,
+# then times with hyperfine, reporting means, throughput, ratios to the
+# reference tool and peak RSS (GNU time):
+#
+#   ptdump   perfpt ptdump               vs libipt ptdump (PTDUMP, or ptdump on PATH)
+#   ptxed    perfpt ptxed -j 1 / -j 2    vs libipt ptxed --block-decoder (PTXED, or ptxed on PATH)
+#   script   perfpt script               vs perf script (PERF, or perf on PATH)
+#   pprof    perfpt pprof / perfpt gcov  vs a bare decode (BARE_DECODE)
+#
+# A comparison whose tools or inputs are missing is skipped with the reason;
+# a command that fails is reported and left out; the script itself exits 0
+# unless bin/perfpt cannot be built.
+#
+# Environment (all optional):
+#   BENCH_DIR      where generated inputs and results go (default ${TMPDIR:-/tmp}/perfpt-bench)
+#   BENCH_RUNS     timed runs per command (default 3); BENCH_WARMUP warmup runs (default 1)
+#   BENCH_PT_MB    size of the generated PT stream in MiB (default 64)
+#   BENCH_ITERS    work units of the recorded program (default 20000)
+#   BENCH_PT, BENCH_BIN, BENCH_BASE  use this raw PT stream and code image (loaded at
+#                  BENCH_BASE, default 0x400000) instead of generating them
+#   BENCH_PERF_DATA  use this recording instead of recording the bench program
+#   BENCH_REGEN=1  regenerate inputs even when cached
+#   BENCH_ONLY     space-separated subset of: ptdump ptxed script pprof
+#   PTDUMP PTXED PERF   reference tools; BARE_DECODE perfpt arguments of the bare decode
+#                  (default "script --itrace=e": decode everything, print only errors)
+
+set -u
+cd "$(dirname "$0")/.." || exit 1
+ROOT=$PWD
+GO=${GO:-go}
+PERFPT=$ROOT/bin/perfpt
+WORK=${BENCH_DIR:-${TMPDIR:-/tmp}/perfpt-bench}
+RUNS=${BENCH_RUNS:-3}
+WARMUP=${BENCH_WARMUP:-1}
+PT_MB=${BENCH_PT_MB:-64}
+ITERS=${BENCH_ITERS:-20000}
+ONLY=${BENCH_ONLY:-ptdump ptxed script pprof}
+BARE=${BARE_DECODE:-script --itrace=e}
+RAWADDR=${BENCH_BASE:-0x400000}
+
+say() { printf 'bench: %s\n' "$*"; }
+skip() { printf 'bench: SKIP %s\n' "$*"; }
+want() { case " $ONLY " in *" $1 "*) return 0 ;; esac; return 1; }
+
+mkdir -p "$WORK" || exit 1
+SUMMARY=$WORK/summary.txt
+: >"$SUMMARY"
+line() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
+
+# tool ENVVAR NAME: the reference tool from $ENVVAR, else NAME on PATH, else empty.
+tool() {
+	local v=${!1:-}
+	if [ -n "$v" ]; then
+		if [ -x "$v" ] || command -v "$v" >/dev/null 2>&1; then
+			command -v "$v"
+			return
+		fi
+		skip "$1=$v is not an executable" >&2
+		return
+	fi
+	command -v "$2" 2>/dev/null || true
+}
+
+# apt_install PKG: install a Debian package when apt-get is there and we may.
+apt_install() {
+	command -v apt-get >/dev/null 2>&1 || return 1
+	local sudo=
+	if [ "$(id -u)" != 0 ]; then
+		command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null || return 1
+		sudo="sudo -n"
+	fi
+	say "installing $1 with apt-get"
+	$sudo apt-get install -y -q "$1" >"$WORK/apt-$1.log" 2>&1 ||
+		{ $sudo apt-get update -q >/dev/null 2>&1 && $sudo apt-get install -y -q "$1" >"$WORK/apt-$1.log" 2>&1; }
+}
+
+HYPERFINE=$(command -v hyperfine || true)
+[ -n "$HYPERFINE" ] || { apt_install hyperfine && HYPERFINE=$(command -v hyperfine || true); }
+[ -n "$HYPERFINE" ] || say "hyperfine not found: timing with a plain loop instead"
+GNUTIME=
+if /usr/bin/time -v true >/dev/null 2>&1 || { apt_install time && /usr/bin/time -v true >/dev/null 2>&1; }; then
+	GNUTIME=/usr/bin/time
+else
+	say "GNU time not found: no peak RSS figures"
+fi
+
+# --- build --------------------------------------------------------------------
+
+say "building bin/perfpt"
+if ! $GO build -o "$PERFPT" ./cmd/perfpt; then
+	say "FAILED to build bin/perfpt"
+	exit 1
+fi
+
+# --- measuring ----------------------------------------------------------------
+
+# check NAME CMD: run CMD once (output discarded) under GNU time. On success
+# prints nothing and sets RSS_KB and WALL; on failure says why and returns 1.
+check() {
+	local name=$1 cmd=$2 rc
+	RSS_KB= WALL=
+	if [ -n "$GNUTIME" ]; then
+		$GNUTIME -v -o "$WORK/time.txt" sh -c "$cmd" >/dev/null 2>"$WORK/stderr.txt"
+		rc=$?
+		RSS_KB=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$WORK/time.txt")
+		WALL=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$WORK/time.txt")
+	else
+		sh -c "$cmd" >/dev/null 2>"$WORK/stderr.txt"
+		rc=$?
+	fi
+	if [ "$rc" != 0 ]; then
+		line "  FAILED  $name (exit $rc): $(grep -v '^$' "$WORK/stderr.txt" | head -n 3 | tr '\n' ' ' | cut -c1-200)"
+		line "          command: $cmd"
+		return 1
+	fi
+	return 0
+}
+
+# loop_time NAME CMD: mean and stddev wall seconds without hyperfine.
+loop_time() {
+	local i t0 t1 times=
+	for ((i = 0; i < WARMUP; i++)); do sh -c "$2" >/dev/null 2>&1; done
+	for ((i = 0; i < RUNS; i++)); do
+		t0=$(date +%s.%N)
+		sh -c "$2" >/dev/null 2>&1
+		t1=$(date +%s.%N)
+		times="$times $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.6f", b-a}')"
+	done
+	printf '%s\n' $times | awk -v n="$1" '{s+=$1; q+=$1*$1; c++}
+		END {m=s/c; v=q/c-m*m; if (v<0) v=0; printf "%s,%.6f,%.6f\n", n, m, sqrt(v)}'
+}
+
+# compare TITLE WORK_AMOUNT UNIT NAME1 CMD1 [NAME2 CMD2 ...]
+# Times every command that works; the first working one is the baseline of the
+# ratios. WORK_AMOUNT (in UNIT per run, e.g. MB or insn) gives a throughput
+# column when it is not empty.
+compare() {
+	local title=$1 amount=$2 unit=$3
+	shift 3
+	line ""
+	line "== $title"
+	local names=() cmds=() rss=() args=() n
+	while [ $# -ge 2 ]; do
+		if check "$1" "$2"; then
+			names+=("$1")
+			cmds+=("$2")
+			rss+=("${RSS_KB:-?}")
+		fi
+		shift 2
+	done
+	if [ ${#names[@]} -eq 0 ]; then
+		line "  nothing to time"
+		return
+	fi
+	local csv=$WORK/result.csv
+	if [ -n "$HYPERFINE" ]; then
+		for n in "${!names[@]}"; do args+=(-n "${names[$n]}" "${cmds[$n]}"); done
+		if ! "$HYPERFINE" --warmup "$WARMUP" --runs "$RUNS" --style basic \
+			--export-csv "$csv" "${args[@]}" >"$WORK/hyperfine.txt" 2>&1; then
+			line "  FAILED  hyperfine: $(tail -n 2 "$WORK/hyperfine.txt" | tr '\n' ' ')"
+			return
+		fi
+		# keep command,mean,stddev
+		awk -F, 'NR>1 {print $1","$2","$3}' "$csv" >"$csv.3"
+	else
+		for n in "${!names[@]}"; do loop_time "${names[$n]}" "${cmds[$n]}"; done >"$csv.3"
+	fi
+	local i=0 base= name mean sd
+	while IFS=, read -r name mean sd; do
+		[ -n "$base" ] || base=$mean
+		awk -v name="$name" -v m="$mean" -v sd="$sd" -v b="$base" -v amt="$amount" \
+			-v unit="$unit" -v rss="${rss[$i]}" -v first="$i" 'BEGIN {
+			tp = ""
+			if (amt != "" && m > 0) {
+				r = amt / m
+				if (r >= 1e9) tp = sprintf("%.2f G%s/s", r/1e9, unit)
+				else if (r >= 1e6) tp = sprintf("%.2f M%s/s", r/1e6, unit)
+				else tp = sprintf("%.1f %s/s", r, unit)
+				if (unit == "MB") tp = sprintf("%.1f MB/s", r)
+			}
+			ratio = (first == 0) ? "baseline" : sprintf("%.2fx faster", b / m)
+			if (first != 0 && m > b) ratio = sprintf("%.2fx slower", m / b)
+			mem = (rss == "?") ? "?" : sprintf("%.1f MiB", rss / 1024)
+			printf "  %-44s %8.3f s ± %6.3f  %16s  %-14s  peak RSS %s\n", name, m, sd, tp, ratio, mem
+		}' | tee -a "$SUMMARY"
+		i=$((i + 1))
+	done <"$csv.3"
+	for n in "${!cmds[@]}"; do line "  cmd: ${names[$n]}: ${cmds[$n]}"; done
+}
+
+mb() { awk -v s="$(stat -c %s "$1")" 'BEGIN{printf "%.3f", s/1e6}'; }
+
+# --- inputs -------------------------------------------------------------------
+
+# A large raw PT stream and the code image it runs on, from scripts/ptgen
+# (synthetic branchy code, return compression, PSB+ every 4 KiB, MTC timing).
+PT=$WORK/gen-${PT_MB}m.pt
+BIN=$WORK/gen-${PT_MB}m.bin
+INFO=$WORK/gen-${PT_MB}m.info
+gen_pt() {
+	if [ -n "${BENCH_PT:-}" ]; then
+		PT=$BENCH_PT BIN=${BENCH_BIN:-} INFO=/dev/null
+		[ -s "$PT" ] || { skip "BENCH_PT=$PT does not exist"; return 1; }
+		return 0
+	fi
+	if [ "${BENCH_REGEN:-0}" != 1 ] && [ -s "$PT" ] && [ -s "$BIN" ] && [ -s "$INFO" ]; then
+		return 0
+	fi
+	if [ ! -f scripts/ptgen/main.go ]; then
+		skip "no PT generator (scripts/ptgen) in this tree"
+		return 1
+	fi
+	say "generating ${PT_MB} MiB of PT with scripts/ptgen"
+	if ! $GO run ./scripts/ptgen -mb "$PT_MB" -base "$RAWADDR" -pt "$PT" -bin "$BIN" >"$INFO" 2>"$WORK/ptgen.err"; then
+		say "FAILED scripts/ptgen: $(head -n 3 "$WORK/ptgen.err" | tr '\n' ' ')"
+		rm -f "$PT" "$BIN" "$INFO"
+		return 1
+	fi
+}
+info() { awk -F= -v k="$1" '$1 == k {print $2}' "$INFO" 2>/dev/null; }
+
+# A perf.data of the bench program recorded with `perfpt record --emulate`.
+PROG=$WORK/branchy
+REC=${BENCH_PERF_DATA:-$WORK/branchy-$ITERS.data}
+gen_rec() {
+	if [ -n "${BENCH_PERF_DATA:-}" ]; then
+		[ -s "$REC" ] || { skip "BENCH_PERF_DATA=$REC does not exist"; return 1; }
+		return 0
+	fi
+	if [ "${BENCH_REGEN:-0}" != 1 ] && [ -s "$REC" ] && [ "$REC" -nt "$PROG" ]; then
+		return 0
+	fi
+	local cc=${CC:-cc}
+	command -v "$cc" >/dev/null 2>&1 || cc=gcc
+	if ! command -v "$cc" >/dev/null 2>&1; then
+		skip "no C compiler to build the recorded program (set BENCH_PERF_DATA)"
+		return 1
+	fi
+	# -O0 -g: what gcov compares against; the binary stays where perf looks for it.
+	if ! "$cc" -g -O0 -o "$PROG" scripts/bench/branchy.c 2>"$WORK/cc.err"; then
+		say "FAILED to build scripts/bench/branchy.c: $(head -n 3 "$WORK/cc.err" | tr '\n' ' ')"
+		return 1
+	fi
+	say "recording $PROG $ITERS with perfpt record --emulate"
+	rm -f "$REC"
+	if ! "$PERFPT" record --emulate -o "$REC" -- "$PROG" "$ITERS" >/dev/null 2>"$WORK/record.err"; then
+		say "FAILED perfpt record --emulate: $(grep -v '^$' "$WORK/record.err" | head -n 3 | tr '\n' ' ')"
+		rm -f "$REC"
+		return 1
+	fi
+}
+
+# --- comparisons ----------------------------------------------------------------
+
+line "perfpt bench $(date -u '+%Y-%m-%d %H:%M UTC') on $(uname -m), $(nproc 2>/dev/null || echo '?') CPUs;" \
+	"$WARMUP warmup + $RUNS runs per command; output to /dev/null"
+line "perfpt $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD -- . 2>/dev/null || echo '+dirty'); inputs in $WORK"
+
+PTDUMP_REF=$(tool PTDUMP ptdump)
+PTXED_REF=$(tool PTXED ptxed)
+PERF_REF=$(tool PERF perf)
+
+if want ptdump || want ptxed; then
+	gen_pt || PT=
+fi
+
+if want ptdump; then
+	if [ -z "$PT" ]; then
+		skip "ptdump: no PT input"
+	else
+		size=$(mb "$PT")
+		[ -n "$PTDUMP_REF" ] || skip "ptdump: libipt ptdump not found (set PTDUMP or put ptdump on PATH); timing perfpt alone"
+		set --
+		[ -n "$PTDUMP_REF" ] && set -- "libipt ptdump --quiet" "$PTDUMP_REF --quiet $PT"
+		compare "ptdump --quiet: packet loop, $size MB PT ($PT)" "$size" MB "$@" \
+			"perfpt ptdump --quiet" "$PERFPT ptdump --quiet $PT"
+		set --
+		[ -n "$PTDUMP_REF" ] && set -- "libipt ptdump" "$PTDUMP_REF $PT"
+		compare "ptdump: full text, $size MB PT" "$size" MB "$@" \
+			"perfpt ptdump" "$PERFPT ptdump $PT"
+	fi
+fi
+
+if want ptxed; then
+	if [ -z "$PT" ] || [ -z "$BIN" ]; then
+		skip "ptxed: no PT input with its code image"
+	else
+		insns=$(info insns)
+		image="--raw $BIN:$RAWADDR --pt $PT"
+		[ -n "$PTXED_REF" ] || skip "ptxed: libipt ptxed not found (set PTXED or put ptxed on PATH); timing perfpt alone"
+		set --
+		[ -n "$PTXED_REF" ] && set -- "libipt ptxed --block-decoder --quiet" "$PTXED_REF --block-decoder --quiet $image"
+		compare "ptxed: ${insns:-?} instructions, $(mb "$PT") MB PT, $(mb "$BIN") MB code" "$insns" insn "$@" \
+			"perfpt ptxed --block-decoder --quiet -j 1" "$PERFPT ptxed -j 1 --block-decoder --quiet $image" \
+			"perfpt ptxed --block-decoder --quiet -j 2" "$PERFPT ptxed -j 2 --block-decoder --quiet $image"
+	fi
+fi
+
+if want script || want pprof; then
+	gen_rec || REC=
+fi
+
+if want script; then
+	if [ -z "$REC" ]; then
+		skip "script: no recording"
+	else
+		opts="--itrace=i0ns -F ip,sym"
+		[ -n "$PERF_REF" ] || skip "script: perf not found (set PERF or put perf on PATH); timing perfpt alone"
+		set --
+		[ -n "$PERF_REF" ] && set -- "perf script $opts" "$PERF_REF script -i $REC $opts"
+		compare "script: $(mb "$REC") MB perf.data ($REC)" "" "" "$@" \
+			"perfpt script $opts" "$PERFPT script -i $REC $opts" \
+			"perfpt script $opts -j 2" "$PERFPT script -j 2 -i $REC $opts"
+	fi
+fi
+
+if want pprof; then
+	if [ -z "$REC" ]; then
+		skip "pprof/gcov: no recording"
+	else
+		mkdir -p "$WORK/gcov"
+		compare "pprof and gcov against a bare decode: $(mb "$REC") MB perf.data" "" "" \
+			"bare decode (perfpt $BARE)" "$PERFPT $BARE -i $REC" \
+			"perfpt pprof" "$PERFPT pprof -i $REC -o $WORK/bench.pb.gz" \
+			"perfpt gcov" "$PERFPT gcov -i $REC -o $WORK/gcov"
+	fi
+fi
+
+line ""
+say "summary in $SUMMARY"
+exit 0
