@@ -1,0 +1,222 @@
+package symbol
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Options says where perf would look for the files of a DSO.
+type Options struct {
+	// Symfs is perf's --symfs directory, prefixed to every system path.
+	Symfs string
+	// BuildIDDir is perf's build-id cache (default ~/.debug); "" means
+	// the default, "-" none.
+	BuildIDDir string
+}
+
+func (o *Options) buildIDDir() string {
+	if o == nil || o.BuildIDDir == "" {
+		if h, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(h, ".debug")
+		}
+		return ""
+	}
+	if o.BuildIDDir == "-" {
+		return ""
+	}
+	return o.BuildIDDir
+}
+
+func (o *Options) symfs(p string) string {
+	if o == nil || o.Symfs == "" {
+		return p
+	}
+	return filepath.Join(o.Symfs, p)
+}
+
+// LoadDSO builds the table perf's dso__load builds for the user-space DSO
+// named longName (the MMAP path) with the given build id (nil when the
+// recording has none; it is then read from the file, as perf does). It
+// tries perf's candidates in perf's order (debuglink, build-id cache,
+// /usr/lib/debug paths, the path itself under --symfs), rejects files whose
+// build id differs, takes .symtab from the first file that has one and the
+// runtime image (.dynsym, PLT, program headers) from the first with a
+// .dynsym. It returns an empty table when no file is found. The second
+// result is the runtime file used, for reading code.
+func LoadDSO(o *Options, longName string, buildID []byte) (*Table, string) {
+	path := o.symfs(longName)
+	if buildID == nil {
+		buildID = readBuildIDFile(path)
+	}
+	var symsF, runF *elf.File
+	var runPath string
+	var files []*os.File
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	for _, cand := range candidates(o, longName, path, buildID) {
+		st, err := os.Stat(cand)
+		if err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		fh, err := os.Open(cand)
+		if err != nil {
+			continue
+		}
+		ef, err := openELF(fh)
+		if err != nil {
+			fh.Close()
+			continue
+		}
+		if buildID != nil {
+			if id := readBuildID(ef); id == nil || !bytes.Equal(id, buildID) {
+				fh.Close()
+				continue
+			}
+		}
+		used := false
+		if symsF == nil && hasSymtab(ef) {
+			symsF, used = ef, true
+		}
+		if runF == nil && hasDynsym(ef) {
+			runF, runPath, used = ef, cand, true
+		}
+		if !used {
+			fh.Close()
+			continue
+		}
+		files = append(files, fh)
+		if symsF != nil && runF != nil {
+			break
+		}
+	}
+	if symsF == nil && runF == nil {
+		return &Table{}, ""
+	}
+	if symsF == nil {
+		symsF = runF
+	}
+	if runF == nil {
+		runF = symsF
+		runPath = path
+	}
+	return build(symsF, runF), runPath
+}
+
+var debuglinkDirs = []string{"", "%s", "%s/.debug", "/usr/lib/debug%s"}
+
+func candidates(o *Options, longName, path string, buildID []byte) []string {
+	var c []string
+	// DSO_BINARY_TYPE__DEBUGLINK
+	if link := readDebuglink(path); link != "" {
+		dir := filepath.Dir(path)
+		for _, d := range debuglinkDirs {
+			if d == "" {
+				c = append(c, link)
+			} else {
+				c = append(c, strings.Replace(d, "%s", dir, 1)+"/"+link)
+			}
+		}
+	}
+	hexID := hex.EncodeToString(buildID)
+	if buildID != nil {
+		if dir := o.buildIDDir(); dir != "" && len(hexID) > 2 {
+			link := filepath.Join(dir, ".build-id", hexID[:2], hexID[2:])
+			if st, err := os.Stat(link); err == nil && st.Mode().IsRegular() {
+				c = append(c, link, link)
+			} else {
+				c = append(c, link+"/elf", link+"/debug")
+			}
+		}
+	}
+	c = append(c, o.symfs("/usr/lib/debug"+longName+".debug"))
+	if strings.HasPrefix(longName, "/usr/lib/") {
+		c = append(c, o.symfs("/usr/lib/debug"+longName[4:]))
+	}
+	if buildID != nil && len(hexID) > 2 {
+		c = append(c, o.symfs("/usr/lib/debug/.build-id/"+hexID[:2]+"/"+hexID[2:]+".debug"))
+	}
+	c = append(c, path)
+	return c
+}
+
+func readDebuglink(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	ef, err := openELF(f)
+	if err != nil {
+		return ""
+	}
+	s := ef.Section(".gnu_debuglink")
+	if s == nil || s.Type == elf.SHT_NOBITS {
+		return ""
+	}
+	d, err := s.Data()
+	if err != nil {
+		return ""
+	}
+	if i := bytes.IndexByte(d, 0); i >= 0 {
+		d = d[:i]
+	}
+	return string(d)
+}
+
+func readBuildIDFile(path string) []byte {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	ef, err := openELF(f)
+	if err != nil {
+		return nil
+	}
+	return readBuildID(ef)
+}
+
+// ReadBuildID returns the GNU build id of the ELF file at path, or nil.
+func ReadBuildID(path string) []byte { return readBuildIDFile(path) }
+
+// readBuildID mirrors elf_read_build_id: the first NT_GNU_BUILD_ID note of
+// .note.gnu.build-id, .notes or .note.
+func readBuildID(f *elf.File) []byte {
+	var s *elf.Section
+	for _, n := range []string{".note.gnu.build-id", ".notes", ".note"} {
+		if s = f.Section(n); s != nil {
+			break
+		}
+	}
+	if s == nil || s.Type == elf.SHT_NOBITS {
+		return nil
+	}
+	d, err := s.Data()
+	if err != nil {
+		return nil
+	}
+	bo := f.ByteOrder
+	align := func(n uint32) int { return int((uint64(n) + 3) &^ 3) }
+	for len(d) >= 12 {
+		namesz, descsz, typ := bo.Uint32(d), bo.Uint32(d[4:]), bo.Uint32(d[8:])
+		d = d[12:]
+		na, da := align(namesz), align(descsz)
+		if na < 0 || da < 0 || na > len(d) || da > len(d)-na {
+			return nil
+		}
+		name := d[:na]
+		desc := d[na : na+int(descsz)]
+		d = d[na+da:]
+		if typ == 3 && namesz == 4 && string(name[:4]) == "GNU\x00" {
+			return append([]byte(nil), desc...)
+		}
+	}
+	return nil
+}
