@@ -1,0 +1,286 @@
+package script
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Field is a bit of perf script's output field set (enum perf_output_field).
+type Field uint64
+
+// The output fields, in perf's bit order.
+const (
+	FieldComm Field = 1 << iota
+	FieldTID
+	FieldPID
+	FieldTime
+	FieldCPU
+	FieldEvent
+	FieldTrace
+	FieldIP
+	FieldSym
+	FieldDSO
+	FieldAddr
+	FieldSymOff
+	FieldSrcline
+	FieldPeriod
+	FieldIregs
+	FieldBrstack
+	FieldBrstacksym
+	FieldDataSrc
+	FieldWeight
+	FieldBPFOutput
+	FieldCallindent
+	FieldInsn
+	FieldInsnLen
+	FieldBrstackinsn
+	FieldBrstackoff
+	FieldSynth
+	FieldPhysAddr
+	FieldUregs
+	FieldMetric
+	FieldMisc
+	FieldSrccode
+	FieldIPC
+	FieldTOD
+	FieldDataPageSize
+	FieldCodePageSize
+	FieldInsLat
+	FieldBrstackinsnlen
+	FieldMachinePID
+	FieldVCPU
+)
+
+var fieldNames = []string{
+	"comm", "tid", "pid", "time", "cpu", "event", "trace", "ip", "sym", "dso",
+	"addr", "symoff", "srcline", "period", "iregs", "brstack", "brstacksym",
+	"data_src", "weight", "bpf-output", "callindent", "insn", "insnlen",
+	"brstackinsn", "brstackoff", "synth", "phys_addr", "uregs", "metric",
+	"misc", "srccode", "ipc", "tod", "data_page_size", "code_page_size",
+	"ins_lat", "brstackinsnlen", "machine_pid", "vcpu",
+}
+
+// OutputType is perf script's output class of an event: the attr type for
+// the fixed PMU types, Synth for PERF_TYPE_SYNTH, Other for the rest.
+type OutputType int
+
+// Output types (perf's output[] index).
+const (
+	TypeHardware OutputType = iota
+	TypeSoftware
+	TypeTracepoint
+	TypeHWCache
+	TypeRaw
+	TypeBreakpoint
+	TypeSynth
+	TypeOther
+	numTypes
+)
+
+// PerfTypeSynth is PERF_TYPE_SYNTH, the attr type of synthesised events
+// such as intel_pt's ptwrite or cbr.
+const PerfTypeSynth = 0x80000000
+
+// OutputTypeOf maps a perf_event_attr type to its output class.
+func OutputTypeOf(attrType uint32) OutputType {
+	if attrType == PerfTypeSynth {
+		return TypeSynth
+	}
+	if attrType < 6 {
+		return OutputType(attrType)
+	}
+	return TypeOther
+}
+
+var typeNames = [numTypes]string{"hw", "sw", "trace", "hw-cache", "raw", "break", "synth", "other"}
+
+const commonFields = FieldComm | FieldTID | FieldCPU | FieldTime | FieldEvent | FieldIP | FieldSym | FieldSymOff | FieldDSO
+
+// output is one entry of perf's output[] table.
+type output struct {
+	userSet        bool
+	wildcardSet    bool
+	fields         Field
+	invalid        Field
+	userSetFields  Field
+	userUnsetField Field
+}
+
+// Fields is perf script's per-type output selection (-F), starting from
+// perf's defaults.
+type Fields struct {
+	out [numTypes]output
+	// Flags is set by the pseudo-field "flags" (-F+flags).
+	Flags bool
+}
+
+// DefaultFields returns perf's default selection.
+func DefaultFields() *Fields {
+	f := &Fields{}
+	f.out[TypeHardware] = output{fields: commonFields | FieldPeriod, invalid: FieldTrace | FieldBPFOutput}
+	f.out[TypeSoftware] = output{fields: commonFields | FieldPeriod | FieldBPFOutput, invalid: FieldTrace}
+	f.out[TypeTracepoint] = output{fields: FieldComm | FieldTID | FieldCPU | FieldTime | FieldEvent | FieldTrace}
+	f.out[TypeHWCache] = output{fields: commonFields | FieldPeriod, invalid: FieldTrace | FieldBPFOutput}
+	f.out[TypeRaw] = output{fields: commonFields | FieldPeriod | FieldAddr | FieldDataSrc | FieldWeight |
+		FieldPhysAddr | FieldDataPageSize | FieldCodePageSize | FieldInsLat, invalid: FieldTrace | FieldBPFOutput}
+	f.out[TypeBreakpoint] = output{fields: commonFields | FieldPeriod, invalid: FieldTrace | FieldBPFOutput}
+	f.out[TypeSynth] = output{fields: commonFields | FieldSynth, invalid: FieldTrace | FieldBPFOutput}
+	f.out[TypeOther] = output{fields: commonFields | FieldPeriod, invalid: FieldTrace | FieldBPFOutput}
+	return f
+}
+
+// Of returns the fields printed for an output type.
+func (f *Fields) Of(t OutputType) Field { return f.out[t].fields }
+
+// Has reports whether type t prints field x.
+func (f *Fields) Has(t OutputType, x Field) bool { return f.out[t].fields&x != 0 }
+
+// UserSet reports whether -F changed the fields of type t.
+func (f *Fields) UserSet(t OutputType) bool { return f.out[t].userSet }
+
+// UserSetField reports whether the user asked for field x of type t
+// explicitly (with an untyped -F list or +field).
+func (f *Fields) UserSetField(t OutputType, x Field) bool { return f.out[t].userSetFields&x != 0 }
+
+// Remove drops a field from type t, as perf does for fields the event's
+// sample_type lacks.
+func (f *Fields) Remove(t OutputType, x Field) { f.out[t].fields &^= x }
+
+// Add adds a field to type t (perf adds ip,sym,symoff,dso to tracepoints
+// with callchains).
+func (f *Fields) Add(t OutputType, x Field) { f.out[t].fields |= x }
+
+// Warnings collects what perf prints as warnings while parsing.
+var errBadMix = errors.New("Cannot mix +-field with overridden fields")
+
+// Parse applies one -F argument the way perf's parse_output_fields does,
+// returning perf's warnings (printed by perf on stderr).
+func (f *Fields) Parse(arg string) (warnings []string, err error) {
+	typ := -1
+	tok := arg
+	if i := strings.IndexByte(arg, ':'); i >= 0 {
+		name := arg[:i]
+		tok = arg[i+1:]
+		switch name {
+		case "hw":
+			typ = int(TypeHardware)
+		case "sw":
+			typ = int(TypeSoftware)
+		case "trace":
+			typ = int(TypeTracepoint)
+		case "raw":
+			typ = int(TypeRaw)
+		case "break":
+			typ = int(TypeBreakpoint)
+		case "synth":
+			typ = int(TypeSynth)
+		default:
+			return nil, errors.New("Invalid event type in field string.")
+		}
+		if f.out[typ].userSet {
+			warnings = append(warnings, fmt.Sprintf("Overriding previous field request for %s events.", typeNames[typ]))
+		}
+		if !strings.ContainsAny(tok, "+-") {
+			f.out[typ].fields = 0
+			f.out[typ].userSet = true
+			f.out[typ].wildcardSet = false
+		}
+	} else {
+		if arg == "" {
+			return nil, errors.New("Cannot set fields to 'none' for all event types.")
+		}
+		if !strings.ContainsAny(arg, "+-") {
+			for j := range f.out {
+				if f.out[j].userSet {
+					warnings = append(warnings, "Overriding previous field request for all events.")
+					break
+				}
+			}
+			for j := range f.out {
+				f.out[j].fields = 0
+				f.out[j].userSet = true
+				f.out[j].wildcardSet = true
+			}
+		}
+	}
+	const (
+		chDefault = iota
+		chSet
+		chAdd
+		chRemove
+	)
+	change := chDefault
+	for _, t := range strings.Split(tok, ",") {
+		if t == "" {
+			continue // strtok skips empty tokens
+		}
+		switch t[0] {
+		case '+':
+			if change == chSet {
+				return warnings, errBadMix
+			}
+			change = chAdd
+			t = t[1:]
+		case '-':
+			if change == chSet {
+				return warnings, errBadMix
+			}
+			change = chRemove
+			t = t[1:]
+		default:
+			if change != chSet && change != chDefault {
+				return warnings, errBadMix
+			}
+			change = chSet
+		}
+		idx := -1
+		for i, n := range fieldNames {
+			if n == t {
+				idx = i
+				break
+			}
+		}
+		if idx < 0 && t == "flags" {
+			f.Flags = change != chRemove
+			continue
+		}
+		if idx < 0 {
+			return warnings, errors.New("Invalid field requested.")
+		}
+		bit := Field(1) << idx
+		if typ == -1 {
+			for j := range f.out {
+				o := &f.out[j]
+				if o.invalid&bit != 0 {
+					warnings = append(warnings, fmt.Sprintf("'%s' not valid for %s events. Ignoring.", t, typeNames[j]))
+					continue
+				}
+				if change == chRemove {
+					o.fields &^= bit
+					o.userSetFields &^= bit
+					o.userUnsetField |= bit
+				} else {
+					o.fields |= bit
+					o.userSetFields |= bit
+					o.userUnsetField &^= bit
+				}
+				o.userSet = true
+				o.wildcardSet = true
+			}
+		} else {
+			o := &f.out[typ]
+			if o.invalid&bit != 0 {
+				return warnings, fmt.Errorf("'%s' not valid for %s events.", t, typeNames[typ])
+			}
+			if change == chRemove {
+				o.fields &^= bit
+			} else {
+				o.fields |= bit
+			}
+			o.userSet = true
+			o.wildcardSet = true
+		}
+	}
+	return warnings, nil
+}

@@ -1,0 +1,64 @@
+package script
+
+const hexDigits = "0123456789abcdef"
+
+// appendHex16 appends v as "%16" PRIx64.
+func appendHex16(b []byte, v uint64) []byte {
+	var t [16]byte
+	i := len(t)
+	for {
+		i--
+		t[i] = hexDigits[v&15]
+		v >>= 4
+		if v == 0 {
+			break
+		}
+	}
+	for j := 0; j < i; j++ {
+		b = append(b, ' ')
+	}
+	return append(b, t[i:]...)
+}
+
+func appendSpaces(b []byte, n int) []byte {
+	for ; n > 0; n-- {
+		b = append(b, ' ')
+	}
+	return b
+}
+
+func padLeft(b, v []byte, w int) []byte {
+	b = appendSpaces(b, w-len(v))
+	return append(b, v...)
+}
+
+func padLeftStr(b []byte, v string, w int) []byte {
+	b = appendSpaces(b, w-len(v))
+	return append(b, v...)
+}
+
+func padRight(b, v []byte, w int) []byte {
+	b = append(b, v...)
+	return appendSpaces(b, w-len(v))
+}
+
+func padRightStr(b []byte, v string, w int) []byte {
+	b = append(b, v...)
+	return appendSpaces(b, w-len(v))
+}
+
+// padZero pads a non-negative number's digits with zeros to width w; a
+// leading '-' stays in front like printf's %0*d.
+func padZero(b, v []byte, w int) []byte {
+	if len(v) > 0 && v[0] == '-' {
+		b = append(b, '-')
+		for n := w - len(v); n > 0; n-- {
+			b = append(b, '0')
+		}
+		return append(b, v[1:]...)
+	}
+	for n := w - len(v); n > 0; n-- {
+		b = append(b, '0')
+	}
+	return append(b, v...)
+}
