@@ -23,6 +23,8 @@ type Decoder struct {
 	pkt    Packet
 	err    error
 	noBIPs bool
+	skd007 bool
+	skz84  bool
 }
 
 // NewDecoder returns a decoder for buf positioned at offset 0 but not
@@ -34,8 +36,18 @@ func NewDecoder(buf []byte) *Decoder {
 
 // Reset makes d decode buf from offset 0, unsynchronised, as NewDecoder does.
 func (d *Decoder) Reset(buf []byte) {
-	*d = Decoder{buf: buf, sync: -1, noBIPs: d.noBIPs}
+	*d = Decoder{buf: buf, sync: -1, noBIPs: d.noBIPs, skd007: d.skd007, skz84: d.skz84}
 }
+
+// SetErrata turns on the packet-level erratum workarounds of libipt:
+//
+//   - SKD007: an OVF may sit inside a 2-byte CYC whose second byte reads as
+//     the extended opcode 0x02. When such a CYC is followed by 0xf3, Next
+//     drops the CYC and returns the OVF at the CYC's offset, with Size 2
+//     although 3 bytes are consumed.
+//   - SKZ84: a TMA with reserved bits set is followed by a bogus byte. Next
+//     returns it as a KindInvalid packet of Size 8 instead of failing.
+func (d *Decoder) SetErrata(skd007, skz84 bool) { d.skd007, d.skz84 = skd007, skz84 }
 
 // SetBlockItems chooses whether d tells BIP packets apart inside BBP..BEP
 // blocks (the default, as the SDM says) or, when on is false, decodes such
@@ -60,11 +72,21 @@ func (d *Decoder) Next() bool {
 	} else {
 		err = decode(&d.pkt, b)
 	}
+	adv := 0
 	if err != nil {
-		d.err = errAt(d.pos, err)
-		return false
+		if !(d.skz84 && err == ErrBadPacket && b[0] == opcExt && len(b) > 1 && b[1] == extTMA) {
+			d.err = errAt(d.pos, err)
+			return false
+		}
+		d.pkt = Packet{Kind: KindInvalid, Size: 8}
 	}
 	switch d.pkt.Kind {
+	case KindCYC:
+		// SKD007: a 2-byte CYC with payload 0x20..0x3f followed by 0xf3.
+		if d.skd007 && d.pkt.Size == 2 && d.pkt.Payload&^0x1f == 0x20 && len(b) > 2 && b[2] == extOVF {
+			d.pkt = Packet{Kind: KindOVF, Size: 2}
+			adv = 1
+		}
 	case KindPSB:
 		d.sync = d.pos
 		d.block = 0
@@ -79,7 +101,7 @@ func (d *Decoder) Next() bool {
 		d.block = 0
 	}
 	d.cur = d.pos
-	d.pos += int(d.pkt.Size)
+	d.pos += int(d.pkt.Size) + adv
 	return true
 }
 
