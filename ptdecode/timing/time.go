@@ -30,12 +30,12 @@ import (
 // (a zero CBR, a CTC going backwards by more than one wrap) is
 // packet.ErrBadPacket.
 var (
-	ErrNoTime     = errors.New("no timing information")      // no TSC seen yet, or no calibration
-	ErrNoCBR      = errors.New("no core:bus ratio")          // no CBR seen yet
-	ErrBadContext = errors.New("unexpected packet context")  // TMA without a TSC before it, or twice
-	ErrBadConfig  = errors.New("bad configuration")          // CPUID 0x15 EAX or EBX is zero
-	ErrInternal   = errors.New("internal error")             // state libipt deems impossible
-	ErrBadPacket  = packet.ErrBadPacket                      // re-exported for convenience
+	ErrNoTime     = errors.New("no timing information")     // no TSC seen yet, or no calibration
+	ErrNoCBR      = errors.New("no core:bus ratio")         // no CBR seen yet
+	ErrBadContext = errors.New("unexpected packet context") // TMA without a TSC before it, or twice
+	ErrBadConfig  = errors.New("bad configuration")         // CPUID 0x15 EAX or EBX is zero
+	ErrInternal   = errors.New("internal error")            // state libipt deems impossible
+	ErrBadPacket  = packet.ErrBadPacket                     // re-exported for convenience
 )
 
 // FCRShift is the number of fraction bits of a fast-counter:cycles ratio
