@@ -1,0 +1,348 @@
+package gcov
+
+import (
+	"debug/elf"
+	"fmt"
+	"sort"
+
+	"golang.org/x/arch/x86/x86asm"
+
+	"github.com/perfpt/perfpt/convert/srcline"
+)
+
+// kind classifies an instruction by how it moves control.
+type kind uint8
+
+const (
+	kOther   kind = iota
+	kJcc          // conditional direct jump
+	kJmp          // unconditional direct jump
+	kJmpInd       // indirect jump (switch tables, tail calls through pointers)
+	kCall         // direct call
+	kCallInd      // indirect call
+	kRet          // return
+	kEpilogue     // leave, pop, stack restore: not code in gcov's sense when a row has nothing else
+	kNop
+)
+
+// insn is one decoded instruction of a traced function.
+type insn struct {
+	addr   uint64
+	target uint64 // direct branch or call target
+	gline  int32  // gcov line id (Program.lines), -1 when not code
+	fn     int32  // index into Program.funcs
+	size   uint8
+	kind   kind
+	leader bool // starts a machine basic block
+}
+
+// lineKey names a source line.
+type lineKey struct {
+	file int32 // index into Program.files
+	line int32
+}
+
+// function is one out-of-line function of the program.
+type function struct {
+	name             string
+	file             int32
+	startLine        int32
+	startCol         int32
+	endLine          int32
+	low, high        uint64
+	first, end       int // insns[first:end]
+	blocks           int
+	hasCode          bool
+	linesWithCodeSet map[int32]bool
+}
+
+// Program is the static side of coverage: the code and line table of one ELF
+// binary built with -g. It is read-only after Load and safe for concurrent
+// use.
+type Program struct {
+	Path  string
+	Table *srcline.Table
+
+	files []string
+	lines []lineKey // gcov line id -> file:line
+	insns []insn    // sorted by address
+	funcs []function
+	// lowFn maps a function entry address to its index.
+	lowFn map[uint64]int32
+	// labels are source lines holding only a label (case X:, default:,
+	// name:): gcov counts the arrivals at the code that follows.
+	labels []label
+	src    map[int32][]string
+}
+
+type label struct {
+	gline int32
+	insn  int // index of the first instruction of the next line with code
+	fn    int32
+}
+
+// Load reads the ELF binary at path: its DWARF line table and the code of
+// every function that has debug information.
+func Load(path string) (*Program, error) {
+	f, err := elf.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	tab, err := srcline.New(f)
+	if err != nil {
+		return nil, err
+	}
+	p := &Program{Path: path, Table: tab, lowFn: map[uint64]int32{}}
+	if err := p.decode(f); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// code returns the bytes of [lo, hi) from the executable sections of f.
+func code(f *elf.File, lo, hi uint64) []byte {
+	for _, s := range f.Sections {
+		if s.Type != elf.SHT_PROGBITS || s.Flags&elf.SHF_EXECINSTR == 0 {
+			continue
+		}
+		if lo >= s.Addr && hi <= s.Addr+s.Size && hi >= lo {
+			b := make([]byte, hi-lo)
+			if _, err := s.ReadAt(b, int64(lo-s.Addr)); err != nil {
+				return nil
+			}
+			return b
+		}
+	}
+	return nil
+}
+
+func (p *Program) decode(f *elf.File) error {
+	fileIdx := map[string]int32{}
+	intern := func(name string) int32 {
+		if i, ok := fileIdx[name]; ok {
+			return i
+		}
+		i := int32(len(p.files))
+		p.files = append(p.files, name)
+		fileIdx[name] = i
+		return i
+	}
+	lineIdx := map[lineKey]int32{}
+	gline := func(file int32, line int32) int32 {
+		k := lineKey{file, line}
+		if i, ok := lineIdx[k]; ok {
+			return i
+		}
+		i := int32(len(p.lines))
+		p.lines = append(p.lines, k)
+		lineIdx[k] = i
+		return i
+	}
+	rows := p.Table.Rows()
+	for _, sf := range p.Table.Funcs() {
+		if sf.High <= sf.Low || sf.High-sf.Low > 1<<24 {
+			continue
+		}
+		if _, dup := p.lowFn[sf.Low]; dup {
+			continue
+		}
+		b := code(f, sf.Low, sf.High)
+		if b == nil {
+			continue
+		}
+		fi := int32(len(p.funcs))
+		fn := function{name: sf.Name, file: intern(sf.File), startLine: int32(sf.Line), startCol: int32(sf.Column),
+			low: sf.Low, high: sf.High, first: len(p.insns)}
+		p.lowFn[sf.Low] = fi
+		for off := 0; off < len(b); {
+			in, err := x86asm.Decode(b[off:], 64)
+			size := in.Len
+			if err != nil || size == 0 {
+				size = 1
+			}
+			p.insns = append(p.insns, classify(in, err, sf.Low+uint64(off), size, fi))
+			off += size
+		}
+		fn.end = len(p.insns)
+		p.funcs = append(p.funcs, fn)
+	}
+	sort.SliceStable(p.insns, func(i, j int) bool { return p.insns[i].addr < p.insns[j].addr })
+	// Functions may have been reordered by the sort; recompute their spans.
+	for i := range p.funcs {
+		fn := &p.funcs[i]
+		fn.first = sort.Search(len(p.insns), func(k int) bool { return p.insns[k].addr >= fn.low })
+		fn.end = sort.Search(len(p.insns), func(k int) bool { return p.insns[k].addr >= fn.high })
+	}
+	// Assign gcov lines, row by row within each function.
+	for fi := range p.funcs {
+		fn := &p.funcs[fi]
+		ins := p.insns[fn.first:fn.end]
+		if len(ins) == 0 {
+			continue
+		}
+		// Group the function's instructions by covering row.
+		type span struct{ row, a, b int }
+		var spans []span
+		for k := range ins {
+			ri, ok := p.Table.RowIndex(ins[k].addr)
+			if !ok {
+				ri = -1
+			}
+			if len(spans) > 0 && spans[len(spans)-1].row == ri {
+				spans[len(spans)-1].b = k + 1
+				continue
+			}
+			spans = append(spans, span{ri, k, k + 1})
+		}
+		for si, s := range spans {
+			if s.row < 0 {
+				for k := s.a; k < s.b; k++ {
+					ins[k].gline = -1
+				}
+				continue
+			}
+			r := rows[s.row]
+			file := intern(p.Table.FileName(r.File))
+			line := r.Line
+			g := int32(-1)
+			switch {
+			case si == 0 && fn.startLine > 0:
+				// The prologue: gcov puts the entry block on the line
+				// of the function's name.
+				g = gline(fn.file, fn.startLine)
+			case si == len(spans)-1 && epilogueOnly(ins[s.a:s.b]):
+				// The closing brace holding only the epilogue is not a
+				// line with code for gcov.
+			default:
+				g = gline(file, line)
+			}
+			if si == len(spans)-1 {
+				fn.endLine = line
+			}
+			for k := s.a; k < s.b; k++ {
+				ins[k].gline = g
+			}
+		}
+		fn.hasCode = true
+	}
+	p.markLeaders()
+	p.findLabels()
+	return nil
+}
+
+func epilogueOnly(ins []insn) bool {
+	for _, in := range ins {
+		if in.kind != kEpilogue && in.kind != kRet {
+			return false
+		}
+	}
+	return true
+}
+
+func classify(in x86asm.Inst, err error, addr uint64, size int, fn int32) insn {
+	out := insn{addr: addr, size: uint8(size), fn: fn, kind: kOther}
+	if err != nil {
+		return out
+	}
+	rel := func() (uint64, bool) {
+		if r, ok := in.Args[0].(x86asm.Rel); ok {
+			return uint64(int64(addr) + int64(size) + int64(r)), true
+		}
+		return 0, false
+	}
+	switch in.Op {
+	case x86asm.JA, x86asm.JAE, x86asm.JB, x86asm.JBE, x86asm.JE, x86asm.JNE, x86asm.JG, x86asm.JGE,
+		x86asm.JL, x86asm.JLE, x86asm.JNO, x86asm.JNP, x86asm.JNS, x86asm.JO, x86asm.JP, x86asm.JS,
+		x86asm.JCXZ, x86asm.JECXZ, x86asm.JRCXZ, x86asm.LOOP, x86asm.LOOPE, x86asm.LOOPNE:
+		out.kind = kJcc
+		out.target, _ = rel()
+	case x86asm.JMP:
+		if t, ok := rel(); ok {
+			out.kind, out.target = kJmp, t
+		} else {
+			out.kind = kJmpInd
+		}
+	case x86asm.CALL:
+		if t, ok := rel(); ok {
+			out.kind, out.target = kCall, t
+		} else {
+			out.kind = kCallInd
+		}
+	case x86asm.RET:
+		out.kind = kRet
+	case x86asm.LEAVE, x86asm.POP:
+		out.kind = kEpilogue
+	case x86asm.NOP:
+		out.kind = kNop
+	case x86asm.MOVQ:
+		// A float return value moved back into xmm0 after the return line.
+		if r, ok := in.Args[0].(x86asm.Reg); ok && r == x86asm.X0 {
+			if r2, ok := in.Args[1].(x86asm.Reg); ok && r2 == x86asm.RAX {
+				out.kind = kEpilogue
+			}
+		}
+	case x86asm.ADD:
+		if r, ok := in.Args[0].(x86asm.Reg); ok && r == x86asm.RSP {
+			out.kind = kEpilogue
+		}
+	case x86asm.MOV, x86asm.LEA:
+		// Restores of callee-saved registers or of the stack pointer.
+		if r, ok := in.Args[0].(x86asm.Reg); ok {
+			switch r {
+			case x86asm.RSP, x86asm.RBX, x86asm.R12, x86asm.R13, x86asm.R14, x86asm.R15:
+				if m, ok := in.Args[1].(x86asm.Mem); ok && m.Base == x86asm.RBP {
+					out.kind = kEpilogue
+				}
+			}
+		}
+	}
+	return out
+}
+
+// markLeaders marks the first instruction of every machine basic block.
+func (p *Program) markLeaders() {
+	for i := range p.funcs {
+		fn := &p.funcs[i]
+		ins := p.insns[fn.first:fn.end]
+		if len(ins) == 0 {
+			continue
+		}
+		ins[0].leader = true
+		for k := range ins {
+			switch ins[k].kind {
+			case kJcc, kJmp, kJmpInd, kRet:
+				if k+1 < len(ins) {
+					ins[k+1].leader = true
+				}
+				if ins[k].kind == kJcc || ins[k].kind == kJmp {
+					if j := p.index(ins[k].target); j >= fn.first && j < fn.end {
+						p.insns[j].leader = true
+					}
+				}
+			}
+		}
+		for k := range ins {
+			if ins[k].leader {
+				fn.blocks++
+			}
+		}
+	}
+}
+
+// index returns the index of the instruction at addr, or -1.
+func (p *Program) index(addr uint64) int {
+	i := sort.Search(len(p.insns), func(i int) bool { return p.insns[i].addr >= addr })
+	if i < len(p.insns) && p.insns[i].addr == addr {
+		return i
+	}
+	return -1
+}
+
+// Contains reports whether addr is an instruction of a function with debug
+// information.
+func (p *Program) Contains(addr uint64) bool { return p.index(addr) >= 0 }
+
+func (p *Program) String() string {
+	return fmt.Sprintf("gcov.Program(%s: %d functions, %d instructions)", p.Path, len(p.funcs), len(p.insns))
+}

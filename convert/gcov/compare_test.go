@@ -1,0 +1,255 @@
+package gcov
+
+import (
+	"compress/gzip"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// testPrograms are the C programs of testdata/gcov with their inputs.
+var testPrograms = []string{"switch", "recurse", "fptr", "mathlib", "jmp", "threads", "loops"}
+
+func repoRoot(t testing.TB) string {
+	d, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func programInputs(t testing.TB, name string) [][]string {
+	b, err := os.ReadFile(filepath.Join(repoRoot(t), "testdata", "gcov", name+".args"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		out = append(out, strings.Fields(l))
+	}
+	return out
+}
+
+func ldflags(name string) []string {
+	switch name {
+	case "mathlib":
+		return []string{"-lm"}
+	case "threads":
+		return []string{"-pthread"}
+	}
+	return nil
+}
+
+// buildC compiles testdata/gcov/<name>.c into dir with flags.
+func buildC(t testing.TB, dir, name, out string, flags ...string) string {
+	t.Helper()
+	gcc, err := exec.LookPath("gcc")
+	if err != nil {
+		t.Skip("gcc not installed")
+	}
+	src := filepath.Join(repoRoot(t), "testdata", "gcov", name+".c")
+	bin := filepath.Join(dir, out)
+	args := append(append(append([]string{}, flags...), "-o", bin, src), ldflags(name)...)
+	cmd := exec.Command(gcc, args...)
+	cmd.Dir = dir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("gcc %v: %v\n%s", args, err, b)
+	}
+	return bin
+}
+
+// gcovJSON is the part of gcov's JSON intermediate format the tests read.
+type gcovJSON struct {
+	FormatVersion string `json:"format_version"`
+	Files         []struct {
+		File      string `json:"file"`
+		Functions []struct {
+			Name           string `json:"name"`
+			ExecutionCount uint64 `json:"execution_count"`
+			StartLine      int    `json:"start_line"`
+			EndLine        int    `json:"end_line"`
+		} `json:"functions"`
+		Lines []struct {
+			LineNumber int    `json:"line_number"`
+			Count      uint64 `json:"count"`
+			Function   string `json:"function_name"`
+			Unexecuted bool   `json:"unexecuted_block"`
+		} `json:"lines"`
+	} `json:"files"`
+}
+
+// realGcov builds name with --coverage, runs it with args and returns gcov's
+// JSON for its source.
+func realGcov(t testing.TB, name string, args []string) *gcovJSON {
+	t.Helper()
+	gcovTool, err := exec.LookPath("gcov")
+	if err != nil {
+		t.Skip("gcov not installed")
+	}
+	dir := t.TempDir()
+	bin := buildC(t, dir, name, name, "-g", "-O0", "--coverage")
+	run := exec.Command(bin, args...)
+	run.Dir = dir
+	if b, err := run.CombinedOutput(); err != nil {
+		if _, ok := err.(*exec.ExitError); !ok {
+			t.Fatalf("%s: %v\n%s", name, err, b)
+		}
+	}
+	// gcc 12 names the notes file <output>-<source>.gcno.
+	cmd := exec.Command(gcovTool, "-b", "-c", "-j", name+".gcno")
+	cmd.Dir = dir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("gcov: %v\n%s", err, b)
+	}
+	matches, _ := filepath.Glob(filepath.Join(dir, "*.gcov.json.gz"))
+	if len(matches) != 1 {
+		t.Fatalf("gcov wrote %v", matches)
+	}
+	f, err := os.Open(matches[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g gcovJSON
+	if err := json.NewDecoder(zr).Decode(&g); err != nil {
+		t.Fatal(err)
+	}
+	return &g
+}
+
+// agreement accumulates the comparison of our report with gcov's.
+type agreement struct {
+	lines, status, exact int
+	funcs, funcsOK       int
+	diffs                []string
+}
+
+func (a *agreement) compare(t testing.TB, name string, args []string, ours *Report, theirs *gcovJSON) {
+	base := name + ".c"
+	var ourFile *File
+	for _, f := range ours.Files {
+		if filepath.Base(f.Name) == base {
+			ourFile = f
+		}
+	}
+	if ourFile == nil {
+		t.Fatalf("%s: no %s in our report", name, base)
+	}
+	type lc struct {
+		count uint64
+		ok    bool
+	}
+	ourLines := map[int]lc{}
+	for _, l := range ourFile.Lines {
+		ourLines[l.Number] = lc{l.Count, true}
+	}
+	for _, f := range theirs.Files {
+		if filepath.Base(f.File) != base {
+			continue
+		}
+		gl := map[int]lc{}
+		for _, l := range f.Lines {
+			gl[l.LineNumber] = lc{l.Count, true}
+		}
+		all := map[int]bool{}
+		for n := range gl {
+			all[n] = true
+		}
+		for n := range ourLines {
+			all[n] = true
+		}
+		for n := range all {
+			o, g := ourLines[n], gl[n]
+			a.lines++
+			if o.ok == g.ok && (o.count > 0) == (g.count > 0) {
+				a.status++
+			}
+			if o.ok == g.ok && o.count == g.count {
+				a.exact++
+			} else {
+				a.diffs = append(a.diffs, formatDiff(name, args, n, o.ok, o.count, g.ok, g.count))
+			}
+		}
+		ourFns := map[string]uint64{}
+		for _, fn := range ourFile.Functions {
+			ourFns[fn.Name] = fn.Called
+		}
+		for _, fn := range f.Functions {
+			a.funcs++
+			if c, ok := ourFns[fn.Name]; ok && c == fn.ExecutionCount {
+				a.funcsOK++
+			} else {
+				a.diffs = append(a.diffs, name+" "+strings.Join(args, " ")+": function "+fn.Name+" called differs")
+			}
+		}
+	}
+}
+
+func formatDiff(name string, args []string, n int, ook bool, oc uint64, gok bool, gc uint64) string {
+	s := func(ok bool, c uint64) string {
+		if !ok {
+			return "-"
+		}
+		return strings.TrimSpace(strings.Repeat(" ", 0) + itoa(c))
+	}
+	return name + " [" + strings.Join(args, " ") + "] line " + itoa(uint64(n)) + ": ours " + s(ook, oc) + ", gcov " + s(gok, gc)
+}
+
+func itoa(v uint64) string {
+	if v == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	for v > 0 {
+		i--
+		b[i] = byte('0' + v%10)
+		v /= 10
+	}
+	return string(b[i:])
+}
+
+// TestAgreementWithGcov records each test program under qemu (an exact
+// flow), computes coverage and compares it with gcc 12's gcov on the same
+// program built with --coverage and run with the same input.
+func TestAgreementWithGcov(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	for _, name := range testPrograms {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			bin := buildC(t, dir, name, name, "-g", "-O0")
+			prog, err := Load(bin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var a agreement
+			for _, args := range programInputs(t, name) {
+				c := NewCounts(prog)
+				c.Process(1)
+				qemuFlow(t, bin, args, c)
+				a.compare(t, name, args, prog.Report(c), realGcov(t, name, args))
+			}
+			pct := func(n, d int) float64 { return 100 * float64(n) / float64(d) }
+			t.Logf("%s: %d line comparisons: executed/never/no-code %.1f%%, exact count %.1f%%; functions called %d/%d",
+				name, a.lines, pct(a.status, a.lines), pct(a.exact, a.lines), a.funcsOK, a.funcs)
+			for i, d := range a.diffs {
+				if i >= 15 {
+					break
+				}
+				t.Log(d)
+			}
+			if pct(a.status, a.lines) < 98 || pct(a.exact, a.lines) < 95 || a.funcsOK != a.funcs {
+				t.Errorf("%s: agreement below the bar", name)
+			}
+		})
+	}
+}

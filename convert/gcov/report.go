@@ -1,0 +1,303 @@
+package gcov
+
+import (
+	"sort"
+)
+
+// Branch is one outcome of a conditional branch on a line, in gcov's order.
+type Branch struct {
+	Count       uint64
+	Fallthrough bool
+	Executed    bool // the branch instruction ran at all
+}
+
+// Call is one call instruction on a line.
+type Call struct {
+	Executed uint64 // times the call instruction ran
+	Returned uint64 // times control came back after it
+}
+
+// Line is the coverage of one source line.
+type Line struct {
+	Number     int
+	Count      uint64
+	Unexecuted bool     // some code of an executed line never ran (gcov's '*')
+	Function   string   // name of the function the line belongs to
+	Branches   []Branch // conditional branches, two outcomes each
+	Calls      []Call
+	// items keeps calls and branches in address order for the text output.
+	items []item
+}
+
+type item struct {
+	call   bool
+	branch int // index into Branches (first of two) or Calls
+}
+
+// Function is the coverage summary of one function.
+type Function struct {
+	Name             string
+	StartLine        int
+	StartColumn      int
+	EndLine          int
+	EndColumn        int
+	Called           uint64
+	Returned         uint64
+	Blocks           int
+	BlocksExecuted   int
+	LinesWithCode    int
+	LinesExecuted    int
+	firstInsn, nInsn int
+}
+
+// File is the coverage of one source file.
+type File struct {
+	Name      string
+	Lines     []*Line // lines with code, sorted by number
+	Functions []*Function
+}
+
+// Report is the coverage of a program.
+type Report struct {
+	Files []*File
+	Runs  int
+}
+
+// Report computes gcov's numbers from the aggregated flow: a line's count is
+// the number of times control entered it from another line (a call's return
+// counts as coming from the call's line), plus the times a jump inside the
+// line went backwards (a loop entirely on the line).
+func (p *Program) Report(c *Counts) *Report {
+	nl := len(p.lines)
+	count := make([]uint64, nl)
+	exec := make([]uint64, len(p.insns)+1) // difference array, then counts
+	idx := func(a uint64) int { return p.index(a) }
+
+	// retSite returns the gcov line a return to addr comes from: the line of
+	// the call before it, or -1 when addr is a function entry or follows no
+	// call (a callback, the start of a thread).
+	retSite := func(addr uint64) int32 {
+		if _, ok := p.lowFn[addr]; ok {
+			return -1
+		}
+		i := idx(addr)
+		if i <= 0 {
+			return -1
+		}
+		prev := &p.insns[i-1]
+		if (prev.kind == kCall || prev.kind == kCallInd) && prev.addr+uint64(prev.size) == addr {
+			return prev.gline
+		}
+		return -1
+	}
+	// Per run: the first and last gcov line, and entries inside.
+	type runInfo struct {
+		i0, i1       int
+		first, lastG int32
+	}
+	infos := map[*run]runInfo{}
+	info := func(r *run) (runInfo, bool) {
+		if ri, ok := infos[r]; ok {
+			return ri, ri.i0 >= 0
+		}
+		ri := runInfo{i0: -1, first: -1, lastG: -1}
+		i0, i1 := idx(r.key.start), idx(r.key.last)
+		if i0 >= 0 && i1 >= i0 {
+			ri.i0, ri.i1 = i0, i1
+			for k := i0; k <= i1; k++ {
+				if g := p.insns[k].gline; g >= 0 {
+					if ri.first < 0 {
+						ri.first = g
+					}
+					ri.lastG = g
+				}
+			}
+		}
+		infos[r] = ri
+		return ri, ri.i0 >= 0
+	}
+	// returned[addr] = times control came back to addr from a return or
+	// from outside; taken[addr of jcc] = times its jump was taken.
+	returned := map[uint64]uint64{}
+	taken := map[uint64]uint64{}
+	rets := map[int32]uint64{} // function -> returns executed
+
+	visit := func(from *run, s succ) {
+		to, ok := info(s.to)
+		if !ok {
+			return
+		}
+		fromOutside := from == c.outside || from == c.unknown
+		var fromInsn *insn
+		if !fromOutside {
+			fi, ok := info(from)
+			if !ok {
+				fromOutside = true
+			} else {
+				fromInsn = &p.insns[fi.i1]
+				_ = fi
+			}
+		}
+		prevG := int32(-1)
+		backward := false
+		switch {
+		case fromOutside || fromInsn.kind == kRet:
+			prevG = retSite(s.to.key.start)
+			if prevG >= 0 || !isEntry(p, s.to.key.start) {
+				returned[s.to.key.start] += s.n
+			}
+		default:
+			fi := infos[from]
+			prevG = fi.lastG
+			if fromInsn.kind == kJcc || fromInsn.kind == kJmp || fromInsn.kind == kJmpInd {
+				backward = s.to.key.start <= fromInsn.addr
+				if fromInsn.kind == kJcc && fromInsn.target == s.to.key.start && fromInsn.target != fromInsn.addr+uint64(fromInsn.size) {
+					taken[fromInsn.addr] += s.n
+				}
+			}
+		}
+		if to.first >= 0 && (to.first != prevG || backward) {
+			count[to.first] += s.n
+		}
+	}
+	visitAll := func(r *run) {
+		for _, s := range r.succ {
+			visit(r, s)
+		}
+	}
+	visitAll(c.outside)
+	visitAll(c.unknown)
+	for _, r := range c.runs {
+		ri, ok := info(r)
+		if !ok {
+			continue
+		}
+		visitAll(r)
+		exec[ri.i0] += r.n
+		exec[ri.i1+1] -= r.n
+		prev := int32(-1)
+		for k := ri.i0; k <= ri.i1; k++ {
+			g := p.insns[k].gline
+			if g < 0 {
+				continue
+			}
+			if prev >= 0 && g != prev {
+				count[g] += r.n
+			}
+			prev = g
+		}
+		if last := &p.insns[ri.i1]; last.kind == kRet {
+			rets[last.fn] += r.n
+		}
+	}
+	for i := 1; i < len(exec); i++ {
+		exec[i] += exec[i-1]
+	}
+
+	// Assemble files, lines and functions.
+	rep := &Report{Runs: len(c.procs)}
+	if rep.Runs == 0 {
+		rep.Runs = 1
+	}
+	files := map[int32]*File{}
+	lines := make([]*Line, nl)
+	getFile := func(fi int32) *File {
+		f := files[fi]
+		if f == nil {
+			f = &File{Name: p.files[fi]}
+			files[fi] = f
+		}
+		return f
+	}
+	for fi := range p.funcs {
+		fn := &p.funcs[fi]
+		if !fn.hasCode || fn.end <= fn.first {
+			continue
+		}
+		out := &Function{Name: fn.name, StartLine: int(fn.startLine), StartColumn: int(fn.startCol),
+			EndLine: int(fn.endLine), EndColumn: 1, Blocks: fn.blocks,
+			Called: exec[fn.first], Returned: rets[int32(fi)]}
+		seen := map[int32]bool{}
+		for k := fn.first; k < fn.end; k++ {
+			in := &p.insns[k]
+			if in.leader && exec[k] > 0 {
+				out.BlocksExecuted++
+			}
+			g := in.gline
+			if g < 0 {
+				continue
+			}
+			l := lines[g]
+			if l == nil {
+				l = &Line{Number: int(p.lines[g].line), Count: count[g], Function: fn.name}
+				lines[g] = l
+				f := getFile(p.lines[g].file)
+				f.Lines = append(f.Lines, l)
+			}
+			if !seen[g] {
+				seen[g] = true
+				out.LinesWithCode++
+				if l.Count > 0 {
+					out.LinesExecuted++
+				}
+			}
+			if exec[k] == 0 && in.kind != kNop {
+				l.Unexecuted = true
+			}
+			switch in.kind {
+			case kJcc:
+				if in.target == in.addr+uint64(in.size) {
+					break
+				}
+				t := taken[in.addr]
+				n := exec[k]
+				if t > n {
+					t = n
+				}
+				jump := Branch{Count: t, Executed: n > 0}
+				fall := Branch{Count: n - t, Fallthrough: true, Executed: n > 0}
+				l.items = append(l.items, item{branch: len(l.Branches)})
+				if in.target <= in.addr {
+					// A loop's back edge: the jump is the true edge.
+					l.Branches = append(l.Branches, jump, fall)
+				} else {
+					l.Branches = append(l.Branches, fall, jump)
+				}
+			case kCall, kCallInd:
+				l.items = append(l.items, item{call: true, branch: len(l.Calls)})
+				l.Calls = append(l.Calls, Call{Executed: exec[k], Returned: returned[in.addr+uint64(in.size)]})
+			}
+		}
+		for _, lb := range p.labels {
+			if lb.fn != int32(fi) || lines[lb.gline] != nil {
+				continue
+			}
+			l := &Line{Number: int(p.lines[lb.gline].line), Count: exec[lb.insn], Function: fn.name}
+			lines[lb.gline] = l
+			f := getFile(p.lines[lb.gline].file)
+			f.Lines = append(f.Lines, l)
+			out.LinesWithCode++
+			if l.Count > 0 {
+				out.LinesExecuted++
+			}
+		}
+		getFile(fn.file).Functions = append(getFile(fn.file).Functions, out)
+	}
+	for _, f := range files {
+		for _, l := range f.Lines {
+			if l.Count == 0 {
+				l.Unexecuted = false
+			}
+		}
+		sort.Slice(f.Lines, func(i, j int) bool { return f.Lines[i].Number < f.Lines[j].Number })
+		sort.SliceStable(f.Functions, func(i, j int) bool { return f.Functions[i].StartLine < f.Functions[j].StartLine })
+		rep.Files = append(rep.Files, f)
+	}
+	sort.Slice(rep.Files, func(i, j int) bool { return rep.Files[i].Name < rep.Files[j].Name })
+	return rep
+}
+
+func isEntry(p *Program, addr uint64) bool {
+	_, ok := p.lowFn[addr]
+	return ok
+}
