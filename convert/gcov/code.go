@@ -14,14 +14,14 @@ import (
 type kind uint8
 
 const (
-	kOther   kind = iota
-	kJcc          // conditional direct jump
-	kJmp          // unconditional direct jump
-	kJmpInd       // indirect jump (switch tables, tail calls through pointers)
-	kCall         // direct call
-	kCallInd      // indirect call
-	kRet          // return
-	kEpilogue     // leave, pop, stack restore: not code in gcov's sense when a row has nothing else
+	kOther    kind = iota
+	kJcc           // conditional direct jump
+	kJmp           // unconditional direct jump
+	kJmpInd        // indirect jump (switch tables, tail calls through pointers)
+	kCall          // direct call
+	kCallInd       // indirect call
+	kRet           // return
+	kEpilogue      // leave, pop, stack restore: not code in gcov's sense when a row has nothing else
 	kNop
 )
 
