@@ -135,7 +135,7 @@ func NewPipe(r io.Reader) (*File, error) {
 	if sz := binary.LittleEndian.Uint64(h[8:]); sz != pipeHeaderSize {
 		return nil, errAt(8, "pipe header size (expected 16; a file-mode header cannot be read from a pipe)", ErrBadMagic)
 	}
-	f := &File{Pipe: true, pipe: r, pipeOff: pipeHeaderSize, size: -1}
+	f := &File{Pipe: true, pipe: r, size: -1}
 	f.init()
 	return f, nil
 }

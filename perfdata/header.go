@@ -36,7 +36,6 @@ func newFile(ra io.ReaderAt, mem []byte, size int64) (*File, error) {
 		}
 		f.Pipe = true
 		f.pipe = r
-		f.pipeOff = pipeHeaderSize
 		f.ra = nil
 		return f, nil
 	}

@@ -56,14 +56,23 @@ type Records struct {
 	// Skipped counts records of unknown type.
 	Skipped map[RecordType]int
 
-	f     *File
-	order Order
-	src   *rawReader
-	raw   RawRecord
-	err   error
-	dec   decoder
-	queue *orderedQueue
-	done  bool
+	// MaxQueueBytes bounds the memory of a TimeOrder queue (default
+	// DefaultMaxQueueBytes). Set it before the first Next.
+	MaxQueueBytes int
+
+	f        *File
+	order    Order
+	src      *rawReader
+	raw      RawRecord
+	cur      RawRecord
+	err      error
+	dec      decoder
+	queue    *orderedQueue
+	ready    []RawRecord
+	readyBuf []RawRecord
+	started  bool
+	eof      bool
+	done     bool
 }
 
 // Records returns an iterator over the file's records in the given order.
@@ -72,6 +81,8 @@ type Records struct {
 func (f *File) Records(order Order) *Records {
 	rs := &Records{f: f, order: order, Skipped: make(map[RecordType]int)}
 	rs.src, rs.err = f.newRawReader()
+	rs.readyBuf = make([]RawRecord, 0, 16)
+	rs.ready = rs.readyBuf
 	if order == TimeOrder {
 		rs.queue = newOrderedQueue()
 	}
@@ -106,9 +117,15 @@ func (rs *Records) ReadInto(raw *RawRecord) error {
 		return rs.err
 	}
 	if err := rs.src.next(raw); err != nil {
+		if err == io.EOF {
+			if err2 := rs.src.checkEnd(); err2 != nil {
+				err = err2
+			}
+		}
 		if err != io.EOF {
 			rs.err = err
 		}
+		rs.src.close()
 		return err
 	}
 	rs.f.observe(raw)

@@ -40,9 +40,10 @@ type SampleID struct {
 
 // RecordCommon is embedded in every record.
 type RecordCommon struct {
-	// Offset is the file offset of the record's header (the stream offset
-	// in pipe mode). For a record unpacked from a COMPRESSED record it is
-	// the offset of that COMPRESSED record and Compressed is true.
+	// Offset is the file offset of the record's header. In pipe mode it
+	// counts from the end of the 16-byte pipe header, as perf prints it.
+	// For a record unpacked from a COMPRESSED record it is the offset of
+	// that COMPRESSED record and Compressed is true.
 	Offset     int64
 	Type       RecordType
 	Misc       uint16
@@ -319,12 +320,14 @@ type RecordFinishedInit struct{ RecordCommon }
 // IDIndexEntry maps a sample id to its attr index, CPU and thread.
 type IDIndexEntry struct {
 	ID, Idx, CPU, TID uint64
+	MachinePID, VCPU  uint64 // when RecordIDIndex.HasMachine
 }
 
 // RecordIDIndex is PERF_RECORD_ID_INDEX.
 type RecordIDIndex struct {
 	RecordCommon
-	Entries []IDIndexEntry
+	Entries    []IDIndexEntry
+	HasMachine bool // the record has the machine_pid/vcpu array
 }
 
 // Auxtrace types of RecordAuxtraceInfo.
@@ -426,13 +429,17 @@ type RecordStatRound struct {
 	RoundTime uint64
 }
 
-// RecordEventUpdate is PERF_RECORD_EVENT_UPDATE. Name is set for the NAME
-// kind (type 2); Data holds the payload.
+// RecordEventUpdate is PERF_RECORD_EVENT_UPDATE: a unit, scale, name or
+// CPU list (by UpdateType, EventUpdate*) for the event with id UpdateID.
+// Data holds the raw payload.
 type RecordEventUpdate struct {
 	RecordCommon
 	UpdateType uint64
 	UpdateID   uint64
+	Unit       string
+	Scale      float64
 	Name       string
+	CPUs       []int
 	Data       []byte
 }
 

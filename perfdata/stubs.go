@@ -4,34 +4,7 @@ import "errors"
 
 var errTODO = errors.New("perfdata: not implemented yet")
 
-type rawReader struct{}
-
-func (f *File) newRawReader() (*rawReader, error) { return &rawReader{}, nil }
-func (r *rawReader) next(raw *RawRecord) error    { return errTODO }
-func (f *File) observe(raw *RawRecord)            {}
-func (f *File) nameAttrs()                        {}
-
-type decoder struct{}
-type orderedQueue struct{}
-
-func newOrderedQueue() *orderedQueue { return &orderedQueue{} }
-
-type decompressor struct{}
-
-// Next advances to the next record and reports whether there is one.
-func (rs *Records) Next() bool { return false }
-
-// Decode decodes a raw record into a newly allocated typed record.
-func (f *File) Decode(raw *RawRecord) (Record, error) { return nil, errTODO }
-
-// DecodeSample decodes a SAMPLE raw record into s, reusing s's slices.
-func (f *File) DecodeSample(raw *RawRecord, s *RecordSample) error { return errTODO }
-
-// ParseSampleID decodes only the sample_id fields of a raw record (the
-// leading fields of a SAMPLE, the trailer of others) and its attr.
-func (f *File) ParseSampleID(raw *RawRecord) (SampleID, *Attr, error) {
-	return SampleID{}, nil, errTODO
-}
+func (f *File) nameAttrs() {}
 
 // Features decodes the header feature sections (file mode) or those seen
 // in HEADER_FEATURE records so far (pipe mode).
@@ -39,9 +12,6 @@ func (f *File) Features() (*Features, error) { return nil, errTODO }
 
 // FeatureData returns the raw bytes of a feature section.
 func (f *File) FeatureData(feat Feature) ([]byte, bool) { return nil, false }
-
-// TimeConv returns the file's TIME_CONV record, once iteration has seen it.
-func (f *File) TimeConv() *RecordTimeConv { return f.timeConv }
 
 // AddAttr adds an event with its sample ids and name (for EVENT_DESC; ""
 // derives one). It fails after the first record has been written.

@@ -1,0 +1,175 @@
+package perfdata
+
+import "io"
+
+// DefaultMaxQueueBytes bounds the bytes held by a TimeOrder iterator's
+// queue; beyond it the older half of the queued time range is flushed, as
+// perf does when its ordered-events allocation limit is reached.
+const DefaultMaxQueueBytes = 512 << 20
+
+// Next advances to the next record and reports whether there is one.
+func (rs *Records) Next() bool {
+	if rs.err != nil || rs.done {
+		return false
+	}
+	if !rs.started {
+		rs.start()
+	}
+	for {
+		if len(rs.ready) > 0 {
+			raw := &rs.ready[0]
+			rs.cur = *raw
+			rs.ready[0] = RawRecord{}
+			rs.ready = rs.ready[1:]
+			if len(rs.ready) == 0 {
+				rs.ready = rs.readyBuf[:0]
+			}
+			return rs.emit(&rs.cur)
+		}
+		if rs.eof {
+			rs.done = true
+			rs.src.close()
+			return false
+		}
+		err := rs.src.next(&rs.raw)
+		if err == io.EOF {
+			rs.eof = true
+			if err := rs.src.checkEnd(); err != nil {
+				rs.err = err
+				return false
+			}
+			if rs.queue != nil {
+				rs.ready = rs.queue.final(rs.ready)
+			}
+			continue
+		}
+		if err != nil {
+			rs.err = err
+			rs.src.close()
+			return false
+		}
+		rs.f.observe(&rs.raw)
+		if rs.queue == nil {
+			return rs.emit(&rs.raw)
+		}
+		rs.ready = append(rs.ready, rs.raw)
+		if !rs.enqueue() {
+			return false
+		}
+	}
+}
+
+func (rs *Records) start() {
+	rs.started = true
+	rs.dec = decoder{f: rs.f, reuse: rs.Reuse, copyBytes: rs.src.mem == nil}
+	rs.src.ownAux = !rs.Reuse
+	if rs.MaxQueueBytes == 0 {
+		rs.MaxQueueBytes = DefaultMaxQueueBytes
+	}
+}
+
+// enqueue routes the record just appended to rs.ready: kernel records
+// with a time go into the queue, a FINISHED_ROUND flushes it after itself.
+func (rs *Records) enqueue() bool {
+	raw := &rs.ready[len(rs.ready)-1]
+	switch {
+	case raw.Type == RecordTypeFinishedRound:
+		rs.ready = rs.queue.round(rs.ready)
+	case raw.Type.IsUser():
+	default:
+		t, ok, err := rs.f.rawTime(raw)
+		if err != nil {
+			rs.err = err
+			return false
+		}
+		if !ok || t == 0 || t == ^uint64(0) {
+			return true
+		}
+		own := rs.src.mem != nil && !raw.Compressed
+		rs.queue.push(t, raw, own)
+		rs.ready = rs.ready[:len(rs.ready)-1]
+		if rs.queue.bytes > rs.MaxQueueBytes {
+			rs.ready = rs.queue.half(rs.ready)
+		}
+	}
+	return true
+}
+
+// emit decodes raw into rs.Record.
+func (rs *Records) emit(raw *RawRecord) bool {
+	if raw.Type >= recordTypeMax || (raw.Type >= recordTypeKernelMax && raw.Type < RecordTypeUserStart) {
+		rs.Skipped[raw.Type]++
+	}
+	r, err := rs.dec.decode(raw)
+	if err != nil {
+		rs.err = err
+		return false
+	}
+	rs.Record = r
+	return true
+}
+
+// Raw returns the current record undecoded (valid until the next call).
+func (rs *Records) Raw() *RawRecord { return &rs.cur }
+
+// Unordered returns how many records a TimeOrder iteration met with a time
+// before the last flush (perf warns about them).
+func (rs *Records) Unordered() int {
+	if rs.queue == nil {
+		return 0
+	}
+	return rs.queue.Unordered
+}
+
+// Close stops the iteration early and releases its resources (the zstd
+// decoder of a compressed file). Next returns false afterwards.
+func (rs *Records) Close() {
+	rs.done = true
+	if rs.src != nil {
+		rs.src.close()
+	}
+}
+
+// rawTime returns the time of a kernel record (perf's
+// evlist__parse_sample_timestamp); ok is false when it has none.
+func (f *File) rawTime(raw *RawRecord) (uint64, bool, error) {
+	a := f.attrFor(raw)
+	if a == nil || a.SampleType&SampleFormatTime == 0 {
+		return 0, false, nil
+	}
+	st := a.SampleType
+	b := raw.Data
+	if raw.Type == RecordTypeSample {
+		o := 8
+		for _, bit := range [...]SampleFormat{SampleFormatIdentifier, SampleFormatIP, SampleFormatTID} {
+			if st&bit != 0 {
+				o += 8
+			}
+		}
+		if o+8 > len(b) {
+			return 0, false, errAt(raw.Offset, "PERF_RECORD_SAMPLE time", ErrTruncated)
+		}
+		return le64(b[o:]), true, nil
+	}
+	if !a.SampleIDAll() {
+		return 0, false, nil
+	}
+	n := sampleIDSize(st)
+	o := len(b) - n
+	if st&SampleFormatTID != 0 {
+		o += 8
+	}
+	if o < 8 || o+8 > len(b) {
+		return 0, false, errAt(raw.Offset, raw.Type.String()+" sample_id time", ErrTruncated)
+	}
+	return le64(b[o:]), true, nil
+}
+
+// CompressedRecords returns how many COMPRESSED records were unpacked so
+// far (they are not returned themselves; perf counts them in its stats).
+func (rs *Records) CompressedRecords() int {
+	if rs.src == nil {
+		return 0
+	}
+	return rs.src.compressed
+}

@@ -1,0 +1,336 @@
+package perfdata
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+)
+
+// maxAuxChunk is the most read at once while filling a big AUXTRACE
+// payload from a stream, so a bad size costs no more memory than the input
+// actually holds.
+const maxAuxChunk = 4 << 20
+
+// rawReader yields the records of the data section (or pipe stream) in
+// file order, unpacking COMPRESSED records.
+type rawReader struct {
+	f *File
+
+	// Memory mode: the data section.
+	mem     []byte
+	memBase int64
+	pos     int
+
+	// Stream mode (ReaderAt section or pipe).
+	r      io.Reader
+	buf    []byte
+	bs, be int   // valid bytes are buf[bs:be]
+	off    int64 // file offset of buf[bs]
+	limit  int64 // end offset of the data, -1 for none
+	eof    bool
+
+	// ownAux allocates a new AuxData per record instead of reusing auxBuf.
+	ownAux bool
+	auxBuf []byte
+
+	// Records unpacked from COMPRESSED records.
+	decomp  *decompressor
+	dbuf    []byte
+	dpos    int
+	doff    int64
+	dnext   []byte // spare buffer
+	dactive bool
+	// compressed counts the COMPRESSED records unpacked.
+	compressed int
+	hdrCopy    []byte
+}
+
+func (f *File) newRawReader() (*rawReader, error) {
+	if f.closer == nil && f.mem == nil && f.ra == nil && f.pipe == nil {
+		return nil, ErrClosed
+	}
+	rr := &rawReader{f: f, limit: -1}
+	switch {
+	case f.Pipe:
+		if f.used {
+			return nil, fmt.Errorf("perfdata: a pipe-mode stream can be iterated once")
+		}
+		f.used = true
+		rr.r = f.pipe
+		rr.off = f.pipeOff
+	case f.mem != nil:
+		rr.mem = f.mem[f.Data.Offset : f.Data.Offset+f.Data.Size]
+		rr.memBase = f.Data.Offset
+	default:
+		rr.r = io.NewSectionReader(f.ra, f.Data.Offset, f.Data.Size)
+		rr.off = f.Data.Offset
+		rr.limit = f.Data.Offset + f.Data.Size
+	}
+	return rr, nil
+}
+
+func (rr *rawReader) close() {
+	rr.decomp.close()
+}
+
+// next reads the next record into raw; io.EOF at the end.
+func (rr *rawReader) next(raw *RawRecord) error {
+	for {
+		if rr.dactive {
+			ok, err := rr.nextDecomp(raw)
+			if err != nil || ok {
+				return err
+			}
+		}
+		var err error
+		if rr.mem != nil || rr.r == nil {
+			err = rr.nextMem(raw)
+		} else {
+			err = rr.nextStream(raw)
+		}
+		if err != nil {
+			return err
+		}
+		if raw.Type != RecordTypeCompressed && raw.Type != RecordTypeCompressed2 {
+			return nil
+		}
+		rr.compressed++
+		if err := rr.unpack(raw); err != nil {
+			return err
+		}
+	}
+}
+
+// payloadSize returns the size of the data following the record (AUXTRACE
+// data, tracing data).
+func payloadSize(raw *RawRecord) (uint64, bool) {
+	switch raw.Type {
+	case RecordTypeAuxtrace:
+		if len(raw.Data) < 16 {
+			return 0, false
+		}
+		return le64(raw.Data[8:]), true
+	case RecordTypeHeaderTracing:
+		if len(raw.Data) < 12 {
+			return 0, false
+		}
+		n := uint64(le32(raw.Data[8:]))
+		return (n + 7) &^ 7, true
+	}
+	return 0, true
+}
+
+func header(raw *RawRecord, b []byte, off int64) {
+	raw.Offset = off
+	raw.Type = RecordType(binary.LittleEndian.Uint32(b))
+	raw.Misc = binary.LittleEndian.Uint16(b[4:])
+	raw.Size = int(binary.LittleEndian.Uint16(b[6:]))
+	raw.Compressed = false
+	raw.AuxData = nil
+}
+
+func (rr *rawReader) nextMem(raw *RawRecord) error {
+	rest := rr.mem[rr.pos:]
+	off := rr.memBase + int64(rr.pos)
+	if len(rest) == 0 {
+		return io.EOF
+	}
+	if len(rest) < 8 {
+		return errAt(off, "record header", ErrTruncated)
+	}
+	header(raw, rest, off)
+	if raw.Size < 8 {
+		return errAt(off+6, fmt.Sprintf("%v size %d (smaller than its header)", raw.Type, raw.Size), ErrBadSize)
+	}
+	if raw.Size > len(rest) {
+		return errAt(off, fmt.Sprintf("%v of size %d with %d bytes left in the data section", raw.Type, raw.Size, len(rest)), ErrTruncated)
+	}
+	raw.Data = rest[:raw.Size]
+	n, ok := payloadSize(raw)
+	if !ok {
+		return errAt(off, raw.Type.String()+" (record too small)", ErrBadSize)
+	}
+	if n > uint64(len(rest)-raw.Size) {
+		return errAt(off+int64(raw.Size), fmt.Sprintf("%v data of %d bytes with %d bytes left in the data section", raw.Type, n, len(rest)-raw.Size), ErrTruncated)
+	}
+	if raw.Type == RecordTypeAuxtrace || raw.Type == RecordTypeHeaderTracing {
+		raw.AuxData = rest[raw.Size : raw.Size+int(n)]
+	}
+	rr.pos += raw.Size + int(n)
+	return nil
+}
+
+// fill makes at least n bytes available in buf[bs:be]; it returns false at
+// the end of input.
+func (rr *rawReader) fill(n int) (bool, error) {
+	for rr.be-rr.bs < n {
+		if rr.eof {
+			return false, nil
+		}
+		if rr.bs > 0 && (len(rr.buf)-rr.bs < n || rr.be == len(rr.buf)) {
+			copy(rr.buf, rr.buf[rr.bs:rr.be])
+			rr.be -= rr.bs
+			rr.bs = 0
+		}
+		if len(rr.buf) < n || rr.be == len(rr.buf) {
+			nb := make([]byte, max(2*len(rr.buf), n, 64<<10))
+			copy(nb, rr.buf[rr.bs:rr.be])
+			rr.be -= rr.bs
+			rr.bs = 0
+			rr.buf = nb
+		}
+		m, err := rr.r.Read(rr.buf[rr.be:])
+		rr.be += m
+		if err == io.EOF {
+			rr.eof = true
+		} else if err != nil {
+			return false, errAt(rr.off+int64(rr.be-rr.bs), "read", err)
+		}
+	}
+	return true, nil
+}
+
+func (rr *rawReader) consume(n int) {
+	rr.bs += n
+	rr.off += int64(n)
+}
+
+func (rr *rawReader) nextStream(raw *RawRecord) error {
+	ok, err := rr.fill(8)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		if rr.be == rr.bs {
+			return io.EOF
+		}
+		return errAt(rr.off, "record header", ErrTruncated)
+	}
+	off := rr.off
+	header(raw, rr.buf[rr.bs:], off)
+	if raw.Size < 8 {
+		return errAt(off+6, fmt.Sprintf("%v size %d (smaller than its header)", raw.Type, raw.Size), ErrBadSize)
+	}
+	if ok, err := rr.fill(raw.Size); err != nil {
+		return err
+	} else if !ok {
+		return errAt(off, fmt.Sprintf("%v of size %d with %d bytes left", raw.Type, raw.Size, rr.be-rr.bs), ErrTruncated)
+	}
+	raw.Data = rr.buf[rr.bs : rr.bs+raw.Size]
+	n, ok := payloadSize(raw)
+	if !ok {
+		return errAt(off, raw.Type.String()+" (record too small)", ErrBadSize)
+	}
+	if rr.limit >= 0 && n > uint64(rr.limit-off-int64(raw.Size)) {
+		return errAt(off+int64(raw.Size), fmt.Sprintf("%v data of %d bytes past the end of the data section", raw.Type, n), ErrTruncated)
+	}
+	if n == 0 {
+		if raw.Type == RecordTypeAuxtrace || raw.Type == RecordTypeHeaderTracing {
+			raw.AuxData = []byte{}
+		}
+		rr.consume(raw.Size)
+		return nil
+	}
+	// Copy the record out: reading the payload may move the buffer.
+	if raw.Type == RecordTypeAuxtrace || raw.Type == RecordTypeHeaderTracing {
+		hdr := append(rr.hdrCopy[:0], raw.Data...)
+		rr.hdrCopy = hdr
+		raw.Data = hdr
+	}
+	rr.consume(raw.Size)
+	var aux []byte
+	if !rr.ownAux {
+		aux = rr.auxBuf[:0]
+	}
+	for uint64(len(aux)) < n {
+		want := int(min(n-uint64(len(aux)), maxAuxChunk))
+		ok, err := rr.fill(want)
+		if err != nil {
+			return err
+		}
+		avail := min(rr.be-rr.bs, want)
+		if !ok && avail < want {
+			return errAt(rr.off, fmt.Sprintf("%v data of %d bytes with %d bytes left", raw.Type, n, uint64(len(aux))+uint64(rr.be-rr.bs)), ErrTruncated)
+		}
+		aux = append(aux, rr.buf[rr.bs:rr.bs+avail]...)
+		rr.consume(avail)
+	}
+	if !rr.ownAux {
+		rr.auxBuf = aux
+	}
+	raw.AuxData = aux
+	return nil
+}
+
+// unpack decompresses a COMPRESSED record's payload and queues its records.
+func (rr *rawReader) unpack(raw *RawRecord) error {
+	if rr.decomp == nil {
+		rr.decomp = newDecompressor()
+	}
+	payload := raw.Data[8:]
+	if raw.Type == RecordTypeCompressed2 {
+		if len(payload) < 8 {
+			return errAt(raw.Offset, "COMPRESSED2 data_size", ErrTruncated)
+		}
+		n := le64(payload)
+		payload = payload[8:]
+		if n > uint64(len(payload)) {
+			return errAt(raw.Offset+8, "COMPRESSED2 data_size", ErrBadSize)
+		}
+		payload = payload[:n]
+	}
+	// Keep a partial record left from the previous piece (perf's
+	// decomp_last_rem).
+	rem := rr.dbuf[rr.dpos:]
+	nb := append(rr.dnext[:0], rem...)
+	rr.dnext = rr.dbuf
+	out, err := rr.decomp.decompress(nb, payload)
+	rr.dbuf, rr.dpos = out, 0
+	if err != nil {
+		return errAt(raw.Offset, "COMPRESSED zstd data", err)
+	}
+	rr.doff = raw.Offset
+	rr.dactive = true
+	return nil
+}
+
+// nextDecomp returns the next complete record of the unpacked data.
+func (rr *rawReader) nextDecomp(raw *RawRecord) (bool, error) {
+	rest := rr.dbuf[rr.dpos:]
+	if len(rest) < 8 {
+		rr.dactive = false
+		return false, nil
+	}
+	header(raw, rest, rr.doff)
+	raw.Compressed = true
+	if raw.Size < 8 {
+		return false, errAt(rr.doff, fmt.Sprintf("%v size %d inside COMPRESSED (smaller than its header)", raw.Type, raw.Size), ErrBadSize)
+	}
+	if raw.Size > len(rest) {
+		rr.dactive = false
+		return false, nil
+	}
+	raw.Data = rest[:raw.Size]
+	n, ok := payloadSize(raw)
+	if !ok {
+		return false, errAt(rr.doff, raw.Type.String()+" inside COMPRESSED (record too small)", ErrBadSize)
+	}
+	if n > uint64(len(rest)-raw.Size) {
+		rr.dactive = false
+		return false, nil
+	}
+	if raw.Type == RecordTypeAuxtrace || raw.Type == RecordTypeHeaderTracing {
+		raw.AuxData = rest[raw.Size : raw.Size+int(n)]
+	}
+	rr.dpos += raw.Size + int(n)
+	return true, nil
+}
+
+// checkEnd reports leftover bytes of an unfinished record in the
+// decompressed data at the end of input.
+func (rr *rawReader) checkEnd() error {
+	if len(rr.dbuf)-rr.dpos > 0 {
+		return errAt(rr.doff, fmt.Sprintf("%d bytes of a partial record at the end of the compressed data", len(rr.dbuf)-rr.dpos), ErrTruncated)
+	}
+	return nil
+}
