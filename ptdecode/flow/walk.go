@@ -1,0 +1,311 @@
+package flow
+
+import (
+	"errors"
+
+	"github.com/perfpt/perfpt/ptdecode/image"
+	"github.com/perfpt/perfpt/ptdecode/insn"
+	"github.com/perfpt/perfpt/ptdecode/query"
+)
+
+// ErrorKind says at which step a decode error happened.
+type ErrorKind uint8
+
+const (
+	ErrSync   ErrorKind = iota // synchronising at a PSB failed
+	ErrDecode                  // decoding failed
+	ErrResync                  // recovering from an error failed
+)
+
+var errorKindNames = [...]string{"sync error", "error", "resync error"}
+
+func (k ErrorKind) String() string { return errorKindNames[k] }
+
+// DecodeError is an error the walk reported and went on after (or
+// stopped at): the trace offset (of the packet being processed) and the
+// IP the error is attributed to, as ptxed prints them.
+type DecodeError struct {
+	Kind   ErrorKind
+	Offset uint64
+	IP     uint64
+	Err    error
+}
+
+func (e *DecodeError) Error() string { return e.Kind.String() + ": " + e.Err.Error() }
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// Handler receives what a walk decodes, in trace order. The pointers are
+// only valid during the call.
+type Handler interface {
+	// Block is called for every block (also empty ones) with the trace
+	// offset at which it was decoded; only by WalkBlocks.
+	Block(b *Block, offset uint64)
+	// Insn is called for every instruction; only by WalkInsns.
+	Insn(in *Insn, offset uint64)
+	// Event is called for every event (status updates included; they have
+	// StatusUpdate set) with the trace offset of the event decoder.
+	Event(ev *query.Event, offset uint64)
+	// Error reports a decode error.
+	Error(e *DecodeError)
+	// EndOfTrace is called when the trace ends with tracing enabled.
+	EndOfTrace()
+	// ResyncDisabled is called when a resync lands where tracing is disabled.
+	ResyncDisabled()
+}
+
+// WalkOptions configure a walk.
+type WalkOptions struct {
+	// ResyncOnError resynchronises at the next event or PSB after an error
+	// (ptxed --resync-on-error); otherwise the walk goes on at the next PSB.
+	ResyncOnError bool
+}
+
+func codeOf(err error) query.Code { return query.CodeOf(err) }
+
+// xedNextIP returns the IP after in the way ptxed computes it for error
+// reports: fall-through plus the displacement of direct branches.
+func xedNextIP(in *insn.Insn) uint64 {
+	ip := in.IP + uint64(in.Size)
+	if in.Direct && in.IClass != insn.IJmpAbs {
+		ip += uint64(in.Disp)
+	}
+	return ip
+}
+
+// WalkBlocks decodes the whole trace with the block decoder, calling h for
+// every block, event and error (ptxed's decode_block loop). It synchronises
+// at every PSB the decoder cannot go on from.
+func WalkBlocks(d *BlockDecoder, opt WalkOptions, h Handler) {
+	var sync uint64
+	var b Block
+	for {
+		b = Block{}
+		s, err := d.SyncForward()
+		if err != nil {
+			if codeOf(err) == query.CodeEOS {
+				return
+			}
+			d.diagnoseBlock(h, ErrSync, err, &b)
+			if ns := d.Offset(); ns <= sync {
+				return
+			} else {
+				sync = ns
+			}
+			continue
+		}
+		for {
+			for {
+				s, err = d.drain(h, s)
+				if err != nil {
+					break
+				}
+				if s&StatusEOS != 0 {
+					if s&StatusIPSuppressed == 0 {
+						h.EndOfTrace()
+					}
+					err = query.CodeEOS
+					break
+				}
+				off := d.Offset()
+				s, err = d.Next(&b)
+				h.Block(&b, off)
+				if err != nil {
+					break
+				}
+			}
+			if codeOf(err) == query.CodeEOS {
+				return
+			}
+			d.diagnoseBlock(h, ErrDecode, err, &b)
+			if !opt.ResyncOnError {
+				break
+			}
+			s, err = d.resyncWalk(h)
+			if err != nil {
+				d.diagnoseBlock(h, ErrResync, err, &b)
+				break
+			}
+		}
+	}
+}
+
+// drain processes pending events.
+func (d *BlockDecoder) drain(h Handler, s Status) (Status, error) {
+	var ev query.Event
+	for s&StatusEventPending != 0 {
+		off := d.Offset()
+		var err error
+		s, err = d.Event(&ev)
+		if err != nil {
+			return s, err
+		}
+		h.Event(&ev, off)
+	}
+	return s, nil
+}
+
+func (d *BlockDecoder) resyncWalk(h Handler) (Status, error) {
+	var ev query.Event
+	for {
+		s, err := d.Resync()
+		if err == nil {
+			if s&StatusIPSuppressed != 0 {
+				h.ResyncDisabled()
+			}
+			return s, nil
+		}
+		if codeOf(err) != query.CodeEventIgnored {
+			return s, err
+		}
+		off := d.Offset()
+		if _, err := d.Event(&ev); err != nil {
+			return 0, err
+		}
+		h.Event(&ev, off)
+	}
+}
+
+// diagnoseBlock reports err at the IP ptxed attributes it to.
+func (d *BlockDecoder) diagnoseBlock(h Handler, kind ErrorKind, err error, b *Block) {
+	ip := b.IP
+	if b.NInsn != 0 {
+		ip = b.EndIP
+		if codeOf(err) != query.CodeBadQuery {
+			if in, ok := blockLastInsn(d.img, b); ok {
+				ip = xedNextIP(&in)
+			}
+		}
+	}
+	h.Error(&DecodeError{Kind: kind, Offset: d.Offset(), IP: ip, Err: err})
+}
+
+// blockLastInsn decodes the last instruction of b.
+func blockLastInsn(img *image.Image, b *Block) (insn.Insn, bool) {
+	in := insn.Insn{IP: b.EndIP, Mode: b.Mode}
+	if b.Truncated {
+		err := insn.Decode(&in, b.Raw[:b.RawSize], b.Mode)
+		in.IP = b.EndIP
+		return in, err == nil
+	}
+	var raw [insn.MaxSize]byte
+	_, c := decodeInsn(img, &in, nil, &raw)
+	return in, c == 0
+}
+
+// WalkInsns decodes the whole trace with the instruction decoder (ptxed's
+// decode_insn loop).
+func WalkInsns(d *InsnDecoder, opt WalkOptions, h Handler) {
+	var sync uint64
+	blk := d.blk
+	var in Insn
+	for {
+		in = Insn{}
+		s, err := d.SyncForward()
+		if err != nil {
+			if codeOf(err) == query.CodeEOS {
+				return
+			}
+			d.diagnose(h, ErrSync, err, &in)
+			if ns := blk.Offset(); ns <= sync {
+				return
+			} else {
+				sync = ns
+			}
+			continue
+		}
+		for {
+			for {
+				s, err = d.drain(h, s)
+				if err != nil {
+					break
+				}
+				if s&StatusEOS != 0 {
+					if s&StatusIPSuppressed == 0 {
+						h.EndOfTrace()
+					}
+					err = query.CodeEOS
+					break
+				}
+				off := blk.Offset()
+				s, err = d.Next(&in)
+				if err != nil {
+					if codeOf(err) == query.CodeEventIgnored {
+						s, err = StatusEventPending, nil
+						continue
+					}
+					if in.Class == insn.ClassUnknown {
+						break
+					}
+				}
+				h.Insn(&in, off)
+				if err != nil {
+					break
+				}
+			}
+			if codeOf(err) == query.CodeEOS {
+				return
+			}
+			d.diagnose(h, ErrDecode, err, &in)
+			if !opt.ResyncOnError {
+				break
+			}
+			s, err = d.resyncWalk(h)
+			if err != nil {
+				d.diagnose(h, ErrResync, err, &in)
+				break
+			}
+		}
+	}
+}
+
+func (d *InsnDecoder) drain(h Handler, s Status) (Status, error) {
+	var ev query.Event
+	for s&StatusEventPending != 0 {
+		off := d.blk.Offset()
+		var err error
+		s, err = d.Event(&ev)
+		if err != nil {
+			return s, err
+		}
+		h.Event(&ev, off)
+	}
+	return s, nil
+}
+
+func (d *InsnDecoder) resyncWalk(h Handler) (Status, error) {
+	var ev query.Event
+	for {
+		s, err := d.Resync()
+		if err == nil {
+			if s&StatusIPSuppressed != 0 {
+				h.ResyncDisabled()
+			}
+			return s, nil
+		}
+		if codeOf(err) != query.CodeEventIgnored {
+			return s, err
+		}
+		off := d.blk.Offset()
+		if _, err := d.Event(&ev); err != nil {
+			return 0, err
+		}
+		h.Event(&ev, off)
+	}
+}
+
+func (d *InsnDecoder) diagnose(h Handler, kind ErrorKind, err error, in *Insn) {
+	ip := in.IP
+	if codeOf(err) != query.CodeBadQuery && in.Class != insn.ClassUnknown {
+		ip = xedNextIP(&in.Insn)
+	}
+	h.Error(&DecodeError{Kind: kind, Offset: d.blk.Offset(), IP: ip, Err: err})
+}
+
+// ErrorCode returns the libipt error code of err (for messages).
+func ErrorCode(err error) query.Code {
+	var de *DecodeError
+	if errors.As(err, &de) {
+		return codeOf(de.Err)
+	}
+	return codeOf(err)
+}

@@ -1,0 +1,303 @@
+// Package ptxed is a drop-in replacement for libipt's ptxed: it decodes an
+// Intel PT trace against raw or ELF code images and prints the executed
+// instructions, blocks, events and errors in ptxed's format. Instructions
+// are disassembled with golang.org/x/arch/x86/x86asm in AT&T (GNU) syntax
+// unless --no-inst is given.
+package ptxed
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/perfpt/perfpt/ptdecode/errata"
+	"github.com/perfpt/perfpt/ptdecode/flow"
+)
+
+// Options are ptxed's command-line settings.
+type Options struct {
+	InsnDecoder   bool // --insn-decoder (default: block decoder)
+	NoInst        bool
+	Quiet         bool
+	Offset        bool // --offset
+	Time          bool // --time
+	RawInsn       bool // --raw-insn
+	Check         bool
+	ResyncOnError bool
+	EventTime     bool
+	EventIP       bool
+	ShowBlocks    bool
+	Stats         bool
+	StatInsn      bool
+	StatBlocks    bool
+	Jobs          int // -j N: parallel decode with N workers (block decoder)
+
+	Flow          flow.Config
+	InsnKeepTcal  bool
+	BlockKeepTcal bool
+	CPU           string // --cpu value; "" or "none" for none
+
+	PT      fileArg
+	HavePT  bool
+	Images  []imageArg
+	Unknown []string // sideband options not handled yet
+}
+
+type fileArg struct {
+	Name         string
+	Offset, Size uint64
+}
+
+type imageArg struct {
+	ELF     bool
+	File    fileArg
+	Base    uint64
+	HasBase bool
+}
+
+// UsageError is a bad command line.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+func parseUint(s string, bits int) (uint64, error) {
+	return strconv.ParseUint(s, 0, bits)
+}
+
+// splitBase splits "name:base" at the last colon.
+func splitBase(arg string) (name string, base uint64, ok bool) {
+	i := strings.LastIndexByte(arg, ':')
+	if i < 0 || i == len(arg)-1 {
+		return arg, 0, false
+	}
+	v, err := parseUint(arg[i+1:], 64)
+	if err != nil {
+		return arg, 0, false
+	}
+	return arg[:i], v, true
+}
+
+// splitRange splits "name[:from[-to]]".
+func splitRange(arg string) (fileArg, error) {
+	f := fileArg{Name: arg}
+	i := strings.LastIndexByte(arg, ':')
+	if i < 0 || i == len(arg)-1 {
+		return f, nil
+	}
+	r := arg[i+1:]
+	from, to, hasTo := strings.Cut(r, "-")
+	b, err := parseUint(from, 64)
+	if err != nil {
+		return f, nil // not a range: part of the name
+	}
+	f.Name, f.Offset = arg[:i], b
+	if hasTo {
+		e, err := parseUint(to, 64)
+		if err != nil {
+			return f, &UsageError{fmt.Sprintf("bad range %q", r)}
+		}
+		if e <= b {
+			return f, &UsageError{fmt.Sprintf("bad range %q: invalid argument", r)}
+		}
+		f.Size = e - b
+	}
+	return f, nil
+}
+
+// Parse parses ptxed's arguments (without the program name).
+func Parse(args []string) (*Options, error) {
+	o := &Options{Jobs: 1}
+	for i := 0; i < len(args); {
+		arg := args[i]
+		i++
+		next := func() (string, error) {
+			if i >= len(args) {
+				return "", &UsageError{arg + ": missing argument"}
+			}
+			i++
+			return args[i-1], nil
+		}
+		num := func(bits int) (uint64, error) {
+			s, err := next()
+			if err != nil {
+				return 0, err
+			}
+			v, err := parseUint(s, bits)
+			if err != nil {
+				return 0, &UsageError{fmt.Sprintf("%s: bad argument: %s", arg, s)}
+			}
+			return v, nil
+		}
+		var err error
+		switch {
+		case arg == "--pt":
+			var s string
+			if s, err = next(); err == nil {
+				if o.HavePT {
+					return nil, &UsageError{"duplicate pt sources: " + s}
+				}
+				o.PT, err = splitRange(s)
+				o.HavePT = true
+			}
+		case arg == "--raw":
+			var s string
+			if s, err = next(); err == nil {
+				name, base, ok := splitBase(s)
+				if !ok {
+					return nil, &UsageError{"--raw: missing base address in " + s}
+				}
+				var f fileArg
+				if f, err = splitRange(name); err == nil {
+					o.Images = append(o.Images, imageArg{File: f, Base: base, HasBase: true})
+				}
+			}
+		case arg == "--elf":
+			var s string
+			if s, err = next(); err == nil {
+				name, base, ok := splitBase(s)
+				o.Images = append(o.Images, imageArg{ELF: true, File: fileArg{Name: name}, Base: base, HasBase: ok})
+			}
+		case arg == "--att", arg == "--verbose", arg == "-v":
+		case arg == "--no-inst":
+			o.NoInst = true
+		case arg == "--quiet", arg == "-q":
+			o.Quiet = true
+		case arg == "--offset":
+			o.Offset = true
+		case arg == "--time":
+			o.Time = true
+		case arg == "--raw-insn":
+			o.RawInsn = true
+		case arg == "--check":
+			o.Check = true
+		case arg == "--resync-on-error":
+			o.ResyncOnError = true
+		case arg == "--event:time":
+			o.EventTime = true
+		case arg == "--event:ip":
+			o.EventIP = true
+		case arg == "--event:tick":
+			o.Flow.TickEvents = true
+		case arg == "--event:iflags":
+			o.Flow.Query.IFlagsEvents = true
+		case strings.HasPrefix(arg, "--filter:addr") && len(arg) > len("--filter:addr0_"):
+			n := int(arg[len("--filter:addr")] - '0')
+			what := arg[len("--filter:addr0_"):]
+			if n < 0 || n > 3 {
+				return nil, &UsageError{"unknown option: " + arg}
+			}
+			var v uint64
+			if v, err = num(64); err != nil {
+				break
+			}
+			f := &o.Flow.Query.Filter
+			switch what {
+			case "cfg":
+				if v > 15 {
+					return nil, &UsageError{fmt.Sprintf("%s: value too big", arg)}
+				}
+				f.Cfg |= v << (4 * n)
+			case "a":
+				f.A[n] = v
+			case "b":
+				f.B[n] = v
+			default:
+				return nil, &UsageError{"unknown option: " + arg}
+			}
+		case arg == "--iscache-limit":
+			_, err = num(64)
+		case arg == "--stat":
+			o.Stats = true
+		case arg == "--stat:insn":
+			o.Stats, o.StatInsn = true, true
+		case arg == "--stat:blocks":
+			o.Stats, o.StatBlocks = true, true
+		case arg == "--cpu":
+			o.CPU, err = next()
+		case arg == "--mtc-freq":
+			var v uint64
+			v, err = num(8)
+			o.Flow.Query.Timing.MTCFreq = uint8(v)
+		case arg == "--nom-freq":
+			var v uint64
+			v, err = num(8)
+			o.Flow.Query.Timing.NomFreq = uint8(v)
+		case arg == "--cpuid-0x15.eax":
+			var v uint64
+			v, err = num(32)
+			o.Flow.Query.Timing.CPUID15EAX = uint32(v)
+		case arg == "--cpuid-0x15.ebx":
+			var v uint64
+			v, err = num(32)
+			o.Flow.Query.Timing.CPUID15EBX = uint32(v)
+		case arg == "--insn-decoder":
+			o.InsnDecoder = true
+		case arg == "--block-decoder":
+			o.InsnDecoder = false
+		case arg == "--insn:keep-tcal-on-ovf":
+			o.InsnKeepTcal = true
+		case arg == "--block:keep-tcal-on-ovf":
+			o.BlockKeepTcal = true
+		case arg == "--block:show-blocks":
+			o.ShowBlocks = true
+		case arg == "--block:end-on-call":
+			o.Flow.EndOnCall = true
+		case arg == "--block:end-on-jump":
+			o.Flow.EndOnJump = true
+		case arg == "-j" || arg == "--jobs":
+			var v uint64
+			v, err = num(16)
+			o.Jobs = max(1, int(v))
+		case strings.HasPrefix(arg, "--sb:") || strings.HasPrefix(arg, "--pevent:"):
+			o.Unknown = append(o.Unknown, arg)
+			if takesArg(arg) {
+				var s string
+				s, err = next()
+				o.Unknown = append(o.Unknown, s)
+			}
+		default:
+			return nil, &UsageError{"unknown option: " + arg}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if !o.HavePT {
+		return nil, &UsageError{"no pt file (--pt)"}
+	}
+	if o.Stats && !o.StatInsn && !o.StatBlocks {
+		o.StatInsn = true
+		o.StatBlocks = !o.InsnDecoder
+	}
+	if o.InsnDecoder {
+		o.Flow.Query.KeepTcalOnOvf = o.InsnKeepTcal
+	} else {
+		o.Flow.Query.KeepTcalOnOvf = o.BlockKeepTcal
+	}
+	return o, nil
+}
+
+// takesArg reports sideband options that take a value.
+func takesArg(arg string) bool {
+	switch arg {
+	case "--sb:compact", "--sb", "--sb:verbose", "--sb:filename", "--sb:offset", "--sb:time",
+		"--sb:switch", "--sb:warn":
+		return false
+	}
+	return true
+}
+
+// cpuErrata resolves --cpu. bad reports an unknown CPU (ptxed then prints a
+// config error and decodes without workarounds).
+func (o *Options) cpuErrata() (e errata.Errata, bad bool, err error) {
+	if o.CPU == "" || o.CPU == "none" {
+		return e, false, nil
+	}
+	cpu, err := errata.ParseCPU(o.CPU)
+	if err != nil {
+		return e, false, &UsageError{"cpu must be specified as f/m[/s]"}
+	}
+	o.Flow.Query.CPU = cpu
+	e, ferr := errata.ForCPU(cpu)
+	return e, ferr != nil, nil
+}

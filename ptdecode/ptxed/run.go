@@ -1,0 +1,100 @@
+package ptxed
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/perfpt/perfpt/ptdecode/flow"
+	"github.com/perfpt/perfpt/ptdecode/image"
+)
+
+// loadFile reads size bytes (0: to the end) from offset of a file.
+func loadFile(f fileArg) ([]byte, error) {
+	data, err := os.ReadFile(f.Name)
+	if err != nil {
+		return nil, err
+	}
+	if f.Offset >= uint64(len(data)) {
+		return nil, fmt.Errorf("bad offset %#x into %s", f.Offset, f.Name)
+	}
+	end := uint64(len(data))
+	if f.Size != 0 {
+		if f.Offset+f.Size > end {
+			return nil, fmt.Errorf("bad range %#x in %s", f.Offset+f.Size, f.Name)
+		}
+		end = f.Offset + f.Size
+	}
+	return data[f.Offset:end], nil
+}
+
+// BuildImage loads the --raw and --elf arguments into an image.
+func BuildImage(o *Options, cache *image.Cache) (*image.Image, error) {
+	img := image.New("ptxed")
+	for _, a := range o.Images {
+		if a.ELF {
+			if _, err := img.AddELF(cache, a.File.Name, a.Base, a.HasBase); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := img.AddFile(cache, a.File.Name, a.File.Offset, a.File.Size, a.Base); err != nil {
+			return nil, fmt.Errorf("failed to load %s: %w", a.File.Name, err)
+		}
+	}
+	return img, nil
+}
+
+// Run decodes as the options say and writes ptxed's output to w.
+func Run(o *Options, w io.Writer) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	defer bw.Flush()
+	e, badCPU, err := o.cpuErrata()
+	if err != nil {
+		return err
+	}
+	if badCPU {
+		bw.WriteString("[0, 0: config error: unknown cpu]\n")
+	}
+	o.Flow.Query.Errata = e
+	img, err := BuildImage(o, image.NewCache())
+	if err != nil {
+		return err
+	}
+	trace, err := loadFile(o.PT)
+	if err != nil {
+		return err
+	}
+	p := &printer{w: bw, o: o}
+	wopt := flow.WalkOptions{ResyncOnError: o.ResyncOnError}
+	if o.InsnDecoder {
+		d := flow.NewInsnDecoder(trace, img, &o.Flow)
+		p.img = d.Blocks().Image
+		flow.WalkInsns(d, wopt, p)
+	} else if o.Jobs > 1 {
+		p.img = func() *image.Image { return img }
+		flow.WalkParallel(trace, img, &o.Flow, wopt, o.Jobs, p)
+	} else {
+		d := flow.NewBlockDecoder(trace, img, &o.Flow)
+		p.img = d.Image
+		flow.WalkBlocks(d, wopt, p)
+	}
+	p.stats()
+	return nil
+}
+
+// Main runs ptxed with args (without the program name) and returns the
+// exit status.
+func Main(args []string, stdout, stderr io.Writer) int {
+	o, err := Parse(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "ptxed: %v\n", err)
+		return 1
+	}
+	if err := Run(o, stdout); err != nil {
+		fmt.Fprintf(stderr, "ptxed: %v\n", err)
+		return 1
+	}
+	return 0
+}
