@@ -42,11 +42,8 @@ func (d *BlockDecoder) handleBDM64(b *Block, ev *query.Event) (bool, query.Code)
 	if !in.IsBranch() {
 		return false, 0
 	}
-	ok, c := d.rangeIsContiguous(d.ip, ev.IP, d.mode, bdm64MaxSteps)
-	if c != 0 {
-		return false, c
-	}
-	if ok {
+	// An error finding the way counts as not contiguous.
+	if ok, c := d.rangeIsContiguous(d.ip, ev.IP, d.mode, bdm64MaxSteps); ok && c == 0 {
 		return true, 0
 	}
 	d.ip = ev.IP
