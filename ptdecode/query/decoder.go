@@ -1,0 +1,297 @@
+package query
+
+import (
+	"errors"
+
+	"github.com/perfpt/perfpt/ptdecode/packet"
+)
+
+// more is returned by the packet handlers when they need the next packet
+// before an event is ready (libipt's positive return values). It is never
+// returned to users.
+const more Code = 0xff
+
+// Decoder turns the packets of a trace into events (libipt's
+// pt_event_decoder). It is a plain value: assigning it to another variable
+// gives an independent decoder at the same position, which is how the
+// higher layers read ahead. It never modifies the trace and allocates only
+// to build errors.
+type Decoder struct {
+	cfg Config
+	pd  packet.Decoder
+	end int // no packet at or after this offset is decoded (sub-range end)
+
+	pkt       packet.Packet // the packet being processed
+	poff      int           // its offset, or the offset of the failure
+	status    Code          // the packet layer's error when pkt is invalid
+	statusErr error         // its original error, if any
+
+	ip    packet.LastIP
+	clock clock
+	evq   eventQueue
+	cur   *Event // the event to publish, nil if none
+
+	modeExecValid bool // the MODE.Exec state below is known
+	iflag         bool
+	csd           bool
+	csl           bool
+	enabled       bool // tracing is enabled (PacketEn)
+	bound         bool // the current packet has been bound to an event
+}
+
+// NewDecoder returns a decoder for the trace buf with configuration cfg.
+// It must be synchronised (SyncForward, SyncBackward or SyncSet) before
+// Next is called.
+func NewDecoder(buf []byte, cfg *Config) *Decoder {
+	d := new(Decoder)
+	d.Init(buf, cfg)
+	return d
+}
+
+// Init prepares d like NewDecoder, for decoders embedded by value.
+func (d *Decoder) Init(buf []byte, cfg *Config) {
+	*d = Decoder{end: len(buf)}
+	if cfg != nil {
+		d.cfg = *cfg
+	}
+	d.pd.Reset(buf)
+	d.pd.SetBlockItems(false)
+	d.reset()
+}
+
+// Config returns the decoder's configuration.
+func (d *Decoder) Config() *Config { return &d.cfg }
+
+// Buffer returns the trace buffer.
+func (d *Decoder) Buffer() []byte { return d.pd.Buffer() }
+
+// SetEnd makes the decoder stop at off: a packet that starts at or after
+// off is not decoded, and Next reports the end of the trace (CodeEOS)
+// there. Look-ahead (overflow recovery, erratum checks) still sees the
+// whole buffer, so that decoding the sub-range [SyncOffset, off) gives the
+// same events as decoding the whole trace up to off; give off as the
+// offset of a PSB. off beyond the buffer means its end.
+func (d *Decoder) SetEnd(off uint64) {
+	if off > uint64(len(d.pd.Buffer())) {
+		off = uint64(len(d.pd.Buffer()))
+	}
+	d.end = int(off)
+}
+
+// End returns the offset set by SetEnd (the buffer length by default).
+func (d *Decoder) End() uint64 { return uint64(d.end) }
+
+// reset clears the decoding state but keeps the configuration, the packet
+// decoder and the end (libipt's pt_evt_reset).
+func (d *Decoder) reset() {
+	d.pkt = packet.Packet{}
+	d.status, d.statusErr = CodeNoSync, nil
+	d.cur = nil
+	d.enabled, d.bound, d.modeExecValid = false, false, false
+	d.ip.Reset()
+	d.clock.reset()
+	d.evq.init()
+}
+
+// Pos returns the offset of the next packet the decoder will read
+// (libipt's pt_evt_pos). It tells whether the decoder moved; comparing the
+// Pos of a copy with the original's shows whether the copy read ahead.
+func (d *Decoder) Pos() uint64 { return uint64(d.pd.Offset()) }
+
+// Offset returns the offset of the packet being processed, or of the
+// packet that failed (libipt's pt_evt_get_offset). Errors report it.
+func (d *Decoder) Offset() uint64 { return uint64(d.poff) }
+
+// SyncOffset returns the offset of the last synchronisation point: the last
+// PSB read or the offset given to SyncSet (libipt's pt_evt_get_sync_offset);
+// 0 if the decoder was never synchronised.
+func (d *Decoder) SyncOffset() uint64 { return uint64(max(d.pd.SyncOffset(), 0)) }
+
+// SyncForward synchronises at the next PSB after the current position (at
+// the first PSB of a fresh decoder) and reads its PSB+ header. The PSB+
+// state is reported by the following Next calls as status-update events.
+// Errors wrap CodeEOS when no PSB follows.
+func (d *Decoder) SyncForward() error {
+	d.reset()
+	if err := d.pd.SyncForward(); err != nil {
+		return d.packetError(d.pd.Offset(), err)
+	}
+	return d.start()
+}
+
+// SyncBackward synchronises at the previous PSB before the current
+// position (the last PSB of a fresh decoder), like libipt's
+// pt_evt_sync_backward.
+func (d *Decoder) SyncBackward() error {
+	start := d.pd.Offset()
+	if !d.synced() {
+		start = len(d.pd.Buffer())
+		d.pd.SyncSet(start)
+	}
+	sync := start
+	for {
+		d.reset()
+		for {
+			if err := d.pd.SyncBackward(); err != nil {
+				return d.packetError(d.pd.Offset(), err)
+			}
+			if d.pd.Offset() < sync {
+				break
+			}
+		}
+		sync = d.pd.Offset()
+		err := d.start()
+		if d.pd.Offset() < start {
+			return err
+		}
+	}
+}
+
+// synced reports whether the decoder was ever synchronised.
+func (d *Decoder) synced() bool { return d.pd.SyncOffset() >= 0 }
+
+// SyncSet synchronises at off, which must hold a PSB, and reads its PSB+
+// header (libipt's pt_evt_sync_set).
+func (d *Decoder) SyncSet(off uint64) error {
+	d.reset()
+	if off > uint64(len(d.pd.Buffer())) {
+		return &Error{Code: CodeEOS, Offset: off}
+	}
+	if err := d.pd.SyncSet(int(off)); err != nil {
+		return d.packetError(int(off), err)
+	}
+	return d.start()
+}
+
+// start reads the PSB at the current position and its header.
+func (d *Decoder) start() error {
+	d.status, d.statusErr = CodeOK, nil
+	d.fetchPacket()
+	switch d.pkt.Kind {
+	case packet.KindPSB:
+		if c := d.decodePSB(); c != more && c != CodeOK {
+			return d.error(c)
+		}
+		return nil
+	case packet.KindInvalid:
+		if d.status == CodeOK {
+			return d.error(CodeInternal)
+		}
+		return d.error(d.status)
+	}
+	return d.error(CodeNoSync)
+}
+
+// Next returns the next event in *ev. At the end of the trace (or of the
+// range set by SetEnd) it returns an error wrapping CodeEOS. After an
+// error, calling Next again repeats it; synchronise to go on.
+func (d *Decoder) Next(ev *Event) error {
+	c := d.fetchEvent()
+	if c != CodeOK {
+		return d.error(c)
+	}
+	*ev = *d.cur
+	d.cur = nil
+	return nil
+}
+
+// fetchEvent runs the packet handlers until one publishes an event in
+// d.cur (libipt's pt_evt_fetch_event).
+func (d *Decoder) fetchEvent() Code {
+	for {
+		c := d.decodePacket()
+		if c != more {
+			return c
+		}
+		if d.cur != nil {
+			return CodeInternal
+		}
+		// The handler wants the next packet; that one is not bound yet.
+		d.bound = false
+		d.fetchPacket()
+	}
+}
+
+// fetchPacket reads the next packet other than PAD into d.pkt, or records
+// the packet layer's error (or the end) in d.status with an invalid pkt.
+func (d *Decoder) fetchPacket() {
+	for {
+		off := d.pd.Offset()
+		if off >= d.end {
+			d.fail(off, CodeEOS, nil)
+			return
+		}
+		if !d.pd.Next() {
+			err := d.pd.Err()
+			if err == nil {
+				d.fail(off, CodeEOS, nil)
+			} else {
+				d.fail(d.pd.Offset(), packetCode(err), err)
+			}
+			return
+		}
+		d.pkt = *d.pd.Packet()
+		d.poff = d.pd.PacketOffset()
+		if d.pkt.Kind != packet.KindPad {
+			return
+		}
+	}
+}
+
+func (d *Decoder) fail(off int, c Code, err error) {
+	d.pkt = packet.Packet{}
+	d.poff = off
+	d.status, d.statusErr = c, err
+}
+
+// error builds the error for code c at the current offset.
+func (d *Decoder) error(c Code) error {
+	var err error
+	if c == d.status && d.pkt.Kind == packet.KindInvalid {
+		err = d.statusErr
+	}
+	return &Error{Code: c, Offset: uint64(d.poff), Err: err}
+}
+
+func (d *Decoder) packetError(off int, err error) error {
+	var pe *packet.Error
+	if errors.As(err, &pe) {
+		off = pe.Offset
+	}
+	return &Error{Code: packetCode(err), Offset: uint64(off), Err: err}
+}
+
+// packetCode maps a packet-layer error to a Code.
+func packetCode(err error) Code {
+	switch {
+	case err == nil:
+		return CodeOK
+	case errors.Is(err, packet.ErrEOS):
+		return CodeEOS
+	case errors.Is(err, packet.ErrBadOpcode):
+		return CodeBadOpc
+	case errors.Is(err, packet.ErrBadPacket):
+		return CodeBadPacket
+	case errors.Is(err, packet.ErrNoSync):
+		return CodeNoSync
+	case errors.Is(err, packet.ErrNoIP):
+		return CodeNoIP
+	case errors.Is(err, packet.ErrSuppress):
+		return CodeIPSuppressed
+	case errors.Is(err, packet.ErrBadConfig):
+		return CodeBadConfig
+	}
+	return CodeInternal
+}
+
+// peekPacket reads the next packet of a look-ahead decoder into *p.
+func peekPacket(pd *packet.Decoder, p *packet.Packet) Code {
+	if !pd.Next() {
+		if err := pd.Err(); err != nil {
+			return packetCode(err)
+		}
+		return CodeEOS
+	}
+	*p = *pd.Packet()
+	return CodeOK
+}
