@@ -18,7 +18,8 @@
 # Environment (all optional):
 #   BENCH_DIR      where generated inputs and results go (default ${TMPDIR:-/tmp}/perfpt-bench)
 #   BENCH_RUNS     timed runs per command (default 3); BENCH_WARMUP warmup runs (default 1)
-#   BENCH_PT_MB    size of the generated PT stream in MiB (default 64)
+#   BENCH_PT_MB    size of the generated PT stream in MiB (default 32)
+#   PERFPT_BIN     time this perfpt binary instead of building bin/perfpt
 #   BENCH_ITERS    work units of the recorded program (default 20000)
 #   BENCH_PT, BENCH_BIN, BENCH_BASE  use this raw PT stream and code image (loaded at
 #                  BENCH_BASE, default 0x400000) instead of generating them
@@ -36,7 +37,7 @@ PERFPT=$ROOT/bin/perfpt
 WORK=${BENCH_DIR:-${TMPDIR:-/tmp}/perfpt-bench}
 RUNS=${BENCH_RUNS:-3}
 WARMUP=${BENCH_WARMUP:-1}
-PT_MB=${BENCH_PT_MB:-64}
+PT_MB=${BENCH_PT_MB:-32}
 ITERS=${BENCH_ITERS:-20000}
 ONLY=${BENCH_ONLY:-ptdump ptxed script pprof}
 BARE=${BARE_DECODE:-script --itrace=e}
@@ -90,10 +91,14 @@ fi
 
 # --- build --------------------------------------------------------------------
 
-say "building bin/perfpt"
-if ! $GO build -o "$PERFPT" ./cmd/perfpt; then
-	say "FAILED to build bin/perfpt"
-	exit 1
+if [ -n "${PERFPT_BIN:-}" ]; then
+	PERFPT=$(command -v "$PERFPT_BIN") || { say "PERFPT_BIN=$PERFPT_BIN is not an executable"; exit 1; }
+else
+	say "building bin/perfpt"
+	if ! $GO build -o "$PERFPT" ./cmd/perfpt; then
+		say "FAILED to build bin/perfpt"
+		exit 1
+	fi
 fi
 
 # --- measuring ----------------------------------------------------------------
@@ -258,7 +263,8 @@ gen_rec() {
 
 line "perfpt bench $(date -u '+%Y-%m-%d %H:%M UTC') on $(uname -m), $(nproc 2>/dev/null || echo '?') CPUs;" \
 	"$WARMUP warmup + $RUNS runs per command; output to /dev/null"
-line "perfpt $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD -- . 2>/dev/null || echo '+dirty'); inputs in $WORK"
+rev=$(git rev-parse --short HEAD 2>/dev/null) && { git diff --quiet HEAD -- . 2>/dev/null || rev="$rev+dirty"; }
+line "perfpt ${rev:-(no git)} ($PERFPT); inputs in $WORK"
 
 PTDUMP_REF=$(tool PTDUMP ptdump)
 PTXED_REF=$(tool PTXED ptxed)
@@ -297,6 +303,15 @@ if want ptxed; then
 		compare "ptxed: ${insns:-?} instructions, $(mb "$PT") MB PT, $(mb "$BIN") MB code" "$insns" insn "$@" \
 			"perfpt ptxed --block-decoder --quiet -j 1" "$PERFPT ptxed -j 1 --block-decoder --quiet $image" \
 			"perfpt ptxed --block-decoder --quiet -j 2" "$PERFPT ptxed -j 2 --block-decoder --quiet $image"
+		# the instruction count must be the generator's (and libipt's)
+		if [ -n "$insns" ]; then
+			got=$("$PERFPT" ptxed -j 2 --block-decoder --quiet --stat $image 2>/dev/null | awk '/^insn:/ {print $2+0}')
+			if [ "$got" = "$insns" ]; then
+				line "  check: perfpt ptxed -j 2 --stat counts $got instructions, as generated"
+			else
+				line "  check: MISMATCH perfpt ptxed -j 2 --stat counts '${got:-nothing}', generated $insns"
+			fi
+		fi
 	fi
 fi
 
