@@ -10,6 +10,9 @@ import (
 // `default:` or `name:`, optionally followed by a comment.
 var labelLine = regexp.MustCompile(`^\s*(case\s+[^:;?]+?|default|[A-Za-z_]\w*)\s*:\s*(/[/*].*)?$`)
 
+// switchLine matches a line that starts a switch statement.
+var switchLine = regexp.MustCompile(`^\s*switch\s*\(`)
+
 // source returns the lines of file fi (index 0 is line 1), or nil when the
 // file cannot be read.
 func (p *Program) source(fi int32) []string {
@@ -85,4 +88,15 @@ func (p *Program) findLabels() {
 			p.labels = append(p.labels, label{gline: g, insn: next, fn: int32(fi)})
 		}
 	}
+}
+
+// SourceLines returns the text of the source file name, one string per line
+// (index 0 is line 1), or nil when it cannot be read.
+func (p *Program) SourceLines(name string) []string {
+	for i, f := range p.files {
+		if f == name {
+			return p.source(int32(i))
+		}
+	}
+	return nil
 }

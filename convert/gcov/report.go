@@ -217,6 +217,21 @@ func (p *Program) Report(c *Counts) *Report {
 		out := &Function{Name: fn.name, StartLine: int(fn.startLine), StartColumn: int(fn.startCol),
 			EndLine: int(fn.endLine), EndColumn: 1, Blocks: fn.blocks,
 			Called: exec[fn.first], Returned: rets[int32(fi)]}
+		// The table lookup of a lowered switch (after the range check, up
+		// to the indirect jump) is one gimple block with the range check
+		// for gcc: it does not make the line partly executed.
+		exempt := map[int]bool{}
+		for k := fn.first; k < fn.end; k++ {
+			if p.insns[k].kind != kJmpInd {
+				continue
+			}
+			for j := k; j >= fn.first && p.insns[j].gline == p.insns[k].gline; j-- {
+				if kd := p.insns[j].kind; kd == kJcc || kd == kJmp {
+					break
+				}
+				exempt[j] = true
+			}
+		}
 		seen := map[int32]bool{}
 		for k := fn.first; k < fn.end; k++ {
 			in := &p.insns[k]
@@ -241,7 +256,7 @@ func (p *Program) Report(c *Counts) *Report {
 					out.LinesExecuted++
 				}
 			}
-			if exec[k] == 0 && in.kind != kNop {
+			if exec[k] == 0 && in.kind != kNop && !exempt[k] {
 				l.Unexecuted = true
 			}
 			switch in.kind {
@@ -283,9 +298,15 @@ func (p *Program) Report(c *Counts) *Report {
 		}
 		getFile(fn.file).Functions = append(getFile(fn.file).Functions, out)
 	}
-	for _, f := range files {
+	for fi, f := range files {
+		src := p.source(fi)
 		for _, l := range f.Lines {
 			if l.Count == 0 {
+				l.Unexecuted = false
+			}
+			// A switch statement is one block for gcc however the
+			// dispatch was lowered (jump table or compare tree).
+			if l.Number <= len(src) && switchLine.MatchString(src[l.Number-1]) {
 				l.Unexecuted = false
 			}
 		}

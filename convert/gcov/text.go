@@ -1,0 +1,146 @@
+package gcov
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// TextOptions select the optional parts of the .gcov text, like gcov's
+// flags.
+type TextOptions struct {
+	Branches bool // -b: function summaries, branch and call lines
+	Counts   bool // -c: branch and call counts instead of percentages
+	// Graph and Data name the notes and data files in the preamble; empty
+	// means the source name with .gcno and .gcda.
+	Graph, Data string
+}
+
+// formatPercent mirrors gcov's format_gcov with decimal_places 0: a float
+// percentage, rounded like printf's %.0f, with small non-zero values shown
+// as 1%.
+func formatPercent(top, bottom uint64) string {
+	var ratio float32
+	if bottom != 0 {
+		ratio = 100 * float32(top) / float32(bottom)
+	}
+	if ratio > 0 && ratio < 0.5 {
+		ratio = 1
+	}
+	return strconv.FormatFloat(float64(ratio), 'f', 0, 32) + "%"
+}
+
+func formatCountOrPercent(top, bottom uint64, counts bool) string {
+	if counts {
+		return strconv.FormatUint(top, 10)
+	}
+	return formatPercent(top, bottom)
+}
+
+// linePrefix returns gcov's "%9s:%5u:" beginning of a source line.
+func linePrefix(w *bufio.Writer, s string, n int) {
+	fmt.Fprintf(w, "%9s:%5d:", s, n)
+}
+
+// WriteText writes f as gcc 12's gcov writes a .gcov file. src holds the
+// source lines (index 0 is line 1); missing lines print as /*EOF*/.
+func (r *Report) WriteText(out io.Writer, f *File, src []string, opt TextOptions) error {
+	w := bufio.NewWriter(out)
+	base := strings.TrimSuffix(f.Name, filepath.Ext(f.Name))
+	graph, data := opt.Graph, opt.Data
+	if graph == "" {
+		graph = base + ".gcno"
+	}
+	if data == "" {
+		data = base + ".gcda"
+	}
+	pre := func(k, v string) { linePrefix(w, "-", 0); w.WriteString(k + ":" + v + "\n") }
+	pre("Source", f.Name)
+	pre("Graph", graph)
+	pre("Data", data)
+	pre("Runs", strconv.Itoa(r.Runs))
+
+	byLine := map[int]*Line{}
+	last := len(src)
+	for _, l := range f.Lines {
+		byLine[l.Number] = l
+		if l.Number > last {
+			last = l.Number
+		}
+	}
+	fnAt := map[int][]*Function{}
+	for _, fn := range f.Functions {
+		fnAt[fn.StartLine] = append(fnAt[fn.StartLine], fn)
+	}
+	for n := 1; n <= last; n++ {
+		if opt.Branches {
+			for _, fn := range fnAt[n] {
+				fmt.Fprintf(w, "function %s called %d returned %s blocks executed %s\n", fn.Name, fn.Called,
+					formatPercent(fn.Returned, fn.Called), formatPercent(uint64(fn.BlocksExecuted), uint64(fn.Blocks)))
+			}
+		}
+		text := "/*EOF*/"
+		if n <= len(src) {
+			text = src[n-1]
+		}
+		l := byLine[n]
+		switch {
+		case l == nil:
+			linePrefix(w, "-", n)
+		case l.Count == 0:
+			linePrefix(w, "#####", n)
+		default:
+			s := strconv.FormatUint(l.Count, 10)
+			if l.Unexecuted {
+				s += "*"
+			}
+			linePrefix(w, s, n)
+		}
+		w.WriteString(text)
+		w.WriteByte('\n')
+		if opt.Branches && l != nil {
+			writeBranches(w, l, opt.Counts)
+		}
+	}
+	return w.Flush()
+}
+
+func writeBranches(w *bufio.Writer, l *Line, counts bool) {
+	ix := 0
+	for _, it := range l.items {
+		if it.call {
+			c := l.Calls[it.branch]
+			if c.Executed == 0 {
+				fmt.Fprintf(w, "call   %2d never executed\n", ix)
+			} else {
+				fmt.Fprintf(w, "call   %2d returned %s\n", ix, formatCountOrPercent(c.Returned, c.Executed, counts))
+			}
+			ix++
+			continue
+		}
+		pair := l.Branches[it.branch : it.branch+2]
+		var n uint64
+		for _, b := range pair {
+			n += b.Count
+		}
+		for _, b := range pair {
+			ft := ""
+			if b.Fallthrough {
+				ft = " (fallthrough)"
+			}
+			if !b.Executed {
+				fmt.Fprintf(w, "branch %2d never executed%s\n", ix, ft)
+			} else {
+				fmt.Fprintf(w, "branch %2d taken %s%s\n", ix, formatCountOrPercent(b.Count, n, counts), ft)
+			}
+			ix++
+		}
+	}
+}
+
+// OutputName returns the name gcov gives the .gcov file of a source file:
+// its base name with .gcov appended.
+func OutputName(source string) string { return filepath.Base(source) + ".gcov" }
