@@ -1,0 +1,90 @@
+// Package testprog builds the C test programs of testdata/programs for
+// tests: record's own, and those of other packages that want recordings of
+// them. Build runs make with gcc into a temporary directory once per test
+// binary and skips the test when make or gcc is missing.
+package testprog
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+// Names lists the programs the Makefile builds: <prog>-<static|dyn>-<O0|O2>
+// for mix (PLT calls, a vdso call, a jump table, deep recursion, signal
+// handlers entered from a syscall and from a fault), threads (three worker
+// threads) and forkexec (fork, then exec of its arguments), plus tiny (no
+// libc, a few hundred instructions).
+var Names = func() []string {
+	n := []string{"tiny"}
+	for _, p := range []string{"mix", "threads", "forkexec"} {
+		for _, l := range []string{"static", "dyn"} {
+			for _, o := range []string{"O0", "O2"} {
+				n = append(n, p+"-"+l+"-"+o)
+			}
+		}
+	}
+	return n
+}()
+
+var (
+	once sync.Once
+	dir  string
+	err  error
+)
+
+// SourceDir returns testdata/programs of the repository.
+func SourceDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "programs")
+}
+
+// Dir builds every program (once per process) and returns the directory
+// holding them. The directory is removed by Cleanup (call it from TestMain)
+// or left in the temporary directory.
+func Dir(t testing.TB) string {
+	t.Helper()
+	for _, tool := range []string{"make", "gcc"} {
+		if _, e := exec.LookPath(tool); e != nil {
+			t.Skipf("%s not installed: cannot build test programs", tool)
+		}
+	}
+	once.Do(func() {
+		dir, err = os.MkdirTemp("", "perfpt-programs-")
+		if err != nil {
+			return
+		}
+		src := SourceDir()
+		cmd := exec.Command("make", "-s", "-j2", "-f", filepath.Join(src, "Makefile"), "OUT="+dir, "SRC="+src+"/")
+		out, e := cmd.CombinedOutput()
+		if e != nil {
+			err = &buildError{e, string(out)}
+		}
+	})
+	if err != nil {
+		t.Fatalf("building test programs: %v", err)
+	}
+	return dir
+}
+
+// Path returns the path of the built program name.
+func Path(t testing.TB, name string) string {
+	return filepath.Join(Dir(t), name)
+}
+
+// Cleanup removes the built programs.
+func Cleanup() {
+	if dir != "" {
+		os.RemoveAll(dir)
+	}
+}
+
+type buildError struct {
+	err error
+	out string
+}
+
+func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
