@@ -284,3 +284,80 @@ func (f *Fields) Parse(arg string) (warnings []string, err error) {
 	}
 	return warnings, nil
 }
+
+// CheckAttr mirrors evsel__check_attr for the first event of an output
+// type: default fields the event's samples cannot fill are dropped, and
+// explicitly requested ones are an error (allowUserSet: the file has an
+// AUXTRACE section, which lets addr, cpu and a few more through).
+func (f *Fields) CheckAttr(e *Event, allowUserSet bool) error {
+	t := e.OutputType()
+	o := &f.out[t]
+	if e.AttrType == 1 && e.Config == 9 { // dummy
+		return nil
+	}
+	check := func(bits uint64, msg string, x Field, allow bool) error {
+		if o.fields&x == 0 || e.SampleType&bits != 0 {
+			return nil
+		}
+		if o.userSetFields&x != 0 {
+			if allow {
+				return nil
+			}
+			return fmt.Errorf("Samples for '%s' event do not have %s attribute set. Cannot print '%s' field.", e.Name, msg, fieldNames[bitIndex(x)])
+		}
+		o.fields &^= x
+		return nil
+	}
+	if err := check(SampleIP, "IP", FieldIP, false); err != nil {
+		return err
+	}
+	if err := check(SampleAddr, "ADDR", FieldAddr, allowUserSet); err != nil {
+		return err
+	}
+	if o.fields&FieldSym != 0 && e.SampleType&(SampleIP|SampleAddr) == 0 {
+		return errors.New("Display of symbols requested but neither sample IP nor sample address\navailable. Hence, no addresses to convert to symbols.")
+	}
+	if o.fields&FieldSymOff != 0 && o.fields&FieldSym == 0 {
+		return errors.New("Display of offsets requested but symbol is notselected.")
+	}
+	if o.fields&FieldDSO != 0 && e.SampleType&(SampleIP|SampleAddr) == 0 {
+		return errors.New("Display of DSO requested but no address to convert.")
+	}
+	if o.fields&(FieldSrcline|FieldSrccode) != 0 && o.fields&FieldIP == 0 {
+		return errors.New("Display of source line number requested but sample IP is not\nselected. Hence, no address to lookup the source line number.")
+	}
+	if o.fields&(FieldPID|FieldTID) != 0 && e.SampleType&SampleTID == 0 {
+		if o.userSetFields&(FieldPID|FieldTID) != 0 {
+			return fmt.Errorf("Samples for '%s' event do not have TID attribute set. Cannot print 'tid' field.", e.Name)
+		}
+		o.fields &^= FieldPID | FieldTID
+	}
+	if err := check(SampleTime, "TIME", FieldTime, false); err != nil {
+		return err
+	}
+	if err := check(SampleCPU, "CPU", FieldCPU, allowUserSet); err != nil {
+		return err
+	}
+	return nil
+}
+
+func bitIndex(x Field) int {
+	for i := 0; i < 64; i++ {
+		if x&(1<<i) != 0 {
+			return i
+		}
+	}
+	return 0
+}
+
+// EnableCallchainFields mirrors process_attr: with callchains, ip and sym
+// are printed unless the user removed them.
+func (f *Fields) EnableCallchainFields(t OutputType) {
+	o := &f.out[t]
+	if o.userUnsetField&FieldIP == 0 {
+		o.fields |= FieldIP
+	}
+	if o.userUnsetField&FieldSym == 0 {
+		o.fields |= FieldSym
+	}
+}

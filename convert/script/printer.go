@@ -100,8 +100,10 @@ type Options struct {
 	Nanosecs     bool // --ns
 	UseCallchain bool // callchains printed (not -G)
 	// NameWidth is evlist__max_name_len: the longest event name of the
-	// session, synthesised events included.
-	NameWidth int
+	// session, synthesised events included. When 0, NameWidthFn is asked
+	// at the first sample printed (perf computes it lazily too).
+	NameWidth   int
+	NameWidthFn func() int
 }
 
 // Printer writes samples as perf script does.
@@ -119,6 +121,9 @@ func NewPrinter(w io.Writer, o Options) *Printer {
 	}
 	return &Printer{w: bufio.NewWriterSize(w, 256<<10), o: o}
 }
+
+// SetUseCallchain says whether callchains are printed.
+func (p *Printer) SetUseCallchain(v bool) { p.o.UseCallchain = v }
 
 // Flush writes buffered output.
 func (p *Printer) Flush() error { return p.w.Flush() }
@@ -138,6 +143,9 @@ func (p *Printer) Print(s *Sample) {
 		b = append(b, ' ')
 	}
 	if p.has(t, FieldEvent) {
+		if p.o.NameWidth == 0 && p.o.NameWidthFn != nil {
+			p.o.NameWidth = p.o.NameWidthFn()
+		}
 		name := s.Ev.Name
 		if name == "" {
 			name = "[unknown]"

@@ -1,11 +1,150 @@
 package cli
 
-import ucli "github.com/urfave/cli/v2"
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
 
+	ucli "github.com/urfave/cli/v2"
+	"golang.org/x/sys/unix"
+
+	"github.com/perfpt/perfpt/convert/script/runner"
+)
+
+const scriptUsage = `perfpt script [-i FILE] [-F FIELDS] [--itrace[=OPTS]] [--ns] [-C CPUS]
+       [--pid PIDS] [--tid TIDS] [--time START,STOP] [--symfs DIR] [-k VMLINUX]
+       [--kallsyms FILE] [-G] [-j N]
+
+Options are perf script's, parsed as perf parses them: "-Fip,sym",
+"-F+flags,+addr", "--itrace=i100i", "-i perf.data".`
+
+// scriptCommand is perf script. Its options are parsed here rather than by
+// urfave/cli because perf accepts glued short options ("-F+flags", "-ifile")
+// and an optional value for --itrace.
 func scriptCommand() *ucli.Command {
 	return &ucli.Command{
-		Name:   "script",
-		Usage:  "(not implemented yet)",
-		Action: func(*ucli.Context) error { return errNotImplemented },
+		Name:            "script",
+		Usage:           "decode a recording and print what perf script prints",
+		UsageText:       scriptUsage,
+		SkipFlagParsing: true,
+		Action: func(c *ucli.Context) error {
+			cfg, help, err := parseScriptArgs(c.Args().Slice())
+			if err != nil {
+				return err
+			}
+			if help {
+				fmt.Fprintln(c.App.Writer, scriptUsage)
+				return nil
+			}
+			if f, ok := c.App.ErrWriter.(*os.File); ok && isTerminal(f) {
+				cfg.Progress = f
+			}
+			return runner.Run(cfg, c.App.Writer, c.App.ErrWriter)
+		},
 	}
+}
+
+func isTerminal(f *os.File) bool {
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+// parseScriptArgs parses perf script's options.
+func parseScriptArgs(args []string) (cfg runner.Config, help bool, err error) {
+	// Options that take a value: short letter or long name -> setter.
+	set := map[string]func(string) error{
+		"i":        func(v string) error { cfg.Input = v; return nil },
+		"input":    func(v string) error { cfg.Input = v; return nil },
+		"F":        func(v string) error { cfg.Fields = append(cfg.Fields, v); return nil },
+		"fields":   func(v string) error { cfg.Fields = append(cfg.Fields, v); return nil },
+		"C":        func(v string) error { cfg.CPUs = v; return nil },
+		"cpu":      func(v string) error { cfg.CPUs = v; return nil },
+		"pid":      func(v string) error { cfg.PIDs = v; return nil },
+		"tid":      func(v string) error { cfg.TIDs = v; return nil },
+		"time":     func(v string) error { cfg.Time = v; return nil },
+		"symfs":    func(v string) error { cfg.Symfs = v; return nil },
+		"k":        func(v string) error { return nil },
+		"vmlinux":  func(v string) error { return nil },
+		"kallsyms": func(v string) error { cfg.Kallsyms = v; return nil },
+		"j": func(v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return fmt.Errorf("invalid -j value %q", v)
+			}
+			cfg.Workers = n
+			return nil
+		},
+	}
+	flags := map[string]func(){
+		"ns":              func() { cfg.Nanosecs = true },
+		"G":               func() { cfg.NoCallchain = true },
+		"hide-call-graph": func() { cfg.NoCallchain = true },
+		"f":               func() {},
+		"force":           func() {},
+		"q":               func() {},
+		"quiet":           func() {},
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-h" || a == "--help":
+			return cfg, true, nil
+		case strings.HasPrefix(a, "--itrace"):
+			rest := a[len("--itrace"):]
+			if rest != "" && rest[0] != '=' {
+				return cfg, false, fmt.Errorf("unknown option %q", a)
+			}
+			cfg.ItraceSet = true
+			cfg.Itrace = strings.TrimPrefix(rest, "=")
+		case strings.HasPrefix(a, "--"):
+			name, val, hasVal := strings.Cut(a[2:], "=")
+			if f, ok := flags[name]; ok && !hasVal {
+				f()
+				continue
+			}
+			s, ok := set[name]
+			if !ok {
+				return cfg, false, fmt.Errorf("unknown option %q", a)
+			}
+			if !hasVal {
+				if i+1 >= len(args) {
+					return cfg, false, fmt.Errorf("option %q needs a value", a)
+				}
+				i++
+				val = args[i]
+			}
+			if err := s(val); err != nil {
+				return cfg, false, err
+			}
+		case len(a) > 1 && a[0] == '-':
+			// Glued short options: "-Gi file", "-Fip,sym", "-j4".
+			for k := 1; k < len(a); k++ {
+				l := a[k : k+1]
+				if f, ok := flags[l]; ok {
+					f()
+					continue
+				}
+				s, ok := set[l]
+				if !ok {
+					return cfg, false, fmt.Errorf("unknown option -%s", l)
+				}
+				val := a[k+1:]
+				if val == "" {
+					if i+1 >= len(args) {
+						return cfg, false, fmt.Errorf("option -%s needs a value", l)
+					}
+					i++
+					val = args[i]
+				}
+				if err := s(val); err != nil {
+					return cfg, false, err
+				}
+				break
+			}
+		default:
+			return cfg, false, fmt.Errorf("unexpected argument %q", a)
+		}
+	}
+	return cfg, false, nil
 }

@@ -1,0 +1,241 @@
+// Package runner runs perfpt script: it opens a recording with
+// convert/session and prints it with convert/script, applying perf
+// script's option semantics (-F checks against each event's sample type,
+// --itrace defaults, filters).
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/session"
+)
+
+// Config is perf script's command line, parsed.
+type Config struct {
+	Input       string
+	Fields      []string // each -F argument, in order
+	Itrace      string   // --itrace value
+	ItraceSet   bool     // --itrace given
+	Nanosecs    bool     // --ns
+	CPUs        string   // -C
+	PIDs, TIDs  string   // --pid, --tid
+	Time        string   // --time
+	Symfs       string   // --symfs
+	Kallsyms    string   // --kallsyms
+	Workers     int      // -j
+	NoCallchain bool     // -G
+	// Progress, when set, receives a progress line now and then (the CLI
+	// passes stderr when it is a terminal).
+	Progress io.Writer
+}
+
+// Run prints the recording as perf script would.
+func Run(cfg Config, stdout, stderr io.Writer) error {
+	fields := script.DefaultFields()
+	for _, f := range cfg.Fields {
+		warns, err := fields.Parse(f)
+		for _, w := range warns {
+			fmt.Fprintln(stderr, w)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	var it *script.Itrace
+	if cfg.ItraceSet {
+		var err error
+		if it, err = script.ParseItrace(cfg.Itrace); err != nil {
+			return err
+		}
+	}
+	opts := session.Options{Symfs: cfg.Symfs, Kallsyms: cfg.Kallsyms, Workers: cfg.Workers,
+		Itrace: it, Callchains: !cfg.NoCallchain}
+	var err error
+	if opts.CPUs, err = parseList(cfg.CPUs, true); err != nil {
+		return err
+	}
+	if opts.PIDs, err = parseList(cfg.PIDs, false); err != nil {
+		return err
+	}
+	if opts.TIDs, err = parseList(cfg.TIDs, false); err != nil {
+		return err
+	}
+	if cfg.Time != "" {
+		if opts.TimeFrom, opts.TimeTo, err = parseTime(cfg.Time); err != nil {
+			return err
+		}
+	}
+	if fields.Has(script.TypeHardware, script.FieldCallindent) {
+		opts.ThreadStack = true
+	}
+	input := cfg.Input
+	if input == "" {
+		input = "perf.data"
+	}
+	s, err := session.Open(input, opts)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+
+	hasAux := s.HasAuxtrace()
+	// perf_session__check_output_opt: the first event of each type.
+	seen := map[script.OutputType]bool{}
+	anyCallchain := false
+	for _, e := range s.Events() {
+		if e.SampleType&script.SampleCallchain != 0 {
+			anyCallchain = true
+		}
+		if e.AttrType == 1 && e.Config == 9 {
+			continue
+		}
+		t := e.OutputType()
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		if fields.Of(t) != 0 {
+			if err := fields.CheckAttr(e, hasAux); err != nil {
+				return err
+			}
+		}
+	}
+	useCallchain := !cfg.NoCallchain && anyCallchain
+	// process_attr for the events synthesised from PT.
+	s.OnSynthEvent = func(e *script.Event, firstOfType bool) error {
+		if e.SampleType&script.SampleCallchain != 0 && !cfg.NoCallchain {
+			useCallchain = true
+		}
+		if !firstOfType {
+			return nil
+		}
+		if e.SampleType != 0 {
+			if err := fields.CheckAttr(e, hasAux); err != nil {
+				return err
+			}
+		}
+		if useCallchain && e.SampleType&script.SampleCallchain != 0 {
+			fields.EnableCallchainFields(e.OutputType())
+		}
+		return nil
+	}
+	p := script.NewPrinter(stdout, script.Options{Fields: fields, Nanosecs: cfg.Nanosecs,
+		NameWidthFn: s.MaxNameLen})
+	var prog *progress
+	if cfg.Progress != nil {
+		prog = &progress{w: cfg.Progress, total: s.File().Size(), last: time.Now()}
+	}
+	err = s.Run(session.Handler{
+		Sample: func(smp *script.Sample) {
+			p.SetUseCallchain(useCallchain)
+			p.Print(smp)
+		},
+		Error: func(e *script.ErrorLine) { p.PrintError(e) },
+		Progress: func(off int64) {
+			if prog != nil {
+				prog.update(off)
+			}
+		},
+	})
+	if prog != nil {
+		prog.done()
+	}
+	if ferr := p.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+type progress struct {
+	w     io.Writer
+	total int64
+	last  time.Time
+	shown bool
+}
+
+func (p *progress) update(off int64) {
+	if time.Since(p.last) < 500*time.Millisecond || p.total <= 0 {
+		return
+	}
+	p.last = time.Now()
+	p.shown = true
+	fmt.Fprintf(p.w, "\rperfpt script: %3d%%", int(math.Min(100, float64(off)*100/float64(p.total))))
+}
+
+func (p *progress) done() {
+	if p.shown {
+		fmt.Fprint(p.w, "\r                    \r")
+	}
+}
+
+// parseList parses a comma list of numbers (and ranges a-b for CPUs).
+func parseList(s string, ranges bool) (map[int32]bool, error) {
+	if s == "" {
+		return nil, nil
+	}
+	m := map[int32]bool{}
+	for _, part := range strings.Split(s, ",") {
+		if part == "" {
+			continue
+		}
+		lo, hi := part, part
+		if ranges {
+			if i := strings.IndexByte(part, '-'); i > 0 {
+				lo, hi = part[:i], part[i+1:]
+			}
+		}
+		a, err1 := strconv.Atoi(lo)
+		b, err2 := strconv.Atoi(hi)
+		if err1 != nil || err2 != nil || b < a {
+			return nil, fmt.Errorf("invalid list %q", s)
+		}
+		for v := a; v <= b; v++ {
+			m[int32(v)] = true
+		}
+	}
+	return m, nil
+}
+
+// parseTime parses perf's --time start,stop (seconds with up to 9
+// decimals; either side may be empty).
+func parseTime(s string) (from, to uint64, err error) {
+	parts := strings.SplitN(s, ",", 2)
+	if len(parts) != 2 {
+		return 0, 0, errors.New("invalid time string")
+	}
+	conv := func(x string) (uint64, error) {
+		x = strings.TrimSpace(x)
+		if x == "" {
+			return 0, nil
+		}
+		sec, frac, _ := strings.Cut(x, ".")
+		sv, err := strconv.ParseUint(sec, 10, 64)
+		if err != nil {
+			return 0, errors.New("invalid time string")
+		}
+		if len(frac) > 9 {
+			frac = frac[:9]
+		}
+		frac += strings.Repeat("0", 9-len(frac))
+		fv, err := strconv.ParseUint(frac, 10, 64)
+		if err != nil {
+			return 0, errors.New("invalid time string")
+		}
+		return sv*1e9 + fv, nil
+	}
+	if from, err = conv(parts[0]); err != nil {
+		return
+	}
+	to, err = conv(parts[1])
+	return
+}
+
+var _ = os.Stderr

@@ -1,0 +1,126 @@
+package runner
+
+import (
+	"bytes"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func need(t *testing.T, tools ...string) {
+	t.Helper()
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed", tool)
+		}
+	}
+}
+
+// diffLines returns how many lines differ and the first difference.
+func diffLines(a, b []byte) (int, string) {
+	al, bl := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
+	n, first := 0, ""
+	for i := 0; i < max(len(al), len(bl)); i++ {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			if n == 0 {
+				first = "line " + itoa(i+1) + ":\n  perfpt: " + x + "\n  perf:   " + y
+			}
+			n++
+		}
+	}
+	return n, first
+}
+
+func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(i)) }
+
+func fmtInt(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b []byte
+	for i > 0 {
+		b = append([]byte{byte('0' + i%10)}, b...)
+		i /= 10
+	}
+	return string(b)
+}
+
+// compare runs perf script and perfpt script with the same arguments on
+// data and fails on any byte of difference.
+func compare(t *testing.T, data string, args ...string) {
+	t.Helper()
+	want, err := exec.Command("perf", append([]string{"script", "-i", data}, args...)...).Output()
+	if err != nil {
+		t.Fatalf("perf script %v: %v", args, err)
+	}
+	cfg := Config{Input: data}
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-F":
+			i++
+			cfg.Fields = append(cfg.Fields, args[i])
+		case a == "--ns":
+			cfg.Nanosecs = true
+		case strings.HasPrefix(a, "--itrace"):
+			cfg.ItraceSet = true
+			cfg.Itrace = strings.TrimPrefix(strings.TrimPrefix(a, "--itrace"), "=")
+		case a == "-G":
+			cfg.NoCallchain = true
+		default:
+			t.Fatalf("compare: unhandled arg %q", a)
+		}
+	}
+	for _, j := range []int{1, 2, 4} {
+		cfg.Workers = j
+		var got, stderr bytes.Buffer
+		if err := Run(cfg, &got, &stderr); err != nil {
+			t.Fatalf("perfpt script %v: %v\n%s", args, err, stderr.String())
+		}
+		if n, first := diffLines(got.Bytes(), want); n != 0 {
+			t.Errorf("perfpt script %v -j %d: %d lines differ from perf script; %s", args, j, n, first)
+		} else if j == 1 {
+			t.Logf("perfpt script %v: %d bytes identical to perf script", args, len(want))
+		}
+	}
+}
+
+// TestSampledEvents records cpu-clock with and without call graphs and
+// compares perfpt script with perf script for several field sets.
+func TestSampledEvents(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records with perf")
+	}
+	need(t, "perf", "gcc")
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "prog")
+	if out, err := exec.Command("gcc", "-O1", "-g", "-o", prog, "testdata/prog.c").CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	for _, rec := range []struct {
+		name string
+		args []string
+	}{
+		{"cpu-clock-g", []string{"-g", "-e", "cpu-clock", "-c", "100000"}},
+		{"cpu-clock-u", []string{"-e", "cpu-clock:u", "-c", "50000"}},
+	} {
+		data := filepath.Join(dir, rec.name+".data")
+		args := append(append([]string{"record", "-q", "-o", data}, rec.args...), prog, "3000")
+		if out, err := exec.Command("perf", args...).CombinedOutput(); err != nil {
+			t.Skipf("perf record: %v\n%s", err, out)
+		}
+		t.Run(rec.name, func(t *testing.T) {
+			compare(t, data)
+			compare(t, data, "--ns")
+			compare(t, data, "-F", "comm,tid,time,ip,sym,dso")
+			compare(t, data, "-F", "ip,sym,symoff,dso", "-G")
+		})
+	}
+}

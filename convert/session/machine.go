@@ -1,0 +1,266 @@
+package session
+
+import (
+	"sort"
+	"strconv"
+	"sync"
+
+	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/symbol"
+)
+
+// DSO is one mapped object (perf's struct dso): an ELF file by path, the
+// kernel, a module, or an anonymous/special mapping.
+type DSO struct {
+	Name    string // the name perf prints ("/usr/lib/.../libc.so.6", "[kernel.kallsyms]")
+	Kernel  bool
+	BuildID []byte
+
+	once  sync.Once
+	tab   *symbol.Table
+	file  string // the file holding the code (for the instruction decoder)
+	symFn func() *symbol.Table
+}
+
+// Symbols returns the DSO's symbol table, loading it on first use.
+func (d *DSO) Symbols() *symbol.Table {
+	d.once.Do(func() {
+		if d.symFn != nil {
+			d.tab = d.symFn()
+		}
+	})
+	return d.tab
+}
+
+// File returns the path of the file perf reads the DSO's code from
+// ("" for special mappings).
+func (d *DSO) File() string {
+	d.Symbols()
+	return d.file
+}
+
+// Map is one mapping of a DSO into an address space (perf's struct map).
+type Map struct {
+	Start, End uint64
+	PgOff      uint64
+	DSO        *DSO
+	// Identity maps (the kernel) map addresses to themselves.
+	Identity bool
+}
+
+// MapIP converts an address in the map to the DSO's address space.
+func (m *Map) MapIP(ip uint64) uint64 {
+	if m.Identity {
+		return ip
+	}
+	return ip - m.Start + m.PgOff
+}
+
+// Maps is an address space: maps sorted by start, without overlaps.
+type Maps struct {
+	list []*Map
+}
+
+// Find returns the map holding addr, or nil.
+func (ms *Maps) Find(addr uint64) *Map {
+	if ms == nil {
+		return nil
+	}
+	l := ms.list
+	i := sort.Search(len(l), func(i int) bool { return l[i].Start > addr }) - 1
+	if i >= 0 && addr < l[i].End {
+		return l[i]
+	}
+	return nil
+}
+
+// Insert adds m, cutting the maps it overlaps as perf's
+// maps__fixup_overlappings does.
+func (ms *Maps) Insert(m *Map) {
+	var out []*Map
+	for _, o := range ms.list {
+		if o.End <= m.Start || o.Start >= m.End {
+			out = append(out, o)
+			continue
+		}
+		if o.Start < m.Start {
+			before := *o
+			before.End = m.Start
+			out = append(out, &before)
+		}
+		if o.End > m.End {
+			after := *o
+			if !after.Identity {
+				after.PgOff += m.End - o.Start
+			}
+			after.Start = m.End
+			out = append(out, &after)
+		}
+	}
+	out = append(out, m)
+	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })
+	ms.list = out
+}
+
+// clone copies the address space (fork of a process).
+func (ms *Maps) clone() *Maps {
+	return &Maps{list: append([]*Map(nil), ms.list...)}
+}
+
+// Thread is one thread of the recording (perf's struct thread).
+type Thread struct {
+	PID, TID int32
+	Comm     string
+	commSet  bool
+	Maps     *Maps
+}
+
+// Machine is the host's state as the records rebuild it: threads, their
+// address spaces, the kernel map and the DSOs (perf's struct machine).
+type Machine struct {
+	threads map[int32]*Thread
+	dsos    map[string]*DSO
+	kmaps   *Maps
+	symOpts *symbol.Options
+	kernel  *symbol.KernelSymbols
+	kOnce   sync.Once
+	kPath   string
+	// KernelStart is the lowest kernel address (machine__get_kernel_start).
+	KernelStart uint64
+}
+
+func newMachine(o *symbol.Options) *Machine {
+	return &Machine{
+		threads:     map[int32]*Thread{},
+		dsos:        map[string]*DSO{},
+		kmaps:       &Maps{},
+		symOpts:     o,
+		kPath:       "/proc/kallsyms",
+		KernelStart: 1 << 63,
+	}
+}
+
+// FindThread returns the thread tid, or nil.
+func (m *Machine) FindThread(tid int32) *Thread { return m.threads[tid] }
+
+// FindNewThread mirrors machine__findnew_thread: a new thread gets the
+// comm ":tid" and shares its process leader's address space.
+func (m *Machine) FindNewThread(pid, tid int32) *Thread {
+	if t := m.threads[tid]; t != nil {
+		if t.PID == -1 && pid != -1 {
+			t.PID = pid
+			if pid != tid {
+				t.Maps = m.FindNewThread(pid, pid).Maps
+			}
+		}
+		return t
+	}
+	t := &Thread{PID: pid, TID: tid, Comm: ":" + strconv.Itoa(int(tid))}
+	if pid == tid || pid == -1 {
+		t.Maps = &Maps{}
+	} else {
+		t.Maps = m.FindNewThread(pid, pid).Maps
+	}
+	m.threads[tid] = t
+	return t
+}
+
+func (m *Machine) dso(name string, buildID []byte) *DSO {
+	if d := m.dsos[name]; d != nil {
+		return d
+	}
+	d := &DSO{Name: name, BuildID: buildID}
+	switch {
+	case name == "" || name[0] == '[' || name == "//anon" || hasPrefix(name, "/dev/zero") || hasPrefix(name, "/anon_hugepage"):
+		// Special mappings have no symbols here ([vdso] is handled by
+		// the build-id cache when present).
+		d.symFn = func() *symbol.Table {
+			if name == "[vdso]" && buildID != nil {
+				tab, file := symbol.LoadDSO(m.symOpts, name, buildID)
+				d.file = file
+				return tab
+			}
+			return &symbol.Table{}
+		}
+	default:
+		d.symFn = func() *symbol.Table {
+			tab, file := symbol.LoadDSO(m.symOpts, name, buildID)
+			d.file = file
+			return tab
+		}
+	}
+	m.dsos[name] = d
+	return d
+}
+
+func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
+
+// kernelDSO returns the kernel DSO, with symbols from kallsyms.
+func (m *Machine) kernelDSO() *DSO {
+	const name = "[kernel.kallsyms]"
+	if d := m.dsos[name]; d != nil {
+		return d
+	}
+	d := &DSO{Name: name, Kernel: true}
+	d.symFn = func() *symbol.Table {
+		ks := m.kallsyms()
+		if ks == nil {
+			return &symbol.Table{}
+		}
+		return ks.Kernel
+	}
+	m.dsos[name] = d
+	return d
+}
+
+func (m *Machine) kallsyms() *symbol.KernelSymbols {
+	m.kOnce.Do(func() {
+		ks, err := symbol.LoadKallsyms(m.kPath)
+		if err == nil {
+			m.kernel = ks
+		}
+	})
+	return m.kernel
+}
+
+// addKernelMap records the kernel map of a "[kernel.kallsyms]_text" MMAP.
+func (m *Machine) addKernelMap(start, length uint64) {
+	end := start + length
+	if length == 0 || end < start {
+		end = ^uint64(0)
+	}
+	m.kmaps.Insert(&Map{Start: start, End: end, DSO: m.kernelDSO(), Identity: true})
+	if start < m.KernelStart {
+		m.KernelStart = start
+	}
+}
+
+// Resolve mirrors thread__find_map_fb plus map__find_symbol: the map and
+// symbol of addr in thread t's context (kernel addresses in the kernel's
+// maps).
+func (m *Machine) Resolve(t *Thread, kernel bool, addr uint64) script.Loc {
+	l := m.resolveMode(t, kernel, addr)
+	if l.HasMap {
+		return l
+	}
+	if addrKernel := addr >= m.KernelStart; addrKernel != kernel {
+		return m.resolveMode(t, addrKernel, addr)
+	}
+	return l
+}
+
+// resolveMode mirrors thread__find_symbol (no fallback to the other mode).
+func (m *Machine) resolveMode(t *Thread, kernel bool, addr uint64) script.Loc {
+	var mp *Map
+	if kernel {
+		mp = m.kmaps.Find(addr)
+	} else if t != nil {
+		mp = t.Maps.Find(addr)
+	}
+	if mp == nil {
+		return script.Loc{Addr: addr}
+	}
+	l := script.Loc{HasMap: true, DSO: mp.DSO.Name, Kernel: mp.DSO.Kernel, MapStart: mp.Start, Addr: mp.MapIP(addr)}
+	l.Sym = mp.DSO.Symbols().Find(l.Addr)
+	return l
+}

@@ -1,0 +1,363 @@
+package session
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/symbol"
+	"github.com/perfpt/perfpt/perfdata"
+)
+
+// Options configures a session.
+type Options struct {
+	Symfs      string // perf's --symfs
+	BuildIDDir string // build-id cache; "" for ~/.debug, "-" for none
+	Kallsyms   string // kallsyms file; "" for /proc/kallsyms
+	// Workers is the number of PT decode workers (perf script -j); <1
+	// means one per CPU.
+	Workers int
+	// Itrace selects the events synthesised from PT; nil is perf
+	// script's default.
+	Itrace *script.Itrace
+	// Callchains says callchains are wanted (perf script without -G).
+	Callchains bool
+	// CallindentStack keeps per-thread call stacks for callindent (perf
+	// sets itrace thread_stack for -F callindent).
+	ThreadStack bool
+	// Filters (perf script -C, --pid, --tid); nil means all.
+	CPUs, PIDs, TIDs map[int32]bool
+	// TimeFrom/TimeTo (perf script --time), 0 for open ends.
+	TimeFrom, TimeTo uint64
+}
+
+// Handler receives a session's events; nil callbacks are skipped.
+type Handler struct {
+	Sample func(*script.Sample)
+	Error  func(*script.ErrorLine)
+	Block  func(*Block)
+	// Progress gets the file offset reached, now and then.
+	Progress func(off int64)
+}
+
+// Session is an open recording.
+type Session struct {
+	f       *perfdata.File
+	opts    Options
+	m       *Machine
+	events  map[*perfdata.Attr]*script.Event
+	feats   *perfdata.Features
+	hasAux  bool
+	pt      *ptState
+	synth   []*script.Event
+	evOrder []*script.Event
+
+	// OnSynthEvent is called when an event is synthesised (perf's
+	// process_attr), with whether it is the first of its output type.
+	OnSynthEvent func(e *script.Event, firstOfType bool) error
+}
+
+// HasAuxtrace reports whether the file has an AUXTRACE index section.
+func (s *Session) HasAuxtrace() bool {
+	return s.feats != nil && s.feats.Has(perfdata.FeatAuxtrace)
+}
+
+// Open opens the perf.data file at path.
+func Open(path string, o Options) (*Session, error) {
+	f, err := perfdata.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := New(f, o)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// New starts a session on an opened file.
+func New(f *perfdata.File, o Options) (*Session, error) {
+	so := &symbol.Options{Symfs: o.Symfs, BuildIDDir: o.BuildIDDir}
+	s := &Session{f: f, opts: o, m: newMachine(so), events: map[*perfdata.Attr]*script.Event{}}
+	if o.Kallsyms != "" {
+		s.m.kPath = o.Kallsyms
+	}
+	if feats, err := f.Features(); err == nil {
+		s.feats = feats
+		for _, b := range feats.BuildIDs {
+			d := s.m.dsoForBuildID(b)
+			_ = d
+		}
+	}
+	for _, a := range f.Attrs {
+		s.event(a)
+	}
+	return s, nil
+}
+
+// Close closes the file.
+func (s *Session) Close() error { return s.f.Close() }
+
+// File returns the underlying perf.data file.
+func (s *Session) File() *perfdata.File { return s.f }
+
+// Machine returns the session's machine state.
+func (s *Session) Machine() *Machine { return s.m }
+
+func (s *Session) event(a *perfdata.Attr) *script.Event {
+	if a == nil {
+		return nil
+	}
+	if e := s.events[a]; e != nil {
+		return e
+	}
+	name := a.Name
+	if name == "" {
+		name = eventName(&a.EventAttr)
+	}
+	e := &script.Event{Name: name, AttrType: uint32(a.Type), Config: a.Config,
+		SampleType: uint64(a.SampleType), SamplePeriod: a.SamplePeriod}
+	if a.Flags&perfdata.AttrFlagFreq != 0 {
+		e.SamplePeriod = 0
+	}
+	s.events[a] = e
+	s.evOrder = append(s.evOrder, e)
+	return e
+}
+
+// Events returns the file's events followed by the synthesised ones, in
+// perf's evlist order.
+func (s *Session) Events() []*script.Event {
+	return append(append([]*script.Event(nil), s.evOrder...), s.synth...)
+}
+
+// MaxNameLen mirrors evlist__max_name_len.
+func (s *Session) MaxNameLen() int {
+	n := 0
+	for _, e := range s.Events() {
+		n = max(n, len(e.Name))
+	}
+	return n
+}
+
+func (m *Machine) dsoForBuildID(b perfdata.BuildID) *DSO {
+	name := b.Filename
+	if name == "" {
+		return nil
+	}
+	if strings.HasPrefix(name, "[kernel.kallsyms]") {
+		return nil
+	}
+	return m.dso(name, b.BuildID)
+}
+
+func (s *Session) filtered(pid, tid int32, cpu uint32, t uint64) bool {
+	o := &s.opts
+	if o.CPUs != nil && !o.CPUs[int32(cpu)] {
+		return true
+	}
+	if o.PIDs != nil && !o.PIDs[pid] {
+		return true
+	}
+	if o.TIDs != nil && !o.TIDs[tid] {
+		return true
+	}
+	if (o.TimeFrom != 0 && t < o.TimeFrom) || (o.TimeTo != 0 && t > o.TimeTo) {
+		return true
+	}
+	return false
+}
+
+// Run processes the recording in perf's order and calls h.
+func (s *Session) Run(h Handler) error {
+	rs := s.f.Records(perfdata.TimeOrder)
+	var smp script.Sample
+	n := 0
+	for rs.Next() {
+		if n++; n&4095 == 0 && h.Progress != nil {
+			h.Progress(rs.Record.Common().Offset)
+		}
+		switch r := rs.Record.(type) {
+		case *perfdata.RecordSample:
+			if s.pt != nil && s.pt.isPTAttr(r.Attr) {
+				continue
+			}
+			if s.pt != nil {
+				if err := s.pt.flushUpTo(r.Time, h); err != nil {
+					return err
+				}
+			}
+			if h.Sample == nil {
+				continue
+			}
+			if s.filtered(r.PID, r.TID, r.CPU, r.Time) {
+				continue
+			}
+			s.sample(r, &smp)
+			h.Sample(&smp)
+		case *perfdata.RecordComm:
+			s.flushPT(r.Time, h)
+			t := s.m.FindNewThread(r.PID, r.TID)
+			t.Comm, t.commSet = r.Comm, true
+		case *perfdata.RecordFork:
+			s.flushPT(r.Time, h)
+			s.m.fork(r)
+		case *perfdata.RecordMmap:
+			s.flushPT(r.Time, h)
+			s.m.mmap(r.PID, r.TID, r.Addr, r.Len, r.PgOff, r.Filename, nil, r.CPUMode())
+		case *perfdata.RecordMmap2:
+			s.flushPT(r.Time, h)
+			var bid []byte
+			if r.Misc&perfdata.MiscMmapBuildID != 0 {
+				bid = r.BuildID
+			}
+			s.m.mmap(r.PID, r.TID, r.Addr, r.Len, r.PgOff, r.Filename, bid, r.CPUMode())
+		case *perfdata.RecordAuxtraceInfo:
+			if err := s.startPT(r); err != nil {
+				return err
+			}
+		case *perfdata.RecordAuxtrace:
+			if s.pt != nil {
+				if err := s.pt.addBuffer(r); err != nil {
+					return err
+				}
+			}
+		case *perfdata.RecordAuxtraceError:
+			if h.Error != nil {
+				h.Error(&script.ErrorLine{Type: r.ErrType, Code: r.Code, CPU: r.ErrCPU, PID: r.ErrPID,
+					TID: r.ErrTID, IP: r.IP, Time: r.ErrTime, HasTime: r.Fmt != 0, Msg: r.Msg})
+			}
+		case *perfdata.RecordSwitch:
+			if s.pt != nil {
+				s.pt.sideband(rs.Record, h)
+			}
+		case *perfdata.RecordItraceStart:
+			if s.pt != nil {
+				s.pt.sideband(rs.Record, h)
+			}
+		case *perfdata.RecordTimeConv:
+			if s.pt != nil {
+				s.pt.timeConv(r)
+			}
+		}
+	}
+	if err := rs.Err(); err != nil {
+		return err
+	}
+	if s.pt != nil {
+		return s.pt.finish(h)
+	}
+	return nil
+}
+
+func (s *Session) flushPT(t uint64, h Handler) {
+	if s.pt != nil {
+		s.pt.flushUpTo(t, h)
+	}
+}
+
+// sample fills smp from an ordinary sample record.
+func (s *Session) sample(r *perfdata.RecordSample, smp *script.Sample) {
+	ev := s.event(r.Attr)
+	if ev == nil {
+		ev = &script.Event{Name: "[unknown]"}
+	}
+	t := s.m.FindNewThread(r.PID, r.TID)
+	kernel := r.CPUMode() == perfdata.MiscKernel
+	*smp = script.Sample{Ev: ev, Comm: t.Comm, PID: r.PID, TID: r.TID, CPU: r.CPU, Time: r.Time,
+		Period: r.Period, IP: r.IP, Addr: r.Addr, Callchain: smp.Callchain[:0]}
+	if r.Attr != nil && r.Attr.SampleType&perfdata.SampleFormatPeriod == 0 {
+		// evsel__parse_sample: the period defaults to the attr's.
+		smp.Period = r.Attr.SamplePeriod
+	}
+	smp.IPLoc = s.m.Resolve(t, kernel, r.IP)
+	smp.Res = resolver{s.m, t, kernel}
+	if r.Attr != nil && r.Attr.SampleType&perfdata.SampleFormatCallchain != 0 && s.opts.Callchains {
+		smp.Callchain = s.m.callchain(t, r.Callchain, smp.Callchain)
+	} else {
+		smp.Callchain = nil
+	}
+}
+
+type resolver struct {
+	m      *Machine
+	t      *Thread
+	kernel bool
+}
+
+func (r resolver) ResolveAddr(addr uint64) script.Loc { return r.m.Resolve(r.t, r.kernel, addr) }
+
+// maxStack is perf script's scripting_max_stack (PERF_MAX_STACK_DEPTH).
+const maxStack = 127
+
+// callchain mirrors thread__resolve_callchain_sample for a callee-first
+// callchain: context markers switch the address space, other entries
+// are resolved with no fallback, at most maxStack entries.
+func (m *Machine) callchain(t *Thread, ips []uint64, out []script.Frame) []script.Frame {
+	out = out[:0]
+	if out == nil {
+		out = make([]script.Frame, 0, 16)
+	}
+	kernel, known := false, false
+	n := 0
+	for _, ip := range ips {
+		if n >= maxStack {
+			break
+		}
+		if ip >= perfdata.CallchainMax {
+			switch ip {
+			case perfdata.CallchainKernel:
+				kernel, known = true, true
+			case perfdata.CallchainUser:
+				kernel, known = false, true
+			case perfdata.CallchainHV:
+				known = true
+			default:
+				return out[:0]
+			}
+			continue
+		}
+		n++
+		var l script.Loc
+		if known {
+			l = m.resolveMode(t, kernel, ip)
+		} else {
+			l = m.Resolve(t, ip >= m.KernelStart, ip)
+		}
+		out = append(out, script.Frame{IP: ip, Loc: l})
+	}
+	return out
+}
+
+// fork mirrors machine__process_fork_event.
+func (m *Machine) fork(r *perfdata.RecordFork) {
+	parent := m.FindNewThread(r.PPID, r.PTID)
+	delete(m.threads, r.TID)
+	t := m.FindNewThread(r.PID, r.TID)
+	if parent.commSet {
+		t.Comm, t.commSet = parent.Comm, true
+	}
+	if t.PID != parent.PID && r.PID == r.TID {
+		t.Maps = parent.Maps.clone()
+	}
+}
+
+// mmap mirrors machine__process_mmap(2)_event.
+func (m *Machine) mmap(pid, tid int32, addr, length, pgoff uint64, name string, bid []byte, cpumode int) {
+	if cpumode == perfdata.MiscKernel || pid == -1 {
+		if strings.HasPrefix(name, "[kernel.kallsyms]") || strings.HasPrefix(name, "[guest.kernel.kallsyms") {
+			m.addKernelMap(addr, length)
+		}
+		return
+	}
+	t := m.FindNewThread(pid, tid)
+	d := m.dso(name, bid)
+	end := addr + length
+	if end < addr {
+		end = ^uint64(0)
+	}
+	t.Maps.Insert(&Map{Start: addr, End: end, PgOff: pgoff, DSO: d})
+}
+
+var _ = fmt.Sprintf

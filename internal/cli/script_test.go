@@ -1,0 +1,21 @@
+package cli
+
+import "testing"
+
+func TestParseScriptArgs(t *testing.T) {
+	cfg, _, err := parseScriptArgs([]string{"-ifoo.data", "-F+flags,+addr", "--itrace=i0ns", "--ns", "-j", "4", "-C", "0-1", "--pid=12"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Input != "foo.data" || len(cfg.Fields) != 1 || cfg.Fields[0] != "+flags,+addr" ||
+		!cfg.ItraceSet || cfg.Itrace != "i0ns" || !cfg.Nanosecs || cfg.Workers != 4 || cfg.CPUs != "0-1" || cfg.PIDs != "12" {
+		t.Errorf("%+v", cfg)
+	}
+	cfg, _, err = parseScriptArgs([]string{"--itrace", "-F", "ip,sym", "-G"})
+	if err != nil || !cfg.ItraceSet || cfg.Itrace != "" || cfg.Fields[0] != "ip,sym" || !cfg.NoCallchain {
+		t.Errorf("%+v %v", cfg, err)
+	}
+	if _, _, err := parseScriptArgs([]string{"--bogus"}); err == nil {
+		t.Error("unknown option accepted")
+	}
+}
