@@ -1,0 +1,322 @@
+package perfdata
+
+// Caps on feature section counts before allocating.
+const (
+	maxFeatEntries = 1 << 20
+	maxFeatString  = 1 << 20
+)
+
+// FeatureData returns the raw bytes of a feature section: from the file
+// (file mode) or from a HEADER_FEATURE record already read (pipe mode).
+func (f *File) FeatureData(feat Feature) ([]byte, bool) {
+	if b, ok := f.featRaw[feat]; ok {
+		return b, true
+	}
+	s, ok := f.FeatureSections[feat]
+	if !ok || f.Pipe {
+		return nil, false
+	}
+	b, err := f.readAt(s.Offset, s.Size, "feature "+feat.String())
+	if err != nil {
+		return nil, false
+	}
+	return b, true
+}
+
+// Features decodes the header feature sections (file mode) or those seen
+// in HEADER_FEATURE records so far (pipe mode: iterate the records first).
+// A section that fails to decode gives an error naming it; unknown
+// sections are kept in Raw.
+func (f *File) Features() (*Features, error) {
+	if f.feats != nil {
+		return f.feats, nil
+	}
+	fs := &Features{Raw: map[Feature][]byte{}}
+	var list []Feature
+	if f.Pipe {
+		for feat := range f.featRaw {
+			list = append(list, feat)
+		}
+	} else {
+		for feat := range f.FeatureSections {
+			list = append(list, feat)
+		}
+	}
+	sortFeatures(list)
+	for _, feat := range list {
+		b, ok := f.FeatureData(feat)
+		base := int64(0)
+		if s, ok2 := f.FeatureSections[feat]; ok2 && !f.Pipe {
+			base = s.Offset
+		}
+		if !ok {
+			s := f.FeatureSections[feat]
+			return nil, errAt(s.Offset, "feature "+feat.String()+" section", ErrTruncated)
+		}
+		if err := fs.decode(feat, b, base); err != nil {
+			return nil, err
+		}
+		fs.Set(feat)
+	}
+	f.feats = fs
+	return fs, nil
+}
+
+func sortFeatures(l []Feature) {
+	for i := 1; i < len(l); i++ {
+		for j := i; j > 0 && l[j] < l[j-1]; j-- {
+			l[j], l[j-1] = l[j-1], l[j]
+		}
+	}
+}
+
+// fstr reads a perf header string: u32 length (padded, with NUL) then
+// the bytes.
+func (c *cursor) fstr() string {
+	n := c.u32()
+	if n > maxFeatString {
+		c.fail(int(n))
+		return ""
+	}
+	return c.cstr(uint64(n))
+}
+
+// count reads a u32 count and checks that at least min bytes per entry
+// remain.
+func (c *cursor) count(min int) int {
+	n := c.u32()
+	if uint64(n) > maxFeatEntries || (min > 0 && uint64(n) > uint64(c.left()/min)) {
+		c.fail(int(n))
+		return 0
+	}
+	return int(n)
+}
+
+func (fs *Features) decode(feat Feature, b []byte, base int64) error {
+	c := cursor{b: b, base: base, what: "feature " + feat.String()}
+	switch feat {
+	case FeatBuildID:
+		fs.BuildIDs = fs.BuildIDs[:0]
+		for c.left() > 0 && c.err == nil {
+			start := c.off
+			c.skip(4) // type
+			misc := c.u16()
+			size := int(c.u16())
+			if size < 36 || size > c.left()+8 {
+				return errAt(base+int64(start), "build id entry size", ErrBadSize)
+			}
+			pid := c.i32()
+			id := c.bytes(24)
+			if c.err != nil {
+				break
+			}
+			n := 20
+			if misc&(1<<15) != 0 && id[20] <= 20 {
+				n = int(id[20])
+			}
+			name := c.cstr(uint64(size - 36))
+			fs.BuildIDs = append(fs.BuildIDs, BuildID{Misc: misc &^ (1 << 15), PID: pid, BuildID: append([]byte(nil), id[:n]...), Filename: name})
+		}
+	case FeatHostname:
+		fs.Hostname = c.fstr()
+	case FeatOSRelease:
+		fs.OSRelease = c.fstr()
+	case FeatVersion:
+		fs.Version = c.fstr()
+	case FeatArch:
+		fs.Arch = c.fstr()
+	case FeatCPUDesc:
+		fs.CPUDesc = c.fstr()
+	case FeatCPUID:
+		fs.CPUID = c.fstr()
+	case FeatNrCPUs:
+		fs.NrCPUs.Available = c.u32()
+		fs.NrCPUs.Online = c.u32()
+	case FeatTotalMem:
+		fs.TotalMem = c.u64()
+	case FeatCmdline:
+		n := c.count(4)
+		fs.Cmdline = make([]string, 0, n)
+		for i := 0; i < n; i++ {
+			fs.Cmdline = append(fs.Cmdline, c.fstr())
+		}
+	case FeatEventDesc:
+		n := c.count(0)
+		sz := c.u32()
+		if sz < attrSize0 || sz > 4096 {
+			if n == 0 {
+				break
+			}
+			return errAt(base+4, "event_desc attr size", ErrBadSize)
+		}
+		if uint64(n) > uint64(c.left())/uint64(sz) {
+			c.fail(n)
+			break
+		}
+		fs.EventDesc = make([]EventDesc, 0, n)
+		for i := 0; i < n && c.err == nil; i++ {
+			var e EventDesc
+			e.Attr = decodeAttr(c.bytes(uint64(sz)))
+			nid := c.count(0)
+			e.Name = c.fstr()
+			if uint64(nid) > uint64(c.left()/8) {
+				c.fail(nid * 8)
+				break
+			}
+			e.IDs = c.u64s(nil, uint64(nid))
+			fs.EventDesc = append(fs.EventDesc, e)
+		}
+	case FeatCPUTopology:
+		t := &fs.CPUTopology
+		*t = CPUTopology{}
+		n := c.count(4)
+		for i := 0; i < n; i++ {
+			t.CoreSiblings = append(t.CoreSiblings, c.fstr())
+		}
+		n = c.count(4)
+		for i := 0; i < n; i++ {
+			t.ThreadSiblings = append(t.ThreadSiblings, c.fstr())
+		}
+		// Per-CPU core/socket ids follow when the section has them (one
+		// per available CPU, known from nrcpus; take what is there).
+		ncpu := int(fs.NrCPUs.Available)
+		if ncpu == 0 || ncpu*8 > c.left() {
+			ncpu = 0
+		}
+		for i := 0; i < ncpu; i++ {
+			t.CPUs = append(t.CPUs, CPUTopologyEntry{CoreID: c.u32(), SocketID: c.u32()})
+		}
+		if ncpu > 0 && c.left() >= 4 {
+			n = c.count(4)
+			for i := 0; i < n; i++ {
+				t.DieSiblings = append(t.DieSiblings, c.fstr())
+			}
+			if c.left() >= 4*ncpu {
+				for i := 0; i < ncpu; i++ {
+					t.DieIDs = append(t.DieIDs, c.u32())
+				}
+			}
+		}
+		// Anything else is ignored, as perf does.
+		c.off = len(c.b)
+	case FeatNUMATopology:
+		n := c.count(24)
+		fs.NUMATopology = make([]NUMANode, 0, n)
+		for i := 0; i < n; i++ {
+			fs.NUMATopology = append(fs.NUMATopology, NUMANode{Node: c.u32(), MemTotal: c.u64(), MemFree: c.u64(), CPUs: c.fstr()})
+		}
+	case FeatPMUMappings:
+		n := c.count(8)
+		fs.PMUMappings = make([]PMUMapping, 0, n)
+		for i := 0; i < n; i++ {
+			fs.PMUMappings = append(fs.PMUMappings, PMUMapping{Type: c.u32(), Name: c.fstr()})
+		}
+	case FeatGroupDesc:
+		n := c.count(12)
+		fs.GroupDesc = make([]GroupDesc, 0, n)
+		for i := 0; i < n; i++ {
+			fs.GroupDesc = append(fs.GroupDesc, GroupDesc{Name: c.fstr(), Leader: c.u32(), NrMembers: c.u32()})
+		}
+	case FeatAuxtrace:
+		n := c.u64()
+		if n > uint64(c.left()/16) {
+			c.fail(16)
+			break
+		}
+		fs.AuxtraceIndex = make([]AuxtraceIndexEntry, 0, n)
+		for i := uint64(0); i < n; i++ {
+			fs.AuxtraceIndex = append(fs.AuxtraceIndex, AuxtraceIndexEntry{Offset: int64(c.u64()), Size: int64(c.u64())})
+		}
+	case FeatCache:
+		ver := c.u32()
+		if ver != 1 {
+			return errAt(base, "cache feature version", ErrBadValue)
+		}
+		n := c.count(28)
+		fs.Cache = make([]CacheLevel, 0, n)
+		for i := 0; i < n; i++ {
+			fs.Cache = append(fs.Cache, CacheLevel{Level: c.u32(), Line: c.u32(), Sets: c.u32(), Ways: c.u32(), Type: c.fstr(), Size: c.fstr(), Map: c.fstr()})
+		}
+	case FeatSampleTime:
+		fs.SampleTime = [2]uint64{c.u64(), c.u64()}
+	case FeatMemTopology:
+		m := &fs.MemTopology
+		m.Version, m.BlockSize = c.u64(), c.u64()
+		n := c.u64()
+		if n > uint64(c.left()/24) {
+			c.fail(24)
+			break
+		}
+		m.Nodes = make([]MemNode, 0, n)
+		for i := uint64(0); i < n; i++ {
+			node := MemNode{Node: c.u64(), Size: c.u64()}
+			nbits := c.u64()
+			words := (nbits + 63) / 64
+			node.Bitmap = c.u64s(nil, words)
+			m.Nodes = append(m.Nodes, node)
+		}
+	case FeatClockID:
+		fs.ClockID = c.u64()
+	case FeatDirFormat:
+		fs.DirFormat = c.u64()
+	case FeatCompressed:
+		fs.Compressed = Compression{Version: c.u32(), Type: c.u32(), Level: c.u32(), Ratio: c.u32(), MmapLen: c.u32()}
+	case FeatCPUPMUCaps:
+		n := c.count(8)
+		fs.CPUPMUCaps = make([]PMUCap, 0, n)
+		for i := 0; i < n; i++ {
+			fs.CPUPMUCaps = append(fs.CPUPMUCaps, PMUCap{Name: c.fstr(), Value: c.fstr()})
+		}
+	case FeatClockData:
+		fs.ClockData = ClockData{Version: c.u32(), ClockID: c.u32(), WallNS: c.u64(), ClockNS: c.u64()}
+	case FeatHybridTopology:
+		n := c.count(8)
+		fs.HybridTopology = make([]HybridNode, 0, n)
+		for i := 0; i < n; i++ {
+			fs.HybridTopology = append(fs.HybridTopology, HybridNode{PMU: c.fstr(), CPUs: c.fstr()})
+		}
+	case FeatPMUCaps:
+		n := c.count(4)
+		fs.PMUCaps = make([]PMUCaps, 0, n)
+		for i := 0; i < n && c.err == nil; i++ {
+			var p PMUCaps
+			nc := c.count(8)
+			for j := 0; j < nc; j++ {
+				p.Caps = append(p.Caps, PMUCap{Name: c.fstr(), Value: c.fstr()})
+			}
+			p.PMU = c.fstr()
+			fs.PMUCaps = append(fs.PMUCaps, p)
+		}
+	default:
+		// tracing_data, branch_stack, stat, bpf_prog_info, bpf_btf and
+		// unknown sections are kept raw.
+		fs.Raw[feat] = append([]byte(nil), b...)
+		return nil
+	}
+	return c.err
+}
+
+// nameAttrs names the attrs from HEADER_EVENT_DESC (matched by id, else by
+// position).
+func (f *File) nameAttrs() {
+	b, ok := f.FeatureData(FeatEventDesc)
+	if !ok {
+		return
+	}
+	var fs Features
+	if fs.decode(FeatEventDesc, b, 0) != nil {
+		return
+	}
+	for i, e := range fs.EventDesc {
+		var a *Attr
+		if len(e.IDs) > 0 {
+			a = f.idToAttr[e.IDs[0]]
+		}
+		if a == nil && i < len(f.Attrs) {
+			a = f.Attrs[i]
+		}
+		if a != nil && a.Name == "" {
+			a.Name = e.Name
+		}
+	}
+}
