@@ -425,7 +425,7 @@ func (e *enc) user(r Record) error {
 			e.u64(p)
 		}
 	case *RecordAuxtrace:
-		e.u64(uint64(len(r.Data)))
+		e.u64(uint64(auxPadded(len(r.Data))))
 		e.u64(r.AuxOffset)
 		e.u64(r.Reference)
 		e.u32(r.Idx)
@@ -625,3 +625,7 @@ func recordTypeOf(r Record) RecordType {
 	}
 	return c.Type
 }
+
+// auxPadded is the AUXTRACE size perf writes for n bytes of trace: padded
+// to 8 bytes (PERF_AUXTRACE_RECORD_ALIGNMENT) so records stay aligned.
+func auxPadded(n int) int { return (n + 7) &^ 7 }

@@ -156,8 +156,9 @@ func (w *Writer) write(b []byte) error {
 }
 
 // WriteRecord encodes and writes r (see Writer). For *RecordAuxtrace the
-// Data follows the record (its size field is len(Data)) and an auxtrace
-// index entry is added; for *RecordTracingData Data follows, padded to 8.
+// Data follows the record, zero-padded to a multiple of 8 bytes as perf
+// does (the size field counts the padding; zeros are PT PAD packets), and
+// an auxtrace index entry is added; for *RecordTracingData Data follows, padded to 8.
 func (w *Writer) WriteRecord(r Record) error {
 	if err := w.start(); err != nil {
 		return err
@@ -175,7 +176,11 @@ func (w *Writer) WriteRecord(r Record) error {
 		if err := w.write(b); err != nil {
 			return err
 		}
-		return w.write(r.Data)
+		if err := w.write(r.Data); err != nil {
+			return err
+		}
+		var pad [8]byte
+		return w.write(pad[:auxPadded(len(r.Data))-len(r.Data)])
 	case *RecordTracingData:
 		if err := w.write(b); err != nil {
 			return err
