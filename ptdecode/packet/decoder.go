@@ -1,5 +1,7 @@
 package packet
 
+import "encoding/binary"
+
 // Decoder iterates the packets of a trace buffer (libipt's pt_packet_decoder):
 //
 //	d := packet.NewDecoder(buf)
@@ -13,7 +15,9 @@ package packet
 // After an error, Next keeps returning false until the decoder is
 // repositioned with SyncForward, SyncBackward or SyncSet; Offset then still
 // points at the packet that failed. A Decoder never allocates except to
-// build an error, and never modifies buf.
+// build an error, and never modifies buf. A Decoder is a plain value: copy
+// it (saved := *d) to look ahead and restore it (*d = saved) without
+// allocating.
 type Decoder struct {
 	buf    []byte
 	pos    int // offset of the next packet
@@ -25,18 +29,31 @@ type Decoder struct {
 	noBIPs bool
 	skd007 bool
 	skz84  bool
+	lim    int // len(buf), or 0 when Next must take the general path (error, block)
 }
+
+// oneByte holds, for each first byte that is a whole packet (TNT-8, PAD,
+// CYC without extension), its decoded packet; Size is 0 for other bytes.
+var oneByte = func() (t [256]Packet) {
+	for i := range t {
+		b := [1]byte{byte(i)}
+		if err := decode(&t[i], b[:]); err != nil || t[i].Size != 1 {
+			t[i] = Packet{}
+		}
+	}
+	return t
+}()
 
 // NewDecoder returns a decoder for buf positioned at offset 0 but not
 // synchronised: call SyncForward to start at the first PSB, or Next to decode
 // from offset 0 regardless.
 func NewDecoder(buf []byte) *Decoder {
-	return &Decoder{buf: buf, sync: -1}
+	return &Decoder{buf: buf, sync: -1, lim: len(buf)}
 }
 
 // Reset makes d decode buf from offset 0, unsynchronised, as NewDecoder does.
 func (d *Decoder) Reset(buf []byte) {
-	*d = Decoder{buf: buf, sync: -1, noBIPs: d.noBIPs, skd007: d.skd007, skz84: d.skz84}
+	*d = Decoder{buf: buf, sync: -1, lim: len(buf), noBIPs: d.noBIPs, skd007: d.skd007, skz84: d.skz84}
 }
 
 // SetErrata turns on the packet-level erratum workarounds of libipt:
@@ -61,8 +78,42 @@ func (d *Decoder) Buffer() []byte { return d.buf }
 // returns false at the end of the buffer (Err is nil) or on an error (Err
 // says why).
 func (d *Decoder) Next() bool {
-	if d.err != nil || d.pos >= len(d.buf) {
+	// Fast path, small enough to be inlined: a packet of one byte (TNT-8,
+	// PAD, short CYC) when nothing special is going on.
+	if pos := d.pos; pos < d.lim {
+		if p := &oneByte[d.buf[pos]]; p.Size == 1 {
+			d.pkt = *p
+			d.cur, d.pos = pos, pos+1
+			return true
+		}
+	}
+	return d.next()
+}
+
+// next is the general case of Next.
+func (d *Decoder) next() bool {
+	pos, buf := d.pos, d.buf
+	if uint(pos) >= uint(len(buf)) || d.err != nil {
 		return false
+	}
+	if d.block == 0 {
+		c := buf[pos]
+		switch cls := opClass[c]; cls {
+		case clsTIP, clsPGE, clsPGD, clsFUP:
+			n := ipcSizes[c>>5]
+			if n >= 0 && pos+9 <= len(buf) {
+				v := binary.LittleEndian.Uint64(buf[pos+1:]) & (^uint64(0) >> (64 - 8*uint(n)))
+				d.pkt = Packet{Kind: ipKinds[cls], Size: uint8(1 + n), IPC: IPC(c >> 5), Payload: v}
+				d.cur, d.pos = pos, pos+1+int(n)
+				return true
+			}
+		case clsMTC:
+			if pos+2 <= len(buf) {
+				d.pkt = Packet{Kind: KindMTC, Size: 2, CTC: uint16(buf[pos+1])}
+				d.cur, d.pos = pos, pos+2
+				return true
+			}
+		}
 	}
 	d.pkt = Packet{}
 	b := d.buf[d.pos:]
@@ -76,6 +127,7 @@ func (d *Decoder) Next() bool {
 	if err != nil {
 		if !(d.skz84 && err == ErrBadPacket && b[0] == opcExt && len(b) > 1 && b[1] == extTMA) {
 			d.err = errAt(d.pos, err)
+			d.lim = 0
 			return false
 		}
 		d.pkt = Packet{Kind: KindInvalid, Size: 8}
@@ -100,9 +152,28 @@ func (d *Decoder) Next() bool {
 	case KindBEP:
 		d.block = 0
 	}
+	d.lim = len(d.buf)
+	if d.block != 0 {
+		d.lim = 0
+	}
 	d.cur = d.pos
 	d.pos += int(d.pkt.Size) + adv
 	return true
+}
+
+// Read decodes the next packet into *p, like Next. At the end of the buffer
+// it returns an *Error wrapping ErrEOS at the buffer's length; on a decode
+// error it returns that error (and keeps returning it until the decoder is
+// repositioned).
+func (d *Decoder) Read(p *Packet) error {
+	if d.Next() {
+		*p = d.pkt
+		return nil
+	}
+	if d.err != nil {
+		return d.err
+	}
+	return errAt(d.pos, ErrEOS)
 }
 
 // Packet returns the packet decoded by the last successful Next. The pointer
@@ -165,5 +236,5 @@ func (d *Decoder) SyncSet(off int) error {
 }
 
 func (d *Decoder) setSync(off int) {
-	d.sync, d.pos, d.cur, d.err, d.block = off, off, off, nil, 0
+	d.sync, d.pos, d.cur, d.err, d.block, d.lim = off, off, off, nil, 0, len(d.buf)
 }

@@ -1,0 +1,100 @@
+package packet
+
+import (
+	"syscall"
+	"testing"
+	"time"
+)
+
+// cpuTime returns the CPU time used by the process so far. The machines
+// that run the benchmarks are shared, so besides the wall-clock figure the
+// packet loop reports its throughput per CPU second ("cpu-MB/s").
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func reportCPU(b *testing.B, start time.Duration, bytes int) {
+	if d := cpuTime() - start; d > 0 {
+		b.ReportMetric(float64(bytes)*float64(b.N)/d.Seconds()/1e6, "cpu-MB/s")
+	}
+}
+
+// benchTrace is 4 MiB of generated trace (see genTrace).
+var benchTrace = genTrace(4<<20, 1)
+
+// BenchmarkDecoder measures the packet loop: every packet of a realistic
+// mix decoded with Decoder.Next, as a decoder's hot loop does. It reports
+// bytes/s of trace and must not allocate.
+func BenchmarkDecoder(b *testing.B) {
+	buf := benchTrace
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	var d Decoder
+	start := cpuTime()
+	for b.Loop() {
+		d.Reset(buf)
+		n := 0
+		for d.Next() {
+			n += int(d.Packet().Kind)
+		}
+		if d.Err() != nil || n == 0 {
+			b.Fatal(d.Err())
+		}
+	}
+	reportCPU(b, start, len(buf))
+}
+
+// BenchmarkDecode measures the stateless Decode function over the same
+// trace.
+func BenchmarkDecode(b *testing.B) {
+	buf := benchTrace
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	start := cpuTime()
+	for b.Loop() {
+		for off := 0; off < len(buf); {
+			p, err := Decode(buf, off)
+			if err != nil {
+				b.Fatal(err)
+			}
+			off += int(p.Size)
+		}
+	}
+	reportCPU(b, start, len(buf))
+}
+
+// BenchmarkPSBIndex measures finding every PSB of the trace.
+func BenchmarkPSBIndex(b *testing.B) {
+	buf := benchTrace
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	idx := make([]int, 0, 2048)
+	for b.Loop() {
+		idx = PSBIndex(idx[:0], buf)
+	}
+}
+
+// BenchmarkAppend measures encoding the trace's packets.
+func BenchmarkAppend(b *testing.B) {
+	var pkts []Packet
+	d := NewDecoder(benchTrace)
+	for d.Next() {
+		pkts = append(pkts, *d.Packet())
+	}
+	out := make([]byte, 0, len(benchTrace))
+	b.SetBytes(int64(len(benchTrace)))
+	b.ReportAllocs()
+	for b.Loop() {
+		out = out[:0]
+		for _, p := range pkts {
+			var err error
+			if out, err = Append(out, p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
