@@ -194,7 +194,8 @@ func (d *BlockDecoder) proceedPostponedInsn() query.Code {
 
 // proceedEvent proceeds to where the pending event binds.
 func (d *BlockDecoder) proceedEvent(b *Block) (Status, query.Code) {
-	var in insn.Insn
+	in := &d.scratchIn
+	*in = insn.Insn{}
 	ev := &d.ev
 	var reached bool
 	var c query.Code
@@ -204,14 +205,14 @@ func (d *BlockDecoder) proceedEvent(b *Block) (Status, query.Code) {
 			return 0, c
 		}
 		d.bound |= flag
-		return d.postponeInsn(&in)
+		return d.postponeInsn(in)
 	}
 	// atIP proceeds to the event's IP unless it has none.
 	atIP := func(needEnabled bool) bool {
 		if ev.IPSuppressed || (needEnabled && !d.enabled) {
 			return true
 		}
-		reached, c = d.proceedToIP(b, &in, ev.IP)
+		reached, c = d.proceedToIP(b, in, ev.IP)
 		return reached && c == 0
 	}
 	switch ev.Type {
@@ -221,17 +222,17 @@ func (d *BlockDecoder) proceedEvent(b *Block) (Status, query.Code) {
 		if ev.StatusUpdate {
 			break
 		}
-		reached, c = d.proceedToDisabled(b, &in, ev)
+		reached, c = d.proceedToDisabled(b, in, ev)
 		if !reached || c != 0 {
 			if c != query.CodeBadQuery {
 				return 0, c
 			}
 			// A synchronous disable also binds to the next branch that
 			// would need trace.
-			d.setDisableResumeIP(&in)
+			d.setDisableResumeIP(in)
 		}
 	case query.EventAsyncDisabled:
-		reached, c = d.proceedToIP(b, &in, ev.From)
+		reached, c = d.proceedToIP(b, in, ev.From)
 		if !reached || c != 0 {
 			return 0, c
 		}
@@ -239,7 +240,7 @@ func (d *BlockDecoder) proceedEvent(b *Block) (Status, query.Code) {
 			return d.proceedEvent(b)
 		}
 	case query.EventAsyncBranch:
-		reached, c = d.proceedToIP(b, &in, ev.From)
+		reached, c = d.proceedToIP(b, in, ev.From)
 		if !reached || c != 0 {
 			return 0, c
 		}
@@ -247,49 +248,49 @@ func (d *BlockDecoder) proceedEvent(b *Block) (Status, query.Code) {
 		if !d.enabled {
 			break
 		}
-		reached, c = d.proceedToInsn(b, &in, (*insn.Insn).BindsToPIP)
+		reached, c = d.proceedToInsn(b, in, (*insn.Insn).BindsToPIP)
 		return bindPostpone(boundPaging)
 	case query.EventVMCS:
 		if !d.enabled {
 			break
 		}
-		reached, c = d.proceedToInsn(b, &in, (*insn.Insn).BindsToVMCS)
+		reached, c = d.proceedToInsn(b, in, (*insn.Insn).BindsToVMCS)
 		return bindPostpone(boundVMCS)
 	case query.EventPtwrite:
 		if !d.enabled {
 			break
 		}
-		reached, c = d.proceedPast(b, &in, ev, isPTWrite)
+		reached, c = d.proceedPast(b, in, ev, isPTWrite)
 		return bindPostpone(boundPtwrite)
 	case query.EventIret:
 		if !d.enabled {
 			break
 		}
-		reached, c = d.proceedPast(b, &in, ev, (*insn.Insn).IsIret)
+		reached, c = d.proceedPast(b, in, ev, (*insn.Insn).IsIret)
 		return bindPostpone(boundIret)
 	case query.EventVMEntry:
 		if !d.enabled {
 			break
 		}
-		reached, c = d.proceedPast(b, &in, ev, (*insn.Insn).IsVMEntry)
+		reached, c = d.proceedPast(b, in, ev, (*insn.Insn).IsVMEntry)
 		return bindPostpone(boundVMEntry)
 	case query.EventUiret:
 		if !d.enabled {
 			break
 		}
-		reached, c = d.proceedPast(b, &in, ev, (*insn.Insn).IsUiret)
+		reached, c = d.proceedPast(b, in, ev, (*insn.Insn).IsUiret)
 		return bindPostpone(boundUiret)
 	case query.EventSwintr:
 		if !d.enabled {
 			break
 		}
-		reached, c = d.proceedTo(b, &in, ev, (*insn.Insn).IsSwInt)
+		reached, c = d.proceedTo(b, in, ev, (*insn.Insn).IsSwInt)
 		return bindPostpone(boundSwintr)
 	case query.EventSyscall:
 		if !d.enabled {
 			break
 		}
-		reached, c = d.proceedTo(b, &in, ev, (*insn.Insn).IsSyscall)
+		reached, c = d.proceedTo(b, in, ev, (*insn.Insn).IsSyscall)
 		return bindPostpone(boundSyscall)
 	case query.EventAsyncPaging, query.EventAsyncVMCS, query.EventExecMode, query.EventTSX,
 		query.EventIFlags, query.EventInterrupt, query.EventSMI, query.EventInit, query.EventVMExit,
@@ -304,7 +305,7 @@ func (d *BlockDecoder) proceedEvent(b *Block) (Status, query.Code) {
 	case query.EventTIP, query.EventTNT:
 		return 0, query.CodeInternal
 	case query.EventTrig:
-		reached, c = d.proceedToTrig(b, &in, ev)
+		reached, c = d.proceedToTrig(b, in, ev)
 		if !reached || c != 0 {
 			return 0, c
 		}

@@ -73,6 +73,10 @@ type BlockDecoder struct {
 
 	ret retstack
 
+	// Scratch space that would otherwise escape to the heap on every use.
+	scratchIn insn.Insn
+	scratchEv query.Event
+
 	// The postponed instruction (valid when processInsn).
 	insn insn.Insn
 

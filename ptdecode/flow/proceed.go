@@ -230,13 +230,14 @@ func (d *BlockDecoder) proceedWithTrace(in *insn.Insn) query.Code {
 // proceedNoEventUncached proceeds instruction by instruction as far as it
 // gets without trace, then one step with trace.
 func (d *BlockDecoder) proceedNoEventUncached(b *Block) query.Code {
-	var in insn.Insn
-	_, c := d.proceedToInsn(b, &in, predFalse)
+	in := &d.scratchIn
+	*in = insn.Insn{}
+	_, c := d.proceedToInsn(b, in, predFalse)
 	if c != 0 {
 		if c != query.CodeBadQuery {
 			return c
 		}
-		return d.proceedWithTrace(&in)
+		return d.proceedWithTrace(in)
 	}
 	return 0
 }

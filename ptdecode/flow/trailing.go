@@ -67,6 +67,17 @@ func (d *BlockDecoder) postponeTrailingTSX(b *Block, ev *query.Event) bool {
 // block ended (pt_blk_proceed_trailing_event). b is nil when called after
 // an event.
 func (d *BlockDecoder) proceedTrailingEvent(b *Block) (Status, query.Code) {
+	// Fast path: more branch bits, or an indirect branch target, follow.
+	if d.status == 0 && !d.processInsn && !d.cfg.TickEvents {
+		switch d.ev.Type {
+		case query.EventTNT:
+			if d.ev.Size != 0 {
+				return d.statusFlags(0), 0
+			}
+		case query.EventTIP:
+			return d.statusFlags(0), 0
+		}
+	}
 	if d.status != 0 {
 		if c := d.proceedPostponedInsn(); c != 0 {
 			return 0, c

@@ -131,21 +131,21 @@ func WalkBlocks(d *BlockDecoder, opt WalkOptions, h Handler) {
 
 // drain processes pending events.
 func (d *BlockDecoder) drain(h Handler, s Status) (Status, error) {
-	var ev query.Event
+	ev := &d.scratchEv
 	for s&StatusEventPending != 0 {
 		off := d.Offset()
 		var err error
-		s, err = d.Event(&ev)
+		s, err = d.Event(ev)
 		if err != nil {
 			return s, err
 		}
-		h.Event(&ev, off)
+		h.Event(ev, off)
 	}
 	return s, nil
 }
 
 func (d *BlockDecoder) resyncWalk(h Handler) (Status, error) {
-	var ev query.Event
+	ev := &d.scratchEv
 	for {
 		s, err := d.Resync()
 		if err == nil {
@@ -158,10 +158,10 @@ func (d *BlockDecoder) resyncWalk(h Handler) (Status, error) {
 			return s, err
 		}
 		off := d.Offset()
-		if _, err := d.Event(&ev); err != nil {
+		if _, err := d.Event(ev); err != nil {
 			return 0, err
 		}
-		h.Event(&ev, off)
+		h.Event(ev, off)
 	}
 }
 
@@ -259,21 +259,21 @@ func WalkInsns(d *InsnDecoder, opt WalkOptions, h Handler) {
 }
 
 func (d *InsnDecoder) drain(h Handler, s Status) (Status, error) {
-	var ev query.Event
+	ev := &d.blk.scratchEv
 	for s&StatusEventPending != 0 {
 		off := d.blk.Offset()
 		var err error
-		s, err = d.Event(&ev)
+		s, err = d.Event(ev)
 		if err != nil {
 			return s, err
 		}
-		h.Event(&ev, off)
+		h.Event(ev, off)
 	}
 	return s, nil
 }
 
 func (d *InsnDecoder) resyncWalk(h Handler) (Status, error) {
-	var ev query.Event
+	ev := &d.blk.scratchEv
 	for {
 		s, err := d.Resync()
 		if err == nil {
@@ -286,10 +286,10 @@ func (d *InsnDecoder) resyncWalk(h Handler) (Status, error) {
 			return s, err
 		}
 		off := d.blk.Offset()
-		if _, err := d.Event(&ev); err != nil {
+		if _, err := d.Event(ev); err != nil {
 			return 0, err
 		}
-		h.Event(&ev, off)
+		h.Event(ev, off)
 	}
 }
 

@@ -1,0 +1,75 @@
+package flow
+
+import (
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+)
+
+var (
+	benchOnce  sync.Once
+	benchTrace []byte
+	benchInsns uint64
+)
+
+// benchStream returns the benchmark trace: PERFPT_BENCH_MB megabytes
+// (default 4) of generated trace over this test binary's code.
+func benchStream(b *testing.B) (*program, []byte) {
+	p := loadProgram(b)
+	benchOnce.Do(func() {
+		mb := 4
+		if v, err := strconv.Atoi(os.Getenv("PERFPT_BENCH_MB")); err == nil && v > 0 {
+			mb = v
+		}
+		benchTrace, benchInsns = genTrace(p, mb<<20, 4096, 7)
+		if dir := os.Getenv("PERFPT_BENCH_DUMP"); dir != "" {
+			// For comparisons with libipt's ptxed on the same input.
+			_ = os.WriteFile(dir+"/bench.pt", benchTrace, 0o644)
+		}
+	})
+	return p, benchTrace
+}
+
+func benchWalk(b *testing.B, jobs int) {
+	p, trace := benchStream(b)
+	cfg := &Config{}
+	b.SetBytes(int64(len(trace)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	var c counter
+	for range b.N {
+		c = counter{}
+		if jobs == 0 {
+			WalkBlocks(NewBlockDecoder(trace, p.img, cfg), WalkOptions{}, &c)
+		} else {
+			WalkParallel(trace, p.img, cfg, WalkOptions{}, jobs, &c)
+		}
+	}
+	b.StopTimer()
+	sec := b.Elapsed().Seconds() / float64(b.N)
+	b.ReportMetric(float64(c.insns)/sec/1e6, "Minsn/s")
+	b.ReportMetric(float64(c.blocks), "blocks/op")
+	b.ReportMetric(float64(c.insns), "insns/op")
+}
+
+// BenchmarkBlockDecoder decodes the generated trace on one goroutine.
+func BenchmarkBlockDecoder(b *testing.B) { benchWalk(b, 0) }
+
+// BenchmarkParallel2 decodes it with two workers.
+func BenchmarkParallel2(b *testing.B) { benchWalk(b, 2) }
+
+// BenchmarkInsnDecoder decodes it instruction by instruction.
+func BenchmarkInsnDecoder(b *testing.B) {
+	p, trace := benchStream(b)
+	cfg := &Config{}
+	b.SetBytes(int64(len(trace)))
+	b.ReportAllocs()
+	var c counter
+	for range b.N {
+		c = counter{}
+		WalkInsns(NewInsnDecoder(trace, p.img, cfg), WalkOptions{}, &c)
+	}
+	sec := b.Elapsed().Seconds() / float64(b.N)
+	b.ReportMetric(float64(c.insns)/sec/1e6, "Minsn/s")
+}
