@@ -56,6 +56,7 @@ func (d *Decoder) Init(buf []byte, cfg *Config) {
 	}
 	d.pd.Reset(buf)
 	d.pd.SetBlockItems(false)
+	d.pd.SetErrata(d.cfg.Errata.SKD007, d.cfg.Errata.SKZ84)
 	d.reset()
 }
 
@@ -231,7 +232,9 @@ func (d *Decoder) fetchPacket() {
 			return
 		}
 		d.pkt = *d.pd.Packet()
-		d.poff = d.pd.PacketOffset()
+		// libipt's pt_evt_get_offset: the position minus the packet size
+		// (differs from the packet's offset only for SKD007's OVF).
+		d.poff = d.pd.Offset() - int(d.pkt.Size)
 		if d.pkt.Kind != packet.KindPad {
 			return
 		}

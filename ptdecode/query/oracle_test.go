@@ -1,0 +1,201 @@
+package query
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/perfpt/perfpt/ptdecode/errata"
+)
+
+// The oracle test decodes every stream of the libipt conformance corpus
+// (../shared/conformance/libipt) and compares the event stream, offsets
+// and errors with testdata/libipt-events.txt: what libipt's pt_evt_next
+// gives on the same stream and options (a small C program linked against
+// libipt, run outside the repository, printed it in dumpEvent's format).
+// After an error, both resynchronise at the next PSB.
+
+func corpusDir(t testing.TB) string {
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(file), "..", "..")
+	dir := filepath.Join(root, "..", "shared", "conformance", "libipt")
+	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err != nil {
+		t.Skip("libipt conformance corpus not found at", dir)
+	}
+	return dir
+}
+
+// dumpEvent prints an event like the oracle program: formatEvent plus the
+// lost MTC/CYC counts, TRIG's mult flag and the decoder offset.
+func dumpEvent(ev *Event, off uint64) string {
+	e := *ev
+	e.HasTSC = false
+	s := formatEvent(&e)
+	if ev.Type == EventTrig && ev.Mult {
+		s = strings.Replace(s, fmt.Sprintf("icnt=%d", ev.ICnt), fmt.Sprintf("icnt=%d mult", ev.ICnt), 1)
+	}
+	if ev.HasTSC {
+		s += fmt.Sprintf(" @%x/%d/%d", ev.TSC, ev.LostMTC, ev.LostCYC)
+	}
+	return s + fmt.Sprintf(" off=%x", off)
+}
+
+// dumpStream decodes buf like the oracle program does.
+func dumpStream(buf []byte, cfg *Config) []string {
+	var out []string
+	d := NewDecoder(buf, cfg)
+	err := d.SyncForward()
+	var ev Event
+	for n := 0; ; n++ {
+		if n > 100000 {
+			return append(out, "too many")
+		}
+		if err != nil {
+			out = append(out, fmt.Sprintf("sync: %v off=%x", CodeOf(err), d.Offset()))
+			if CodeOf(err) == CodeEOS {
+				return out
+			}
+			err = d.SyncForward()
+			continue
+		}
+		if e := d.Next(&ev); e != nil {
+			out = append(out, fmt.Sprintf("error: %v off=%x", CodeOf(e), d.Offset()))
+			err = d.SyncForward()
+			continue
+		}
+		out = append(out, dumpEvent(&ev, d.Offset()))
+	}
+}
+
+// oracleConfig reads the oracle's decoder options.
+func oracleConfig(args []string) (Config, []string, error) {
+	var cfg Config
+	var pre []string
+	for i := 0; i < len(args); i++ {
+		num := func() (uint64, error) {
+			i++
+			if i >= len(args) {
+				return 0, fmt.Errorf("missing value")
+			}
+			return strconv.ParseUint(args[i], 0, 32)
+		}
+		switch args[i] {
+		case "--cpu":
+			i++
+			cpu, err := errata.ParseCPU(args[i])
+			if err != nil {
+				return cfg, nil, err
+			}
+			cfg.CPU = cpu
+			if cfg.Errata, err = errata.ForCPU(cpu); err != nil {
+				pre = append(pre, "config error: unknown cpu")
+			}
+		case "--mtc-freq", "--nom-freq", "--cpuid-0x15.eax", "--cpuid-0x15.ebx":
+			o := args[i]
+			v, err := num()
+			if err != nil {
+				return cfg, nil, err
+			}
+			switch o {
+			case "--mtc-freq":
+				cfg.Timing.MTCFreq = uint8(v)
+			case "--nom-freq":
+				cfg.Timing.NomFreq = uint8(v)
+			case "--cpuid-0x15.eax":
+				cfg.Timing.CPUID15EAX = uint32(v)
+			default:
+				cfg.Timing.CPUID15EBX = uint32(v)
+			}
+		case "--iflags":
+			cfg.IFlagsEvents = true
+		case "--keep-tcal":
+			cfg.KeepTcalOnOvf = true
+		default:
+			return cfg, nil, fmt.Errorf("unknown option %q", args[i])
+		}
+	}
+	return cfg, pre, nil
+}
+
+type oracleCase struct {
+	pt   string
+	args []string
+	want []string
+}
+
+func readOracle(t *testing.T) []oracleCase {
+	f, err := os.Open(filepath.Join("testdata", "libipt-events.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var cases []oracleCase
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "#"):
+		case strings.HasPrefix(line, "=== "):
+			fields := strings.Fields(line[4:])
+			cases = append(cases, oracleCase{pt: fields[0], args: fields[1:]})
+		case len(cases) > 0:
+			c := &cases[len(cases)-1]
+			c.want = append(c.want, line)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return cases
+}
+
+func TestLibiptEvents(t *testing.T) {
+	dir := corpusDir(t)
+	cases := readOracle(t)
+	pass := 0
+	for _, c := range cases {
+		name := c.pt + " " + strings.Join(c.args, " ")
+		buf, err := os.ReadFile(filepath.Join(dir, c.pt))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		cfg, got, err := oracleConfig(c.args)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		got = append(got, dumpStream(buf, &cfg)...)
+		if g, w := strings.Join(got, "\n"), strings.Join(c.want, "\n"); g != w {
+			t.Errorf("%s:\n%s", name, diffLines(got, c.want))
+			continue
+		}
+		pass++
+	}
+	t.Logf("%d of %d corpus streams give libipt's events", pass, len(cases))
+}
+
+// diffLines shows the first difference between got and want with context.
+func diffLines(got, want []string) string {
+	i := 0
+	for i < len(got) && i < len(want) && got[i] == want[i] {
+		i++
+	}
+	var b strings.Builder
+	from := max(0, i-3)
+	for j := from; j < i; j++ {
+		fmt.Fprintf(&b, "    %s\n", got[j])
+	}
+	for j := i; j < min(len(got), i+3); j++ {
+		fmt.Fprintf(&b, "  - %s\n", got[j])
+	}
+	for j := i; j < min(len(want), i+3); j++ {
+		fmt.Fprintf(&b, "  + %s\n", want[j])
+	}
+	return b.String()
+}
