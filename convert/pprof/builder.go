@@ -1,0 +1,332 @@
+package pprof
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/perfpt/perfpt/convert/srcline"
+	"github.com/perfpt/perfpt/convert/symbol"
+)
+
+// Granularity says what a pprof Location stands for.
+type Granularity int
+
+const (
+	// Address: one location per instruction address (the default).
+	Address Granularity = iota
+	// Line: one location per source line (inline chain included).
+	Line
+	// Function: one location per function.
+	Function
+)
+
+// ParseGranularity parses "address", "line" or "function".
+func ParseGranularity(s string) (Granularity, error) {
+	switch s {
+	case "", "address", "addr":
+		return Address, nil
+	case "line", "lines":
+		return Line, nil
+	case "function", "functions", "func":
+		return Function, nil
+	}
+	return 0, fmt.Errorf("unknown granularity %q (want function, line or address)", s)
+}
+
+// Frame is one code location to put in a profile: a runtime address, the
+// mapping it lies in, and its symbol when the caller knows it.
+type Frame struct {
+	IP     uint64
+	Map    MapInfo
+	Sym    *symbol.Symbol // may be nil
+	Caller bool           // a return address: lines are looked up at IP-1
+}
+
+// MapInfo describes the mapping of a frame; a zero File means unknown.
+type MapInfo struct {
+	Start, End, PgOff uint64
+	File              string // the name perf prints
+	Path              string // where the ELF file can be read ("" if not)
+	BuildID           []byte
+}
+
+// object is the debug information of one mapped file.
+type object struct {
+	tab  *srcline.Table
+	segs []elf.ProgHeader
+}
+
+// vaddr converts a file offset into the ELF virtual address space.
+func (o *object) vaddr(off uint64) uint64 {
+	for _, s := range o.segs {
+		if off >= s.Off && off < s.Off+s.Filesz {
+			return off - s.Off + s.Vaddr
+		}
+	}
+	return off
+}
+
+type mapKey struct {
+	start, end, pgoff uint64
+	file              string
+}
+
+type locKey struct {
+	m      *profile.Mapping
+	addr   uint64
+	caller bool
+	name   string // line and function granularity
+	line   int64
+}
+
+type funcKey struct{ name, file string }
+
+// Builder accumulates samples into a profile. It is not safe for concurrent
+// use.
+type Builder struct {
+	P    *profile.Profile
+	Gran Granularity
+
+	mappings map[mapKey]*profile.Mapping
+	locs     map[locKey]*profile.Location
+	funcs    map[funcKey]*profile.Function
+	objs     map[string]*object
+	samples  map[string]*profile.Sample
+	key      []byte
+	frames   []srcline.Frame
+}
+
+// NewBuilder starts a profile with the given sample types.
+func NewBuilder(gran Granularity, types []*profile.ValueType) *Builder {
+	return &Builder{
+		P:        &profile.Profile{SampleType: types},
+		Gran:     gran,
+		mappings: map[mapKey]*profile.Mapping{},
+		locs:     map[locKey]*profile.Location{},
+		funcs:    map[funcKey]*profile.Function{},
+		objs:     map[string]*object{},
+		samples:  map[string]*profile.Sample{},
+	}
+}
+
+func (b *Builder) object(path string) *object {
+	if o, ok := b.objs[path]; ok {
+		return o
+	}
+	o := &object{tab: &srcline.Table{}}
+	b.objs[path] = o
+	if path == "" {
+		return o
+	}
+	f, err := elf.Open(path)
+	if err != nil {
+		return o
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD {
+			o.segs = append(o.segs, p.ProgHeader)
+		}
+	}
+	if t, err := srcline.New(f); err == nil {
+		o.tab = t
+	}
+	return o
+}
+
+func (b *Builder) mapping(mi *MapInfo) *profile.Mapping {
+	if mi.File == "" && mi.End == 0 {
+		return nil
+	}
+	k := mapKey{mi.Start, mi.End, mi.PgOff, mi.File}
+	if m := b.mappings[k]; m != nil {
+		return m
+	}
+	m := &profile.Mapping{ID: uint64(len(b.P.Mapping) + 1), Start: mi.Start, Limit: mi.End, Offset: mi.PgOff,
+		File: mi.File, BuildID: hex.EncodeToString(mi.BuildID)}
+	if mi.Path != "" {
+		o := b.object(mi.Path)
+		m.HasFunctions = true
+		m.HasFilenames = len(o.tab.Rows()) > 0
+		m.HasLineNumbers = m.HasFilenames
+		m.HasInlineFrames = m.HasFilenames
+	}
+	b.mappings[k] = m
+	b.P.Mapping = append(b.P.Mapping, m)
+	return m
+}
+
+func (b *Builder) function(name, file string, start int64) *profile.Function {
+	k := funcKey{name, file}
+	if f := b.funcs[k]; f != nil {
+		return f
+	}
+	f := &profile.Function{ID: uint64(len(b.P.Function) + 1), Name: name, SystemName: name, Filename: file, StartLine: start}
+	b.funcs[k] = f
+	b.P.Function = append(b.P.Function, f)
+	return f
+}
+
+// Location returns the profile location of fr, creating it on first use.
+func (b *Builder) Location(fr *Frame) *profile.Location {
+	m := b.mapping(&fr.Map)
+	var o *object
+	var pc uint64
+	if m != nil {
+		o = b.object(fr.Map.Path)
+		pc = o.vaddr(fr.IP - fr.Map.Start + fr.Map.PgOff)
+		if fr.Caller && pc > 0 {
+			pc--
+		}
+	}
+	b.frames = b.frames[:0]
+	if o != nil {
+		b.frames = o.tab.Frames(pc, b.frames)
+	}
+	k := locKey{m: m, addr: fr.IP, caller: fr.Caller}
+	switch b.Gran {
+	case Line, Function:
+		k.addr, k.caller = 0, false
+		if len(b.frames) > 0 {
+			var sb strings.Builder
+			for i, f := range b.frames {
+				if b.Gran == Function && i < len(b.frames)-1 {
+					continue
+				}
+				sb.WriteString(f.Func)
+				sb.WriteByte('\x00')
+				sb.WriteString(f.File)
+				if b.Gran == Line {
+					fmt.Fprintf(&sb, ":%d\x00", f.Line)
+				}
+			}
+			k.name = sb.String()
+		} else if fr.Sym != nil {
+			k.name = fr.Sym.Name
+		} else {
+			k.addr = fr.IP
+		}
+	}
+	if l := b.locs[k]; l != nil {
+		return l
+	}
+	l := &profile.Location{ID: uint64(len(b.P.Location) + 1), Mapping: m, Address: fr.IP}
+	switch {
+	case len(b.frames) > 0:
+		frames := b.frames
+		if b.Gran == Function {
+			frames = frames[len(frames)-1:]
+		}
+		for _, f := range frames {
+			start := int64(0)
+			if !f.Inlined || b.Gran == Function {
+				if fn, ok := o.tab.Func(pc); ok {
+					start = int64(fn.Line)
+				}
+			}
+			line := int64(f.Line)
+			if b.Gran == Function {
+				line = start
+			}
+			l.Line = append(l.Line, profile.Line{Function: b.function(f.Func, f.File, start), Line: line})
+		}
+	case fr.Sym != nil:
+		l.Line = []profile.Line{{Function: b.function(fr.Sym.Name, "", 0)}}
+	}
+	b.locs[k] = l
+	b.P.Location = append(b.P.Location, l)
+	return l
+}
+
+// Labels of a sample.
+type Labels struct {
+	PID, TID int64
+	Comm     string
+	CPU      int64 // -1: unknown
+}
+
+// Add adds values to the sample with the given stack (leaf first) and
+// labels, merging samples with equal stacks and labels.
+func (b *Builder) Add(stack []*profile.Location, lb Labels, values []int64) {
+	k := b.key[:0]
+	for _, l := range stack {
+		k = binary.AppendUvarint(k, l.ID)
+	}
+	k = append(k, 0xff)
+	k = binary.AppendVarint(k, lb.PID)
+	k = binary.AppendVarint(k, lb.TID)
+	k = binary.AppendVarint(k, lb.CPU)
+	k = append(k, lb.Comm...)
+	b.key = k
+	if s := b.samples[string(k)]; s != nil {
+		for len(s.Value) < len(values) {
+			s.Value = append(s.Value, 0)
+		}
+		for i, v := range values {
+			s.Value[i] += v
+		}
+		return
+	}
+	s := &profile.Sample{Location: append([]*profile.Location(nil), stack...), Value: append([]int64(nil), values...),
+		NumLabel: map[string][]int64{"pid": {lb.PID}, "tid": {lb.TID}}}
+	if lb.CPU >= 0 {
+		s.NumLabel["cpu"] = []int64{lb.CPU}
+	}
+	if lb.Comm != "" {
+		s.Label = map[string][]string{"comm": {lb.Comm}}
+	}
+	b.samples[string(k)] = s
+	b.P.Sample = append(b.P.Sample, s)
+}
+
+// padValues extends every sample's values to the number of sample types
+// (event types found after a sample was added).
+func (b *Builder) padValues() {
+	for _, s := range b.P.Sample {
+		for len(s.Value) < len(b.P.SampleType) {
+			s.Value = append(s.Value, 0)
+		}
+	}
+}
+
+// mainFirst puts first the mapping with the most leaf weight in the first
+// value, which pprof takes for the main binary, and renumbers mappings.
+func (b *Builder) mainFirst() {
+	if len(b.P.Mapping) < 2 {
+		return
+	}
+	weight := map[*profile.Mapping]int64{}
+	for _, s := range b.P.Sample {
+		if len(s.Location) > 0 && s.Location[0].Mapping != nil && len(s.Value) > 0 {
+			weight[s.Location[0].Mapping] += s.Value[0]
+		}
+	}
+	best := 0
+	for i, m := range b.P.Mapping {
+		if weight[m] > weight[b.P.Mapping[best]] {
+			best = i
+		}
+	}
+	ms := b.P.Mapping
+	m := ms[best]
+	copy(ms[1:best+1], ms[:best])
+	ms[0] = m
+	for i, m := range ms {
+		m.ID = uint64(i + 1)
+	}
+}
+
+// Finish validates and returns the profile.
+func (b *Builder) Finish() (*profile.Profile, error) {
+	b.padValues()
+	b.mainFirst()
+	if err := b.P.CheckValid(); err != nil {
+		return nil, fmt.Errorf("pprof: invalid profile: %w", err)
+	}
+	return b.P, nil
+}

@@ -1,0 +1,122 @@
+package pprof
+
+import (
+	"github.com/google/pprof/profile"
+
+	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/session"
+	"github.com/perfpt/perfpt/perfdata"
+)
+
+// Options configure a conversion.
+type Options struct {
+	Granularity Granularity
+	// Filters, like perf script's --pid, --tid and --time; nil or zero
+	// means everything.
+	PIDs, TIDs       map[int32]bool
+	TimeFrom, TimeTo uint64
+	// Workers is the number of PT decode workers (-j).
+	Workers int
+	Symfs   string
+}
+
+func (o *Options) session() session.Options {
+	return session.Options{Symfs: o.Symfs, Workers: o.Workers, Callchains: true,
+		PIDs: o.PIDs, TIDs: o.TIDs, TimeFrom: o.TimeFrom, TimeTo: o.TimeTo}
+}
+
+// Convert reads the perf.data file at path and returns its profile: exact
+// counts for an Intel PT recording, weighted samples otherwise.
+func Convert(path string, o Options) (*profile.Profile, error) {
+	s, err := session.Open(path, o.session())
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	if isPT(s) {
+		return fromPT(s, o)
+	}
+	return FromSamples(s, o)
+}
+
+func isPT(s *session.Session) bool {
+	for _, a := range s.File().Attrs {
+		if len(a.Name) >= 8 && a.Name[:8] == "intel_pt" {
+			return true
+		}
+	}
+	return s.HasAuxtrace()
+}
+
+// sampled collects weighted samples of any events.
+type sampled struct {
+	b      *Builder
+	m      *session.Machine
+	events map[*script.Event]int
+	stack  []*profile.Location
+	vals   []int64
+}
+
+// FromSamples converts the ordinary samples of a session (cpu-clock,
+// cycles, ... with their call chains) the way perf_data_converter does: per
+// event a `<event>_sample/count` value of 1 and an `<event>_event/count`
+// value of the sample's period.
+func FromSamples(s *session.Session, o Options) (*profile.Profile, error) {
+	c := &sampled{b: NewBuilder(o.Granularity, nil), m: s.Machine(), events: map[*script.Event]int{}}
+	err := s.Run(session.Handler{Sample: c.sample})
+	if err != nil {
+		return nil, err
+	}
+	c.b.padValues()
+	return c.b.Finish()
+}
+
+func (c *sampled) sample(smp *script.Sample) {
+	ei, ok := c.events[smp.Ev]
+	if !ok {
+		ei = len(c.events)
+		c.events[smp.Ev] = ei
+		c.b.P.SampleType = append(c.b.P.SampleType,
+			&profile.ValueType{Type: smp.Ev.Name + "_sample", Unit: "count"},
+			&profile.ValueType{Type: smp.Ev.Name + "_event", Unit: "count"})
+	}
+	t := c.m.FindThread(smp.TID)
+	c.stack = c.stack[:0]
+	chain := smp.Callchain
+	if len(chain) == 0 || chain[0].IP != smp.IP {
+		c.stack = append(c.stack, c.b.Location(c.frame(t, smp.IP, &smp.IPLoc, false)))
+	}
+	for i := range chain {
+		c.stack = append(c.stack, c.b.Location(c.frame(t, chain[i].IP, &chain[i].Loc, len(c.stack) > 0)))
+	}
+	need := 2 * len(c.events)
+	if cap(c.vals) < need {
+		c.vals = make([]int64, need)
+	}
+	c.vals = c.vals[:need]
+	clear(c.vals)
+	c.vals[2*ei] = 1
+	c.vals[2*ei+1] = int64(smp.Period)
+	lb := Labels{PID: int64(smp.PID), TID: int64(smp.TID), Comm: smp.Comm, CPU: -1}
+	if smp.Ev.SampleType&uint64(perfdata.SampleFormatCPU) != 0 {
+		lb.CPU = int64(smp.CPU)
+	}
+	c.b.Add(c.stack, lb, c.vals)
+}
+
+func (c *sampled) frame(t *session.Thread, ip uint64, loc *script.Loc, caller bool) *Frame {
+	fr := &Frame{IP: ip, Sym: loc.Sym, Caller: caller}
+	if !loc.HasMap {
+		return fr
+	}
+	if !loc.Kernel && t != nil {
+		if mp := t.Maps.Find(ip); mp != nil {
+			fr.Map = MapInfo{Start: mp.Start, End: mp.End, PgOff: mp.PgOff, File: mp.DSO.Name,
+				Path: mp.DSO.File(), BuildID: mp.DSO.BuildID}
+			return fr
+		}
+	}
+	// The kernel: an identity map from its start.
+	fr.Map = MapInfo{Start: loc.MapStart, End: ^uint64(0), PgOff: loc.MapStart, File: loc.DSO}
+	return fr
+}
