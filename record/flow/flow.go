@@ -45,6 +45,11 @@ func (k Kind) String() string {
 	return fmt.Sprintf("kind(%d)", k)
 }
 
+// KernelTicks is the time the virtual clock gives to each stay in the
+// kernel (syscall, signal delivery); sideband records from a syscall are
+// stamped half-way through it.
+const KernelTicks = 16
+
 // Event is one step of a thread's flow. Insns counts the instructions the
 // thread retired since the previous event, including the one at From when it
 // retired (every kind but Begin, Async and End). Time is the virtual clock at
@@ -53,9 +58,12 @@ type Event struct {
 	From, To uint64
 	Insns    uint64
 	Time     uint64
-	Kind     Kind
-	Taken    bool
-	Len      uint8 // length of the instruction at From (0 for Begin/Async/End)
+	// Back is, for Syscall and Async, the clock when the thread came back
+	// to user space at To (time spent in the kernel).
+	Back  uint64
+	Kind  Kind
+	Taken bool
+	Len   uint8 // length of the instruction at From (0 for Begin/Async/End)
 }
 
 func (e Event) String() string {

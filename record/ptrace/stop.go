@@ -30,10 +30,11 @@ func (t *tracer) stopped(th *thread, ws unix.WaitStatus) error {
 			return err
 		}
 		th.as = as
-		t.side(flow.Side{Kind: flow.Comm, Pid: th.pid, Tid: th.tid, Name: comm(th.tid), Exec: true})
-		if err := t.refreshMaps(th); err != nil {
+		t.side(flow.Side{Kind: flow.Comm, Pid: th.pid, Tid: th.tid, Name: comm(th.tid), Exec: true}, t.clock)
+		if err := t.refreshMaps(th, t.clock); err != nil {
 			return err
 		}
+		t.clock += flow.KernelTicks
 		return t.begin(th, rip)
 	}
 	if !th.started {
@@ -56,7 +57,7 @@ func (t *tracer) stopped(th *thread, ws unix.WaitStatus) error {
 	case sig == unix.SIGTRAP && th.execd:
 		th.execd = false
 		t.retire(th, th.pend.ip)
-		t.emit(th, flow.Event{Kind: flow.Syscall, From: th.pend.ip, To: rip, Len: th.pend.len})
+		t.kernel(th, flow.Event{Kind: flow.Syscall, From: th.pend.ip, To: rip, Len: th.pend.len})
 		return t.resume(th, rip, 0)
 	case sig == unix.SIGTRAP && (t.opt.Mode == Step || th.stepLeft > 0):
 		return t.stepped(th, rip)
@@ -120,7 +121,7 @@ func (t *tracer) async(th *thread, from, to uint64) {
 		evs[n-1].To = to
 		return
 	}
-	t.emit(th, flow.Event{Kind: flow.Async, From: from, To: to})
+	t.kernel(th, flow.Event{Kind: flow.Async, From: from, To: to})
 }
 
 // stepped handles the end of a single step of th.pend.
@@ -150,9 +151,9 @@ func (t *tracer) complete(th *thread, in *insn, rip, nr uint64) error {
 	case clCond:
 		t.emit(th, flow.Event{Kind: flow.Cond, From: in.ip, To: rip, Len: in.len, Taken: rip != in.next() || (in.target == in.next() && condTaken(in, &th.regs))})
 	case clSyscall, clOther:
-		t.emit(th, flow.Event{Kind: flow.Syscall, From: in.ip, To: rip, Len: in.len})
+		at := t.kernel(th, flow.Event{Kind: flow.Syscall, From: in.ip, To: rip, Len: in.len})
 		if in.class == clSyscall && mapsSyscall(nr) {
-			return t.refreshMaps(th)
+			return t.refreshMaps(th, at)
 		}
 	default:
 		t.emit(th, flow.Event{Kind: in.class.kind(), From: in.ip, To: rip, Len: in.len})
@@ -213,7 +214,9 @@ func (t *tracer) event(th *thread, ev int) error {
 			}
 			c.as = as
 		}
-		t.side(flow.Side{Kind: flow.Fork, Pid: c.pid, Tid: c.tid, PPid: th.pid, PTid: th.tid})
+		at := t.clock + 1 + flow.KernelTicks/2 // during the parent's syscall
+		t.side(flow.Side{Kind: flow.Fork, Pid: c.pid, Tid: c.tid, PPid: th.pid, PTid: th.tid}, at)
+		c.notBefore = at + 1
 		if c.waiting {
 			if err := unix.PtraceGetRegs(c.tid, &c.regs); err != nil {
 				return err
@@ -230,8 +233,9 @@ func (t *tracer) event(th *thread, ev int) error {
 		t.closeLater = append(t.closeLater, th.as)
 		th.as = as
 		th.blk = nil
-		t.side(flow.Side{Kind: flow.Comm, Pid: th.pid, Tid: th.tid, Name: comm(th.tid), Exec: true})
-		if err := t.refreshMaps(th); err != nil {
+		at := t.clock + 1 + flow.KernelTicks/2 // during execve
+		t.side(flow.Side{Kind: flow.Comm, Pid: th.pid, Tid: th.tid, Name: comm(th.tid), Exec: true}, at)
+		if err := t.refreshMaps(th, at); err != nil {
 			return err
 		}
 		if !th.inSys {
@@ -258,9 +262,9 @@ func (t *tracer) syscallStop(th *thread) error {
 	}
 	th.inSys = false
 	t.retire(th, th.sysIP)
-	t.emit(th, flow.Event{Kind: flow.Syscall, From: th.sysIP, To: rip, Len: 2})
+	at := t.kernel(th, flow.Event{Kind: flow.Syscall, From: th.sysIP, To: rip, Len: 2})
 	if mapsSyscall(th.sysNr) {
-		if err := t.refreshMaps(th); err != nil {
+		if err := t.refreshMaps(th, at); err != nil {
 			return err
 		}
 	}

@@ -277,16 +277,17 @@ func (t *tracer) loop() {
 
 // thread is the tracer's state for one traced thread.
 type thread struct {
-	pid, tid int
-	as       *addrSpace
-	ft       *flow.Thread
-	isRoot   bool
-	started  bool
-	waiting  bool // stopped before its parent's event told how to set it up
-	ppid     int
-	ptid     int
-	insns    uint64 // retired since the last event
-	regs     unix.PtraceRegs
+	pid, tid  int
+	as        *addrSpace
+	ft        *flow.Thread
+	isRoot    bool
+	started   bool
+	waiting   bool // stopped before its parent's event told how to set it up
+	ppid      int
+	ptid      int
+	insns     uint64 // retired since the last event
+	notBefore uint64 // a new child begins after its fork record
+	regs      unix.PtraceRegs
 
 	// Step mode (and fast mode's stepped stretches).
 	pend     insn
@@ -315,7 +316,7 @@ func (t *tracer) fast(th *thread) bool { return t.opt.Mode == Fast && th.stepLef
 
 func (t *tracer) emit(th *thread, e flow.Event) {
 	e.Insns = th.insns
-	e.Time = t.clock
+	e.Time = max(t.clock, th.notBefore)
 	th.insns = 0
 	th.ft.Events = append(th.ft.Events, e)
 }
@@ -328,13 +329,25 @@ func (t *tracer) retire(th *thread, ip uint64) {
 	}
 }
 
-func (t *tracer) side(s flow.Side) {
-	s.Time = t.clock
+// side records s at time at.
+func (t *tracer) side(s flow.Side, at uint64) {
+	s.Time = at
 	t.tr.Side = append(t.tr.Side, s)
 }
 
+// kernel emits a syscall or signal event at the current time and lets the
+// clock run for the stay in the kernel; it returns the time at which
+// sideband from the syscall is stamped.
+func (t *tracer) kernel(th *thread, e flow.Event) uint64 {
+	t.emit(th, e)
+	mid := t.clock + flow.KernelTicks/2
+	t.clock += flow.KernelTicks
+	th.ft.Events[len(th.ft.Events)-1].Back = t.clock
+	return mid
+}
+
 // refreshMaps reports new executable mappings as sideband.
-func (t *tracer) refreshMaps(th *thread) error {
+func (t *tracer) refreshMaps(th *thread, at uint64) error {
 	fresh, err := th.as.refresh()
 	if err != nil {
 		return err
@@ -356,7 +369,7 @@ func (t *tracer) refreshMaps(th *thread) error {
 		}
 		t.side(flow.Side{Kind: flow.Mmap, Pid: th.pid, Tid: th.tid, Addr: m.start, Len: m.end - m.start,
 			Pgoff: m.pgoff, Prot: unix.PROT_READ | unix.PROT_EXEC, Flags: unix.MAP_PRIVATE,
-			Maj: m.maj, Min: m.min, Ino: m.ino, Name: m.name})
+			Maj: m.maj, Min: m.min, Ino: m.ino, Name: m.name}, at)
 	}
 	return nil
 }
@@ -366,11 +379,11 @@ func (t *tracer) exited(th *thread, ws unix.WaitStatus) {
 		switch {
 		case th.inSys:
 			t.retire(th, th.sysIP)
-			t.emit(th, flow.Event{Kind: flow.Syscall, From: th.sysIP, Len: 2})
+			t.kernel(th, flow.Event{Kind: flow.Syscall, From: th.sysIP, Len: 2})
 		case t.opt.Mode == Step || th.stepLeft > 0:
 			if th.pendOK && th.pend.class == clSyscall && !th.handler {
 				t.retire(th, th.pend.ip)
-				t.emit(th, flow.Event{Kind: flow.Syscall, From: th.pend.ip, Len: th.pend.len})
+				t.kernel(th, flow.Event{Kind: flow.Syscall, From: th.pend.ip, Len: th.pend.len})
 			} else {
 				t.emit(th, flow.Event{Kind: flow.End, From: th.pend.ip})
 			}
@@ -382,7 +395,7 @@ func (t *tracer) exited(th *thread, ws unix.WaitStatus) {
 			t.emit(th, flow.Event{Kind: flow.End, From: from})
 		}
 	}
-	t.side(flow.Side{Kind: flow.Exit, Pid: th.pid, Tid: th.tid, PPid: th.ppid, PTid: th.ptid})
+	t.side(flow.Side{Kind: flow.Exit, Pid: th.pid, Tid: th.tid, PPid: th.ppid, PTid: th.ptid}, t.clock+flow.KernelTicks/2)
 	if th.tid == t.root {
 		if ws.Signaled() {
 			t.res.Signal = ws.Signal()

@@ -1,0 +1,91 @@
+package record
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"encoding/hex"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// buildID returns the GNU build id of the ELF image in r, or nil.
+func buildID(r io.ReaderAt) []byte {
+	f, err := elf.NewFile(r)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type != elf.PT_NOTE || p.Filesz > 1<<20 {
+			continue
+		}
+		data := make([]byte, p.Filesz)
+		if _, err := p.ReadAt(data, 0); err != nil {
+			continue
+		}
+		for len(data) >= 12 {
+			nsz := binary.LittleEndian.Uint32(data)
+			dsz := binary.LittleEndian.Uint32(data[4:])
+			typ := binary.LittleEndian.Uint32(data[8:])
+			n := (uint64(nsz) + 3) &^ 3
+			d := (uint64(dsz) + 3) &^ 3
+			if 12+n+d > uint64(len(data)) {
+				break
+			}
+			name := data[12 : 12+nsz]
+			if typ == 3 && bytes.Equal(name, []byte("GNU\x00")) {
+				return append([]byte(nil), data[12+n:12+n+uint64(dsz)]...)
+			}
+			data = data[12+n+d:]
+		}
+	}
+	return nil
+}
+
+func fileBuildID(path string) []byte {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	return buildID(f)
+}
+
+// DefaultBuildIDDir returns the build-id cache perf uses: $PERF_BUILDID_DIR,
+// else $HOME/.debug.
+func DefaultBuildIDDir() string {
+	if d := os.Getenv("PERF_BUILDID_DIR"); d != "" {
+		return d
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".debug")
+}
+
+// saveVdso writes the vdso image into the build-id cache dir the way perf
+// record does: <dir>/[vdso]/<build id>/vdso, plus the
+// <dir>/.build-id/<xx>/<rest> link. It returns the image's path.
+func saveVdso(dir string, image, id []byte) (string, error) {
+	sid := hex.EncodeToString(id)
+	d := filepath.Join(dir, "[vdso]", sid)
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		return "", err
+	}
+	p := filepath.Join(d, "vdso")
+	if err := os.WriteFile(p, image, 0o644); err != nil {
+		return "", err
+	}
+	if len(sid) > 2 {
+		ld := filepath.Join(dir, ".build-id", sid[:2])
+		if err := os.MkdirAll(ld, 0o755); err == nil {
+			link := filepath.Join(ld, sid[2:])
+			os.Remove(link)
+			os.Symlink(filepath.Join("..", "..", "[vdso]", sid), link)
+		}
+	}
+	return p, nil
+}

@@ -1,0 +1,324 @@
+package record
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+
+	"github.com/perfpt/perfpt/perfdata"
+	"github.com/perfpt/perfpt/record/flow"
+	"github.com/perfpt/perfpt/record/synth"
+	"golang.org/x/sys/unix"
+)
+
+// intel_pt config bits (the kernel's format attributes, see
+// testdata/sysfs/intel_pt/format).
+const (
+	cfgPT        = 1 << 0
+	cfgCYC       = 1 << 1
+	cfgMTC       = 1 << 9
+	cfgTSC       = 1 << 10
+	cfgNoRetComp = 1 << 11
+	cfgBranch    = 1 << 13
+	cfgMTCShift  = 14
+	cfgPSBShift  = 24
+)
+
+// PTConfig returns the intel_pt attr config for c.
+func PTConfig(c synth.Config) uint64 {
+	cfg := uint64(cfgPT | cfgBranch)
+	if c.TSC || c.MTC || c.CYC {
+		cfg |= cfgTSC
+	}
+	if c.MTC {
+		cfg |= cfgMTC | uint64(c.MTCPeriod&0xf)<<cfgMTCShift
+	}
+	if c.CYC {
+		cfg |= cfgCYC
+	}
+	if c.NoRetComp {
+		cfg |= cfgNoRetComp
+	}
+	p := c.PSBPeriod
+	if p <= 0 {
+		p = 4096
+	}
+	for f := uint64(0); f < 16; f++ {
+		if 1<<(11+f) >= p {
+			cfg |= f << cfgPSBShift
+			break
+		}
+	}
+	return cfg
+}
+
+// WriteOptions say how WriteTrace lays out the perf.data.
+type WriteOptions struct {
+	PT synth.Config
+	// AuxBufSize caps each AUXTRACE buffer (0: 64 KiB); buffers end at
+	// packet boundaries.
+	AuxBufSize int
+	// PMUType is the intel_pt PMU type (0: from sysfs, else 8).
+	PMUType uint32
+	// BuildIDDir is where the vdso is saved (perf's build-id cache layout);
+	// "" means DefaultBuildIDDir(), "-" not at all.
+	BuildIDDir string
+	Cmdline    []string
+}
+
+// WriteStats describe what WriteTrace wrote.
+type WriteStats struct {
+	PTBytes  int
+	Buffers  int
+	Packets  map[string]int
+	VdsoPath string
+}
+
+// PMUType returns the intel_pt PMU type from sysfs, or 8.
+func PMUType() uint32 {
+	var t uint32
+	if b, err := os.ReadFile("/sys/bus/event_source/devices/intel_pt/type"); err == nil {
+		if _, err := fmt.Sscan(string(b), &t); err == nil {
+			return t
+		}
+	}
+	return 8
+}
+
+type timed struct {
+	time uint64
+	seq  int
+	rec  perfdata.Record
+}
+
+// WriteTrace encodes tr as intel_pt//u would have recorded it, one AUX
+// stream per thread, and writes it to path.
+func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, error) {
+	pmu := opt.PMUType
+	if pmu == 0 {
+		pmu = PMUType()
+	}
+	bufSize := opt.AuxBufSize
+	if bufSize <= 0 {
+		bufSize = 64 << 10
+	}
+	timing := opt.PT.Timing()
+	st := &WriteStats{Packets: map[string]int{}}
+
+	w, err := perfdata.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	sampleType := perfdata.SampleFormatIP | perfdata.SampleFormatTID | perfdata.SampleFormatTime |
+		perfdata.SampleFormatIdentifier
+	ptIDs, dummyIDs := make([]uint64, len(tr.Threads)), make([]uint64, len(tr.Threads))
+	index := map[int]int{}
+	for i, th := range tr.Threads {
+		ptIDs[i], dummyIDs[i] = uint64(0x100+i), uint64(0x100000+i)
+		index[th.Tid] = i
+	}
+	common := perfdata.AttrFlagDisabled | perfdata.AttrFlagInherit | perfdata.AttrFlagExcludeKernel |
+		perfdata.AttrFlagExcludeHV | perfdata.AttrFlagEnableOnExec | perfdata.AttrFlagSampleIDAll |
+		perfdata.AttrFlagExcludeGuest
+	if _, err := w.AddAttr(perfdata.EventAttr{Type: perfdata.AttrType(pmu), Config: PTConfig(opt.PT),
+		SamplePeriod: 1, SampleType: sampleType, Flags: common}, ptIDs, "intel_pt//u"); err != nil {
+		w.Close()
+		return nil, err
+	}
+	if _, err := w.AddAttr(perfdata.EventAttr{Type: perfdata.AttrTypeSoftware, Config: perfdata.SWDummy,
+		SamplePeriod: 1, SampleType: sampleType, Flags: common | perfdata.AttrFlagMmap | perfdata.AttrFlagComm |
+			perfdata.AttrFlagTask | perfdata.AttrFlagMmap2 | perfdata.AttrFlagCommExec}, dummyIDs, "dummy:u"); err != nil {
+		w.Close()
+		return nil, err
+	}
+	info := perfdata.IntelPTInfo{PMUType: uint64(pmu), TimeShift: 0, TimeMult: 1, TimeZero: 0, CapUserTimeZero: 1,
+		TSCBit: cfgTSC, NoRetCompBit: cfgNoRetComp, MTCBit: cfgMTC, MTCFreqBits: 0xf << cfgMTCShift,
+		TSCCTCRatioN: 2, TSCCTCRatioD: 1, CYCBit: cfgCYC, MaxNonTurboRatio: 20}
+	if opt.PT.CTCNum != 0 && opt.PT.CTCDen != 0 {
+		info.TSCCTCRatioN, info.TSCCTCRatioD = uint64(opt.PT.CTCNum), uint64(opt.PT.CTCDen)
+	}
+	if opt.PT.CBR != 0 {
+		info.MaxNonTurboRatio = uint64(opt.PT.CBR)
+	}
+	priv := append(info.Priv(), 0) // cap_event_trace
+	head := []perfdata.Record{
+		&perfdata.RecordAuxtraceInfo{AuxType: perfdata.AuxtraceIntelPT, Priv: priv},
+		&perfdata.RecordTimeConv{TimeShift: 0, TimeMult: 1, TimeZero: 0, CapUserTimeZero: true, Extended: true},
+	}
+	for _, r := range head {
+		if err := w.WriteRecord(r); err != nil {
+			w.Close()
+			return nil, err
+		}
+	}
+
+	var recs []timed
+	add := func(t uint64, r perfdata.Record) { recs = append(recs, timed{t, len(recs), r}) }
+	sid := func(pid, tid int, t, id uint64, misc uint16) perfdata.RecordCommon {
+		return perfdata.RecordCommon{Misc: misc, SampleID: perfdata.SampleID{PID: int32(pid), TID: int32(tid), Time: t, ID: id}}
+	}
+	dummyOf := func(tid int) uint64 {
+		if i, ok := index[tid]; ok {
+			return dummyIDs[i]
+		}
+		return dummyIDs[0]
+	}
+	started := map[int]uint64{}
+	files := map[string]bool{}
+	var buildIDs []perfdata.BuildID
+	for _, s := range tr.Side {
+		id := dummyOf(s.Tid)
+		switch s.Kind {
+		case flow.Comm:
+			misc := uint16(0)
+			if s.Exec {
+				misc = perfdata.MiscCommExec
+			}
+			add(s.Time, &perfdata.RecordComm{RecordCommon: sid(s.Pid, s.Tid, s.Time, id, misc), PID: int32(s.Pid), TID: int32(s.Tid), Comm: s.Name})
+			if _, ok := started[s.Tid]; !ok {
+				started[s.Tid] = s.Time
+			}
+		case flow.Mmap:
+			add(s.Time, &perfdata.RecordMmap2{RecordCommon: sid(s.Pid, s.Tid, s.Time, id, perfdata.MiscUser),
+				PID: int32(s.Pid), TID: int32(s.Tid), Addr: s.Addr, Len: s.Len, PgOff: s.Pgoff, Maj: s.Maj, Min: s.Min,
+				Ino: s.Ino, InoGeneration: s.InoGen, Prot: s.Prot, Flags: s.Flags, Filename: s.Name})
+			if !files[s.Name] && strings.HasPrefix(s.Name, "/") {
+				files[s.Name] = true
+				if bid := fileBuildID(s.Name); bid != nil {
+					buildIDs = append(buildIDs, perfdata.BuildID{Misc: perfdata.MiscUser, PID: -1, BuildID: bid, Filename: s.Name})
+				}
+			}
+		case flow.Fork:
+			add(s.Time, &perfdata.RecordFork{RecordCommon: sid(s.Pid, s.Tid, s.Time, id, 0), PID: int32(s.Pid), PPID: int32(s.PPid),
+				TID: int32(s.Tid), PTID: int32(s.PTid), ForkTime: s.Time})
+			started[s.Tid] = s.Time
+		case flow.Exit:
+			add(s.Time, &perfdata.RecordExit{RecordCommon: sid(s.Pid, s.Tid, s.Time, id, 0), PID: int32(s.Pid), PPID: int32(s.PPid),
+				TID: int32(s.Tid), PTID: int32(s.PTid), ExitTime: s.Time})
+		}
+	}
+	if len(tr.Vdso) > 0 {
+		if bid := buildID(bytes.NewReader(tr.Vdso)); bid != nil {
+			buildIDs = append(buildIDs, perfdata.BuildID{Misc: perfdata.MiscUser, PID: -1, BuildID: bid, Filename: "[vdso]"})
+			if opt.BuildIDDir != "-" {
+				dir := opt.BuildIDDir
+				if dir == "" {
+					dir = DefaultBuildIDDir()
+				}
+				if dir != "" {
+					if p, err := saveVdso(dir, tr.Vdso, bid); err == nil {
+						st.VdsoPath = p
+					}
+				}
+			}
+		}
+	}
+
+	var ref uint64 = 0x5eed0000
+	for i, th := range tr.Threads {
+		if len(th.Events) == 0 {
+			continue
+		}
+		s, err := synth.Encode(th, opt.PT)
+		if err != nil && s == nil {
+			w.Close()
+			return nil, err
+		}
+		for k, n := range s.Packets {
+			st.Packets[k.String()] += n
+		}
+		st.PTBytes += len(s.Data)
+		t0, ok := started[th.Tid]
+		if !ok {
+			t0 = th.Events[0].Time
+		}
+		add(t0, &perfdata.RecordItraceStart{RecordCommon: sid(th.Pid, th.Tid, t0, ptIDs[i], 0), PID: int32(th.Pid), TID: int32(th.Tid)})
+		// Cut the stream into buffers at packet boundaries.
+		start := 0
+		for start < len(s.Data) {
+			end, tm := -1, uint64(0)
+			for _, c := range s.Cuts {
+				if c.Off > start && c.Off-start <= bufSize {
+					end, tm = c.Off, c.Time
+				} else if c.Off > start {
+					break
+				}
+			}
+			if end < 0 {
+				w.Close()
+				return nil, fmt.Errorf("thread %d: no packet boundary within %d bytes of offset %d", th.Tid, bufSize, start)
+			}
+			data := s.Data[start:end]
+			add(tm, &perfdata.RecordAux{RecordCommon: sid(th.Pid, th.Tid, tm, ptIDs[i], 0), AuxOffset: uint64(start), AuxSize: uint64(len(data))})
+			add(tm, &perfdata.RecordAuxtrace{AuxOffset: uint64(start), Reference: ref, Idx: uint32(i), TID: int32(th.Tid), CPU: -1, Data: data})
+			ref++
+			st.Buffers++
+			start = end
+		}
+		if err != nil {
+			w.Close()
+			return st, err
+		}
+	}
+	sort.SliceStable(recs, func(a, b int) bool { return recs[a].time < recs[b].time })
+	for _, r := range recs {
+		if err := w.WriteRecord(r.rec); err != nil {
+			w.Close()
+			return st, err
+		}
+	}
+	if err := w.WriteRecord(&perfdata.RecordFinishedRound{}); err != nil {
+		w.Close()
+		return st, err
+	}
+	w.Features = features(opt.Cmdline, buildIDs, pmu)
+	if err := w.Close(); err != nil {
+		return st, err
+	}
+	_ = timing
+	return st, nil
+}
+
+func features(cmdline []string, ids []perfdata.BuildID, pmu uint32) perfdata.Features {
+	var fs perfdata.Features
+	fs.Hostname, _ = os.Hostname()
+	var u unix.Utsname
+	if unix.Uname(&u) == nil {
+		fs.OSRelease = unix.ByteSliceToString(u.Release[:])
+	}
+	fs.Version = "6.1.perfpt"
+	fs.Arch = "x86_64"
+	n := uint32(runtime.NumCPU())
+	fs.NrCPUs = perfdata.NrCPUs{Online: n, Available: n}
+	fs.CPUDesc = cpuDesc()
+	// The emulated processor: an Intel PT capable Skylake.
+	fs.CPUID = "GenuineIntel,6,85,4"
+	fs.Cmdline = cmdline
+	fs.BuildIDs = ids
+	fs.PMUMappings = []perfdata.PMUMapping{{Type: 1, Name: "software"}, {Type: pmu, Name: "intel_pt"}}
+	for _, f := range []perfdata.Feature{perfdata.FeatHostname, perfdata.FeatOSRelease, perfdata.FeatVersion,
+		perfdata.FeatArch, perfdata.FeatNrCPUs, perfdata.FeatCPUDesc, perfdata.FeatCPUID, perfdata.FeatCmdline,
+		perfdata.FeatBuildID, perfdata.FeatPMUMappings} {
+		fs.Set(f)
+	}
+	return fs
+}
+
+func cpuDesc() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
