@@ -306,7 +306,7 @@ func decodeExt(p *Packet, b []byte) error {
 		p.Kind = KindPSB
 	case extTNT64:
 		pl := le(b[2:], 6)
-		if pl == 0 {
+		if pl <= 1 { // no stop bit, or no branch before it
 			return ErrBadPacket
 		}
 		bits := 63 - lzcnt(pl)

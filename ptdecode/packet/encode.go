@@ -1,7 +1,9 @@
 package packet
 
 // Append appends the encoding of p to dst and returns the extended slice
-// (libipt's pt_enc_next). p.Size is ignored. Fields that the packet's
+// (libipt's pt_enc_next). p.Size is ignored, except that a CYC is written
+// with p.Size bytes when that is longer than needed (at most 9), so that
+// re-encoding a decoded packet gives its bytes back. Fields that the packet's
 // encoding cannot hold (a reserved IP compression, a TNT with 0 or too many
 // bits, a payload wider than its field, flags of another kind) are an error
 // wrapping ErrBadConfig and dst is returned unchanged; so for every p that
@@ -41,7 +43,7 @@ func check(p *Packet) error {
 	// Every field not used by the kind must be zero, so that the round trip
 	// is exact; payload widths are checked per kind.
 	var (
-		payload = ^uint64(0) // allowed payload bits
+		payload uint64 // allowed payload bits
 		ipc     = p.IPC == 0
 		bitsOK  = p.Bits == 0
 		ext     = p.Ext == 0
@@ -79,13 +81,13 @@ func check(p *Packet) error {
 	case KindCYC:
 		payload = maskN(61) // eight extension bytes at most (libipt's limit)
 	case KindMNT:
+		payload = ^uint64(0)
 	case KindEVD:
+		payload = ^uint64(0)
 		typ = p.Type <= 0x1f
 	case KindPTW:
 		bitsOK = p.Bits <= 1
-		if p.Bits == 0 {
-			payload = maskN(32)
-		}
+		payload = maskN(32 << p.Bits)
 	case KindMWait:
 		payload, ext = maskN(32), true
 	case KindPwrE, KindPwrX:
@@ -95,16 +97,12 @@ func check(p *Packet) error {
 	case KindBIP:
 		typ = p.Type <= 0x1f
 		bitsOK = p.Bits == 4 || p.Bits == 8
-		if p.Bits == 4 {
-			payload = maskN(32)
-		}
+		payload = maskN(8 * uint(p.Bits))
 	case KindCFE:
 		typ, vec = p.Type <= 0x1f, true
 	case KindTrig:
 		payload = 0xff
 		ext = p.Ext <= 0xffff && (p.Flags&FlagICNTV != 0 || p.Ext == 0)
-	default: // no payload at all
-		payload = 0
 	}
 	if p.Payload&^payload != 0 || !ipc || !bitsOK || !ext || !ctc || !fc || !typ || !vec || !state {
 		return ErrBadConfig
@@ -167,21 +165,31 @@ func appendPacket(dst []byte, p *Packet) []byte {
 	case KindTMA:
 		return append(dst, opcExt, extTMA, byte(p.CTC), byte(p.CTC>>8), 0, byte(p.FC), byte(p.FC>>8))
 	case KindCYC:
+		// The shortest form, or p.Size bytes (at most 9) when longer: a CYC
+		// may carry extension bytes of zero, and this keeps their length.
 		v := p.Payload
+		n := 1
+		for x := v >> 5; x != 0; x >>= 7 {
+			n++
+		}
+		if int(p.Size) > n && p.Size <= 9 {
+			n = int(p.Size)
+		}
 		b := byte(v&0x1f) << 3
 		v >>= 5
-		if v == 0 {
+		if n == 1 {
 			return append(dst, b|3)
 		}
 		dst = append(dst, b|7)
-		for {
+		for i := 2; i <= n; i++ {
 			b = byte(v&0x7f) << 1
 			v >>= 7
-			if v == 0 {
-				return append(dst, b)
+			if i < n {
+				b |= 1
 			}
-			dst = append(dst, b|1)
+			dst = append(dst, b)
 		}
+		return dst
 	case KindMNT:
 		return putLE(append(dst, opcExt, extExt2, ext2MNT), p.Payload, 8)
 	case KindPTW:
