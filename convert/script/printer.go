@@ -92,6 +92,27 @@ type Sample struct {
 	// thread->ts), which changes the callindent depth of returns.
 	HasThreadStack bool
 	Res            Resolver
+	// Synth is the payload of a synthesised PT event (psb, cbr).
+	Synth Synth
+}
+
+// SynthKind says which synthesised event a Synth holds.
+type SynthKind uint8
+
+// Synthesised event kinds.
+const (
+	SynthNone SynthKind = iota
+	SynthPSB
+	SynthCBR
+)
+
+// Synth is the raw payload of a PERF_TYPE_SYNTH sample.
+type Synth struct {
+	Kind        SynthKind
+	Offset      uint64 // psb
+	CBR         uint32 // cbr
+	Freq        uint32 // cbr: kHz
+	MaxNonTurbo uint32 // cbr
 }
 
 // Options are perf script's printing options besides -F.
@@ -163,6 +184,9 @@ func (p *Printer) Print(s *Sample) {
 		p.buf = b
 		p.w.Write(b)
 		return
+	}
+	if s.Ev.AttrType == PerfTypeSynth && p.has(t, FieldSynth) {
+		b = appendSynth(b, &s.Synth)
 	}
 	if p.has(t, FieldAddr) {
 		b = p.addr(b, s, t)
@@ -535,4 +559,38 @@ func (p *Printer) PrintError(e *ErrorLine) {
 	b = append(b, '\n')
 	p.buf = b
 	p.w.Write(b)
+}
+
+// appendSynth mirrors perf_sample__fprintf_synth for psb and cbr, padded
+// to 34 columns (perf_sample__fprintf_pt_spacing).
+func appendSynth(b []byte, sy *Synth) []byte {
+	start := len(b)
+	switch sy.Kind {
+	case SynthPSB:
+		b = append(b, " psb offs: "...)
+		if sy.Offset == 0 {
+			b = append(b, '0')
+		} else {
+			b = append(b, "0x"...)
+			b = strconv.AppendUint(b, sy.Offset, 16)
+		}
+	case SynthCBR:
+		b = append(b, " cbr: "...)
+		b = padLeft(b, strconv.AppendUint(nil, uint64(sy.CBR), 10), 2)
+		b = append(b, " freq: "...)
+		b = padLeft(b, strconv.AppendUint(nil, uint64((sy.Freq+500)/1000), 10), 4)
+		b = append(b, " MHz "...)
+		if sy.MaxNonTurbo != 0 {
+			pct := (5 + (1000*sy.CBR)/sy.MaxNonTurbo) / 10
+			b = append(b, '(')
+			b = padLeft(b, strconv.AppendUint(nil, uint64(pct), 10), 3)
+			b = append(b, "%) "...)
+		}
+	default:
+		return b
+	}
+	if n := len(b) - start; n < 34 {
+		b = appendSpaces(b, 34-n)
+	}
+	return b
 }

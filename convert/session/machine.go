@@ -125,7 +125,8 @@ type Machine struct {
 	kernel  *symbol.KernelSymbols
 	kOnce   sync.Once
 	kPath   string
-	// KernelStart is the lowest kernel address (machine__get_kernel_start).
+	// KernelStart is machine__kernel_start: 1<<63 on x86_64 whatever the
+	// kernel map says.
 	KernelStart uint64
 }
 
@@ -230,9 +231,6 @@ func (m *Machine) addKernelMap(start, length uint64) {
 		end = ^uint64(0)
 	}
 	m.kmaps.Insert(&Map{Start: start, End: end, DSO: m.kernelDSO(), Identity: true})
-	if start < m.KernelStart {
-		m.KernelStart = start
-	}
 }
 
 // Resolve mirrors thread__find_map_fb plus map__find_symbol: the map and

@@ -178,15 +178,16 @@ func (s *Session) Run(h Handler) error {
 		if n++; n&4095 == 0 && h.Progress != nil {
 			h.Progress(rs.Record.Common().Offset)
 		}
-		switch r := rs.Record.(type) {
+		rec := rs.Record
+		c := rec.Common()
+		if s.pt != nil && c.Type < perfdata.RecordTypeUserStart {
+			// auxtrace__process_event runs before the tool sees the record.
+			s.pt.event(rec, h)
+		}
+		switch r := rec.(type) {
 		case *perfdata.RecordSample:
 			if s.pt != nil && s.pt.isPTAttr(r.Attr) {
 				continue
-			}
-			if s.pt != nil {
-				if err := s.pt.flushUpTo(r.Time, h); err != nil {
-					return err
-				}
 			}
 			if h.Sample == nil {
 				continue
@@ -197,17 +198,13 @@ func (s *Session) Run(h Handler) error {
 			s.sample(r, &smp)
 			h.Sample(&smp)
 		case *perfdata.RecordComm:
-			s.flushPT(r.Time, h)
 			t := s.m.FindNewThread(r.PID, r.TID)
 			t.Comm, t.commSet = r.Comm, true
 		case *perfdata.RecordFork:
-			s.flushPT(r.Time, h)
 			s.m.fork(r)
 		case *perfdata.RecordMmap:
-			s.flushPT(r.Time, h)
 			s.m.mmap(r.PID, r.TID, r.Addr, r.Len, r.PgOff, r.Filename, nil, r.CPUMode())
 		case *perfdata.RecordMmap2:
-			s.flushPT(r.Time, h)
 			var bid []byte
 			if r.Misc&perfdata.MiscMmapBuildID != 0 {
 				bid = r.BuildID
@@ -228,18 +225,6 @@ func (s *Session) Run(h Handler) error {
 				h.Error(&script.ErrorLine{Type: r.ErrType, Code: r.Code, CPU: r.ErrCPU, PID: r.ErrPID,
 					TID: r.ErrTID, IP: r.IP, Time: r.ErrTime, HasTime: r.Fmt != 0, Msg: r.Msg})
 			}
-		case *perfdata.RecordSwitch:
-			if s.pt != nil {
-				s.pt.sideband(rs.Record, h)
-			}
-		case *perfdata.RecordItraceStart:
-			if s.pt != nil {
-				s.pt.sideband(rs.Record, h)
-			}
-		case *perfdata.RecordTimeConv:
-			if s.pt != nil {
-				s.pt.timeConv(r)
-			}
 		}
 	}
 	if err := rs.Err(); err != nil {
@@ -249,12 +234,6 @@ func (s *Session) Run(h Handler) error {
 		return s.pt.finish(h)
 	}
 	return nil
-}
-
-func (s *Session) flushPT(t uint64, h Handler) {
-	if s.pt != nil {
-		s.pt.flushUpTo(t, h)
-	}
 }
 
 // sample fills smp from an ordinary sample record.

@@ -1,0 +1,494 @@
+package session
+
+import (
+	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/session/ptperf"
+	"github.com/perfpt/perfpt/perfdata"
+)
+
+// getTrace mirrors intel_pt_get_trace/intel_pt_get_buffer.
+func (q *ptQueue) getTrace(b *ptperf.Buffer) error {
+	for q.next < len(q.bufs) {
+		buf := &q.bufs[q.next]
+		q.next++
+		b.Data = buf.data
+		b.RefTimestamp = buf.reference
+		if !q.oldBuffer {
+			b.Consecutive = false
+			b.TraceNr = buf.nr + 1
+		} else {
+			b.Consecutive = true
+		}
+		if len(b.Data) == 0 {
+			continue
+		}
+		q.oldBuffer = true
+		return nil
+	}
+	b.Data = nil
+	return nil
+}
+
+// newDecoder mirrors the decoder parameters of intel_pt_alloc_queue.
+func (p *ptState) newDecoder(q *ptQueue) *ptperf.Decoder {
+	cfg, _ := p.config()
+	prm := ptperf.Params{
+		GetTrace:          q.getTrace,
+		Walker:            &queueWalker{q: q},
+		ReturnCompression: p.priv[ptNoRetCompBit] == 0 || cfg&p.priv[ptNoRetCompBit] == 0,
+		BranchEnable:      !(cfg&cfgPassThru != 0 && cfg&cfgBranchEn == 0),
+		MaxNonTurboRatio:  p.maxNonTurbo,
+	}
+	if len(p.priv) > ptCYCBit {
+		if bits := p.priv[ptMTCFreqBits]; bits != 0 {
+			shift := uint32(0)
+			for c := bits; c&1 == 0; c >>= 1 {
+				shift++
+			}
+			prm.MTCPeriod = uint32((cfg & bits) >> shift)
+		}
+		prm.TSCCTCRatioN = uint32(p.priv[ptTSCCTCN])
+		prm.TSCCTCRatioD = uint32(p.priv[ptTSCCTCD])
+	}
+	if p.opts.Instructions {
+		if p.opts.Period != 0 {
+			switch p.opts.PeriodType {
+			case script.PeriodInstructions:
+				prm.PeriodType, prm.Period = ptperf.PeriodInstructions, p.opts.Period
+			case script.PeriodTicks:
+				prm.PeriodType, prm.Period = ptperf.PeriodTicks, p.opts.Period
+			case script.PeriodNanosecs:
+				prm.PeriodType, prm.Period = ptperf.PeriodTicks, p.tc.nsToTicks(p.opts.Period)
+			}
+		}
+		if prm.Period == 0 {
+			prm.PeriodType, prm.Period = ptperf.PeriodInstructions, 1
+		}
+	}
+	return ptperf.New(prm)
+}
+
+// updateQueues mirrors intel_pt_update_queues/intel_pt_setup_queue.
+func (p *ptState) updateQueues() {
+	if !p.newData {
+		return
+	}
+	p.newData = false
+	for _, q := range p.queues {
+		if len(q.bufs) == 0 {
+			continue
+		}
+		if q.dec == nil {
+			q.dec = p.newDecoder(q)
+			q.pid, q.tid, q.cpu = -1, -1, -1
+			if q.qcpu != -1 {
+				q.cpu = q.qcpu
+			}
+			q.tid = q.qtid
+			q.cbrSeen = ^uint32(0)
+		}
+		if q.onHeap || p.timeless {
+			continue
+		}
+		var st *ptperf.State
+		for {
+			st = q.dec.Decode()
+			if st.Err != 0 {
+				if st.Err == ptperf.ErrNoData {
+					break
+				}
+				continue
+			}
+			if st.Timestamp != 0 {
+				break
+			}
+		}
+		if st.Err == ptperf.ErrNoData {
+			continue
+		}
+		q.timestamp = st.Timestamp
+		q.state = st
+		q.haveSample = true
+		q.sampleFlags()
+		p.heapAdd(q.nr, q.timestamp)
+		q.onHeap = true
+	}
+}
+
+func (p *ptState) heapAdd(q int, ordinal uint64) {
+	p.heap = append(p.heap, heapItem{})
+	pos := len(p.heap) - 1
+	for pos > 0 {
+		parent := (pos - 1) >> 1
+		if p.heap[parent].ordinal <= ordinal {
+			break
+		}
+		p.heap[pos] = p.heap[parent]
+		pos = parent
+	}
+	p.heap[pos] = heapItem{q, ordinal}
+}
+
+func (p *ptState) heapPop() {
+	n := len(p.heap)
+	if n == 0 {
+		return
+	}
+	h := p.heap
+	pos := 0
+	for {
+		left := pos<<1 + 1
+		if left >= n {
+			break
+		}
+		right := left + 1
+		if right >= n {
+			h[pos] = h[left]
+			p.heap = h[:n-1]
+			return
+		}
+		if h[left].ordinal < h[right].ordinal {
+			h[pos] = h[left]
+			pos = left
+		} else {
+			h[pos] = h[right]
+			pos = right
+		}
+	}
+	last := h[n-1]
+	p.heap = h[:n-1]
+	// heapify last into pos
+	for pos > 0 {
+		parent := (pos - 1) >> 1
+		if p.heap[parent].ordinal <= last.ordinal {
+			break
+		}
+		p.heap[pos] = p.heap[parent]
+		pos = parent
+	}
+	if pos < len(p.heap) {
+		p.heap[pos] = last
+	}
+}
+
+// setPidTidCPU mirrors intel_pt_set_pid_tid_cpu.
+func (p *ptState) setPidTidCPU(q *ptQueue) {
+	m := p.s.m
+	if q.qtid == -1 || p.sched != 0 && p.sched != 2 && false {
+		cur, ok := p.curTID[q.cpu]
+		q.tid = -1
+		if ok {
+			q.tid = cur[1]
+		}
+		if q.tid == -1 {
+			q.pid = -1
+		}
+		q.thread = nil
+	}
+	if q.thread == nil && q.tid != -1 {
+		q.thread = m.FindThread(q.tid)
+	}
+	if q.thread != nil {
+		q.pid = q.thread.PID
+		if q.qcpu == -1 {
+			q.cpu = -1
+		}
+	}
+}
+
+// sampleFlags mirrors intel_pt_sample_flags.
+func (q *ptQueue) sampleFlags() {
+	st := q.state
+	q.insnLen = 0
+	if st.Flags&ptperf.FlagAbortTx != 0 {
+		q.flags = script.FlagBranch | script.FlagTxAbort
+	} else if st.Flags&ptperf.FlagAsync != 0 {
+		if st.ToIP == 0 {
+			q.flags = script.FlagBranch | script.FlagTraceEnd
+		} else {
+			q.flags = script.FlagBranch | script.FlagCall | script.FlagAsync | script.FlagInterrupt
+		}
+	} else {
+		if st.FromIP != 0 {
+			q.flags = st.InsnOp.Flags()
+		} else {
+			q.flags = script.FlagBranch | script.FlagTraceBegin
+		}
+		if st.Flags&ptperf.FlagInTx != 0 {
+			q.flags |= script.FlagInTx
+		}
+		q.insnLen = st.InsnLen
+		q.insn = st.Insn
+	}
+	if st.Type&ptperf.TypeTraceBegin != 0 {
+		q.flags |= script.FlagTraceBegin
+	}
+	if st.Type&ptperf.TypeTraceEnd != 0 {
+		q.flags |= script.FlagTraceEnd
+	}
+}
+
+// runDecoder mirrors intel_pt_run_decoder; it returns true when the
+// queue ran out of data.
+func (p *ptState) runDecoder(q *ptQueue, timestamp *uint64) bool {
+	for {
+		p.sample(q)
+		st := q.dec.Decode()
+		if st.Err != 0 {
+			if st.Err == ptperf.ErrNoData {
+				return true
+			}
+			q.timestamp = st.EstTimestamp
+			if p.opts.Errors {
+				p.synthError(q, st)
+			}
+			continue
+		}
+		q.state = st
+		q.haveSample = true
+		q.sampleFlags()
+		if !p.timeless && (st.FromIP >= p.kernelStart || st.FromIP == 0) && st.ToIP != 0 && st.ToIP < p.kernelStart {
+			q.timestamp = st.EstTimestamp
+		} else if st.Timestamp > q.timestamp {
+			q.timestamp = st.Timestamp
+		}
+		if !p.timeless && q.timestamp >= *timestamp {
+			*timestamp = q.timestamp
+			return false
+		}
+	}
+}
+
+// processQueues mirrors intel_pt_process_queues.
+func (p *ptState) processQueues(timestamp uint64) {
+	for len(p.heap) > 0 {
+		if p.heap[0].ordinal >= timestamp {
+			return
+		}
+		qn := p.heap[0].q
+		q := p.queues[qn]
+		p.heapPop()
+		ts := timestamp
+		if len(p.heap) > 0 {
+			ts = p.heap[0].ordinal + 1
+			if ts > timestamp {
+				ts = timestamp
+			}
+		}
+		p.setPidTidCPU(q)
+		if !p.runDecoder(q, &ts) {
+			p.heapAdd(qn, ts)
+		} else {
+			q.onHeap = false
+		}
+	}
+}
+
+// processTimeless mirrors intel_pt_process_timeless_queues.
+func (p *ptState) processTimeless(tid int32) {
+	for _, q := range p.queues {
+		if q.dec == nil {
+			continue
+		}
+		if tid == -1 || q.tid == tid {
+			p.setPidTidCPU(q)
+			var ts uint64
+			p.runDecoder(q, &ts)
+		}
+	}
+}
+
+// event mirrors intel_pt_process_event, called before each time-ordered
+// record is processed.
+func (p *ptState) event(r perfdata.Record, h Handler) {
+	p.h = h
+	c := r.Common()
+	var timestamp uint64
+	if c.Format&perfdata.SampleFormatTime != 0 && c.Time != 0 && c.Time != ^uint64(0) {
+		timestamp = p.tc.toTSC(c.Time)
+	}
+	if timestamp != 0 || p.timeless {
+		p.updateQueues()
+	}
+	if p.timeless {
+		if c.Type == perfdata.RecordTypeExit {
+			if e, ok := r.(*perfdata.RecordExit); ok {
+				p.processTimeless(e.TID)
+			}
+		}
+	} else if timestamp != 0 {
+		p.processQueues(timestamp)
+	}
+	if a, ok := r.(*perfdata.RecordAux); ok && a.Flags&perfdata.AuxFlagTruncated != 0 && p.opts.Errors {
+		p.emitError(ptperf.ErrLost, int32(c.CPU), c.PID, c.TID, 0, c.Time)
+	}
+	switch rr := r.(type) {
+	case *perfdata.RecordItraceStart:
+		if p.perCPU {
+			p.curTID[int32(c.CPU)] = [2]int32{rr.PID, rr.TID}
+		}
+	case *perfdata.RecordSwitch:
+		out := rr.Out()
+		var pid, tid int32
+		if p.sched == 3 {
+			if !out {
+				if cur, ok := p.curTID[int32(c.CPU)]; ok && cur[1] == c.TID {
+					return
+				}
+				p.curTID[int32(c.CPU)] = [2]int32{c.PID, c.TID}
+				return
+			}
+			if !rr.CPUWide {
+				return
+			}
+			pid, tid = rr.NextPrevPID, rr.NextPrevTID
+		} else {
+			if out {
+				return
+			}
+			pid, tid = c.PID, c.TID
+		}
+		p.curTID[int32(c.CPU)] = [2]int32{pid, tid}
+	}
+}
+
+// finish mirrors intel_pt_flush.
+func (p *ptState) finish(h Handler) error {
+	p.h = h
+	p.updateQueues()
+	if p.timeless {
+		p.processTimeless(-1)
+		return nil
+	}
+	p.processQueues(^uint64(0))
+	return nil
+}
+
+func (p *ptState) perfTime(tsc uint64) uint64 {
+	if p.timeless {
+		return 0
+	}
+	return p.tc.toPerf(tsc)
+}
+
+func (p *ptState) synthError(q *ptQueue, st *ptperf.State) {
+	p.emitError(st.Err, q.cpu, q.pid, q.tid, st.FromIP, p.perfTime(q.timestamp))
+}
+
+// emitError mirrors intel_pt_synth_error.
+func (p *ptState) emitError(code int, cpu, pid, tid int32, ip, tm uint64) {
+	if code == ptperf.ErrOvr && p.opts.ErrorMinusFlags&script.ErrFlagOverflow != 0 {
+		return
+	}
+	if code == ptperf.ErrLost && p.opts.ErrorMinusFlags&script.ErrFlagDataLost != 0 {
+		return
+	}
+	if p.h.Error == nil {
+		return
+	}
+	p.h.Error(&script.ErrorLine{Type: 1, Code: uint32(code), CPU: cpu, PID: pid, TID: tid, IP: ip,
+		Time: tm, HasTime: true, Msg: ptperf.ErrMsg(code)})
+}
+
+func (p *ptState) skipEvent() bool {
+	if p.opts.InitialSkip == 0 {
+		return false
+	}
+	p.numEvents++
+	return p.numEvents-1 < p.opts.InitialSkip
+}
+
+// sample mirrors intel_pt_sample for the events modelled.
+func (p *ptState) sample(q *ptQueue) {
+	if !q.haveSample {
+		return
+	}
+	q.haveSample = false
+	st := q.state
+	if p.psbEv != nil {
+		if st.Type&ptperf.TypePSBEvt != 0 && !p.skipEvent() {
+			p.emitSynth(q, p.psbEv, st.FromIP, 0, st.PSBOffset)
+		}
+		if st.CBR != q.cbrSeen {
+			q.cbrSeen = st.CBR
+			p.emitSynth(q, p.cbrEv, st.FromIP, 0, st.CBRPayload)
+		}
+	}
+	if p.instructionsEv != nil && st.Type&ptperf.TypeInstruction != 0 && !p.skipEvent() {
+		period := st.TotInsnCnt - q.lastInsn
+		if p.opts.Quick != 0 {
+			period = 1
+		}
+		q.lastInsn = st.TotInsnCnt
+		p.emitSample(q, p.instructionsEv, st.FromIP, st.ToIP, period, q.flags)
+	}
+	if st.Type&ptperf.TypeBranch == 0 {
+		return
+	}
+	if p.branchesEv != nil {
+		if p.branchesFilter != 0 && p.branchesFilter&q.flags == 0 {
+			return
+		}
+		if p.skipEvent() {
+			return
+		}
+		p.emitSample(q, p.branchesEv, st.FromIP, st.ToIP, 1, q.flags)
+	}
+}
+
+// emitSample delivers a branch or instruction sample (intel_pt_prep_b_sample).
+func (p *ptState) emitSample(q *ptQueue, ev *script.Event, ip, addr, period uint64, flags uint32) {
+	h := p.h
+	if h.Sample == nil {
+		return
+	}
+	tm := p.perfTime(q.timestamp)
+	if p.s.filtered(q.pid, q.tid, uint32(q.cpu), tm) {
+		return
+	}
+	m := p.s.m
+	t := m.FindNewThread(q.pid, q.tid)
+	smp := &p.smp
+	*smp = script.Sample{Ev: ev, Comm: t.Comm, PID: q.pid, TID: q.tid, CPU: uint32(q.cpu), Time: tm,
+		Period: period, IP: ip, Addr: addr, Flags: flags, InsnLen: q.insnLen, Insn: q.insn[:]}
+	kernel := ip >= p.kernelStart
+	if ip == 0 {
+		kernel = addr >= p.kernelStart
+	}
+	smp.IPLoc = m.Resolve(t, kernel, ip)
+	smp.Res = resolver{m, t, kernel}
+	h.Sample(smp)
+}
+
+// emitSynth delivers a PSB or CBR sample (intel_pt_prep_p_sample).
+func (p *ptState) emitSynth(q *ptQueue, ev *script.Event, ip, addr, raw uint64) {
+	h := p.h
+	if h.Sample == nil || ev == nil {
+		return
+	}
+	tm := p.perfTime(q.timestamp)
+	if p.s.filtered(q.pid, q.tid, uint32(q.cpu), tm) {
+		return
+	}
+	m := p.s.m
+	t := m.FindNewThread(q.pid, q.tid)
+	smp := &p.smp
+	flags := q.flags
+	if ip == 0 {
+		flags = 0
+	}
+	*smp = script.Sample{Ev: ev, Comm: t.Comm, PID: q.pid, TID: q.tid, CPU: uint32(q.cpu), Time: tm,
+		Period: 1, IP: ip, Addr: addr, Flags: flags, InsnLen: q.insnLen, Insn: q.insn[:]}
+	if ev == p.psbEv {
+		flags = 0
+		smp.Flags = 0
+		smp.Synth = script.Synth{Kind: script.SynthPSB, Offset: raw}
+	} else {
+		cbr := uint32(raw & 0xff)
+		smp.Synth = script.Synth{Kind: script.SynthCBR, CBR: cbr, Freq: uint32(uint64(cbr) * p.cbr2khz), MaxNonTurbo: p.maxNonTurbo}
+	}
+	kernel := ip >= p.kernelStart
+	smp.IPLoc = m.Resolve(t, kernel, ip)
+	smp.Res = resolver{m, t, kernel}
+	h.Sample(smp)
+}

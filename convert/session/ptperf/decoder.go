@@ -1,0 +1,453 @@
+package ptperf
+
+import (
+	"github.com/perfpt/perfpt/ptdecode/packet"
+)
+
+// State types (enum intel_pt_sample_type).
+const (
+	TypeBranch      = 1 << 0
+	TypeInstruction = 1 << 1
+	TypeTransaction = 1 << 2
+	TypePTW         = 1 << 3
+	TypeCBRChg      = 1 << 8
+	TypeTraceBegin  = 1 << 9
+	TypeTraceEnd    = 1 << 10
+	TypePSBEvt      = 1 << 12
+)
+
+// State flags.
+const (
+	FlagInTx      = 1 << 0
+	FlagAbortTx   = 1 << 1
+	FlagAsync     = 1 << 2
+	FlagFUPIP     = 1 << 3
+	FlagSampleIPC = 1 << 4
+)
+
+// Error codes of a state (INTEL_PT_ERR_*), and their messages.
+const (
+	ErrNoMem  = 1
+	ErrIntern = 2
+	ErrBadPkt = 3
+	ErrNoData = 4
+	ErrNoInsn = 5
+	ErrMismat = 6
+	ErrOvr    = 7
+	ErrLost   = 8
+	ErrUnk    = 9
+	ErrNELoop = 10
+)
+
+var errMsgs = [...]string{
+	ErrNoMem:  "Memory allocation failed",
+	ErrIntern: "Internal error",
+	ErrBadPkt: "Bad packet",
+	ErrNoData: "No more data",
+	ErrNoInsn: "Failed to get instruction",
+	ErrMismat: "Trace doesn't match instruction",
+	ErrOvr:    "Overflow packet",
+	ErrLost:   "Lost trace data",
+	ErrUnk:    "Unknown error!",
+	ErrNELoop: "Never-ending loop (refer perf config intel-pt.max-loops)",
+}
+
+// ErrMsg returns perf's message for an error code.
+func ErrMsg(code int) string {
+	if code < 1 || code >= len(errMsgs) {
+		code = ErrUnk
+	}
+	return errMsgs[code]
+}
+
+// internal status codes (perf's negative errnos and INTEL_PT_RETURN).
+type status int
+
+const (
+	ok        status = 0
+	ptReturn  status = 1
+	eAGAIN    status = -11
+	eNOLINK   status = -67
+	eBADMSG   status = -74
+	eNODATA   status = -61
+	eILSEQ    status = -84
+	eNOENT    status = -2
+	eOVERFLOW status = -75
+	eNOSPC    status = -28
+	eLOOP     status = -40
+	eINVAL    status = -22
+	eNOSYS    status = -38
+)
+
+func extErr(s status) int {
+	switch s {
+	case eNOSYS:
+		return ErrIntern
+	case eBADMSG:
+		return ErrBadPkt
+	case eNODATA:
+		return ErrNoData
+	case eILSEQ:
+		return ErrNoInsn
+	case eNOENT:
+		return ErrMismat
+	case eOVERFLOW:
+		return ErrOvr
+	case eNOSPC:
+		return ErrLost
+	case eLOOP:
+		return ErrNELoop
+	}
+	return ErrUnk
+}
+
+// packet states (enum intel_pt_pkt_state).
+type pktState int
+
+const (
+	stNoPSB pktState = iota
+	stNoIP
+	stErrResync
+	stInSync
+	stTNTCont
+	stTNT
+	stTIP
+	stTIPPGD
+	stFUP
+	stFUPNoTIP
+	stFUPInPSB
+	stResample
+)
+
+func sampleTime(s pktState) bool {
+	switch s {
+	case stTNT, stTIP, stTIPPGD, stFUP, stFUPNoTIP, stFUPInPSB:
+		return false
+	}
+	return true
+}
+
+// Buffer is one AUX buffer handed to the decoder (struct intel_pt_buffer).
+type Buffer struct {
+	Data         []byte
+	Consecutive  bool
+	RefTimestamp uint64
+	TraceNr      uint64
+}
+
+// WalkError is what a Walker returns when it cannot read an instruction.
+type WalkError int
+
+// Walker errors: no map/thread/bytes (perf's -EINVAL) or a DSO whose data
+// failed before (-ENOENT).
+const (
+	WalkNoInsn WalkError = 1
+	WalkNoData WalkError = 2
+)
+
+func (e WalkError) Error() string { return "cannot walk instruction" }
+
+// Walker walks instructions from *ip as intel_pt_walk_next_insn does: it
+// stops at the first branch (counting it, *ip left at it), after maxInsnCnt
+// instructions (the last one not stepped over), or when *ip reaches toIP
+// (in.Length = 0). It adds the instructions walked to *insnCnt.
+type Walker interface {
+	WalkInsn(in *Insn, insnCnt *uint64, ip *uint64, toIP, maxInsnCnt uint64, toNR bool) error
+}
+
+// PeriodType selects instruction sampling (enum intel_pt_period_type).
+type PeriodType int
+
+// Period types.
+const (
+	PeriodNone PeriodType = iota
+	PeriodInstructions
+	PeriodTicks
+	PeriodMTC
+)
+
+// Params configures a decoder (struct intel_pt_params).
+type Params struct {
+	// GetTrace returns the next buffer; an empty Data means the end.
+	GetTrace          func(*Buffer) error
+	Walker            Walker
+	ReturnCompression bool
+	BranchEnable      bool
+	Period            uint64
+	PeriodType        PeriodType
+	MaxLoops          int
+	MTCPeriod         uint32
+	TSCCTCRatioN      uint32
+	TSCCTCRatioD      uint32
+	MaxNonTurboRatio  uint32
+}
+
+// State is one decoder state (struct intel_pt_state).
+type State struct {
+	Type         uint32
+	Err          int
+	FromIP, ToIP uint64
+	FromNR, ToNR bool
+	TotInsnCnt   uint64
+	TotCycCnt    uint64
+	Timestamp    uint64
+	EstTimestamp uint64
+	TraceNr      uint64
+	PSBOffset    uint64
+	CBR          uint32
+	CBRPayload   uint64
+	Flags        uint32
+	InsnOp       Op
+	InsnLen      int
+	Insn         [16]byte
+}
+
+// Decoder is perf's struct intel_pt_decoder, for the packets modelled.
+type Decoder struct {
+	p Params
+
+	buf    []byte
+	pos    uint64
+	step   int
+	pkt    packet.Packet
+	pktLen int
+
+	lastPacketKind packet.Kind
+	nextBuf        []byte
+	bufTimestamp   uint64
+
+	pktState pktState
+	state    State
+
+	// IPs and flow
+	ip, lastIP   uint64
+	haveLastIP   bool
+	psbIP        uint64
+	retAddr      uint64
+	stack        []uint64
+	pge          bool
+	inPSB        bool
+	overflow     bool
+	tnt          packet.Packet
+	tntPayload   uint64 // next branch in bit 63
+	tntCount     int
+	setFUPModeEx bool
+	noProgress   int
+	stuckIP      uint64
+	stuckIPPrd   int
+	stuckIPCnt   int
+	nr, nextNR   bool
+	execMode     packet.ExecMode
+
+	// timing
+	timestamp, tscTimestamp, refTimestamp uint64
+	sampleTimestamp                       uint64
+	timestampInsnCnt, sampleInsnCnt       uint64
+	ctcTimestamp, ctcDelta                uint64
+	lastMTC                               uint32
+	lastCTC                               uint32
+	haveTMA                               bool
+	fixupLastMTC                          bool
+	mtcShift                              uint32
+	ctcRemMask                            uint32
+	tscCTCMult                            uint32
+	tscSlip                               uint64
+	cbr, cbrSeen                          uint32
+	cbrPayload                            uint64
+
+	// sampling
+	totInsnCnt       uint64
+	periodInsnCnt    uint64
+	periodMask       uint64
+	periodTicks      uint64
+	lastMaskedTS     uint64
+	continuousPeriod bool
+	mtcInsn          bool
+	sampleCyc        bool
+}
+
+// New returns a decoder.
+func New(p Params) *Decoder {
+	d := &Decoder{p: p}
+	if d.p.MaxLoops == 0 {
+		d.p.MaxLoops = 100000
+	}
+	if p.PeriodType == PeriodTicks {
+		per := uint64(1)
+		for per*2 <= p.Period && per*2 != 0 {
+			per *= 2
+		}
+		if p.Period == 0 {
+			per = 0
+		}
+		d.periodMask = ^(per - 1)
+		d.periodTicks = per
+	}
+	d.mtcShift = p.MTCPeriod
+	d.ctcRemMask = (1 << d.mtcShift) - 1
+	if d.p.TSCCTCRatioN == 0 {
+		d.p.TSCCTCRatioD = 0
+	}
+	if d.p.TSCCTCRatioD != 0 && d.p.TSCCTCRatioN%d.p.TSCCTCRatioD == 0 {
+		d.tscCTCMult = d.p.TSCCTCRatioN / d.p.TSCCTCRatioD
+	}
+	d.tscSlip = 0x10000
+	d.cbrSeen = 0
+	return d
+}
+
+// Pos returns the decoder's position in the queue's data.
+func (d *Decoder) Pos() uint64 { return d.pos }
+
+func (d *Decoder) push(ip uint64) { d.stack = append(d.stack, ip) }
+
+func (d *Decoder) pop() uint64 {
+	n := len(d.stack)
+	if n == 0 {
+		return 0
+	}
+	ip := d.stack[n-1]
+	d.stack = d.stack[:n-1]
+	return ip
+}
+
+func (d *Decoder) clearStack() { d.stack = d.stack[:0] }
+
+func calcIP(p *packet.Packet, last uint64) uint64 {
+	switch p.IPC {
+	case packet.IPCUpdate16:
+		return last&0xffffffffffff0000 | p.Payload
+	case packet.IPCUpdate32:
+		return last&0xffffffff00000000 | p.Payload
+	case packet.IPCSext48:
+		ip := p.Payload
+		if ip&0x800000000000 != 0 {
+			ip |= 0xffff000000000000
+		}
+		return ip
+	case packet.IPCUpdate48:
+		return last&0xffff000000000000 | p.Payload
+	case packet.IPCFull:
+		return p.Payload
+	}
+	return 0
+}
+
+func (d *Decoder) setLastIP() {
+	d.lastIP = calcIP(&d.pkt, d.lastIP)
+	d.haveLastIP = true
+}
+
+func (d *Decoder) setIP() {
+	d.setLastIP()
+	d.ip = d.lastIP
+}
+
+func (d *Decoder) haveIP() bool {
+	c := d.pkt.IPC
+	return c != packet.IPCSuppressed && (d.haveLastIP || c == packet.IPCSext48 || c == packet.IPCFull)
+}
+
+func (d *Decoder) updateSampleTime() {
+	d.sampleTimestamp = d.timestamp
+	d.sampleInsnCnt = d.timestampInsnCnt
+}
+
+func (d *Decoder) reposition() {
+	d.ip = 0
+	d.pktState = stNoPSB
+	d.timestamp = 0
+	d.haveTMA = false
+}
+
+// getData mirrors intel_pt_get_data.
+func (d *Decoder) getData(reposition bool) status {
+	d.step = 0
+	var b Buffer
+	if err := d.p.GetTrace(&b); err != nil {
+		return eNOMEMish
+	}
+	d.buf = b.Data
+	if len(d.buf) == 0 {
+		return eNODATA
+	}
+	d.bufTimestamp = b.RefTimestamp
+	if !b.Consecutive || reposition {
+		d.reposition()
+		d.refTimestamp = b.RefTimestamp
+		d.state.TraceNr = b.TraceNr
+		return eNOLINK
+	}
+	return ok
+}
+
+const eNOMEMish status = -12
+
+func (d *Decoder) getNextData(reposition bool) status {
+	if d.nextBuf == nil {
+		return d.getData(reposition)
+	}
+	d.buf = d.nextBuf
+	d.nextBuf = nil
+	return ok
+}
+
+func isTNT(k packet.Kind) bool { return k == packet.KindTNT8 || k == packet.KindTNT64 }
+
+// getNextPacket mirrors intel_pt_get_next_packet (PAD skipped).
+func (d *Decoder) getNextPacket() status {
+	d.lastPacketKind = d.pkt.Kind
+	for {
+		d.pos += uint64(d.step)
+		d.buf = d.buf[d.step:]
+		if len(d.buf) == 0 {
+			if s := d.getNextData(false); s != ok {
+				return s
+			}
+		}
+		p, err := packet.Decode(d.buf, 0)
+		if err != nil || p.Size == 0 {
+			return d.badPacket()
+		}
+		d.pkt = p
+		d.pktLen = int(p.Size)
+		d.step = int(p.Size)
+		if p.Kind != packet.KindPad {
+			return ok
+		}
+	}
+}
+
+func (d *Decoder) badPacket() status {
+	d.haveTMA = false
+	d.pktLen = 1
+	d.step = 1
+	d.pkt = packet.Packet{}
+	if d.pktState != stNoPSB {
+		// INTEL_PT_STATE_ERR1 keeps the current state.
+	}
+	return eBADMSG
+}
+
+// lookahead mirrors intel_pt_pkt_lookahead within the current buffer.
+func (d *Decoder) lookahead(cb func(p *packet.Packet) bool) {
+	buf := d.buf
+	n := d.step
+	for {
+		buf = buf[n:]
+		if len(buf) == 0 {
+			return
+		}
+		p, err := packet.Decode(buf, 0)
+		if err != nil || p.Size == 0 {
+			return
+		}
+		n = int(p.Size)
+		if p.Kind == packet.KindPad {
+			continue
+		}
+		if cb(&p) {
+			return
+		}
+	}
+}
