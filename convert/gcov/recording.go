@@ -1,0 +1,199 @@
+package gcov
+
+import (
+	"debug/elf"
+	"sort"
+
+	"github.com/perfpt/perfpt/convert/session"
+)
+
+// RecordingOptions configure FromRecording.
+type RecordingOptions struct {
+	Workers    int    // PT decode workers
+	Symfs      string // perf's --symfs
+	PIDs, TIDs map[int32]bool
+}
+
+// tracked is one executed object with debug information.
+type tracked struct {
+	prog   *Program
+	counts *Counts
+	segs   []elf.ProgHeader
+}
+
+// vaddr converts a file offset into the ELF virtual address space.
+func (t *tracked) vaddr(off uint64) uint64 {
+	for _, s := range t.segs {
+		if off >= s.Off && off < s.Off+s.Filesz {
+			return off - s.Off + s.Vaddr
+		}
+	}
+	return off
+}
+
+// threadCache remembers, per thread, the map its last block was in.
+type threadCache struct {
+	mp  *session.Map
+	tr  *tracked
+	pid int32
+}
+
+// Aggregator feeds decoded PT blocks of a session into per-object Counts.
+// Use its Block method as the session's Block handler.
+type Aggregator struct {
+	m       *session.Machine
+	objs    map[*session.DSO]*tracked
+	threads map[int32]*threadCache
+	order   []*tracked
+}
+
+// NewAggregator returns an Aggregator resolving addresses with m.
+func NewAggregator(m *session.Machine) *Aggregator {
+	return &Aggregator{m: m, objs: map[*session.DSO]*tracked{}, threads: map[int32]*threadCache{}}
+}
+
+func (a *Aggregator) object(d *session.DSO) *tracked {
+	if t, ok := a.objs[d]; ok {
+		return t
+	}
+	a.objs[d] = nil
+	if d.Kernel {
+		return nil
+	}
+	path := d.File()
+	if path == "" {
+		return nil
+	}
+	f, err := elf.Open(path)
+	if err != nil {
+		return nil
+	}
+	var segs []elf.ProgHeader
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD {
+			segs = append(segs, p.ProgHeader)
+		}
+	}
+	hasDebug := f.Section(".debug_info") != nil
+	f.Close()
+	if !hasDebug {
+		return nil
+	}
+	p, err := Load(path)
+	if err != nil || len(p.insns) == 0 {
+		return nil
+	}
+	t := &tracked{prog: p, counts: NewCounts(p), segs: segs}
+	a.objs[d] = t
+	a.order = append(a.order, t)
+	return t
+}
+
+// Block takes one decoded run of instructions.
+func (a *Aggregator) Block(b *session.Block) {
+	tc := a.threads[b.TID]
+	if tc == nil {
+		tc = &threadCache{pid: -1}
+		a.threads[b.TID] = tc
+	}
+	mp := tc.mp
+	if mp == nil || b.Start < mp.Start || b.Start >= mp.End {
+		var nmp *session.Map
+		if t := a.m.FindThread(b.TID); t != nil {
+			nmp = t.Maps.Find(b.Start)
+		}
+		var tr *tracked
+		if nmp != nil && nmp.DSO != nil {
+			tr = a.object(nmp.DSO)
+		}
+		if tc.tr != nil && tc.tr != tr {
+			tc.tr.counts.Leave(int64(b.TID))
+		}
+		tc.mp, tc.tr = nmp, tr
+	}
+	tr := tc.tr
+	if tr == nil {
+		return
+	}
+	if tc.pid != b.PID {
+		tc.pid = b.PID
+		tr.counts.Process(int64(b.PID))
+	}
+	start := tr.vaddr(tc.mp.MapIP(b.Start))
+	tr.counts.Run(int64(b.TID), start, start+(b.End-b.Start))
+}
+
+// Report returns the coverage of every object seen, merged by source file.
+func (a *Aggregator) Report() *Report {
+	var reps []*Report
+	for _, t := range a.order {
+		reps = append(reps, t.prog.Report(t.counts))
+	}
+	return Merge(reps...)
+}
+
+// Programs returns the objects with debug information that ran.
+func (a *Aggregator) Programs() []*Program {
+	var ps []*Program
+	for _, t := range a.order {
+		ps = append(ps, t.prog)
+	}
+	return ps
+}
+
+// FromRecording decodes the Intel PT recording at path and returns the
+// coverage of every executed ELF object that has DWARF line information
+// (the traced program, and libraries built with -g), with the programs
+// (for their source text).
+func FromRecording(path string, o RecordingOptions) (*Report, []*Program, error) {
+	s, err := session.Open(path, session.Options{Symfs: o.Symfs, Workers: o.Workers, PIDs: o.PIDs, TIDs: o.TIDs})
+	if err != nil {
+		return nil, nil, err
+	}
+	defer s.Close()
+	a := NewAggregator(s.Machine())
+	if err := s.Run(session.Handler{Block: a.Block}); err != nil {
+		return nil, nil, err
+	}
+	return a.Report(), a.Programs(), nil
+}
+
+// Merge combines reports of several objects: files of the same name are
+// merged line by line, counts added.
+func Merge(reps ...*Report) *Report {
+	if len(reps) == 1 {
+		return reps[0]
+	}
+	out := &Report{}
+	byName := map[string]*File{}
+	for _, r := range reps {
+		out.Runs = max(out.Runs, r.Runs)
+		for _, f := range r.Files {
+			have := byName[f.Name]
+			if have == nil {
+				byName[f.Name] = f
+				out.Files = append(out.Files, f)
+				continue
+			}
+			lines := map[int]*Line{}
+			for _, l := range have.Lines {
+				lines[l.Number] = l
+			}
+			for _, l := range f.Lines {
+				if h := lines[l.Number]; h != nil {
+					h.Count += l.Count
+					h.Unexecuted = h.Unexecuted && l.Unexecuted
+				} else {
+					have.Lines = append(have.Lines, l)
+				}
+			}
+			sort.Slice(have.Lines, func(i, j int) bool { return have.Lines[i].Number < have.Lines[j].Number })
+			have.Functions = append(have.Functions, f.Functions...)
+		}
+	}
+	if out.Runs == 0 {
+		out.Runs = 1
+	}
+	sort.Slice(out.Files, func(i, j int) bool { return out.Files[i].Name < out.Files[j].Name })
+	return out
+}
