@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"github.com/perfpt/perfpt/ptdecode/flow/flowtest"
 	"os"
 	"strconv"
 	"sync"
@@ -15,14 +16,14 @@ var (
 
 // benchStream returns the benchmark trace: PERFPT_BENCH_MB megabytes
 // (default 4) of generated trace over this test binary's code.
-func benchStream(b *testing.B) (*program, []byte) {
-	p := loadProgram(b)
+func benchStream(b *testing.B) (*flowtest.Program, []byte) {
+	p := flowtest.LoadProgram(b)
 	benchOnce.Do(func() {
 		mb := 4
 		if v, err := strconv.Atoi(os.Getenv("PERFPT_BENCH_MB")); err == nil && v > 0 {
 			mb = v
 		}
-		benchTrace, benchInsns = genTrace(p, mb<<20, 4096, 7)
+		benchTrace, benchInsns = flowtest.Generate(p, mb<<20, 4096, 7)
 		if dir := os.Getenv("PERFPT_BENCH_DUMP"); dir != "" {
 			// For comparisons with libipt's ptxed on the same input.
 			_ = os.WriteFile(dir+"/bench.pt", benchTrace, 0o644)
@@ -41,9 +42,9 @@ func benchWalk(b *testing.B, jobs int) {
 	for range b.N {
 		c = counter{}
 		if jobs == 0 {
-			WalkBlocks(NewBlockDecoder(trace, p.img, cfg), WalkOptions{}, &c)
+			WalkBlocks(NewBlockDecoder(trace, p.Img, cfg), WalkOptions{}, &c)
 		} else {
-			WalkParallel(trace, p.img, cfg, WalkOptions{}, jobs, &c)
+			WalkParallel(trace, p.Img, cfg, WalkOptions{}, jobs, &c)
 		}
 	}
 	b.StopTimer()
@@ -68,7 +69,7 @@ func BenchmarkInsnDecoder(b *testing.B) {
 	var c counter
 	for range b.N {
 		c = counter{}
-		WalkInsns(NewInsnDecoder(trace, p.img, cfg), WalkOptions{}, &c)
+		WalkInsns(NewInsnDecoder(trace, p.Img, cfg), WalkOptions{}, &c)
 	}
 	sec := b.Elapsed().Seconds() / float64(b.N)
 	b.ReportMetric(float64(c.insns)/sec/1e6, "Minsn/s")

@@ -74,8 +74,9 @@ type BlockDecoder struct {
 	ret retstack
 
 	// Scratch space that would otherwise escape to the heap on every use.
-	scratchIn insn.Insn
-	scratchEv query.Event
+	scratchIn    insn.Insn
+	scratchEv    query.Event
+	scratchBlock Block
 
 	// The postponed instruction (valid when processInsn).
 	insn insn.Insn

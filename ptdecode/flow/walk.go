@@ -76,16 +76,33 @@ func xedNextIP(in *insn.Insn) uint64 {
 // every block, event and error (ptxed's decode_block loop). It synchronises
 // at every PSB the decoder cannot go on from.
 func WalkBlocks(d *BlockDecoder, opt WalkOptions, h Handler) {
+	d.walkBlocks(opt, h, nil)
+}
+
+// walkBlocks is WalkBlocks over the whole trace (c nil) or over one chunk
+// of a parallel decode.
+func (d *BlockDecoder) walkBlocks(opt WalkOptions, h Handler, c *chunk) {
 	var sync uint64
-	var b Block
+	b := &d.scratchBlock
+	first := true
 	for {
-		b = Block{}
-		s, err := d.SyncForward()
+		*b = Block{}
+		var s Status
+		var err error
+		if first && c != nil && !c.first {
+			s, err = d.SyncSet(c.start)
+		} else {
+			s, err = d.SyncForward()
+		}
+		first = false
+		if err == nil && c != nil && !c.last && d.SyncOffset() >= c.next {
+			return // the next chunk goes on from there
+		}
 		if err != nil {
 			if codeOf(err) == query.CodeEOS {
 				return
 			}
-			d.diagnoseBlock(h, ErrSync, err, &b)
+			d.diagnoseBlock(h, ErrSync, err, b)
 			if ns := d.Offset(); ns <= sync {
 				return
 			} else {
@@ -100,15 +117,15 @@ func WalkBlocks(d *BlockDecoder, opt WalkOptions, h Handler) {
 					break
 				}
 				if s&StatusEOS != 0 {
-					if s&StatusIPSuppressed == 0 {
+					if s&StatusIPSuppressed == 0 && (c == nil || c.last) {
 						h.EndOfTrace()
 					}
 					err = query.CodeEOS
 					break
 				}
 				off := d.Offset()
-				s, err = d.Next(&b)
-				h.Block(&b, off)
+				s, err = d.Next(b)
+				h.Block(b, off)
 				if err != nil {
 					break
 				}
@@ -116,13 +133,13 @@ func WalkBlocks(d *BlockDecoder, opt WalkOptions, h Handler) {
 			if codeOf(err) == query.CodeEOS {
 				return
 			}
-			d.diagnoseBlock(h, ErrDecode, err, &b)
+			d.diagnoseBlock(h, ErrDecode, err, b)
 			if !opt.ResyncOnError {
 				break
 			}
 			s, err = d.resyncWalk(h)
 			if err != nil {
-				d.diagnoseBlock(h, ErrResync, err, &b)
+				d.diagnoseBlock(h, ErrResync, err, b)
 				break
 			}
 		}

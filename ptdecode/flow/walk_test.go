@@ -2,6 +2,7 @@ package flow
 
 import (
 	"fmt"
+	"github.com/perfpt/perfpt/ptdecode/flow/flowtest"
 	"testing"
 
 	"github.com/perfpt/perfpt/ptdecode/query"
@@ -26,13 +27,17 @@ func (c *counter) ResyncDisabled() {}
 // TestGeneratedTrace decodes a generated trace with both decoders and checks
 // that they find every instruction the generator executed.
 func TestGeneratedTrace(t *testing.T) {
-	p := loadProgram(t)
-	trace, n := genTrace(p, 256<<10, 4096, 1)
+	p := flowtest.LoadProgram(t)
+	size := 256 << 10
+	if testing.Short() || raceEnabled {
+		size = 32 << 10
+	}
+	trace, n := flowtest.Generate(p, size, 4096, 1)
 	cfg := &Config{}
 	var bc counter
-	WalkBlocks(NewBlockDecoder(trace, p.img, cfg), WalkOptions{}, &bc)
+	WalkBlocks(NewBlockDecoder(trace, p.Img, cfg), WalkOptions{}, &bc)
 	var ic counter
-	WalkInsns(NewInsnDecoder(trace, p.img, cfg), WalkOptions{}, &ic)
+	WalkInsns(NewInsnDecoder(trace, p.Img, cfg), WalkOptions{}, &ic)
 	t.Logf("%d bytes, %d insns generated; block decoder %d insns in %d blocks, %d events; insn decoder %d insns",
 		len(trace), n, bc.insns, bc.blocks, bc.events, ic.insns)
 	for _, c := range []*counter{&bc, &ic} {

@@ -1,4 +1,7 @@
-package flow
+// Package flowtest generates Intel PT traces for tests and benchmarks: the
+// flow of a random walk through the code of a real program (the running
+// test binary), encoded as the hardware would encode it.
+package flowtest
 
 import (
 	"debug/elf"
@@ -20,19 +23,21 @@ import (
 // indirect branches, FUP+TIP for asynchronous branches where the walk
 // cannot go on, and a PSB+ every psbEvery bytes.
 
-type program struct {
-	img   *image.Image
+// Program is the code a trace is generated over.
+type Program struct {
+	Img   *image.Image
 	funcs []uint64 // function entry points
 }
 
 var (
 	progOnce sync.Once
-	prog     *program
+	prog     *Program
 	progErr  error
 )
 
-// loadProgram loads this test binary's code.
-func loadProgram(tb testing.TB) *program {
+// LoadProgram loads the running test binary's code; it skips tb if it
+// cannot.
+func LoadProgram(tb testing.TB) *Program {
 	progOnce.Do(func() {
 		exe, err := os.Executable()
 		if err != nil {
@@ -67,7 +72,7 @@ func loadProgram(tb testing.TB) *program {
 			progErr = err
 			return
 		}
-		p := &program{img: img}
+		p := &Program{Img: img}
 		for _, fn := range tab.Funcs {
 			if fn.Entry >= text.Addr && fn.Entry < text.Addr+text.Size {
 				p.funcs = append(p.funcs, fn.Entry)
@@ -87,12 +92,12 @@ func loadProgram(tb testing.TB) *program {
 }
 
 type generator struct {
-	p        *program
+	p        *Program
 	rng      *rand.Rand
 	enc      packet.Encoder
 	tnt      uint64
 	ntnt     uint8
-	stack    retstack
+	stack    ring
 	ip       uint64
 	lastPSB  int
 	psbEvery int
@@ -136,7 +141,7 @@ func (g *generator) psb() {
 	_ = g.enc.Append(packet.Packet{Kind: packet.KindModeExec, Flags: packet.FlagCSL})
 	_ = g.enc.AppendIP(packet.KindFUP, g.ip)
 	_ = g.enc.Append(packet.Packet{Kind: packet.KindPSBEnd})
-	g.stack.init()
+	g.stack = ring{}
 }
 
 // bias gives every conditional branch its own taken probability.
@@ -152,8 +157,9 @@ func bias(ip uint64) float64 {
 	return 0.97
 }
 
-// genTrace returns about size bytes of trace over p's code.
-func genTrace(p *program, size, psbEvery int, seed uint64) ([]byte, uint64) {
+// Generate returns about size bytes of trace over p's code with a PSB+
+// every psbEvery bytes, and the number of instructions the walk executed.
+func Generate(p *Program, size, psbEvery int, seed uint64) ([]byte, uint64) {
 	g := &generator{p: p, rng: rand.New(rand.NewPCG(seed, 1)), psbEvery: psbEvery}
 	g.enc.Buf = make([]byte, 0, size+64)
 	g.ip = g.randomFunc()
@@ -174,7 +180,7 @@ func genTrace(p *program, size, psbEvery int, seed uint64) ([]byte, uint64) {
 			g.psb()
 		}
 		if m == nil || !m.Contains(g.ip) {
-			m, _ = p.img.Find(g.ip)
+			m, _ = p.Img.Find(g.ip)
 		}
 		in.IP = g.ip
 		if m == nil || insn.Decode(&in, m.Bytes(g.ip), insn.Mode64) != nil {
@@ -224,4 +230,26 @@ func genTrace(p *program, size, psbEvery int, seed uint64) ([]byte, uint64) {
 	}
 	g.flushTNT()
 	return g.enc.Buf, g.insns
+}
+
+// ring is a return stack like the decoder's: 64 entries, the oldest dropped.
+type ring struct {
+	stack       [65]uint64
+	top, bottom uint8
+}
+
+func (r *ring) push(ip uint64) {
+	r.stack[r.top] = ip
+	r.top = (r.top + 1) % 65
+	if r.top == r.bottom {
+		r.bottom = (r.bottom + 1) % 65
+	}
+}
+
+func (r *ring) pop() (uint64, int) {
+	if r.top == r.bottom {
+		return 0, 1
+	}
+	r.top = (r.top + 64) % 65
+	return r.stack[r.top], 0
 }

@@ -1,0 +1,73 @@
+package flow
+
+import (
+	"fmt"
+	"github.com/perfpt/perfpt/ptdecode/flow/flowtest"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+)
+
+func record(trace []byte, p *flowtest.Program, cfg *Config, opt WalkOptions, jobs int) *recording {
+	r := new(recording)
+	if jobs == 0 {
+		WalkBlocks(NewBlockDecoder(trace, p.Img, cfg), opt, r)
+	} else {
+		WalkParallel(trace, p.Img, cfg, opt, jobs, r)
+	}
+	return r
+}
+
+func diffRecordings(a, b *recording) string {
+	if len(a.ops) != len(b.ops) {
+		return fmt.Sprintf("%d records, want %d", len(b.ops), len(a.ops))
+	}
+	for _, f := range []struct {
+		name string
+		x, y any
+	}{{"ops", a.ops, b.ops}, {"blocks", a.blocks, b.blocks}, {"events", a.events, b.events}, {"errors", a.errs, b.errs}} {
+		if !reflect.DeepEqual(f.x, f.y) {
+			return f.name + " differ"
+		}
+	}
+	return ""
+}
+
+// TestParallelEqualsSequential decodes generated traces (clean, and with
+// corrupted bytes so that errors and resynchronisation happen) with 1, 2,
+// 4 and 8 workers and compares everything the handler gets with a
+// sequential decode.
+func TestParallelEqualsSequential(t *testing.T) {
+	p := flowtest.LoadProgram(t)
+	defer func(n int) { ChunkBytes = n }(ChunkBytes)
+	ChunkBytes = 8 << 10
+	size := 160 << 10
+	if testing.Short() || raceEnabled {
+		size = 40 << 10
+	}
+	clean, _ := flowtest.Generate(p, size, 4096, 3)
+	bad := append([]byte(nil), clean...)
+	rng := rand.New(rand.NewPCG(5, 5))
+	for range 40 {
+		bad[rng.IntN(len(bad))] ^= byte(1 + rng.IntN(255))
+	}
+	for _, tc := range []struct {
+		name  string
+		trace []byte
+		opt   WalkOptions
+	}{
+		{"clean", clean, WalkOptions{}},
+		{"corrupt", bad, WalkOptions{}},
+		{"corrupt-resync", bad, WalkOptions{ResyncOnError: true}},
+	} {
+		cfg := &Config{}
+		want := record(tc.trace, p, cfg, tc.opt, 0)
+		for _, jobs := range []int{1, 2, 4, 8} {
+			got := record(tc.trace, p, cfg, tc.opt, jobs)
+			if d := diffRecordings(want, got); d != "" {
+				t.Errorf("%s, %d workers: %s", tc.name, jobs, d)
+			}
+		}
+		t.Logf("%s: %d blocks, %d events, %d errors", tc.name, len(want.blocks), len(want.events), len(want.errs))
+	}
+}
