@@ -1,11 +1,12 @@
 package flow
 
 import (
-	"github.com/perfpt/perfpt/ptdecode/flow/flowtest"
 	"os"
 	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/perfpt/perfpt/ptdecode/flow/flowtest"
 )
 
 var (

@@ -2,10 +2,11 @@ package flow
 
 import (
 	"fmt"
-	"github.com/perfpt/perfpt/ptdecode/flow/flowtest"
 	"math/rand/v2"
 	"reflect"
 	"testing"
+
+	"github.com/perfpt/perfpt/ptdecode/flow/flowtest"
 )
 
 func record(trace []byte, p *flowtest.Program, cfg *Config, opt WalkOptions, jobs int) *recording {

@@ -2,9 +2,9 @@ package flow
 
 import (
 	"fmt"
-	"github.com/perfpt/perfpt/ptdecode/flow/flowtest"
 	"testing"
 
+	"github.com/perfpt/perfpt/ptdecode/flow/flowtest"
 	"github.com/perfpt/perfpt/ptdecode/query"
 )
 
