@@ -218,7 +218,6 @@ func (t *tracer) run(path string, argv []string) (*Result, error) {
 	th.isRoot = true
 	t.loop()
 	t.stats.Elapsed = time.Since(start)
-	t.stats.Insns = t.clock - t.opt.ClockStart
 	t.tr.Clock = t.clock
 	done := map[*addrSpace]bool{}
 	for _, as := range t.closeLater {
@@ -269,8 +268,8 @@ func (t *tracer) loop() {
 				unix.PtraceCont(th.tid, 0)
 			}
 		}
-		if t.opt.MaxInsns > 0 && t.clock-t.opt.ClockStart >= t.opt.MaxInsns && !t.killed {
-			t.fail(fmt.Errorf("stopped after %d instructions (limit)", t.clock-t.opt.ClockStart))
+		if t.opt.MaxInsns > 0 && t.stats.Insns >= t.opt.MaxInsns && !t.killed {
+			t.fail(fmt.Errorf("stopped after %d instructions (limit)", t.stats.Insns))
 		}
 	}
 }
@@ -323,6 +322,7 @@ func (t *tracer) emit(th *thread, e flow.Event) {
 
 func (t *tracer) retire(th *thread, ip uint64) {
 	th.insns++
+	t.stats.Insns++
 	t.clock++
 	if t.opt.OnInsn != nil {
 		t.opt.OnInsn(th.tid, ip)

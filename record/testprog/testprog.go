@@ -19,7 +19,7 @@ import (
 // threads) and forkexec (fork, then exec of its arguments), plus tiny (no
 // libc, a few hundred instructions).
 var Names = func() []string {
-	n := []string{"tiny"}
+	n := []string{"tiny", "crash", "spin"}
 	for _, p := range []string{"mix", "threads", "forkexec"} {
 		for _, l := range []string{"static", "dyn"} {
 			for _, o := range []string{"O0", "O2"} {

@@ -1,0 +1,317 @@
+package record
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/perfpt/perfpt/record/flow"
+	"github.com/perfpt/perfpt/record/ptrace"
+	"github.com/perfpt/perfpt/record/synth"
+	"github.com/perfpt/perfpt/record/testprog"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testprog.Cleanup()
+	os.Exit(code)
+}
+
+func needPerf(t testing.TB) {
+	if _, err := exec.LookPath("perf"); err != nil {
+		t.Skip("perf not installed")
+	}
+}
+
+func devnull(t testing.TB) *os.File {
+	f, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// perfScript runs perf script on data and fails on decode errors.
+func perfScript(t *testing.T, data string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("perf", append([]string{"script", "-i", data}, args...)...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("perf script %v: %v\n%s", args, err, errb.String())
+	}
+	if s := errb.String(); strings.TrimSpace(s) != "" {
+		t.Errorf("perf script %v stderr:\n%s", args, firstLines(s, 10))
+	}
+	if strings.Contains(out.String(), "trace error") {
+		i := strings.Index(out.String(), "trace error")
+		t.Errorf("perf script %v: decode errors: ...%s", args, firstLines(out.String()[max(0, i-100):], 3))
+	}
+	return out.String()
+}
+
+func firstLines(s string, n int) string {
+	l := strings.SplitN(s, "\n", n+1)
+	return strings.Join(l[:min(n, len(l))], "\n")
+}
+
+// perfInsns parses `perf script --itrace=i0ns -F tid,ip` per thread.
+func perfInsns(out string) map[int][]uint64 {
+	m := map[int][]uint64{}
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			continue
+		}
+		tid, err1 := strconv.Atoi(f[0])
+		ip, err2 := strconv.ParseUint(f[1], 16, 64)
+		if err1 == nil && err2 == nil {
+			m[tid] = append(m[tid], ip)
+		}
+	}
+	return m
+}
+
+// perfBranches parses `perf script --itrace=b -F tid,ip,addr` per thread.
+func perfBranches(out string) map[int][][2]uint64 {
+	m := map[int][][2]uint64{}
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) != 4 || f[2] != "=>" {
+			continue
+		}
+		tid, _ := strconv.Atoi(f[0])
+		from, _ := strconv.ParseUint(f[1], 16, 64)
+		to, _ := strconv.ParseUint(f[3], 16, 64)
+		m[tid] = append(m[tid], [2]uint64{from, to})
+	}
+	return m
+}
+
+// flowBranches lists the taken branches perf reports for a flow: every
+// jump, call, return and taken conditional, and trace ends and starts
+// around the kernel.
+func flowBranches(th *flow.Thread) [][2]uint64 {
+	var bs [][2]uint64
+	for _, e := range th.Events {
+		switch e.Kind {
+		case flow.Begin:
+			bs = append(bs, [2]uint64{0, e.To})
+		case flow.Cond:
+			if e.Taken {
+				bs = append(bs, [2]uint64{e.From, e.To})
+			}
+		case flow.Jump, flow.Call, flow.IndJump, flow.IndCall, flow.Ret:
+			bs = append(bs, [2]uint64{e.From, e.To})
+		case flow.Syscall, flow.Async, flow.End:
+			bs = append(bs, [2]uint64{e.From, 0})
+			if e.To != 0 {
+				bs = append(bs, [2]uint64{0, e.To})
+			}
+		}
+	}
+	return bs
+}
+
+func firstDiff[T comparable](a, b []T) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+var configs = []struct {
+	name string
+	cfg  synth.Config
+}{
+	{"retcomp", synth.Config{}},
+	{"noretcomp", synth.Config{NoRetComp: true}},
+	{"tsc-psb512", synth.Config{TSC: true, PSBPeriod: 512}},
+	{"tsc-mtc-cyc", synth.Config{TSC: true, MTC: true, MTCPeriod: 3, CYC: true}},
+}
+
+// TestPerfScriptAgrees records the test programs and checks that perf's own
+// decoder prints exactly the instructions the tracer saw, thread by thread,
+// and the same taken branches, for each packet configuration. For the
+// single-threaded programs the fast tracer's flow must equal the
+// single-step one.
+func TestPerfScriptAgrees(t *testing.T) {
+	needPerf(t)
+	progs := []struct {
+		name          string
+		args          []string
+		deterministic bool
+	}{
+		{"tiny", nil, true},
+		{"mix-static-O2", nil, true},
+		{"mix-static-O0", nil, true},
+		{"mix-dyn-O0", nil, true},
+		{"mix-dyn-O2", nil, true},
+		{"threads-static-O2", nil, false},
+		{"threads-dyn-O0", nil, false},
+		{"forkexec-dyn-O2", []string{"tiny"}, false},
+		{"forkexec-static-O0", []string{"tiny"}, false},
+		{"crash", nil, true},
+	}
+	dir := t.TempDir()
+	var totalInsns, totalBranches int
+	for _, p := range progs {
+		t.Run(p.name, func(t *testing.T) {
+			if testing.Short() && p.name != "tiny" && p.name != "mix-static-O2" {
+				t.Skip("short")
+			}
+			argv := []string{testprog.Path(t, p.name)}
+			for _, a := range p.args {
+				argv = append(argv, testprog.Path(t, a))
+			}
+			null := devnull(t)
+			ips := map[int][]uint64{}
+			mode := ptrace.Fast
+			if p.deterministic {
+				mode = ptrace.Step
+			}
+			res, err := ptrace.Run(context.Background(), argv, ptrace.Options{Mode: mode, Pin: true, Stdout: null, Stderr: null,
+				ClockStart: DefaultClockStart, OnInsn: func(tid int, ip uint64) { ips[tid] = append(ips[tid], ip) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.deterministic {
+				fast, err := ptrace.Run(context.Background(), argv, ptrace.Options{Mode: ptrace.Fast, Stdout: null, Stderr: null,
+					ClockStart: DefaultClockStart})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !sameFlow(t, res.Trace, fast.Trace) {
+					t.Errorf("fast flow differs from single-step flow")
+				}
+				t.Logf("%d instructions: single-step %.0f/s, fast %.0f/s", res.Stats.Insns,
+					float64(res.Stats.Insns)/res.Stats.Elapsed.Seconds(), float64(fast.Stats.Insns)/fast.Stats.Elapsed.Seconds())
+			}
+			for _, c := range configs {
+				data := filepath.Join(dir, p.name+"-"+c.name+".data")
+				if _, err := WriteTrace(data, res.Trace, WriteOptions{PT: c.cfg, BuildIDDir: "-", AuxBufSize: 16 << 10}); err != nil {
+					t.Fatal(err)
+				}
+				got := perfInsns(perfScript(t, data, "--itrace=i0ns", "-F", "tid,ip"))
+				for tid, want := range ips {
+					if g := got[tid]; !slicesEqual(g, want) {
+						i := firstDiff(g, want)
+						t.Errorf("%s: tid %d: perf prints %d instructions, tracer saw %d; first difference at %d: perf %x, tracer %x",
+							c.name, tid, len(g), len(want), i, g[i:min(i+3, len(g))], want[i:min(i+3, len(want))])
+					} else {
+						totalInsns += len(g)
+					}
+				}
+				if len(got) != len(ips) {
+					t.Errorf("%s: perf shows %d threads, tracer %d", c.name, len(got), len(ips))
+				}
+				gotB := perfBranches(perfScript(t, data, "--itrace=b", "-F", "tid,ip,addr"))
+				for _, th := range res.Trace.Threads {
+					want := flowBranches(th)
+					if g := gotB[th.Tid]; !slicesEqual(g, want) {
+						i := firstDiff(g, want)
+						t.Errorf("%s: tid %d: perf prints %d branches, flow has %d; first difference at %d: perf %x, flow %x",
+							c.name, th.Tid, len(g), len(want), i, g[i:min(i+3, len(g))], want[i:min(i+3, len(want))])
+					} else {
+						totalBranches += len(g)
+					}
+				}
+			}
+		})
+	}
+	t.Logf("perf script agreed on %d instructions and %d branches", totalInsns, totalBranches)
+}
+
+func slicesEqual[T comparable](a, b []T) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// sameFlow compares two flows of one program. The vdso's clock_gettime
+// retries its seqlock when the clock moved under it, which depends on
+// timing: a difference inside the vdso is skipped until both flows leave
+// it; times (and the count of the first event after) are not compared from
+// then on.
+func sameFlow(t *testing.T, a, b *flow.Trace) bool {
+	if len(a.Threads) != len(b.Threads) {
+		t.Logf("threads: %d vs %d", len(a.Threads), len(b.Threads))
+		return false
+	}
+	inVdso := func(ip uint64) bool { return ip >= a.VdsoAddr && ip < a.VdsoAddr+uint64(len(a.Vdso)) }
+	resynced := false
+	for n := range a.Threads {
+		ea, eb := a.Threads[n].Events, b.Threads[n].Events
+		i, j, loose := 0, 0, false
+		for i < len(ea) && j < len(eb) {
+			x, y := ea[i], eb[j]
+			if resynced {
+				x.Time, y.Time, x.Back, y.Back = 0, 0, 0, 0
+			}
+			if loose {
+				x.Insns, y.Insns = 0, 0
+			}
+			if x == y {
+				i, j, loose = i+1, j+1, false
+				continue
+			}
+			if len(a.Vdso) > 0 && inVdso(x.From) && inVdso(y.From) {
+				for i < len(ea) && inVdso(ea[i].From) {
+					i++
+				}
+				for j < len(eb) && inVdso(eb[j].From) {
+					j++
+				}
+				resynced, loose = true, true
+				continue
+			}
+			t.Logf("thread %d: event %d/%d: %v vs %v", n, i, j, x, y)
+			return false
+		}
+		if i != len(ea) || j != len(eb) {
+			t.Logf("thread %d: %d/%d events left", n, len(ea)-i, len(eb)-j)
+			return false
+		}
+	}
+	if len(a.Side) != len(b.Side) {
+		t.Logf("sideband: %d vs %d records", len(a.Side), len(b.Side))
+		return false
+	}
+	for i := range a.Side {
+		sa, sb := a.Side[i], b.Side[i]
+		sa.Pid, sa.Tid, sa.PPid, sa.PTid = 0, 0, 0, 0
+		sb.Pid, sb.Tid, sb.PPid, sb.PTid = 0, 0, 0, 0
+		if resynced {
+			sa.Time, sb.Time = 0, 0
+		}
+		if sa != sb {
+			t.Logf("sideband %d: %+v vs %+v", i, sa, sb)
+			return false
+		}
+	}
+	return true
+}
+
+func at(e []flow.Event, i int) string {
+	if i < len(e) {
+		return e[i].String()
+	}
+	return "(none)"
+}
+
+var _ = fmt.Sprint
