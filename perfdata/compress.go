@@ -39,7 +39,7 @@ func newDecompressor() *decompressor {
 	d := &decompressor{}
 	seq := func(yield func(chunk) bool) {
 		feeder := &feedReader{d: d, yield: yield}
-		dec, err := zstd.NewReader(feeder, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<30), zstd.WithDecoderLowmem(true))
+		dec, err := zstd.NewReader(feeder, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxDecompressed), zstd.WithDecoderMaxWindow(64<<20), zstd.WithDecoderLowmem(true))
 		if err != nil {
 			yield(chunk{err: err})
 			return

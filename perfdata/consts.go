@@ -109,8 +109,23 @@ func (t RecordType) Name() string {
 	return "UNKNOWN(" + strconv.FormatUint(uint64(t), 10) + ")"
 }
 
+// recordStrings are "PERF_RECORD_" + name, built once.
+var recordStrings = func() (s [recordTypeMax]string) {
+	for i, n := range recordNames {
+		if n != "" {
+			s[i] = "PERF_RECORD_" + n
+		}
+	}
+	return s
+}()
+
 // String returns "PERF_RECORD_" + Name().
-func (t RecordType) String() string { return "PERF_RECORD_" + t.Name() }
+func (t RecordType) String() string {
+	if t < recordTypeMax && recordStrings[t] != "" {
+		return recordStrings[t]
+	}
+	return "PERF_RECORD_" + t.Name()
+}
 
 // IsUser reports whether t is one of perf's user (synthesised) record types.
 func (t RecordType) IsUser() bool { return t >= RecordTypeUserStart }

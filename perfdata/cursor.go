@@ -92,18 +92,23 @@ func (c *cursor) cstr(n uint64) string {
 // string's padded length but stops at limit bytes from the end (the
 // sample_id trailer).
 func (c *cursor) cstrAligned(limit int) string {
+	return string(c.cstrAlignedBytes(limit))
+}
+
+// cstrAlignedBytes is cstrAligned without the conversion to string.
+func (c *cursor) cstrAlignedBytes(limit int) []byte {
 	end := len(c.b) - limit
 	if end < c.off {
 		c.fail(1)
-		return ""
+		return nil
 	}
 	rest := c.b[c.off:end]
 	i := bytes.IndexByte(rest, 0)
 	if i < 0 {
 		c.fail(len(rest) + 1)
-		return ""
+		return nil
 	}
-	s := string(rest[:i])
+	s := rest[:i]
 	n := (i + 8) &^ 7
 	if n > len(rest) {
 		n = len(rest)

@@ -13,6 +13,30 @@ type decoder struct {
 	// alias the file's memory) unless reuse is set.
 	copyBytes bool
 	cache     map[RecordType]Record
+	// strs interns names (COMM, MMAP file names) so that the reuse path
+	// does not allocate a string per record.
+	strs map[string]string
+}
+
+// maxInterned bounds the interned strings of one iterator.
+const maxInterned = 1 << 12
+
+// str returns b as a string, interned when reusing records.
+func (d *decoder) str(b []byte) string {
+	if !d.reuse {
+		return string(b)
+	}
+	if s, ok := d.strs[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if d.strs == nil {
+		d.strs = make(map[string]string)
+	}
+	if len(d.strs) < maxInterned {
+		d.strs[s] = s
+	}
+	return s
 }
 
 // Decode decodes a raw record into a newly allocated typed record. Byte
@@ -104,7 +128,8 @@ func sampleIDSize(st SampleFormat) int {
 func (d *decoder) common(raw *RawRecord, c *RecordCommon) (cursor, error) {
 	*c = RecordCommon{Offset: raw.Offset, Type: raw.Type, Misc: raw.Misc, Size: raw.Size, Compressed: raw.Compressed}
 	cur := cursor{b: raw.Data, off: 8, base: raw.Offset, what: raw.Type.String()}
-	if raw.Type.IsUser() || raw.Type == RecordTypeSample {
+	if raw.Type.IsUser() || raw.Type == RecordTypeSample || raw.Type >= recordTypeKernelMax {
+		// Unknown kernel types: their layout, trailer included, is unknown.
 		return cur, nil
 	}
 	a := d.f.attrFor(raw)
@@ -184,7 +209,7 @@ func (d *decoder) decode(raw *RawRecord) (Record, error) {
 		c, err := d.common(raw, &r.RecordCommon)
 		r.PID, r.TID = c.i32(), c.i32()
 		r.Addr, r.Len, r.PgOff = c.u64(), c.u64(), c.u64()
-		r.Filename = c.cstrAligned(0)
+		r.Filename = d.str(c.cstrAlignedBytes(0))
 		return r, firstErr(err, c.err)
 	case RecordTypeMmap2:
 		r := get[RecordMmap2](d, raw.Type)
@@ -208,13 +233,13 @@ func (d *decoder) decode(raw *RawRecord) (Record, error) {
 			r.BuildID = nil
 		}
 		r.Prot, r.Flags = c.u32(), c.u32()
-		r.Filename = c.cstrAligned(0)
+		r.Filename = d.str(c.cstrAlignedBytes(0))
 		return r, firstErr(err, c.err)
 	case RecordTypeComm:
 		r := get[RecordComm](d, raw.Type)
 		c, err := d.common(raw, &r.RecordCommon)
 		r.PID, r.TID = c.i32(), c.i32()
-		r.Comm = c.cstrAligned(0)
+		r.Comm = d.str(c.cstrAlignedBytes(0))
 		return r, firstErr(err, c.err)
 	case RecordTypeExit:
 		r := get[RecordExit](d, raw.Type)

@@ -12,6 +12,9 @@ const maxAttrs = 1 << 16
 const maxIDs = 1 << 20
 
 func newFile(ra io.ReaderAt, mem []byte, size int64) (*File, error) {
+	if ra == nil && mem == nil {
+		mem = []byte{}
+	}
 	f := &File{ra: ra, mem: mem, size: size}
 	if mem != nil {
 		f.ra = bytesReaderAt(mem)

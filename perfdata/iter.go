@@ -31,6 +31,8 @@ type RawRecord struct {
 	// AuxData is the trace data that follows an AUXTRACE record (nil for
 	// other types); it aliases the file when mmapped.
 	AuxData []byte
+
+	owned bool // Data is a copy held by the time-order queue
 }
 
 // Records iterates over a file's records:

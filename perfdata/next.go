@@ -133,6 +133,9 @@ func (rs *Records) Close() {
 // rawTime returns the time of a kernel record (perf's
 // evlist__parse_sample_timestamp); ok is false when it has none.
 func (f *File) rawTime(raw *RawRecord) (uint64, bool, error) {
+	if raw.Type >= recordTypeKernelMax {
+		return 0, false, nil
+	}
 	a := f.attrFor(raw)
 	if a == nil || a.SampleType&SampleFormatTime == 0 {
 		return 0, false, nil

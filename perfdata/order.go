@@ -1,12 +1,18 @@
 package perfdata
 
-import "container/heap"
-
-// queued is a record held by the ordered-events queue.
-type queued struct {
+// qent is a heap entry of the ordered-events queue; the record itself is
+// in orderedQueue.slots.
+type qent struct {
 	time uint64
 	seq  uint64
-	raw  RawRecord
+	slot int32
+}
+
+func (a qent) less(b qent) bool {
+	if a.time != b.time {
+		return a.time < b.time
+	}
+	return a.seq < b.seq
 }
 
 // orderedQueue mirrors perf's ordered_events (util/ordered-events.c):
@@ -14,7 +20,9 @@ type queued struct {
 // FINISHED_ROUND flushes those not after nextFlush and then sets nextFlush
 // to the largest time queued so far.
 type orderedQueue struct {
-	h         queueHeap
+	h         []qent
+	slots     []RawRecord
+	free      []int32
 	seq       uint64
 	nextFlush uint64
 	maxTime   uint64
@@ -27,65 +35,102 @@ type orderedQueue struct {
 
 func newOrderedQueue() *orderedQueue { return &orderedQueue{} }
 
-type queueHeap []*queued
-
-func (h queueHeap) Len() int { return len(h) }
-func (h queueHeap) Less(i, j int) bool {
-	if h[i].time != h[j].time {
-		return h[i].time < h[j].time
+func (q *orderedQueue) up(i int) {
+	h := q.h
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h[i].less(h[p]) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
 	}
-	return h[i].seq < h[j].seq
-}
-func (h queueHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *queueHeap) Push(x any)   { *h = append(*h, x.(*queued)) }
-func (h *queueHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	return x
 }
 
-// push queues a copy of raw (the copy owns its bytes).
+func (q *orderedQueue) down(i int) {
+	h := q.h
+	n := len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && h[r].less(h[l]) {
+			m = r
+		}
+		if !h[m].less(h[i]) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+// push queues raw; unless own, its bytes are copied (the copy is owned by
+// the queue until the record is flushed).
 func (q *orderedQueue) push(t uint64, raw *RawRecord, own bool) {
 	if t < q.lastFlush {
 		q.Unordered++
 	}
-	if q.h.Len() == 0 || t > q.maxTime {
+	if len(q.h) == 0 || t > q.maxTime {
 		q.maxTime = t
 	}
-	e := &queued{time: t, seq: q.seq, raw: *raw}
-	q.seq++
-	if !own {
-		e.raw.Data = append([]byte(nil), raw.Data...)
+	var slot int32
+	if n := len(q.free); n > 0 {
+		slot = q.free[n-1]
+		q.free = q.free[:n-1]
+	} else {
+		slot = int32(len(q.slots))
+		q.slots = append(q.slots, RawRecord{})
+	}
+	e := &q.slots[slot]
+	if own {
+		*e = *raw
+	} else {
+		data, aux := e.Data[:0], e.AuxData[:0]
+		*e = *raw
+		e.Data = append(data, raw.Data...)
+		e.AuxData = nil
 		if raw.AuxData != nil {
-			e.raw.AuxData = append([]byte(nil), raw.AuxData...)
+			e.AuxData = append(aux, raw.AuxData...)
 		}
 		q.bytes += len(raw.Data) + len(raw.AuxData)
 	}
-	heap.Push(&q.h, e)
+	e.owned = !own
+	q.h = append(q.h, qent{time: t, seq: q.seq, slot: slot})
+	q.seq++
+	q.up(len(q.h) - 1)
 }
 
 // flushTo moves every queued record with time <= limit to out, in order.
+// Records appended to out stay valid until the next push.
 func (q *orderedQueue) flushTo(limit uint64, out []RawRecord) []RawRecord {
 	if limit == 0 {
 		return out
 	}
-	for q.h.Len() > 0 && q.h[0].time <= limit {
-		e := heap.Pop(&q.h).(*queued)
-		q.lastFlush = e.time
-		q.bytes -= len(e.raw.Data) + len(e.raw.AuxData)
-		if q.bytes < 0 {
-			q.bytes = 0
+	for len(q.h) > 0 && q.h[0].time <= limit {
+		top := q.h[0]
+		last := len(q.h) - 1
+		q.h[0] = q.h[last]
+		q.h = q.h[:last]
+		if last > 0 {
+			q.down(0)
 		}
-		out = append(out, e.raw)
+		q.lastFlush = top.time
+		e := &q.slots[top.slot]
+		if e.owned {
+			q.bytes -= len(e.Data) + len(e.AuxData)
+		}
+		out = append(out, *e)
+		q.free = append(q.free, top.slot)
 	}
 	return out
 }
 
 // round handles a FINISHED_ROUND.
 func (q *orderedQueue) round(out []RawRecord) []RawRecord {
-	if q.h.Len() == 0 {
+	if len(q.h) == 0 {
 		return out
 	}
 	out = q.flushTo(q.nextFlush, out)
@@ -96,7 +141,7 @@ func (q *orderedQueue) round(out []RawRecord) []RawRecord {
 // half flushes the older half of the queued time range (perf's
 // OE_FLUSH__HALF, used when the queue grows past its memory limit).
 func (q *orderedQueue) half(out []RawRecord) []RawRecord {
-	if q.h.Len() == 0 {
+	if len(q.h) == 0 {
 		return out
 	}
 	first := q.h[0].time

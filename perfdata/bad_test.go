@@ -1,0 +1,200 @@
+package perfdata
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// readEverything opens b and reads all it can, returning the first error.
+func readEverything(b []byte, order Order) error {
+	f, err := NewBytes(b)
+	if err != nil {
+		return err
+	}
+	rs := f.Records(order)
+	for rs.Next() {
+		_ = rs.Record.Common()
+	}
+	if err := rs.Err(); err != nil {
+		return err
+	}
+	_, err = f.Features()
+	return err
+}
+
+// recordEnds lists the stream offsets where a pipe-mode file may end
+// cleanly (after each record).
+func recordEnds(t *testing.T, b []byte) map[int]bool {
+	f, err := NewBytes(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ends := map[int]bool{pipeHeaderSize: true}
+	rs := f.Records(FileOrder)
+	var raw RawRecord
+	for {
+		err := rs.ReadInto(&raw)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		end := pipeHeaderSize + int(raw.Offset) + raw.Size + len(raw.AuxData)
+		if raw.Compressed {
+			continue
+		}
+		ends[end] = true
+	}
+	return ends
+}
+
+// TestTruncated cuts fixtures at every byte: each cut must give an error
+// (a pipe-mode stream may also end cleanly at a record boundary), never a
+// panic.
+func TestTruncated(t *testing.T) {
+	for _, name := range []string{"pipe.data", "compressed.data", "switch.data", "multi.data"} {
+		t.Run(name, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join("../testdata/perf", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			pipe := binary.LittleEndian.Uint64(b[8:]) == pipeHeaderSize
+			var ends map[int]bool
+			if pipe {
+				ends = recordEnds(t, b)
+			}
+			step := 1
+			if testing.Short() {
+				step = 7
+			}
+			for n := 0; n < len(b); n += step {
+				err := readEverything(b[:n], FileOrder)
+				if err == nil && !(pipe && ends[n]) {
+					t.Fatalf("cut at %d of %d: no error", n, len(b))
+				}
+				if err != nil {
+					var pe *Error
+					if !errors.As(err, &pe) {
+						t.Fatalf("cut at %d: error %v is not a *perfdata.Error", n, err)
+					}
+				}
+			}
+			if err := readEverything(b, TimeOrder); err != nil {
+				t.Fatalf("whole file: %v", err)
+			}
+		})
+	}
+}
+
+// TestTruncatedStream reads cut files through New(io.ReaderAt) (the
+// buffered, non-mmap path).
+func TestTruncatedStream(t *testing.T) {
+	b, err := os.ReadFile("../testdata/perf/switch.data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := 0; n < len(b); n += 3 {
+		f, err := New(bytes.NewReader(b[:n]))
+		if err == nil {
+			rs := f.Records(TimeOrder)
+			for rs.Next() {
+			}
+			err = rs.Err()
+		}
+		if err == nil {
+			t.Fatalf("cut at %d: no error", n)
+		}
+	}
+}
+
+func putHeader(b []byte, typ RecordType, size int) {
+	binary.LittleEndian.PutUint32(b, uint32(typ))
+	binary.LittleEndian.PutUint16(b[6:], uint16(size))
+}
+
+func TestBadInput(t *testing.T) {
+	good, err := os.ReadFile("../testdata/perf/switch.data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := NewBytes(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := f.Data.Offset
+	mod := func(fn func(b []byte)) []byte {
+		b := append([]byte(nil), good...)
+		fn(b)
+		return b
+	}
+	tests := []struct {
+		name   string
+		b      []byte
+		want   error
+		offset int64
+	}{
+		{"empty", nil, ErrTruncated, 0},
+		{"bad magic", mod(func(b []byte) { copy(b, "NOTPERF!") }), ErrBadMagic, 0},
+		{"big endian", mod(func(b []byte) { binary.BigEndian.PutUint64(b, Magic) }), ErrBigEndian, 0},
+		{"header size", mod(func(b []byte) { b[8] = 100 }), ErrBadSize, 8},
+		{"data past end", mod(func(b []byte) { binary.LittleEndian.PutUint64(b[48:], 1<<40) }), ErrTruncated, 40},
+		{"attr size", mod(func(b []byte) { binary.LittleEndian.PutUint64(b[16:], 8) }), ErrBadSize, 16},
+		{"zero-size record", mod(func(b []byte) { putHeader(b[data:], RecordTypeMmap, 0) }), ErrBadSize, data + 6},
+		{"record past end", mod(func(b []byte) { putHeader(b[data:], RecordTypeMmap, 0xfff8) }), ErrTruncated, data},
+		{"sample too short", mod(func(b []byte) {
+			// Make the first record a SAMPLE of 16 bytes: its fields are missing.
+			putHeader(b[data:], RecordTypeSample, 16)
+			binary.LittleEndian.PutUint32(b[data+16:], uint32(RecordTypeFinishedInit))
+		}), ErrTruncated, data + 16},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := readEverything(tc.b, FileOrder)
+			var pe *Error
+			if !errors.Is(err, tc.want) || !errors.As(err, &pe) {
+				t.Fatalf("got %v, want %v", err, tc.want)
+			}
+			if pe.Offset != tc.offset {
+				t.Errorf("offset %#x, want %#x (%v)", pe.Offset, tc.offset, err)
+			}
+		})
+	}
+}
+
+// TestUnknownRecord checks that an unknown record type is returned as
+// RecordUnknown and counted, not an error.
+func TestUnknownRecord(t *testing.T) {
+	good, err := os.ReadFile("../testdata/perf/switch.data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := NewBytes(good)
+	b := append([]byte(nil), good...)
+	binary.LittleEndian.PutUint32(b[f.Data.Offset:], 60)
+	g, err := NewBytes(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := g.Records(TimeOrder)
+	var unknown int
+	for rs.Next() {
+		if u, ok := rs.Record.(*RecordUnknown); ok {
+			unknown++
+			if u.Type != 60 || len(u.Data) != u.Size-8 {
+				t.Errorf("unknown record %+v", u)
+			}
+		}
+	}
+	if err := rs.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if unknown != 1 || rs.Skipped[60] != 1 {
+		t.Errorf("unknown %d skipped %v", unknown, rs.Skipped)
+	}
+}
