@@ -155,8 +155,12 @@ func (d *dumper) one(off int, p *packet.Packet) bool {
 		d.diag(uint64(off), "bad packet size", packet.ErrBadPacket)
 		return false
 	}
+	if d.opt.Quiet {
+		d.quiet(uint64(off), p)
+		return true
+	}
 	d.packet(uint64(off), p)
-	if d.ln.skip || d.opt.Quiet {
+	if d.ln.skip {
 		return true
 	}
 	d.print(off, p)

@@ -212,6 +212,22 @@ func (d *dumper) packet(off uint64, p *packet.Packet) {
 	ln.payload = pl
 }
 
+// quiet tracks p without formatting anything but diagnostics (--quiet).
+func (d *dumper) quiet(off uint64, p *packet.Packet) {
+	switch p.Kind {
+	case packet.KindTNT8, packet.KindTNT64, packet.KindPad, packet.KindMNT:
+	case packet.KindTIP, packet.KindTIPPGE, packet.KindTIPPGD, packet.KindFUP:
+		if d.opt.LastIP {
+			d.trackLastIP(off, p)
+		}
+	case packet.KindPSB, packet.KindPSBEnd, packet.KindOVF,
+		packet.KindTSC, packet.KindCBR, packet.KindTMA, packet.KindMTC, packet.KindCYC:
+		if d.track || p.Kind == packet.KindPSB || p.Kind == packet.KindPSBEnd {
+			d.packet(off, p)
+		}
+	}
+}
+
 // pwrxReason is ptdump's print_pwrx_wr: exactly one wake reason, else "bad".
 func pwrxReason(f packet.Flags) string {
 	wr := ""
