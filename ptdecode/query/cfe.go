@@ -61,7 +61,7 @@ var cfeKinds = [32]cfeKind{
 // tracing is enabled (for most types), or is standalone. Unknown types
 // are ignored, along with the FUP they may bind.
 func (d *Decoder) decodeCFE() Code {
-	p := &d.pkt
+	p := d.pkt
 	withIP := p.Flags&packet.FlagIP != 0
 	// An EVD may have started the event already.
 	pending := d.evq.dequeue(bindCFE)
@@ -181,7 +181,7 @@ func (d *Decoder) decodeEVD() Code {
 // standalone, anchored ICnt instructions after the last anchor (the
 // instruction decoders resolve it).
 func (d *Decoder) decodeTrig() Code {
-	p := &d.pkt
+	p := d.pkt
 	icntv := p.Flags&packet.FlagICNTV != 0
 	icnt := uint16(p.Ext)
 	trbv := uint8(p.Payload)

@@ -11,7 +11,7 @@ import "github.com/perfpt/perfpt/ptdecode/packet"
 // decodePacket dispatches the current packet (libipt's
 // pt_evt_decode_packet).
 func (d *Decoder) decodePacket() Code {
-	p := &d.pkt
+	p := d.pkt
 	switch p.Kind {
 	case packet.KindTNT8, packet.KindTNT64:
 		return d.decodeTNT()
@@ -301,7 +301,7 @@ func (d *Decoder) decodePwrx() Code {
 		d.cur = ev
 		return CodeOK
 	}
-	p := &d.pkt
+	p := d.pkt
 	ev := d.standalone(EventPwrx)
 	ev.Last, ev.Deepest = p.State, p.SubState
 	ev.Interrupt = p.Flags&packet.FlagInterrupt != 0

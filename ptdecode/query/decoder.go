@@ -21,7 +21,11 @@ type Decoder struct {
 	pd  packet.Decoder
 	end int // no packet at or after this offset is decoded (sub-range end)
 
-	pkt       packet.Packet // the packet being processed
+	// pkt is the packet being processed: the packet decoder's current
+	// packet, or invalidPacket after a failure. A copy of the Decoder
+	// points into the original's packet decoder until its next call;
+	// every entry point re-points it (see repoint).
+	pkt       *packet.Packet
 	poff      int           // its offset, or the offset of the failure
 	status    Code          // the packet layer's error when pkt is invalid
 	statusErr error         // its original error, if any
@@ -85,7 +89,7 @@ func (d *Decoder) End() uint64 { return uint64(d.end) }
 // reset clears the decoding state but keeps the configuration, the packet
 // decoder and the end (libipt's pt_evt_reset).
 func (d *Decoder) reset() {
-	d.pkt = packet.Packet{}
+	d.pkt = &invalidPacket
 	d.status, d.statusErr = CodeNoSync, nil
 	d.cur = nil
 	d.enabled, d.bound, d.modeExecValid = false, false, false
@@ -187,6 +191,46 @@ func (d *Decoder) start() error {
 // range set by SetEnd) it returns an error wrapping CodeEOS. After an
 // error, calling Next again repeats it; synchronise to go on.
 func (d *Decoder) Next(ev *Event) error {
+	d.repoint()
+	// Fast path for the bulk of a trace: branch and timing packets while
+	// tracing is enabled and no event is pending. It gives the same
+	// result as the general path below.
+	for d.enabled && d.evq.begin == d.evq.end {
+		p := d.pkt
+		if d.bound {
+			// A TIP whose event was published binds nothing more.
+			if p.Kind != packet.KindTIP {
+				break
+			}
+			d.bound = false
+			d.fetchPacket()
+			continue
+		}
+		switch p.Kind {
+		case packet.KindTNT8, packet.KindTNT64:
+			*ev = Event{Type: EventTNT, Bits: p.Payload, Size: p.Bits}
+			d.clock.eventTime(ev)
+			d.fetchPacket()
+			return nil
+		case packet.KindTIP:
+			if err := d.ip.Update(p.IPC, p.Payload); err != nil {
+				return d.error(CodeBadPacket)
+			}
+			*ev = Event{Type: EventTIP}
+			d.eventIP(ev)
+			d.clock.eventTime(ev)
+			// Stay at the TIP, as libipt does (Offset reports it).
+			d.bound = true
+			return nil
+		case packet.KindMTC, packet.KindCYC, packet.KindTSC, packet.KindTMA:
+			if c := d.clock.apply(p, &d.cfg.Timing); c != CodeOK {
+				return d.error(c)
+			}
+			d.fetchPacket()
+			continue
+		}
+		break
+	}
 	c := d.fetchEvent()
 	if c != CodeOK {
 		return d.error(c)
@@ -223,26 +267,37 @@ func (d *Decoder) fetchPacket() {
 			return
 		}
 		if !d.pd.Next() {
-			err := d.pd.Err()
-			if err == nil {
-				d.fail(off, CodeEOS, nil)
-			} else {
+			if err := d.pd.Err(); err != nil {
 				d.fail(d.pd.Offset(), packetCode(err), err)
+			} else {
+				d.fail(off, CodeEOS, nil)
 			}
 			return
 		}
-		d.pkt = *d.pd.Packet()
-		// libipt's pt_evt_get_offset: the position minus the packet size
-		// (differs from the packet's offset only for SKD007's OVF).
-		d.poff = d.pd.Offset() - int(d.pkt.Size)
-		if d.pkt.Kind != packet.KindPad {
+		p := d.pd.Packet()
+		if p.Kind != packet.KindPad {
+			d.pkt = p
+			// libipt's pt_evt_get_offset: the position minus the packet
+			// size (not the packet's offset for SKD007's OVF).
+			d.poff = d.pd.Offset() - int(p.Size)
 			return
 		}
 	}
 }
 
+// invalidPacket stands for the packet after a failure; never written.
+var invalidPacket packet.Packet
+
+// repoint makes d.pkt point into d's own packet decoder again after d
+// was copied.
+func (d *Decoder) repoint() {
+	if d.pkt != &invalidPacket {
+		d.pkt = d.pd.Packet()
+	}
+}
+
 func (d *Decoder) fail(off int, c Code, err error) {
-	d.pkt = packet.Packet{}
+	d.pkt = &invalidPacket
 	d.poff = off
 	d.status, d.statusErr = c, err
 }

@@ -55,7 +55,8 @@
 //
 // # Errors
 //
-// Every error is an *[Error] with the trace Offset and a [Code], libipt's
+// Every error is an *[Error] with the trace Offset and a [Code] (except
+// Query's CodeBadQuery, returned bare), libipt's
 // pt_error_code with its message text; Code is itself an error, so
 // errors.Is(err, query.CodeEOS) works, and [CodeOf] extracts it. The
 // instruction and block decoders use the same codes (CodeNoMap,

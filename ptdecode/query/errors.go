@@ -109,8 +109,13 @@ func (e *Error) Unwrap() []error {
 // CodeOf returns the Code of err: the Code of the first *Error or Code in
 // its chain, CodeOK for nil, and CodeInternal for anything else.
 func CodeOf(err error) Code {
-	if err == nil {
+	switch e := err.(type) {
+	case nil:
 		return CodeOK
+	case Code:
+		return e
+	case *Error:
+		return e.Code
 	}
 	var e *Error
 	if errors.As(err, &e) {

@@ -111,7 +111,7 @@ func (d *Decoder) recoverAt(pd *packet.Decoder, cur *packet.Packet, curOff int,
 	d.clock.eventTime(ev) // the time before the overflow
 	d.cur = ev
 	d.pd = *pd
-	d.pkt, d.poff = *cur, curOff
+	d.pkt, d.poff = d.pd.Packet(), curOff // d.pd's packet is cur
 	d.clock = *clk
 	d.enabled = true
 	d.eventIP(ev)
@@ -126,7 +126,7 @@ func (d *Decoder) recoverDisabled(pd *packet.Decoder, cur *packet.Packet, curOff
 	d.clock.eventTime(ev)
 	d.cur = ev
 	d.pd = *pd
-	d.pkt, d.poff = *cur, curOff
+	d.pkt, d.poff = d.pd.Packet(), curOff // d.pd's packet is cur
 	d.clock = *clk
 }
 
@@ -135,9 +135,11 @@ func (d *Decoder) recoverDisabled(pd *packet.Decoder, cur *packet.Packet, curOff
 // (erratum APL12).
 func (d *Decoder) recoverAfterFUP(fupEnd int) Code {
 	for {
-		if c := peekPacket(&d.pd, &d.pkt); c != CodeOK {
+		var p packet.Packet
+		if c := peekPacket(&d.pd, &p); c != CodeOK {
 			return c
 		}
+		d.pkt = d.pd.Packet()
 		d.poff = d.pd.PacketOffset()
 		if d.pd.Offset() >= fupEnd {
 			if d.pd.Offset() > fupEnd {
@@ -150,7 +152,7 @@ func (d *Decoder) recoverAfterFUP(fupEnd int) Code {
 			packet.KindVMCS, packet.KindInvalid:
 			return CodeInternal
 		}
-		if c := d.clock.apply(&d.pkt, &d.cfg.Timing); c != CodeOK {
+		if c := d.clock.apply(d.pkt, &d.cfg.Timing); c != CodeOK {
 			return c
 		}
 	}

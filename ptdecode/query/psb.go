@@ -55,9 +55,9 @@ func (d *Decoder) decodePSB() Code {
 			e.Type = EventMNT
 			e.Payload = d.pkt.Payload
 		case packet.KindTSC:
-			c = d.clock.headerTSC(&d.pkt)
+			c = d.clock.headerTSC(d.pkt)
 		case packet.KindCBR:
-			c = d.clock.headerCBR(&d.pkt, &d.cfg.Timing)
+			c = d.clock.headerCBR(d.pkt, &d.cfg.Timing)
 			if c == CodeOK {
 				e := d.evq.enqueue(bindPSBEnd)
 				if e == nil {
@@ -68,11 +68,11 @@ func (d *Decoder) decodePSB() Code {
 				e.Ratio = uint16(d.pkt.Payload)
 			}
 		case packet.KindTMA:
-			c = d.clock.apply(&d.pkt, &d.cfg.Timing)
+			c = d.clock.apply(d.pkt, &d.cfg.Timing)
 		case packet.KindMTC:
-			c = d.clock.apply(&d.pkt, &d.cfg.Timing)
+			c = d.clock.apply(d.pkt, &d.cfg.Timing)
 		case packet.KindCYC:
-			c = d.clock.apply(&d.pkt, &d.cfg.Timing)
+			c = d.clock.apply(d.pkt, &d.cfg.Timing)
 		case packet.KindPSBEnd:
 			if d.enabled {
 				ev.Type = EventEnabled

@@ -22,6 +22,10 @@ const (
 // Event call returns the error.
 const eventInvalid EventType = 0xff
 
+// A query that does not match the trace (a conditional-branch query when
+// the trace has an indirect branch next, ...) fails with the bare Code
+// CodeBadQuery, without allocating: a caller may probe.
+//
 // Query answers the questions of an instruction-flow decoder about the
 // trace (libipt's pt_query_decoder): was this conditional branch taken,
 // where did this indirect branch go, what happened in between. It sits on
@@ -200,7 +204,7 @@ func (q *Query) CondBranch() (bool, Status, error) {
 			if q.status != nil {
 				return false, 0, q.status
 			}
-			return false, 0, &Error{Code: CodeBadQuery, Offset: q.dec.Offset()}
+			return false, 0, CodeBadQuery
 		}
 	}
 	return taken, q.flags(), nil
@@ -222,7 +226,7 @@ func (q *Query) IndirectBranch() (uint64, Status, error) {
 			if q.status != nil {
 				return 0, 0, q.status
 			}
-			return 0, 0, &Error{Code: CodeBadQuery, Offset: q.dec.Offset()}
+			return 0, 0, CodeBadQuery
 		}
 	}
 	var st Status
@@ -242,13 +246,13 @@ func (q *Query) IndirectBranch() (uint64, Status, error) {
 // next, and reports errors found while reading ahead.
 func (q *Query) Event(ev *Event) (Status, error) {
 	if !q.tnt.empty() {
-		return 0, &Error{Code: CodeBadQuery, Offset: q.dec.Offset()}
+		return 0, CodeBadQuery
 	}
 	if q.status != nil {
 		return 0, q.status
 	}
 	if q.ev.Type == EventTNT || q.ev.Type == EventTIP {
-		return 0, &Error{Code: CodeBadQuery, Offset: q.dec.Offset()}
+		return 0, CodeBadQuery
 	}
 	*ev = q.ev
 	q.lastTime = q.dec.clock.t
