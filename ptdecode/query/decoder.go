@@ -26,9 +26,9 @@ type Decoder struct {
 	// points into the original's packet decoder until its next call;
 	// every entry point re-points it (see repoint).
 	pkt       *packet.Packet
-	poff      int           // its offset, or the offset of the failure
-	status    Code          // the packet layer's error when pkt is invalid
-	statusErr error         // its original error, if any
+	poff      int   // its offset, or the offset of the failure
+	status    Code  // the packet layer's error when pkt is invalid
+	statusErr error // its original error, if any
 
 	ip    packet.LastIP
 	clock clock
