@@ -1,0 +1,5 @@
+//go:build !race
+
+package ptxed
+
+const raceEnabled = false
