@@ -117,7 +117,7 @@ func putLE(dst []byte, v uint64, n int) []byte {
 	return dst
 }
 
-func flag(p *Packet, f Flags, bit byte) byte {
+func flagBit(p *Packet, f Flags, bit byte) byte {
 	if p.Flags&f != 0 {
 		return bit
 	}
@@ -149,7 +149,7 @@ func appendPacket(dst []byte, p *Packet) []byte {
 	case KindModeTSX:
 		return append(dst, opcMode, 0x20|byte(p.Flags>>3&3))
 	case KindPIP:
-		return putLE(append(dst, opcExt, extPIP), p.Payload>>5<<1|uint64(flag(p, FlagNR, 1)), 6)
+		return putLE(append(dst, opcExt, extPIP), p.Payload>>5<<1|uint64(flagBit(p, FlagNR, 1)), 6)
 	case KindVMCS:
 		return putLE(append(dst, opcExt, extVMCS), p.Payload>>12, 5)
 	case KindOVF:
@@ -194,28 +194,28 @@ func appendPacket(dst []byte, p *Packet) []byte {
 		return putLE(append(dst, opcExt, extExt2, ext2MNT), p.Payload, 8)
 	case KindPTW:
 		n := 4 << p.Bits
-		return putLE(append(dst, opcExt, extPTW|p.Bits<<5|flag(p, FlagIP, 0x80)), p.Payload, n)
+		return putLE(append(dst, opcExt, extPTW|p.Bits<<5|flagBit(p, FlagIP, 0x80)), p.Payload, n)
 	case KindExStop:
-		return append(dst, opcExt, extExSt|flag(p, FlagIP, 0x80))
+		return append(dst, opcExt, extExSt|flagBit(p, FlagIP, 0x80))
 	case KindMWait:
 		return putLE(append(dst, opcExt, extMWait), p.Payload|uint64(p.Ext)<<32, 8)
 	case KindPwrE:
-		return append(dst, opcExt, extPwrE, flag(p, FlagHW, 0x8), p.State<<4|p.SubState)
+		return append(dst, opcExt, extPwrE, flagBit(p, FlagHW, 0x8), p.State<<4|p.SubState)
 	case KindPwrX:
-		wr := flag(p, FlagInterrupt, 1) | flag(p, FlagStore, 4) | flag(p, FlagAutonomous, 8)
+		wr := flagBit(p, FlagInterrupt, 1) | flagBit(p, FlagStore, 4) | flagBit(p, FlagAutonomous, 8)
 		return append(dst, opcExt, extPwrX, p.State<<4|p.SubState, wr, 0, 0, 0)
 	case KindBBP:
-		return append(dst, opcExt, extBBP, p.Type|flag(p, FlagSZ, 0x80))
+		return append(dst, opcExt, extBBP, p.Type|flagBit(p, FlagSZ, 0x80))
 	case KindBIP:
 		return putLE(append(dst, p.Type<<3|4), p.Payload, int(p.Bits))
 	case KindBEP:
-		return append(dst, opcExt, extBEP|flag(p, FlagIP, 0x80))
+		return append(dst, opcExt, extBEP|flagBit(p, FlagIP, 0x80))
 	case KindCFE:
-		return append(dst, opcExt, extCFE, p.Type|flag(p, FlagIP, 0x80), p.Vector)
+		return append(dst, opcExt, extCFE, p.Type|flagBit(p, FlagIP, 0x80), p.Vector)
 	case KindEVD:
 		return putLE(append(dst, opcExt, extEVD, p.Type), p.Payload, 8)
 	case KindTrig:
-		f := flag(p, FlagIP, 0x80) | flag(p, FlagICNTV, 0x40) | flag(p, FlagMult, 0x20)
+		f := flagBit(p, FlagIP, 0x80) | flagBit(p, FlagICNTV, 0x40) | flagBit(p, FlagMult, 0x20)
 		dst = append(dst, opcTrig, f, byte(p.Payload))
 		if p.Flags&FlagICNTV != 0 {
 			dst = append(dst, byte(p.Ext), byte(p.Ext>>8))
