@@ -20,12 +20,13 @@
 #   BENCH_RUNS     timed runs per command (default 3); BENCH_WARMUP warmup runs (default 1)
 #   BENCH_PT_MB    size of the generated PT stream in MiB (default 32)
 #   PERFPT_BIN     time this perfpt binary instead of building bin/perfpt
-#   BENCH_ITERS    work units of the recorded program (default 20000)
+#   BENCH_ITERS    work units of the recorded program (default 10000: about 12M instructions)
 #   BENCH_PT, BENCH_BIN, BENCH_BASE  use this raw PT stream and code image (loaded at
 #                  BENCH_BASE, default 0x400000) instead of generating them
 #   BENCH_PERF_DATA  use this recording instead of recording the bench program
 #   BENCH_REGEN=1  regenerate inputs even when cached
 #   BENCH_ONLY     space-separated subset of: ptdump ptxed script pprof
+#   HYPERFINE      hyperfine to use (empty: time with a plain loop)
 #   PTDUMP PTXED PERF   reference tools; BARE_DECODE perfpt arguments of the bare decode
 #                  (default "script --itrace=e": decode everything, print only errors)
 
@@ -38,7 +39,7 @@ WORK=${BENCH_DIR:-${TMPDIR:-/tmp}/perfpt-bench}
 RUNS=${BENCH_RUNS:-3}
 WARMUP=${BENCH_WARMUP:-1}
 PT_MB=${BENCH_PT_MB:-32}
-ITERS=${BENCH_ITERS:-20000}
+ITERS=${BENCH_ITERS:-10000}
 ONLY=${BENCH_ONLY:-ptdump ptxed script pprof}
 BARE=${BARE_DECODE:-script --itrace=e}
 RAWADDR=${BENCH_BASE:-0x400000}
@@ -79,8 +80,10 @@ apt_install() {
 		{ $sudo apt-get update -q >/dev/null 2>&1 && $sudo apt-get install -y -q "$1" >"$WORK/apt-$1.log" 2>&1; }
 }
 
-HYPERFINE=$(command -v hyperfine || true)
-[ -n "$HYPERFINE" ] || { apt_install hyperfine && HYPERFINE=$(command -v hyperfine || true); }
+if [ -z "${HYPERFINE+set}" ]; then # HYPERFINE= (empty) times with the plain loop
+	HYPERFINE=$(command -v hyperfine || true)
+	[ -n "$HYPERFINE" ] || { apt_install hyperfine && HYPERFINE=$(command -v hyperfine || true); }
+fi
 [ -n "$HYPERFINE" ] || say "hyperfine not found: timing with a plain loop instead"
 GNUTIME=
 if /usr/bin/time -v true >/dev/null 2>&1 || { apt_install time && /usr/bin/time -v true >/dev/null 2>&1; }; then
@@ -163,21 +166,23 @@ compare() {
 	fi
 	local csv=$WORK/result.csv
 	if [ -n "$HYPERFINE" ]; then
-		for n in "${!names[@]}"; do args+=(-n "${names[$n]}" "${cmds[$n]}"); done
+		# hyperfine's CSV quotes names with commas: name the commands by index
+		for n in "${!names[@]}"; do args+=(-n "c$n" "${cmds[$n]}"); done
 		if ! "$HYPERFINE" --warmup "$WARMUP" --runs "$RUNS" --style basic \
 			--export-csv "$csv" "${args[@]}" >"$WORK/hyperfine.txt" 2>&1; then
 			line "  FAILED  hyperfine: $(tail -n 2 "$WORK/hyperfine.txt" | tr '\n' ' ')"
 			return
 		fi
-		# keep command,mean,stddev
+		# keep name,mean,stddev
 		awk -F, 'NR>1 {print $1","$2","$3}' "$csv" >"$csv.3"
 	else
-		for n in "${!names[@]}"; do loop_time "${names[$n]}" "${cmds[$n]}"; done >"$csv.3"
+		for n in "${!names[@]}"; do loop_time "c$n" "${cmds[$n]}"; done >"$csv.3"
 	fi
-	local i=0 base= name mean sd
+	local i base= name mean sd
 	while IFS=, read -r name mean sd; do
 		[ -n "$base" ] || base=$mean
-		awk -v name="$name" -v m="$mean" -v sd="$sd" -v b="$base" -v amt="$amount" \
+		i=${name#c}
+		awk -v name="${names[$i]}" -v m="$mean" -v sd="$sd" -v b="$base" -v amt="$amount" \
 			-v unit="$unit" -v rss="${rss[$i]}" -v first="$i" 'BEGIN {
 			tp = ""
 			if (amt != "" && m > 0) {
@@ -192,7 +197,6 @@ compare() {
 			mem = (rss == "?") ? "?" : sprintf("%.1f MiB", rss / 1024)
 			printf "  %-44s %8.3f s ± %6.3f  %16s  %-14s  peak RSS %s\n", name, m, sd, tp, ratio, mem
 		}' | tee -a "$SUMMARY"
-		i=$((i + 1))
 	done <"$csv.3"
 	for n in "${!cmds[@]}"; do line "  cmd: ${names[$n]}: ${cmds[$n]}"; done
 }
@@ -328,8 +332,18 @@ if want script; then
 		set --
 		[ -n "$PERF_REF" ] && set -- "perf script $opts" "$PERF_REF script -i $REC $opts"
 		compare "script: $(mb "$REC") MB perf.data ($REC)" "" "" "$@" \
-			"perfpt script $opts" "$PERFPT script -i $REC $opts" \
+			"perfpt script $opts -j 1" "$PERFPT script -j 1 -i $REC $opts" \
 			"perfpt script $opts -j 2" "$PERFPT script -j 2 -i $REC $opts"
+		# the outputs must be the same
+		if [ -n "$PERF_REF" ]; then
+			"$PERF_REF" script -i "$REC" $opts 2>/dev/null | cksum >"$WORK/perf.sum"
+			"$PERFPT" script -j 2 -i "$REC" $opts 2>/dev/null | cksum >"$WORK/perfpt.sum"
+			if cmp -s "$WORK/perf.sum" "$WORK/perfpt.sum"; then
+				line "  check: perfpt script -j 2 prints exactly what perf script prints"
+			else
+				line "  check: MISMATCH between perf script and perfpt script -j 2 output"
+			fi
+		fi
 	fi
 fi
 
@@ -338,10 +352,10 @@ if want pprof; then
 		skip "pprof/gcov: no recording"
 	else
 		mkdir -p "$WORK/gcov"
-		compare "pprof and gcov against a bare decode: $(mb "$REC") MB perf.data" "" "" \
-			"bare decode (perfpt $BARE)" "$PERFPT $BARE -i $REC" \
-			"perfpt pprof" "$PERFPT pprof -i $REC -o $WORK/bench.pb.gz" \
-			"perfpt gcov" "$PERFPT gcov -i $REC -o $WORK/gcov"
+		compare "pprof and gcov against a bare decode (one worker each): $(mb "$REC") MB perf.data" "" "" \
+			"bare decode (perfpt $BARE -j 1)" "$PERFPT $BARE -j 1 -i $REC" \
+			"perfpt pprof -j 1" "$PERFPT pprof -j 1 -i $REC -o $WORK/bench.pb.gz" \
+			"perfpt gcov -j 1" "$PERFPT gcov -j 1 -i $REC -o $WORK/gcov"
 	fi
 fi
 
