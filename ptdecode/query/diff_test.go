@@ -189,3 +189,40 @@ func randomStream(rng *rand.Rand) []byte {
 	}
 	return buf
 }
+
+// TestDifferentialLibiptCycles compares cycle-accurate times (TSC, TMA,
+// MTC, CYC with calibration, overflows with and without keeping the
+// calibration) with libipt's on generated streams; PERFPT_EVDUMP as above.
+func TestDifferentialLibiptCycles(t *testing.T) {
+	oracle := os.Getenv("PERFPT_EVDUMP")
+	if oracle == "" {
+		t.Skip("PERFPT_EVDUMP (a libipt event dump program) not set")
+	}
+	dir := t.TempDir()
+	for seed := uint64(1); seed <= 8; seed++ {
+		buf := cycStream(seed, 32<<10)
+		file := filepath.Join(dir, "cyc.pt")
+		if err := os.WriteFile(file, buf, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, keep := range []bool{false, true} {
+			args := []string{"--mtc-freq", fmt.Sprint(seed % 4), "--cpuid-0x15.eax", "2", "--cpuid-0x15.ebx", "7"}
+			if keep {
+				args = append(args, "--keep-tcal")
+			}
+			out, err := exec.Command(oracle, append(args, file)...).Output()
+			if err != nil {
+				t.Fatalf("oracle: %v", err)
+			}
+			cfg, _, err := oracleConfig(args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := dumpStream(buf, &cfg)
+			want := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("seed %d %v:\n%s", seed, args, diffLines(got, want))
+			}
+		}
+	}
+}

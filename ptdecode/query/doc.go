@@ -41,9 +41,13 @@
 // trace buffer: SyncSet(psb_i), SetEnd(psb_i+1). Next then reports CodeEOS
 // when it reaches the end offset, while look-ahead (overflow recovery and
 // the erratum checks) still sees the whole buffer, so the events are the
-// ones a sequential decode produces up to that PSB. Time does not carry
-// over: the calibration a sequential decode learnt before psb_i is lost,
-// which only matters for CYC-based times.
+// ones a sequential decode produces up to that PSB. A sequential decode
+// does not reset its time at a PSB; to get its event times exactly
+// (cycle-accurate times depend on a calibration learnt earlier), compute
+// the clocks at the chunk starts with [ClocksAt], a fast packet-only pass,
+// and start each chunk with SyncSetClock(psb_i, clocks[i]) instead of
+// SyncSet. With TSC in every PSB+ and no CYC, SyncSet gives the same
+// times already.
 //
 // # Query decoder
 //
