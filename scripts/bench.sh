@@ -139,7 +139,7 @@ loop_time() {
 		times="$times $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.6f", b-a}')"
 	done
 	printf '%s\n' $times | awk -v n="$1" '{s+=$1; q+=$1*$1; c++}
-		END {m=s/c; v=q/c-m*m; if (v<0) v=0; printf "%s,%.6f,%.6f\n", n, m, sqrt(v)}'
+		END {m=s/c; v=q/c-m*m; if (v<0) v=0; printf "%s,%.6f,%.6f,\n", n, m, sqrt(v)}'
 }
 
 # compare TITLE WORK_AMOUNT UNIT NAME1 CMD1 [NAME2 CMD2 ...]
@@ -173,17 +173,17 @@ compare() {
 			line "  FAILED  hyperfine: $(tail -n 2 "$WORK/hyperfine.txt" | tr '\n' ' ')"
 			return
 		fi
-		# keep name,mean,stddev
-		awk -F, 'NR>1 {print $1","$2","$3}' "$csv" >"$csv.3"
+		# keep name,mean,stddev,user+system
+		awk -F, 'NR>1 {print $1","$2","$3","$5+$6}' "$csv" >"$csv.3"
 	else
 		for n in "${!names[@]}"; do loop_time "c$n" "${cmds[$n]}"; done >"$csv.3"
 	fi
 	local i base= name mean sd
-	while IFS=, read -r name mean sd; do
+	while IFS=, read -r name mean sd cpu; do
 		[ -n "$base" ] || base=$mean
 		i=${name#c}
 		awk -v name="${names[$i]}" -v m="$mean" -v sd="$sd" -v b="$base" -v amt="$amount" \
-			-v unit="$unit" -v rss="${rss[$i]}" -v first="$i" 'BEGIN {
+			-v unit="$unit" -v rss="${rss[$i]}" -v first="$i" -v cpu="$cpu" 'BEGIN {
 			tp = ""
 			if (amt != "" && m > 0) {
 				r = amt / m
@@ -195,7 +195,8 @@ compare() {
 			ratio = (first == 0) ? "baseline" : sprintf("%.2fx faster", b / m)
 			if (first != 0 && m > b) ratio = sprintf("%.2fx slower", m / b)
 			mem = (rss == "?") ? "?" : sprintf("%.1f MiB", rss / 1024)
-			printf "  %-44s %8.3f s ± %6.3f  %16s  %-14s  peak RSS %s\n", name, m, sd, tp, ratio, mem
+			cpu = (cpu == "") ? "     ?" : sprintf("%6.2f", cpu)
+			printf "  %-44s %8.3f s ± %6.3f  (cpu %s s)  %16s  %-14s  peak RSS %s\n", name, m, sd, cpu, tp, ratio, mem
 		}' | tee -a "$SUMMARY"
 	done <"$csv.3"
 	for n in "${!cmds[@]}"; do line "  cmd: ${names[$n]}: ${cmds[$n]}"; done
