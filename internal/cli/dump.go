@@ -1,11 +1,32 @@
 package cli
 
-import ucli "github.com/urfave/cli/v2"
+import (
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/perfpt/perfpt/perfdata"
+	"github.com/perfpt/perfpt/perfdata/perftext"
+)
 
 func dumpCommand() *ucli.Command {
 	return &ucli.Command{
-		Name:   "dump",
-		Usage:  "(not implemented yet)",
-		Action: func(*ucli.Context) error { return errNotImplemented },
+		Name:      "dump",
+		Usage:     "list every record, like perf report -D",
+		UsageText: "perfpt dump [-i perf.data|-] [--file-order]",
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "input", Aliases: []string{"i"}, Value: "perf.data", Usage: "input file, - for standard input (pipe or file mode)"},
+			&ucli.BoolFlag{Name: "file-order", Usage: "list records as stored instead of in perf's time order"},
+		},
+		Action: func(c *ucli.Context) error {
+			f, err := openInput(c, c.String("input"))
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			opt := perftext.DumpOptions{Order: perfdata.TimeOrder}
+			if c.Bool("file-order") {
+				opt.Order = perfdata.FileOrder
+			}
+			return perftext.Dump(c.App.Writer, f, opt)
+		},
 	}
 }

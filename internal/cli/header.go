@@ -1,11 +1,46 @@
 package cli
 
-import ucli "github.com/urfave/cli/v2"
+import (
+	"os"
+	"time"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/perfpt/perfpt/perfdata"
+	"github.com/perfpt/perfpt/perfdata/perftext"
+)
 
 func headerCommand() *ucli.Command {
 	return &ucli.Command{
-		Name:   "header",
-		Usage:  "(not implemented yet)",
-		Action: func(*ucli.Context) error { return errNotImplemented },
+		Name:      "header",
+		Usage:     "print the header feature sections, like perf report --header-only",
+		UsageText: "perfpt header [-i perf.data|-] [-I]",
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "input", Aliases: []string{"i"}, Value: "perf.data", Usage: "input file, - for standard input (pipe or file mode)"},
+			&ucli.BoolFlag{Name: "show-info", Aliases: []string{"I"}, Usage: "also print the sections perf shows only with -I (topology, caches)"},
+		},
+		Action: func(c *ucli.Context) error {
+			path := c.String("input")
+			f, err := openInput(c, path)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			opt := perftext.HeaderOptions{Full: c.Bool("show-info")}
+			if path != "-" {
+				if st, err := os.Stat(path); err == nil {
+					opt.Captured = st.ModTime().In(time.Local)
+				}
+			}
+			return perftext.Header(c.App.Writer, f, opt)
+		},
 	}
+}
+
+// openInput opens a perf.data file, or standard input for "-".
+func openInput(c *ucli.Context, path string) (*perfdata.File, error) {
+	if path == "-" {
+		return perfdata.NewReader(c.App.Reader)
+	}
+	return perfdata.Open(path)
 }

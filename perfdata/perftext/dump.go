@@ -1,0 +1,304 @@
+package perftext
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/perfpt/perfpt/perfdata"
+)
+
+// DumpOptions select what Dump prints.
+type DumpOptions struct {
+	// Order is perfdata.TimeOrder (what perf report -D prints: the order
+	// its ordered-events queue delivers) or perfdata.FileOrder.
+	Order perfdata.Order
+}
+
+// Dump prints one line per record, like perf report -D without the hex
+// dumps: the time stamp fields, the file offset, the size, perf's name of
+// the type and the decoded fields. Records unpacked from COMPRESSED records
+// are listed at the offset of their COMPRESSED record, which itself is not
+// listed. It ends with the count of each record type.
+func Dump(w io.Writer, f *perfdata.File, opt DumpOptions) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	rs := f.Records(opt.Order)
+	rs.Reuse = true
+	var counts [256]int
+	other := map[perfdata.RecordType]int{}
+	total := 0
+	ts := newStamper(f)
+	for rs.Next() {
+		r := rs.Record
+		c := r.Common()
+		total++
+		if c.Type < 256 {
+			counts[c.Type]++
+		} else {
+			other[c.Type]++
+		}
+		ts.write(bw, c)
+		fmt.Fprintf(bw, "%s [%#x]: %s", cHex(uint64(c.Offset)), c.Size, c.Type)
+		writeFields(bw, r)
+		bw.WriteByte('\n')
+	}
+	if err := rs.Err(); err != nil {
+		bw.Flush()
+		return err
+	}
+	if n := rs.CompressedRecords(); n > 0 {
+		counts[perfdata.RecordTypeCompressed] += n
+		total += n
+	}
+	fmt.Fprintf(bw, "\n%20s events: %10d\n", "TOTAL", total)
+	for t, n := range counts {
+		if n > 0 {
+			fmt.Fprintf(bw, "%20s events: %10d\n", perfdata.RecordType(t).Name(), n)
+		}
+	}
+	for t, n := range other {
+		fmt.Fprintf(bw, "%20s events: %10d\n", t.Name(), n)
+	}
+	return bw.Flush()
+}
+
+// stamper prints the leading fields perf's evlist__print_tstamp prints:
+// "-1 -1 " for records when no event has sample_id_all, else the CPU and
+// time when the events record them (zero for user records).
+type stamper struct {
+	f     *perfdata.File
+	nattr int
+	st    perfdata.SampleFormat
+	idAll bool
+}
+
+func newStamper(f *perfdata.File) *stamper { return &stamper{f: f, nattr: -1} }
+
+func (s *stamper) write(w *bufio.Writer, c *perfdata.RecordCommon) {
+	attrs := s.f.Attrs
+	if c.Type == perfdata.RecordTypeHeaderAttr && len(attrs) > 0 {
+		// perf prints a pipe's ATTR record before adding its event.
+		attrs = attrs[:len(attrs)-1]
+	}
+	if len(attrs) != s.nattr {
+		// Pipe mode adds attrs as it goes.
+		s.nattr = len(attrs)
+		s.st, s.idAll = 0, false
+		for _, a := range attrs {
+			s.st |= a.SampleType
+			s.idAll = s.idAll || a.SampleIDAll()
+		}
+	}
+	st, idAll := s.st, s.idAll
+	if c.Type != perfdata.RecordTypeSample && !idAll {
+		w.WriteString("-1 -1 ")
+		return
+	}
+	if st&perfdata.SampleFormatCPU != 0 {
+		fmt.Fprintf(w, "%d ", c.CPU)
+	}
+	if st&perfdata.SampleFormatTime != 0 {
+		fmt.Fprintf(w, "%d ", c.Time)
+	}
+}
+
+// cHex formats like C's %#x (0 without a prefix).
+func cHex(v uint64) string {
+	if v == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%#x", v)
+}
+
+func protString(prot, flags uint32) string {
+	b := []byte("----")
+	if prot&1 != 0 {
+		b[0] = 'r'
+	}
+	if prot&2 != 0 {
+		b[1] = 'w'
+	}
+	if prot&4 != 0 {
+		b[2] = 'x'
+	}
+	if flags&1 != 0 {
+		b[3] = 's'
+	} else {
+		b[3] = 'p'
+	}
+	return string(b)
+}
+
+// writeFields prints the decoded fields of r as perf_event__fprintf does.
+func writeFields(w *bufio.Writer, r perfdata.Record) {
+	switch r := r.(type) {
+	case *perfdata.RecordSample:
+		fmt.Fprintf(w, "(IP, 0x%x): %d/%d: %s period: %d addr: %s", r.Misc, r.PID, r.TID, cHex(r.IP), r.Period, cHex(r.Addr))
+		if r.Attr != nil && r.Attr.SampleType&perfdata.SampleFormatCallchain != 0 {
+			fmt.Fprintf(w, " callchain: nr:%d", len(r.Callchain))
+			for _, ip := range r.Callchain {
+				fmt.Fprintf(w, " %x", ip)
+			}
+		}
+		if len(r.BranchStack) > 0 {
+			fmt.Fprintf(w, " branch stack: nr:%d", len(r.BranchStack))
+		}
+		if len(r.StackUser) > 0 {
+			fmt.Fprintf(w, " user stack: size %d", len(r.StackUser))
+		}
+	case *perfdata.RecordMmap:
+		c := 'x'
+		if r.Misc&perfdata.MiscMmapData != 0 {
+			c = 'r'
+		}
+		fmt.Fprintf(w, " %d/%d: [%s(%s) @ %s]: %c %s", r.PID, r.TID, cHex(r.Addr), cHex(r.Len), cHex(r.PgOff), c, r.Filename)
+	case *perfdata.RecordMmap2:
+		if r.Misc&perfdata.MiscMmapBuildID != 0 {
+			fmt.Fprintf(w, " %d/%d: [%s(%s) @ %s <%x>]: %s %s", r.PID, r.TID, cHex(r.Addr), cHex(r.Len), cHex(r.PgOff), r.BuildID, protString(r.Prot, r.Flags), r.Filename)
+		} else {
+			fmt.Fprintf(w, " %d/%d: [%s(%s) @ %s %02x:%02x %d %d]: %s %s", r.PID, r.TID, cHex(r.Addr), cHex(r.Len), cHex(r.PgOff), r.Maj, r.Min, r.Ino, r.InoGeneration, protString(r.Prot, r.Flags), r.Filename)
+		}
+	case *perfdata.RecordComm:
+		exec := ""
+		if r.Exec() {
+			exec = " exec"
+		}
+		fmt.Fprintf(w, "%s: %s:%d/%d", exec, r.Comm, r.PID, r.TID)
+	case *perfdata.RecordFork:
+		fmt.Fprintf(w, "(%d:%d):(%d:%d)", r.PID, r.TID, r.PPID, r.PTID)
+	case *perfdata.RecordExit:
+		fmt.Fprintf(w, "(%d:%d):(%d:%d)", r.PID, r.TID, r.PPID, r.PTID)
+	case *perfdata.RecordLost:
+		fmt.Fprintf(w, " lost %d", r.Lost)
+	case *perfdata.RecordLostSamples:
+		fmt.Fprintf(w, " lost %d", r.Lost)
+	case *perfdata.RecordThrottle:
+		fmt.Fprintf(w, ": %d id %d stream id %d", r.ThrottleTime, r.ThrottleID, r.ThrottleStreamID)
+	case *perfdata.RecordRead:
+		fmt.Fprintf(w, ": %d %d", r.PID, r.TID)
+		for _, v := range r.Values.Values {
+			fmt.Fprintf(w, " %d", v.Value)
+		}
+	case *perfdata.RecordAux:
+		var fl strings.Builder
+		if r.Flags&perfdata.AuxFlagTruncated != 0 {
+			fl.WriteByte('T')
+		}
+		if r.Flags&perfdata.AuxFlagOverwrite != 0 {
+			fl.WriteByte('O')
+		}
+		if r.Flags&perfdata.AuxFlagPartial != 0 {
+			fl.WriteByte('P')
+		}
+		fmt.Fprintf(w, " offset: %s size: %s flags: %s [%s]", cHex(r.AuxOffset), cHex(r.AuxSize), cHex(r.Flags), fl.String())
+	case *perfdata.RecordItraceStart:
+		fmt.Fprintf(w, " pid: %d tid: %d", uint32(r.PID), uint32(r.TID))
+	case *perfdata.RecordSwitch:
+		inOut := "IN         "
+		if r.Out() {
+			inOut = "OUT        "
+			if r.Preempt() {
+				inOut = "OUT preempt"
+			}
+		}
+		if !r.CPUWide {
+			fmt.Fprintf(w, " %s", inOut)
+		} else {
+			np := "prev"
+			if r.Out() {
+				np = "next"
+			}
+			fmt.Fprintf(w, " %s  %s pid/tid: %5d/%-5d", inOut, np, r.NextPrevPID, r.NextPrevTID)
+		}
+	case *perfdata.RecordNamespaces:
+		fmt.Fprintf(w, " %d/%d - nr_namespaces: %d", r.PID, r.TID, len(r.Namespaces))
+	case *perfdata.RecordKsymbol:
+		fmt.Fprintf(w, " addr %x len %d type %d flags 0x%x name %s", r.Addr, r.Len, r.KsymType, r.KsymFlags, r.Name)
+	case *perfdata.RecordBPFEvent:
+		fmt.Fprintf(w, " type %d, flags %d, id %d", r.BPFType, r.BPFFlags, r.BPFID)
+	case *perfdata.RecordCgroup:
+		fmt.Fprintf(w, " cgroup: %d %s", r.CgroupID, r.Path)
+	case *perfdata.RecordTextPoke:
+		fmt.Fprintf(w, " %x old len %d new len %d", r.Addr, len(r.Old), len(r.New))
+	case *perfdata.RecordAuxOutputHwID:
+		fmt.Fprintf(w, " hw_id: %s", cHex(r.HwID))
+	case *perfdata.RecordAuxtrace:
+		fmt.Fprintf(w, " size: %s  offset: %s  ref: %s  idx: %d  tid: %d  cpu: %d", cHex(r.AuxSize), cHex(r.AuxOffset), cHex(r.Reference), r.Idx, r.TID, r.CPU)
+	case *perfdata.RecordAuxtraceInfo:
+		fmt.Fprintf(w, " type: %d priv:", r.AuxType)
+		for _, p := range r.Priv {
+			fmt.Fprintf(w, " %#x", p)
+		}
+	case *perfdata.RecordAuxtraceError:
+		fmt.Fprintf(w, " type: %d code: %d cpu: %d pid: %d tid: %d ip: %#x time: %d msg: %s", r.ErrType, r.Code, r.ErrCPU, r.ErrPID, r.ErrTID, r.IP, r.ErrTime, r.Msg)
+	case *perfdata.RecordIDIndex:
+		fmt.Fprintf(w, " nr: %d", len(r.Entries))
+		for _, e := range r.Entries {
+			fmt.Fprintf(w, " [id: %d idx: %d cpu: %d tid: %d]", e.ID, e.Idx, int64(e.CPU), int64(e.TID))
+		}
+	case *perfdata.RecordThreadMap:
+		fmt.Fprintf(w, " nr: %d", len(r.Entries))
+		for _, e := range r.Entries {
+			fmt.Fprintf(w, " thread: %d", int64(e.PID))
+		}
+	case *perfdata.RecordCPUMap:
+		fmt.Fprintf(w, ": %s", cpuList(r.CPUs))
+	case *perfdata.RecordEventUpdate:
+		fmt.Fprintf(w, " id: %d", r.UpdateID)
+		switch r.UpdateType {
+		case perfdata.EventUpdateUnit:
+			fmt.Fprintf(w, " unit: %s", r.Unit)
+		case perfdata.EventUpdateScale:
+			fmt.Fprintf(w, " scale: %f", r.Scale)
+		case perfdata.EventUpdateName:
+			fmt.Fprintf(w, " name: %s", r.Name)
+		case perfdata.EventUpdateCPUs:
+			fmt.Fprintf(w, " cpus: %s", cpuList(r.CPUs))
+		}
+	case *perfdata.RecordTimeConv:
+		fmt.Fprintf(w, " time_shift: %d time_mult: %d time_zero: %d", r.TimeShift, r.TimeMult, r.TimeZero)
+		if r.Extended {
+			fmt.Fprintf(w, " time_cycles: %d time_mask: %#x cap_user_time_zero: %t cap_user_time_short: %t", r.TimeCycles, r.TimeMask, r.CapUserTimeZero, r.CapUserTimeShort)
+		}
+	case *perfdata.RecordHeaderAttr:
+		fmt.Fprintf(w, " type: %d config: %#x sample_type: %s ids: %d", r.Attr.Type, r.Attr.Config, r.Attr.SampleType, len(r.IDs))
+	case *perfdata.RecordHeaderFeature:
+		fmt.Fprintf(w, " %s size: %d", r.Feature, len(r.Data))
+	case *perfdata.RecordBuildID:
+		fmt.Fprintf(w, " pid: %d %x %s", r.PID, r.BuildID, r.Filename)
+	case *perfdata.RecordTracingData:
+		fmt.Fprintf(w, " size: %d", r.DataSize)
+	case *perfdata.RecordStat:
+		fmt.Fprintf(w, " id: %d cpu: %d thread: %d val: %d ena: %d run: %d", r.StatID, int32(r.StatCPU), int32(r.Thread), r.Val, r.Ena, r.Run)
+	case *perfdata.RecordStatRound:
+		fmt.Fprintf(w, " type: %d time: %d", r.RoundType, r.RoundTime)
+	case *perfdata.RecordStatConfig:
+		for _, e := range r.Entries {
+			fmt.Fprintf(w, " %d=%d", e.Tag, e.Val)
+		}
+	case *perfdata.RecordUnknown:
+		fmt.Fprintf(w, " (%d bytes)", len(r.Data))
+	}
+}
+
+// cpuList prints CPUs as perf does: ranges joined by commas ("0-3,8").
+func cpuList(cpus []int) string {
+	var b strings.Builder
+	for i := 0; i < len(cpus); {
+		j := i
+		for j+1 < len(cpus) && cpus[j+1] == cpus[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		if j > i {
+			fmt.Fprintf(&b, "%d-%d", cpus[i], cpus[j])
+		} else {
+			fmt.Fprintf(&b, "%d", cpus[i])
+		}
+		i = j + 1
+	}
+	return b.String()
+}

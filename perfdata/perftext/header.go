@@ -1,0 +1,355 @@
+package perftext
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/perfpt/perfpt/perfdata"
+)
+
+// HeaderOptions select what Header prints.
+type HeaderOptions struct {
+	// Full prints the sections perf shows only with -I (CPU and NUMA
+	// topology, caches, memory topology).
+	Full bool
+	// Captured is the file's modification time for the "captured on"
+	// line; zero omits the line.
+	Captured time.Time
+}
+
+// featNames are perf's upper-case feature names (feat_ops[].name).
+func featName(f perfdata.Feature) string { return strings.ToUpper(f.String()) }
+
+// fullOnly are the sections perf prints only with -I.
+var fullOnly = map[perfdata.Feature]bool{
+	perfdata.FeatCPUTopology: true, perfdata.FeatNUMATopology: true, perfdata.FeatCache: true,
+	perfdata.FeatMemTopology: true, perfdata.FeatHybridTopology: true,
+}
+
+// Header prints the header and feature sections like perf report
+// --header-only (perf_header__fprintf_info). In pipe mode the features come
+// from HEADER_FEATURE records, so the stream is read to its end first.
+func Header(w io.Writer, f *perfdata.File, opt HeaderOptions) error {
+	if f.Pipe {
+		rs := f.Records(perfdata.FileOrder)
+		rs.Reuse = true
+		for rs.Next() {
+		}
+		if err := rs.Err(); err != nil {
+			return err
+		}
+	}
+	fs, err := f.Features()
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	bw.WriteString("# ========\n")
+	if !opt.Captured.IsZero() {
+		fmt.Fprintf(bw, "# captured on    : %s\n", opt.Captured.Format("Mon Jan _2 15:04:05 2006"))
+	}
+	fmt.Fprintf(bw, "# header version : 1\n")
+	fmt.Fprintf(bw, "# data offset    : %d\n", f.Data.Offset)
+	fmt.Fprintf(bw, "# data size      : %d\n", f.Data.Size)
+	fmt.Fprintf(bw, "# feat offset    : %d\n", f.Data.Offset+f.Data.Size)
+	for _, feat := range fs.List() {
+		if fullOnly[feat] && !opt.Full {
+			fmt.Fprintf(bw, "# %s info available, use -I to display\n", featName(feat))
+			continue
+		}
+		printFeature(bw, f, fs, feat)
+	}
+	if !f.Pipe {
+		bw.WriteString("# missing features: ")
+		for feat := perfdata.Feature(1); feat < perfdata.FeatPMUCaps+1; feat++ {
+			if !fs.Has(feat) {
+				fmt.Fprintf(bw, "%s ", featName(feat))
+			}
+		}
+		bw.WriteString("\n")
+	}
+	bw.WriteString("# ========\n#\n")
+	return bw.Flush()
+}
+
+func printFeature(w *bufio.Writer, f *perfdata.File, fs *perfdata.Features, feat perfdata.Feature) {
+	switch feat {
+	case perfdata.FeatHostname:
+		fmt.Fprintf(w, "# hostname : %s\n", fs.Hostname)
+	case perfdata.FeatOSRelease:
+		fmt.Fprintf(w, "# os release : %s\n", fs.OSRelease)
+	case perfdata.FeatVersion:
+		fmt.Fprintf(w, "# perf version : %s\n", fs.Version)
+	case perfdata.FeatArch:
+		fmt.Fprintf(w, "# arch : %s\n", fs.Arch)
+	case perfdata.FeatNrCPUs:
+		fmt.Fprintf(w, "# nrcpus online : %d\n# nrcpus avail : %d\n", fs.NrCPUs.Online, fs.NrCPUs.Available)
+	case perfdata.FeatCPUDesc:
+		fmt.Fprintf(w, "# cpudesc : %s\n", fs.CPUDesc)
+	case perfdata.FeatCPUID:
+		fmt.Fprintf(w, "# cpuid : %s\n", fs.CPUID)
+	case perfdata.FeatTotalMem:
+		fmt.Fprintf(w, "# total memory : %d kB\n", fs.TotalMem)
+	case perfdata.FeatCmdline:
+		w.WriteString("# cmdline : ")
+		for _, a := range fs.Cmdline {
+			w.WriteString(strings.ReplaceAll(a, "'", `\'`))
+			w.WriteByte(' ')
+		}
+		w.WriteByte('\n')
+	case perfdata.FeatEventDesc:
+		for i := range fs.EventDesc {
+			printEventDesc(w, &fs.EventDesc[i])
+		}
+	case perfdata.FeatCPUTopology:
+		t := &fs.CPUTopology
+		for _, s := range t.CoreSiblings {
+			fmt.Fprintf(w, "# sibling sockets : %s\n", s)
+		}
+		for _, s := range t.DieSiblings {
+			fmt.Fprintf(w, "# sibling dies    : %s\n", s)
+		}
+		for _, s := range t.ThreadSiblings {
+			fmt.Fprintf(w, "# sibling threads : %s\n", s)
+		}
+		for i, c := range t.CPUs {
+			if len(t.DieSiblings) > 0 && i < len(t.DieIDs) {
+				fmt.Fprintf(w, "# CPU %d: Core ID %d, Die ID %d, Socket ID %d\n", i, int32(c.CoreID), int32(t.DieIDs[i]), int32(c.SocketID))
+			} else {
+				fmt.Fprintf(w, "# CPU %d: Core ID %d, Socket ID %d\n", i, int32(c.CoreID), int32(c.SocketID))
+			}
+		}
+	case perfdata.FeatNUMATopology:
+		for _, n := range fs.NUMATopology {
+			fmt.Fprintf(w, "# node%d meminfo  : total = %d kB, free = %d kB\n", n.Node, n.MemTotal, n.MemFree)
+			fmt.Fprintf(w, "# node%d cpu list : %s\n", n.Node, n.CPUs)
+		}
+	case perfdata.FeatBranchStack:
+		w.WriteString("# contains samples with branch stack\n")
+	case perfdata.FeatPMUMappings:
+		if len(fs.PMUMappings) == 0 {
+			w.WriteString("# pmu mappings: not available\n")
+			break
+		}
+		delim := "# pmu mappings: "
+		for _, m := range fs.PMUMappings {
+			fmt.Fprintf(w, "%s%s = %d", delim, m.Name, m.Type)
+			delim = ", "
+		}
+		w.WriteByte('\n')
+	case perfdata.FeatGroupDesc:
+		for _, g := range fs.GroupDesc {
+			if g.NrMembers <= 1 {
+				continue
+			}
+			var names []string
+			for i := g.Leader; i < g.Leader+g.NrMembers && int(i) < len(f.Attrs); i++ {
+				names = append(names, f.Attrs[i].Name)
+			}
+			fmt.Fprintf(w, "# group: %s{%s}\n", g.Name, strings.Join(names, ","))
+		}
+	case perfdata.FeatAuxtrace:
+		w.WriteString("# contains AUX area data (e.g. instruction trace)\n")
+	case perfdata.FeatStat:
+		w.WriteString("# contains stat data\n")
+	case perfdata.FeatCache:
+		w.WriteString("# CPU cache info:\n")
+		for _, c := range fs.Cache {
+			fmt.Fprintf(w, "#  L%d %-15s %8s [%s]\n", c.Level, c.Type, c.Size, c.Map)
+		}
+	case perfdata.FeatSampleTime:
+		first, last := fs.SampleTime[0], fs.SampleTime[1]
+		fmt.Fprintf(w, "# time of first sample : %d.%06d\n", first/1e9, first%1e9/1e3)
+		fmt.Fprintf(w, "# time of last sample : %d.%06d\n", last/1e9, last%1e9/1e3)
+		fmt.Fprintf(w, "# sample duration : %10.3f ms\n", float64(last-first)/1e6)
+	case perfdata.FeatMemTopology:
+		m := &fs.MemTopology
+		fmt.Fprintf(w, "# memory nodes (nr %d, block size 0x%x):\n", len(m.Nodes), m.BlockSize)
+		for _, n := range m.Nodes {
+			set := 0
+			var cpus []int
+			for i, word := range n.Bitmap {
+				for b := 0; b < 64; b++ {
+					if word&(1<<b) != 0 && uint64(i*64+b) < n.Size {
+						set++
+						cpus = append(cpus, i*64+b)
+					}
+				}
+			}
+			fmt.Fprintf(w, "#  %3d [%s]: %s\n", n.Node, unitNumber(m.BlockSize*uint64(set)), cpuList(cpus))
+		}
+	case perfdata.FeatClockID:
+		fmt.Fprintf(w, "# clockid frequency: %d MHz\n", fs.ClockID*1000)
+	case perfdata.FeatDirFormat:
+		fmt.Fprintf(w, "# directory data version : %d\n", fs.DirFormat)
+	case perfdata.FeatCompressed:
+		typ := "Unknown"
+		if fs.Compressed.Type == 1 {
+			typ = "Zstd"
+		}
+		fmt.Fprintf(w, "# compressed : %s, level = %d, ratio = %d\n", typ, fs.Compressed.Level, fs.Compressed.Ratio)
+	case perfdata.FeatCPUPMUCaps:
+		printCaps(w, "cpu", fs.CPUPMUCaps)
+	case perfdata.FeatClockData:
+		c := fs.ClockData
+		fmt.Fprintf(w, "# clockid: %d\n", c.ClockID)
+		fmt.Fprintf(w, "# reference time: %s = %d.%06d (TOD) = %d.%09d\n",
+			time.Unix(0, int64(c.WallNS)).Format("2006-01-02 15:04:05.000000"),
+			c.WallNS/1e9, c.WallNS%1e9/1e3, c.ClockNS/1e9, c.ClockNS%1e9)
+	case perfdata.FeatHybridTopology:
+		w.WriteString("# hybrid cpu system:\n")
+		for _, n := range fs.HybridTopology {
+			fmt.Fprintf(w, "# %s cpu list : %s\n", n.PMU, n.CPUs)
+		}
+	case perfdata.FeatPMUCaps:
+		for _, p := range fs.PMUCaps {
+			printCaps(w, p.PMU, p.Caps)
+		}
+	}
+	// tracing_data, build_id, bpf_prog_info, bpf_btf and unknown sections
+	// print nothing, as in perf without -I.
+}
+
+func printCaps(w *bufio.Writer, pmu string, caps []perfdata.PMUCap) {
+	if len(caps) == 0 {
+		fmt.Fprintf(w, "# %s pmu capabilities: not available\n", pmu)
+		return
+	}
+	fmt.Fprintf(w, "# %s pmu capabilities: ", pmu)
+	for i, c := range caps {
+		if i > 0 {
+			w.WriteString(", ")
+		}
+		fmt.Fprintf(w, "%s=%s", c.Name, c.Value)
+	}
+	w.WriteByte('\n')
+}
+
+// unitNumber prints n like perf's unit_number__scnprintf ("24G").
+func unitNumber(n uint64) string {
+	const units = "BKMGTPE"
+	i := 0
+	for n >= 1024 && i < len(units)-1 {
+		n /= 1024
+		i++
+	}
+	return fmt.Sprintf("%d%c", n, units[i])
+}
+
+// sampleTypeOrder is the order perf prints sample_type bits in.
+var sampleTypeOrder = []struct {
+	bit  perfdata.SampleFormat
+	name string
+}{
+	{perfdata.SampleFormatIP, "IP"}, {perfdata.SampleFormatTID, "TID"}, {perfdata.SampleFormatTime, "TIME"},
+	{perfdata.SampleFormatAddr, "ADDR"}, {perfdata.SampleFormatRead, "READ"}, {perfdata.SampleFormatCallchain, "CALLCHAIN"},
+	{perfdata.SampleFormatID, "ID"}, {perfdata.SampleFormatCPU, "CPU"}, {perfdata.SampleFormatPeriod, "PERIOD"},
+	{perfdata.SampleFormatStreamID, "STREAM_ID"}, {perfdata.SampleFormatRaw, "RAW"}, {perfdata.SampleFormatBranchStack, "BRANCH_STACK"},
+	{perfdata.SampleFormatRegsUser, "REGS_USER"}, {perfdata.SampleFormatStackUser, "STACK_USER"},
+	{perfdata.SampleFormatIdentifier, "IDENTIFIER"}, {perfdata.SampleFormatRegsIntr, "REGS_INTR"},
+	{perfdata.SampleFormatDataSrc, "DATA_SRC"}, {perfdata.SampleFormatWeight, "WEIGHT"},
+	{perfdata.SampleFormatPhysAddr, "PHYS_ADDR"}, {perfdata.SampleFormatAux, "AUX"}, {perfdata.SampleFormatCgroup, "CGROUP"},
+	{perfdata.SampleFormatDataPageSize, "DATA_PAGE_SIZE"}, {perfdata.SampleFormatCodePageSize, "CODE_PAGE_SIZE"},
+	{perfdata.SampleFormatWeightStruct, "WEIGHT_STRUCT"},
+}
+
+var branchTypeNames = []string{"USER", "KERNEL", "HV", "ANY", "ANY_CALL", "ANY_RETURN", "IND_CALL",
+	"ABORT_TX", "IN_TX", "NO_TX", "COND", "CALL_STACK", "IND_JUMP", "CALL", "NO_FLAGS", "NO_CYCLES",
+	"TYPE_SAVE", "HW_INDEX", "PRIV_SAVE"}
+
+var readFormatNames = []string{"TOTAL_TIME_ENABLED", "TOTAL_TIME_RUNNING", "ID", "GROUP", "LOST"}
+
+func bitList(v uint64, names []string) string {
+	var parts []string
+	for i, n := range names {
+		if v&(1<<i) != 0 {
+			parts = append(parts, n)
+		}
+	}
+	return strings.Join(parts, "|")
+}
+
+// attrFlagOrder is perf_event_attr__fprintf's order of the flag bits.
+var attrFlagOrder = []string{
+	"disabled", "inherit", "pinned", "exclusive", "exclude_user", "exclude_kernel",
+	"exclude_hv", "exclude_idle", "mmap", "comm", "freq", "inherit_stat", "enable_on_exec",
+	"task", "watermark", "precise_ip", "mmap_data", "sample_id_all", "exclude_host",
+	"exclude_guest", "exclude_callchain_kernel", "exclude_callchain_user", "mmap2",
+	"comm_exec", "use_clockid", "context_switch", "write_backward", "namespaces",
+	"ksymbol", "bpf_event", "aux_output", "cgroup", "text_poke", "build_id",
+	"inherit_thread", "remove_on_exec", "sigtrap",
+}
+
+// printEventDesc prints one "# event : ..." line like print_event_desc.
+func printEventDesc(w *bufio.Writer, e *perfdata.EventDesc) {
+	fmt.Fprintf(w, "# event : name = %s, ", e.Name)
+	if len(e.IDs) > 0 {
+		w.WriteString(", id = {")
+		for i, id := range e.IDs {
+			if i > 0 {
+				w.WriteByte(',')
+			}
+			fmt.Fprintf(w, " %d", id)
+		}
+		w.WriteString(" }")
+	}
+	a := &e.Attr
+	kv := func(name string, v string) { fmt.Fprintf(w, ", %s = %s", name, v) }
+	u := func(name string, v uint64) {
+		if v != 0 {
+			kv(name, fmt.Sprint(v))
+		}
+	}
+	x := func(name string, v uint64) {
+		if v != 0 {
+			kv(name, fmt.Sprintf("%#x", v))
+		}
+	}
+	u("type", uint64(a.Type))
+	u("size", uint64(a.Size))
+	x("config", a.Config)
+	u("{ sample_period, sample_freq }", a.SamplePeriod)
+	if a.SampleType != 0 {
+		var parts []string
+		for _, b := range sampleTypeOrder {
+			if a.SampleType&b.bit != 0 {
+				parts = append(parts, b.name)
+			}
+		}
+		kv("sample_type", strings.Join(parts, "|"))
+	}
+	if a.ReadFormat != 0 {
+		kv("read_format", bitList(uint64(a.ReadFormat), readFormatNames))
+	}
+	for i, name := range attrFlagOrder {
+		switch {
+		case i == 15:
+			u(name, uint64(a.PreciseIP()))
+		case i > 15:
+			u(name, uint64(a.Flags>>(i+1)&1)) // precise_ip takes two bits
+		default:
+			u(name, uint64(a.Flags>>i&1))
+		}
+	}
+	u("{ wakeup_events, wakeup_watermark }", uint64(a.WakeupEvents))
+	u("bp_type", uint64(a.BPType))
+	x("{ bp_addr, config1 }", a.Config1)
+	x("{ bp_len, config2 }", a.Config2)
+	if a.BranchSampleType != 0 {
+		kv("branch_sample_type", bitList(uint64(a.BranchSampleType), branchTypeNames))
+	}
+	x("sample_regs_user", a.SampleRegsUser)
+	u("sample_stack_user", uint64(a.SampleStackUser))
+	if a.ClockID != 0 {
+		kv("clockid", fmt.Sprint(a.ClockID))
+	}
+	x("sample_regs_intr", a.SampleRegsIntr)
+	u("aux_watermark", uint64(a.AuxWatermark))
+	u("sample_max_stack", uint64(a.SampleMaxStack))
+	u("aux_sample_size", uint64(a.AuxSampleSize))
+	u("sig_data", a.SigData)
+	w.WriteByte('\n')
+}

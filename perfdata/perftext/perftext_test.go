@@ -1,0 +1,156 @@
+package perftext
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfpt/perfpt/perfdata"
+)
+
+func fixtures(t *testing.T) []string {
+	m, _ := filepath.Glob("../../testdata/perf/*.data")
+	if len(m) == 0 {
+		t.Fatal("no fixtures")
+	}
+	return m
+}
+
+func runPerf(t *testing.T, args ...string) string {
+	perf, err := exec.LookPath("perf")
+	if err != nil {
+		t.Skip("perf not installed: cannot compare with perf")
+	}
+	cmd := exec.Command(perf, args...)
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("perf %v: %v\n%s", args, err, stderr.String())
+	}
+	return out.String()
+}
+
+// TestHeaderMatchesPerf compares Header with perf report --header-only.
+func TestHeaderMatchesPerf(t *testing.T) {
+	for _, path := range fixtures(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			want := runPerf(t, "report", "--header-only", "-i", path)
+			f, err := perfdata.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			st, _ := os.Stat(path)
+			var b bytes.Buffer
+			if err := Header(&b, f, HeaderOptions{Captured: st.ModTime().In(time.Local)}); err != nil {
+				t.Fatal(err)
+			}
+			if f.Pipe {
+				// perf prints a pipe's features in stream order; compare as sets.
+				wl, gl := lineSet(want), lineSet(b.String())
+				for l := range wl {
+					if !gl[l] && !strings.HasPrefix(l, "# captured on") {
+						t.Errorf("missing line %q", l)
+					}
+				}
+				return
+			}
+			if got := b.String(); got != want {
+				t.Errorf("differs from perf report --header-only:\n%s", diff(got, want))
+			}
+		})
+	}
+}
+
+func lineSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, l := range strings.Split(s, "\n") {
+		m[l] = true
+	}
+	return m
+}
+
+func diff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := 0; i < len(g) || i < len(w); i++ {
+		var a, b string
+		if i < len(g) {
+			a = g[i]
+		}
+		if i < len(w) {
+			b = w[i]
+		}
+		if a != b {
+			return "got:  " + a + "\nperf: " + b
+		}
+	}
+	return ""
+}
+
+// exactTypes are the record types whose whole perf -D line Dump reproduces.
+var exactTypes = []string{"COMM", "MMAP", "MMAP2", "FORK", "EXIT", "SWITCH", "SWITCH_CPU_WIDE", "AUX",
+	"ITRACE_START", "FINISHED_ROUND", "AUXTRACE", "LOST"}
+
+// TestDumpMatchesPerf compares Dump's record lines with perf report -D's.
+func TestDumpMatchesPerf(t *testing.T) {
+	for _, path := range fixtures(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			var want []string
+			sc := bufio.NewScanner(strings.NewReader(runPerf(t, "report", "-D", "-i", path)))
+			for sc.Scan() {
+				if l := sc.Text(); strings.Contains(l, "PERF_RECORD_") && !strings.HasPrefix(l, ".") {
+					want = append(want, strings.TrimRight(l, " "))
+				}
+			}
+			f, err := perfdata.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			var b bytes.Buffer
+			if err := Dump(&b, f, DumpOptions{Order: perfdata.TimeOrder}); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, l := range strings.Split(b.String(), "\n") {
+				if strings.Contains(l, "PERF_RECORD_") {
+					got = append(got, strings.TrimRight(l, " "))
+				}
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%d record lines, perf %d", len(got), len(want))
+			}
+			for i := range got {
+				g, w := got[i], want[i]
+				exact := false
+				for _, typ := range exactTypes {
+					if strings.Contains(w, "PERF_RECORD_"+typ+" ") || strings.Contains(w, "PERF_RECORD_"+typ+":") || strings.HasSuffix(w, "PERF_RECORD_"+typ) || strings.Contains(w, "PERF_RECORD_"+typ+"(") {
+						exact = true
+					}
+				}
+				if strings.Contains(w, "PERF_RECORD_SAMPLE") {
+					// Dump adds the callchain after perf's fields.
+					if !strings.HasPrefix(g, w) {
+						t.Errorf("line %d:\n got %s\nperf %s", i, g, w)
+					}
+					continue
+				}
+				if exact && g != w {
+					t.Errorf("line %d:\n got %s\nperf %s", i, g, w)
+				}
+				if !exact {
+					n := strings.Index(w, "PERF_RECORD_")
+					end := n + strings.IndexAny(w[n:]+" ", " :(")
+					if !strings.HasPrefix(g, w[:end]) {
+						t.Errorf("line %d:\n got %s\nperf %s", i, g, w)
+					}
+				}
+			}
+		})
+	}
+}
