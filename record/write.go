@@ -275,7 +275,14 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 		w.Close()
 		return st, err
 	}
-	w.Features = features(opt.Cmdline, buildIDs, pmu)
+	w.Features = HostFeatures(opt.Cmdline)
+	w.Features.BuildIDs = buildIDs
+	w.Features.PMUMappings = []perfdata.PMUMapping{{Type: 1, Name: "software"}, {Type: pmu, Name: "intel_pt"}}
+	w.Features.Set(perfdata.FeatBuildID)
+	w.Features.Set(perfdata.FeatPMUMappings)
+	// The emulated processor: an Intel PT capable Skylake.
+	w.Features.CPUID = "GenuineIntel,6,85,4"
+	w.Features.Set(perfdata.FeatCPUID)
 	if err := w.Close(); err != nil {
 		return st, err
 	}
@@ -283,7 +290,10 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 	return st, nil
 }
 
-func features(cmdline []string, ids []perfdata.BuildID, pmu uint32) perfdata.Features {
+// HostFeatures returns the header features describing this machine and
+// the command line: hostname, OS release, version, arch, CPUs, CPU
+// description and cmdline.
+func HostFeatures(cmdline []string) perfdata.Features {
 	var fs perfdata.Features
 	fs.Hostname, _ = os.Hostname()
 	var u unix.Utsname
@@ -295,14 +305,9 @@ func features(cmdline []string, ids []perfdata.BuildID, pmu uint32) perfdata.Fea
 	n := uint32(runtime.NumCPU())
 	fs.NrCPUs = perfdata.NrCPUs{Online: n, Available: n}
 	fs.CPUDesc = cpuDesc()
-	// The emulated processor: an Intel PT capable Skylake.
-	fs.CPUID = "GenuineIntel,6,85,4"
 	fs.Cmdline = cmdline
-	fs.BuildIDs = ids
-	fs.PMUMappings = []perfdata.PMUMapping{{Type: 1, Name: "software"}, {Type: pmu, Name: "intel_pt"}}
 	for _, f := range []perfdata.Feature{perfdata.FeatHostname, perfdata.FeatOSRelease, perfdata.FeatVersion,
-		perfdata.FeatArch, perfdata.FeatNrCPUs, perfdata.FeatCPUDesc, perfdata.FeatCPUID, perfdata.FeatCmdline,
-		perfdata.FeatBuildID, perfdata.FeatPMUMappings} {
+		perfdata.FeatArch, perfdata.FeatNrCPUs, perfdata.FeatCPUDesc, perfdata.FeatCmdline} {
 		fs.Set(f)
 	}
 	return fs

@@ -1,11 +1,140 @@
 package cli
 
-import ucli "github.com/urfave/cli/v2"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/perfpt/perfpt/record"
+	"github.com/perfpt/perfpt/record/native"
+	"github.com/perfpt/perfpt/record/ptrace"
+)
+
+const recordUsage = `perfpt record [-e intel_pt//u] [-o perf.data] [--per-thread | -a] [-C CPUS] [--snapshot] -- CMD ARGS
+   perfpt record --emulate [-o perf.data] [--single-step] [--noretcomp] [--timing tsc|mtc|cyc] -- CMD ARGS
+   perfpt record -e cpu-clock [-F FREQ] [-g] [-o perf.data] -- CMD ARGS`
 
 func recordCommand() *ucli.Command {
 	return &ucli.Command{
-		Name:   "record",
-		Usage:  "(not implemented yet)",
-		Action: func(*ucli.Context) error { return errNotImplemented },
+		Name:      "record",
+		Usage:     "record a perf.data: intel_pt//u natively, --emulate under ptrace, or software events",
+		UsageText: recordUsage,
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "perf.data", Usage: "output file"},
+			&ucli.StringFlag{Name: "event", Aliases: []string{"e"}, Value: "intel_pt//u", Usage: "event: intel_pt//u, or a software event (cpu-clock, task-clock)"},
+			&ucli.BoolFlag{Name: "emulate", Usage: "trace CMD under ptrace and write the Intel PT trace the hardware would have written"},
+			&ucli.BoolFlag{Name: "single-step", Usage: "emulate by single-stepping every instruction (slow; the default stops only at branches)"},
+			&ucli.BoolFlag{Name: "noretcomp", Usage: "no return compression: every return is a TIP packet"},
+			&ucli.StringFlag{Name: "timing", Value: "none", Usage: "timing packets: none, tsc, mtc (tsc+mtc) or cyc (tsc+mtc+cyc)"},
+			&ucli.UintFlag{Name: "mtc-period", Value: 3, Usage: "MTC every 2^N crystal clock ticks"},
+			&ucli.IntFlag{Name: "psb-period", Value: 4096, Usage: "bytes between PSB+ packets"},
+			&ucli.IntFlag{Name: "aux-buffer", Value: 64 << 10, Usage: "bytes per AUXTRACE buffer (emulate)"},
+			&ucli.BoolFlag{Name: "keep-aslr", Usage: "leave address-space randomisation on (emulate)"},
+			&ucli.StringFlag{Name: "buildid-dir", Usage: "build-id cache to save the [vdso] in (default $PERF_BUILDID_DIR or ~/.debug)"},
+			&ucli.BoolFlag{Name: "no-buildid-cache", Aliases: []string{"N"}, Usage: "do not save the [vdso] in the build-id cache"},
+			&ucli.IntFlag{Name: "freq", Aliases: []string{"F"}, Value: 4000, Usage: "sampling frequency (software events)"},
+			&ucli.BoolFlag{Name: "call-graph", Aliases: []string{"g"}, Usage: "record call chains (software events)"},
+			&ucli.BoolFlag{Name: "per-thread", Usage: "per-thread buffers"},
+			&ucli.BoolFlag{Name: "all-cpus", Aliases: []string{"a"}, Usage: "system-wide"},
+			&ucli.StringFlag{Name: "cpu", Aliases: []string{"C"}, Usage: "CPUs to record"},
+			&ucli.BoolFlag{Name: "snapshot", Aliases: []string{"S"}, Usage: "AUX area snapshot mode"},
+		},
+		Action: runRecord,
 	}
+}
+
+func runRecord(c *ucli.Context) error {
+	argv := c.Args().Slice()
+	if len(argv) > 0 && argv[0] == "--" {
+		argv = argv[1:]
+	}
+	if len(argv) == 0 {
+		return errors.New("record: no command given (usage: " + strings.SplitN(recordUsage, "\n", 2)[0] + ")")
+	}
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ev := c.String("event")
+	if c.Bool("emulate") {
+		return runEmulate(ctx, c, argv)
+	}
+	if native.IsIntelPT(ev) {
+		if err := native.CheckIntelPT(native.SysfsRoot); err != nil {
+			return fmt.Errorf("record: %w", err)
+		}
+		return errors.New("record: native intel_pt recording is not implemented yet; use --emulate")
+	}
+	opt := native.Options{Output: c.String("output"), Event: ev, Freq: c.Int("freq"), CallGraph: c.Bool("call-graph"),
+		Header: record.HostFeatures(os.Args)}
+	res, err := native.Record(ctx, argv, opt)
+	if res != nil {
+		fmt.Fprintf(c.App.ErrWriter, "[ perfpt record: captured and wrote %d samples to %s (%d lost) ]\n", res.Samples, opt.Output, res.Lost)
+	}
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("record: interrupted; the command was killed and %s holds the samples so far", opt.Output)
+	}
+	if err != nil {
+		return fmt.Errorf("record: %w", err)
+	}
+	return nil
+}
+
+func runEmulate(ctx context.Context, c *ucli.Context, argv []string) error {
+	var opt record.Options
+	opt.Output = c.String("output")
+	if c.Bool("single-step") {
+		opt.Trace.Mode = ptrace.Step
+		opt.Trace.Pin = true
+	}
+	opt.Trace.KeepASLR = c.Bool("keep-aslr")
+	opt.PT.NoRetComp = c.Bool("noretcomp")
+	opt.PT.PSBPeriod = c.Int("psb-period")
+	opt.PT.MTCPeriod = c.Uint("mtc-period")
+	switch t := c.String("timing"); t {
+	case "none", "":
+	case "tsc":
+		opt.PT.TSC = true
+	case "mtc":
+		opt.PT.TSC, opt.PT.MTC = true, true
+	case "cyc":
+		opt.PT.TSC, opt.PT.MTC, opt.PT.CYC = true, true, true
+	default:
+		return fmt.Errorf("record: --timing %q: want none, tsc, mtc or cyc", t)
+	}
+	opt.AuxBufSize = c.Int("aux-buffer")
+	opt.BuildIDDir = c.String("buildid-dir")
+	if c.Bool("no-buildid-cache") {
+		opt.BuildIDDir = "-"
+	}
+	opt.Cmdline = os.Args
+	res, err := record.Emulate(ctx, argv, opt)
+	if res != nil && res.Write != nil {
+		fmt.Fprintf(c.App.ErrWriter, "[ perfpt record: traced %d instructions of %d threads in %v (%s), wrote %d bytes of Intel PT to %s ]\n",
+			res.Insns, len(res.Trace.Trace.Threads), res.Tracer.Elapsed.Round(1e6), modeName(opt.Trace.Mode), res.Write.PTBytes, opt.Output)
+		if res.Write.VdsoPath != "" {
+			fmt.Fprintf(c.App.ErrWriter, "[ perfpt record: [vdso] saved as %s ]\n", res.Write.VdsoPath)
+		}
+	}
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("record: interrupted; the command was killed and %s holds the trace so far", opt.Output)
+	}
+	if err != nil {
+		return fmt.Errorf("record: %w", err)
+	}
+	if res.Exit != 0 {
+		fmt.Fprintf(c.App.ErrWriter, "[ perfpt record: %s exited with status %d ]\n", argv[0], res.Exit)
+	}
+	return nil
+}
+
+func modeName(m ptrace.Mode) string {
+	if m == ptrace.Step {
+		return "single-step"
+	}
+	return "fast"
 }
