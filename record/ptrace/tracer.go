@@ -121,10 +121,7 @@ func Run(ctx context.Context, argv []string, opt Options) (*Result, error) {
 	case <-ctx.Done():
 		t.killAll()
 		o := <-ch
-		if o.err == nil {
-			o.err = ctx.Err()
-		}
-		return o.res, o.err
+		return o.res, ctx.Err()
 	}
 }
 
@@ -161,6 +158,12 @@ func (t *tracer) killAll() {
 	for pid := range t.pids {
 		unix.Kill(pid, unix.SIGKILL)
 	}
+}
+
+func (t *tracer) isKilled() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.killed
 }
 
 func (t *tracer) addPid(pid int) {
@@ -262,7 +265,7 @@ func (t *tracer) loop() {
 		case ws.Exited() || ws.Signaled():
 			t.exited(th, ws)
 		case ws.Stopped():
-			if err := t.stopped(th, ws); err != nil {
+			if err := t.stopped(th, ws); err != nil && !t.isKilled() {
 				t.fail(fmt.Errorf("thread %d: %w", th.tid, err))
 				// Let it go on so that it can die.
 				unix.PtraceCont(th.tid, 0)
