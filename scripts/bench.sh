@@ -241,7 +241,7 @@ gen_rec() {
 		[ -s "$REC" ] || { skip "BENCH_PERF_DATA=$REC does not exist"; return 1; }
 		return 0
 	fi
-	if [ "${BENCH_REGEN:-0}" != 1 ] && [ -s "$REC" ] && [ "$REC" -nt "$PROG" ]; then
+	if [ "${BENCH_REGEN:-0}" != 1 ] && [ -s "$REC" ] && [ "$REC" -nt "$PROG" ] && [ "$REC" -nt scripts/bench/branchy.c ]; then
 		return 0
 	fi
 	local cc=${CC:-cc}
@@ -255,9 +255,9 @@ gen_rec() {
 		say "FAILED to build scripts/bench/branchy.c: $(head -n 3 "$WORK/cc.err" | tr '\n' ' ')"
 		return 1
 	fi
-	say "recording $PROG $ITERS with perfpt record --emulate"
+	say "recording $PROG $ITERS with perfpt record --emulate --timing mtc (TSC+MTC, as perf records intel_pt//u)"
 	rm -f "$REC"
-	if ! "$PERFPT" record --emulate -o "$REC" -- "$PROG" "$ITERS" >/dev/null 2>"$WORK/record.err"; then
+	if ! "$PERFPT" record --emulate --timing mtc -o "$REC" -- "$PROG" "$ITERS" >/dev/null 2>"$WORK/record.err"; then
 		say "FAILED perfpt record --emulate: $(grep -v '^$' "$WORK/record.err" | head -n 3 | tr '\n' ' ')"
 		rm -f "$REC"
 		return 1
