@@ -27,6 +27,9 @@ func (d *decoder) decodeUser(raw *RawRecord) (Record, error) {
 		c, _ := d.common(raw, &r.RecordCommon)
 		r.DataSize = c.u32()
 		r.Data = raw.AuxData
+		if uint64(r.DataSize) <= uint64(len(r.Data)) {
+			r.Data = r.Data[:r.DataSize] // without the padding to 8 bytes
+		}
 		return r, c.err
 	case RecordTypeHeaderBuildID:
 		r := get[RecordBuildID](d, raw.Type)

@@ -290,7 +290,7 @@ func (fs *Features) decode(feat Feature, b []byte, base int64) error {
 	default:
 		// tracing_data, branch_stack, stat, bpf_prog_info, bpf_btf and
 		// unknown sections are kept raw.
-		fs.Raw[feat] = append([]byte(nil), b...)
+		fs.Raw[feat] = append([]byte{}, b...)
 		return nil
 	}
 	return c.err

@@ -11,12 +11,15 @@ type Order int
 const (
 	// FileOrder returns records as stored (perf report -D order).
 	FileOrder Order = iota
-	// TimeOrder returns records sorted by time the way perf's
-	// ordered-events queue does: kernel records with a timestamp are
-	// queued and flushed at each FINISHED_ROUND up to the largest
-	// timestamp seen before the previous round ended (everything at the
-	// end); user records and records without a time pass straight
-	// through. Memory is bounded by the records of two rounds.
+	// TimeOrder returns records sorted by time the way perf 6.1's
+	// ordered-events queue delivers them (and perf report -D prints
+	// them): kernel records with a non-zero timestamp are queued; each
+	// FINISHED_ROUND is returned, then flushes the queued records up to
+	// the largest timestamp seen before the previous round ended;
+	// everything is flushed at the end. User records (FINISHED_INIT
+	// included, which perf 6.1 does not flush on) and records without a
+	// time pass straight through. Memory is bounded by the records of
+	// two rounds, and by MaxQueueBytes.
 	TimeOrder
 )
 

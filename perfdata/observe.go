@@ -21,7 +21,8 @@ func (f *File) observe(raw *RawRecord) {
 			}
 		}
 	case RecordTypeHeaderFeature:
-		if len(raw.Data) >= 16 {
+		// In file mode the header's sections are authoritative.
+		if f.Pipe && len(raw.Data) >= 16 {
 			feat := Feature(le64(raw.Data[8:]))
 			if feat >= 0 && feat < MaxFeatures {
 				f.featRaw[feat] = append([]byte(nil), raw.Data[16:]...)
