@@ -32,13 +32,39 @@ type Decoder struct {
 	lim    int // len(buf), or 0 when Next must take the general path (error, block)
 }
 
-// oneByte holds, for each first byte that is a whole packet (TNT-8, PAD,
-// CYC without extension), its decoded packet; Size is 0 for other bytes.
-var oneByte = func() (t [256]Packet) {
+// fastEntry says how to decode a packet from its first byte c and the
+// little-endian word w of the 8 bytes after it: the packet is pkt with
+// Payload |= w&mask and CTC = w&ctc.
+type fastEntry struct {
+	pkt  Packet
+	mask uint64
+	ctc  uint16
+}
+
+// fastTab holds the fastEntry of each first byte that the fast path
+// handles; size is 0 for the others.
+var fastTab = func() (t [256]fastEntry) {
 	for i := range t {
-		b := [1]byte{byte(i)}
-		if err := decode(&t[i], b[:]); err != nil || t[i].Size != 1 {
-			t[i] = Packet{}
+		var p Packet
+		c := byte(i)
+		switch opClass[c] {
+		case clsTNT8, clsPad:
+			_ = decode(&p, []byte{c})
+			t[i] = fastEntry{pkt: p}
+		case clsCYC:
+			if c&4 == 0 {
+				_ = decode(&p, []byte{c})
+				t[i] = fastEntry{pkt: p}
+			}
+		case clsTIP, clsPGE, clsPGD, clsFUP:
+			if n := ipcSizes[c>>5]; n >= 0 {
+				t[i] = fastEntry{mask: ^uint64(0) >> (64 - 8*uint(n)),
+					pkt: Packet{Kind: ipKinds[opClass[c]], Size: uint8(1 + n), IPC: IPC(c >> 5)}}
+			}
+		case clsMTC:
+			t[i] = fastEntry{ctc: 0xff, pkt: Packet{Kind: KindMTC, Size: 2}}
+		case clsTSC:
+			t[i] = fastEntry{mask: 1<<56 - 1, pkt: Packet{Kind: KindTSC, Size: 8}}
 		}
 	}
 	return t
@@ -78,12 +104,19 @@ func (d *Decoder) Buffer() []byte { return d.buf }
 // returns false at the end of the buffer (Err is nil) or on an error (Err
 // says why).
 func (d *Decoder) Next() bool {
-	// Fast path, small enough to be inlined: a packet of one byte (TNT-8,
-	// PAD, short CYC) when nothing special is going on.
-	if pos := d.pos; pos < d.lim {
-		if p := &oneByte[d.buf[pos]]; p.Size == 1 {
-			d.pkt = *p
-			d.cur, d.pos = pos, pos+1
+	// Fast path: the packets whose kind and size the first byte tells
+	// (TNT-8, PAD, short CYC, TIP/FUP/TIP.PGE/TIP.PGD, MTC, TSC), decoded
+	// without branching on their kind, when at least 9 bytes remain and
+	// nothing special is going on.
+	if pos := d.pos; pos+9 <= d.lim {
+		if e := &fastTab[d.buf[pos]]; e.pkt.Size != 0 {
+			w := binary.LittleEndian.Uint64(d.buf[pos+1 : pos+9])
+			// Copy the template whole, then patch it: building the value
+			// field by field and copying it would stall store forwarding.
+			d.pkt = e.pkt
+			d.pkt.Payload |= w & e.mask
+			d.pkt.CTC = uint16(w) & e.ctc
+			d.cur, d.pos = pos, pos+int(e.pkt.Size)
 			return true
 		}
 	}
