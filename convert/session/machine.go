@@ -19,6 +19,7 @@ type DSO struct {
 	once  sync.Once
 	tab   *symbol.Table
 	file  string // the file holding the code (for the instruction decoder)
+	code  []byte // the code itself when it is not a file ([vdso])
 	symFn func() *symbol.Table
 }
 
@@ -113,6 +114,7 @@ type Thread struct {
 	Comm     string
 	commSet  bool
 	Maps     *Maps
+	ts       *threadStack
 }
 
 // Machine is the host's state as the records rebuild it: threads, their
@@ -176,10 +178,8 @@ func (m *Machine) dso(name string, buildID []byte) *DSO {
 		// Special mappings have no symbols here ([vdso] is handled by
 		// the build-id cache when present).
 		d.symFn = func() *symbol.Table {
-			if name == "[vdso]" && buildID != nil {
-				tab, file := symbol.LoadDSO(m.symOpts, name, buildID)
-				d.file = file
-				return tab
+			if name == "[vdso]" {
+				return vdsoSymbols(d)
 			}
 			return &symbol.Table{}
 		}

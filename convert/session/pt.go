@@ -122,24 +122,25 @@ type heapItem struct {
 
 // ptState is perf's struct intel_pt for one session.
 type ptState struct {
-	s           *Session
-	attr        *perfdata.Attr
-	priv        []uint64
-	tc          timeConv
-	timeless    bool
-	perCPU      bool
-	sched       uint64
-	opts        script.Itrace
-	queues      []*ptQueue
-	newData     bool
-	heap        []heapItem
-	kernelStart uint64
-	curTID      map[int32][2]int32 // cpu -> pid, tid
-	dataQueued  bool
-	numEvents   uint64
-	maxNonTurbo uint32
-	cbr2khz     uint64
-	bufNr       uint64
+	s                         *Session
+	attr                      *perfdata.Attr
+	priv                      []uint64
+	tc                        timeConv
+	timeless                  bool
+	perCPU                    bool
+	sched                     uint64
+	opts                      script.Itrace
+	queues                    []*ptQueue
+	newData                   bool
+	heap                      []heapItem
+	kernelStart               uint64
+	curTID                    map[int32][2]int32 // cpu -> pid, tid
+	dataQueued                bool
+	numEvents                 uint64
+	maxNonTurbo               uint32
+	cbr2khz                   uint64
+	useThreadStack, callstack bool
+	bufNr                     uint64
 
 	branchesEv, instructionsEv, psbEv, cbrEv *script.Event
 	branchesFilter                           uint32
@@ -172,8 +173,12 @@ func (s *Session) startPT(r *perfdata.RecordAuxtraceInfo) error {
 		p.opts = *s.opts.Itrace
 	} else {
 		p.opts.SetDefault(true)
-		p.opts.ThreadStack = s.opts.ThreadStack
 	}
+	if s.opts.ThreadStack {
+		p.opts.ThreadStack = true
+	}
+	p.useThreadStack = p.opts.Callchain || p.opts.AddCallchain || p.opts.ThreadStack || p.opts.LastBranch || p.opts.AddLastBranch
+	p.callstack = p.opts.Callchain || p.opts.AddCallchain || p.opts.ThreadStack
 	p.timeless = p.timelessDecoding()
 	if p.timeless && p.tc.mult == 0 {
 		p.tc.mult = 1

@@ -208,6 +208,11 @@ func (q *ptQueue) sampleFlags() {
 		} else {
 			q.flags = script.FlagBranch | script.FlagCall | script.FlagAsync | script.FlagInterrupt
 		}
+		if st.ToIP == 0 {
+			// perf 6.1.y stable: a trace end after an async event is
+			// "tr end  async".
+			q.flags = script.FlagBranch | script.FlagAsync | script.FlagTraceEnd
+		}
 	} else {
 		if st.FromIP != 0 {
 			q.flags = st.InsnOp.Flags()
@@ -425,6 +430,16 @@ func (p *ptState) sample(q *ptQueue) {
 	if st.Type&ptperf.TypeBranch == 0 {
 		return
 	}
+	if q.thread != nil {
+		if p.useThreadStack {
+			q.thread.stackEvent(q.flags, st.FromIP, st.ToIP, uint64(st.InsnLen), st.TraceNr, p.callstack)
+		} else if q.thread.ts != nil && q.thread.ts.traceNr != st.TraceNr {
+			if q.thread.ts.traceNr != 0 {
+				q.thread.ts.stack = q.thread.ts.stack[:0]
+			}
+			q.thread.ts.traceNr = st.TraceNr
+		}
+	}
 	if p.branchesEv != nil {
 		if p.branchesFilter != 0 && p.branchesFilter&q.flags == 0 {
 			return
@@ -457,6 +472,10 @@ func (p *ptState) emitSample(q *ptQueue, ev *script.Event, ip, addr, period uint
 	}
 	smp.IPLoc = m.Resolve(t, kernel, ip)
 	smp.Res = resolver{m, t, kernel}
+	if t.ts != nil {
+		smp.HasThreadStack = true
+		smp.Depth = len(t.ts.stack)
+	}
 	h.Sample(smp)
 }
 

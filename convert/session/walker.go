@@ -26,7 +26,9 @@ func (d *DSO) data() []byte {
 		return v.([]byte)
 	}
 	var b []byte
-	if f := d.File(); f != "" {
+	if d.Symbols(); d.code != nil {
+		b = d.code
+	} else if f := d.File(); f != "" {
 		b, _ = os.ReadFile(f)
 	}
 	dsoData.Store(d, b)

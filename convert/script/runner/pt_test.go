@@ -2,12 +2,14 @@ package runner
 
 import (
 	"context"
+	"strings"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/perfpt/perfpt/record"
+	"github.com/perfpt/perfpt/record/synth"
 	"github.com/perfpt/perfpt/record/testprog"
 )
 
@@ -39,18 +41,43 @@ var ptInvocations = [][]string{
 	{"--itrace=cr", "-F", "+callindent"},
 }
 
-func TestPTEmulated(t *testing.T) {
+// ptPrograms are the test programs recorded (forkexec execs tiny).
+var ptPrograms = []string{"tiny", "crash",
+	"mix-static-O0", "mix-static-O2", "mix-dyn-O0", "mix-dyn-O2",
+	"threads-static-O0", "threads-static-O2", "threads-dyn-O0", "threads-dyn-O2",
+	"forkexec-static-O0", "forkexec-dyn-O2"}
+
+func runPT(t *testing.T, opt record.Options, invocations [][]string) {
 	if testing.Short() {
 		t.Skip("records programs")
 	}
 	need(t, "perf", "gcc", "make")
-	for _, name := range []string{"tiny"} {
-		prog := testprog.Path(t, name)
-		data := recordPT(t, prog, record.Options{})
+	for _, name := range ptPrograms {
 		t.Run(name, func(t *testing.T) {
-			for _, inv := range ptInvocations {
+			var args []string
+			if strings.HasPrefix(name, "forkexec") {
+				args = []string{testprog.Path(t, "tiny")}
+			}
+			data := recordPT(t, testprog.Path(t, name), opt, args...)
+			for _, inv := range invocations {
 				compare(t, data, inv...)
 			}
 		})
 	}
+}
+
+// TestPTEmulated compares the invocations on untimed recordings.
+func TestPTEmulated(t *testing.T) {
+	runPT(t, record.Options{}, ptInvocations)
+}
+
+// TestPTTimed compares on recordings with TSC, and with TSC and MTC.
+func TestPTTimed(t *testing.T) {
+	inv := [][]string{{"--ns"}, {"--itrace=b", "-F", "+flags,+addr", "--ns"}, {"--itrace=i100i"}}
+	t.Run("tsc", func(t *testing.T) {
+		runPT(t, record.Options{WriteOptions: record.WriteOptions{PT: synth.Config{TSC: true}}}, inv)
+	})
+	t.Run("mtc", func(t *testing.T) {
+		runPT(t, record.Options{WriteOptions: record.WriteOptions{PT: synth.Config{TSC: true, MTC: true, MTCPeriod: 3}}}, inv)
+	})
 }
