@@ -73,9 +73,11 @@ func BenchmarkPSBIndex(b *testing.B) {
 	b.SetBytes(int64(len(buf)))
 	b.ReportAllocs()
 	idx := make([]int, 0, 2048)
+	start := cpuTime()
 	for b.Loop() {
 		idx = PSBIndex(idx[:0], buf)
 	}
+	reportCPU(b, start, len(buf))
 }
 
 // BenchmarkAppend measures encoding the trace's packets.
@@ -88,6 +90,7 @@ func BenchmarkAppend(b *testing.B) {
 	out := make([]byte, 0, len(benchTrace))
 	b.SetBytes(int64(len(benchTrace)))
 	b.ReportAllocs()
+	start := cpuTime()
 	for b.Loop() {
 		out = out[:0]
 		for _, p := range pkts {
@@ -97,4 +100,5 @@ func BenchmarkAppend(b *testing.B) {
 			}
 		}
 	}
+	reportCPU(b, start, len(benchTrace))
 }

@@ -117,6 +117,15 @@ func le(b []byte, n int) uint64 {
 // items are told apart from TNT only inside a BBP..BEP block, which
 // [Decoder] tracks) and IP payloads are returned as carried (see [LastIP]).
 func Decode(buf []byte, off int) (Packet, error) {
+	if off >= 0 && off+9 <= len(buf) {
+		if e := &fastTab[buf[off]]; e.pkt.Size != 0 {
+			w := binary.LittleEndian.Uint64(buf[off+1 : off+9])
+			p := e.pkt
+			p.Payload |= w & e.mask
+			p.CTC = uint16(w) & e.ctc
+			return p, nil
+		}
+	}
 	var p Packet
 	if off < 0 || off >= len(buf) {
 		return p, errAt(off, ErrEOS)

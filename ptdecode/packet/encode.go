@@ -1,5 +1,7 @@
 package packet
 
+import "encoding/binary"
+
 // Append appends the encoding of p to dst and returns the extended slice
 // (libipt's pt_enc_next). p.Size is ignored, except that a CYC is written
 // with p.Size bytes when that is longer than needed (at most 9), so that
@@ -111,10 +113,8 @@ func check(p *Packet) error {
 }
 
 func putLE(dst []byte, v uint64, n int) []byte {
-	for i := 0; i < n; i++ {
-		dst = append(dst, byte(v>>(8*i)))
-	}
-	return dst
+	dst = binary.LittleEndian.AppendUint64(dst, v)
+	return dst[:len(dst)-8+n]
 }
 
 func flagBit(p *Packet, f Flags, bit byte) byte {
