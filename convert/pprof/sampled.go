@@ -3,6 +3,7 @@ package pprof
 import (
 	"github.com/google/pprof/profile"
 
+	"github.com/perfpt/perfpt/convert/gcov"
 	"github.com/perfpt/perfpt/convert/script"
 	"github.com/perfpt/perfpt/convert/session"
 	"github.com/perfpt/perfpt/perfdata"
@@ -21,8 +22,10 @@ type Options struct {
 }
 
 func (o *Options) session() session.Options {
+	// PT recordings: blocks are rebuilt from branch samples until the
+	// session delivers them (see fromPT).
 	return session.Options{Symfs: o.Symfs, Workers: o.Workers, Callchains: true,
-		PIDs: o.PIDs, TIDs: o.TIDs, TimeFrom: o.TimeFrom, TimeTo: o.TimeTo}
+		PIDs: o.PIDs, TIDs: o.TIDs, TimeFrom: o.TimeFrom, TimeTo: o.TimeTo, Itrace: gcov.BranchItrace()}
 }
 
 // Convert reads the perf.data file at path and returns its profile: exact

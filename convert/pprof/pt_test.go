@@ -1,0 +1,207 @@
+package pprof
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/perfpt/perfpt/record"
+)
+
+// emulatePT records bin with the emulated intel_pt//u recorder.
+func emulatePT(t testing.TB, bin string, args ...string) (string, uint64) {
+	t.Helper()
+	data := filepath.Join(t.TempDir(), "pt.data")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	opt := record.Options{Output: data}
+	opt.BuildIDDir = "-"
+	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer devnull.Close()
+	opt.Trace.Stdout = devnull
+	res, err := record.Emulate(ctx, append([]string{bin}, args...), opt)
+	if err != nil {
+		t.Skipf("emulated recording failed: %v", err)
+	}
+	return data, res.Insns
+}
+
+func buildShared(t testing.TB, name string) string {
+	t.Helper()
+	gcc, err := exec.LookPath("gcc")
+	if err != nil {
+		t.Skip("gcc not installed")
+	}
+	src, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "gcov", name+".c"))
+	out := filepath.Join(t.TempDir(), name)
+	if b, err := exec.Command(gcc, "-g", "-O0", "-o", out, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	return out
+}
+
+// perfFlatInsns counts `perf script --itrace=i0ns -F ip,sym` lines per symbol.
+func perfFlatInsns(t *testing.T, data string) map[string]int64 {
+	out, err := exec.Command("perf", "script", "-i", data, "--itrace=i0ns", "-F", "ip,sym").Output()
+	if err != nil {
+		t.Fatalf("perf script: %v", err)
+	}
+	m := map[string]int64{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		name := "[unknown]"
+		if len(f) > 1 {
+			name = f[1]
+		}
+		m[name]++
+	}
+	return m
+}
+
+var childrenLine = regexp.MustCompile(`^\s+([0-9.]+)%\s+([0-9.]+)%\s+\S+\s+(\S+)$`)
+
+// perfChildren returns perf report's Children percentage per symbol, with
+// call chains synthesised from the PT flow (--itrace=i0nsg).
+func perfChildren(t *testing.T, data string) map[string]float64 {
+	out, err := exec.Command("perf", "report", "-i", data, "--itrace=i0nsg", "--stdio", "--children",
+		"--sort", "sym").Output()
+	if err != nil {
+		t.Fatalf("perf report: %v", err)
+	}
+	m := map[string]float64{}
+	for _, l := range strings.Split(string(out), "\n") {
+		if s := childrenLine.FindStringSubmatch(l); s != nil {
+			v, _ := strconv.ParseFloat(s[1], 64)
+			m[s[3]] = v
+		}
+	}
+	return m
+}
+
+func leafName(l *profile.Location) string {
+	if len(l.Line) == 0 {
+		return "[unknown]"
+	}
+	return l.Line[len(l.Line)-1].Function.Name
+}
+
+func TestPTInstructionsMatchPerf(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records a program")
+	}
+	if _, err := exec.LookPath("perf"); err != nil {
+		t.Skip("perf not installed")
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		cum  []string // functions whose cumulative share must equal perf report's children
+	}{
+		{"recurse", []string{"10", "2"}, []string{"main", "__libc_start_call_main", "fib", "ack", "is_even", "printf"}},
+		// After a longjmp perf's thread stack keeps the frames that
+		// longjmp left (expr, factor) until parse returns; ours resumes
+		// parse's frame, so only the frames above the setjmp compare.
+		{"jmp", []string{"1+2", "(3*4)+5", "x", "(1+2"}, []string{"main", "__libc_start_call_main", "parse"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			bin := buildShared(t, c.name)
+			data, insns := emulatePT(t, bin, c.args...)
+			p, err := Convert(data, Options{Granularity: Function})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.SampleType[0].Type != "instructions" || p.SampleType[1].Type != "branches" {
+				t.Fatalf("sample types %v", p.SampleType)
+			}
+			flat := map[string]int64{}
+			cum := map[string]int64{}
+			var total int64
+			for _, s := range p.Sample {
+				v := s.Value[0]
+				total += v
+				flat[leafName(s.Location[0])] += v
+				seen := map[string]bool{}
+				for _, l := range s.Location {
+					n := leafName(l)
+					if !seen[n] {
+						seen[n] = true
+						cum[n] += v
+					}
+				}
+			}
+			if uint64(total) != insns {
+				t.Errorf("profile has %d instructions, the recorder traced %d", total, insns)
+			}
+			want := perfFlatInsns(t, data)
+			bad := 0
+			for name, n := range want {
+				if flat[name] != n {
+					bad++
+					if bad <= 10 {
+						t.Errorf("flat instructions of %s: ours %d, perf script %d", name, flat[name], n)
+					}
+				}
+			}
+			t.Logf("%d functions, %d instructions; %d flat counts differ from perf script's", len(want), total, bad)
+			children := perfChildren(t, data)
+			for _, fn := range c.cum {
+				ours := 100 * float64(cum[fn]) / float64(total)
+				if math.Abs(ours-children[fn]) > 0.006 {
+					t.Errorf("cum of %s: ours %.3f%%, perf report children %.2f%%", fn, ours, children[fn])
+				}
+			}
+		})
+	}
+}
+
+// TestPTListShowsLines: go tool pprof -list shows fib's lines with the
+// instructions executed on them.
+func TestPTListShowsLines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records a program")
+	}
+	bin := buildShared(t, "recurse")
+	data, _ := emulatePT(t, bin, "10", "2")
+	p, err := Convert(data, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "pt.pb.gz")
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Write(f); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	list, err := exec.Command("go", "tool", "pprof", "-list", "^fib$", out).CombinedOutput()
+	if err != nil {
+		t.Skipf("go tool pprof: %v\n%s", err, list)
+	}
+	// fib(10) makes 177 calls: the `if (n < 2)` line runs in each.
+	re := regexp.MustCompile(`(?m)^\s+(\d+)\s+\d+\s+\d+:\s+if \(n < 2\)`)
+	m := re.FindSubmatch(list)
+	if m == nil {
+		t.Fatalf("no counted `if (n < 2)` line in:\n%s", list)
+	}
+	// At -O0 the line is cmpl + jg: 2 instructions per call.
+	if string(m[1]) != "354" {
+		t.Errorf("if (n < 2) executed %s instructions, want 354 (177 calls x 2)", m[1])
+	}
+}
