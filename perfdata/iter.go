@@ -61,6 +61,12 @@ type Records struct {
 	// Skipped counts records of unknown type.
 	Skipped map[RecordType]int
 
+	// LazyAux leaves RecordAuxtrace.Data nil when the file is read
+	// through an io.ReaderAt (New) instead of reading every AUXTRACE
+	// buffer into memory: read it later at DataOffset through
+	// File.ReaderAt. Mmapped files (Open, NewBytes) always give Data
+	// without copying; pipes always read it. Set it before the first Next.
+	LazyAux bool
 	// MaxQueueBytes bounds the memory of a TimeOrder queue (default
 	// DefaultMaxQueueBytes). Set it before the first Next.
 	MaxQueueBytes int
@@ -121,6 +127,7 @@ func (rs *Records) ReadInto(raw *RawRecord) error {
 	if rs.err != nil {
 		return rs.err
 	}
+	rs.src.lazyAux = rs.LazyAux
 	if err := rs.src.next(raw); err != nil {
 		if err == io.EOF {
 			if err2 := rs.src.checkEnd(); err2 != nil {

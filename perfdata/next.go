@@ -63,6 +63,7 @@ func (rs *Records) start() {
 	rs.started = true
 	rs.dec = decoder{f: rs.f, reuse: rs.Reuse, copyBytes: rs.src.mem == nil}
 	rs.src.ownAux = !rs.Reuse
+	rs.src.lazyAux = rs.LazyAux
 	if rs.MaxQueueBytes == 0 {
 		rs.MaxQueueBytes = DefaultMaxQueueBytes
 	}

@@ -31,6 +31,9 @@ type rawReader struct {
 
 	// ownAux allocates a new AuxData per record instead of reusing auxBuf.
 	ownAux bool
+	// lazyAux skips AUXTRACE data instead of reading it (seekable
+	// streams only).
+	lazyAux bool
 	auxBuf []byte
 
 	// Records unpacked from COMPRESSED records.
@@ -238,6 +241,21 @@ func (rr *rawReader) nextStream(raw *RawRecord) error {
 		raw.Data = hdr
 	}
 	rr.consume(raw.Size)
+	if sk, ok := rr.r.(io.Seeker); ok && rr.lazyAux && rr.limit >= 0 && raw.Type == RecordTypeAuxtrace {
+		avail := uint64(rr.be - rr.bs)
+		if n <= avail {
+			rr.consume(int(n))
+			return nil
+		}
+		rr.consume(int(avail))
+		rest := int64(n - avail)
+		if _, err := sk.Seek(rest, io.SeekCurrent); err != nil {
+			return errAt(rr.off, "seek past AUXTRACE data", err)
+		}
+		rr.off += rest
+		rr.bs, rr.be = 0, 0
+		return nil
+	}
 	var aux []byte
 	if !rr.ownAux {
 		aux = rr.auxBuf[:0]

@@ -192,3 +192,38 @@ func TestWriteIntelPT(t *testing.T) {
 		t.Logf("perf report -D:\n%s", out)
 	}
 }
+
+// TestLazyAux reads an AUXTRACE buffer lazily through a ReaderAt.
+func TestLazyAux(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pt.data")
+	trace := bytes.Repeat(psbPlus, 10000) // 190 kB: more than the read buffer
+	writeIntelPT(t, path, trace)
+	fh, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	f, err := New(fh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := f.Records(FileOrder)
+	rs.LazyAux = true
+	n, found := 0, false
+	for rs.Next() {
+		n++
+		if a, ok := rs.Record.(*RecordAuxtrace); ok {
+			found = true
+			if a.Data != nil {
+				t.Errorf("Data read despite LazyAux")
+			}
+			b := make([]byte, len(trace))
+			if _, err := f.ReaderAt().ReadAt(b, a.DataOffset); err != nil || !bytes.Equal(b, trace) {
+				t.Errorf("lazy read: %v", err)
+			}
+		}
+	}
+	if err := rs.Err(); err != nil || !found || n != 9 {
+		t.Fatalf("n %d found %v err %v", n, found, err)
+	}
+}
