@@ -34,7 +34,7 @@ type rawReader struct {
 	// lazyAux skips AUXTRACE data instead of reading it (seekable
 	// streams only).
 	lazyAux bool
-	auxBuf []byte
+	auxBuf  []byte
 
 	// Records unpacked from COMPRESSED records.
 	decomp  *decompressor
