@@ -41,7 +41,7 @@ type runEntry struct {
 }
 
 const (
-	pageBits    = 10
+	pageBits    = 8
 	pageSize    = 1 << pageBits
 	maxRunInsns = 4096
 	maxMappings = 4096 // cached mappings before the cache starts over

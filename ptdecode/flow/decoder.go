@@ -78,6 +78,8 @@ type BlockDecoder struct {
 	scratchEv    query.Event
 	scratchBlock Block
 
+	stall stall // progress of a walk
+
 	// The postponed instruction (valid when processInsn).
 	insn insn.Insn
 

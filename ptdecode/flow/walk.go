@@ -129,12 +129,15 @@ func (d *BlockDecoder) walkBlocks(opt WalkOptions, h Handler, c *chunk) {
 				if err != nil {
 					break
 				}
+				if err = d.stall.check(off, uint64(b.NInsn)); err != nil {
+					break
+				}
 			}
 			if codeOf(err) == query.CodeEOS {
 				return
 			}
 			d.diagnoseBlock(h, ErrDecode, err, b)
-			if !opt.ResyncOnError {
+			if !opt.ResyncOnError || d.stall.resyncLoops(d.Offset()) {
 				break
 			}
 			s, err = d.resyncWalk(h)
@@ -258,12 +261,15 @@ func WalkInsns(d *InsnDecoder, opt WalkOptions, h Handler) {
 				if err != nil {
 					break
 				}
+				if err = blk.stall.check(off, 1); err != nil {
+					break
+				}
 			}
 			if codeOf(err) == query.CodeEOS {
 				return
 			}
 			d.diagnose(h, ErrDecode, err, &in)
-			if !opt.ResyncOnError {
+			if !opt.ResyncOnError || blk.stall.resyncLoops(blk.Offset()) {
 				break
 			}
 			s, err = d.resyncWalk(h)
@@ -325,4 +331,46 @@ func ErrorCode(err error) query.Code {
 		return codeOf(de.Err)
 	}
 	return codeOf(err)
+}
+
+// stallLimit is how many instructions may run without any trace before a
+// walk gives up: code like "jmp ." would otherwise keep it busy forever
+// (libipt's ptxed hangs there).
+const stallLimit = 64 << 16
+
+// maxResyncRepeats is how often a walk resynchronises after errors at the
+// same trace offset before it gives up and synchronises at the next PSB
+// (libipt's ptxed can loop forever there, e.g. on a TIP.PGE without IP).
+const maxResyncRepeats = 16
+
+// stall watches a walk for progress in the trace.
+type stall struct {
+	off     uint64
+	insns   uint64
+	errOff  uint64
+	repeats int
+}
+
+// resyncLoops reports whether errors keep happening at trace offset off.
+func (s *stall) resyncLoops(off uint64) bool {
+	if off != s.errOff {
+		s.errOff, s.repeats = off, 0
+		return false
+	}
+	s.repeats++
+	return s.repeats > maxResyncRepeats
+}
+
+// check counts n instructions decoded at trace offset off.
+func (s *stall) check(off, n uint64) error {
+	if off != s.off {
+		s.off, s.insns = off, 0
+		return nil
+	}
+	s.insns += n
+	if s.insns > stallLimit {
+		s.insns = 0
+		return query.CodeBadQuery
+	}
+	return nil
 }
