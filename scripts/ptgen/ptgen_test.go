@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"debug/elf"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -93,5 +94,50 @@ func TestAgainstLibiptPtxed(t *testing.T) {
 		if n, _ := strconv.ParseUint(string(m[1]), 10, 64); n != tr.insns {
 			t.Errorf("%s counts %d instructions, the generator executed %d", dec, n, tr.insns)
 		}
+	}
+}
+
+// TestPerfData writes the ELF and perf.data outputs, checks the ELF's
+// symbols, and when perf is installed, that perf script decodes every
+// generated instruction without error.
+func TestPerfData(t *testing.T) {
+	p, tr := generate(t, 96<<10)
+	dir := t.TempDir()
+	if d := os.Getenv("PTGEN_KEEP"); d != "" {
+		dir = d
+	}
+	elfPath, dataPath := filepath.Join(dir, "prog.elf"), filepath.Join(dir, "prog.data")
+	if err := writeELF(elfPath, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := writePerfData(dataPath, elfPath, p, tr); err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.Open(elfPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil || len(syms) != len(p.funcs) || syms[0].Name != "main" || syms[0].Value != 0x400000 {
+		t.Fatalf("symbols: %v (%d, want %d)", err, len(syms), len(p.funcs))
+	}
+	text, err := f.Section(".text").Data()
+	if err != nil || !bytes.Equal(text, p.code) {
+		t.Fatalf(".text differs from the code image: %v", err)
+	}
+	perf, err := exec.LookPath("perf")
+	if err != nil {
+		t.Skip("perf not found: perf.data not checked with perf script")
+	}
+	out, err := exec.Command(perf, "script", "-i", dataPath, "--itrace=i0nse", "-F", "ip").Output()
+	if err != nil {
+		t.Fatalf("perf script: %v", err)
+	}
+	if n := uint64(bytes.Count(out, []byte("\n"))); n != tr.insns {
+		t.Errorf("perf script prints %d lines, want one per instruction: %d", n, tr.insns)
+	}
+	if bytes.Contains(out, []byte("error")) {
+		t.Errorf("perf script reports errors:\n%s", out[:min(len(out), 2000)])
 	}
 }

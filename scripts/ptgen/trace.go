@@ -24,14 +24,25 @@ type tracer struct {
 	stack   []int32 // return blocks, as function<<16|block
 	psbSP   int     // stack depth at the last PSB: older calls' returns are not compressed
 
+	cuts []cut // where each PSB starts, for cutting AUXTRACE buffers
+
 	insns, branches, tips, psbs uint64
 	err                         error
+}
+
+// cut is a packet boundary of the stream and the TSC there.
+type cut struct {
+	off int
+	tsc uint64
 }
 
 const (
 	tscPerCTC = 128 // TSC ticks per crystal clock tick (CPUID 0x15 ratio)
 	mtcShift  = 3   // mtc_period: an MTC every 2^3 CTC ticks
 	tscBase   = 0x1000000
+	// coreBusRatio is the CBR of PSB+ and the max non-turbo ratio of
+	// the perf.data: the core runs at its nominal frequency.
+	coreBusRatio = 20
 )
 
 func newTracer(p *program, rng *rand.Rand, psbPeriod int, size int) *tracer {
@@ -84,13 +95,16 @@ func (t *tracer) tick(n uint32) {
 	}
 }
 
-// psbPlus writes a PSB+ as the hardware does while tracing at ip.
+// psbPlus writes a PSB+ as the hardware does while tracing at ip: PSB, TSC,
+// TMA, CBR, and MODE.Exec and FUP when packet generation is on, PSBEND.
 func (t *tracer) psbPlus(ip uint64, enabled bool) {
 	t.flushTNT()
+	t.cuts = append(t.cuts, cut{off: len(t.enc.Buf), tsc: t.cycles})
 	t.put(packet.Packet{Kind: packet.KindPSB})
 	t.put(packet.Packet{Kind: packet.KindTSC, Payload: t.cycles & (1<<56 - 1)})
 	ctc := t.cycles / tscPerCTC
 	t.put(packet.Packet{Kind: packet.KindTMA, CTC: uint16(ctc), FC: uint16(t.cycles % tscPerCTC)})
+	t.put(packet.Packet{Kind: packet.KindCBR, Payload: coreBusRatio})
 	if enabled {
 		t.put(packet.Packet{Kind: packet.KindModeExec, Flags: packet.FlagCSL})
 		t.putIP(packet.KindFUP, ip)
