@@ -190,8 +190,8 @@ func TestPerfScriptAgrees(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !sameFlow(t, res.Trace, fast.Trace) {
-					t.Errorf("fast flow differs from single-step flow")
+				if d := flow.Equal(res.Trace, fast.Trace); d != "" {
+					t.Errorf("fast flow differs from single-step flow: %s", d)
 				}
 				t.Logf("%d instructions: single-step %.0f/s, fast %.0f/s", res.Stats.Insns,
 					float64(res.Stats.Insns)/res.Stats.Elapsed.Seconds(), float64(fast.Stats.Insns)/fast.Stats.Elapsed.Seconds())
@@ -241,77 +241,6 @@ func slicesEqual[T comparable](a, b []T) bool {
 		}
 	}
 	return true
-}
-
-// sameFlow compares two flows of one program. The vdso's clock_gettime
-// retries its seqlock when the clock moved under it, which depends on
-// timing: a difference inside the vdso is skipped until both flows leave
-// it; times (and the count of the first event after) are not compared from
-// then on.
-func sameFlow(t *testing.T, a, b *flow.Trace) bool {
-	if len(a.Threads) != len(b.Threads) {
-		t.Logf("threads: %d vs %d", len(a.Threads), len(b.Threads))
-		return false
-	}
-	inVdso := func(ip uint64) bool { return ip >= a.VdsoAddr && ip < a.VdsoAddr+uint64(len(a.Vdso)) }
-	resynced := false
-	for n := range a.Threads {
-		ea, eb := a.Threads[n].Events, b.Threads[n].Events
-		i, j, loose := 0, 0, false
-		for i < len(ea) && j < len(eb) {
-			x, y := ea[i], eb[j]
-			if resynced {
-				x.Time, y.Time, x.Back, y.Back = 0, 0, 0, 0
-			}
-			if loose {
-				x.Insns, y.Insns = 0, 0
-			}
-			if x == y {
-				i, j, loose = i+1, j+1, false
-				continue
-			}
-			if len(a.Vdso) > 0 && inVdso(x.From) && inVdso(y.From) {
-				for i < len(ea) && inVdso(ea[i].From) {
-					i++
-				}
-				for j < len(eb) && inVdso(eb[j].From) {
-					j++
-				}
-				resynced, loose = true, true
-				continue
-			}
-			t.Logf("thread %d: event %d/%d: %v vs %v", n, i, j, x, y)
-			return false
-		}
-		if i != len(ea) || j != len(eb) {
-			t.Logf("thread %d: %d/%d events left", n, len(ea)-i, len(eb)-j)
-			return false
-		}
-	}
-	if len(a.Side) != len(b.Side) {
-		t.Logf("sideband: %d vs %d records", len(a.Side), len(b.Side))
-		return false
-	}
-	for i := range a.Side {
-		sa, sb := a.Side[i], b.Side[i]
-		sa.Pid, sa.Tid, sa.PPid, sa.PTid = 0, 0, 0, 0
-		sb.Pid, sb.Tid, sb.PPid, sb.PTid = 0, 0, 0, 0
-		if resynced {
-			sa.Time, sb.Time = 0, 0
-		}
-		if sa != sb {
-			t.Logf("sideband %d: %+v vs %+v", i, sa, sb)
-			return false
-		}
-	}
-	return true
-}
-
-func at(e []flow.Event, i int) string {
-	if i < len(e) {
-		return e[i].String()
-	}
-	return "(none)"
 }
 
 var _ = fmt.Sprint

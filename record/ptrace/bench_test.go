@@ -7,7 +7,7 @@ import (
 	"github.com/perfpt/perfpt/record/testprog"
 )
 
-// BenchmarkTrace traces mix-static-O2 and reports instructions/s.
+// BenchmarkTrace traces mix-dyn-O2 and reports instructions/s.
 func BenchmarkTrace(b *testing.B) {
 	for _, mode := range []Mode{Step, Fast} {
 		for _, pin := range []bool{true, false} {
@@ -16,7 +16,7 @@ func BenchmarkTrace(b *testing.B) {
 				name += "-pinned"
 			}
 			b.Run(name, func(b *testing.B) {
-				path := testprog.Path(b, "mix-static-O2")
+				path := testprog.Path(b, "mix-dyn-O2")
 				null := devnull(b)
 				var insns uint64
 				var secs float64

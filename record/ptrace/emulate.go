@@ -146,7 +146,7 @@ func (t *tracer) operand(th *thread, in *insn, a x86asm.Arg) (uint64, error) {
 			}
 			ea += v * uint64(a.Scale)
 		}
-		ea += uint64(a.Disp)
+		ea += uint64(disp(a))
 		if in.inst.AddrSize == 32 {
 			ea &= 0xffffffff
 		}
@@ -179,4 +179,13 @@ func reg(r *unix.PtraceRegs, x x86asm.Reg) (uint64, bool) {
 		return *v64[x-x86asm.EAX] & 0xffffffff, true
 	}
 	return 0, false
+}
+
+// disp returns a memory operand's displacement: x86asm gives a 32-bit
+// displacement zero-extended, the CPU sign-extends it.
+func disp(a x86asm.Mem) int64 {
+	if a.Disp>>32 == 0 {
+		return int64(int32(a.Disp))
+	}
+	return a.Disp
 }

@@ -286,6 +286,9 @@ func (t *tracer) breakpoint(th *thread) error {
 	if err := t.complete(th, &last, to, 0); err != nil {
 		return err
 	}
+	if t.opt.Mode == Fast && !t.opt.NoInterp {
+		to = t.interpret(th, to)
+	}
 	th.regs.Rip = to
 	if err := unix.PtraceSetRegs(th.tid, &th.regs); err != nil {
 		return fmt.Errorf("set registers: %w", err)

@@ -55,6 +55,8 @@ type Options struct {
 	MaxInsns uint64
 	// ClockStart is the virtual clock's first value (see flow.Trace).
 	ClockStart uint64
+	// NoInterp turns off fast mode's interpreter of simple blocks.
+	NoInterp bool
 }
 
 // Stats count what the tracer did.
@@ -63,6 +65,7 @@ type Stats struct {
 	Stops       uint64 // ptrace stops handled
 	Breakpoints uint64 // breakpoints planted
 	Signals     uint64 // signals delivered
+	Interpreted uint64 // blocks the tracer ran itself (fast mode)
 	Elapsed     time.Duration
 }
 
