@@ -150,7 +150,6 @@ func (d *dumper) diag(off uint64, msg string, err error) {
 
 // one dumps one packet; false means stop and resync.
 func (d *dumper) one(off int, p *packet.Packet) bool {
-	d.ln = line{payload: d.pbuf[:0], track: d.tbuf[:0]}
 	if d.opt.Raw && off+int(p.Size) > len(d.buf) {
 		d.diag(uint64(off), "bad packet size", packet.ErrBadPacket)
 		return false
@@ -159,6 +158,7 @@ func (d *dumper) one(off int, p *packet.Packet) bool {
 		d.quiet(uint64(off), p)
 		return true
 	}
+	d.ln = line{payload: d.pbuf[:0], track: d.tbuf[:0]}
 	d.packet(uint64(off), p)
 	if d.ln.skip {
 		return true

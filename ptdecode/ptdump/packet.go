@@ -218,11 +218,13 @@ func (d *dumper) quiet(off uint64, p *packet.Packet) {
 	case packet.KindTNT8, packet.KindTNT64, packet.KindPad, packet.KindMNT:
 	case packet.KindTIP, packet.KindTIPPGE, packet.KindTIPPGD, packet.KindFUP:
 		if d.opt.LastIP {
+			d.ln = line{payload: d.pbuf[:0], track: d.tbuf[:0]}
 			d.trackLastIP(off, p)
 		}
 	case packet.KindPSB, packet.KindPSBEnd, packet.KindOVF,
 		packet.KindTSC, packet.KindCBR, packet.KindTMA, packet.KindMTC, packet.KindCYC:
 		if d.track || p.Kind == packet.KindPSB || p.Kind == packet.KindPSBEnd {
+			d.ln = line{payload: d.pbuf[:0], track: d.tbuf[:0]}
 			d.packet(off, p)
 		}
 	}
