@@ -85,6 +85,7 @@ func (d *BlockDecoder) walkBlocks(opt WalkOptions, h Handler, c *chunk) {
 	var sync uint64
 	b := &d.scratchBlock
 	first := true
+	d.stall = stall{errOff: ^uint64(0)}
 	for {
 		*b = Block{}
 		var s Status
@@ -217,6 +218,7 @@ func blockLastInsn(img *image.Image, b *Block) (insn.Insn, bool) {
 func WalkInsns(d *InsnDecoder, opt WalkOptions, h Handler) {
 	var sync uint64
 	blk := d.blk
+	blk.stall = stall{errOff: ^uint64(0)}
 	var in Insn
 	for {
 		in = Insn{}
