@@ -114,6 +114,14 @@ func NewBlockDecoder(buf []byte, img *image.Image, cfg *Config) *BlockDecoder {
 	return d
 }
 
+// SetTrace makes the decoder decode another trace (e.g. the next AUX
+// buffer), keeping its configuration, image and block cache. Synchronise
+// before decoding.
+func (d *BlockDecoder) SetTrace(buf []byte) {
+	d.evd.Init(buf, &d.cfg.Query)
+	d.reset()
+}
+
 // SetImage replaces the image instructions are read from, e.g. on a context
 // switch. Cached blocks of mappings no longer in the image are not used.
 func (d *BlockDecoder) SetImage(img *image.Image) {
