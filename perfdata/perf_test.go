@@ -30,6 +30,7 @@ type perfLine struct {
 	name      string
 	rest      string
 	callchain int // "... FP chain: nr:N", -1 when absent
+	extra     map[string]string
 }
 
 var (
@@ -37,6 +38,14 @@ var (
 	statsLineRE = regexp.MustCompile(`^\s*([A-Z0-9_]+) events:\s+(\d+)`)
 	sampleRE    = regexp.MustCompile(`^\(IP, 0x([0-9a-f]+)\): (-?\d+)/(-?\d+): 0x([0-9a-f]+) period: (\d+)`)
 	chainRE     = regexp.MustCompile(`^\.\.\. FP chain: nr:(\d+)`)
+	// extraREs are the sample detail lines compared by checkFields.
+	extraREs = map[string]*regexp.Regexp{
+		"data_src":  regexp.MustCompile(`^ \. data_src: (0x[0-9a-f]+)`),
+		"phys_addr": regexp.MustCompile(`^ \.\. phys_addr: (0x[0-9a-f]+)`),
+		"weight":    regexp.MustCompile(`^\.\.\. weight: (\S+)`),
+		"regs":      regexp.MustCompile(`^\.\.\. user regs: mask (0x[0-9a-f]+) ABI`),
+		"ustack":    regexp.MustCompile(`^\.\.\. ustack: size (\d+)`),
+	}
 )
 
 // perfDump runs perf report -D and parses the record lines and the first
@@ -73,6 +82,17 @@ func perfDump(t *testing.T, path string) ([]perfLine, map[string]int) {
 		if m := chainRE.FindStringSubmatch(l); m != nil && len(lines) > 0 {
 			lines[len(lines)-1].callchain, _ = strconv.Atoi(m[1])
 			continue
+		}
+		if len(lines) > 0 && strings.HasPrefix(l, " .") || strings.HasPrefix(l, "...") {
+			for k, re := range extraREs {
+				if m := re.FindStringSubmatch(l); m != nil && len(lines) > 0 {
+					pl := &lines[len(lines)-1]
+					if pl.extra == nil {
+						pl.extra = map[string]string{}
+					}
+					pl.extra[k] = m[1]
+				}
+			}
 		}
 		if m := statsLineRE.FindStringSubmatch(l); m != nil && !statsDone {
 			inStats = true
@@ -157,6 +177,35 @@ func checkFields(r Record, w perfLine) error {
 		}
 		if w.callchain >= 0 && w.callchain != len(r.Callchain) {
 			return fmt.Errorf("callchain: got %d entries, perf %d", len(r.Callchain), w.callchain)
+		}
+		extra := map[string]string{}
+		st := r.Attr.SampleType
+		if st&SampleFormatDataSrc != 0 {
+			extra["data_src"] = fmt.Sprintf("%#x", r.DataSrc)
+		}
+		if st&SampleFormatPhysAddr != 0 {
+			extra["phys_addr"] = fmt.Sprintf("%#x", r.PhysAddr)
+		}
+		if st&SampleFormatWeightStruct != 0 {
+			extra["weight"] = fmt.Sprintf("%d,%#x,%#x", uint32(r.Weight), uint16(r.Weight>>32), uint16(r.Weight>>48))
+		} else if st&SampleFormatWeight != 0 {
+			extra["weight"] = fmt.Sprint(r.Weight)
+		}
+		if st&SampleFormatRegsUser != 0 && r.RegsUserABI != 0 {
+			extra["regs"] = fmt.Sprintf("%#x", r.Attr.SampleRegsUser)
+		}
+		if st&SampleFormatStackUser != 0 && len(r.StackUser) > 0 {
+			extra["ustack"] = fmt.Sprint(r.StackUserDynSize)
+		}
+		for k, v := range w.extra {
+			if extra[k] != v {
+				return fmt.Errorf("%s: got %q, perf %q", k, extra[k], v)
+			}
+		}
+		for k := range extra {
+			if _, ok := w.extra[k]; !ok {
+				return fmt.Errorf("%s: got %q, perf printed none", k, extra[k])
+			}
 		}
 	case *RecordComm:
 		want := fmt.Sprintf("%s:%d/%d", r.Comm, r.PID, r.TID)
