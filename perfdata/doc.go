@@ -23,11 +23,27 @@
 //
 // Every record embeds RecordCommon: its file Offset, Type, Misc, Size,
 // the Attr it belongs to and the SampleID fields (PID, TID, Time, ID,
-// StreamID, CPU) from a sample or a sample_id_all trailer.
+// StreamID, CPU) from a sample or a sample_id_all trailer. Fields of a
+// record that would clash with these are prefixed (RecordAuxtraceInfo.AuxType,
+// RecordAuxtrace.AuxSize/AuxOffset, RecordAuxtrace.TID/CPU are the buffer's).
+//
+// Sources: Open mmaps a file; New reads any io.ReaderAt through a buffer
+// (set rs.LazyAux to leave AUXTRACE data on disk: read it at
+// RecordAuxtrace.DataOffset through f.ReaderAt()); NewBytes reads memory;
+// NewPipe streams a pipe-mode io.Reader once; NewReader takes standard
+// input in either mode. COMPRESSED (perf record -z) records are unpacked
+// and their records returned in their place, with the COMPRESSED record's
+// Offset. Iterating a pipe fills in f.Attrs and f.Features() as the
+// HEADER_ATTR and HEADER_FEATURE records go by.
+//
+// TimeOrder mirrors perf 6.1's ordered-events queue exactly: the test
+// suite checks that the records come out as perf report -D prints them.
 //
 // The hot loop can avoid all allocation: set rs.Reuse (records are then
-// overwritten by the next call), or read undecoded records with
-// rs.ReadInto(&raw) and decode the samples with f.DecodeSample(&raw, &s).
+// overwritten by the next call; names are interned), or read undecoded
+// records with rs.ReadInto(&raw) and decode samples with
+// f.DecodeSample(&raw, &s) (or any type with f.DecodeInto). On a
+// 40,000-record file the Reuse path makes 0.0006 allocations per record.
 //
 // Bad input yields a *Error with the file Offset, wrapping ErrTruncated,
 // ErrBadSize, ErrBadMagic, ErrBigEndian or ErrBadValue; never a panic.
@@ -59,5 +75,11 @@
 //	w.Features.Set(perfdata.FeatHostname)
 //	err = w.Close()
 //
-// Pipe-mode files can be read but not written.
+// AppendRecord encodes a record without a Writer. IntelPTInfo builds and
+// parses the private u64s of an Intel PT AUXTRACE_INFO. The Writer pads
+// AUXTRACE data to 8 bytes, as perf does. Pipe-mode files can be read but
+// not written.
+//
+// Package perftext prints files like perf report -D and perf report
+// --header-only (the perfpt dump and header commands).
 package perfdata
