@@ -8,6 +8,7 @@
 #
 #   ptdump   perfpt ptdump               vs libipt ptdump (PTDUMP, or ptdump on PATH)
 #   ptxed    perfpt ptxed -j 1 / -j 2    vs libipt ptxed --block-decoder (PTXED, or ptxed on PATH)
+#   bigscript  perfpt script on a large generated recording (throughput, peak RSS)
 #   script   perfpt script               vs perf script (PERF, or perf on PATH)
 #   pprof    perfpt pprof / perfpt gcov  vs a bare decode (BARE_DECODE)
 #
@@ -20,12 +21,14 @@
 #   BENCH_RUNS     timed runs per command (default 3); BENCH_WARMUP warmup runs (default 1)
 #   BENCH_PT_MB    size of the generated PT stream in MiB (default 32)
 #   PERFPT_BIN     time this perfpt binary instead of building bin/perfpt
+#   BENCH_BIG_MB   size in MiB of PT of the large generated perf.data (default 8)
 #   BENCH_ITERS    work units of the recorded program (default 10000: about 12M instructions)
 #   BENCH_PT, BENCH_BIN, BENCH_BASE  use this raw PT stream and code image (loaded at
 #                  BENCH_BASE, default 0x400000) instead of generating them
 #   BENCH_PERF_DATA  use this recording instead of recording the bench program
 #   BENCH_REGEN=1  regenerate inputs even when cached
-#   BENCH_ONLY     space-separated subset of: ptdump ptxed script pprof
+#   BENCH_ONLY     space-separated subset of: ptdump ptxed bigscript script pprof
+#   BENCH_PERF_BIG=1  also time perf script on the large generated recording (slow)
 #   HYPERFINE      hyperfine to use (empty: time with a plain loop)
 #   PTDUMP PTXED PERF   reference tools; BARE_DECODE perfpt arguments of the bare decode
 #                  (default "script --itrace=e": decode everything, print only errors)
@@ -39,8 +42,9 @@ WORK=${BENCH_DIR:-${TMPDIR:-/tmp}/perfpt-bench}
 RUNS=${BENCH_RUNS:-3}
 WARMUP=${BENCH_WARMUP:-1}
 PT_MB=${BENCH_PT_MB:-32}
+BIG_MB=${BENCH_BIG_MB:-8}
 ITERS=${BENCH_ITERS:-10000}
-ONLY=${BENCH_ONLY:-ptdump ptxed script pprof}
+ONLY=${BENCH_ONLY:-ptdump ptxed bigscript script pprof}
 BARE=${BARE_DECODE:-script --itrace=e}
 RAWADDR=${BENCH_BASE:-0x400000}
 
@@ -208,6 +212,26 @@ mb() { awk -v s="$(stat -c %s "$1")" 'BEGIN{printf "%.3f", s/1e6}'; }
 
 # A large raw PT stream and the code image it runs on, from scripts/ptgen
 # (synthetic branchy code, return compression, PSB+ every 4 KiB, MTC timing).
+# ptgen MB: generate (or reuse) $WORK/gen-<MB>m.{pt,bin,info,data,elf}.
+ptgen() {
+	local g=$WORK/gen-${1}m
+	if [ "${BENCH_REGEN:-0}" != 1 ] && [ -s "$g.pt" ] && [ -s "$g.bin" ] && [ -s "$g.info" ] && [ -s "$g.data" ] &&
+		[ "$g.info" -nt scripts/ptgen/trace.go ] && [ "$g.info" -nt scripts/ptgen/program.go ]; then
+		return 0
+	fi
+	if [ ! -f scripts/ptgen/main.go ]; then
+		skip "no PT generator (scripts/ptgen) in this tree"
+		return 1
+	fi
+	say "generating ${1} MiB of PT with scripts/ptgen"
+	if ! $GO run ./scripts/ptgen -mb "$1" -base "$RAWADDR" -pt "$g.pt" -bin "$g.bin" -data "$g.data" >"$g.info" 2>"$WORK/ptgen.err"; then
+		say "FAILED scripts/ptgen: $(head -n 3 "$WORK/ptgen.err" | tr '\n' ' ')"
+		rm -f "$g.pt" "$g.bin" "$g.info" "$g.data"
+		return 1
+	fi
+}
+
+# The raw PT stream and code image for ptdump and ptxed.
 PT=$WORK/gen-${PT_MB}m.pt
 BIN=$WORK/gen-${PT_MB}m.bin
 INFO=$WORK/gen-${PT_MB}m.info
@@ -217,21 +241,10 @@ gen_pt() {
 		[ -s "$PT" ] || { skip "BENCH_PT=$PT does not exist"; return 1; }
 		return 0
 	fi
-	if [ "${BENCH_REGEN:-0}" != 1 ] && [ -s "$PT" ] && [ -s "$BIN" ] && [ -s "$INFO" ]; then
-		return 0
-	fi
-	if [ ! -f scripts/ptgen/main.go ]; then
-		skip "no PT generator (scripts/ptgen) in this tree"
-		return 1
-	fi
-	say "generating ${PT_MB} MiB of PT with scripts/ptgen"
-	if ! $GO run ./scripts/ptgen -mb "$PT_MB" -base "$RAWADDR" -pt "$PT" -bin "$BIN" >"$INFO" 2>"$WORK/ptgen.err"; then
-		say "FAILED scripts/ptgen: $(head -n 3 "$WORK/ptgen.err" | tr '\n' ' ')"
-		rm -f "$PT" "$BIN" "$INFO"
-		return 1
-	fi
+	ptgen "$PT_MB"
 }
-info() { awk -F= -v k="$1" '$1 == k {print $2}' "$INFO" 2>/dev/null; }
+# info KEY [FILE]: a fact printed by ptgen
+info() { awk -F= -v k="$1" '$1 == k {print $2}' "${2:-$INFO}" 2>/dev/null; }
 
 # A perf.data of the bench program recorded with `perfpt record --emulate`.
 PROG=$WORK/branchy
@@ -278,7 +291,6 @@ PERF_REF=$(tool PERF perf)
 if want ptdump || want ptxed; then
 	gen_pt || PT=
 fi
-
 if want ptdump; then
 	if [ -z "$PT" ]; then
 		skip "ptdump: no PT input"
@@ -317,6 +329,27 @@ if want ptxed; then
 				line "  check: MISMATCH perfpt ptxed -j 2 --stat counts '${got:-nothing}', generated $insns"
 			fi
 		fi
+	fi
+fi
+
+# The large generated recording: perfpt's throughput and peak RSS at scale
+# (perf script would take minutes; BENCH_PERF_BIG=1 times it too).
+if want bigscript; then
+	GEN=$WORK/gen-${BIG_MB}m
+	if ! ptgen "$BIG_MB"; then
+		skip "bigscript: no generated perf.data"
+	else
+		insns=$(info insns "$GEN.info")
+		opts="--itrace=i0ns -F ip,sym"
+		set --
+		if [ "${BENCH_PERF_BIG:-0}" = 1 ] && [ -n "$PERF_REF" ]; then
+			set -- "perf script $opts" "$PERF_REF script -i $GEN.data $opts"
+		else
+			skip "bigscript: perf script not timed on the large recording (set BENCH_PERF_BIG=1)"
+		fi
+		compare "script, large generated recording: ${insns:-?} instructions, $(mb "$GEN.data") MB perf.data ($GEN.data)" "$insns" insn "$@" \
+			"perfpt script $opts -j 1" "$PERFPT script -j 1 -i $GEN.data $opts" \
+			"perfpt script $opts -j 2" "$PERFPT script -j 2 -i $GEN.data $opts"
 	fi
 fi
 
