@@ -4,10 +4,14 @@
 // them in time order between the packets of a trace as ptdump and ptxed do
 // with --pevent and --sb:* options.
 //
-// [ReadRecord] decodes one record at an offset given a [PeventConfig] (the
-// sample_type of the events and the TSC conversion of the mmap page). A
+// [PeventConfig.ReadRecord] decodes one record at an offset given the
+// sample_type of the events and the TSC conversion of the mmap page. A
 // [Pevent] iterates the records of one sideband file; a [Session] merges
-// several by time and prints them up to a given TSC.
+// several by time. ptdump prints them up to each timing packet's TSC with
+// [Session.Dump]; a trace decoder such as ptxed presents each event to
+// [Session.Event], which also applies the records: one process image per
+// pid (MMAP, COMM.EXEC, FORK through the [Image] interface) and context
+// switches placed where the trace enters the kernel.
 package sideband
 
 import (
@@ -65,6 +69,7 @@ var (
 	ErrBadConfig = errors.New("bad configuration")           // a zero time_mult, or a sample config without IDENTIFIER
 	ErrBadFile   = errors.New("bad file")                    // the file cannot be read
 	ErrInvalid   = errors.New("invalid argument")
+	ErrInternal  = errors.New("internal error")
 )
 
 // Error is an error reading a sideband file at a byte offset.
@@ -100,6 +105,10 @@ type PeventConfig struct {
 	TimeMult     uint32       // perf_event_mmap_page.time_mult (1 by default)
 	TSCOffset    uint64       // apply records this many TSC ticks earlier
 	KernelStart  uint64       // the start address of the kernel
+	Sysroot      string       // prepended to the file names of MMAP records
+	VDSOx64      string       // the file to map for [vdso] in 64-bit processes
+	VDSOx32      string       // ... in x32 processes
+	VDSOia32     string       // ... in 32-bit processes
 }
 
 // TimeToTSC converts a perf time to TSC (libipt's pev_time_to_tsc). Time 0

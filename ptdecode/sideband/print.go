@@ -318,7 +318,11 @@ func (s *Session) printError(w *bufio.Writer, p *Pevent, err error) {
 	b = append(b, ':')
 	pr := printer{b: b}
 	pr.hex16(uint64(p.Offset()))
-	b = append(pr.b, " sideband error: "...)
+	if s.severity && isWarning(err) {
+		b = append(pr.b, " sideband warning: "...)
+	} else {
+		b = append(pr.b, " sideband error: "...)
+	}
 	b = append(b, err.Error()...)
 	b = append(b, "]\n"...)
 	w.Write(b)

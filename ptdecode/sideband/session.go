@@ -95,8 +95,12 @@ const (
 
 // decoder is a sideband source in a session.
 type decoder struct {
-	pev *Pevent
-	tsc uint64
+	pev     *Pevent
+	tsc     uint64
+	pending bool     // the current record is not applied yet (libipt: current != next)
+	loc     location // where the trace is, as far as this file's decoder knows
+	context *Context // the current context (primary files of a decoder session)
+	next    *Context // the context to switch to at the next kernel location
 }
 
 // Session merges sideband files by time (libipt's pt_sb_session, the dump
@@ -107,6 +111,13 @@ type Session struct {
 	flags    DumpFlags
 	warn     bool
 	scratch  []byte
+
+	// Decoder sessions (Event) only.
+	retired  []*decoder // files at their end, still placing a context switch
+	contexts []*Context // newest first
+	newImage func(name string) Image
+	onSwitch func(w *bufio.Writer, c *Context)
+	severity bool
 }
 
 // NewSession returns an empty session.
@@ -147,7 +158,7 @@ func (s *Session) Init(w io.Writer) {
 			}
 			continue
 		}
-		d.tsc = tsc
+		d.tsc, d.pending = tsc, true
 		s.insert(d)
 	}
 	s.waiting = nil
