@@ -1,5 +1,9 @@
 package perfdata
 
+// slotOverhead is what a queued record costs beyond its copied bytes (a
+// RawRecord and a heap entry), counted against Records.MaxQueueBytes.
+const slotOverhead = 128
+
 // qent is a heap entry of the ordered-events queue; the record itself is
 // in orderedQueue.slots.
 type qent struct {
@@ -98,6 +102,7 @@ func (q *orderedQueue) push(t uint64, raw *RawRecord, own bool) {
 		q.bytes += len(raw.Data) + len(raw.AuxData)
 	}
 	e.owned = !own
+	q.bytes += slotOverhead
 	q.h = append(q.h, qent{time: t, seq: q.seq, slot: slot})
 	q.seq++
 	q.up(len(q.h) - 1)
@@ -119,6 +124,7 @@ func (q *orderedQueue) flushTo(limit uint64, out []RawRecord) []RawRecord {
 		}
 		q.lastFlush = top.time
 		e := &q.slots[top.slot]
+		q.bytes -= slotOverhead
 		if e.owned {
 			q.bytes -= len(e.Data) + len(e.AuxData)
 		}
