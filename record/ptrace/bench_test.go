@@ -15,6 +15,11 @@ func BenchmarkTrace(b *testing.B) {
 			if pin {
 				name += "-pinned"
 			}
+			noInterp := false
+			if mode == Fast && !pin {
+				name, noInterp = "fast-pinned-nointerp", true
+				pin = true
+			}
 			b.Run(name, func(b *testing.B) {
 				path := testprog.Path(b, "mix-dyn-O2")
 				null := devnull(b)
@@ -22,7 +27,7 @@ func BenchmarkTrace(b *testing.B) {
 				var secs float64
 				b.ReportAllocs()
 				for i := 0; i < b.N; i++ {
-					res, err := Run(context.Background(), []string{path}, Options{Mode: mode, Pin: pin, Stdout: null, Stderr: null})
+					res, err := Run(context.Background(), []string{path}, Options{Mode: mode, Pin: pin, NoInterp: noInterp, Stdout: null, Stderr: null})
 					if err != nil {
 						b.Fatal(err)
 					}
