@@ -113,6 +113,8 @@ type ptQueue struct {
 	lastInsn   uint64
 	cbrSeen    uint32
 	lastBrInsn uint64
+	pend       Block
+	hasPend    bool
 }
 
 type heapItem struct {
@@ -140,6 +142,7 @@ type ptState struct {
 	maxNonTurbo               uint32
 	cbr2khz                   uint64
 	useThreadStack, callstack bool
+	block                     Block
 	bufNr                     uint64
 
 	branchesEv, instructionsEv, psbEv, cbrEv *script.Event

@@ -239,6 +239,13 @@ func (p *ptState) runDecoder(q *ptQueue, timestamp *uint64) bool {
 	for {
 		p.sample(q)
 		st := q.dec.Decode()
+		if q.hasPend && (st.Err != 0 || st.Type&ptperf.TypeTraceEnd != 0) {
+			var f uint32
+			if st.Err == 0 {
+				f = script.FlagTraceEnd
+			}
+			q.flushPend(0, f)
+		}
 		if st.Err != 0 {
 			if st.Err == ptperf.ErrNoData {
 				return true
@@ -252,6 +259,11 @@ func (p *ptState) runDecoder(q *ptQueue, timestamp *uint64) bool {
 		q.state = st
 		q.haveSample = true
 		q.sampleFlags()
+		if q.hasPend && st.Type&ptperf.TypeBranch != 0 && st.FromIP == q.pend.End {
+			// The branch that ended the pending run is resolved: deliver
+			// the run before the branch's sample.
+			q.flushPend(st.ToIP, 0)
+		}
 		if !p.timeless && (st.FromIP >= p.kernelStart || st.FromIP == 0) && st.ToIP != 0 && st.ToIP < p.kernelStart {
 			q.timestamp = st.EstTimestamp
 		} else if st.Timestamp > q.timestamp {
@@ -363,9 +375,15 @@ func (p *ptState) finish(h Handler) error {
 	p.updateQueues()
 	if p.timeless {
 		p.processTimeless(-1)
+		for _, q := range p.queues {
+			q.flushPend(0, 0)
+		}
 		return nil
 	}
 	p.processQueues(^uint64(0))
+	for _, q := range p.queues {
+		q.flushPend(0, 0)
+	}
 	return nil
 }
 

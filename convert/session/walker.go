@@ -42,6 +42,9 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 	if toIP != 0 && *ip == toIP {
 		return nil
 	}
+	if q.hasPend {
+		q.flushPend(*ip, 0)
+	}
 	kernel := *ip >= p.kernelStart
 	t := q.thread
 	if t == nil && !kernel {
@@ -49,7 +52,20 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 	}
 	m := p.s.m
 	var cnt uint64
-	defer func() { *insnCnt = cnt }()
+	blocks := p.h.Block != nil
+	var bstart, blast, bn uint64
+	flush := func(last bool) {
+		if bn != 0 {
+			q.emitBlock(bstart, blast, bn, in, last)
+			bn = 0
+		}
+	}
+	defer func() {
+		*insnCnt = cnt
+		if blocks {
+			flush(true)
+		}
+	}()
 	var di insn.Insn
 	for {
 		var mp *Map
@@ -78,6 +94,13 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 			ptperf.Classify(&di, in)
 			copy(in.Buf[:], b[:di.Size])
 			cnt++
+			if blocks {
+				if bn == 0 {
+					bstart = *ip
+				}
+				blast = *ip
+				bn++
+			}
 			if in.Branch != ptperf.BrNone {
 				return nil
 			}
@@ -90,9 +113,47 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 				return nil
 			}
 			if *ip >= mp.End {
+				if blocks {
+					flush(false)
+				}
 				break
 			}
 			off += uint64(in.Length)
 		}
+	}
+}
+
+// emitBlock records one straight-line run. The last run of a walk waits
+// in q.pend until the decoder knows where execution went next.
+func (q *ptQueue) emitBlock(start, last, n uint64, in *ptperf.Insn, pend bool) {
+	p := q.pt
+	var flags uint32
+	if pend && in.Branch != ptperf.BrNone && in.Length != 0 {
+		flags = in.Op.Flags()
+	}
+	b := Block{PID: q.pid, TID: q.tid, CPU: q.cpu, Time: p.perfTime(q.timestamp),
+		Start: start, End: last, NInsn: n, Flags: flags}
+	if !pend {
+		b.To = last + 1 // contiguous: the run continues in the next map
+		p.block = b
+		p.h.Block(&p.block)
+		return
+	}
+	q.pend, q.hasPend = b, true
+}
+
+// flushPend delivers the pending run with the address executed next (0
+// when the trace stopped) and extra flags.
+func (q *ptQueue) flushPend(to uint64, flags uint32) {
+	if !q.hasPend {
+		return
+	}
+	q.hasPend = false
+	p := q.pt
+	p.block = q.pend
+	p.block.To = to
+	p.block.Flags |= flags
+	if p.h.Block != nil {
+		p.h.Block(&p.block)
 	}
 }

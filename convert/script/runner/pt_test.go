@@ -2,9 +2,9 @@ package runner
 
 import (
 	"context"
-	"strings"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
