@@ -77,8 +77,8 @@
 //
 // AppendRecord encodes a record without a Writer. IntelPTInfo builds and
 // parses the private u64s of an Intel PT AUXTRACE_INFO. The Writer pads
-// AUXTRACE data to 8 bytes, as perf does. Pipe-mode files can be read but
-// not written.
+// AUXTRACE data to 8 bytes, as perf does. NewPipeWriter writes pipe mode
+// (as `perf record -o -`) to any io.Writer.
 //
 // Package perftext prints files like perf report -D and perf report
 // --header-only (the perfpt dump and header commands).

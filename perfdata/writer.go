@@ -41,6 +41,7 @@ type Writer struct {
 	err     error
 	auxIdx  []AuxtraceIndexEntry
 	sample  [2]uint64
+	pipe    bool
 }
 
 // Create creates the file at path and returns a Writer for it.
@@ -58,6 +59,86 @@ func Create(path string) (*Writer, error) {
 // Close does not close ws.
 func NewWriter(ws io.WriteSeeker) *Writer {
 	return &Writer{ws: ws, bw: bufio.NewWriterSize(ws, 1<<16), idToAt: make(map[uint64]*Attr)}
+}
+
+// NewPipeWriter returns a Writer of pipe-mode perf.data (what `perf record
+// -o -` writes) to w: the 16-byte pipe header, a HEADER_ATTR record per
+// attr, HEADER_FEATURE records for the features perf synthesises in pipe
+// mode, then the records. Set Features before the first record; Close only
+// flushes (it does not close w). Record offsets count from the end of the
+// pipe header.
+func NewPipeWriter(w io.Writer) *Writer {
+	return &Writer{bw: bufio.NewWriterSize(w, 1<<16), idToAt: make(map[uint64]*Attr), pipe: true}
+}
+
+// pipeFeature reports whether perf synthesises the feature in pipe mode
+// (feat_ops[].synthesize in util/header.c).
+func pipeFeature(f Feature) bool {
+	switch f {
+	case FeatTracingData, FeatBuildID, FeatBranchStack, FeatAuxtrace, FeatStat, FeatCache, FeatDirFormat, FeatHybridTopology:
+		return false
+	}
+	return f > 0 && f < featMax
+}
+
+// startPipe writes the pipe header, the attrs and the features.
+func (w *Writer) startPipe() error {
+	var e enc
+	e.u64(Magic)
+	e.u64(pipeHeaderSize)
+	if err := w.write(e.b); err != nil {
+		return err
+	}
+	w.off = 0
+	for _, a := range w.attrs {
+		b, err := AppendRecord(nil, &RecordHeaderAttr{Attr: a.EventAttr, IDs: a.IDs}, nil)
+		if err != nil {
+			return err
+		}
+		if err := w.write(b); err != nil {
+			return err
+		}
+	}
+	fs := w.fullFeatures()
+	for _, feat := range append(fs.List(), featMax) {
+		if feat != featMax && !pipeFeature(feat) {
+			continue
+		}
+		var body enc
+		if feat != featMax {
+			fs.encode(feat, &body)
+		}
+		b, err := AppendRecord(nil, &RecordHeaderFeature{Feature: feat, Data: body.b}, nil)
+		if err != nil {
+			return err
+		}
+		if err := w.write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fullFeatures returns the Features to write, with EVENT_DESC (and, once
+// records are written, the auxtrace index and sample times) filled in.
+func (w *Writer) fullFeatures() Features {
+	fs := w.Features
+	if !fs.Has(FeatEventDesc) && len(w.attrs) > 0 {
+		fs.EventDesc = nil
+		for _, a := range w.attrs {
+			fs.EventDesc = append(fs.EventDesc, EventDesc{Attr: a.EventAttr, Name: a.Name, IDs: a.IDs})
+		}
+		fs.Set(FeatEventDesc)
+	}
+	if !fs.Has(FeatAuxtrace) && len(w.auxIdx) > 0 {
+		fs.AuxtraceIndex = w.auxIdx
+		fs.Set(FeatAuxtrace)
+	}
+	if !fs.Has(FeatSampleTime) && w.sample[1] != 0 {
+		fs.SampleTime = w.sample
+		fs.Set(FeatSampleTime)
+	}
+	return fs
 }
 
 // Attrs returns the attrs added so far.
@@ -119,6 +200,9 @@ func (w *Writer) start() error {
 		return w.err
 	}
 	w.started = true
+	if w.pipe {
+		return w.startPipe()
+	}
 	if _, err := w.ws.Seek(0, io.SeekStart); err != nil {
 		w.err = err
 		return err
@@ -242,23 +326,13 @@ func (w *Writer) finish() error {
 	if err := w.start(); err != nil {
 		return err
 	}
+	if w.pipe {
+		err := w.bw.Flush()
+		w.err = ErrClosed
+		return err
+	}
 	w.data.Size = w.off - w.data.Offset
-	fs := w.Features
-	if !fs.Has(FeatEventDesc) && len(w.attrs) > 0 {
-		fs.EventDesc = nil
-		for _, a := range w.attrs {
-			fs.EventDesc = append(fs.EventDesc, EventDesc{Attr: a.EventAttr, Name: a.Name, IDs: a.IDs})
-		}
-		fs.Set(FeatEventDesc)
-	}
-	if !fs.Has(FeatAuxtrace) && len(w.auxIdx) > 0 {
-		fs.AuxtraceIndex = w.auxIdx
-		fs.Set(FeatAuxtrace)
-	}
-	if !fs.Has(FeatSampleTime) && w.sample[1] != 0 {
-		fs.SampleTime = w.sample
-		fs.Set(FeatSampleTime)
-	}
+	fs := w.fullFeatures()
 	// Feature section table, then the sections.
 	list := fs.List()
 	tableOff := w.off
