@@ -64,10 +64,18 @@ func runRecord(c *ucli.Context) error {
 		return runEmulate(ctx, c, argv)
 	}
 	if native.IsIntelPT(ev) {
-		if err := native.CheckIntelPT(native.SysfsRoot); err != nil {
+		if c.Bool("per-thread") || c.Bool("all-cpus") || c.String("cpu") != "" {
+			return errors.New("record: native intel_pt records the command on every CPU; --per-thread, -a and -C are not supported yet")
+		}
+		opt := native.PTOptions{Output: c.String("output"), Event: ev, Snapshot: c.Bool("snapshot"), Header: record.HostFeatures(os.Args)}
+		res, err := native.RecordPT(ctx, argv, opt)
+		if res != nil {
+			fmt.Fprintf(c.App.ErrWriter, "[ perfpt record: wrote %d bytes of Intel PT to %s ]\n", res.AuxBytes, opt.Output)
+		}
+		if err != nil {
 			return fmt.Errorf("record: %w", err)
 		}
-		return errors.New("record: native intel_pt recording is not implemented yet; use --emulate")
+		return nil
 	}
 	opt := native.Options{Output: c.String("output"), Event: ev, Freq: c.Int("freq"), CallGraph: c.Bool("call-graph"),
 		Header: record.HostFeatures(os.Args)}

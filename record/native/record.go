@@ -39,10 +39,11 @@ type Options struct {
 
 // Result says what Record recorded.
 type Result struct {
-	Samples uint64
-	Lost    uint64
-	Records uint64
-	Exit    int
+	Samples  uint64
+	Lost     uint64
+	Records  uint64
+	AuxBytes uint64 // intel_pt: bytes of trace copied
+	Exit     int
 }
 
 // SoftwareConfig returns the PERF_TYPE_SOFTWARE config of a named event.
