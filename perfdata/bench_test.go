@@ -149,4 +149,19 @@ func BenchmarkReadIntoSamples(b *testing.B) {
 	b.ReportMetric(float64(mallocs()-m0)/float64(records), "allocs/record")
 }
 
-func mkdirTemp() (string, error) { return os.MkdirTemp("", "perfdata-bench") }
+func mkdirTemp() (string, error) {
+	dir, err := os.MkdirTemp("", "perfdata-bench")
+	benchDir = dir
+	return dir, err
+}
+
+// benchDir is removed by TestMain.
+var benchDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if benchDir != "" {
+		os.RemoveAll(benchDir)
+	}
+	os.Exit(code)
+}
