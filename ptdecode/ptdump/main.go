@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/perfpt/perfpt/ptdecode/errata"
 	"github.com/perfpt/perfpt/ptdecode/sideband"
 )
@@ -129,11 +131,42 @@ func splitRange(name string) (file string, from, to uint64, err error) {
 }
 
 // loadRange reads file[from:to] (to 0: to the end) as ptdump's load_file.
-func loadRange(file string, from, to uint64) ([]byte, error) {
-	data, err := os.ReadFile(file)
+func loadRange(file string, from, to uint64) ([]byte, func(), error) {
+	data, release, err := mapFile(file)
 	if err != nil {
-		return nil, fmt.Errorf("failed to open %s: %v", file, err)
+		return nil, nil, fmt.Errorf("failed to open %s: %v", file, err)
 	}
+	buf, err := cutRange(data, file, from, to)
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	return buf, release, nil
+}
+
+// mapFile maps a large file read-only (reads a small one) and returns a
+// function that releases it.
+func mapFile(file string) ([]byte, func(), error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if size := st.Size(); st.Mode().IsRegular() && size >= 1<<20 && size == int64(int(size)) {
+		if data, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_PRIVATE); err == nil {
+			return data, func() { _ = unix.Munmap(data) }, nil
+		}
+	}
+	data, err := io.ReadAll(f)
+	return data, func() {}, err
+}
+
+// cutRange returns data[from:to] (to 0: to the end) with ptdump's errors.
+func cutRange(data []byte, file string, from, to uint64) ([]byte, error) {
 	if from >= uint64(len(data)) {
 		return nil, fmt.Errorf("bad offset 0x%x into %s", from, file)
 	}
@@ -319,7 +352,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ptdump: bad file %s: %v.\n", ptfile, err)
 		return 1
 	}
-	buf, err := loadRange(file, from, to)
+	buf, release, err := loadRange(file, from, to)
 	if err != nil {
 		fmt.Fprintf(stderr, "ptdump: %v.\n", err)
 		return 1
@@ -332,6 +365,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		sess.Init(stdout)
 		opt.Sideband = sess
 	}
+	defer release()
 	if err := Dump(stdout, buf, &opt); err != nil {
 		fmt.Fprintf(stderr, "ptdump: %v\n", err)
 		return 1
