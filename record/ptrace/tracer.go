@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"runtime"
@@ -131,7 +132,11 @@ func Run(ctx context.Context, argv []string, opt Options) (*Result, error) {
 func unwrapExec(err error) error {
 	var ee *exec.Error
 	if errors.As(err, &ee) {
-		return ee.Err
+		err = ee.Err
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
 	}
 	return err
 }

@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfpt/perfpt/record/testprog"
+)
+
+func TestRecordEmulate(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "tiny.data")
+	var stdout, stderr bytes.Buffer
+	code := Main([]string{"perfpt", "record", "--emulate", "-N", "--timing", "cyc", "-o", out, "--", testprog.Path(t, "tiny")},
+		nil, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "traced 923 instructions of 1 threads") {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := exec.LookPath("perf"); err == nil {
+		b, err := exec.Command("perf", "script", "-i", out, "--itrace=i0ns", "-F", "ip").CombinedOutput()
+		if err != nil || strings.Count(string(b), "\n") != 923 {
+			t.Errorf("perf script: %v, %d lines", err, strings.Count(string(b), "\n"))
+		}
+	}
+}
+
+func TestRecordErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--emulate", "--", "/nonexistent/cmd"}, "cannot run /nonexistent/cmd: no such file or directory"},
+		{[]string{"--emulate"}, "no command given"},
+		{[]string{"--emulate", "--timing", "bogus", "--", "true"}, "--timing"},
+		{[]string{"-e", "bogus-event", "--", "true"}, "unsupported event"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := Main(append([]string{"perfpt", "record", "-o", filepath.Join(t.TempDir(), "x.data")}, tc.args...), nil, &stdout, &stderr)
+		if code == 0 || !strings.Contains(stderr.String(), tc.want) || strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q, want one line with %q", tc.args, code, stderr.String(), tc.want)
+		}
+	}
+	if _, err := os.Stat("/sys/bus/event_source/devices/intel_pt"); err != nil {
+		var stdout, stderr bytes.Buffer
+		code := Main([]string{"perfpt", "record", "-o", filepath.Join(t.TempDir(), "x.data"), "--", "true"}, nil, &stdout, &stderr)
+		if code == 0 || !strings.Contains(stderr.String(), "--emulate") || strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("no PMU: exit %d, stderr %q", code, stderr.String())
+		}
+	}
+}
