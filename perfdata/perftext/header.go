@@ -55,6 +55,11 @@ func Header(w io.Writer, f *perfdata.File, opt HeaderOptions) error {
 	fmt.Fprintf(bw, "# data offset    : %d\n", f.Data.Offset)
 	fmt.Fprintf(bw, "# data size      : %d\n", f.Data.Size)
 	fmt.Fprintf(bw, "# feat offset    : %d\n", f.Data.Offset+f.Data.Size)
+	if f.Pipe {
+		// perf closes the header block, then prints each feature as its
+		// HEADER_FEATURE record goes by.
+		bw.WriteString("# ========\n#\n")
+	}
 	for _, feat := range fs.List() {
 		if fullOnly[feat] && !opt.Full {
 			fmt.Fprintf(bw, "# %s info available, use -I to display\n", featName(feat))
@@ -70,8 +75,8 @@ func Header(w io.Writer, f *perfdata.File, opt HeaderOptions) error {
 			}
 		}
 		bw.WriteString("\n")
+		bw.WriteString("# ========\n#\n")
 	}
-	bw.WriteString("# ========\n#\n")
 	return bw.Flush()
 }
 
