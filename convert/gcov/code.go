@@ -34,6 +34,7 @@ type insn struct {
 	size   uint8
 	kind   kind
 	leader bool // starts a machine basic block
+	pure   bool // a call to a const or pure library function
 }
 
 // lineKey names a source line.
@@ -73,6 +74,8 @@ type Program struct {
 	// name:): gcov counts the arrivals at the code that follows.
 	labels []label
 	src    map[int32][]string
+	// switches maps the gcov line of a switch statement to its outcomes.
+	switches map[int32]*switchInfo
 }
 
 type label struct {
@@ -227,7 +230,9 @@ func (p *Program) decode(f *elf.File) error {
 		fn.hasCode = true
 	}
 	p.markLeaders()
+	p.markPureCalls(f)
 	p.findLabels()
+	p.findSwitches()
 	return nil
 }
 

@@ -3,6 +3,7 @@ package gcov
 import (
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -132,7 +133,66 @@ func realGcov(t testing.TB, name string, args []string) (*gcovJSON, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cmd = exec.Command(gcovTool, "-b", "-c", name+".gcno")
+	cmd.Dir = dir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("gcov: %v\n%s", err, b)
+	}
+	btext, err := os.ReadFile(filepath.Join(dir, name+".c.gcov"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lastBranchText = string(btext)
 	return &g, string(text)
+}
+
+// lastBranchText is gcov -b -c's .gcov of the last realGcov call.
+var lastBranchText string
+
+// branchLines groups the function/branch/call lines of a -b .gcov text by
+// the source line they belong to (function lines by the line after them).
+func branchLines(text string) map[int][]string {
+	out := map[int][]string{}
+	var pendingFn []string
+	cur := 0
+	for _, l := range strings.Split(text, "\n") {
+		switch {
+		case strings.HasPrefix(l, "function "):
+			pendingFn = append(pendingFn, l)
+		case strings.HasPrefix(l, "branch ") || strings.HasPrefix(l, "call "):
+			out[cur] = append(out[cur], l)
+		case len(l) > 16 && l[9] == ':':
+			fmt.Sscanf(strings.TrimSpace(l[10:15]), "%d", &cur)
+			if len(pendingFn) > 0 {
+				out[-cur] = pendingFn
+				pendingFn = nil
+			}
+		}
+	}
+	return out
+}
+
+// compareBranches counts the source lines whose branch and call lines
+// (and the function lines, keyed by negative line numbers) are identical.
+func (a *agreement) compareBranches(ours, theirs string) {
+	o, g := branchLines(ours), branchLines(theirs)
+	for n, gl := range g {
+		if n < 0 {
+			a.fnLines++
+			if strings.Join(o[n], "\n") == strings.Join(gl, "\n") {
+				a.fnLinesSame++
+			} else if os.Getenv("GCOV_BRANCH_DIFFS") != "" {
+				fmt.Printf("ours: %s\ngcov: %s\n", strings.Join(o[n], "\n"), strings.Join(gl, "\n"))
+			}
+			continue
+		}
+		a.brLines++
+		if strings.Join(o[n], "\n") == strings.Join(gl, "\n") {
+			a.brLinesSame++
+		} else if os.Getenv("GCOV_BRANCH_DIFFS") != "" {
+			fmt.Printf("line %d:\nours:\n%s\ngcov:\n%s\n", n, strings.Join(o[n], "\n"), strings.Join(gl, "\n"))
+		}
+	}
 }
 
 // agreement accumulates the comparison of our report with gcov's.
@@ -140,6 +200,10 @@ type agreement struct {
 	lines, status, exact int
 	funcs, funcsOK       int
 	texts, textsSame     int
+	// Lines with branch/call output, and function lines, identical to
+	// gcov -b -c's.
+	brLines, brLinesSame int
+	fnLines, fnLinesSame int
 	diffs                []string
 }
 
@@ -257,7 +321,8 @@ func TestAgreementWithGcov(t *testing.T) {
 				g, text := realGcov(t, name, args)
 				a.compare(t, name, args, rep, g)
 				a.texts++
-				if ours := ourText(t, prog, rep, name); ours == text {
+				a.compareBranches(ourText(t, prog, rep, name, TextOptions{Branches: true, Counts: true}), lastBranchText)
+				if ours := ourText(t, prog, rep, name, TextOptions{}); ours == text {
 					a.textsSame++
 				} else if a.texts-a.textsSame == 1 {
 					t.Logf("first .gcov text difference:\n%s", firstDiff(ours, text))
@@ -266,7 +331,8 @@ func TestAgreementWithGcov(t *testing.T) {
 			pct := func(n, d int) float64 { return 100 * float64(n) / float64(d) }
 			t.Logf("%s: %d line comparisons: executed/never/no-code %.1f%%, exact count %.1f%%; functions called %d/%d",
 				name, a.lines, pct(a.status, a.lines), pct(a.exact, a.lines), a.funcsOK, a.funcs)
-			t.Logf("%s: .gcov text identical to gcov's for %d of %d inputs", name, a.textsSame, a.texts)
+			t.Logf("%s: .gcov text identical to gcov's for %d of %d inputs; -b -c: branch/call lines identical on %d of %d lines, function lines on %d of %d",
+				name, a.textsSame, a.texts, a.brLinesSame, a.brLines, a.fnLinesSame, a.fnLines)
 			for i, d := range a.diffs {
 				if i >= 15 {
 					break
@@ -287,11 +353,12 @@ func TestAgreementWithGcov(t *testing.T) {
 }
 
 // ourText renders our .gcov of name.c with the preamble names gcov uses.
-func ourText(t testing.TB, p *Program, r *Report, name string) string {
+func ourText(t testing.TB, p *Program, r *Report, name string, opt TextOptions) string {
 	for _, f := range r.Files {
 		if filepath.Base(f.Name) == name+".c" {
 			var b strings.Builder
-			if err := r.WriteText(&b, f, p.SourceLines(f.Name), TextOptions{Graph: name + ".gcno", Data: name + ".gcda"}); err != nil {
+			opt.Graph, opt.Data = name+".gcno", name+".gcda"
+			if err := r.WriteText(&b, f, p.SourceLines(f.Name), opt); err != nil {
 				t.Fatal(err)
 			}
 			return b.String()

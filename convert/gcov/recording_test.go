@@ -55,7 +55,7 @@ func TestEmulatedRecordingAgreement(t *testing.T) {
 				g, text := realGcov(t, name, args)
 				a.compare(t, name, args, rep, g)
 				a.texts++
-				if ours := ourText(t, progs[0], rep, name); ours == text {
+				if ours := ourText(t, progs[0], rep, name, TextOptions{}); ours == text {
 					a.textsSame++
 				} else if a.texts-a.textsSame == 1 {
 					t.Logf("first .gcov text difference:\n%s", firstDiff(ours, text))

@@ -31,7 +31,8 @@ type Line struct {
 
 type item struct {
 	call   bool
-	branch int // index into Branches (first of two) or Calls
+	branch int // index into Branches (the first of n) or Calls
+	n      int // number of branches (outcomes) of a conditional jump or switch
 }
 
 // Function is the coverage summary of one function.
@@ -121,6 +122,7 @@ func (p *Program) Report(c *Counts) *Report {
 	returned := map[uint64]uint64{}
 	taken := map[uint64]uint64{}
 	rets := map[int32]uint64{} // function -> returns executed
+	switchTo := map[switchEdge]uint64{}
 
 	visit := func(from *run, s succ) {
 		to, ok := info(s.to)
@@ -150,6 +152,9 @@ func (p *Program) Report(c *Counts) *Report {
 			fi := infos[from]
 			prevG = fi.lastG
 			if fromInsn.kind == kJcc || fromInsn.kind == kJmp || fromInsn.kind == kJmpInd {
+				if fromInsn.gline >= 0 && p.switches[fromInsn.gline] != nil {
+					switchTo[switchEdge{fromInsn.gline, s.to.key.start}] += s.n
+				}
 				backward = s.to.key.start <= fromInsn.addr
 				if fromInsn.kind == kJcc && fromInsn.target == s.to.key.start && fromInsn.target != fromInsn.addr+uint64(fromInsn.size) {
 					taken[fromInsn.addr] += s.n
@@ -271,7 +276,7 @@ func (p *Program) Report(c *Counts) *Report {
 				}
 				jump := Branch{Count: t, Executed: n > 0}
 				fall := Branch{Count: n - t, Fallthrough: true, Executed: n > 0}
-				l.items = append(l.items, item{branch: len(l.Branches)})
+				l.items = append(l.items, item{branch: len(l.Branches), n: 2})
 				if in.target <= in.addr {
 					// A loop's back edge: the jump is the true edge.
 					l.Branches = append(l.Branches, jump, fall)
@@ -279,6 +284,9 @@ func (p *Program) Report(c *Counts) *Report {
 					l.Branches = append(l.Branches, fall, jump)
 				}
 			case kCall, kCallInd:
+				if in.pure {
+					break
+				}
 				l.items = append(l.items, item{call: true, branch: len(l.Calls)})
 				l.Calls = append(l.Calls, Call{Executed: exec[k], Returned: returned[in.addr+uint64(in.size)]})
 			}
@@ -297,6 +305,11 @@ func (p *Program) Report(c *Counts) *Report {
 			}
 		}
 		getFile(fn.file).Functions = append(getFile(fn.file).Functions, out)
+	}
+	for g, sw := range p.switches {
+		if l := lines[g]; l != nil {
+			p.switchBranches(l, sw, switchTo, g)
+		}
 	}
 	for fi, f := range files {
 		src := p.source(fi)

@@ -121,7 +121,7 @@ func writeBranches(w *bufio.Writer, l *Line, counts bool) {
 			ix++
 			continue
 		}
-		pair := l.Branches[it.branch : it.branch+2]
+		pair := l.Branches[it.branch : it.branch+it.n]
 		var n uint64
 		for _, b := range pair {
 			n += b.Count

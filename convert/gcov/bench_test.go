@@ -1,0 +1,70 @@
+package gcov
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/session"
+)
+
+var (
+	benchOnce sync.Once
+	benchData string
+	benchDir  string
+)
+
+// benchRecording records recurse 22 2 (about 3 M instructions) once.
+func benchRecording(b *testing.B) string {
+	benchOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "gcovbench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchDir = dir
+		bin := buildC(b, dir, "recurse", "recurse", "-g", "-O0")
+		data := emulate(b, bin, []string{"22", "2"})
+		benchData = filepath.Join(dir, "perf.data")
+		if err := os.Rename(data, benchData); err != nil {
+			b.Fatal(err)
+		}
+	})
+	if benchData == "" {
+		b.Skip("no recording")
+	}
+	return benchData
+}
+
+// BenchmarkBareDecode decodes the recording as `perfpt script --itrace=e`
+// does, with nothing printed: the baseline of issue 8's 1.3x budget.
+func BenchmarkBareDecode(b *testing.B) {
+	data := benchRecording(b)
+	it, err := script.ParseItrace("e")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := session.Open(data, session.Options{Itrace: it})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Run(session.Handler{}); err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+	}
+}
+
+// BenchmarkFromRecording is `perfpt gcov` without writing files.
+func BenchmarkFromRecording(b *testing.B) {
+	data := benchRecording(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := FromRecording(data, RecordingOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

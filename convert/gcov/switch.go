@@ -1,0 +1,155 @@
+package gcov
+
+import (
+	"regexp"
+	"strings"
+)
+
+// switchInfo lists the outcomes of a switch statement as gcov prints its
+// branches: one per distinct case target in source order, then the default
+// (the default label, or leaving the switch).
+type switchInfo struct {
+	targets []uint64 // code address of each case outcome
+	deflt   uint64   // address of the default label's code, 0 if none
+}
+
+type switchEdge struct {
+	gline int32
+	to    uint64
+}
+
+var caseLabel = regexp.MustCompile(`^\s*(case\s+[^:]+|default)\s*:`)
+
+// findSwitches finds, for every line that starts a switch statement, the
+// addresses of the code of its case labels.
+func (p *Program) findSwitches() {
+	for fi := range p.funcs {
+		fn := &p.funcs[fi]
+		src := p.source(fn.file)
+		if src == nil {
+			continue
+		}
+		// First instruction address of each line of the function.
+		first := map[int32]uint64{}
+		glineOf := map[int32]int32{}
+		for k := fn.first; k < fn.end; k++ {
+			g := p.insns[k].gline
+			if g < 0 || p.lines[g].file != fn.file {
+				continue
+			}
+			ln := p.lines[g].line
+			if a, ok := first[ln]; !ok || p.insns[k].addr < a {
+				first[ln] = p.insns[k].addr
+			}
+			glineOf[ln] = g
+		}
+		for _, lb := range p.labels {
+			if lb.fn == int32(fi) {
+				first[p.lines[lb.gline].line] = p.insns[lb.insn].addr
+			}
+		}
+		for ln := fn.startLine; ln <= fn.endLine && int(ln) <= len(src); ln++ {
+			g, ok := glineOf[ln]
+			if !ok || !switchLine.MatchString(src[ln-1]) {
+				continue
+			}
+			sw := &switchInfo{}
+			depth := 0
+			started := false
+		scan:
+			for l := ln; l <= fn.endLine && int(l) <= len(src); l++ {
+				text := src[l-1]
+				if l > ln && depth == 1 {
+					if m := caseLabel.FindStringSubmatch(text); m != nil {
+						if a, ok := first[l]; ok {
+							if m[1] == "default" {
+								sw.deflt = a
+							} else if len(sw.targets) == 0 || sw.targets[len(sw.targets)-1] != a {
+								sw.targets = append(sw.targets, a)
+							}
+						}
+					}
+				}
+				for _, c := range stripStrings(text) {
+					switch c {
+					case '{':
+						depth++
+						started = true
+					case '}':
+						depth--
+						if started && depth == 0 {
+							break scan
+						}
+					}
+				}
+			}
+			if len(sw.targets) > 0 {
+				if p.switches == nil {
+					p.switches = map[int32]*switchInfo{}
+				}
+				p.switches[g] = sw
+			}
+		}
+	}
+}
+
+// stripStrings blanks out character and string literals and comments
+// enough for brace counting.
+func stripStrings(s string) string {
+	if i := strings.Index(s, "//"); i >= 0 {
+		s = s[:i]
+	}
+	var b strings.Builder
+	quote := byte(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// switchBranches replaces the machine-level branches of a switch line by
+// one branch per outcome, counted from the jumps that left the line.
+func (p *Program) switchBranches(l *Line, sw *switchInfo, edges map[switchEdge]uint64, g int32) {
+	counts := make([]uint64, len(sw.targets)+1)
+	idx := map[uint64]int{}
+	for i, a := range sw.targets {
+		idx[a] = i
+	}
+	for e, n := range edges {
+		if e.gline != g {
+			continue
+		}
+		if i := p.index(e.to); i >= 0 && p.insns[i].gline == g {
+			continue // a jump inside the dispatch
+		}
+		if i, ok := idx[e.to]; ok {
+			counts[i] += n
+		} else {
+			counts[len(counts)-1] += n
+		}
+	}
+	var items []item
+	var branches []Branch
+	for _, it := range l.items {
+		if it.call {
+			items = append(items, it)
+		}
+	}
+	for _, n := range counts {
+		branches = append(branches, Branch{Count: n, Executed: l.Count > 0})
+	}
+	items = append(items, item{branch: 0, n: len(counts)})
+	l.Branches, l.items = branches, items
+}
