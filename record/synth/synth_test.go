@@ -51,12 +51,12 @@ func TestEncode(t *testing.T) {
 	th := &flow.Thread{Tid: 1, Events: []flow.Event{
 		ev(flow.Begin, 0, f, 0),
 		{Kind: flow.Cond, From: f + 2, To: f + 10, Taken: true, Insns: 2, Len: 2},
-		ev(flow.Call, f+10, f+0x100, 1),          // pushes f+15
-		ev(flow.IndCall, f+0x100, f+0x200, 1),    // pushes f+0x105, TIP
-		ev(flow.Ret, f+0x200, f+0x105, 1),        // compressed: T
-		ev(flow.Ret, f+0x105, f+0x20, 1),         // mismatch (f+15 expected): TIP
-		ev(flow.Syscall, f+0x20, f+0x25, 1),      // PGD, then MODE.Exec, PGE
-		ev(flow.Async, f+0x30, f+0x300, 3),       // FUP, PGD, MODE.Exec, PGE
+		ev(flow.Call, f+10, f+0x100, 1),                         // pushes f+15
+		ev(flow.IndCall, f+0x100, f+0x200, 1),                   // pushes f+0x105, TIP
+		ev(flow.Ret, f+0x200, f+0x105, 1),                       // compressed: T
+		ev(flow.Ret, f+0x105, f+0x20, 1),                        // mismatch (f+15 expected): TIP
+		ev(flow.Syscall, f+0x20, f+0x25, 1),                     // PGD, then MODE.Exec, PGE
+		ev(flow.Async, f+0x30, f+0x300, 3),                      // FUP, PGD, MODE.Exec, PGE
 		{Kind: flow.Syscall, From: f + 0x310, Insns: 4, Len: 2}, // exit: PGD only
 	}}
 	got, err := Encode(th, Config{})
