@@ -92,9 +92,10 @@ func (d *Decoder) Reset(buf []byte) {
 //     returns it as a KindInvalid packet of Size 8 instead of failing.
 func (d *Decoder) SetErrata(skd007, skz84 bool) { d.skd007, d.skz84 = skd007, skz84 }
 
-// SetBlockItems chooses whether d tells BIP packets apart inside BBP..BEP
-// blocks (the default, as the SDM says) or, when on is false, decodes such
-// bytes as the TNT packets they would be outside a block, as libipt does.
+// SetBlockItems chooses whether d decodes the PEBS-via-PT packets BBP, BIP
+// and BEP (the default; BIP is told apart from TNT inside BBP..BEP blocks,
+// as the SDM says) or, when on is false, behaves as libipt, which does not
+// know them: BBP and BEP are ErrBadOpcode errors.
 func (d *Decoder) SetBlockItems(on bool) { d.noBIPs = !on }
 
 // Buffer returns the buffer d decodes.
@@ -175,15 +176,19 @@ func (d *Decoder) next() bool {
 	case KindPSB:
 		d.sync = d.pos
 		d.block = 0
-	case KindBBP:
-		if !d.noBIPs {
+	case KindBBP, KindBEP:
+		if d.noBIPs {
+			d.err = errAt(d.pos, ErrBadOpcode)
+			d.lim = 0
+			return false
+		}
+		d.block = 0
+		if d.pkt.Kind == KindBBP {
 			d.block = 8
 			if d.pkt.Flags&FlagSZ != 0 {
 				d.block = 4
 			}
 		}
-	case KindBEP:
-		d.block = 0
 	}
 	d.lim = len(d.buf)
 	if d.block != 0 {

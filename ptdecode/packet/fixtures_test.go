@@ -41,12 +41,38 @@ func allKinds() []byte {
 	return e.Buf
 }
 
+// blocks is a trace with PEBS-via-PT blocks: BBP, BIP items of 8 and 4
+// bytes (whose first bytes would read as TNT outside a block), BEP.
+func blocks() []byte {
+	var e Encoder
+	for _, p := range []Packet{
+		{Kind: KindPSB},
+		{Kind: KindPSBEnd},
+		{Kind: KindTNT8, Bits: 1, Payload: 1},
+		{Kind: KindBBP, Type: 1},
+		{Kind: KindBIP, Type: 0, Bits: 8, Payload: 0x401000},
+		{Kind: KindBIP, Type: 3, Bits: 8, Payload: 0x7fff0000},
+		{Kind: KindBEP, Flags: FlagIP},
+		{Kind: KindFUP, IPC: IPCSext48, Payload: 0x401000},
+		{Kind: KindBBP, Type: 2, Flags: FlagSZ},
+		{Kind: KindBIP, Type: 1, Bits: 4, Payload: 0x1234},
+		{Kind: KindBEP},
+		{Kind: KindTNT8, Bits: 1, Payload: 0},
+	} {
+		if err := e.Append(p); err != nil {
+			panic(err)
+		}
+	}
+	return e.Buf
+}
+
 // TestFixtures checks (or with -update writes) the generated traces of
-// testdata/pt: mix.pt (genTrace, 16 KiB) and all-kinds.pt.
+// testdata/pt: mix.pt (genTrace, 16 KiB), all-kinds.pt and blocks.pt.
 func TestFixtures(t *testing.T) {
 	for name, data := range map[string][]byte{
 		"mix.pt":       genTrace(16<<10, 3),
 		"all-kinds.pt": allKinds(),
+		"blocks.pt":    blocks(),
 	} {
 		path := filepath.Join(fixtureDir, name)
 		if *update {

@@ -65,7 +65,7 @@ func Dump(w io.Writer, buf []byte, opt *Options) error {
 	d := &dumper{w: bw, buf: buf, opt: opt, cfg: opt.Timing, track: opt.trackTime()}
 	d.scratch = make([]byte, 0, 256)
 	dec := packet.NewDecoder(buf)
-	dec.SetBlockItems(false) // as libipt, which knows no BBP/BIP/BEP
+	dec.SetBlockItems(opt.BlockItems) // libipt knows no BBP/BIP/BEP
 	if opt.CPU.Vendor != errata.VendorUnknown {
 		e, err := errata.ForCPU(opt.CPU)
 		if err != nil {

@@ -22,6 +22,7 @@ var goldenCases = []struct {
 	{"all-kinds-raw.ptdump", []string{"--raw", "--lastip", "--exec-mode", "--no-pad", "all-kinds.pt"}},
 	{"mix-time.ptdump", []string{"--time", "--lastip", "--cpuid-0x15.eax", "2", "--cpuid-0x15.ebx", "11", "--mtc-freq", "3", "mix.pt:0-0x800"}},
 	{"mix-tcal.ptdump", []string{"--tcal", "--time-delta", "--nom-freq", "8", "--no-offset", "mix.pt:0x1000-0x1800"}},
+	{"blocks.ptdump", []string{"--block-items", "--raw", "blocks.pt"}},
 	{"mix-quiet.ptdump", []string{"--quiet", "--lastip", "--time", "mix.pt:0-0x1000"}},
 }
 

@@ -35,6 +35,8 @@ options:
                             this will result in errors when CYC packets are encountered.
   --no-wall-clock           suppress the no-time error and print relative time.
   --keep-tcal-on-ovf        preserve timing calibration on overflow.
+  --block-items             decode PEBS-via-PT BBP/BIP/BEP packets (perfpt only;
+                            libipt reports them as unknown opcodes).
   --sb:compact | --sb       show sideband records in compact format.
   --sb:verbose              show sideband records in verbose format.
   --sb:filename             show the filename on sideband records.
@@ -243,6 +245,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			opt.NoWallClock = true
 		case "--keep-tcal-on-ovf":
 			opt.KeepTCalOnOVF = true
+		case "--block-items":
+			opt.BlockItems = true
 		case "--sb:compact", "--sb":
 			sbFlags = sbFlags&^sideband.DumpVerbose | sideband.DumpCompact
 		case "--sb:verbose":

@@ -32,6 +32,7 @@ type Options struct {
 	NoPad         bool // --no-pad: skip PAD packets
 	NoTiming      bool // --no-timing: skip timing packets
 	NoCYC         bool // --no-cyc: skip CYC packets and ignore them for time
+	BlockItems    bool // --block-items (perfpt only): decode BBP/BIP/BEP, which libipt rejects
 
 	// CPU, when its Vendor is set, selects erratum workarounds (--cpu).
 	CPU errata.CPU
