@@ -27,7 +27,15 @@ func benchStream(b *testing.B) (*flowtest.Program, []byte) {
 		benchTrace, benchInsns = flowtest.Generate(p, mb<<20, 4096, 7)
 		if dir := os.Getenv("PERFPT_BENCH_DUMP"); dir != "" {
 			// For comparisons with libipt's ptxed on the same input.
+			// The trace and the code segments (file:vaddr in segs.txt).
 			_ = os.WriteFile(dir+"/bench.pt", benchTrace, 0o644)
+			var segs []byte
+			for i, m := range p.Img.Mappings() {
+				name := dir + "/seg" + strconv.Itoa(i) + ".bin"
+				_ = os.WriteFile(name, m.Bytes(m.Start), 0o644)
+				segs = append(segs, name+":0x"+strconv.FormatUint(m.Start, 16)+"\n"...)
+			}
+			_ = os.WriteFile(dir+"/segs.txt", segs, 0o644)
 		}
 	})
 	return p, benchTrace

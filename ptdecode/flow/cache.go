@@ -19,31 +19,44 @@ func modeOf(m query.ExecMode) insn.Mode { return insn.Mode(m) }
 type runKind uint8
 
 const (
-	runInvalid  runKind = iota
-	runLimit            // a run-length or mapping limit: continue after the last insn
-	runCond             // conditional branch: needs a TNT bit
-	runReturn           // near return: compressed (TNT) or TIP
-	runIndirect         // indirect jump, far transfer: needs a TIP
-	runIndCall          // indirect call: push, then TIP
-	runCall             // direct call: push, then continue at the target
-	runJump             // direct jump: continue at the target
+	runLimit    runKind = iota // a run-length or mapping limit: continue after the last insn
+	runLimitPTW                // the same, the last insn being a ptwrite
+	runCond                    // conditional branch: needs a TNT bit
+	runReturn                  // near return: compressed (TNT) or TIP
+	runIndJump                 // indirect jump (or jmpabs): needs a TIP
+	runFarCall                 // far transfers: need a TIP
+	runFarReturn
+	runFarJump
+	runIndCall // indirect call: push, then TIP
+	runCall    // direct call: push, then continue at the target
+	runJump    // direct jump: continue at the target
 )
 
-// runEntry is one cached run (16 bytes).
-type runEntry struct {
-	last   uint32 // offset of the last instruction from the run's start
-	target int32  // branch displacement of the last instruction
-	ninsn  uint16 // instructions in the run, the last one included
-	isize  uint8  // size of the last instruction
-	kind   runKind
-	mode   insn.Mode
-	class  insn.Class
+// runClass is the class of the last instruction of a run of each kind.
+var runClass = [...]insn.Class{
+	runLimit: insn.ClassOther, runLimitPTW: insn.ClassPTWrite, runCond: insn.ClassCondJump,
+	runReturn: insn.ClassReturn, runIndJump: insn.ClassJump, runFarCall: insn.ClassFarCall,
+	runFarReturn: insn.ClassFarReturn, runFarJump: insn.ClassFarJump, runIndCall: insn.ClassCall,
+	runCall: insn.ClassCall, runJump: insn.ClassJump,
 }
+
+// runEntry is one cached run, 8 bytes so that many fit in the CPU caches.
+// It is valid when the size of the last instruction (meta&15) is not 0.
+type runEntry struct {
+	target int32  // branch displacement of the last instruction
+	last   uint16 // offset of the last instruction from the run's start
+	ninsn  uint8  // instructions in the run, the last one included
+	meta   uint8  // kind<<4 | size of the last instruction
+}
+
+func (e *runEntry) kind() runKind { return runKind(e.meta >> 4) }
+func (e *runEntry) isize() uint8  { return e.meta & 15 }
 
 const (
 	pageBits    = 8
 	pageSize    = 1 << pageBits
-	maxRunInsns = 4096
+	maxRunInsns = 255
+	maxRunBytes = 0xff00
 	maxMappings = 4096 // cached mappings before the cache starts over
 )
 
@@ -51,7 +64,7 @@ type runPage [pageSize]runEntry
 
 // mapCache holds the runs of one mapping, in pages allocated on use.
 type mapCache struct {
-	id    uint64
+	key   uint64 // mapping ID and mode
 	pages []*runPage
 }
 
@@ -74,18 +87,19 @@ type blockCache struct {
 	maps map[uint64]*mapCache
 }
 
-func (c *blockCache) forMapping(m *image.Mapping) *mapCache {
-	if c.last != nil && c.last.id == m.ID {
+func (c *blockCache) forMapping(m *image.Mapping, mode insn.Mode) *mapCache {
+	key := m.ID<<2 | uint64(mode&3)
+	if c.last != nil && c.last.key == key {
 		return c.last
 	}
-	mc := c.maps[m.ID]
+	mc := c.maps[key]
 	if mc == nil {
 		if c.maps == nil || len(c.maps) >= maxMappings {
 			c.maps = map[uint64]*mapCache{}
 		}
 		n := (m.End - m.Start + pageSize - 1) >> pageBits
-		mc = &mapCache{id: m.ID, pages: make([]*runPage, n)}
-		c.maps[m.ID] = mc
+		mc = &mapCache{key: key, pages: make([]*runPage, n)}
+		c.maps[key] = mc
 	}
 	c.last = mc
 	return mc
@@ -94,8 +108,15 @@ func (c *blockCache) forMapping(m *image.Mapping) *mapCache {
 // fillRun decodes the run starting at ip in m.
 func fillRun(m *image.Mapping, ip uint64, mode insn.Mode, e *runEntry) bool {
 	var in insn.Insn
-	start := ip
+	start, prev := ip, ip
 	n := 0
+	set := func(k runKind, target int64) bool {
+		e.target = int32(target)
+		e.last = uint16(in.IP - start)
+		e.ninsn = uint8(n)
+		e.meta = uint8(k)<<4 | in.Size
+		return true
+	}
 	for {
 		in.IP = ip
 		if insn.Decode(&in, m.Bytes(ip), mode) != nil {
@@ -103,46 +124,44 @@ func fillRun(m *image.Mapping, ip uint64, mode insn.Mode, e *runEntry) bool {
 				return false
 			}
 			// End before the undecodable (or truncated) instruction; the
-			// uncached path reports or completes it.
-			e.kind = runLimit
-			return true
+			// uncached path reports or completes it. in still holds the
+			// previous instruction.
+			in.IP = prev
+			if in.Class == insn.ClassPTWrite {
+				return set(runLimitPTW, 0)
+			}
+			return set(runLimit, 0)
 		}
 		n++
-		e.last = uint32(ip - start)
-		e.ninsn = uint16(n)
-		e.isize = in.Size
-		e.mode = mode
-		e.class = in.Class
-		e.target = 0
+		prev = ip
 		switch in.Class {
 		case insn.ClassCondJump:
-			e.kind, e.target = runCond, int32(in.Disp)
-			return true
+			return set(runCond, in.Disp)
 		case insn.ClassReturn:
-			e.kind = runReturn
-			return true
+			return set(runReturn, 0)
 		case insn.ClassCall:
 			if in.Direct {
-				e.kind, e.target = runCall, int32(in.Disp)
-			} else {
-				e.kind = runIndCall
+				return set(runCall, in.Disp)
 			}
-			return true
+			return set(runIndCall, 0)
 		case insn.ClassJump:
 			if in.Direct && in.IClass != insn.IJmpAbs {
-				e.kind, e.target = runJump, int32(in.Disp)
-			} else {
-				e.kind = runIndirect
+				return set(runJump, in.Disp)
 			}
-			return true
-		case insn.ClassFarCall, insn.ClassFarReturn, insn.ClassFarJump:
-			e.kind = runIndirect
-			return true
+			return set(runIndJump, 0)
+		case insn.ClassFarCall:
+			return set(runFarCall, 0)
+		case insn.ClassFarReturn:
+			return set(runFarReturn, 0)
+		case insn.ClassFarJump:
+			return set(runFarJump, 0)
 		}
 		next := ip + uint64(in.Size)
-		if n == maxRunInsns || !m.Contains(next) {
-			e.kind = runLimit
-			return true
+		if n == maxRunInsns || next-start > maxRunBytes || !m.Contains(next) {
+			if in.Class == insn.ClassPTWrite {
+				return set(runLimitPTW, 0)
+			}
+			return set(runLimit, 0)
 		}
 		ip = next
 	}
@@ -150,17 +169,14 @@ func fillRun(m *image.Mapping, ip uint64, mode insn.Mode, e *runEntry) bool {
 
 // proceedNoEventCached proceeds like proceedNoEventUncached, run by run.
 func (d *BlockDecoder) proceedNoEventCached(b *Block, m *image.Mapping) query.Code {
-	mc := d.cache.forMapping(m)
+	mc := d.cache.forMapping(m, d.mode)
 	for {
 		if !m.Contains(d.ip) {
 			return 0 // a block does not switch mappings
 		}
 		e := mc.entry(d.ip - m.Start)
-		if e.kind == runInvalid || e.mode != d.mode {
-			if !fillRun(m, d.ip, d.mode, e) {
-				e.kind = runInvalid
-				return d.proceedNoEventUncached(b)
-			}
+		if e.meta == 0 && !fillRun(m, d.ip, d.mode, e) {
+			return d.proceedNoEventUncached(b)
 		}
 		if uint32(b.NInsn)+uint32(e.ninsn) > 0xffff {
 			return d.proceedNoEventUncached(b)
@@ -171,13 +187,14 @@ func (d *BlockDecoder) proceedNoEventCached(b *Block, m *image.Mapping) query.Co
 			}
 			d.icnt += uint32(e.ninsn)
 		}
-		b.NInsn += e.ninsn
+		b.NInsn += uint16(e.ninsn)
 		end := d.ip + uint64(e.last)
 		b.EndIP = end
-		b.Class = e.class
-		next := end + uint64(e.isize)
-		switch e.kind {
-		case runLimit:
+		k := e.kind()
+		b.Class = runClass[k]
+		next := end + uint64(e.isize())
+		switch k {
+		case runLimit, runLimitPTW:
 			d.ip = next
 		case runCond:
 			d.ip = end
@@ -192,13 +209,14 @@ func (d *BlockDecoder) proceedNoEventCached(b *Block, m *image.Mapping) query.Co
 			return 0
 		case runReturn:
 			d.ip = end
-			in := insn.Insn{IP: end, Size: e.isize, Class: insn.ClassReturn, Mode: e.mode}
-			return d.proceedWithTrace(&in)
+			in := &d.scratchIn
+			*in = insn.Insn{IP: end, Size: e.isize(), Class: insn.ClassReturn, Mode: d.mode}
+			return d.proceedWithTrace(in)
 		case runIndCall:
 			d.ret.push(next)
 			d.ip = end
 			return d.proceedIndirect()
-		case runIndirect:
+		case runIndJump, runFarCall, runFarReturn, runFarJump:
 			d.ip = end
 			return d.proceedIndirect()
 		case runCall:
