@@ -9,7 +9,7 @@ import (
 
 // maxDecompressed caps the bytes one COMPRESSED record may expand to
 // (perf's decomp buffer is comp_mmap_len, the ring buffer size: a few MB).
-const maxDecompressed = 256 << 20
+const maxDecompressed = 64 << 20
 
 // decompressor decodes the zstd stream that `perf record -z` splits over
 // COMPRESSED records. perf compresses with one ZSTD_CStream and flushes it
