@@ -137,8 +137,14 @@ func (d *Decoder) SyncBackward() error {
 	for {
 		d.reset()
 		for {
+			from := d.pd.Offset()
 			if err := d.pd.SyncBackward(); err != nil {
 				return d.packetError(d.pd.Offset(), err)
+			}
+			if d.pd.Offset() >= from {
+				// Stuck: a PSB right after PSB-like bytes is found again
+				// from its own start (libipt loops forever here).
+				return &Error{Code: CodeEOS, Offset: uint64(from)}
 			}
 			if d.pd.Offset() < sync {
 				break

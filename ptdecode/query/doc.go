@@ -66,6 +66,25 @@
 // instruction and block decoders use the same codes (CodeNoMap,
 // CodeBadInsn, ...) so that tools print libipt's messages.
 //
+// # Where it differs from libipt
+//
+//   - BBP, BIP and BEP packets (PEBS in PT), unknown to libipt, are
+//     skipped; libipt stops with "unknown opcode".
+//   - Backward synchronisation from a PSB that follows PSB-like bytes
+//     finds that same PSB again; libipt then loops forever, SyncBackward
+//     reports CodeEOS.
+//   - Query.SyncBackward returns the start IP and status like SyncForward;
+//     libipt's pt_qry_sync_backward returns 0.
+//
+// # Tests
+//
+// testdata/libipt-events.txt holds what libipt's event and query decoders
+// give on every stream of the libipt conformance corpus (forward with
+// resynchronisation, repeated backward synchronisation, and a query
+// drive); the oracle test compares all 982 sections, offsets and errors
+// included. An opt-in differential test runs a libipt-linked dumper on
+// random streams.
+//
 // # Configuration and errata
 //
 // [Config] carries the erratum workarounds (package errata: select them

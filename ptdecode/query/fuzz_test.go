@@ -49,6 +49,25 @@ func FuzzDecoder(f *testing.F) {
 			t.Fatalf("no end after %d steps on %d bytes", steps, len(buf))
 		}
 
+		// Backward synchronisation ends too, each time further back.
+		d = NewDecoder(buf, &cfg)
+		last := uint64(len(buf)) + 1
+		for steps = 0; steps < limit; steps++ {
+			err := d.SyncBackward()
+			if CodeOf(err) == CodeEOS {
+				break
+			}
+			if err == nil {
+				if d.SyncOffset() >= last {
+					t.Fatalf("SyncBackward went from %d to %d", last, d.SyncOffset())
+				}
+				last = d.SyncOffset()
+			}
+		}
+		if steps >= limit {
+			t.Fatalf("SyncBackward: no end after %d steps on %d bytes", steps, len(buf))
+		}
+
 		q := NewQuery(buf, &cfg)
 		_, _, err = q.SyncForward()
 		for steps = 0; steps < limit; steps++ {

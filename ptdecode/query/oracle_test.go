@@ -111,6 +111,8 @@ func oracleConfig(args []string) (Config, []string, error) {
 			default:
 				cfg.Timing.CPUID15EBX = uint32(v)
 			}
+		case "--backward", "--query":
+			// Modes, see dumpMode.
 		case "--iflags":
 			cfg.IFlagsEvents = true
 		case "--keep-tcal":
@@ -170,7 +172,7 @@ func TestLibiptEvents(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		got = append(got, dumpStream(buf, &cfg)...)
+		got = append(got, dumpMode(buf, &cfg, c.args)...)
 		if g, w := strings.Join(got, "\n"), strings.Join(c.want, "\n"); g != w {
 			t.Errorf("%s:\n%s", name, diffLines(got, c.want))
 			continue
@@ -198,4 +200,122 @@ func diffLines(got, want []string) string {
 		fmt.Fprintf(&b, "  + %s\n", want[j])
 	}
 	return b.String()
+}
+
+// dumpMode runs the oracle mode named in args: the event stream (default),
+// repeated backward synchronisation (--backward) or the query decoder
+// (--query).
+func dumpMode(buf []byte, cfg *Config, args []string) []string {
+	for _, a := range args {
+		switch a {
+		case "--backward":
+			return dumpBackward(buf, cfg)
+		case "--query":
+			return dumpQuery(buf, cfg)
+		}
+	}
+	return dumpStream(buf, cfg)
+}
+
+// dumpBackward synchronises backward k times from the end with a fresh
+// decoder for k = 1, 2, ... and lists the first events there.
+func dumpBackward(buf []byte, cfg *Config) []string {
+	var out []string
+	var ev Event
+	for k := 1; k < 64; k++ {
+		d := NewDecoder(buf, cfg)
+		var err error
+		for j := 0; j < k && err == nil; j++ {
+			err = d.SyncBackward()
+		}
+		if err != nil {
+			out = append(out, fmt.Sprintf("sync %d: %v", k, CodeOf(err)))
+			if CodeOf(err) == CodeEOS {
+				break
+			}
+			continue
+		}
+		out = append(out, fmt.Sprintf("sync %d at %x off=%x", k, d.SyncOffset(), d.Offset()))
+		for j := 0; j < 3; j++ {
+			if err := d.Next(&ev); err != nil {
+				out = append(out, fmt.Sprintf("error: %v off=%x", CodeOf(err), d.Offset()))
+				break
+			}
+			out = append(out, dumpEvent(&ev, d.Offset()))
+		}
+	}
+	return out
+}
+
+// dumpQuery drives the query decoder like a flow decoder that always takes
+// pending events first, then tries a conditional branch, then an indirect
+// one, and lists the answers, status flags, and the time at the end of
+// each trace segment.
+func dumpQuery(buf []byte, cfg *Config) []string {
+	var out []string
+	q := NewQuery(buf, cfg)
+	ip, st, err := q.SyncForward()
+	var ev Event
+	for k := 0; k < 100000; k++ {
+		if err != nil {
+			out = append(out, fmt.Sprintf("sync: %v off=%x", CodeOf(err), q.Offset()))
+			if CodeOf(err) == CodeEOS {
+				break
+			}
+			ip, st, err = q.SyncForward()
+			continue
+		}
+		if st&StatusIPSuppressed != 0 {
+			ip = 0
+		}
+		out = append(out, fmt.Sprintf("status %x ip=%x", st, ip))
+		var r error
+		for {
+			if st&StatusEventPending != 0 {
+				s, e := q.Event(&ev)
+				if e != nil {
+					r = e
+					break
+				}
+				out = append(out, dumpEvent(&ev, q.Offset()))
+				st = s
+				continue
+			}
+			if st&StatusEOS != 0 {
+				r = CodeEOS
+				break
+			}
+			taken, s, e := q.CondBranch()
+			if e == nil {
+				t := 0
+				if taken {
+					t = 1
+				}
+				out = append(out, fmt.Sprintf("cond %d st=%x", t, s))
+				st = s
+				continue
+			}
+			if CodeOf(e) != CodeBadQuery {
+				r = e
+				break
+			}
+			dst, s, e := q.IndirectBranch()
+			if e == nil {
+				if s&StatusIPSuppressed != 0 {
+					dst = 0
+				}
+				out = append(out, fmt.Sprintf("indirect %x st=%x", dst, s))
+				st = s
+				continue
+			}
+			r = e
+			break
+		}
+		tsc, lm, lc, te := q.Time()
+		cbr, ce := q.CoreBusRatio()
+		out = append(out, fmt.Sprintf("end: %v off=%x time=%d/%x/%d/%d cbr=%d/%d", CodeOf(r), q.Offset(),
+			-int(CodeOf(te)), tsc, lm, lc, -int(CodeOf(ce)), cbr))
+		ip, st, err = q.SyncForward()
+	}
+	return out
 }
