@@ -219,7 +219,7 @@ func (c *cursor) u64() uint64 {
 // record, padded to 8 bytes.
 func (c *cursor) str(at int) (string, error) {
 	if at > len(c.b) {
-		return "", ErrBadPacket
+		return "", ErrInternal // the string would start past the record (libipt: internal error)
 	}
 	for i := at; i < len(c.b); i++ {
 		if c.b[i] == 0 {
