@@ -2,6 +2,8 @@ package flow
 
 import (
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"testing"
@@ -61,6 +63,45 @@ func benchWalk(b *testing.B, jobs int) {
 	b.ReportMetric(float64(c.insns)/sec/1e6, "Minsn/s")
 	b.ReportMetric(float64(c.blocks), "blocks/op")
 	b.ReportMetric(float64(c.insns), "insns/op")
+}
+
+// BenchmarkBlockDecoderC decodes 4 MB of trace over a small C program
+// (testdata/programs/mix.c at -O2, built with gcc): hot code, warm caches.
+func BenchmarkBlockDecoderC(b *testing.B) {
+	gcc, err := exec.LookPath("gcc")
+	if err != nil {
+		b.Skip("no gcc")
+	}
+	exe := filepath.Join(b.TempDir(), "mix")
+	src := filepath.Join("..", "..", "testdata", "programs", "mix.c")
+	if out, err := exec.Command(gcc, "-O2", "-o", exe, src).CombinedOutput(); err != nil {
+		b.Skipf("gcc: %v: %s", err, out)
+	}
+	p, err := flowtest.LoadELF(exe)
+	if err != nil {
+		b.Fatal(err)
+	}
+	trace, _ := flowtest.Generate(p, 4<<20, 4096, 9)
+	if dir := os.Getenv("PERFPT_BENCH_DUMP"); dir != "" {
+		_ = os.WriteFile(dir+"/benchc.pt", trace, 0o644)
+		var segs []byte
+		for i, m := range p.Img.Mappings() {
+			name := dir + "/benchc-seg" + strconv.Itoa(i) + ".bin"
+			_ = os.WriteFile(name, m.Bytes(m.Start), 0o644)
+			segs = append(segs, name+":0x"+strconv.FormatUint(m.Start, 16)+"\n"...)
+		}
+		_ = os.WriteFile(dir+"/benchc-segs.txt", segs, 0o644)
+	}
+	b.SetBytes(int64(len(trace)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	var c counter
+	for range b.N {
+		c = counter{}
+		WalkBlocks(NewBlockDecoder(trace, p.Img, &Config{}), WalkOptions{}, &c)
+	}
+	sec := b.Elapsed().Seconds() / float64(b.N)
+	b.ReportMetric(float64(c.insns)/sec/1e6, "Minsn/s")
 }
 
 // BenchmarkBlockDecoder decodes the generated trace on one goroutine.

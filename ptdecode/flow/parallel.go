@@ -16,9 +16,9 @@ import (
 // sequential decode does, and processes that header's status updates. It
 // never synchronises at or after chunk k+1's PSB; sequential decode would
 // go on from there, and so does the worker of chunk k+1. When joining, the
-// status updates that start chunk k+1 are dropped if chunk k ended with the
-// same header (otherwise, after an error in chunk k, the sequential decode
-// synchronised at that PSB and reported them too). The Handler then sees
+// status updates of chunk k+1's header are dropped from the end of chunk k
+// (chunk k+1 reports them when it synchronises; after an error in chunk k,
+// the sequential decode synchronised at that PSB and reported them too). The Handler then sees
 // what a sequential WalkBlocks shows it, whatever the number of workers.
 //
 // One assumption: like the hardware, the trace does not compress returns
@@ -115,33 +115,20 @@ func (r *recording) Error(e *DecodeError) {
 func (r *recording) EndOfTrace()     { r.ops = append(r.ops, recOp{0, recEOT}) }
 func (r *recording) ResyncDisabled() { r.ops = append(r.ops, recOp{0, recResyncDisabled}) }
 
-// endsWithStatus reports whether the recording ends with status updates.
-func (r *recording) endsWithStatus() bool {
-	n := len(r.ops)
-	return n > 0 && r.ops[n-1].kind == recEvent && r.events[len(r.events)-1].StatusUpdate
-}
-
-// replay hands the recording to h, skipping leading status updates if asked.
-func (r *recording) replay(h Handler, skipStatus bool) {
+// replay hands the recording to h.
+func (r *recording) replay(h Handler) {
 	var bi, ei, xi int
 	for _, op := range r.ops {
 		switch op.kind {
 		case recBlock:
 			h.Block(&r.blocks[bi], op.off)
 			bi++
-			skipStatus = false
 		case recEvent:
-			ev := &r.events[ei]
+			h.Event(&r.events[ei], op.off)
 			ei++
-			if skipStatus && ev.StatusUpdate {
-				continue
-			}
-			skipStatus = false
-			h.Event(ev, op.off)
 		case recError:
 			h.Error(&r.errs[xi])
 			xi++
-			skipStatus = false
 		case recEOT:
 			h.EndOfTrace()
 		case recResyncDisabled:
@@ -153,25 +140,68 @@ func (r *recording) replay(h Handler, skipStatus bool) {
 // WalkParallel decodes the trace like WalkBlocks, with up to jobs workers
 // decoding chunks of the trace at once, and calls h with the same values
 // in the same order as WalkBlocks does. h is called from the calling
-// goroutine only.
+// goroutine only. The workers record what they decode; for handlers that
+// can work on chunks independently, WalkChunks avoids that copy.
 func WalkParallel(trace []byte, img *image.Image, cfg *Config, opt WalkOptions, jobs int, h Handler) {
-	psbs := packet.PSBIndex(nil, trace)
-	if jobs <= 1 || len(psbs) < 2 {
-		WalkBlocks(NewBlockDecoder(trace, img, cfg), opt, h)
-		return
+	var recs []*recording
+	var mu sync.Mutex
+	pool := sync.Pool{New: func() any { return new(recording) }}
+	WalkChunks(trace, img, cfg, opt, jobs, func(i int) Handler {
+		r := pool.Get().(*recording)
+		r.reset()
+		mu.Lock()
+		for len(recs) <= i {
+			recs = append(recs, nil)
+		}
+		recs[i] = r
+		mu.Unlock()
+		return r
+	}, func(i int, _ Handler) {
+		mu.Lock()
+		r := recs[i]
+		recs[i] = nil
+		mu.Unlock()
+		if r == nil { // a sequential walk called h directly
+			return
+		}
+		r.replay(h)
+		pool.Put(r)
+	}, h)
+}
+
+// WalkChunks decodes the trace in chunks, cut at PSBs, on up to jobs
+// goroutines. For chunk i, a worker calls open(i) for the Handler to give
+// what it decodes to; then done(i, h) is called on the caller's goroutine,
+// in chunk order, once chunk i is decoded. What the chunk handlers get, in
+// chunk order, is exactly what WalkBlocks would give one handler. open may
+// be called for chunks up to 2*jobs ahead of done. If the trace is not cut
+// (jobs <= 1, or one chunk), seq gets everything directly, as in WalkBlocks,
+// and neither open nor done is called; seq may be nil then to use open(0)
+// and done(0, ...).
+func WalkChunks(trace []byte, img *image.Image, cfg *Config, opt WalkOptions, jobs int,
+	open func(i int) Handler, done func(i int, h Handler), seq Handler) {
+	var chunks []chunk
+	if jobs > 1 {
+		if psbs := packet.PSBIndex(nil, trace); len(psbs) >= 2 {
+			chunks = planChunks(trace, psbs)
+		}
 	}
-	chunks := planChunks(trace, psbs)
-	if len(chunks) == 1 {
+	if len(chunks) <= 1 {
+		if seq != nil {
+			WalkBlocks(NewBlockDecoder(trace, img, cfg), opt, seq)
+			return
+		}
+		h := open(0)
 		WalkBlocks(NewBlockDecoder(trace, img, cfg), opt, h)
+		done(0, h)
 		return
 	}
 	jobs = min(jobs, len(chunks))
 	window := 2 * jobs // chunks decoded ahead of the join
-	done := make([]chan *recording, len(chunks))
-	for i := range done {
-		done[i] = make(chan *recording, 1)
+	finished := make([]chan Handler, len(chunks))
+	for i := range finished {
+		finished[i] = make(chan Handler, 1)
 	}
-	pool := sync.Pool{New: func() any { return new(recording) }}
 	work := make(chan int, len(chunks))
 	slots := make(chan struct{}, window)
 	var wg sync.WaitGroup
@@ -181,10 +211,9 @@ func WalkParallel(trace []byte, img *image.Image, cfg *Config, opt WalkOptions, 
 			defer wg.Done()
 			d := NewBlockDecoder(trace, img, cfg)
 			for i := range work {
-				r := pool.Get().(*recording)
-				r.reset()
-				d.walkChunk(&chunks[i], opt, r)
-				done[i] <- r
+				h := open(i)
+				d.walkChunk(&chunks[i], opt, &chunkFilter{Handler: h, next: chunks[i].next, last: chunks[i].last})
+				finished[i] <- h
 			}
 		}()
 	}
@@ -195,16 +224,56 @@ func WalkParallel(trace []byte, img *image.Image, cfg *Config, opt WalkOptions, 
 		}
 		close(work)
 	}()
-	prevStatus := false
 	for i := range chunks {
-		r := <-done[i]
-		r.replay(h, prevStatus)
-		prevStatus = r.endsWithStatus()
-		pool.Put(r)
+		done(i, <-finished[i])
 		<-slots
 	}
 	wg.Wait()
 }
+
+// chunkFilter holds back the status updates of the next chunk's PSB+
+// header at the end of a chunk: the next chunk reports them when it
+// starts. Held events that turn out not to end the chunk (something else
+// follows them) are passed on.
+type chunkFilter struct {
+	Handler
+	next uint64
+	last bool
+	held []heldEvent
+}
+
+type heldEvent struct {
+	ev  query.Event
+	off uint64
+}
+
+func (f *chunkFilter) flush() {
+	for i := range f.held {
+		f.Handler.Event(&f.held[i].ev, f.held[i].off)
+	}
+	f.held = f.held[:0]
+}
+
+func (f *chunkFilter) Event(ev *query.Event, off uint64) {
+	if ev.StatusUpdate && off >= f.next && !f.last {
+		f.held = append(f.held, heldEvent{*ev, off})
+		return
+	}
+	f.flush()
+	f.Handler.Event(ev, off)
+}
+
+func (f *chunkFilter) Block(b *Block, off uint64) {
+	if len(f.held) != 0 && (b.NInsn != 0 || off < f.next) {
+		f.flush()
+	}
+	f.Handler.Block(b, off)
+}
+
+func (f *chunkFilter) Insn(in *Insn, off uint64) { f.flush(); f.Handler.Insn(in, off) }
+func (f *chunkFilter) Error(e *DecodeError)      { f.flush(); f.Handler.Error(e) }
+func (f *chunkFilter) EndOfTrace()               { f.flush(); f.Handler.EndOfTrace() }
+func (f *chunkFilter) ResyncDisabled()           { f.flush(); f.Handler.ResyncDisabled() }
 
 // walkChunk decodes one chunk like WalkBlocks.
 func (d *BlockDecoder) walkChunk(c *chunk, opt WalkOptions, h Handler) {

@@ -146,6 +146,9 @@ func (d *BlockDecoder) walkBlocks(opt WalkOptions, h Handler, c *chunk) {
 				d.diagnoseBlock(h, ErrResync, err, b)
 				break
 			}
+			if c != nil && !c.last && d.SyncOffset() >= c.next {
+				return // resynchronised at the next chunk's PSB: it goes on from there
+			}
 		}
 	}
 }

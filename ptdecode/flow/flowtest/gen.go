@@ -91,6 +91,35 @@ func LoadProgram(tb testing.TB) *Program {
 	return prog
 }
 
+// LoadELF loads the code of the ELF program at path, with its function
+// symbols as the targets of indirect branches.
+func LoadELF(path string) (*Program, error) {
+	img := image.New(path)
+	if _, err := img.AddELF(nil, path, 0, false); err != nil {
+		return nil, err
+	}
+	f, err := elf.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		return nil, err
+	}
+	p := &Program{Img: img}
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Value != 0 && s.Size != 0 {
+			p.funcs = append(p.funcs, s.Value)
+		}
+	}
+	if len(p.funcs) == 0 {
+		return nil, os.ErrNotExist
+	}
+	sort.Slice(p.funcs, func(i, j int) bool { return p.funcs[i] < p.funcs[j] })
+	return p, nil
+}
+
 type generator struct {
 	p        *Program
 	rng      *rand.Rand
