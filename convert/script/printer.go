@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/perfpt/perfpt/convert/symbol"
 )
@@ -53,8 +54,8 @@ type Loc struct {
 	MapStart uint64
 	Addr     uint64 // map-relative address (map_ip), or the ip without a map
 	Sym      *symbol.Symbol
-	// Srcline is the source line for srcline output ("" if unknown).
-	Srcline string
+	// Ref is the resolver's own handle on the map (opaque here).
+	Ref any
 }
 
 // Frame is one resolved callchain entry.
@@ -68,6 +69,9 @@ type Resolver interface {
 	// ResolveAddr resolves a branch target (perf's thread__resolve on
 	// sample->addr).
 	ResolveAddr(addr uint64) Loc
+	// Srcline returns what perf's map__srcline gives for l ("??:0" when
+	// unknown, as perf; "" without a map).
+	Srcline(l *Loc) string
 }
 
 // Sample is one sample to print, real or synthesised.
@@ -331,7 +335,7 @@ func (p *Printer) sym(b []byte, s *Sample, t OutputType, opts int, cc bool) []by
 				b = append(b, ')')
 			}
 			if opts&optSrcline != 0 {
-				b = appendSrcline(b, &f.Loc)
+				b = appendSrcline(b, s.Res, &f.Loc)
 			}
 			b = append(b, '\n')
 		}
@@ -350,19 +354,23 @@ func (p *Printer) sym(b []byte, s *Sample, t OutputType, opts int, cc bool) []by
 		b = append(b, ')')
 	}
 	if opts&optSrcline != 0 {
-		b = appendSrcline(b, &s.IPLoc)
+		b = appendSrcline(b, s.Res, &s.IPLoc)
 	}
 	return b
 }
 
 // appendSrcline mirrors map__fprintf_srcline with prefix "\n  ": nothing
 // without a map or when the line is unknown ("??:0").
-func appendSrcline(b []byte, l *Loc) []byte {
-	if !l.HasMap || l.Srcline == "" || l.Srcline[0] == '?' {
+func appendSrcline(b []byte, r Resolver, l *Loc) []byte {
+	if !l.HasMap || r == nil {
+		return b
+	}
+	src := r.Srcline(l)
+	if src == "" || strings.HasPrefix(src, "??:0") {
 		return b
 	}
 	b = append(b, "\n  "...)
-	return append(b, l.Srcline...)
+	return append(b, src...)
 }
 
 // addr mirrors perf_sample__fprintf_addr.
@@ -413,7 +421,7 @@ func (p *Printer) bts(b []byte, s *Sample, t OutputType) []byte {
 	}
 	b = p.ipc(b, s, t)
 	if srclineLast {
-		b = appendSrcline(b, &s.IPLoc)
+		b = appendSrcline(b, s.Res, &s.IPLoc)
 	}
 	b = p.insn(b, s, t)
 	return append(b, '\n')

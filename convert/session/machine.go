@@ -16,11 +16,15 @@ type DSO struct {
 	Kernel  bool
 	BuildID []byte
 
-	once  sync.Once
-	tab   *symbol.Table
-	file  string // the file holding the code (for the instruction decoder)
-	code  []byte // the code itself when it is not a file ([vdso])
-	symFn func() *symbol.Table
+	once sync.Once
+	tab  *symbol.Table
+	file string // the file holding the code (for the instruction decoder)
+	code []byte // the code itself when it is not a file ([vdso])
+
+	symsFile   string // perf's symsrc_filename
+	textOffset uint64
+	src        dsoSrc
+	symFn      func() *symbol.Table
 }
 
 // Symbols returns the DSO's symbol table, loading it on first use.
@@ -185,8 +189,8 @@ func (m *Machine) dso(name string, buildID []byte) *DSO {
 		}
 	default:
 		d.symFn = func() *symbol.Table {
-			tab, file := symbol.LoadDSO(m.symOpts, name, buildID)
-			d.file = file
+			tab, info := symbol.LoadDSOInfo(m.symOpts, name, buildID)
+			d.file, d.symsFile, d.textOffset = info.Runtime, info.Syms, info.TextOffset
 			return tab
 		}
 	}
@@ -258,7 +262,7 @@ func (m *Machine) resolveMode(t *Thread, kernel bool, addr uint64) script.Loc {
 	if mp == nil {
 		return script.Loc{Addr: addr}
 	}
-	l := script.Loc{HasMap: true, DSO: mp.DSO.Name, Kernel: mp.DSO.Kernel, MapStart: mp.Start, Addr: mp.MapIP(addr)}
+	l := script.Loc{HasMap: true, DSO: mp.DSO.Name, Kernel: mp.DSO.Kernel, MapStart: mp.Start, Addr: mp.MapIP(addr), Ref: mp}
 	l.Sym = mp.DSO.Symbols().Find(l.Addr)
 	return l
 }

@@ -48,6 +48,23 @@ func (o *Options) symfs(p string) string {
 // .dynsym. It returns an empty table when no file is found. The second
 // result is the runtime file used, for reading code.
 func LoadDSO(o *Options, longName string, buildID []byte) (*Table, string) {
+	tab, info := LoadDSOInfo(o, longName, buildID)
+	return tab, info.Runtime
+}
+
+// DSOInfo says which files perf's dso__load used for a DSO.
+type DSOInfo struct {
+	Runtime string // the image read for code (.dynsym, program headers)
+	Syms    string // the file the symbols came from (perf's symsrc_filename)
+	// TextOffset is .text's sh_addr - sh_offset in the runtime image
+	// (dso->text_offset): DSO address + TextOffset = the ELF's own
+	// virtual address, as addr2line and objdump want it.
+	TextOffset uint64
+}
+
+// LoadDSOInfo is LoadDSO that also tells which files were used.
+func LoadDSOInfo(o *Options, longName string, buildID []byte) (*Table, DSOInfo) {
+	var info DSOInfo
 	path := o.symfs(longName)
 	if buildID == nil {
 		buildID = readBuildIDFile(path)
@@ -83,6 +100,7 @@ func LoadDSO(o *Options, longName string, buildID []byte) (*Table, string) {
 		used := false
 		if symsF == nil && hasSymtab(ef) {
 			symsF, used = ef, true
+			info.Syms = cand
 		}
 		if runF == nil && hasDynsym(ef) {
 			runF, runPath, used = ef, cand, true
@@ -97,16 +115,21 @@ func LoadDSO(o *Options, longName string, buildID []byte) (*Table, string) {
 		}
 	}
 	if symsF == nil && runF == nil {
-		return &Table{}, ""
+		return &Table{}, info
 	}
 	if symsF == nil {
 		symsF = runF
+		info.Syms = runPath
 	}
 	if runF == nil {
 		runF = symsF
-		runPath = path
+		runPath = info.Syms
 	}
-	return build(symsF, runF), runPath
+	info.Runtime = runPath
+	if t := runF.Section(".text"); t != nil {
+		info.TextOffset = t.Addr - t.Offset
+	}
+	return build(symsF, runF), info
 }
 
 var debuglinkDirs = []string{"", "%s", "%s/.debug", "/usr/lib/debug%s"}

@@ -39,6 +39,7 @@ var ptInvocations = [][]string{
 	{"--itrace=i0ns", "-F", "comm,tid,ip,sym,symoff,dso"},
 	{"--itrace=b", "-F", "+flags,+addr"},
 	{"--itrace=cr", "-F", "+callindent"},
+	{"--itrace=i100i", "-F", "ip,sym,srcline"},
 }
 
 // ptPrograms are the test programs recorded (forkexec execs tiny).

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -83,6 +84,12 @@ func compare(t *testing.T, data string, args ...string) {
 		var got, stderr bytes.Buffer
 		if err := Run(cfg, &got, &stderr); err != nil {
 			t.Fatalf("perfpt script %v: %v\n%s", args, err, stderr.String())
+		}
+		if dir := os.Getenv("PERFPT_DUMP"); dir != "" && j == 1 {
+			base := filepath.Join(dir, filepath.Base(data)+strings.ReplaceAll(strings.Join(args, ""), "/", "_"))
+			os.WriteFile(base+".perfpt", got.Bytes(), 0o644)
+			os.WriteFile(base+".perf", want, 0o644)
+			exec.Command("cp", data, filepath.Join(dir, filepath.Base(data))).Run()
 		}
 		if n, first := diffLines(got.Bytes(), want); n != 0 {
 			t.Errorf("perfpt script %v -j %d: %d lines differ from perf script; %s", args, j, n, first)
