@@ -93,10 +93,16 @@ func TestInterrupt(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "spin.data")
 			prog := testprog.Path(t, "spin")
 			ctx, cancel := context.WithCancel(context.Background())
-			var pid int
-			time.AfterFunc(300*time.Millisecond, cancel)
+			var pid, n int
+			// Interrupt once it runs (or after 20 s on a very busy machine).
+			time.AfterFunc(20*time.Second, cancel)
 			res, err := Emulate(ctx, []string{prog}, Options{Output: out,
-				Trace:        ptrace.Options{Mode: mode, OnInsn: func(tid int, ip uint64) { pid = tid }},
+				Trace: ptrace.Options{Mode: mode, OnInsn: func(tid int, ip uint64) {
+					pid = tid
+					if n++; n == 2000 {
+						go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+					}
+				}},
 				WriteOptions: WriteOptions{BuildIDDir: "-"}})
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("err %v, want context.Canceled", err)
