@@ -190,6 +190,40 @@ var decoderTests = []struct {
 		[]string{"disabled (status) @10000", "cbr 1 (status) @10000", "cbr 2 @10002", "cbr 3 @1000a", eos}},
 	{"tma without tsc", []P{psb(), tma(2, 0), psbend()}, Config{},
 		[]string{"sync: unexpected packet context"}},
+
+	// Errata, with the CPUs that have them.
+	{"bdm70 off", []P{psb(), mode64(), fup(0x1000), psbend(), pge(0x2000)}, Config{},
+		withHead("enabled ip=2000", eos)},
+	{"bdm70", []P{psb(), mode64(), fup(0x1000), psbend(), pge(0x2000)}, cpuCfg("6/78"),
+		[]string{"disabled (status)", "exec mode 64-bit (status)", "enabled ip=2000", eos}},
+	{"skd010 tip", cat(head(), []P{ovf(), tsc(0x40), tip(0x3000), tnt("!")}), cpuCfg("6/78"),
+		withHead("overflow ip=3000", "tnt ! @40", eos)},
+	{"skd010 tip off", cat(head(), []P{ovf(), tsc(0x40), tip(0x3000), tnt("!")}), Config{},
+		withHead("error: unexpected packet context")},
+	{"skd010 tip.pgd", cat(head(), []P{ovf(), pgd(0x3000), pge(0x4000)}), cpuCfg("6/78"),
+		withHead("overflow", "enabled ip=4000", eos)},
+	{"skd010 tsx fup", cat(head(), []P{ovf(), tsx(true, false), fup(0x3000), tip(0x4000)}), cpuCfg("6/78"),
+		withHead("overflow ip=3000", "tsx intx=true abrt=false ip=3000", "tip ip=4000", eos)},
+	{"skd010 psb", cat(head(), []P{ovf(), cbr(2)}, head(), []P{tnt("!")}), cpuCfg("6/78"),
+		withHead("overflow ip=1000", "enabled ip=1000 (status)", "exec mode 64-bit ip=1000 (status)", "tnt !", eos)},
+	{"skd010 tnt", cat(head(), []P{ovf(), tnt("!")}), cpuCfg("6/78"),
+		withHead("error: unexpected packet context")},
+	{"apl11", cat(head(), []P{ovf(), pgd(0x3000), pge(0x4000)}), cpuCfg("6/92"),
+		withHead("overflow", "enabled ip=4000", eos)},
+	{"apl11 off", cat(head(), []P{ovf(), pgd(0x3000), pge(0x4000)}), Config{},
+		withHead("error: unexpected packet context")},
+	{"apl12", cat(head(), []P{ovf(), tsc(0x50), fup(0x3000), pge(0x4000)}), cpuCfg("6/92"),
+		withHead("overflow @50", "enabled ip=4000 @50", eos)},
+	{"apl12 genuine fup", cat(head(), []P{ovf(), fup(0x3000), tnt("!")}), cpuCfg("6/92"),
+		withHead("overflow ip=3000", "tnt !", eos)},
+	{"apl12 off", cat(head(), []P{ovf(), fup(0x3000), pge(0x4000)}), Config{},
+		withHead("overflow ip=3000", "enabled ip=4000", eos)},
+}
+
+func cpuCfg(s string) Config {
+	cpu, _ := errata.ParseCPU(s)
+	e, _ := errata.ForCPU(cpu)
+	return Config{CPU: cpu, Errata: e}
 }
 
 func TestDecoder(t *testing.T) {
@@ -204,12 +238,3 @@ func TestDecoder(t *testing.T) {
 	}
 }
 
-func errataCfg(names ...string) Config {
-	var cfg Config
-	for _, n := range names {
-		cfg.Errata.Set(n)
-	}
-	return cfg
-}
-
-var _ = errata.Names

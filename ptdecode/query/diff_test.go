@@ -247,3 +247,42 @@ func TestDifferentialLibiptCycles(t *testing.T) {
 		}
 	}
 }
+
+// TestDifferentialLibiptTable runs the streams of the table test through
+// libipt too, so that the hand-written expectations are libipt's;
+// PERFPT_EVDUMP as above.
+func TestDifferentialLibiptTable(t *testing.T) {
+	oracle := os.Getenv("PERFPT_EVDUMP")
+	if oracle == "" {
+		t.Skip("PERFPT_EVDUMP (a libipt event dump program) not set")
+	}
+	dir := t.TempDir()
+	for i, tt := range decoderTests {
+		buf := encode(t, tt.pkts...)
+		file := filepath.Join(dir, fmt.Sprintf("t%d.pt", i))
+		if err := os.WriteFile(file, buf, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var args []string
+		if tt.cfg.CPU.Vendor != 0 {
+			args = append(args, "--cpu", tt.cfg.CPU.String())
+		}
+		if tt.cfg.IFlagsEvents {
+			args = append(args, "--iflags")
+		}
+		if tt.cfg.KeepTcalOnOvf {
+			args = append(args, "--keep-tcal")
+		}
+		tc := tt.cfg.Timing
+		args = append(args, "--mtc-freq", fmt.Sprint(tc.MTCFreq), "--cpuid-0x15.eax", fmt.Sprint(tc.CPUID15EAX),
+			"--cpuid-0x15.ebx", fmt.Sprint(tc.CPUID15EBX))
+		out, err := exec.Command(oracle, append(args, file)...).Output()
+		if err != nil {
+			t.Fatalf("oracle: %v", err)
+		}
+		want := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+		if got := dumpStream(buf, &tt.cfg); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s:\n%s", tt.name, diffLines(got, want))
+		}
+	}
+}

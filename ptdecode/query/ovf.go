@@ -115,6 +115,11 @@ func (d *Decoder) recoverAt(pd *packet.Decoder, cur *packet.Packet, curOff int,
 	d.clock = *clk
 	d.enabled = true
 	d.eventIP(ev)
+	if d.poff >= d.end {
+		// Resuming at the PSB that ends a sub-range (SKD010): the next
+		// range's decoder goes on from there.
+		d.fail(d.end, CodeEOS, nil)
+	}
 	return CodeOK
 }
 
