@@ -237,4 +237,3 @@ func TestDecoder(t *testing.T) {
 		})
 	}
 }
-
