@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -145,13 +146,17 @@ func comparePerfScript(t *testing.T, orig, copyPath string) {
 		}
 		return out.String(), stderr.String()
 	}
-	want, _ := run(orig, "script", "--show-mmap-events", "--show-task-events", "--show-switch-events")
+	want, wantErr := run(orig, "script", "--show-mmap-events", "--show-task-events", "--show-switch-events")
 	got, stderr := run(copyPath, "script", "--show-mmap-events", "--show-task-events", "--show-switch-events")
 	if got != want {
 		t.Errorf("perf script output differs for the copy:\n%s", firstDiff(got, want))
 	}
-	if strings.TrimSpace(stderr) != "" {
-		t.Errorf("perf script warned on the copy:\n%s", stderr)
+	// Warnings only where the original has them too (a recording with
+	// LOST records makes perf warn about lost chunks).
+	// The copy has no COMPRESSED records, so perf counts fewer events.
+	events := regexp.MustCompile(`Processed \d+ events`)
+	if events.ReplaceAllString(stderr, "") != events.ReplaceAllString(wantErr, "") {
+		t.Errorf("perf script warned on the copy:\n%s\noriginal:\n%s", stderr, wantErr)
 	}
 	if _, stderr := run(copyPath, "report", "--header-only"); strings.TrimSpace(stderr) != "" {
 		t.Errorf("perf report --header-only warned on the copy:\n%s", stderr)

@@ -170,9 +170,10 @@ func writeFields(w *bufio.Writer, r perfdata.Record) {
 	case *perfdata.RecordExit:
 		fmt.Fprintf(w, "(%d:%d):(%d:%d)", r.PID, r.TID, r.PPID, r.PTID)
 	case *perfdata.RecordLost:
-		fmt.Fprintf(w, " lost %d", r.Lost)
+		// machine__process_lost_event's dump (the id is the LOST record's own).
+		fmt.Fprintf(w, ": id:%d: lost:%d", r.LostID, r.Lost)
 	case *perfdata.RecordLostSamples:
-		fmt.Fprintf(w, " lost %d", r.Lost)
+		fmt.Fprintf(w, ": id:%d: lost samples :%d", r.ID, r.Lost)
 	case *perfdata.RecordThrottle:
 		fmt.Fprintf(w, ": %d id %d stream id %d", r.ThrottleTime, r.ThrottleID, r.ThrottleStreamID)
 	case *perfdata.RecordRead:
