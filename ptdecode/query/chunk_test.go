@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -61,11 +62,18 @@ func TestChunks(t *testing.T) {
 	for _, tt := range decoderTests {
 		streams = append(streams, stream{tt.name, encode(t, tt.pkts...), tt.cfg})
 	}
-	files, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "conformance", "libipt", "cases", "*", "*.pt"))
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err == nil {
-			streams = append(streams, stream{filepath.Base(f), b, Config{}})
+	// The corpus streams with the options of the oracle test.
+	corpus := filepath.Join("..", "..", "..", "shared", "conformance", "libipt")
+	if _, err := os.Stat(corpus); err == nil {
+		for _, c := range readOracle(t) {
+			if slices.Contains(c.args, "--query") || slices.Contains(c.args, "--backward") {
+				continue
+			}
+			b, err := os.ReadFile(filepath.Join(corpus, c.pt))
+			cfg, _, cerr := oracleConfig(c.args)
+			if err == nil && cerr == nil {
+				streams = append(streams, stream{c.pt + " " + strings.Join(c.args, " "), b, cfg})
+			}
 		}
 	}
 	compared := 0
