@@ -68,6 +68,11 @@ type WriteOptions struct {
 	// "" means DefaultBuildIDDir(), "-" not at all.
 	BuildIDDir string
 	Cmdline    []string
+	// PerCPU writes one AUX stream for one emulated CPU that runs every
+	// thread in turn, with SWITCH_CPU_WIDE records, as perf record without
+	// --per-thread does; it needs timing, so TSC is turned on if no timing
+	// packet is.
+	PerCPU bool
 }
 
 // WriteStats describe what WriteTrace wrote.
@@ -106,7 +111,9 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 	if bufSize <= 0 {
 		bufSize = 64 << 10
 	}
-	timing := opt.PT.Timing()
+	if opt.PerCPU && !opt.PT.Timing() {
+		opt.PT.TSC = true
+	}
 	st := &WriteStats{Packets: map[string]int{}}
 
 	w, err := perfdata.Create(path)
@@ -115,11 +122,22 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 	}
 	sampleType := perfdata.SampleFormatIP | perfdata.SampleFormatTID | perfdata.SampleFormatTime |
 		perfdata.SampleFormatIdentifier
-	ptIDs, dummyIDs := make([]uint64, len(tr.Threads)), make([]uint64, len(tr.Threads))
+	nids := len(tr.Threads)
+	if opt.PerCPU {
+		sampleType |= perfdata.SampleFormatCPU
+		nids = 1
+	}
+	ptIDs, dummyIDs := make([]uint64, nids), make([]uint64, nids)
+	for i := range nids {
+		ptIDs[i], dummyIDs[i] = uint64(0x100+i), uint64(0x100000+i)
+	}
 	index := map[int]int{}
 	for i, th := range tr.Threads {
-		ptIDs[i], dummyIDs[i] = uint64(0x100+i), uint64(0x100000+i)
-		index[th.Tid] = i
+		if opt.PerCPU {
+			index[th.Tid] = 0
+		} else {
+			index[th.Tid] = i
+		}
 	}
 	common := perfdata.AttrFlagDisabled | perfdata.AttrFlagInherit | perfdata.AttrFlagExcludeKernel |
 		perfdata.AttrFlagExcludeHV | perfdata.AttrFlagEnableOnExec | perfdata.AttrFlagSampleIDAll |
@@ -129,9 +147,13 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 		w.Close()
 		return nil, err
 	}
+	dummyFlags := common | perfdata.AttrFlagMmap | perfdata.AttrFlagComm | perfdata.AttrFlagTask |
+		perfdata.AttrFlagMmap2 | perfdata.AttrFlagCommExec
+	if opt.PerCPU {
+		dummyFlags |= perfdata.AttrFlagContextSwitch
+	}
 	if _, err := w.AddAttr(perfdata.EventAttr{Type: perfdata.AttrTypeSoftware, Config: perfdata.SWDummy,
-		SamplePeriod: 1, SampleType: sampleType, Flags: common | perfdata.AttrFlagMmap | perfdata.AttrFlagComm |
-			perfdata.AttrFlagTask | perfdata.AttrFlagMmap2 | perfdata.AttrFlagCommExec}, dummyIDs, "dummy:u"); err != nil {
+		SamplePeriod: 1, SampleType: sampleType, Flags: dummyFlags}, dummyIDs, "dummy:u"); err != nil {
 		w.Close()
 		return nil, err
 	}
@@ -143,6 +165,9 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 	}
 	if opt.PT.CBR != 0 {
 		info.MaxNonTurboRatio = uint64(opt.PT.CBR)
+	}
+	if opt.PerCPU {
+		info.PerCPUMmaps, info.HaveSchedSwitch = 1, 3
 	}
 	priv := append(info.Priv(), 0) // cap_event_trace
 	head := []perfdata.Record{
@@ -219,7 +244,16 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 	}
 
 	var ref uint64 = 0x5eed0000
+	if opt.PerCPU {
+		if err := perCPU(tr, opt, st, add, sid, ptIDs[0], dummyIDs[0], bufSize, &ref); err != nil {
+			w.Close()
+			return st, err
+		}
+	}
 	for i, th := range tr.Threads {
+		if opt.PerCPU {
+			break
+		}
 		if len(th.Events) == 0 {
 			continue
 		}
@@ -286,7 +320,6 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 	if err := w.Close(); err != nil {
 		return st, err
 	}
-	_ = timing
 	return st, nil
 }
 

@@ -17,7 +17,7 @@ import (
 )
 
 const recordUsage = `perfpt record [-e intel_pt//u] [-o perf.data] [--per-thread | -a] [-C CPUS] [--snapshot] -- CMD ARGS
-   perfpt record --emulate [-o perf.data] [--single-step] [--noretcomp] [--timing tsc|mtc|cyc] -- CMD ARGS
+   perfpt record --emulate [-o perf.data] [--per-thread] [--single-step] [--noretcomp] [--timing none|tsc|mtc|cyc] -- CMD ARGS
    perfpt record -e cpu-clock [-F FREQ] [-g] [-o perf.data] -- CMD ARGS`
 
 func recordCommand() *ucli.Command {
@@ -31,7 +31,7 @@ func recordCommand() *ucli.Command {
 			&ucli.BoolFlag{Name: "emulate", Usage: "trace CMD under ptrace and write the Intel PT trace the hardware would have written"},
 			&ucli.BoolFlag{Name: "single-step", Usage: "emulate by single-stepping every instruction (slow; the default stops only at branches)"},
 			&ucli.BoolFlag{Name: "noretcomp", Usage: "no return compression: every return is a TIP packet"},
-			&ucli.StringFlag{Name: "timing", Value: "none", Usage: "timing packets: none, tsc, mtc (tsc+mtc) or cyc (tsc+mtc+cyc)"},
+			&ucli.StringFlag{Name: "timing", Value: "mtc", Usage: "timing packets: none, tsc, mtc (tsc+mtc, perf's default) or cyc (tsc+mtc+cyc)"},
 			&ucli.UintFlag{Name: "mtc-period", Value: 3, Usage: "MTC every 2^N crystal clock ticks"},
 			&ucli.IntFlag{Name: "psb-period", Value: 4096, Usage: "bytes between PSB+ packets"},
 			&ucli.IntFlag{Name: "aux-buffer", Value: 64 << 10, Usage: "bytes per AUXTRACE buffer (emulate)"},
@@ -40,7 +40,7 @@ func recordCommand() *ucli.Command {
 			&ucli.BoolFlag{Name: "no-buildid-cache", Aliases: []string{"N"}, Usage: "do not save the [vdso] in the build-id cache"},
 			&ucli.IntFlag{Name: "freq", Aliases: []string{"F"}, Value: 4000, Usage: "sampling frequency (software events)"},
 			&ucli.BoolFlag{Name: "call-graph", Aliases: []string{"g"}, Usage: "record call chains (software events)"},
-			&ucli.BoolFlag{Name: "per-thread", Usage: "per-thread buffers"},
+			&ucli.BoolFlag{Name: "per-thread", Usage: "per-thread buffers (emulate: one AUX stream per thread; default: one CPU running all threads, with context switch records)"},
 			&ucli.BoolFlag{Name: "all-cpus", Aliases: []string{"a"}, Usage: "system-wide"},
 			&ucli.StringFlag{Name: "cpu", Aliases: []string{"C"}, Usage: "CPUs to record"},
 			&ucli.BoolFlag{Name: "snapshot", Aliases: []string{"S"}, Usage: "AUX area snapshot mode"},
@@ -115,6 +115,10 @@ func runEmulate(ctx context.Context, c *ucli.Context, argv []string) error {
 		return fmt.Errorf("record: --timing %q: want none, tsc, mtc or cyc", t)
 	}
 	opt.AuxBufSize = c.Int("aux-buffer")
+	opt.PerCPU = !c.Bool("per-thread")
+	if opt.PerCPU && !opt.PT.Timing() {
+		return errors.New("record: --timing none needs --per-thread (per-CPU decoding places context switches by time)")
+	}
 	opt.BuildIDDir = c.String("buildid-dir")
 	if c.Bool("no-buildid-cache") {
 		opt.BuildIDDir = "-"

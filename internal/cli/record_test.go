@@ -38,6 +38,7 @@ func TestRecordErrors(t *testing.T) {
 		args []string
 		want string
 	}{
+		{[]string{"--emulate", "--timing", "none", "--", "true"}, "needs --per-thread"},
 		{[]string{"--emulate", "--", "/nonexistent/cmd"}, "cannot run /nonexistent/cmd: no such file or directory"},
 		{[]string{"--emulate"}, "no command given"},
 		{[]string{"--emulate", "--timing", "bogus", "--", "true"}, "--timing"},

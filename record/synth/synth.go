@@ -74,6 +74,7 @@ type encoder struct {
 	lastCyc uint64 // clock at the last CYC or timing packet
 	lastMTC uint64 // CTC >> MTCPeriod at the last MTC or TMA
 	started bool
+	split   bool // per-CPU: syscall and async returns are items of their own
 }
 
 // Encode encodes th's flow.
@@ -344,7 +345,7 @@ func (e *encoder) step(ev *flow.Event) error {
 			return err
 		}
 		e.on = false
-		if ev.To != 0 {
+		if ev.To != 0 && !e.split {
 			return e.resume(ev)
 		}
 	case flow.Async, flow.End:
@@ -364,7 +365,7 @@ func (e *encoder) step(ev *flow.Event) error {
 			return err
 		}
 		e.on = false
-		if ev.To != 0 {
+		if ev.To != 0 && !e.split {
 			return e.resume(ev)
 		}
 	}

@@ -1,0 +1,127 @@
+package synth
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/perfpt/perfpt/ptdecode/packet"
+	"github.com/perfpt/perfpt/record/flow"
+)
+
+// Switch is a context switch on the emulated CPU: at Time, thread Out (an
+// index into the threads given to EncodeCPU, -1 for none) stops running
+// and In starts.
+type Switch struct {
+	Time    uint64
+	Out, In int
+}
+
+type cpuItem struct {
+	t   uint64
+	th  int
+	seq int
+	ev  *flow.Event
+	ret bool // the return to user space of a Syscall or Async
+}
+
+type threadState struct {
+	on, preempted bool
+	ip            uint64
+}
+
+// EncodeCPU encodes threads as one CPU's trace, as a per-CPU intel_pt
+// recording of them all running on one CPU would hold: the threads take
+// turns in the order of their events' times; a thread switched out while
+// in user space is interrupted (FUP, TIP.PGD) and resumed later (TIP.PGE at
+// the same IP). It also returns the context switches, for the
+// PERF_RECORD_SWITCH_CPU_WIDE records. Timing should be on (perf needs
+// timestamps to place the switches).
+func EncodeCPU(threads []*flow.Thread, cfg Config) (*Stream, []Switch, error) {
+	cfg.norm()
+	e := &encoder{cfg: cfg, out: &Stream{Packets: map[packet.Kind]int{}}, split: true}
+	var items []cpuItem
+	for i, th := range threads {
+		for j := range th.Events {
+			ev := &th.Events[j]
+			items = append(items, cpuItem{t: ev.Time, th: i, seq: 2 * j, ev: ev})
+			if (ev.Kind == flow.Syscall || ev.Kind == flow.Async) && ev.To != 0 {
+				items = append(items, cpuItem{t: max(ev.Back, ev.Time), th: i, seq: 2*j + 1, ev: ev, ret: true})
+			}
+		}
+	}
+	sort.SliceStable(items, func(a, b int) bool {
+		x, y := items[a], items[b]
+		if x.t != y.t {
+			return x.t < y.t
+		}
+		if x.th != y.th {
+			return x.th < y.th
+		}
+		return x.seq < y.seq
+	})
+	states := make([]threadState, len(threads))
+	cur := -1
+	var sw []Switch
+	for _, it := range items {
+		if it.th != cur {
+			if cur >= 0 {
+				states[cur] = threadState{on: e.on, ip: e.ip}
+				if e.on {
+					// Preempted in user space: an interrupt.
+					if err := e.flushTNT(); err != nil {
+						return e.out, sw, err
+					}
+					if err := e.cyc(); err != nil {
+						return e.out, sw, err
+					}
+					if err := e.putIP(packet.KindFUP, e.ip); err != nil {
+						return e.out, sw, err
+					}
+					if err := e.tip(packet.KindTIPPGD, 0, true); err != nil {
+						return e.out, sw, err
+					}
+					e.on = false
+					states[cur] = threadState{preempted: true, ip: states[cur].ip}
+				}
+			}
+			// The switch happens one tick after the last packet.
+			e.now++
+			sw = append(sw, Switch{Time: e.now, Out: cur, In: it.th})
+			cur = it.th
+			st := states[cur]
+			e.on, e.ip = false, st.ip
+			if st.preempted {
+				if err := e.advance(e.now + 1); err != nil {
+					return e.out, sw, err
+				}
+				if err := e.enable(st.ip); err != nil {
+					return e.out, sw, err
+				}
+			}
+		}
+		var err error
+		if it.ret {
+			if err = e.advance(it.t); err == nil {
+				if e.now <= sw[len(sw)-1].Time {
+					e.now = sw[len(sw)-1].Time + 1
+				}
+				err = e.enable(it.ev.To)
+			}
+		} else {
+			if it.ev.Kind == flow.Begin && e.now <= sw[len(sw)-1].Time {
+				e.now = sw[len(sw)-1].Time + 1
+			}
+			err = e.event(it.ev)
+			e.ip = it.ev.To
+		}
+		if err != nil {
+			return e.out, sw, fmt.Errorf("thread %d at %v: %w", it.th, it.ev, err)
+		}
+	}
+	if err := e.flushTNT(); err != nil {
+		return e.out, sw, err
+	}
+	e.cut()
+	e.out.Data = e.enc.Buf
+	return e.out, sw, nil
+}
