@@ -9,7 +9,7 @@ import (
 // FuzzReader feeds arbitrary bytes to every reading path: it must return
 // errors, never panic or allocate without bound.
 func FuzzReader(f *testing.F) {
-	for _, name := range []string{"pipe.data", "compressed.data", "switch.data", "multi.data"} {
+	for _, name := range []string{"pipe.data", "pipe-z.data", "compressed.data", "switch.data", "multi.data"} {
 		b, err := os.ReadFile("../testdata/perf/" + name)
 		if err != nil {
 			f.Fatal(err)
