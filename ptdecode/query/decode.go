@@ -91,7 +91,8 @@ func (d *Decoder) decodePacket() Code {
 	case packet.KindTrig:
 		return d.decodeTrig()
 	case packet.KindBBP, packet.KindBIP, packet.KindBEP:
-		// Unknown to libipt; they carry no control flow. Skip them.
+		// Not decoded with SetBlockItems(false), as in libipt (unknown
+		// opcode); skipped if they ever come.
 		return more
 	case packet.KindInvalid:
 		if d.status != CodeOK {

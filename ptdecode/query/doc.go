@@ -68,8 +68,6 @@
 //
 // # Where it differs from libipt
 //
-//   - BBP, BIP and BEP packets (PEBS in PT), unknown to libipt, are
-//     skipped; libipt stops with "unknown opcode".
 //   - Backward synchronisation from a PSB that follows PSB-like bytes
 //     finds that same PSB again; libipt then loops forever, SyncBackward
 //     reports CodeEOS.
