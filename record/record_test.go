@@ -231,6 +231,9 @@ func TestPerfScriptAgrees(t *testing.T) {
 				if len(got) != len(ips) {
 					t.Errorf("%s: perf shows %d threads, tracer %d", c.name, len(got), len(ips))
 				}
+				if c.cfg.TSC && !c.perCPU && len(res.Trace.Threads) == 1 {
+					checkTimes(t, c.name, perfScript(t, data, "--itrace=i0ns", "-F", "time,ip", "--ns"), res.Trace.Threads[0], c.cfg.CYC)
+				}
 				gotB := perfBranches(perfScript(t, data, "--itrace=b", "-F", "tid,ip,addr"))
 				for _, th := range res.Trace.Threads {
 					want := flowBranches(th)
@@ -265,3 +268,49 @@ func slicesEqual[T comparable](a, b []T) bool {
 }
 
 var _ = fmt.Sprint
+
+// checkTimes compares the time perf gives each instruction with the
+// virtual clock (one tick per instruction, so instruction k of an event's
+// n retired at Time-n+k): perf's times never decrease, never run ahead of
+// the clock, and with CYC lag it by less than the instructions between two
+// packets (with TSC alone, times only move at PSB+ and after syscalls).
+func checkTimes(t *testing.T, name string, out string, th *flow.Thread, cyc bool) {
+	t.Helper()
+	var vt []uint64
+	for _, e := range th.Events {
+		for k := uint64(1); k <= e.Insns; k++ {
+			vt = append(vt, e.Time-e.Insns+k)
+		}
+	}
+	var prev uint64
+	i, maxLag := 0, uint64(0)
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			continue
+		}
+		sec, ns, ok := strings.Cut(strings.TrimSuffix(f[0], ":"), ".")
+		s, err1 := strconv.ParseUint(sec, 10, 64)
+		n, err2 := strconv.ParseUint(ns, 10, 64)
+		if !ok || err1 != nil || err2 != nil || i >= len(vt) {
+			t.Fatalf("%s: bad time line %q (instruction %d of %d)", name, line, i, len(vt))
+		}
+		pt := s*1e9 + n
+		if pt < prev {
+			t.Fatalf("%s: instruction %d: time goes back from %d to %d", name, i, prev, pt)
+		}
+		if pt > vt[i] {
+			t.Fatalf("%s: instruction %d: perf time %d after the virtual clock %d", name, i, pt, vt[i])
+		}
+		maxLag = max(maxLag, vt[i]-pt)
+		prev = pt
+		i++
+	}
+	if i != len(vt) {
+		t.Errorf("%s: %d timed instructions, want %d", name, i, len(vt))
+	}
+	if cyc && maxLag > 256 {
+		t.Errorf("%s: perf's time lags the virtual clock by up to %d ticks", name, maxLag)
+	}
+	t.Logf("%s: perf's instruction times lag the virtual clock by at most %d ticks", name, maxLag)
+}
