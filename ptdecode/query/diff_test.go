@@ -33,9 +33,21 @@ func TestDifferentialLibipt(t *testing.T) {
 	dir := t.TempDir()
 	cpus := []string{"", "6/78", "6/92", "6/61", "6/154"}
 	fails := 0
+	// Corpus streams to mutate, when present.
+	corpus, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "conformance", "libipt", "cases", "*", "*.pt"))
 	for i := 0; i < n && fails < 5; i++ {
 		rng := rand.New(rand.NewPCG(uint64(i), 7))
 		buf := randomStream(rng)
+		if i%3 == 2 && len(corpus) > 0 {
+			// A corpus stream with a few bytes changed.
+			b, err := os.ReadFile(corpus[rng.IntN(len(corpus))])
+			if err == nil && len(b) > 0 {
+				buf = append([]byte(nil), b...)
+				for k := 1 + rng.IntN(3); k > 0; k-- {
+					buf[rng.IntN(len(buf))] = byte(rng.Uint32())
+				}
+			}
+		}
 		file := filepath.Join(dir, fmt.Sprintf("s%d.pt", i))
 		if err := os.WriteFile(file, buf, 0o644); err != nil {
 			t.Fatal(err)
