@@ -81,7 +81,13 @@ func (t *tracer) resume(th *thread, ip uint64, sig int) error {
 		// Stepping into a handler stops at its first instruction.
 		th.handler = true
 		th.pend.ip = ip
+		th.restart = 0
 		return singleStep(th.tid, sig)
+	}
+	if sig != 0 && th.restart != 0 && ip == th.restart+2 {
+		// An interrupted syscall that the kernel will restart (no handler
+		// runs): its next entry stop tells.
+		return syscallCont(th.tid, sig)
 	}
 	if t.opt.Mode == Fast && th.stepLeft == 0 {
 		blk, err := th.as.block(ip)
@@ -110,6 +116,14 @@ func (t *tracer) resume(th *thread, ip uint64, sig int) error {
 	}
 	th.pend, th.pendOK, th.pendNr = in, true, th.regs.Rax
 	return singleStep(th.tid, sig)
+}
+
+// restarting says whether a syscall's return value asks the kernel to
+// restart it (ERESTARTSYS, ERESTARTNOINTR, ERESTARTNOHAND,
+// ERESTART_RESTARTBLOCK).
+func restarting(rax uint64) bool {
+	v := int64(rax)
+	return v == -512 || v == -513 || v == -514 || v == -516
 }
 
 // async records that th was interrupted before from and resumed at to.
@@ -152,6 +166,10 @@ func (t *tracer) complete(th *thread, in *insn, rip, nr uint64) error {
 		t.emit(th, flow.Event{Kind: flow.Cond, From: in.ip, To: rip, Len: in.len, Taken: rip != in.next() || (in.target == in.next() && condTaken(in, &th.regs))})
 	case clSyscall, clOther:
 		at := t.kernel(th, flow.Event{Kind: flow.Syscall, From: in.ip, To: rip, Len: in.len})
+		th.restart = 0
+		if in.class == clSyscall && restarting(th.regs.Rax) {
+			th.restart = in.ip
+		}
 		if in.class == clSyscall && mapsSyscall(nr) {
 			return t.refreshMaps(th, at)
 		}
@@ -248,6 +266,17 @@ func (t *tracer) event(th *thread, ev int) error {
 // syscallStop handles a fast-mode syscall entry or exit stop.
 func (t *tracer) syscallStop(th *thread) error {
 	rip := th.regs.Rip
+	if !th.inSys && th.restart != 0 && rip == th.restart+2 {
+		// The kernel restarted the interrupted syscall: user space was
+		// given back the syscall instruction itself, which ran again.
+		evs := th.ft.Events
+		if n := len(evs); n > 0 && th.insns == 0 && evs[n-1].Kind == flow.Syscall && evs[n-1].From == th.restart {
+			evs[n-1].To = th.restart
+		}
+		th.inSys, th.sysIP, th.sysNr = true, th.restart, th.regs.Orig_rax
+		th.restart, th.blk = 0, nil
+		return syscallCont(th.tid, 0)
+	}
 	if !th.inSys {
 		if th.blk == nil || th.blk.last().class != clSyscall || th.blk.last().next() != rip {
 			return fmt.Errorf("unexpected syscall entry at %#x", rip)
@@ -263,6 +292,10 @@ func (t *tracer) syscallStop(th *thread) error {
 	th.inSys = false
 	t.retire(th, th.sysIP)
 	at := t.kernel(th, flow.Event{Kind: flow.Syscall, From: th.sysIP, To: rip, Len: 2})
+	th.restart = 0
+	if restarting(th.regs.Rax) {
+		th.restart = th.sysIP
+	}
 	if mapsSyscall(th.sysNr) {
 		if err := t.refreshMaps(th, at); err != nil {
 			return err

@@ -307,6 +307,10 @@ type thread struct {
 	execd    bool   // exec event seen; the next step stop is the new image's entry
 	handler  bool   // a signal with a handler was injected; the next stop is its entry
 
+	// restart is the address of a syscall interrupted by a signal that the
+	// kernel may restart (0: none).
+	restart uint64
+
 	// Fast mode.
 	blk   *block
 	inSys bool

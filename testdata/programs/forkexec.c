@@ -1,5 +1,8 @@
-/* forkexec: fork a child that runs a little, then execs argv[1]. */
+/* forkexec: fork a child that runs a little, then execs argv[1]; the
+ * parent sleeps meanwhile (under ptrace, the child's SIGCHLD interrupts the
+ * sleep and the kernel restarts it), then waits for it. */
 #include <stdio.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +22,8 @@ int main(int argc, char **argv) {
 		_exit(spin(5) & 1);
 	}
 	int st = 0;
+	struct timespec ts = {0, 100 * 1000 * 1000};
+	nanosleep(&ts, 0);
 	waitpid(pid, &st, 0);
 	printf("forkexec %d %d\n", spin(20), WEXITSTATUS(st));
 	return 0;
