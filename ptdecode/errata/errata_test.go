@@ -2,6 +2,10 @@ package errata
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -85,5 +89,34 @@ func TestSet(t *testing.T) {
 	}
 	if got := e.String(); got != "bdm70,bdm64,skd007,skd022,skd010,skl014,apl12,apl11,skl168,skz84" {
 		t.Errorf("all errata: %q", got)
+	}
+}
+
+// TestLibiptTable compares ForCPU for every family 0..0x1f and model
+// 0..255 with the errata that libipt's pt_cpu_errata reports
+// (testdata/libipt-errata.txt, printed by a program linked with libipt).
+func TestLibiptTable(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "libipt-errata.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if !strings.HasPrefix(l, "#") {
+			want = append(want, strings.TrimSpace(l))
+		}
+	}
+	var got []string
+	for f := 0; f < 0x20; f++ {
+		for m := 0; m < 256; m++ {
+			e, err := ForCPU(CPU{VendorIntel, uint16(f), uint8(m), 0})
+			if err != nil {
+				continue
+			}
+			got = append(got, strings.TrimSpace(fmt.Sprintf("%d/%d: %s", f, m, strings.ReplaceAll(e.String(), ",", " "))))
+		}
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("errata table differs from libipt's:\ngot:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
