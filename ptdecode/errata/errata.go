@@ -173,6 +173,9 @@ func ParseCPU(s string) (CPU, error) {
 	limits := [3]uint64{0xffff, 0xff, 0xff}
 	var v [3]uint64
 	for i, p := range parts {
+		if i == 2 && p == "" {
+			break // "f/m/" has stepping 0, as in libipt
+		}
 		n, err := parseCNumber(p)
 		if err != nil || n > limits[i] {
 			return CPU{}, ErrBadCPUSpec
@@ -187,8 +190,12 @@ func ParseCPU(s string) (CPU, error) {
 // the whole string must be the number (leading blanks and '+' allowed).
 func parseCNumber(s string) (uint64, error) {
 	s = strings.TrimLeft(s, " \t\n\v\f\r")
-	s = strings.TrimPrefix(s, "+")
-	if s == "" || s[0] == '-' {
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	if s == "" || s[0] == '-' || s[0] == '+' {
 		return 0, ErrBadCPUSpec
 	}
 	base := 10
@@ -198,5 +205,9 @@ func parseCNumber(s string) (uint64, error) {
 	case len(s) > 1 && s[0] == '0':
 		base, s = 8, s[1:]
 	}
-	return strconv.ParseUint(s, base, 64)
+	n, err := strconv.ParseUint(s, base, 64)
+	if err == nil && neg && n != 0 {
+		return 0, ErrBadCPUSpec // only -0 is not negative
+	}
+	return n, err
 }

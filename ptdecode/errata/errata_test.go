@@ -66,6 +66,13 @@ func TestParseCPU(t *testing.T) {
 		{"/6", CPU{}, false},
 		{"6/1/2/3", CPU{}, false},
 		{"6/-1", CPU{}, false},
+		{"6/61/", CPU{VendorIntel, 6, 61, 0}, true},
+		{"-0/61", CPU{VendorIntel, 0, 61, 0}, true},
+		{" 6/+61", CPU{VendorIntel, 6, 61, 0}, true},
+		{"6/61 ", CPU{}, false},
+		{"08/1", CPU{}, false},
+		{"0x/1", CPU{}, false},
+		{"6/+-1", CPU{}, false},
 		{"6/1x", CPU{}, false},
 		{"", CPU{}, false},
 	}
