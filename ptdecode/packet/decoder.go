@@ -251,11 +251,16 @@ func (d *Decoder) SyncForward() error {
 	return nil
 }
 
-// SyncBackward moves d to the previous PSB before the current position
-// (libipt's pt_pkt_sync_backward), clearing any error. It returns an error
+// SyncBackward moves d to the previous PSB before the current position, or
+// the last PSB of the buffer if d was never synchronised (libipt's
+// pt_pkt_sync_backward), clearing any error. It returns an error
 // wrapping ErrEOS when there is none.
 func (d *Decoder) SyncBackward() error {
-	f, err := SyncBackward(d.buf, d.pos)
+	pos := d.pos
+	if d.sync < 0 && pos == 0 {
+		pos = len(d.buf) // never positioned: search from the end, as libipt
+	}
+	f, err := SyncBackward(d.buf, pos)
 	if err != nil {
 		return err
 	}

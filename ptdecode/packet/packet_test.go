@@ -201,6 +201,9 @@ func TestSync(t *testing.T) {
 	if got := PSBIndex(nil, buf); len(got) != 2 || got[0] != first || got[1] != second {
 		t.Fatalf("PSBIndex = %v, want [%d %d]", got, first, second)
 	}
+	if d := NewDecoder(buf); d.SyncBackward() != nil || d.Offset() != second {
+		t.Fatalf("SyncBackward of a fresh decoder: at %d, want %d", d.Offset(), second)
+	}
 	d := NewDecoder(buf)
 	if err := d.SyncForward(); err != nil || d.Offset() != first {
 		t.Fatalf("SyncForward: %v at %d", err, d.Offset())

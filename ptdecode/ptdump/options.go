@@ -2,8 +2,10 @@
 // libipt's ptdump does, with its optional columns (offset, raw bytes, last
 // IP, execution mode, time or calibration) and its bracketed diagnostics.
 //
-// The command line lives in internal/cli (perfpt ptdump); this package is
-// the printer: [Dump] writes the dump of a trace buffer given [Options].
+// [Main] parses ptdump's command line (libipt's options, in order, by hand)
+// and runs it; perfpt ptdump (internal/cli) only hands it its arguments.
+// [Dump] writes the dump of a trace buffer given [Options]; perf_event
+// sideband records (--pevent) come from package sideband.
 package ptdump
 
 import (

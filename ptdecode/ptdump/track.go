@@ -129,9 +129,10 @@ func (d *dumper) printTCal(off uint64) {
 	var b []byte
 	if d.opt.TimeDelta {
 		old := float64(d.fcr) / float64(uint64(1)<<timing.FCRShift)
-		b = strconv.AppendFloat(d.tbuf[:0], v-old, 'f', 3, 64)
-		if b[0] != '-' {
-			b = append([]byte{'+'}, b...)
+		// "%+.3f": a sign always.
+		b = strconv.AppendFloat(append(d.tbuf[:0], '+'), v-old, 'f', 3, 64)
+		if b[1] == '-' {
+			b = b[1:]
 		}
 		d.fcr = fcr
 	} else {
