@@ -181,6 +181,7 @@ func TestPerfScriptAgrees(t *testing.T) {
 		{"threads-dyn-O0", nil, false},
 		{"forkexec-dyn-O2", []string{"tiny"}, false},
 		{"forkexec-static-O0", []string{"tiny"}, false},
+		{"forkexec-dyn-O0", []string{"-v", "tiny"}, false},
 		{"crash", nil, true},
 	}
 	dir := t.TempDir()
@@ -192,7 +193,10 @@ func TestPerfScriptAgrees(t *testing.T) {
 			}
 			argv := []string{testprog.Path(t, p.name)}
 			for _, a := range p.args {
-				argv = append(argv, testprog.Path(t, a))
+				if !strings.HasPrefix(a, "-") {
+					a = testprog.Path(t, a)
+				}
+				argv = append(argv, a)
 			}
 			null := devnull(t)
 			ips := map[int][]uint64{}

@@ -16,7 +16,7 @@ import (
 // Names lists the programs the Makefile builds: <prog>-<static|dyn>-<O0|O2>
 // for mix (PLT calls, a vdso call, a jump table, deep recursion, signal
 // handlers entered from a syscall and from a fault), threads (three worker
-// threads) and forkexec (fork, then exec of its arguments), plus tiny (no
+// threads) and forkexec (fork, then exec of its arguments; -v: vfork), plus tiny (no
 // libc, a few hundred instructions).
 var Names = func() []string {
 	n := []string{"tiny", "crash", "spin"}

@@ -1,6 +1,7 @@
 /* forkexec: fork a child that runs a little, then execs argv[1]; the
  * parent sleeps meanwhile (under ptrace, the child's SIGCHLD interrupts the
- * sleep and the kernel restarts it), then waits for it. */
+ * sleep and the kernel restarts it), then waits for it. With -v first,
+ * vfork and exec argv[2] instead. */
 #include <stdio.h>
 #include <time.h>
 #include <sys/wait.h>
@@ -14,6 +15,18 @@ static int spin(int n) {
 }
 
 int main(int argc, char **argv) {
+	if (argc > 2 && argv[1][0] == '-' && argv[1][1] == 'v') {
+		/* vfork: the child borrows the parent's memory until it execs. */
+		pid_t pid = vfork();
+		if (pid == 0) {
+			execv(argv[2], argv + 2);
+			_exit(127);
+		}
+		int st = 0;
+		waitpid(pid, &st, 0);
+		printf("vfork %d\n", WEXITSTATUS(st));
+		return 0;
+	}
 	pid_t pid = fork();
 	if (pid == 0) {
 		spin(30);
