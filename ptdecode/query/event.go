@@ -143,7 +143,7 @@ type Event struct {
 	HasTSC       bool // TSC, LostMTC, LostCYC are valid
 
 	// One-bit details.
-	Resumed     bool // Enabled: tracing resumed where it was disabled
+	Resumed     bool // Enabled: tracing resumed where it was disabled (set by the flow decoders)
 	NonRoot     bool // Paging, AsyncPaging: VMX non-root (guest) mode
 	Speculative bool // TSX: in a transaction
 	Aborted     bool // TSX: the transaction aborted
