@@ -16,7 +16,7 @@ var (
 	benchDir  string
 )
 
-// benchRecording records recurse 22 2 (about 3 M instructions) once.
+// benchRecording records recurse 25 2 (about 12 M instructions) once.
 func benchRecording(b *testing.B) string {
 	benchOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "gcovbench")
@@ -25,7 +25,7 @@ func benchRecording(b *testing.B) string {
 		}
 		benchDir = dir
 		bin := buildC(b, dir, "recurse", "recurse", "-g", "-O0")
-		data := emulate(b, bin, []string{"22", "2"})
+		data := emulate(b, bin, []string{"25", "2"})
 		benchData = filepath.Join(dir, "perf.data")
 		if err := os.Rename(data, benchData); err != nil {
 			b.Fatal(err)

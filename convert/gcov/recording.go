@@ -123,25 +123,6 @@ func (a *Aggregator) Block(b *session.Block) {
 	tr.counts.Run(int64(b.TID), start, start+(b.End-b.Start))
 }
 
-// Handler returns the session handler that feeds a: decoded blocks when
-// the session delivers them, else blocks rebuilt from branch samples (the
-// session must then synthesise branches: Options.Itrace = BranchItrace()).
-func (a *Aggregator) Handler() session.Handler {
-	direct := false
-	fromSamples := SampleBlocks(func(b *session.Block) {
-		if !direct {
-			a.Block(b)
-		}
-	})
-	return session.Handler{
-		Sample: fromSamples,
-		Block: func(b *session.Block) {
-			direct = true
-			a.Block(b)
-		},
-	}
-}
-
 // Report returns the coverage of every object seen, merged by source file.
 func (a *Aggregator) Report() *Report {
 	var reps []*Report
@@ -165,14 +146,16 @@ func (a *Aggregator) Programs() []*Program {
 // (the traced program, and libraries built with -g), with the programs
 // (for their source text).
 func FromRecording(path string, o RecordingOptions) (*Report, []*Program, error) {
+	// The session delivers decoded blocks; synthesise no samples but the
+	// errors (a bare decode).
 	s, err := session.Open(path, session.Options{Symfs: o.Symfs, Workers: o.Workers, PIDs: o.PIDs, TIDs: o.TIDs,
-		Itrace: BranchItrace()})
+		Itrace: BareItrace()})
 	if err != nil {
 		return nil, nil, err
 	}
 	defer s.Close()
 	a := NewAggregator(s.Machine())
-	if err := s.Run(a.Handler()); err != nil {
+	if err := s.Run(session.Handler{Block: a.Block}); err != nil {
 		return nil, nil, err
 	}
 	return a.Report(), a.Programs(), nil

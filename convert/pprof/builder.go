@@ -97,6 +97,7 @@ type Builder struct {
 	funcs    map[funcKey]*profile.Function
 	objs     map[string]*object
 	samples  map[string]*profile.Sample
+	labels   map[Labels]labelMaps
 	key      []byte
 	frames   []srcline.Frame
 }
@@ -111,7 +112,13 @@ func NewBuilder(gran Granularity, types []*profile.ValueType) *Builder {
 		funcs:    map[funcKey]*profile.Function{},
 		objs:     map[string]*object{},
 		samples:  map[string]*profile.Sample{},
+		labels:   map[Labels]labelMaps{},
 	}
+}
+
+type labelMaps struct {
+	num map[string][]int64
+	str map[string][]string
 }
 
 func (b *Builder) object(path string) *object {
@@ -175,6 +182,11 @@ func (b *Builder) function(name, file string, start int64) *profile.Function {
 // Location returns the profile location of fr, creating it on first use.
 func (b *Builder) Location(fr *Frame) *profile.Location {
 	m := b.mapping(&fr.Map)
+	if b.Gran == Address {
+		if l := b.locs[locKey{m: m, addr: fr.IP, caller: fr.Caller}]; l != nil {
+			return l
+		}
+	}
 	var o *object
 	var pc uint64
 	if m != nil {
@@ -272,14 +284,20 @@ func (b *Builder) Add(stack []*profile.Location, lb Labels, values []int64) {
 		}
 		return
 	}
+	lm, ok := b.labels[lb]
+	if !ok {
+		lm.num = map[string][]int64{"pid": {lb.PID}, "tid": {lb.TID}}
+		if lb.CPU >= 0 {
+			lm.num["cpu"] = []int64{lb.CPU}
+		}
+		if lb.Comm != "" {
+			lm.str = map[string][]string{"comm": {lb.Comm}}
+		}
+		b.labels[lb] = lm
+	}
+	// Samples of one thread share their (never modified) label maps.
 	s := &profile.Sample{Location: append([]*profile.Location(nil), stack...), Value: append([]int64(nil), values...),
-		NumLabel: map[string][]int64{"pid": {lb.PID}, "tid": {lb.TID}}}
-	if lb.CPU >= 0 {
-		s.NumLabel["cpu"] = []int64{lb.CPU}
-	}
-	if lb.Comm != "" {
-		s.Label = map[string][]string{"comm": {lb.Comm}}
-	}
+		NumLabel: lm.num, Label: lm.str}
 	b.samples[string(k)] = s
 	b.P.Sample = append(b.P.Sample, s)
 }

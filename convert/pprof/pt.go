@@ -6,7 +6,6 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/perfpt/perfpt/convert/gcov"
 	"github.com/perfpt/perfpt/convert/script"
 	"github.com/perfpt/perfpt/convert/session"
 	"github.com/perfpt/perfpt/ptdecode/insn"
@@ -45,15 +44,31 @@ type blockRec struct {
 	insns    uint64 // from Block.NInsn when the session gives it
 	branches uint64
 	nanos    uint64
-	succ     []*blockRec
+	// fall is the address after the block's last instruction: a
+	// conditional branch to it was not taken (0: unknown).
+	fall uint64
+	succ []*blockRec
 }
 
 type ptThread struct {
 	pid, tid int32
 	root     *callNode
-	cur      *callNode
+	cur      *callNode // the top of stack, or root
+	// stack holds one node per active call (recursion folded: a node can
+	// appear more than once); deeper calls than maxDepth are only counted.
+	stack    []*callNode
+	overflow int
 	prev     *blockRec
 	lastTime uint64
+}
+
+func (t *ptThread) setTop(n int) {
+	t.stack = t.stack[:n]
+	if n == 0 {
+		t.cur = t.root
+	} else {
+		t.cur = t.stack[n-1]
+	}
 }
 
 // ptAgg aggregates decoded PT blocks per call stack.
@@ -65,6 +80,10 @@ type ptAgg struct {
 	order   []*blockRec
 	roots   map[*callNode]*ptThread
 	hasTime bool
+	cr      *codeReader
+	// callerLocs caches each node's caller locations.
+	callerLocs map[*callNode][]*profile.Location
+	last       *ptThread // the thread of the previous block
 }
 
 // maxDepth bounds a thread's reconstructed stack (runaway recursion or
@@ -82,13 +101,17 @@ func (a *ptAgg) block(b *session.Block) {
 	if b.Time != 0 && (a.o.TimeFrom != 0 && b.Time < a.o.TimeFrom || a.o.TimeTo != 0 && b.Time > a.o.TimeTo) {
 		return
 	}
-	t := a.threads[b.TID]
+	t := a.last
+	if t == nil || t.tid != b.TID {
+		t = a.threads[b.TID]
+	}
 	if t == nil {
 		t = &ptThread{pid: b.PID, tid: b.TID, root: &callNode{}}
 		t.cur = t.root
 		a.threads[b.TID] = t
 		a.roots[t.root] = t
 	}
+	a.last = t
 	k := recKey{t.cur, b.Start, b.End}
 	var r *blockRec
 	if p := t.prev; p != nil {
@@ -103,6 +126,9 @@ func (a *ptAgg) block(b *session.Block) {
 		r = a.recs[k]
 		if r == nil {
 			r = &blockRec{key: k}
+			if b.Flags&script.FlagConditional != 0 {
+				r.fall = a.fallAddr(b.TID, b.End)
+			}
 			a.recs[k] = r
 			a.order = append(a.order, r)
 		}
@@ -112,7 +138,8 @@ func (a *ptAgg) block(b *session.Block) {
 	}
 	r.execs++
 	r.insns += b.NInsn
-	if b.Flags&script.FlagBranch != 0 && b.To != 0 {
+	// Taken branches only, as perf's branches samples.
+	if b.Flags&script.FlagBranch != 0 && b.To != 0 && b.To != r.fall {
 		r.branches++
 	}
 	if b.Time != 0 {
@@ -126,6 +153,25 @@ func (a *ptAgg) block(b *session.Block) {
 	a.move(t, b)
 }
 
+// fallAddr returns the address after the instruction at ip of thread
+// tid, or 0.
+func (a *ptAgg) fallAddr(tid int32, ip uint64) uint64 {
+	t := a.m.FindThread(tid)
+	if t == nil {
+		return 0
+	}
+	mp := t.Maps.Find(ip)
+	if mp == nil || mp.DSO == nil || mp.DSO.File() == "" {
+		return 0
+	}
+	code := a.cr.read(mp.DSO.File(), mp.MapIP(ip), 1, insn.MaxSize)
+	var in insn.Insn
+	if code == nil || insn.Decode(&in, code, insn.Mode64) != nil {
+		return 0
+	}
+	return ip + uint64(in.Size)
+}
+
 // move updates the thread's call stack after block b.
 func (a *ptAgg) move(t *ptThread, b *session.Block) {
 	f := b.Flags
@@ -133,29 +179,44 @@ func (a *ptAgg) move(t *ptThread, b *session.Block) {
 	case f&(script.FlagSyscallRet|script.FlagInterrupt|script.FlagAsync|script.FlagTraceBegin|script.FlagTraceEnd) != 0:
 		// Kernel entries and trace gaps resume where they left.
 	case f&script.FlagCall != 0:
-		if t.cur.depth < maxDepth {
-			t.cur = t.cur.child(b.End)
+		if len(t.stack) >= maxDepth {
+			t.overflow++
+			return
 		}
+		t.stack = append(t.stack, fold(t.cur, b.End))
+		t.cur = t.stack[len(t.stack)-1]
 	case f&script.FlagReturn != 0:
-		for n := t.cur; n != t.root; n = n.parent {
+		if t.overflow > 0 {
+			t.overflow--
+			return
+		}
+		for i := len(t.stack) - 1; i >= 0; i-- {
+			n := t.stack[i]
 			if n.ret == b.To || n.ret == 0 && b.To > n.site && b.To-n.site <= maxCallLen {
 				n.ret = b.To
-				t.cur = n.parent
+				t.setTop(i)
 				return
 			}
 		}
 		// A return to a caller the trace never saw called (the trace
-		// started inside it): stay at the thread's root.
-		if t.cur != t.root {
-			t.cur = t.cur.parent
+		// started inside it) pops one frame, or stays at the root.
+		if len(t.stack) > 0 {
+			t.setTop(len(t.stack) - 1)
 		}
-	case f&script.FlagBranch != 0 && f&script.FlagConditional == 0 && b.To != 0:
-		// longjmp and the like: a jump to the return address of a call
-		// made earlier from a frame up the stack resumes that frame.
-		for n, i := t.cur.parent, 0; n != nil && i < 64; n, i = n.parent, i+1 {
+	case f&script.FlagBranch != 0 && f&script.FlagConditional == 0 && b.To != 0 && a.crossesMaps(b):
+		// longjmp: a jump from another object (libc) to the return
+		// address of a call made earlier from a frame up the stack
+		// resumes that frame. (Jumps inside a function can land on a
+		// return address too: they are not considered.)
+		for i := len(t.stack) - 2; i >= -1; i-- {
+			n := t.root
+			if i >= 0 {
+				n = t.stack[i]
+			}
 			for _, c := range n.children {
 				if c.ret == b.To {
-					t.cur = n
+					t.overflow = 0
+					t.setTop(i + 1)
 					return
 				}
 			}
@@ -163,43 +224,81 @@ func (a *ptAgg) move(t *ptThread, b *session.Block) {
 	}
 }
 
-// code reads instruction bytes of mapped files for splitting blocks into
-// instructions.
+// crossesMaps reports whether block b jumps from one mapping to another.
+func (a *ptAgg) crossesMaps(b *session.Block) bool {
+	th := a.m.FindThread(b.TID)
+	if th == nil {
+		return false
+	}
+	return th.Maps.Find(b.End) != th.Maps.Find(b.To)
+}
+
+// fold returns the node for a call from site made in frame cur. Recursion
+// is folded: when an enclosing frame was entered from the same call site,
+// its node is reused, so that the call tree stays as large as the program's
+// call graph however deep the recursion; flat counts and the cumulative
+// counts of directly recursive functions are unchanged.
+func fold(cur *callNode, site uint64) *callNode {
+	for n, i := cur, 0; n.parent != nil && i < 256; n, i = n.parent, i+1 {
+		if n.site == site {
+			return n
+		}
+	}
+	return cur.child(site)
+}
+
+// codeReader reads instruction bytes of mapped files, for splitting blocks
+// into instructions; each file's loadable segments are read once.
 type codeReader struct {
-	files map[string]*elf.File
+	files map[string][]segment
+}
+
+type segment struct {
+	off  uint64
+	data []byte
 }
 
 // read returns up to n bytes of path's loaded code at file offset off, at
 // least need of them, or nil.
 func (c *codeReader) read(path string, off uint64, need, n int) []byte {
-	f, ok := c.files[path]
+	segs, ok := c.files[path]
 	if !ok {
-		f, _ = elf.Open(path)
-		c.files[path] = f
+		segs = loadSegments(path)
+		c.files[path] = segs
 	}
-	if f == nil {
-		return nil
-	}
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_LOAD && off >= p.Off && off+uint64(need) <= p.Off+p.Filesz {
-			n = int(min(uint64(n), p.Off+p.Filesz-off))
-			b := make([]byte, n)
-			if _, err := p.ReadAt(b, int64(off-p.Off)); err != nil {
-				return nil
-			}
-			return b
+	for _, s := range segs {
+		if off >= s.off && off+uint64(need) <= s.off+uint64(len(s.data)) {
+			end := min(off+uint64(n), s.off+uint64(len(s.data)))
+			return s.data[off-s.off : end-s.off]
 		}
 	}
 	return nil
 }
 
-func (c *codeReader) close() {
-	for _, f := range c.files {
-		if f != nil {
-			f.Close()
-		}
+// maxSegment caps the size of a code segment read into memory.
+const maxSegment = 256 << 20
+
+func loadSegments(path string) []segment {
+	f, err := elf.Open(path)
+	if err != nil {
+		return nil
 	}
+	defer f.Close()
+	var segs []segment
+	for _, p := range f.Progs {
+		if p.Type != elf.PT_LOAD || p.Flags&elf.PF_X == 0 || p.Filesz > maxSegment {
+			continue
+		}
+		b := make([]byte, p.Filesz)
+		if _, err := p.ReadAt(b, 0); err != nil {
+			continue
+		}
+		segs = append(segs, segment{p.Off, b})
+	}
+	return segs
 }
+
+func (c *codeReader) close() {}
 
 // insnAddrs returns the instruction addresses of the block [start, end] in
 // mp, or nil when its code cannot be read.
@@ -236,19 +335,9 @@ func (c *codeReader) insnAddrs(mp *session.Map, start, end uint64, dst []uint64)
 func fromPT(s *session.Session, o Options) (*profile.Profile, error) {
 	a := &ptAgg{o: &o, m: s.Machine(), threads: map[int32]*ptThread{}, recs: map[recKey]*blockRec{},
 		roots: map[*callNode]*ptThread{}}
-	direct := false
-	h := session.Handler{
-		Sample: gcov.SampleBlocks(func(b *session.Block) {
-			if !direct {
-				a.block(b)
-			}
-		}),
-		Block: func(b *session.Block) {
-			direct = true
-			a.block(b)
-		},
-	}
-	if err := s.Run(h); err != nil {
+	a.cr = &codeReader{files: map[string][]segment{}}
+	defer a.cr.close()
+	if err := s.Run(session.Handler{Block: a.block}); err != nil {
 		return nil, err
 	}
 	return a.profile(o.Granularity)
@@ -261,20 +350,18 @@ func (a *ptAgg) profile(gran Granularity) (*profile.Profile, error) {
 		types = append(types, &profile.ValueType{Type: "time", Unit: "nanoseconds"})
 	}
 	b := NewBuilder(gran, types)
-	cr := &codeReader{files: map[string]*elf.File{}}
-	defer cr.close()
+	cr := a.cr
 	var addrs []uint64
 	stack := make([]*profile.Location, 1, 64)
 	vals := make([]int64, len(types))
 	for _, r := range a.order {
 		// The thread and the caller frames.
-		var t *ptThread
-		stack = stack[:1]
+		stack = append(stack[:1], a.callers(b, r.key.node)...)
 		n := r.key.node
-		for ; n.parent != nil; n = n.parent {
-			stack = append(stack, b.Location(a.frame(n.parent, n.site, true)))
+		for n.parent != nil {
+			n = n.parent
 		}
-		t = a.roots[n]
+		t := a.roots[n]
 		th := a.m.FindThread(t.tid)
 		lb := Labels{PID: int64(t.pid), TID: int64(t.tid), CPU: -1}
 		if th != nil {
@@ -310,7 +397,8 @@ func (a *ptAgg) profile(gran Granularity) (*profile.Profile, error) {
 					vals[2] = int64(r.nanos)
 				}
 			}
-			stack[0] = b.Location(a.frameIn(th, mp, ip))
+			fr := a.frameIn(th, mp, ip)
+			stack[0] = b.Location(&fr)
 			b.Add(stack, lb, vals)
 		}
 	}
@@ -319,8 +407,27 @@ func (a *ptAgg) profile(gran Granularity) (*profile.Profile, error) {
 	return b.Finish()
 }
 
+// callers returns the caller locations of node n, innermost first.
+func (a *ptAgg) callers(b *Builder, n *callNode) []*profile.Location {
+	if n.parent == nil {
+		return nil
+	}
+	if a.callerLocs == nil {
+		a.callerLocs = map[*callNode][]*profile.Location{}
+	}
+	if l, ok := a.callerLocs[n]; ok {
+		return l
+	}
+	fr := a.frame(n.parent, n.site)
+	up := a.callers(b, n.parent)
+	l := make([]*profile.Location, 0, len(up)+1)
+	l = append(append(l, b.Location(&fr)), up...)
+	a.callerLocs[n] = l
+	return l
+}
+
 // frame resolves a caller frame at site of the thread owning node n.
-func (a *ptAgg) frame(n *callNode, site uint64, caller bool) *Frame {
+func (a *ptAgg) frame(n *callNode, site uint64) Frame {
 	root := n
 	for root.parent != nil {
 		root = root.parent
@@ -339,8 +446,8 @@ func (a *ptAgg) frame(n *callNode, site uint64, caller bool) *Frame {
 	return fr
 }
 
-func (a *ptAgg) frameIn(th *session.Thread, mp *session.Map, ip uint64) *Frame {
-	fr := &Frame{IP: ip}
+func (a *ptAgg) frameIn(th *session.Thread, mp *session.Map, ip uint64) Frame {
+	fr := Frame{IP: ip}
 	if mp == nil || mp.DSO == nil {
 		return fr
 	}

@@ -73,6 +73,22 @@ func perfFlatInsns(t *testing.T, data string) map[string]int64 {
 	return m
 }
 
+// perfTakenBranches counts perf's branch samples other than trace begin
+// and end.
+func perfTakenBranches(t *testing.T, data string) int64 {
+	out, err := exec.Command("perf", "script", "-i", data, "--itrace=b", "-F", "ip,addr,flags").Output()
+	if err != nil {
+		t.Fatalf("perf script: %v", err)
+	}
+	var n int64
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.TrimSpace(l) != "" && !strings.Contains(l, "tr strt") && !strings.Contains(l, "tr end") {
+			n++
+		}
+	}
+	return n
+}
+
 var childrenLine = regexp.MustCompile(`^\s+([0-9.]+)%\s+([0-9.]+)%\s+\S+\s+(\S+)$`)
 
 // perfChildren returns perf report's Children percentage per symbol, with
@@ -158,6 +174,13 @@ func TestPTInstructionsMatchPerf(t *testing.T) {
 				}
 			}
 			t.Logf("%d functions, %d instructions; %d flat counts differ from perf script's", len(want), total, bad)
+			var branches int64
+			for _, s := range p.Sample {
+				branches += s.Value[1]
+			}
+			if want := perfTakenBranches(t, data); branches != want {
+				t.Errorf("branches: ours %d, perf script --itrace=b %d", branches, want)
+			}
 			children := perfChildren(t, data)
 			for _, fn := range c.cum {
 				ours := 100 * float64(cum[fn]) / float64(total)

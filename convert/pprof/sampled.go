@@ -22,10 +22,10 @@ type Options struct {
 }
 
 func (o *Options) session() session.Options {
-	// PT recordings: blocks are rebuilt from branch samples until the
-	// session delivers them (see fromPT).
+	// PT recordings: the session delivers decoded blocks; no samples are
+	// synthesised from the trace (a bare decode).
 	return session.Options{Symfs: o.Symfs, Workers: o.Workers, Callchains: true,
-		PIDs: o.PIDs, TIDs: o.TIDs, TimeFrom: o.TimeFrom, TimeTo: o.TimeTo, Itrace: gcov.BranchItrace()}
+		PIDs: o.PIDs, TIDs: o.TIDs, TimeFrom: o.TimeFrom, TimeTo: o.TimeTo, Itrace: gcov.BareItrace()}
 }
 
 // Convert reads the perf.data file at path and returns its profile: exact

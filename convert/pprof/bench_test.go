@@ -1,0 +1,68 @@
+package pprof
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/session"
+)
+
+var (
+	benchOnce sync.Once
+	benchData string
+)
+
+// benchRecording records recurse 25 2 (about 12 M instructions) once.
+func benchRecording(b *testing.B) string {
+	benchOnce.Do(func() {
+		bin := buildShared(b, "recurse")
+		data, _ := emulatePT(b, bin, "25", "2")
+		dir, err := os.MkdirTemp("", "pprofbench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchData = filepath.Join(dir, "perf.data")
+		if err := os.Rename(data, benchData); err != nil {
+			b.Fatal(err)
+		}
+	})
+	if benchData == "" {
+		b.Skip("no recording")
+	}
+	return benchData
+}
+
+// BenchmarkBareDecode decodes the recording as `perfpt script --itrace=e`
+// does: the baseline of issue 7's 1.3x budget.
+func BenchmarkBareDecode(b *testing.B) {
+	data := benchRecording(b)
+	it, err := script.ParseItrace("e")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := session.Open(data, session.Options{Itrace: it})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Run(session.Handler{}); err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+	}
+}
+
+// BenchmarkConvertPT is `perfpt pprof` on the recording, without writing.
+func BenchmarkConvertPT(b *testing.B) {
+	data := benchRecording(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Convert(data, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
