@@ -222,6 +222,9 @@ func TestPerfScriptAgrees(t *testing.T) {
 					float64(res.Stats.Insns)/res.Stats.Elapsed.Seconds(), float64(fast.Stats.Insns)/fast.Stats.Elapsed.Seconds())
 			}
 			for _, c := range configs {
+				if c.perCPU && len(res.Trace.Threads) == 1 && p.name != "tiny" {
+					continue // one thread: the same stream as per-thread
+				}
 				data := filepath.Join(dir, p.name+"-"+c.name+".data")
 				if _, err := WriteTrace(data, res.Trace, WriteOptions{PT: c.cfg, BuildIDDir: "-", AuxBufSize: 16 << 10, PerCPU: c.perCPU}); err != nil {
 					t.Fatal(err)
