@@ -91,6 +91,7 @@ func BenchmarkQuery(b *testing.B) {
 	b.ReportAllocs()
 	var q Query
 	var ev Event
+	cpu0 := cpuTime()
 	for b.Loop() {
 		q.Init(buf, &cfg)
 		if _, _, err := q.SyncForward(); err != nil {
@@ -109,6 +110,8 @@ func BenchmarkQuery(b *testing.B) {
 			}
 		}
 	}
+	cpu := cpuTime() - cpu0
+	b.ReportMetric(float64(len(buf))*float64(b.N)/cpu.Seconds()/1e6, "cpu-MB/s")
 }
 
 // BenchmarkPackets is the floor: the packet decoder alone on the same
@@ -127,5 +130,24 @@ func BenchmarkPackets(b *testing.B) {
 	}
 	cpu := cpuTime() - cpu0
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(n), "cpu-ns/packet")
+	b.ReportMetric(float64(len(buf))*float64(b.N)/cpu.Seconds()/1e6, "cpu-MB/s")
+}
+
+// BenchmarkClocksAt: the timing pre-pass for parallel chunks, every PSB.
+func BenchmarkClocksAt(b *testing.B) {
+	buf := benchStream(8 << 20)
+	psbs := packet.PSBIndex(nil, buf)
+	offs := make([]uint64, len(psbs))
+	for i, p := range psbs {
+		offs[i] = uint64(p)
+	}
+	cfg := Config{}
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	for b.Loop() {
+		ClocksAt(buf, &cfg, offs)
+	}
+	cpu := cpuTime() - cpu0
 	b.ReportMetric(float64(len(buf))*float64(b.N)/cpu.Seconds()/1e6, "cpu-MB/s")
 }
