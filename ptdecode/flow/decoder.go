@@ -78,7 +78,8 @@ type BlockDecoder struct {
 	scratchEv    query.Event
 	scratchBlock Block
 
-	stall stall // progress of a walk
+	stall      stall  // progress of a walk
+	resyncedAt uint64 // where the last Resync synchronised (noResume: it did not)
 
 	// The postponed instruction (valid when processInsn).
 	insn insn.Insn

@@ -72,6 +72,12 @@ func (d *BlockDecoder) event(uev *query.Event) (Status, query.Code) {
 	}
 	ev := &d.ev
 	var c query.Code
+	if ev.StatusUpdate {
+		// A PSB+: the hardware does not compress returns to calls before
+		// a PSB (decoding may start at any PSB), so neither do we. This
+		// also keeps a sequential decode equal to one that starts here.
+		d.ret.init()
+	}
 	// needIP checks that the event binds at the current IP.
 	needIP := func(needEnabled bool) bool {
 		return (needEnabled && !d.enabled) || ev.IPSuppressed || d.ip == ev.IP
@@ -178,7 +184,10 @@ func (d *BlockDecoder) setCR3(cr3 uint64) { d.cr3 = cr3 }
 func (d *BlockDecoder) Resync() (Status, error) {
 	s, c := d.resync()
 	if c == codeSyncAgain {
-		return d.SyncSet(d.evd.SyncOffset())
+		off := d.evd.SyncOffset()
+		s, err := d.SyncSet(off)
+		d.resyncedAt = off
+		return s, err
 	}
 	return d.result(s, c)
 }

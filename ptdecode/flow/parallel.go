@@ -32,7 +32,13 @@ var ChunkBytes = 128 << 10
 type chunk struct {
 	start, next, end uint64 // PSB, next chunk's PSB, end of decoding
 	first, last      bool
+	// resume is where a sequential walk goes on after this chunk: next,
+	// unless the walk skipped that PSB after an error (then the PSB it
+	// synchronised at, or noResume if it ended).
+	resume uint64
 }
+
+const noResume = ^uint64(0)
 
 // planChunks cuts the trace into chunks of about ChunkBytes at PSBs.
 func planChunks(trace []byte, psbs []int) []chunk {
@@ -42,10 +48,16 @@ func planChunks(trace []byte, psbs []int) []chunk {
 		if psbs[i]-psbs[s] < ChunkBytes {
 			continue
 		}
-		cs = append(cs, chunk{start: uint64(psbs[s]), next: uint64(psbs[i]), end: psbEnd(trace, psbs[i])})
+		// Cut only where the PSB+ header is intact.
+		end := psbEnd(trace, psbs[i])
+		if end == uint64(psbs[i]) {
+			continue
+		}
+		cs = append(cs, chunk{start: uint64(psbs[s]), next: uint64(psbs[i]), end: end, resume: uint64(psbs[i])})
 		s = i
 	}
-	cs = append(cs, chunk{start: uint64(psbs[s]), next: uint64(len(trace)), end: uint64(len(trace)), last: true})
+	cs = append(cs, chunk{start: uint64(psbs[s]), next: uint64(len(trace)), end: uint64(len(trace)), last: true,
+		resume: noResume})
 	cs[0].first = true
 	return cs
 }
@@ -174,7 +186,9 @@ func WalkParallel(trace []byte, img *image.Image, cfg *Config, opt WalkOptions, 
 // what it decodes to; then done(i, h) is called on the caller's goroutine,
 // in chunk order, once chunk i is decoded. What the chunk handlers get, in
 // chunk order, is exactly what WalkBlocks would give one handler. open may
-// be called for chunks up to 2*jobs ahead of done. If the trace is not cut
+// be called for chunks up to 2*jobs ahead of done, and again on the
+// caller's goroutine for a chunk decoded anew (after an error made the walk
+// skip a chunk's PSB); a handler not passed to done is dropped. If the trace is not cut
 // (jobs <= 1, or one chunk), seq gets everything directly, as in WalkBlocks,
 // and neither open nor done is called; seq may be nil then to use open(0)
 // and done(0, ...).
@@ -224,8 +238,31 @@ func WalkChunks(trace []byte, img *image.Image, cfg *Config, opt WalkOptions, jo
 		}
 		close(work)
 	}()
+	// Join. A chunk's output is used if the sequential walk reaches the
+	// chunk at its PSB; if it skipped that PSB after an error, the chunk is
+	// decoded again from where the walk goes on, or dropped.
+	var redo *BlockDecoder
+	resume := chunks[0].start
 	for i := range chunks {
-		done(i, <-finished[i])
+		h := <-finished[i]
+		c := &chunks[i]
+		switch {
+		case i == 0 || resume == c.start:
+			done(i, h)
+			resume = c.resume
+		case resume >= c.next:
+			// skipped
+		default:
+			if redo == nil {
+				redo = NewBlockDecoder(trace, img, cfg)
+			}
+			cc := *c
+			cc.start, cc.first = resume, false
+			h = open(i)
+			redo.walkChunk(&cc, opt, &chunkFilter{Handler: h, next: cc.next, last: cc.last})
+			done(i, h)
+			resume = cc.resume
+		}
 		<-slots
 	}
 	wg.Wait()
@@ -263,12 +300,7 @@ func (f *chunkFilter) Event(ev *query.Event, off uint64) {
 	f.Handler.Event(ev, off)
 }
 
-func (f *chunkFilter) Block(b *Block, off uint64) {
-	if len(f.held) != 0 && (b.NInsn != 0 || off < f.next) {
-		f.flush()
-	}
-	f.Handler.Block(b, off)
-}
+func (f *chunkFilter) Block(b *Block, off uint64) { f.flush(); f.Handler.Block(b, off) }
 
 func (f *chunkFilter) Insn(in *Insn, off uint64) { f.flush(); f.Handler.Insn(in, off) }
 func (f *chunkFilter) Error(e *DecodeError)      { f.flush(); f.Handler.Error(e) }

@@ -93,18 +93,21 @@ func (d *BlockDecoder) walkBlocks(opt WalkOptions, h Handler, c *chunk) {
 		if first && c != nil && !c.first {
 			s, err = d.SyncSet(c.start)
 		} else {
+			if c != nil && !c.last && !d.syncInChunk(c) {
+				return // the walk goes on in a later chunk, or ends
+			}
 			s, err = d.SyncForward()
 		}
 		first = false
-		if err == nil && c != nil && !c.last && d.SyncOffset() >= c.next {
-			return // the next chunk goes on from there
-		}
 		if err != nil {
 			if codeOf(err) == query.CodeEOS {
 				return
 			}
 			d.diagnoseBlock(h, ErrSync, err, b)
 			if ns := d.Offset(); ns <= sync {
+				if c != nil {
+					c.resume = noResume // a sequential walk gives up here
+				}
 				return
 			} else {
 				sync = ns
@@ -141,16 +144,35 @@ func (d *BlockDecoder) walkBlocks(opt WalkOptions, h Handler, c *chunk) {
 			if !opt.ResyncOnError || d.stall.resyncLoops(d.Offset()) {
 				break
 			}
+			d.resyncedAt = noResume
 			s, err = d.resyncWalk(h)
 			if err != nil {
 				d.diagnoseBlock(h, ErrResync, err, b)
 				break
 			}
-			if c != nil && !c.last && d.SyncOffset() >= c.next {
-				return // resynchronised at the next chunk's PSB: it goes on from there
+			if c != nil && !c.last && d.resyncedAt != noResume && d.resyncedAt >= c.next {
+				c.resume = d.resyncedAt // resynchronised at a later chunk's PSB
+				return
 			}
 		}
 	}
+}
+
+// syncInChunk tells whether the next synchronisation of a sequential walk
+// lands inside chunk c. If not, it sets c.resume to the PSB where it lands
+// (noResume if none) and returns false.
+func (d *BlockDecoder) syncInChunk(c *chunk) bool {
+	probe := *d.evd
+	probe.SetEnd(uint64(len(probe.Buffer())))
+	if probe.SyncForward() != nil {
+		c.resume = noResume
+		return false
+	}
+	if off := probe.SyncOffset(); off >= c.next {
+		c.resume = off
+		return false
+	}
+	return true
 }
 
 // drain processes pending events.

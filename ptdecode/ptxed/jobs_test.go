@@ -29,20 +29,24 @@ func TestJobs(t *testing.T) {
 	if err := os.WriteFile(pt, trace, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	run := func(jobs int) []byte {
+	run := func(jobs int, opts ...string) []byte {
 		var out, errb bytes.Buffer
-		args := []string{"--block-decoder", "--elf", exe, "--block:show-blocks", "--stat",
-			"--event:ip", "--pt", pt, "-j", strconv.Itoa(jobs)}
+		args := append([]string{"--block-decoder", "--elf", exe, "--event:ip", "--pt", pt,
+			"-j", strconv.Itoa(jobs)}, opts...)
 		if code := Main(args, &out, &errb); code != 0 {
 			t.Fatalf("-j %d: exit %d: %s", jobs, code, errb.String())
 		}
 		return out.Bytes()
 	}
-	want := run(1)
-	t.Logf("%d bytes of trace, %d bytes of output", len(trace), len(want))
-	for _, jobs := range []int{2, 4, 8} {
-		if got := run(jobs); !bytes.Equal(got, want) {
-			t.Errorf("-j %d: output differs from -j 1 (%d bytes, want %d)", jobs, len(got), len(want))
+	// Numbered blocks go through the recording join, the rest through
+	// per-chunk printers.
+	for _, opts := range [][]string{{"--block:show-blocks", "--stat"}, {"--stat"}} {
+		want := run(1, opts...)
+		t.Logf("%v: %d bytes of trace, %d bytes of output", opts, len(trace), len(want))
+		for _, jobs := range []int{2, 4, 8} {
+			if got := run(jobs, opts...); !bytes.Equal(got, want) {
+				t.Errorf("%v -j %d: output differs from -j 1 (%d bytes, want %d)", opts, jobs, len(got), len(want))
+			}
 		}
 	}
 }

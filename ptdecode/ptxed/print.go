@@ -2,6 +2,7 @@ package ptxed
 
 import (
 	"bufio"
+	"bytes"
 	"strconv"
 
 	"github.com/perfpt/perfpt/ptdecode/flow"
@@ -19,6 +20,7 @@ type printer struct {
 	insns  uint64
 	blocks uint64
 	buf    []byte
+	out    *bytes.Buffer // the buffer w writes to, for chunk printers
 }
 
 func (p *printer) hex16(v uint64) {

@@ -2,9 +2,11 @@ package ptxed
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/perfpt/perfpt/ptdecode/flow"
 	"github.com/perfpt/perfpt/ptdecode/image"
@@ -74,7 +76,12 @@ func Run(o *Options, w io.Writer) error {
 		flow.WalkInsns(d, wopt, p)
 	} else if o.Jobs > 1 {
 		p.img = func() *image.Image { return img }
-		flow.WalkParallel(trace, img, &o.Flow, wopt, o.Jobs, p)
+		if o.ShowBlocks && o.Stats {
+			// Block numbers count from the start: print in order.
+			flow.WalkParallel(trace, img, &o.Flow, wopt, o.Jobs, p)
+		} else {
+			walkChunks(trace, img, o, wopt, p)
+		}
 	} else {
 		d := flow.NewBlockDecoder(trace, img, &o.Flow)
 		p.img = d.Image
@@ -97,4 +104,23 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// walkChunks prints the chunks of a parallel decode on the workers, each
+// into its own buffer, and writes the buffers in order.
+func walkChunks(trace []byte, img *image.Image, o *Options, wopt flow.WalkOptions, p *printer) {
+	imgf := func() *image.Image { return img }
+	pool := sync.Pool{New: func() any { return new(bytes.Buffer) }}
+	flow.WalkChunks(trace, img, &o.Flow, wopt, o.Jobs, func(int) flow.Handler {
+		buf := pool.Get().(*bytes.Buffer)
+		buf.Reset()
+		return &printer{w: bufio.NewWriterSize(buf, 64<<10), o: o, img: imgf, out: buf}
+	}, func(_ int, h flow.Handler) {
+		cp := h.(*printer)
+		cp.w.Flush()
+		p.w.Write(cp.out.Bytes())
+		p.insns += cp.insns
+		p.blocks += cp.blocks
+		pool.Put(cp.out)
+	}, p)
 }

@@ -1,0 +1,38 @@
+package flow
+
+import (
+	"math/rand/v2"
+	"os"
+	"testing"
+
+	"github.com/perfpt/perfpt/ptdecode/flow/flowtest"
+)
+
+func TestStressParallel(t *testing.T) {
+	if os.Getenv("STRESS") == "" {
+		t.Skip()
+	}
+	p := flowtest.LoadProgram(t)
+	defer func(n int) { ChunkBytes = n }(ChunkBytes)
+	ChunkBytes = 4 << 10
+	for seed := uint64(300); seed < 600; seed++ {
+		tr, _ := flowtest.Generate(p, 24<<10, 2048, seed)
+		rng := rand.New(rand.NewPCG(seed, 9))
+		for range 1 + rng.IntN(8) {
+			tr[rng.IntN(len(tr))] ^= byte(1 + rng.IntN(255))
+		}
+		opt := WalkOptions{ResyncOnError: seed%2 == 1}
+		want := record(tr, p, &Config{}, opt, 0)
+		for _, jobs := range []int{2, 3} {
+			got := record(tr, p, &Config{}, opt, jobs)
+			if d := diffRecordings(want, got); d != "" {
+				t.Errorf("seed %d jobs %d resync %v: %s", seed, jobs, opt.ResyncOnError, d)
+				os.WriteFile("/tmp/s.pt", tr, 0o644)
+				exe, _ := os.Executable()
+				data, _ := os.ReadFile(exe)
+				os.WriteFile("/tmp/s.exe", data, 0o755)
+				return
+			}
+		}
+	}
+}
