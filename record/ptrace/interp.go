@@ -255,22 +255,105 @@ func simple(inst *x86asm.Inst) bool {
 		if p == 0 {
 			break
 		}
-		switch p &^ (x86asm.PrefixImplicit | x86asm.PrefixIgnored | x86asm.PrefixInvalid) {
-		case x86asm.PrefixREX, x86asm.PrefixREXW, x86asm.PrefixFS, x86asm.PrefixGS, x86asm.PrefixDataSize:
+		switch b := byte(p); {
+		case b >= 0x40 && b <= 0x4f: // REX
+		case b == 0x66: // operand size
+		case b == 0x26 || b == 0x2e || b == 0x36 || b == 0x3e || b == 0x64 || b == 0x65: // segments
 		default:
-			if p&0xf0 == x86asm.PrefixREX&0xf0 { // REX with any bits
-				continue
-			}
 			return false
 		}
 	}
 	switch inst.Op {
 	case x86asm.MOV, x86asm.MOVZX, x86asm.MOVSX, x86asm.MOVSXD, x86asm.LEA, x86asm.ADD, x86asm.SUB,
-		x86asm.CMP, x86asm.AND, x86asm.OR, x86asm.XOR, x86asm.TEST, x86asm.INC, x86asm.DEC,
+		x86asm.CMP, x86asm.AND, x86asm.OR, x86asm.XOR, x86asm.TEST, x86asm.INC, x86asm.DEC, x86asm.NEG,
 		x86asm.SHL, x86asm.SHR, x86asm.SAR, x86asm.NOP, x86asm.PUSH, x86asm.POP, x86asm.JMP, x86asm.CALL:
 		return true
 	}
-	return false
+	return cmovCond(inst.Op) != 0 || setCond(inst.Op) != 0
+}
+
+// cmovCond and setCond map CMOVcc and SETcc to the Jcc of the same
+// condition (0: not one).
+func cmovCond(op x86asm.Op) x86asm.Op {
+	switch op {
+	case x86asm.CMOVA:
+		return x86asm.JA
+	case x86asm.CMOVAE:
+		return x86asm.JAE
+	case x86asm.CMOVB:
+		return x86asm.JB
+	case x86asm.CMOVBE:
+		return x86asm.JBE
+	case x86asm.CMOVE:
+		return x86asm.JE
+	case x86asm.CMOVG:
+		return x86asm.JG
+	case x86asm.CMOVGE:
+		return x86asm.JGE
+	case x86asm.CMOVL:
+		return x86asm.JL
+	case x86asm.CMOVLE:
+		return x86asm.JLE
+	case x86asm.CMOVNE:
+		return x86asm.JNE
+	case x86asm.CMOVNO:
+		return x86asm.JNO
+	case x86asm.CMOVNP:
+		return x86asm.JNP
+	case x86asm.CMOVNS:
+		return x86asm.JNS
+	case x86asm.CMOVO:
+		return x86asm.JO
+	case x86asm.CMOVP:
+		return x86asm.JP
+	case x86asm.CMOVS:
+		return x86asm.JS
+	}
+	return 0
+}
+
+func setCond(op x86asm.Op) x86asm.Op {
+	switch op {
+	case x86asm.SETA:
+		return x86asm.JA
+	case x86asm.SETAE:
+		return x86asm.JAE
+	case x86asm.SETB:
+		return x86asm.JB
+	case x86asm.SETBE:
+		return x86asm.JBE
+	case x86asm.SETE:
+		return x86asm.JE
+	case x86asm.SETG:
+		return x86asm.JG
+	case x86asm.SETGE:
+		return x86asm.JGE
+	case x86asm.SETL:
+		return x86asm.JL
+	case x86asm.SETLE:
+		return x86asm.JLE
+	case x86asm.SETNE:
+		return x86asm.JNE
+	case x86asm.SETNO:
+		return x86asm.JNO
+	case x86asm.SETNP:
+		return x86asm.JNP
+	case x86asm.SETNS:
+		return x86asm.JNS
+	case x86asm.SETO:
+		return x86asm.JO
+	case x86asm.SETP:
+		return x86asm.JP
+	case x86asm.SETS:
+		return x86asm.JS
+	}
+	return 0
+}
+
+// cond evaluates a Jcc condition on the current flags.
+func (m *interp) cond(j x86asm.Op) bool {
+	in := insn{inst: x86asm.Inst{Op: j}}
+	return condTaken(&in, m.r)
 }
 
 // step executes one simple instruction; false means it could not (the CPU
@@ -447,6 +530,22 @@ func (m *interp) step(in *insn) bool {
 		}
 		m.setFlags(f, arithFlags&^flagCF)
 		return true
+	case x86asm.NEG:
+		size := opSize(inst)
+		if size == 0 {
+			return false
+		}
+		a, ok := m.read(a0, size)
+		if !ok {
+			return false
+		}
+		res := (0 - a) & mask(size)
+		f := subFlags(0, a, res, size)
+		if !m.write(a0, size, res) {
+			return false
+		}
+		m.setFlags(f, arithFlags)
+		return true
 	case x86asm.SHL, x86asm.SHR, x86asm.SAR:
 		size := opSize(inst)
 		imm, ok := a1.(x86asm.Imm)
@@ -504,6 +603,34 @@ func (m *interp) step(in *insn) bool {
 		}
 		m.setFlags(f, arithFlags&^flagAF)
 		return true
+	}
+	if j := cmovCond(inst.Op); j != 0 {
+		dst, ok := a0.(x86asm.Reg)
+		if !ok {
+			return false
+		}
+		_, size, _, ok := regInfo(dst)
+		if !ok || size < 2 {
+			return false
+		}
+		v, ok := m.read(a1, size) // read (and fault) whatever the condition
+		if !ok {
+			return false
+		}
+		if !m.cond(j) {
+			if size != 4 {
+				return true
+			}
+			v, _, _ = m.getReg(dst) // a 32-bit CMOV zeroes the upper half anyway
+		}
+		return m.setReg(dst, v)
+	}
+	if j := setCond(inst.Op); j != 0 {
+		var v uint64
+		if m.cond(j) {
+			v = 1
+		}
+		return m.write(a0, 1, v)
 	}
 	return false
 }
