@@ -137,6 +137,7 @@ type Printer struct {
 	o       Options
 	spacing int // callindent column state
 	buf     []byte
+	scratch [32]byte
 }
 
 // NewPrinter returns a printer writing to w.
@@ -211,7 +212,7 @@ func (p *Printer) Print(s *Sample) {
 	p.w.Write(b)
 }
 
-func (p *Printer) num() []byte { return make([]byte, 0, 24) }
+func (p *Printer) num() []byte { return p.scratch[:0] }
 
 // start mirrors perf_sample__fprintf_start.
 func (p *Printer) start(b []byte, s *Sample, t OutputType) []byte {
@@ -252,15 +253,17 @@ func (p *Printer) start(b []byte, s *Sample, t OutputType) []byte {
 // AppendTime appends a sample time as perf script prints it: "%5lu.%09llu"
 // with --ns, else "%12s" of sec.usec.
 func AppendTime(b []byte, t uint64, ns bool) []byte {
+	var s1, s2 [24]byte
 	sec := t / 1e9
 	if ns {
-		b = padLeft(b, strconv.AppendUint(nil, sec, 10), 5)
+		b = padLeft(b, strconv.AppendUint(s1[:0], sec, 10), 5)
 		b = append(b, '.')
-		return padZero(b, strconv.AppendUint(nil, t%1e9, 10), 9)
+		return padZero(b, strconv.AppendUint(s2[:0], t%1e9, 10), 9)
 	}
-	v := strconv.AppendUint(nil, sec, 10)
+	var s3 [48]byte
+	v := strconv.AppendUint(s3[:0], sec, 10)
 	v = append(v, '.')
-	v = padZero(v, strconv.AppendUint(nil, t%1e9/1000, 10), 6)
+	v = padZero(v, strconv.AppendUint(s1[:0], t%1e9/1000, 10), 6)
 	return padLeft(b, v, 12)
 }
 

@@ -21,6 +21,7 @@ type DSO struct {
 	file string // the file holding the code (for the instruction decoder)
 	code []byte // the code itself when it is not a file ([vdso])
 
+	cc         codeCache
 	symsFile   string // perf's symsrc_filename
 	textOffset uint64
 	src        dsoSrc
@@ -51,6 +52,11 @@ type Map struct {
 	DSO        *DSO
 	// Identity maps (the kernel) map addresses to themselves.
 	Identity bool
+
+	// the last symbol lookup: addresses in [symLo, symHi) give sym
+	sym          *symbol.Symbol
+	symLo, symHi uint64
+	symOK        bool
 }
 
 // MapIP converts an address in the map to the DSO's address space.
@@ -64,6 +70,19 @@ func (m *Map) MapIP(ip uint64) uint64 {
 // Maps is an address space: maps sorted by start, without overlaps.
 type Maps struct {
 	list []*Map
+	last *Map // the map found last (lookups cluster)
+}
+
+// find is Find with a one-entry cache.
+func (ms *Maps) find(addr uint64) *Map {
+	if l := ms.last; l != nil && addr >= l.Start && addr < l.End {
+		return l
+	}
+	m := ms.Find(addr)
+	if m != nil {
+		ms.last = m
+	}
+	return m
 }
 
 // Find returns the map holding addr, or nil.
@@ -105,6 +124,7 @@ func (ms *Maps) Insert(m *Map) {
 	out = append(out, m)
 	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })
 	ms.list = out
+	ms.last = nil
 }
 
 // clone copies the address space (fork of a process).
@@ -251,13 +271,36 @@ func (m *Machine) Resolve(t *Thread, kernel bool, addr uint64) script.Loc {
 	return l
 }
 
+// resolveInto is Resolve writing into l, with per-map symbol caching.
+func (m *Machine) resolveInto(l *script.Loc, t *Thread, kernel bool, addr uint64) {
+	var mp *Map
+	if kernel {
+		mp = m.kmaps.Find(addr)
+	} else if t != nil {
+		mp = t.Maps.find(addr)
+	}
+	if mp == nil {
+		*l = m.Resolve(t, kernel, addr)
+		return
+	}
+	a := mp.MapIP(addr)
+	l.HasMap, l.DSO, l.Kernel, l.MapStart, l.Addr, l.Ref = true, mp.DSO.Name, mp.DSO.Kernel, mp.Start, a, mp
+	if mp.symOK && a >= mp.symLo && a < mp.symHi {
+		l.Sym = mp.sym
+		return
+	}
+	sym, lo, hi := mp.DSO.Symbols().FindRange(a)
+	mp.sym, mp.symLo, mp.symHi, mp.symOK = sym, lo, hi, true
+	l.Sym = sym
+}
+
 // resolveMode mirrors thread__find_symbol (no fallback to the other mode).
 func (m *Machine) resolveMode(t *Thread, kernel bool, addr uint64) script.Loc {
 	var mp *Map
 	if kernel {
 		mp = m.kmaps.Find(addr)
 	} else if t != nil {
-		mp = t.Maps.Find(addr)
+		mp = t.Maps.find(addr)
 	}
 	if mp == nil {
 		return script.Loc{Addr: addr}

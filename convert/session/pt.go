@@ -143,6 +143,7 @@ type ptState struct {
 	cbr2khz                   uint64
 	useThreadStack, callstack bool
 	block                     Block
+	res                       resolver
 	bufNr                     uint64
 
 	branchesEv, instructionsEv, psbEv, cbrEv *script.Event

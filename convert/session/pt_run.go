@@ -480,16 +480,25 @@ func (p *ptState) emitSample(q *ptQueue, ev *script.Event, ip, addr, period uint
 		return
 	}
 	m := p.s.m
-	t := m.FindNewThread(q.pid, q.tid)
+	t := q.thread
+	if t == nil || t.TID != q.tid || t.PID != q.pid {
+		t = m.FindNewThread(q.pid, q.tid)
+	}
 	smp := &p.smp
-	*smp = script.Sample{Ev: ev, Comm: t.Comm, PID: q.pid, TID: q.tid, CPU: uint32(q.cpu), Time: tm,
-		Period: period, IP: ip, Addr: addr, Flags: flags, InsnLen: q.insnLen, Insn: q.insn[:]}
+	smp.Ev, smp.Comm = ev, t.Comm
+	smp.PID, smp.TID, smp.CPU, smp.Time = q.pid, q.tid, uint32(q.cpu), tm
+	smp.Period, smp.IP, smp.Addr, smp.Flags = period, ip, addr, flags
+	smp.InsnLen, smp.Insn = q.insnLen, q.insn[:]
+	smp.Callchain = nil
+	smp.Synth = script.Synth{}
 	kernel := ip >= p.kernelStart
 	if ip == 0 {
 		kernel = addr >= p.kernelStart
 	}
-	smp.IPLoc = m.Resolve(t, kernel, ip)
-	smp.Res = resolver{m, t, kernel}
+	m.resolveInto(&smp.IPLoc, t, kernel, ip)
+	p.res = resolver{m, t, kernel}
+	smp.Res = &p.res
+	smp.HasThreadStack, smp.Depth = false, 0
 	if t.ts != nil {
 		smp.HasThreadStack = true
 		smp.Depth = len(t.ts.stack)
@@ -526,6 +535,7 @@ func (p *ptState) emitSynth(q *ptQueue, ev *script.Event, ip, addr, raw uint64) 
 	}
 	kernel := ip >= p.kernelStart
 	smp.IPLoc = m.Resolve(t, kernel, ip)
-	smp.Res = resolver{m, t, kernel}
+	p.res = resolver{m, t, kernel}
+	smp.Res = &p.res
 	h.Sample(smp)
 }

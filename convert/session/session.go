@@ -51,6 +51,7 @@ type Session struct {
 	pt      *ptState
 	synth   []*script.Event
 	evOrder []*script.Event
+	res     resolver
 
 	// OnSynthEvent is called when an event is synthesised (perf's
 	// process_attr), with whether it is the first of its output type.
@@ -251,7 +252,8 @@ func (s *Session) sample(r *perfdata.RecordSample, smp *script.Sample) {
 		smp.Period = r.Attr.SamplePeriod
 	}
 	smp.IPLoc = s.m.Resolve(t, kernel, r.IP)
-	smp.Res = resolver{s.m, t, kernel}
+	s.res = resolver{s.m, t, kernel}
+	smp.Res = &s.res
 	if r.Attr != nil && r.Attr.SampleType&perfdata.SampleFormatCallchain != 0 && s.opts.Callchains {
 		smp.Callchain = s.m.callchain(t, r.Callchain, smp.Callchain)
 	} else {
@@ -265,7 +267,7 @@ type resolver struct {
 	kernel bool
 }
 
-func (r resolver) ResolveAddr(addr uint64) script.Loc { return r.m.Resolve(r.t, r.kernel, addr) }
+func (r *resolver) ResolveAddr(addr uint64) script.Loc { return r.m.Resolve(r.t, r.kernel, addr) }
 
 // maxStack is perf script's scripting_max_stack (PERF_MAX_STACK_DEPTH).
 const maxStack = 127

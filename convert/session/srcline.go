@@ -95,7 +95,7 @@ func (d *DSO) srclineFallback(l *script.Loc, objAddr uint64) string {
 }
 
 // Srcline implements script.Resolver.
-func (r resolver) Srcline(l *script.Loc) string {
+func (r *resolver) Srcline(l *script.Loc) string {
 	mp, ok := l.Ref.(*Map)
 	if !ok || mp == nil || mp.DSO == nil {
 		return ""

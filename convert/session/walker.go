@@ -2,7 +2,6 @@ package session
 
 import (
 	"os"
-	"sync"
 
 	"github.com/perfpt/perfpt/convert/session/ptperf"
 	"github.com/perfpt/perfpt/ptdecode/insn"
@@ -19,20 +18,105 @@ type queueWalker struct {
 	q *ptQueue
 }
 
-var dsoData sync.Map // *DSO -> []byte
+// codeCache holds a DSO's decoded instructions and straight-line runs, by
+// DSO offset (perf's intel_pt_cache).
+type codeCache struct {
+	loaded bool
+	data   []byte
+	insns  []*insnPage // by offset / pageSlots
+	runs   []*runPage
+}
 
-func (d *DSO) data() []byte {
-	if v, ok := dsoData.Load(d); ok {
-		return v.([]byte)
+const pageSlots = 256
+
+type insnPage [pageSlots]struct {
+	set bool
+	in  ptperf.Insn
+}
+
+type runPage [pageSlots]runEntry
+
+type runEntry struct {
+	set        bool
+	cnt, bytes uint64
+	in         ptperf.Insn
+}
+
+func (c *codeCache) run(off uint64) *runEntry {
+	i := off / pageSlots
+	if i >= uint64(len(c.runs)) || c.runs[i] == nil {
+		return nil
 	}
-	var b []byte
+	e := &c.runs[i][off%pageSlots]
+	if !e.set {
+		return nil
+	}
+	return e
+}
+
+func (c *codeCache) setRun(off uint64, e runEntry) {
+	i := off / pageSlots
+	if i >= uint64(len(c.runs)) {
+		return
+	}
+	if c.runs[i] == nil {
+		c.runs[i] = new(runPage)
+	}
+	e.set = true
+	c.runs[i][off%pageSlots] = e
+}
+
+func (d *DSO) codeCache() *codeCache {
+	c := &d.cc
+	if c.loaded {
+		return c
+	}
+	c.loaded = true
 	if d.Symbols(); d.code != nil {
-		b = d.code
+		c.data = d.code
 	} else if f := d.File(); f != "" {
-		b, _ = os.ReadFile(f)
+		c.data, _ = os.ReadFile(f)
 	}
-	dsoData.Store(d, b)
-	return b
+	n := uint64(len(c.data))/pageSlots + 1
+	c.insns = make([]*insnPage, n)
+	c.runs = make([]*runPage, n)
+	return c
+}
+
+// insnAt decodes (or recalls) the instruction at DSO offset off.
+func (c *codeCache) insnAt(off uint64, in *ptperf.Insn) bool {
+	pi := off / pageSlots
+	if pi >= uint64(len(c.insns)) {
+		*in = ptperf.Insn{}
+		return false
+	}
+	pg := c.insns[pi]
+	if pg == nil {
+		pg = new(insnPage)
+		c.insns[pi] = pg
+	}
+	slot := &pg[off%pageSlots]
+	if slot.set {
+		*in = slot.in
+		return slot.in.Length != 0
+	}
+	var di insn.Insn
+	okd := false
+	if off < uint64(len(c.data)) {
+		end := min(off+16, uint64(len(c.data)))
+		b := c.data[off:end]
+		if insn.Decode(&di, b, insn.Mode64) == nil {
+			ptperf.Classify(&di, in)
+			in.Buf = [16]byte{}
+			copy(in.Buf[:], b[:di.Size])
+			okd = true
+		}
+	}
+	if !okd {
+		*in = ptperf.Insn{}
+	}
+	slot.set, slot.in = true, *in
+	return okd
 }
 
 func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toIP, maxInsnCnt uint64, toNR bool) error {
@@ -51,75 +135,85 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 		return ptperf.WalkNoInsn
 	}
 	m := p.s.m
-	var cnt uint64
 	blocks := p.h.Block != nil
-	var bstart, blast, bn uint64
-	flush := func(last bool) {
-		if bn != 0 {
-			q.emitBlock(bstart, blast, bn, in, last)
-			bn = 0
-		}
-	}
-	defer func() {
-		*insnCnt = cnt
-		if blocks {
-			flush(true)
-		}
-	}()
-	var di insn.Insn
+	var cnt uint64
+	oneMap := true
 	for {
 		var mp *Map
 		if kernel {
 			mp = m.kmaps.Find(*ip)
 		} else {
-			mp = t.Maps.Find(*ip)
+			mp = t.Maps.find(*ip)
 		}
 		if mp == nil || mp.DSO == nil {
+			// perf returns before storing the count: none is added.
+			*insnCnt = 0
 			return ptperf.WalkNoInsn
 		}
-		code := mp.DSO.data()
+		cc := mp.DSO.codeCache()
 		off := mp.MapIP(*ip)
-		for {
-			if off >= uint64(len(code)) {
-				return ptperf.WalkNoInsn
-			}
-			end := off + 16
-			if end > uint64(len(code)) {
-				end = uint64(len(code))
-			}
-			b := code[off:end]
-			if err := insn.Decode(&di, b, insn.Mode64); err != nil {
-				return ptperf.WalkNoInsn
-			}
-			ptperf.Classify(&di, in)
-			copy(in.Buf[:], b[:di.Size])
-			cnt++
-			if blocks {
-				if bn == 0 {
-					bstart = *ip
+		if toIP == 0 && oneMap {
+			if e := cc.run(off); e != nil && (maxInsnCnt == 0 || e.cnt <= maxInsnCnt) {
+				start := *ip
+				*ip += e.bytes
+				*in = e.in
+				*insnCnt = e.cnt
+				if blocks {
+					q.emitBlock(start, *ip, e.cnt, in, true)
 				}
-				blast = *ip
-				bn++
+				return nil
 			}
+		}
+		startOff, startIP := off, *ip
+		bstart, blast := *ip, *ip
+		var bn uint64
+		for {
+			if !cc.insnAt(off, in) {
+				*insnCnt = 0
+				if blocks && bn != 0 {
+					q.emitBlock(bstart, blast, bn, in, true)
+				}
+				return ptperf.WalkNoInsn
+			}
+			blast = *ip
+			cnt++
+			bn++
 			if in.Branch != ptperf.BrNone {
+				*insnCnt = cnt
+				if blocks {
+					q.emitBlock(bstart, *ip, bn, in, true)
+				}
+				if oneMap && cc.run(startOff) == nil {
+					cc.setRun(startOff, runEntry{cnt: cnt, bytes: *ip - startIP, in: *in})
+				}
 				return nil
 			}
 			if maxInsnCnt != 0 && cnt >= maxInsnCnt {
+				*insnCnt = cnt
+				if blocks {
+					q.emitBlock(bstart, *ip, bn, in, true)
+				}
 				return nil
 			}
+			last := *ip
 			*ip += uint64(in.Length)
 			if toIP != 0 && *ip == toIP {
 				in.Length = 0
+				*insnCnt = cnt
+				if blocks {
+					q.emitBlock(bstart, last, bn, in, true)
+				}
 				return nil
 			}
 			if *ip >= mp.End {
 				if blocks {
-					flush(false)
+					q.emitBlock(bstart, last, bn, in, false)
 				}
 				break
 			}
 			off += uint64(in.Length)
 		}
+		oneMap = false
 	}
 }
 

@@ -62,6 +62,36 @@ func (t *Table) Find(addr uint64) *Symbol {
 	return &t.syms[s[i].sym]
 }
 
+// FindRange is Find that also returns the address range [lo, hi) over
+// which the answer stays the same.
+func (t *Table) FindRange(addr uint64) (sym *Symbol, lo, hi uint64) {
+	if t == nil || len(t.segs) == 0 {
+		return nil, 0, ^uint64(0)
+	}
+	s := t.segs
+	l, h := 0, len(s)
+	for l < h {
+		m := int(uint(l+h) >> 1)
+		if s[m].from <= addr {
+			l = m + 1
+		} else {
+			h = m
+		}
+	}
+	i := l - 1
+	hi = ^uint64(0)
+	if l < len(s) {
+		hi = s[l].from
+	}
+	if i < 0 {
+		return nil, 0, hi
+	}
+	if s[i].sym >= 0 {
+		sym = &t.syms[s[i].sym]
+	}
+	return sym, s[i].from, hi
+}
+
 // Offset returns the "+0x..." offset perf prints for addr in s
 // (__symbol__fprintf_symname_offs); mapStart is the map's start address,
 // used only in perf's odd case of an address at or past the symbol's end.

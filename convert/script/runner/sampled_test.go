@@ -131,3 +131,19 @@ func TestSampledEvents(t *testing.T) {
 		})
 	}
 }
+
+// diffCount runs both tools once and counts differing lines.
+func diffCount(t *testing.T, data string, args ...string) (n, total int, first string) {
+	t.Helper()
+	want, err := exec.Command("perf", append([]string{"script", "-i", data}, args...)...).Output()
+	if err != nil {
+		t.Fatalf("perf script %v: %v", args, err)
+	}
+	cfg := Config{Input: data, ItraceSet: true, Itrace: "i100i", Fields: []string{"ip,sym,srcline"}}
+	var got, stderr bytes.Buffer
+	if err := Run(cfg, &got, &stderr); err != nil {
+		t.Fatalf("perfpt script %v: %v\n%s", args, err, stderr.String())
+	}
+	n, first = diffLines(got.Bytes(), want)
+	return n, bytes.Count(want, []byte{'\n'}), first
+}
