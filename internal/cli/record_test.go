@@ -19,7 +19,7 @@ func TestRecordEmulate(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	if !strings.Contains(stderr.String(), "traced 923 instructions of 1 threads") {
+	if !strings.Contains(stderr.String(), "traced 927 instructions of 1 threads") {
 		t.Errorf("stderr: %s", stderr.String())
 	}
 	if _, err := os.Stat(out); err != nil {
@@ -27,7 +27,7 @@ func TestRecordEmulate(t *testing.T) {
 	}
 	if _, err := exec.LookPath("perf"); err == nil {
 		b, err := exec.Command("perf", "script", "-i", out, "--itrace=i0ns", "-F", "ip").CombinedOutput()
-		if err != nil || strings.Count(string(b), "\n") != 923 {
+		if err != nil || strings.Count(string(b), "\n") != 927 {
 			t.Errorf("perf script: %v, %d lines", err, strings.Count(string(b), "\n"))
 		}
 	}
