@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/perfpt/perfpt/ptdecode/flow/flowtest"
+	"github.com/perfpt/perfpt/ptdecode/query"
 )
 
 func record(trace []byte, p *flowtest.Program, cfg *Config, opt WalkOptions, jobs int) *recording {
@@ -19,7 +20,15 @@ func record(trace []byte, p *flowtest.Program, cfg *Config, opt WalkOptions, job
 	return r
 }
 
-func diffRecordings(a, b *recording) string {
+func diffRecordings(a, b *recording) string { return diffRecordingsTime(a, b, true) }
+
+// diffRecordingsTime compares recordings; without withTime it ignores event
+// times: after corrupted timing packets they depend on state from before
+// the chunk (see the package documentation).
+func diffRecordingsTime(a, b *recording, withTime bool) string {
+	if !withTime {
+		a, b = dropTime(a), dropTime(b)
+	}
 	if len(a.ops) != len(b.ops) {
 		return fmt.Sprintf("%d records, want %d", len(b.ops), len(a.ops))
 	}
@@ -65,10 +74,19 @@ func TestParallelEqualsSequential(t *testing.T) {
 		want := record(tc.trace, p, cfg, tc.opt, 0)
 		for _, jobs := range []int{1, 2, 4, 8} {
 			got := record(tc.trace, p, cfg, tc.opt, jobs)
-			if d := diffRecordings(want, got); d != "" {
+			if d := diffRecordingsTime(want, got, tc.name == "clean"); d != "" {
 				t.Errorf("%s, %d workers: %s", tc.name, jobs, d)
 			}
 		}
 		t.Logf("%s: %d blocks, %d events, %d errors", tc.name, len(want.blocks), len(want.events), len(want.errs))
 	}
+}
+
+func dropTime(r *recording) *recording {
+	c := *r
+	c.events = append([]query.Event(nil), r.events...)
+	for i := range c.events {
+		c.events[i].TSC, c.events[i].LostMTC, c.events[i].LostCYC, c.events[i].HasTSC = 0, 0, 0, false
+	}
+	return &c
 }

@@ -164,10 +164,12 @@ func (d *BlockDecoder) walkBlocks(opt WalkOptions, h Handler, c *chunk) {
 func (d *BlockDecoder) syncInChunk(c *chunk) bool {
 	probe := *d.evd
 	probe.SetEnd(uint64(len(probe.Buffer())))
-	if probe.SyncForward() != nil {
+	if err := probe.SyncForward(); err != nil && codeOf(err) == query.CodeEOS {
 		c.resume = noResume
 		return false
 	}
+	// On other errors the walk reports a sync error at that PSB and goes
+	// on from there.
 	if off := probe.SyncOffset(); off >= c.next {
 		c.resume = off
 		return false
