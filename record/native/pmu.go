@@ -75,6 +75,7 @@ func parseFormat(s string) (Field, error) {
 		return Field{}, fmt.Errorf("bad format %q", s)
 	}
 	f := Field{Word: word}
+	var seen uint64
 	for _, r := range strings.Split(spec, ",") {
 		lo, hi, isRange := strings.Cut(r, "-")
 		l, err := strconv.Atoi(lo)
@@ -88,6 +89,10 @@ func parseFormat(s string) (Field, error) {
 			}
 		}
 		for b := l; b <= h; b++ {
+			if seen&(1<<b) != 0 {
+				return Field{}, fmt.Errorf("bad format %q: bit %d twice", s, b)
+			}
+			seen |= 1 << b
 			f.Bits = append(f.Bits, b)
 		}
 	}
