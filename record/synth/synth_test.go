@@ -162,3 +162,48 @@ func BenchmarkEncode(b *testing.B) {
 	b.ReportMetric(float64(len(evs)*b.N)/b.Elapsed().Seconds(), "events/s")
 	_ = n
 }
+
+// FuzzEncode encodes arbitrary flows: the stream must decode packet by
+// packet, and every cut must be a packet boundary.
+func FuzzEncode(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, uint16(0), uint8(0))
+	f.Add([]byte{1, 1, 1, 1, 1, 1, 1, 6, 6, 6, 3, 3, 3, 7, 8}, uint16(300), uint8(7))
+	f.Fuzz(func(t *testing.T, kinds []byte, psb uint16, opts uint8) {
+		if len(kinds) > 4096 {
+			return
+		}
+		evs := []flow.Event{{Kind: flow.Begin, To: 0x401000, Time: 1}}
+		ip, tm := uint64(0x401000), uint64(1)
+		for i, k := range kinds {
+			e := flow.Event{Kind: flow.Kind(k % 9), From: ip + uint64(i%7), Insns: uint64(k%5) + 1, Len: 2 + k%4}
+			if e.Kind == flow.Begin {
+				e.Kind = flow.Cond
+			}
+			e.Taken = k&0x80 != 0
+			e.To = ip ^ uint64(k)<<uint(k%40)
+			if e.Kind == flow.Syscall && k&0x40 != 0 {
+				e.To = 0
+			}
+			tm += e.Insns
+			e.Time, e.Back = tm, tm+uint64(k%3)
+			evs = append(evs, e)
+			if e.To == 0 && (e.Kind == flow.Syscall || e.Kind == flow.Async) {
+				break
+			}
+			ip = e.To
+		}
+		cfg := Config{PSBPeriod: int(psb), NoRetComp: opts&1 != 0, TSC: opts&2 != 0, MTC: opts&4 != 0, CYC: opts&8 != 0, MTCPeriod: uint(opts >> 4)}
+		s, err := Encode(&flow.Thread{Events: evs}, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		packets(t, s.Data)
+		for _, c := range s.Cuts {
+			if c.Off < len(s.Data) {
+				if _, err := packet.Decode(s.Data, c.Off); err != nil {
+					t.Fatalf("cut at %d: %v", c.Off, err)
+				}
+			}
+		}
+	})
+}
