@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/perfpt/perfpt/convert/script"
@@ -44,6 +45,8 @@ func BenchmarkBareDecode(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	start := cpuTime()
+	defer reportCPU(b, start)
 	for b.Loop() {
 		s, err := session.Open(data, session.Options{Itrace: it})
 		if err != nil {
@@ -60,9 +63,50 @@ func BenchmarkBareDecode(b *testing.B) {
 func BenchmarkConvertPT(b *testing.B) {
 	data := benchRecording(b)
 	b.ReportAllocs()
+	start := cpuTime()
+	defer reportCPU(b, start)
 	for b.Loop() {
 		if _, err := Convert(data, Options{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// cpuTime returns the process's user+system CPU time in nanoseconds.
+func cpuTime() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// reportCPU adds cpu-ns/op, steadier than wall time on a shared machine.
+func reportCPU(b *testing.B, start int64) {
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+}
+
+// BenchmarkDecodeBlocks is the bare decode with the session delivering
+// Blocks to an empty handler: what the session's block delivery costs
+// before pprof does anything.
+func BenchmarkDecodeBlocks(b *testing.B) {
+	data := benchRecording(b)
+	it, err := script.ParseItrace("e")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	start := cpuTime()
+	defer reportCPU(b, start)
+	var n uint64
+	for b.Loop() {
+		s, err := session.Open(data, session.Options{Itrace: it})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Run(session.Handler{Block: func(bl *session.Block) { n += bl.NInsn }}); err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
 	}
 }

@@ -99,7 +99,10 @@ type Builder struct {
 	samples  map[string]*profile.Sample
 	labels   map[Labels]labelMaps
 	key      []byte
-	frames   []srcline.Frame
+	// lastMap caches the mapping of the previous lookup.
+	lastMapKey mapKey
+	lastMap    *profile.Mapping
+	frames     []srcline.Frame
 }
 
 // NewBuilder starts a profile with the given sample types.
@@ -151,7 +154,11 @@ func (b *Builder) mapping(mi *MapInfo) *profile.Mapping {
 		return nil
 	}
 	k := mapKey{mi.Start, mi.End, mi.PgOff, mi.File}
+	if b.lastMap != nil && b.lastMapKey == k {
+		return b.lastMap
+	}
 	if m := b.mappings[k]; m != nil {
+		b.lastMapKey, b.lastMap = k, m
 		return m
 	}
 	m := &profile.Mapping{ID: uint64(len(b.P.Mapping) + 1), Start: mi.Start, Limit: mi.End, Offset: mi.PgOff,
@@ -284,6 +291,13 @@ func (b *Builder) Add(stack []*profile.Location, lb Labels, values []int64) {
 		}
 		return
 	}
+	b.P.Sample = append(b.P.Sample, b.newSample(stack, lb, values))
+	b.samples[string(k)] = b.P.Sample[len(b.P.Sample)-1]
+}
+
+// newSample returns a sample (not yet in the profile) with copies of stack
+// and values.
+func (b *Builder) newSample(stack []*profile.Location, lb Labels, values []int64) *profile.Sample {
 	lm, ok := b.labels[lb]
 	if !ok {
 		lm.num = map[string][]int64{"pid": {lb.PID}, "tid": {lb.TID}}
@@ -296,10 +310,8 @@ func (b *Builder) Add(stack []*profile.Location, lb Labels, values []int64) {
 		b.labels[lb] = lm
 	}
 	// Samples of one thread share their (never modified) label maps.
-	s := &profile.Sample{Location: append([]*profile.Location(nil), stack...), Value: append([]int64(nil), values...),
+	return &profile.Sample{Location: append([]*profile.Location(nil), stack...), Value: append([]int64(nil), values...),
 		NumLabel: lm.num, Label: lm.str}
-	b.samples[string(k)] = s
-	b.P.Sample = append(b.P.Sample, s)
 }
 
 // padValues extends every sample's values to the number of sample types

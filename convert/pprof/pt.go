@@ -47,7 +47,7 @@ type blockRec struct {
 	// fall is the address after the block's last instruction: a
 	// conditional branch to it was not taken (0: unknown).
 	fall uint64
-	succ []*blockRec
+	succ []int32 // indexes in ptAgg.order
 }
 
 type ptThread struct {
@@ -58,7 +58,7 @@ type ptThread struct {
 	// appear more than once); deeper calls than maxDepth are only counted.
 	stack    []*callNode
 	overflow int
-	prev     *blockRec
+	prev     int32 // index in ptAgg.order of the previous block, -1 if none
 	lastTime uint64
 }
 
@@ -76,8 +76,8 @@ type ptAgg struct {
 	o       *Options
 	m       *session.Machine
 	threads map[int32]*ptThread
-	recs    map[recKey]*blockRec
-	order   []*blockRec
+	recs    map[recKey]int32
+	order   []blockRec
 	roots   map[*callNode]*ptThread
 	hasTime bool
 	cr      *codeReader
@@ -104,38 +104,43 @@ func (a *ptAgg) block(b *session.Block) {
 	t := a.last
 	if t == nil || t.tid != b.TID {
 		t = a.threads[b.TID]
+		if t == nil {
+			t = &ptThread{pid: b.PID, tid: b.TID, root: &callNode{}, prev: -1}
+			t.cur = t.root
+			a.threads[b.TID] = t
+			a.roots[t.root] = t
+		}
+		a.last = t
 	}
-	if t == nil {
-		t = &ptThread{pid: b.PID, tid: b.TID, root: &callNode{}}
-		t.cur = t.root
-		a.threads[b.TID] = t
-		a.roots[t.root] = t
-	}
-	a.last = t
+	// The hot path writes no pointers (no GC write barriers): records
+	// and successors are indexes.
 	k := recKey{t.cur, b.Start, b.End}
-	var r *blockRec
-	if p := t.prev; p != nil {
-		for _, s := range p.succ {
-			if s.key == k {
-				r = s
+	ri := int32(-1)
+	if t.prev >= 0 {
+		for _, s := range a.order[t.prev].succ {
+			if a.order[s].key == k {
+				ri = s
 				break
 			}
 		}
 	}
-	if r == nil {
-		r = a.recs[k]
-		if r == nil {
-			r = &blockRec{key: k}
+	if ri < 0 {
+		var ok bool
+		ri, ok = a.recs[k]
+		if !ok {
+			ri = int32(len(a.order))
+			rec := blockRec{key: k}
 			if b.Flags&script.FlagConditional != 0 {
-				r.fall = a.fallAddr(b.TID, b.End)
+				rec.fall = a.fallAddr(b.TID, b.End)
 			}
-			a.recs[k] = r
-			a.order = append(a.order, r)
+			a.recs[k] = ri
+			a.order = append(a.order, rec)
 		}
-		if p := t.prev; p != nil && len(p.succ) < 8 {
-			p.succ = append(p.succ, r)
+		if t.prev >= 0 && len(a.order[t.prev].succ) < 8 {
+			a.order[t.prev].succ = append(a.order[t.prev].succ, ri)
 		}
 	}
+	r := &a.order[ri]
 	r.execs++
 	r.insns += b.NInsn
 	// Taken branches only, as perf's branches samples.
@@ -149,8 +154,10 @@ func (a *ptAgg) block(b *session.Block) {
 		}
 		t.lastTime = b.Time
 	}
-	t.prev = r
-	a.move(t, b)
+	t.prev = ri
+	if b.Flags&(script.FlagCall|script.FlagReturn|script.FlagBranch) != 0 {
+		a.move(t, b)
+	}
 }
 
 // fallAddr returns the address after the instruction at ip of thread
@@ -333,7 +340,7 @@ func (c *codeReader) insnAddrs(mp *session.Map, start, end uint64, dst []uint64)
 }
 
 func fromPT(s *session.Session, o Options) (*profile.Profile, error) {
-	a := &ptAgg{o: &o, m: s.Machine(), threads: map[int32]*ptThread{}, recs: map[recKey]*blockRec{},
+	a := &ptAgg{o: &o, m: s.Machine(), threads: map[int32]*ptThread{}, recs: map[recKey]int32{},
 		roots: map[*callNode]*ptThread{}}
 	a.cr = &codeReader{files: map[string][]segment{}}
 	defer a.cr.close()
@@ -354,7 +361,9 @@ func (a *ptAgg) profile(gran Granularity) (*profile.Profile, error) {
 	var addrs []uint64
 	stack := make([]*profile.Location, 1, 64)
 	vals := make([]int64, len(types))
-	for _, r := range a.order {
+	samples := map[sampleKey]*profile.Sample{}
+	for ri := range a.order {
+		r := &a.order[ri]
 		// The thread and the caller frames.
 		stack = append(stack[:1], a.callers(b, r.key.node)...)
 		n := r.key.node
@@ -399,12 +408,28 @@ func (a *ptAgg) profile(gran Granularity) (*profile.Profile, error) {
 			}
 			fr := a.frameIn(th, mp, ip)
 			stack[0] = b.Location(&fr)
-			b.Add(stack, lb, vals)
+			// One sample per call-tree node and location: merge here
+			// without Builder.Add's generic key.
+			sk := sampleKey{r.key.node, stack[0]}
+			if smp := samples[sk]; smp != nil {
+				for j, v := range vals {
+					smp.Value[j] += v
+				}
+				continue
+			}
+			smp := b.newSample(stack, lb, vals)
+			samples[sk] = smp
+			b.P.Sample = append(b.P.Sample, smp)
 		}
 	}
 	sort.SliceStable(b.P.Sample, func(i, j int) bool { return b.P.Sample[i].Value[0] > b.P.Sample[j].Value[0] })
 	b.P.DefaultSampleType = "instructions"
 	return b.Finish()
+}
+
+type sampleKey struct {
+	node *callNode
+	leaf *profile.Location
 }
 
 // callers returns the caller locations of node n, innermost first.
