@@ -98,6 +98,29 @@ type Sample struct {
 	Res            Resolver
 	// Synth is the payload of a synthesised PT event (psb, cbr).
 	Synth Synth
+
+	// Pre-resolved values, for printing away from the session (when set,
+	// Res is not asked): the branch target and the IP's source line.
+	AddrLoc   Loc
+	AddrOK    bool
+	Srcline   string
+	SrclineOK bool
+}
+
+// Detach resolves what printing s may ask of its Resolver (the branch
+// target, and the IP's source line when srcline is printed), so that s can
+// be printed after the session has moved on; Res is cleared.
+func (s *Sample) Detach(srcline bool) {
+	if s.Res == nil {
+		return
+	}
+	if s.Ev != nil && s.Ev.addrCorrelatesSym() {
+		s.AddrLoc, s.AddrOK = s.Res.ResolveAddr(s.Addr), true
+	}
+	if srcline && s.IPLoc.HasMap {
+		s.Srcline, s.SrclineOK = s.Res.Srcline(&s.IPLoc), true
+	}
+	s.Res = nil
 }
 
 // SynthKind says which synthesised event a Synth holds.
@@ -357,9 +380,20 @@ func (p *Printer) sym(b []byte, s *Sample, t OutputType, opts int, cc bool) []by
 		b = append(b, ')')
 	}
 	if opts&optSrcline != 0 {
-		b = appendSrcline(b, s.Res, &s.IPLoc)
+		b = s.appendIPSrcline(b)
 	}
 	return b
+}
+
+func (s *Sample) appendIPSrcline(b []byte) []byte {
+	if s.SrclineOK {
+		if !s.IPLoc.HasMap || s.Srcline == "" || strings.HasPrefix(s.Srcline, "??:0") {
+			return b
+		}
+		b = append(b, "\n  "...)
+		return append(b, s.Srcline...)
+	}
+	return appendSrcline(b, s.Res, &s.IPLoc)
 }
 
 // appendSrcline mirrors map__fprintf_srcline with prefix "\n  ": nothing
@@ -383,7 +417,9 @@ func (p *Printer) addr(b []byte, s *Sample, t OutputType) []byte {
 		return b
 	}
 	var l Loc
-	if s.Res != nil {
+	if s.AddrOK {
+		l = s.AddrLoc
+	} else if s.Res != nil {
 		l = s.Res.ResolveAddr(s.Addr)
 	}
 	if p.has(t, FieldSym) {
@@ -424,7 +460,7 @@ func (p *Printer) bts(b []byte, s *Sample, t OutputType) []byte {
 	}
 	b = p.ipc(b, s, t)
 	if srclineLast {
-		b = appendSrcline(b, s.Res, &s.IPLoc)
+		b = s.appendIPSrcline(b)
 	}
 	b = p.insn(b, s, t)
 	return append(b, '\n')
@@ -443,7 +479,9 @@ func (p *Printer) callindent(b []byte, s *Sample, t OutputType) []byte {
 	case s.Flags&(FlagCall|FlagTraceBegin) != 0:
 		if s.Ev.addrCorrelatesSym() {
 			var l Loc
-			if s.Res != nil {
+			if s.AddrOK {
+				l = s.AddrLoc
+			} else if s.Res != nil {
 				l = s.Res.ResolveAddr(s.Addr)
 			}
 			if l.Sym != nil {

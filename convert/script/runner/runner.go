@@ -133,7 +133,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	if cfg.Progress != nil {
 		prog = &progress{w: cfg.Progress, total: s.File().Size(), last: time.Now()}
 	}
-	err = s.Run(session.Handler{
+	h := session.Handler{
 		Sample: func(smp *script.Sample) {
 			p.SetUseCallchain(useCallchain)
 			p.Print(smp)
@@ -144,7 +144,23 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 				prog.update(off)
 			}
 		},
-	})
+	}
+	var pl *pipeline
+	srcline := false
+	for ty := script.OutputType(0); ty <= script.TypeOther; ty++ {
+		srcline = srcline || fields.Has(ty, script.FieldSrcline)
+	}
+	if cfg.Workers != 1 && !srcline {
+		// Decode and print on two goroutines (source lines are looked
+		// up where they are printed, so srcline output stays on one).
+		pl = newPipeline(p, false)
+		h.Sample = func(smp *script.Sample) { pl.sample(smp, useCallchain) }
+		h.Error = pl.errorLine
+	}
+	err = s.Run(h)
+	if pl != nil {
+		pl.close()
+	}
 	if prog != nil {
 		prog.done()
 	}
