@@ -183,6 +183,7 @@ func TestPerfScriptAgrees(t *testing.T) {
 		{"forkexec-static-O0", []string{"tiny"}, false},
 		{"forkexec-dyn-O0", []string{"-v", "tiny"}, false},
 		{"crash", nil, true},
+		{"hot-static-O2", []string{"-2"}, true},
 	}
 	dir := t.TempDir()
 	var totalInsns, totalBranches int
@@ -195,6 +196,8 @@ func TestPerfScriptAgrees(t *testing.T) {
 			for _, a := range p.args {
 				if !strings.HasPrefix(a, "-") {
 					a = testprog.Path(t, a)
+				} else if a != "-v" {
+					a = a[1:] // a literal argument
 				}
 				argv = append(argv, a)
 			}

@@ -268,6 +268,8 @@ func simple(inst *x86asm.Inst) bool {
 		x86asm.CMP, x86asm.AND, x86asm.OR, x86asm.XOR, x86asm.TEST, x86asm.INC, x86asm.DEC, x86asm.NEG,
 		x86asm.SHL, x86asm.SHR, x86asm.SAR, x86asm.NOP, x86asm.PUSH, x86asm.POP, x86asm.JMP, x86asm.CALL:
 		return true
+	case x86asm.IMUL:
+		return inst.Args[1] != nil // the two- and three-operand forms
 	}
 	return cmovCond(inst.Op) != 0 || setCond(inst.Op) != 0
 }
@@ -529,6 +531,57 @@ func (m *interp) step(in *insn) bool {
 			return false
 		}
 		m.setFlags(f, arithFlags&^flagCF)
+		return true
+	case x86asm.IMUL:
+		// dst = src1 * src2 (truncated); CF and OF say whether the signed
+		// product did not fit. SF, ZF, AF and PF are undefined: left as
+		// they were.
+		dst, ok := a0.(x86asm.Reg)
+		if !ok {
+			return false
+		}
+		_, size, _, ok := regInfo(dst)
+		if !ok || size < 2 {
+			return false
+		}
+		src1, src2 := a0, a1
+		if inst.Args[2] != nil {
+			src1, src2 = a1, inst.Args[2]
+		}
+		x, ok := m.read(src1, size)
+		if !ok {
+			return false
+		}
+		y, ok := m.read(src2, size)
+		if !ok {
+			return false
+		}
+		sh := uint(64 - 8*size)
+		sx, sy := int64(x<<sh)>>sh, int64(y<<sh)>>sh
+		hi, lo := bits.Mul64(uint64(sx), uint64(sy))
+		// The signed 128-bit product: fix the high half for negative factors.
+		if sx < 0 {
+			hi -= uint64(sy)
+		}
+		if sy < 0 {
+			hi -= uint64(sx)
+		}
+		res := lo & mask(size)
+		sres := int64(res<<sh) >> sh
+		var f uint64
+		fits := false
+		if size == 8 {
+			fits = (int64(lo) < 0 && hi == ^uint64(0)) || (int64(lo) >= 0 && hi == 0)
+		} else {
+			fits = int64(lo) == sres && (hi == 0 && int64(lo) >= 0 || hi == ^uint64(0) && int64(lo) < 0)
+		}
+		if !fits {
+			f |= flagCF | flagOF
+		}
+		if !m.setReg(dst, res) {
+			return false
+		}
+		m.setFlags(f, flagCF|flagOF)
 		return true
 	case x86asm.NEG:
 		size := opSize(inst)
