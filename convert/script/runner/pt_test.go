@@ -41,11 +41,20 @@ var ptInvocations = [][]string{
 	{"--itrace=cr", "-F", "+callindent"},
 }
 
-// ptPrograms are the test programs recorded (forkexec execs tiny).
-var ptPrograms = []string{"tiny", "crash",
+// allPrograms are the test programs recorded (forkexec execs tiny).
+var allPrograms = []string{"tiny", "crash",
 	"mix-static-O0", "mix-static-O2", "mix-dyn-O0", "mix-dyn-O2",
 	"threads-static-O0", "threads-static-O2", "threads-dyn-O0", "threads-dyn-O2",
 	"forkexec-static-O0", "forkexec-dyn-O2"}
+
+// ptPrograms is what the tests record: six programs by default (to keep
+// the package's tests short under -race), all with PERFPT_FULL=1.
+var ptPrograms = func() []string {
+	if os.Getenv("PERFPT_FULL") != "" {
+		return allPrograms
+	}
+	return []string{"tiny", "crash", "mix-static-O0", "mix-dyn-O2", "threads-static-O2", "forkexec-static-O0"}
+}()
 
 func runPT(t *testing.T, opt record.Options, invocations [][]string) {
 	if testing.Short() {

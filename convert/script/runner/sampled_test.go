@@ -54,6 +54,9 @@ func fmtInt(i int) string {
 	return string(b)
 }
 
+// workerCounts are the -j values compared (all give the same bytes).
+var workerCounts = []int{1, 2, 4}
+
 // compare runs perf script and perfpt script with the same arguments on
 // data and fails on any byte of difference.
 func compare(t *testing.T, data string, args ...string) {
@@ -79,7 +82,7 @@ func compare(t *testing.T, data string, args ...string) {
 			t.Fatalf("compare: unhandled arg %q", a)
 		}
 	}
-	for _, j := range []int{1, 2, 4} {
+	for _, j := range workerCounts {
 		cfg.Workers = j
 		var got, stderr bytes.Buffer
 		if err := Run(cfg, &got, &stderr); err != nil {
