@@ -1,39 +1,56 @@
 // Package session turns a perf.data recording into resolved, ordered
-// events: the shared pipeline under perfpt script, pprof and gcov.
+// events: the pipeline under perfpt script, pprof and gcov.
 //
-// It replays the side-band records the way perf's session and machine code
-// does (threads and comms from COMM/FORK/EXIT, address spaces from
-// MMAP/MMAP2 with perf's overlap cutting, the kernel map and kallsyms, the
-// thread on each CPU from SWITCH and ITRACE_START), resolves every address
-// to a DSO and symbol through convert/symbol, and delivers events in perf's
-// order.
+// It replays the records the way perf's session, machine and intel-pt code
+// do: threads and comms from COMM/FORK (a new thread is ":tid" until its
+// COMM; maps are per process and not reset at exec, as in perf), address
+// spaces from MMAP/MMAP2 with perf's overlap cutting, the kernel map with
+// kallsyms symbols, the thread on each CPU from ITRACE_START and SWITCH. It
+// resolves addresses to DSO and symbol through convert/symbol (perf's
+// symbol choice, the build-id cache and --symfs; [vdso] from our own vdso,
+// as perf does), and decodes Intel PT with convert/session/ptperf, which
+// follows perf 6.1's decoder state by state.
 //
 // # Use
 //
-//	s, err := session.Open("perf.data", session.Options{Symfs: dir, Workers: 4})
+//	s, err := session.Open("perf.data", session.Options{Symfs: dir})
 //	if err != nil { ... }
 //	defer s.Close()
 //	err = s.Run(session.Handler{
-//		// Ordinary samples (cpu-clock -g ...) and the samples synthesised
-//		// from Intel PT (branches, instructions) as perf script sees
-//		// them, with IP, callchain and branch target resolved.
 //		Sample: func(smp *script.Sample) { ... },
-//		// Decoder errors, as perf's PERF_RECORD_AUXTRACE_ERROR events.
-//		Error: func(e *script.ErrorLine) { ... },
-//		// Optional: the decoded PT flow, one call per run of sequential
-//		// instructions ending in a branch (or a trace stop), in time
-//		// order per thread. Aggregate per basic block without
-//		// materialising instructions: Block.Start..Block.End are the
-//		// first and last instruction addresses, NInsn the count.
-//		Block: func(b *session.Block) { ... },
+//		Error:  func(e *script.ErrorLine) { ... },
+//		Block:  func(b *session.Block) { ... },
 //	})
 //
-// Handler callbacks run on one goroutine, in perf's output order; the
-// values they get are reused after the callback returns.
+// Sample gets every sample perf script would print, in perf's order:
+// ordinary samples (cpu-clock -g: IP, resolved callchain, period) and the
+// samples synthesised from Intel PT according to Options.Itrace (nil means
+// perf script's default: calls and trace begin/end branches, psb, cbr,
+// errors): branches (IP, Addr, Flags: script.Flag*), instructions (Period =
+// instructions since the previous one), psb and cbr. IPLoc is the resolved
+// IP; Res resolves the branch target and the source line on demand.
 //
-// Options.Itrace selects what is synthesised from PT data (perf's
-// --itrace); nil means perf script's default.
+// Error gets decoder errors as perf's PERF_RECORD_AUXTRACE_ERROR events
+// (code, message, IP, time, cpu/pid/tid), and recorded AUXTRACE_ERRORs.
 //
-// Memory stays bounded: records are streamed from the mmapped file, AUX
-// data is read in place, and PT queues are decoded incrementally.
+// Block gets the decoded PT flow, one call per straight-line run of
+// instructions, per thread in execution order: Start and End are the first
+// and last instruction addresses (contiguous; a run crossing into another
+// mapping is split), NInsn their count, Flags the branch kinds of the last
+// instruction (script.FlagCall, FlagReturn, FlagConditional, ... or
+// FlagTraceEnd when the trace stopped after it), To the next address
+// executed (0 when unknown or the trace stopped). A run is delivered before
+// the branch sample that ends it. Aggregate per basic block by counting
+// (Start, End) pairs; NInsn gives the instruction count without decoding.
+// Runs are delivered only while PT is decoded; Sample may be nil.
+//
+// The values passed to callbacks are reused after they return. Callbacks
+// run on the goroutine that called Run.
+//
+// Machine exposes the replayed state (threads, maps, DSOs) for callers
+// that resolve Block addresses themselves.
+//
+// Memory stays bounded: records stream from the mmapped file, AUX data is
+// read in place, PT queues decode incrementally in time order, and the
+// per-DSO instruction caches hold only code that was executed.
 package session
