@@ -3,6 +3,7 @@ package flow
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"reflect"
 	"testing"
 
@@ -76,6 +77,7 @@ func TestParallelEqualsSequential(t *testing.T) {
 			got := record(tc.trace, p, cfg, tc.opt, jobs)
 			if d := diffRecordingsTime(want, got, tc.name == "clean"); d != "" {
 				t.Errorf("%s, %d workers: %s", tc.name, jobs, d)
+				dumpFailure(t, tc.trace)
 			}
 		}
 		t.Logf("%s: %d blocks, %d events, %d errors", tc.name, len(want.blocks), len(want.events), len(want.errs))
@@ -89,4 +91,18 @@ func dropTime(r *recording) *recording {
 		c.events[i].TSC, c.events[i].LostMTC, c.events[i].LostCYC, c.events[i].HasTSC = 0, 0, 0, false
 	}
 	return &c
+}
+
+// dumpFailure saves a failing trace and this test binary (whose code it
+// runs over) in $PERFPT_FLOW_DUMP, for debugging.
+func dumpFailure(t *testing.T, trace []byte) {
+	dir := os.Getenv("PERFPT_FLOW_DUMP")
+	if dir == "" {
+		return
+	}
+	exe, _ := os.Executable()
+	data, _ := os.ReadFile(exe)
+	_ = os.WriteFile(dir+"/fail.pt", trace, 0o644)
+	_ = os.WriteFile(dir+"/fail.exe", data, 0o755)
+	t.Logf("trace and binary saved in %s", dir)
 }
