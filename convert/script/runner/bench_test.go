@@ -1,0 +1,44 @@
+package runner
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+	"testing"
+
+	"github.com/perfpt/perfpt/record"
+	"github.com/perfpt/perfpt/record/testprog"
+)
+
+// BenchmarkScriptPT decodes and prints an emulated recording of
+// mix-dyn-O2 (about 120k instructions) with the given options.
+func BenchmarkScriptPT(b *testing.B) {
+	prog := testprog.Path(b, "mix-dyn-O2")
+	data := filepath.Join(b.TempDir(), "mix.data")
+	opt := record.Options{Output: data}
+	opt.BuildIDDir = filepath.Join(b.TempDir(), "debug")
+	if _, err := record.Emulate(context.Background(), []string{prog}, opt); err != nil {
+		b.Skipf("recording: %v", err)
+	}
+	for _, c := range []struct {
+		name   string
+		itrace string
+		fields string
+		j      int
+	}{
+		{"branches", "b", "ip,addr", 1},
+		{"branches-j2", "b", "ip,addr", 2},
+		{"insns", "i0ns", "ip,sym", 1},
+		{"insns-j2", "i0ns", "ip,sym", 2},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			cfg := Config{Input: data, ItraceSet: true, Itrace: c.itrace, Fields: []string{c.fields}, Workers: c.j}
+			for i := 0; i < b.N; i++ {
+				if err := Run(cfg, io.Discard, io.Discard); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
