@@ -219,3 +219,28 @@ func (as *addrSpace) refresh() ([]mapping, error) {
 	}
 	return fresh, nil
 }
+
+// accessible says whether the process may access size bytes at ea, as the
+// CPU would check (the tracer's own accesses ignore page protections).
+func (as *addrSpace) accessible(ea uint64, size int, write bool) bool {
+	lo, hi := 0, len(as.maps)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if as.maps[mid].end <= ea {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo == len(as.maps) {
+		return false
+	}
+	m := as.maps[lo]
+	if ea < m.start || ea+uint64(size) > m.end || len(m.perms) < 2 {
+		return false
+	}
+	if write {
+		return m.perms[1] == 'w'
+	}
+	return m.perms[0] == 'r'
+}
