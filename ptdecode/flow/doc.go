@@ -33,9 +33,15 @@
 // event with WalkOptions.ResyncOnError), and call a Handler with every
 // block or instruction, every event (with its time in Event.TSC when
 // HasTSC), and every DecodeError (Kind, trace Offset, IP). They never
-// allocate per block or instruction. WalkParallel decodes PSB chunks on
-// several goroutines and calls the Handler from the caller's goroutine with
-// exactly what WalkBlocks would have called it with.
+// allocate per block or instruction.
+//
+// WalkParallel cuts the trace at PSBs into chunks (ChunkBytes each),
+// decodes them on several goroutines and calls the Handler from the
+// caller's goroutine with exactly what WalkBlocks would call it with.
+// WalkChunks gives each chunk its own Handler on the worker goroutines and
+// hands them back in order, so that the handling (formatting, symbolising)
+// runs in parallel too; the chunk handlers together see what one
+// WalkBlocks handler would.
 //
 // # Images
 //
@@ -43,15 +49,22 @@
 // any time, e.g. from a Handler's Event callback when the sideband says the
 // process changed (the next block uses the new image). Cached blocks stay
 // valid: they are keyed by image mapping, and mappings never change. For
-// per-thread traces, give each trace its own decoder and image; decoders
-// share sections through an image.Cache and may run in parallel. A
-// parallel walk uses one image for the whole trace.
+// per-thread traces, give each trace its own decoder and image (SetTrace
+// reuses a decoder and its block cache for the next buffer); decoders share
+// sections through an image.Cache and may run in parallel. A parallel walk
+// uses one image for the whole trace.
 //
 // # Limits
 //
-// Like the hardware, a parallel walk assumes returns are not compressed
-// across a PSB. A walk gives up (with a "trace stream does not match query"
-// error) on code that runs millions of instructions without trace and on
+// As the SDM allows (only returns to calls made since the last PSB are
+// compressed), the return stack is cleared at every PSB+; libipt keeps it.
+// Parallel walks equal sequential ones, but event times that need timing
+// state from before a chunk (calibration, after corrupted timing packets)
+// may differ. Block boundaries are libipt's with a warm block cache; while
+// libipt fills its cache it ends some blocks early (its --stat block count
+// is a little higher on a cold cache); instructions are the same.
+// A walk gives up (with a "trace stream does not match query" error) on
+// code that runs millions of instructions without trace and on
 // resynchronisation that keeps failing at one offset, where libipt loops
 // forever.
 package flow
