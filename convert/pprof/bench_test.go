@@ -72,6 +72,15 @@ func BenchmarkConvertPT(b *testing.B) {
 	}
 }
 
+// TestMain removes the benchmark recording.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if benchData != "" {
+		os.RemoveAll(filepath.Dir(benchData))
+	}
+	os.Exit(code)
+}
+
 // cpuTime returns the process's user+system CPU time in nanoseconds.
 func cpuTime() int64 {
 	var ru syscall.Rusage

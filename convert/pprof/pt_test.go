@@ -21,11 +21,15 @@ import (
 
 // emulatePT records bin with the emulated intel_pt//u recorder.
 func emulatePT(t testing.TB, bin string, args ...string) (string, uint64) {
+	return emulatePTWith(t, record.Options{}, bin, args...)
+}
+
+func emulatePTWith(t testing.TB, opt record.Options, bin string, args ...string) (string, uint64) {
 	t.Helper()
 	data := filepath.Join(t.TempDir(), "pt.data")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	opt := record.Options{Output: data}
+	opt.Output = data
 	opt.BuildIDDir = "-"
 	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	if err != nil {
@@ -227,4 +231,34 @@ func TestPTListShowsLines(t *testing.T) {
 	if string(m[1]) != "354" {
 		t.Errorf("if (n < 2) executed %s instructions, want 354 (177 calls x 2)", m[1])
 	}
+}
+
+// TestPTTime: a recording with TSC and MTC timing gives a time/nanoseconds
+// value whose total is the traced time span.
+func TestPTTime(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records a program")
+	}
+	bin := buildShared(t, "recurse")
+	var opt record.Options
+	opt.PT.TSC, opt.PT.MTC, opt.PT.MTCPeriod = true, true, 3
+	data, _ := emulatePTWith(t, opt, bin, "12", "1")
+	p, err := Convert(data, Options{Granularity: Function})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.SampleType) != 3 || p.SampleType[2].Type != "time" || p.SampleType[2].Unit != "nanoseconds" {
+		t.Fatalf("sample types %v", p.SampleType)
+	}
+	var ns, fib int64
+	for _, s := range p.Sample {
+		ns += s.Value[2]
+		if leafName(s.Location[0]) == "fib" {
+			fib += s.Value[2]
+		}
+	}
+	if ns <= 0 || fib <= 0 {
+		t.Errorf("time total %d ns, in fib %d ns", ns, fib)
+	}
+	t.Logf("%d ns traced, %d ns in fib", ns, fib)
 }
