@@ -262,3 +262,42 @@ func TestPTTime(t *testing.T) {
 	}
 	t.Logf("%d ns traced, %d ns in fib", ns, fib)
 }
+
+// TestPTWorkers: decoding with parallel workers (-j) gives the same
+// profile values as one worker.
+func TestPTWorkers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records a program")
+	}
+	bin := buildShared(t, "recurse")
+	data, insns := emulatePT(t, bin, "16", "2")
+	sum := func(workers int) map[string][2]int64 {
+		p, err := Convert(data, Options{Granularity: Function, Workers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string][2]int64{}
+		for _, s := range p.Sample {
+			n := leafName(s.Location[0])
+			if len(s.Location) > 1 {
+				n += ";" + leafName(s.Location[1])
+			}
+			v := m[n]
+			v[0] += s.Value[0]
+			v[1] += s.Value[1]
+			m[n] = v
+		}
+		return m
+	}
+	one, two := sum(1), sum(2)
+	var total int64
+	for k, v := range one {
+		total += v[0]
+		if two[k] != v {
+			t.Errorf("%s: -j 1 %v, -j 2 %v", k, v, two[k])
+		}
+	}
+	if uint64(total) != insns {
+		t.Errorf("%d instructions in the profile, %d traced", total, insns)
+	}
+}
