@@ -9,6 +9,17 @@
 // aggregated per basic block while the trace is decoded, with the call
 // stack each thread had at the time.
 //
+// Call stacks from PT are rebuilt per thread from the call and return
+// flags of the decoded blocks: a return pops to the frame whose call it
+// returns to (so a trace that starts inside a call chain, or a return
+// skipping frames, stays consistent), a jump from another object to the
+// return address of a call made further up the stack (longjmp) resumes that
+// frame, and recursion is folded at a repeated call site so that the call
+// tree stays as large as the call graph (flat counts and the cumulative
+// counts of directly recursive functions are unchanged). Caller locations
+// are the call instructions. Options.Granularity makes one location per
+// instruction (address, the default), source line or function.
+//
 // Locations carry their runtime address and mapping (file, offset, build
 // id); functions and lines come from DWARF through convert/srcline,
 // inlined frames included, and from the ELF symbol table where there is no
