@@ -150,7 +150,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	for ty := script.OutputType(0); ty <= script.TypeOther; ty++ {
 		srcline = srcline || fields.Has(ty, script.FieldSrcline)
 	}
-	if cfg.Workers != 1 && !srcline {
+	if cfg.Workers > 1 && !srcline {
 		// Decode and print on two goroutines (source lines are looked
 		// up where they are printed, so srcline output stays on one).
 		pl = newPipeline(p, false)

@@ -204,7 +204,8 @@ type State struct {
 
 // Decoder is perf's struct intel_pt_decoder, for the packets modelled.
 type Decoder struct {
-	p Params
+	p       Params
+	scratch Insn // the instruction walked (kept here: it would escape)
 
 	buf    []byte
 	pos    uint64

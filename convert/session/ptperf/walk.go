@@ -176,10 +176,10 @@ func (d *Decoder) fupEvent(noTip bool) bool {
 
 // walkFUP mirrors intel_pt_walk_fup.
 func (d *Decoder) walkFUP() status {
-	var in Insn
+	in := &d.scratch
 	ip := d.lastIP
 	for {
-		s := d.walkInsn(&in, ip)
+		s := d.walkInsn(in, ip)
 		if s == ptReturn {
 			return ok
 		}
@@ -204,8 +204,8 @@ func (d *Decoder) walkFUP() status {
 
 // walkTIP mirrors intel_pt_walk_tip (no address filters).
 func (d *Decoder) walkTIP() status {
-	var in Insn
-	s := d.walkInsn(&in, 0)
+	in := &d.scratch
+	s := d.walkInsn(in, 0)
 	if s == ptReturn {
 		return ok
 	}
@@ -250,9 +250,9 @@ func (d *Decoder) setNR()    {}
 
 // walkTNT mirrors intel_pt_walk_tnt.
 func (d *Decoder) walkTNT() status {
-	var in Insn
+	in := &d.scratch
 	for {
-		s := d.walkInsn(&in, 0)
+		s := d.walkInsn(in, 0)
 		if s == ptReturn {
 			return ok
 		}
