@@ -59,6 +59,7 @@ type ptThread struct {
 	stack    []*callNode
 	overflow int
 	prev     int32 // index in ptAgg.order of the previous block, -1 if none
+	cpu      int32 // the CPU the thread ran on, -1 if unknown or several
 	lastTime uint64
 }
 
@@ -105,12 +106,15 @@ func (a *ptAgg) block(b *session.Block) {
 	if t == nil || t.tid != b.TID {
 		t = a.threads[b.TID]
 		if t == nil {
-			t = &ptThread{pid: b.PID, tid: b.TID, root: &callNode{}, prev: -1}
+			t = &ptThread{pid: b.PID, tid: b.TID, root: &callNode{}, prev: -1, cpu: b.CPU}
 			t.cur = t.root
 			a.threads[b.TID] = t
 			a.roots[t.root] = t
 		}
 		a.last = t
+	}
+	if t.cpu != b.CPU {
+		t.cpu = -1 // ran on several CPUs: no cpu label
 	}
 	// The hot path writes no pointers (no GC write barriers): records
 	// and successors are indexes.
@@ -372,7 +376,7 @@ func (a *ptAgg) profile(gran Granularity) (*profile.Profile, error) {
 		}
 		t := a.roots[n]
 		th := a.m.FindThread(t.tid)
-		lb := Labels{PID: int64(t.pid), TID: int64(t.tid), CPU: -1}
+		lb := Labels{PID: int64(t.pid), TID: int64(t.tid), CPU: int64(t.cpu)}
 		if th != nil {
 			lb.Comm = th.Comm
 		}
