@@ -143,6 +143,7 @@ type ptState struct {
 	cbr2khz                   uint64
 	useThreadStack, callstack bool
 	block                     Block
+	tick                      uint64
 	res                       resolver
 	bufNr                     uint64
 

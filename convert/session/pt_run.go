@@ -237,6 +237,9 @@ func (q *ptQueue) sampleFlags() {
 // queue ran out of data.
 func (p *ptState) runDecoder(q *ptQueue, timestamp *uint64) bool {
 	for {
+		if p.tick++; p.tick&0xffff == 0 && p.h.Progress != nil {
+			p.progress()
+		}
 		p.sample(q)
 		st := q.dec.Decode()
 		if q.hasPend && (st.Err != 0 || st.Type&ptperf.TypeTraceEnd != 0) {
@@ -538,4 +541,18 @@ func (p *ptState) emitSynth(q *ptQueue, ev *script.Event, ip, addr, raw uint64) 
 	p.res = resolver{m, t, kernel}
 	smp.Res = &p.res
 	h.Sample(smp)
+}
+
+// progress reports the AUX bytes decoded so far.
+func (p *ptState) progress() {
+	var done, total int64
+	for _, q := range p.queues {
+		for i := range q.bufs {
+			total += int64(len(q.bufs[i].data))
+		}
+		if q.dec != nil {
+			done += int64(q.dec.Pos())
+		}
+	}
+	p.h.Progress(done, total)
 }

@@ -36,8 +36,9 @@ type Handler struct {
 	Sample func(*script.Sample)
 	Error  func(*script.ErrorLine)
 	Block  func(*Block)
-	// Progress gets the file offset reached, now and then.
-	Progress func(off int64)
+	// Progress gets, now and then, how far the run is: done out of total
+	// (bytes of the file, or of AUX trace data while PT is decoded).
+	Progress func(done, total int64)
 }
 
 // Session is an open recording.
@@ -177,7 +178,7 @@ func (s *Session) Run(h Handler) error {
 	n := 0
 	for rs.Next() {
 		if n++; n&4095 == 0 && h.Progress != nil {
-			h.Progress(rs.Record.Common().Offset)
+			h.Progress(rs.Record.Common().Offset, s.f.Size())
 		}
 		rec := rs.Record
 		c := rec.Common()

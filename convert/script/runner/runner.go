@@ -131,7 +131,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		NameWidthFn: s.MaxNameLen})
 	var prog *progress
 	if cfg.Progress != nil {
-		prog = &progress{w: cfg.Progress, total: s.File().Size(), last: time.Now()}
+		prog = &progress{w: cfg.Progress, last: time.Now()}
 	}
 	h := session.Handler{
 		Sample: func(smp *script.Sample) {
@@ -139,9 +139,9 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 			p.Print(smp)
 		},
 		Error: func(e *script.ErrorLine) { p.PrintError(e) },
-		Progress: func(off int64) {
+		Progress: func(done, total int64) {
 			if prog != nil {
-				prog.update(off)
+				prog.update(done, total)
 			}
 		},
 	}
@@ -172,18 +172,17 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 
 type progress struct {
 	w     io.Writer
-	total int64
 	last  time.Time
 	shown bool
 }
 
-func (p *progress) update(off int64) {
-	if time.Since(p.last) < 500*time.Millisecond || p.total <= 0 {
+func (p *progress) update(done, total int64) {
+	if time.Since(p.last) < 500*time.Millisecond || total <= 0 {
 		return
 	}
 	p.last = time.Now()
 	p.shown = true
-	fmt.Fprintf(p.w, "\rperfpt script: %3d%%", int(math.Min(100, float64(off)*100/float64(p.total))))
+	fmt.Fprintf(p.w, "\rperfpt script: %3d%%", int(math.Min(100, float64(done)*100/float64(total))))
 }
 
 func (p *progress) done() {
