@@ -1,9 +1,13 @@
 package gcov
 
 import (
+	"compress/gzip"
 	"context"
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,5 +79,95 @@ func TestEmulatedRecordingAgreement(t *testing.T) {
 				t.Errorf("%s: agreement below the bar", name)
 			}
 		})
+	}
+}
+
+// TestEmulatedMultiFile: a program of two translation units and a header
+// with inline code; every line of the three files agrees with gcov (the
+// header's counts summed over both units, as in one .gcov).
+func TestEmulatedMultiFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records a program")
+	}
+	gcc, err := exec.LookPath("gcc")
+	if err != nil {
+		t.Skip("gcc not installed")
+	}
+	gcovTool, err := exec.LookPath("gcov")
+	if err != nil {
+		t.Skip("gcov not installed")
+	}
+	src := filepath.Join(repoRoot(t), "testdata", "gcov", "multi")
+	argsText, err := os.ReadFile(filepath.Join(src, "args"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := strings.Fields(string(argsText))
+	build := func(dir string, flags ...string) string {
+		bin := filepath.Join(dir, "multi")
+		cmd := exec.Command(gcc, append(flags, "-o", bin, filepath.Join(src, "main.c"), filepath.Join(src, "util.c"))...)
+		cmd.Dir = dir
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("gcc: %v\n%s", err, b)
+		}
+		return bin
+	}
+	bin := build(t.TempDir(), "-g", "-O0")
+	rep, _, err := FromRecording(emulate(t, bin, args), RecordingOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours := map[string]uint64{}
+	for _, f := range rep.Files {
+		for _, l := range f.Lines {
+			ours[filepath.Base(f.Name)+":"+itoa(uint64(l.Number))] = l.Count
+		}
+	}
+	dir := t.TempDir()
+	gbin := build(dir, "-g", "-O0", "--coverage")
+	run := exec.Command(gbin, args...)
+	run.Dir = dir
+	run.Run()
+	notes, _ := filepath.Glob(filepath.Join(dir, "*.gcno"))
+	theirs := map[string]uint64{}
+	for _, n := range notes {
+		cmd := exec.Command(gcovTool, "-j", filepath.Base(n))
+		cmd.Dir = dir
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("gcov: %v\n%s", err, b)
+		}
+		var g gcovJSON
+		f, err := os.Open(strings.TrimSuffix(n, ".gcno") + ".gcov.json.gz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.NewDecoder(zr).Decode(&g); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		for _, gf := range g.Files {
+			for _, l := range gf.Lines {
+				theirs[filepath.Base(gf.File)+":"+itoa(uint64(l.LineNumber))] += l.Count
+			}
+		}
+	}
+	files := map[string]bool{}
+	for k, v := range theirs {
+		files[strings.Split(k, ":")[0]] = true
+		if o, ok := ours[k]; !ok || o != v {
+			t.Errorf("%s: ours %d (%v), gcov %d", k, o, ok, v)
+		}
+	}
+	for k := range ours {
+		if _, ok := theirs[k]; !ok {
+			t.Errorf("%s: ours has code, gcov not", k)
+		}
+	}
+	if len(files) != 3 {
+		t.Errorf("gcov files %v, want main.c, util.c, util.h", files)
 	}
 }

@@ -1,0 +1,6 @@
+#include "util.h"
+
+int scale(int v)
+{
+	return clamp(v * 3, -100, 100);
+}
