@@ -385,7 +385,8 @@ func (d *Decoder) getData(reposition bool) status {
 const eNOMEMish status = -12
 
 func (d *Decoder) getNextData(reposition bool) status {
-	if d.nextBuf == nil {
+	if len(d.nextBuf) == 0 {
+		d.nextBuf = nil
 		return d.getData(reposition)
 	}
 	d.buf = d.nextBuf
@@ -399,6 +400,9 @@ func isTNT(k packet.Kind) bool { return k == packet.KindTNT8 || k == packet.Kind
 func (d *Decoder) getNextPacket() status {
 	d.lastPacketKind = d.pkt.Kind
 	for {
+		if d.step > len(d.buf) {
+			d.step = len(d.buf)
+		}
 		d.pos += uint64(d.step)
 		d.buf = d.buf[d.step:]
 		if len(d.buf) == 0 {
