@@ -94,6 +94,12 @@ func Run(o *Options, w io.Writer) error {
 // Main runs ptxed with args (without the program name) and returns the
 // exit status.
 func Main(args []string, stdout, stderr io.Writer) int {
+	for _, a := range args {
+		if a == "--help" || a == "-h" {
+			io.WriteString(stdout, Usage)
+			return 0
+		}
+	}
 	o, err := Parse(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "ptxed: %v\n", err)

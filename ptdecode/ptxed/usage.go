@@ -1,0 +1,38 @@
+package ptxed
+
+// Usage is ptxed's help text.
+const Usage = `usage: perfpt ptxed [<options>]
+
+Decodes an Intel PT trace against code images and prints the executed
+instructions like libipt's ptxed. Instructions are disassembled with
+golang.org/x/arch/x86/x86asm in AT&T (GNU) syntax.
+
+options:
+  --help|-h                      this text.
+  --pt <file>[:<from>[-<to>]]    the trace (exactly one).
+  --raw <file>[:<from>[-<to>]]:<base>
+                                 load raw code from <file> at address <base>.
+  --elf <file>[:<base>]          load the PT_LOAD segments of an ELF file
+                                 (moved so that the lowest starts at <base>).
+  --cpu none|f/m[/s]             decode with the errata of that cpu.
+  --block-decoder                use the block decoder (default).
+  --insn-decoder                 use the instruction flow decoder.
+  -j|--jobs <n>                  decode PSB chunks with <n> workers (block
+                                 decoder); the output does not change.
+  --no-inst                      print addresses only.
+  --quiet|-q                     print nothing but errors.
+  --offset, --time, --raw-insn   print the trace offset, the time, the bytes.
+  --check, --att, --verbose      accepted and ignored.
+  --resync-on-error              resynchronise at the next event after errors.
+  --stat, --stat:insn, --stat:blocks
+                                 print statistics.
+  --event:ip, --event:time       print event IPs, event times.
+  --event:tick, --event:iflags   report tick and iflags events.
+  --filter:addr<n>_cfg|_a|_b <v> address filter configuration (n = 0..3).
+  --block:show-blocks, --block:end-on-call, --block:end-on-jump
+  --insn:keep-tcal-on-ovf, --block:keep-tcal-on-ovf
+  --mtc-freq <n>, --nom-freq <n>, --cpuid-0x15.eax <n>, --cpuid-0x15.ebx <n>
+                                 timing parameters.
+  --sb:*, --pevent:*             accepted; perf_event sideband is not decoded
+                                 yet.
+`
