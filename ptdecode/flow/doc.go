@@ -18,6 +18,10 @@
 //	}
 //	// on error: d.Resync() or SyncForward() again
 //
+// BlockInsns lists the instructions of a block (IP, Size, Class, ...) from
+// the image, for callers that need more than the block's bounds: the last
+// one is the branch that ended it, the next block's IP its target.
+//
 // An InsnDecoder (NewInsnDecoder) is built on it and returns one Insn at a
 // time (IP, Size, Mode, Class, IClass, Speculative); both decoders report
 // the same flow, events and errors.
