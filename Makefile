@@ -36,8 +36,24 @@ lint:
 	$(GO) vet $(PKGS)
 
 # The main job on the bundled example data.
+EXAMPLE := testdata/example/primes.perf.data
+EXOPTS  := -i $(EXAMPLE) --symfs testdata/example/symfs
+EXOUT   ?= example-out
+
 example: build
-	./$(BIN) dump -i testdata/perf/cpu-clock-g.data | head -40
+	@mkdir -p $(EXOUT)
+	./$(BIN) script $(EXOPTS) > $(EXOUT)/script.txt
+	./$(BIN) script $(EXOPTS) --itrace=cr -F+callindent > $(EXOUT)/calls.txt
+	./$(BIN) pprof $(EXOPTS) -o $(EXOUT)/primes.pb.gz
+	./$(BIN) gcov $(EXOPTS) -o $(EXOUT) > $(EXOUT)/gcov.txt
+	@echo "== perf script text ($$(wc -l < $(EXOUT)/script.txt) lines in $(EXOUT)/script.txt), first lines:"
+	@head -5 $(EXOUT)/script.txt
+	@echo "== call/return trace ($(EXOUT)/calls.txt), first lines:"
+	@head -5 $(EXOUT)/calls.txt
+	@echo "== pprof profile $(EXOUT)/primes.pb.gz, top functions by instructions:"
+	@$(GO) tool pprof -top -nodecount=8 -sample_index=instructions $(EXOUT)/primes.pb.gz 2>/dev/null | tail -n +5
+	@echo "== coverage: $(EXOUT)/*.gcov"
+	@cat $(EXOUT)/gcov.txt
 
 clean:
-	rm -rf bin bench.txt
+	rm -rf bin bench.txt example-out
