@@ -64,8 +64,9 @@ type BlockDecoder struct {
 	evd *query.Decoder
 	img *image.Image
 
-	msec  *image.Mapping // the mapping of the last lookup
-	cache blockCache
+	msec   *image.Mapping // the mapping of the last lookup
+	imgGen uint64         // the image's generation when msec was found
+	cache  blockCache
 
 	ev     query.Event
 	status query.Code // status of the event decoder; CodeOK while events come

@@ -8,7 +8,7 @@ import (
 
 // lookup returns the mapping containing ip, remembering the last one.
 func (d *BlockDecoder) lookup(ip uint64) *image.Mapping {
-	if m := d.msec; m != nil && m.Contains(ip) {
+	if m := d.curMsec(); m != nil && m.Contains(ip) {
 		return m
 	}
 	m, ok := d.img.Find(ip)
@@ -56,4 +56,12 @@ func decodeInsn(img *image.Image, in *insn.Insn, m *image.Mapping, raw *[insn.Ma
 		}
 	}
 	return m, query.CodeBadInsn
+}
+
+// curMsec returns the remembered mapping, unless the image changed since.
+func (d *BlockDecoder) curMsec() *image.Mapping {
+	if d.imgGen != d.img.Generation() {
+		d.msec, d.imgGen = nil, d.img.Generation()
+	}
+	return d.msec
 }

@@ -95,7 +95,7 @@ func (d *InsnDecoder) Next(in *Insn) (Status, error) {
 		in.Truncated = true
 	} else {
 		var raw [insn.MaxSize]byte
-		_, c = decodeInsn(d.blk.img, &in.Insn, d.blk.msec, &raw)
+		_, c = decodeInsn(d.blk.img, &in.Insn, d.blk.curMsec(), &raw)
 	}
 	if c != 0 {
 		in.Class = insn.ClassUnknown

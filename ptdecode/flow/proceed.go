@@ -54,7 +54,7 @@ func (d *BlockDecoder) proceedOneInsn(b *Block, in *insn.Insn) (added bool, c qu
 		return false, 0
 	}
 	*in = insn.Insn{IP: d.ip, Mode: d.mode}
-	m, c := decodeInsn(d.img, in, d.msec, &b.Raw)
+	m, c := decodeInsn(d.img, in, d.curMsec(), &b.Raw)
 	if c != 0 {
 		return false, c
 	}

@@ -55,7 +55,12 @@ func (m *Mapping) Contains(ip uint64) bool { return ip >= m.Start && ip < m.End 
 type Image struct {
 	Name string
 	maps []Mapping
+	gen  uint64 // changes with every change of the mappings
 }
+
+// Generation changes whenever the mappings change; *Mapping pointers from
+// Find are valid only while it stays the same.
+func (im *Image) Generation() uint64 { return im.gen }
 
 // New returns an empty image.
 func New(name string) *Image { return &Image{Name: name} }
@@ -85,6 +90,7 @@ func (im *Image) Add(sec *Section, offset, size, vaddr uint64) error {
 		return fmt.Errorf("image: %s: mapping at %#x wraps around", sec.Name, vaddr)
 	}
 	im.Remove(vaddr, end)
+	im.gen++
 	nm := Mapping{Start: vaddr, End: end, Sec: sec, Offset: offset, ID: mappingIDs.Add(1)}
 	i := sort.Search(len(im.maps), func(i int) bool { return im.maps[i].Start >= vaddr })
 	im.maps = append(im.maps, Mapping{})
@@ -124,6 +130,7 @@ func (im *Image) Remove(start, end uint64) {
 	}
 	if changed {
 		im.maps = out
+		im.gen++
 	}
 }
 
@@ -136,6 +143,7 @@ func (im *Image) RemoveSection(sec *Section) {
 		}
 	}
 	im.maps = out
+	im.gen++
 }
 
 // Find returns the mapping containing ip.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/perfpt/perfpt/ptdecode/errata"
 	"github.com/perfpt/perfpt/ptdecode/flow"
+	"github.com/perfpt/perfpt/ptdecode/sideband"
 )
 
 // Options are ptxed's command-line settings.
@@ -37,10 +38,17 @@ type Options struct {
 	BlockKeepTcal bool
 	CPU           string // --cpu value; "" or "none" for none
 
-	PT      fileArg
-	HavePT  bool
-	Images  []imageArg
-	Unknown []string // sideband options not handled yet
+	PT     fileArg
+	HavePT bool
+	Images []imageArg
+
+	// perf_event sideband (--sb:*, --pevent:*).
+	SBFlags  sideband.DumpFlags
+	SBSwitch bool
+	SBWarn   bool
+	Pevents  []sideband.PeventConfig
+	Kcore    []imageArg
+	pev      sideband.PeventConfig // settings for the next --pevent file
 }
 
 type fileArg struct {
@@ -107,6 +115,7 @@ func splitRange(arg string) (fileArg, error) {
 // Parse parses ptxed's arguments (without the program name).
 func Parse(args []string) (*Options, error) {
 	o := &Options{Jobs: 1}
+	o.pev.TimeMult = 1
 	for i := 0; i < len(args); {
 		arg := args[i]
 		i++
@@ -248,12 +257,78 @@ func Parse(args []string) (*Options, error) {
 			var v uint64
 			v, err = num(16)
 			o.Jobs = max(1, int(v))
-		case strings.HasPrefix(arg, "--sb:") || strings.HasPrefix(arg, "--pevent:"):
-			o.Unknown = append(o.Unknown, arg)
-			if takesArg(arg) {
-				var s string
-				s, err = next()
-				o.Unknown = append(o.Unknown, s)
+		case arg == "--sb:compact" || arg == "--sb":
+			o.SBFlags = o.SBFlags&^sideband.DumpVerbose | sideband.DumpCompact
+		case arg == "--sb:verbose":
+			o.SBFlags = o.SBFlags&^sideband.DumpCompact | sideband.DumpVerbose
+		case arg == "--sb:filename":
+			o.SBFlags |= sideband.DumpFilename
+		case arg == "--sb:offset":
+			o.SBFlags |= sideband.DumpOffset
+		case arg == "--sb:time":
+			o.SBFlags |= sideband.DumpTime
+		case arg == "--sb:switch":
+			o.SBSwitch = true
+		case arg == "--sb:warn":
+			o.SBWarn = true
+		case arg == "--pevent" || arg == "--pevent:primary" || arg == "--pevent:secondary":
+			var v string
+			if v, err = next(); err != nil {
+				break
+			}
+			var f fileArg
+			if f, err = splitRange(v); err != nil {
+				break
+			}
+			c := o.pev
+			c.Filename, c.Begin = f.Name, f.Offset
+			if f.Size != 0 {
+				c.End = f.Offset + f.Size
+			}
+			c.Primary = arg == "--pevent:primary"
+			c.SampleConfig = append([]sideband.SampleType(nil), c.SampleConfig...)
+			o.Pevents = append(o.Pevents, c)
+		case arg == "--pevent:sample-type":
+			o.pev.SampleType, err = num(64)
+		case arg == "--pevent:sample-config":
+			var v string
+			if v, err = next(); err != nil {
+				break
+			}
+			id, st, found := strings.Cut(v, ":")
+			idv, err1 := parseUint(id, 64)
+			stv, err2 := parseUint(st, 64)
+			if !found || err1 != nil || err2 != nil {
+				return nil, &UsageError{"bad sample config " + v}
+			}
+			o.pev.SampleConfig = append(o.pev.SampleConfig, sideband.SampleType{ID: idv, Type: stv})
+		case arg == "--pevent:time-zero":
+			o.pev.TimeZero, err = num(64)
+		case arg == "--pevent:time-shift":
+			var v uint64
+			v, err = num(16)
+			o.pev.TimeShift = uint16(v)
+		case arg == "--pevent:time-mult":
+			var v uint64
+			v, err = num(32)
+			o.pev.TimeMult = uint32(v)
+		case arg == "--pevent:tsc-offset":
+			o.pev.TSCOffset, err = num(64)
+		case arg == "--pevent:kernel-start":
+			o.pev.KernelStart, err = num(64)
+		case arg == "--pevent:sysroot":
+			o.pev.Sysroot, err = next()
+		case arg == "--pevent:vdso-x64":
+			o.pev.VDSOx64, err = next()
+		case arg == "--pevent:vdso-x32":
+			o.pev.VDSOx32, err = next()
+		case arg == "--pevent:vdso-ia32":
+			o.pev.VDSOia32, err = next()
+		case arg == "--pevent:kcore":
+			var v string
+			if v, err = next(); err == nil {
+				name, base, ok := splitBase(v)
+				o.Kcore = append(o.Kcore, imageArg{ELF: true, File: fileArg{Name: name}, Base: base, HasBase: ok})
 			}
 		default:
 			return nil, &UsageError{"unknown option: " + arg}
@@ -275,16 +350,6 @@ func Parse(args []string) (*Options, error) {
 		o.Flow.Query.KeepTcalOnOvf = o.BlockKeepTcal
 	}
 	return o, nil
-}
-
-// takesArg reports sideband options that take a value.
-func takesArg(arg string) bool {
-	switch arg {
-	case "--sb:compact", "--sb", "--sb:verbose", "--sb:filename", "--sb:offset", "--sb:time",
-		"--sb:switch", "--sb:warn":
-		return false
-	}
-	return true
 }
 
 // cpuErrata resolves --cpu. bad reports an unknown CPU (ptxed then prints a

@@ -9,6 +9,7 @@ import (
 	"github.com/perfpt/perfpt/ptdecode/image"
 	"github.com/perfpt/perfpt/ptdecode/insn"
 	"github.com/perfpt/perfpt/ptdecode/query"
+	"github.com/perfpt/perfpt/ptdecode/sideband"
 )
 
 // printer is the flow.Handler that prints ptxed's output.
@@ -21,6 +22,9 @@ type printer struct {
 	blocks uint64
 	buf    []byte
 	out    *bytes.Buffer // the buffer w writes to, for chunk printers
+
+	sb       *sideband.Session  // perf_event sideband, if any
+	setImage func(*image.Image) // switches the decoder's image
 }
 
 func (p *printer) hex16(v uint64) {
@@ -146,11 +150,15 @@ func (p *printer) Insn(in *flow.Insn, offset uint64) {
 
 func (p *printer) Event(ev *query.Event, offset uint64) {
 	p.time = ev.TSC
-	if p.o.Quiet || ev.StatusUpdate {
-		return
+	if !p.o.Quiet && !ev.StatusUpdate {
+		p.buf = appendEvent(p.buf[:0], ev, p.o, offset)
+		p.w.Write(p.buf)
 	}
-	p.buf = appendEvent(p.buf[:0], ev, p.o, offset)
-	p.w.Write(p.buf)
+	if p.sb != nil {
+		if img := sbEvent(p.sb, p, ev); img != nil {
+			p.setImage(img)
+		}
+	}
 }
 
 func (p *printer) Error(e *flow.DecodeError) {

@@ -60,7 +60,8 @@ func Run(o *Options, w io.Writer) error {
 		bw.WriteString("[0, 0: config error: unknown cpu]\n")
 	}
 	o.Flow.Query.Errata = e
-	img, err := BuildImage(o, image.NewCache())
+	cache := image.NewCache()
+	img, err := BuildImage(o, cache)
 	if err != nil {
 		return err
 	}
@@ -69,12 +70,16 @@ func Run(o *Options, w io.Writer) error {
 		return err
 	}
 	p := &printer{w: bw, o: o}
+	if p.sb, err = newSession(o, p, cache); err != nil {
+		return err
+	}
 	wopt := flow.WalkOptions{ResyncOnError: o.ResyncOnError}
 	if o.InsnDecoder {
 		d := flow.NewInsnDecoder(trace, img, &o.Flow)
 		p.img = d.Blocks().Image
+		p.setImage = d.Blocks().SetImage
 		flow.WalkInsns(d, wopt, p)
-	} else if o.Jobs > 1 {
+	} else if o.Jobs > 1 && p.sb == nil {
 		p.img = func() *image.Image { return img }
 		if o.ShowBlocks && o.Stats {
 			// Block numbers count from the start: print in order.
@@ -85,6 +90,7 @@ func Run(o *Options, w io.Writer) error {
 	} else {
 		d := flow.NewBlockDecoder(trace, img, &o.Flow)
 		p.img = d.Image
+		p.setImage = d.SetImage
 		flow.WalkBlocks(d, wopt, p)
 	}
 	p.stats()
