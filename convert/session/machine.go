@@ -53,10 +53,13 @@ type Map struct {
 	// Identity maps (the kernel) map addresses to themselves.
 	Identity bool
 
-	// the last symbol lookup: addresses in [symLo, symHi) give sym
-	sym          *symbol.Symbol
-	symLo, symHi uint64
-	symOK        bool
+	// the last symbol lookups: addresses in [lo, hi) give sym
+	symCache [4]struct {
+		sym    *symbol.Symbol
+		lo, hi uint64
+		ok     bool
+	}
+	symNext uint8
 }
 
 // MapIP converts an address in the map to the DSO's address space.
@@ -285,12 +288,17 @@ func (m *Machine) resolveInto(l *script.Loc, t *Thread, kernel bool, addr uint64
 	}
 	a := mp.MapIP(addr)
 	l.HasMap, l.DSO, l.Kernel, l.MapStart, l.Addr, l.Ref = true, mp.DSO.Name, mp.DSO.Kernel, mp.Start, a, mp
-	if mp.symOK && a >= mp.symLo && a < mp.symHi {
-		l.Sym = mp.sym
-		return
+	for i := range mp.symCache {
+		c := &mp.symCache[i]
+		if c.ok && a >= c.lo && a < c.hi {
+			l.Sym = c.sym
+			return
+		}
 	}
 	sym, lo, hi := mp.DSO.Symbols().FindRange(a)
-	mp.sym, mp.symLo, mp.symHi, mp.symOK = sym, lo, hi, true
+	c := &mp.symCache[mp.symNext%uint8(len(mp.symCache))]
+	mp.symNext++
+	c.sym, c.lo, c.hi, c.ok = sym, lo, hi, true
 	l.Sym = sym
 }
 

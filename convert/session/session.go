@@ -268,7 +268,11 @@ type resolver struct {
 	kernel bool
 }
 
-func (r *resolver) ResolveAddr(addr uint64) script.Loc { return r.m.Resolve(r.t, r.kernel, addr) }
+func (r *resolver) ResolveAddr(addr uint64) script.Loc {
+	var l script.Loc
+	r.m.resolveInto(&l, r.t, r.kernel, addr)
+	return l
+}
 
 // maxStack is perf script's scripting_max_stack (PERF_MAX_STACK_DEPTH).
 const maxStack = 127
