@@ -83,21 +83,6 @@ func TestCorpus(t *testing.T) {
 	}
 	t.Logf("libipt ptxed corpus: %d passed, %d failed", passed, failed)
 	for _, f := range fails {
-		if reason := knownFailure(f); reason != "" {
-			t.Logf("known failure (%s): %s", reason, f)
-			continue
-		}
 		t.Errorf("FAIL %s", f)
 	}
-}
-
-// knownFailure names the missing piece behind a case that cannot pass yet.
-func knownFailure(name string) string {
-	switch {
-	case strings.HasPrefix(name, "pevent-"):
-		return "perf_event sideband (--pevent:*) not implemented"
-	case strings.HasPrefix(name, "skd007-"), strings.HasPrefix(name, "skz84-"):
-		return "packet-layer erratum not applied by ptdecode/packet yet"
-	}
-	return ""
 }

@@ -116,6 +116,7 @@ func splitRange(arg string) (fileArg, error) {
 func Parse(args []string) (*Options, error) {
 	o := &Options{Jobs: 1}
 	o.pev.TimeMult = 1
+	o.pev.KernelStart = ^uint64(0) // ptxed's default: all user space
 	for i := 0; i < len(args); {
 		arg := args[i]
 		i++

@@ -33,6 +33,14 @@ options:
   --insn:keep-tcal-on-ovf, --block:keep-tcal-on-ovf
   --mtc-freq <n>, --nom-freq <n>, --cpuid-0x15.eax <n>, --cpuid-0x15.ebx <n>
                                  timing parameters.
-  --sb:*, --pevent:*             accepted; perf_event sideband is not decoded
-                                 yet.
+  --sb:compact|verbose|filename|offset|time|switch|warn
+                                 print perf_event sideband records, context
+                                 switches, warnings.
+  --pevent:primary|secondary <file>[:<from>[-<to>]]
+                                 load a perf_event sideband file; process
+                                 images follow its MMAP, COMM.EXEC, FORK and
+                                 switch records (then -j is ignored).
+  --pevent:sample-type|sample-config|time-zero|time-shift|time-mult|
+  tsc-offset|kernel-start|sysroot|kcore|vdso-x64|vdso-x32|vdso-ia32 <v>
+                                 as libipt's ptxed.
 `
