@@ -116,22 +116,34 @@ func le(b []byte, n int) uint64 {
 // Decode knows nothing of earlier packets: it never returns KindBIP (block
 // items are told apart from TNT only inside a BBP..BEP block, which
 // [Decoder] tracks) and IP payloads are returned as carried (see [LastIP]).
-func Decode(buf []byte, off int) (Packet, error) {
+func Decode(buf []byte, off int) (p Packet, err error) {
 	if off >= 0 && off+9 <= len(buf) {
-		if e := &fastTab[buf[off]]; e.pkt.Size != 0 {
-			w := binary.LittleEndian.Uint64(buf[off+1 : off+9])
-			p := e.pkt
-			p.Payload |= w & e.mask
-			p.CTC = uint16(w) & e.ctc
+		// The fast path of Decoder.Next; see tmpl. The result is written
+		// in place (a patched local copied out would stall store
+		// forwarding).
+		c := buf[off]
+		if t := &tmpl[c]; t.Size != 0 {
+			w := le64(buf[off+1 : off+9])
+			p = *t
+			p.Payload = t.Payload | w&tmplMask[c]
+			p.CTC = uint16(w) & t.CTC
 			return p, nil
 		}
 	}
+	return decodeAt(buf, off)
+}
+
+// decodeAt is Decode for the packets other than tmpl's.
+func decodeAt(buf []byte, off int) (Packet, error) {
 	var p Packet
-	if off < 0 || off >= len(buf) {
-		return p, errAt(off, ErrEOS)
+	if off >= 0 && off+9 <= len(buf) && quick(&p, buf[off], le64(buf[off+1:off+9]), true) != 0 {
+		return p, nil
 	}
-	err := decode(&p, buf[off:])
-	if err != nil {
+	if off < 0 || off >= len(buf) {
+		return Packet{}, errAt(off, ErrEOS)
+	}
+	p = Packet{}
+	if err := decode(&p, buf[off:]); err != nil {
 		return Packet{}, errAt(off, err)
 	}
 	return p, nil

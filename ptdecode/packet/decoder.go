@@ -1,7 +1,5 @@
 package packet
 
-import "encoding/binary"
-
 // Decoder iterates the packets of a trace buffer (libipt's pt_packet_decoder):
 //
 //	d := packet.NewDecoder(buf)
@@ -29,57 +27,21 @@ type Decoder struct {
 	noBIPs bool
 	skd007 bool
 	skz84  bool
-	lim    int // len(buf), or 0 when Next must take the general path (error, block)
+	// fast is buf while Next may take its fast paths, and buf[:0] when it
+	// must take the general one (after an error, inside a block).
+	fast []byte
 }
-
-// fastEntry says how to decode a packet from its first byte c and the
-// little-endian word w of the 8 bytes after it: the packet is pkt with
-// Payload |= w&mask and CTC = w&ctc.
-type fastEntry struct {
-	pkt  Packet
-	mask uint64
-	ctc  uint16
-}
-
-// fastTab holds the fastEntry of each first byte that the fast path
-// handles; size is 0 for the others.
-var fastTab = func() (t [256]fastEntry) {
-	for i := range t {
-		var p Packet
-		c := byte(i)
-		switch opClass[c] {
-		case clsTNT8, clsPad:
-			_ = decode(&p, []byte{c})
-			t[i] = fastEntry{pkt: p}
-		case clsCYC:
-			if c&4 == 0 {
-				_ = decode(&p, []byte{c})
-				t[i] = fastEntry{pkt: p}
-			}
-		case clsTIP, clsPGE, clsPGD, clsFUP:
-			if n := ipcSizes[c>>5]; n >= 0 {
-				t[i] = fastEntry{mask: ^uint64(0) >> (64 - 8*uint(n)),
-					pkt: Packet{Kind: ipKinds[opClass[c]], Size: uint8(1 + n), IPC: IPC(c >> 5)}}
-			}
-		case clsMTC:
-			t[i] = fastEntry{ctc: 0xff, pkt: Packet{Kind: KindMTC, Size: 2}}
-		case clsTSC:
-			t[i] = fastEntry{mask: 1<<56 - 1, pkt: Packet{Kind: KindTSC, Size: 8}}
-		}
-	}
-	return t
-}()
 
 // NewDecoder returns a decoder for buf positioned at offset 0 but not
 // synchronised: call SyncForward to start at the first PSB, or Next to decode
 // from offset 0 regardless.
 func NewDecoder(buf []byte) *Decoder {
-	return &Decoder{buf: buf, sync: -1, lim: len(buf)}
+	return &Decoder{buf: buf, fast: buf, sync: -1}
 }
 
 // Reset makes d decode buf from offset 0, unsynchronised, as NewDecoder does.
 func (d *Decoder) Reset(buf []byte) {
-	*d = Decoder{buf: buf, sync: -1, lim: len(buf), noBIPs: d.noBIPs, skd007: d.skd007, skz84: d.skz84}
+	*d = Decoder{buf: buf, fast: buf, sync: -1, noBIPs: d.noBIPs, skd007: d.skd007, skz84: d.skz84}
 }
 
 // SetErrata turns on the packet-level erratum workarounds of libipt:
@@ -108,16 +70,20 @@ func (d *Decoder) Next() bool {
 	// Fast path: the packets whose kind and size the first byte tells
 	// (TNT-8, PAD, short CYC, TIP/FUP/TIP.PGE/TIP.PGD, MTC, TSC), decoded
 	// without branching on their kind, when at least 9 bytes remain and
-	// nothing special is going on.
-	if pos := d.pos; pos+9 <= d.lim {
-		if e := &fastTab[d.buf[pos]]; e.pkt.Size != 0 {
-			w := binary.LittleEndian.Uint64(d.buf[pos+1 : pos+9])
+	// nothing special is going on. The function is too big to inline
+	// anyway (any call to next costs most of the inlining budget), so it
+	// is written for the fewest instructions.
+	pos, b := d.pos, d.fast
+	if pos >= 0 && pos+9 <= len(b) {
+		c := b[pos]
+		if t := &tmpl[c]; t.Size != 0 {
+			w := le64(b[pos+1 : pos+9])
 			// Copy the template whole, then patch it: building the value
 			// field by field and copying it would stall store forwarding.
-			d.pkt = e.pkt
-			d.pkt.Payload |= w & e.mask
-			d.pkt.CTC = uint16(w) & e.ctc
-			d.cur, d.pos = pos, pos+int(e.pkt.Size)
+			d.pkt = *t
+			d.pkt.Payload = t.Payload | w&tmplMask[c]
+			d.pkt.CTC = uint16(w) & t.CTC
+			d.cur, d.pos = pos, pos+int(t.Size)
 			return true
 		}
 	}
@@ -127,30 +93,19 @@ func (d *Decoder) Next() bool {
 // next is the general case of Next.
 func (d *Decoder) next() bool {
 	pos, buf := d.pos, d.buf
+	if pos+9 <= len(d.fast) {
+		// TNT-64 and long CYC (but not with SKD007, which looks at
+		// 2-byte CYCs).
+		if n := quick(&d.pkt, buf[pos], le64(buf[pos+1:pos+9]), !d.skd007); n != 0 {
+			d.cur, d.pos = pos, pos+n
+			return true
+		}
+	}
 	if uint(pos) >= uint(len(buf)) || d.err != nil {
 		return false
 	}
-	if d.block == 0 {
-		c := buf[pos]
-		switch cls := opClass[c]; cls {
-		case clsTIP, clsPGE, clsPGD, clsFUP:
-			n := ipcSizes[c>>5]
-			if n >= 0 && pos+9 <= len(buf) {
-				v := binary.LittleEndian.Uint64(buf[pos+1:]) & (^uint64(0) >> (64 - 8*uint(n)))
-				d.pkt = Packet{Kind: ipKinds[cls], Size: uint8(1 + n), IPC: IPC(c >> 5), Payload: v}
-				d.cur, d.pos = pos, pos+1+int(n)
-				return true
-			}
-		case clsMTC:
-			if pos+2 <= len(buf) {
-				d.pkt = Packet{Kind: KindMTC, Size: 2, CTC: uint16(buf[pos+1])}
-				d.cur, d.pos = pos, pos+2
-				return true
-			}
-		}
-	}
 	d.pkt = Packet{}
-	b := d.buf[d.pos:]
+	b := buf[pos:]
 	var err error
 	if d.block != 0 && b[0]&7 == 4 {
 		err = decodeBIP(&d.pkt, b, d.block == 4)
@@ -160,8 +115,8 @@ func (d *Decoder) next() bool {
 	adv := 0
 	if err != nil {
 		if !(d.skz84 && err == ErrBadPacket && b[0] == opcExt && len(b) > 1 && b[1] == extTMA) {
-			d.err = errAt(d.pos, err)
-			d.lim = 0
+			d.err = errAt(pos, err)
+			d.fast = buf[:0]
 			return false
 		}
 		d.pkt = Packet{Kind: KindInvalid, Size: 8}
@@ -174,12 +129,12 @@ func (d *Decoder) next() bool {
 			adv = 1
 		}
 	case KindPSB:
-		d.sync = d.pos
+		d.sync = pos
 		d.block = 0
 	case KindBBP, KindBEP:
 		if d.noBIPs {
-			d.err = errAt(d.pos, ErrBadOpcode)
-			d.lim = 0
+			d.err = errAt(pos, ErrBadOpcode)
+			d.fast = buf[:0]
 			return false
 		}
 		d.block = 0
@@ -190,12 +145,12 @@ func (d *Decoder) next() bool {
 			}
 		}
 	}
-	d.lim = len(d.buf)
+	d.fast = buf
 	if d.block != 0 {
-		d.lim = 0
+		d.fast = buf[:0]
 	}
-	d.cur = d.pos
-	d.pos += int(d.pkt.Size) + adv
+	d.cur = pos
+	d.pos = pos + int(d.pkt.Size) + adv
 	return true
 }
 
@@ -279,5 +234,5 @@ func (d *Decoder) SyncSet(off int) error {
 }
 
 func (d *Decoder) setSync(off int) {
-	d.sync, d.pos, d.cur, d.err, d.block, d.lim = off, off, off, nil, 0, len(d.buf)
+	d.sync, d.pos, d.cur, d.err, d.block, d.fast = off, off, off, nil, 0, d.buf
 }
