@@ -36,6 +36,7 @@ type threadCache struct {
 	mp  *session.Map
 	tr  *tracked
 	pid int32
+	tid int32
 }
 
 // Aggregator feeds decoded PT blocks of a session into per-object Counts.
@@ -45,6 +46,7 @@ type Aggregator struct {
 	objs    map[*session.DSO]*tracked
 	threads map[int32]*threadCache
 	order   []*tracked
+	last    *threadCache // the thread of the previous block
 }
 
 // NewAggregator returns an Aggregator resolving addresses with m.
@@ -91,10 +93,14 @@ func (a *Aggregator) object(d *session.DSO) *tracked {
 
 // Block takes one decoded run of instructions.
 func (a *Aggregator) Block(b *session.Block) {
-	tc := a.threads[b.TID]
-	if tc == nil {
-		tc = &threadCache{pid: -1}
-		a.threads[b.TID] = tc
+	tc := a.last
+	if tc == nil || tc.tid != b.TID {
+		tc = a.threads[b.TID]
+		if tc == nil {
+			tc = &threadCache{pid: -1, tid: b.TID}
+			a.threads[b.TID] = tc
+		}
+		a.last = tc
 	}
 	mp := tc.mp
 	if mp == nil || b.Start < mp.Start || b.Start >= mp.End {

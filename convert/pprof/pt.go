@@ -47,7 +47,21 @@ type blockRec struct {
 	// fall is the address after the block's last instruction: a
 	// conditional branch to it was not taken (0: unknown).
 	fall uint64
-	succ []int32 // indexes in ptAgg.order
+	// succ holds the blocks that followed this one (up to maxSucc),
+	// inline so that they share the record's cache lines.
+	succ  [maxSucc]succEdge
+	nsucc uint8
+}
+
+// maxSucc is the number of successors remembered per block record; others
+// are found through the map.
+const maxSucc = 4
+
+// succEdge is a block that followed another: its start and its index in
+// ptAgg.order.
+type succEdge struct {
+	start uint64
+	idx   int32
 }
 
 type ptThread struct {
@@ -60,7 +74,9 @@ type ptThread struct {
 	overflow int
 	prev     int32 // index in ptAgg.order of the previous block, -1 if none
 	cpu      int32 // the CPU the thread ran on, -1 if unknown or several
-	lastTime uint64
+	// mapLo, mapHi cache the range of the map the last jump came from.
+	mapLo, mapHi uint64
+	lastTime     uint64
 }
 
 func (t *ptThread) setTop(n int) {
@@ -80,6 +96,7 @@ type ptAgg struct {
 	recs    map[recKey]int32
 	order   []blockRec
 	roots   map[*callNode]*ptThread
+	filter  bool // pid, tid or time filters are set
 	hasTime bool
 	cr      *codeReader
 	// callerLocs caches each node's caller locations.
@@ -96,11 +113,13 @@ const maxDepth = 1024
 const maxCallLen = 15
 
 func (a *ptAgg) block(b *session.Block) {
-	if a.o.PIDs != nil && !a.o.PIDs[b.PID] || a.o.TIDs != nil && !a.o.TIDs[b.TID] {
-		return
-	}
-	if b.Time != 0 && (a.o.TimeFrom != 0 && b.Time < a.o.TimeFrom || a.o.TimeTo != 0 && b.Time > a.o.TimeTo) {
-		return
+	if a.filter {
+		if a.o.PIDs != nil && !a.o.PIDs[b.PID] || a.o.TIDs != nil && !a.o.TIDs[b.TID] {
+			return
+		}
+		if b.Time != 0 && (a.o.TimeFrom != 0 && b.Time < a.o.TimeFrom || a.o.TimeTo != 0 && b.Time > a.o.TimeTo) {
+			return
+		}
 	}
 	t := a.last
 	if t == nil || t.tid != b.TID {
@@ -121,9 +140,12 @@ func (a *ptAgg) block(b *session.Block) {
 	k := recKey{t.cur, b.Start, b.End}
 	ri := int32(-1)
 	if t.prev >= 0 {
-		for _, s := range a.order[t.prev].succ {
-			if a.order[s].key == k {
-				ri = s
+		// Successors are matched on their start address first, kept
+		// in the predecessor, so that only the match is loaded.
+		p := &a.order[t.prev]
+		for _, s := range p.succ[:p.nsucc] {
+			if s.start == b.Start && a.order[s.idx].key == k {
+				ri = s.idx
 				break
 			}
 		}
@@ -140,8 +162,11 @@ func (a *ptAgg) block(b *session.Block) {
 			a.recs[k] = ri
 			a.order = append(a.order, rec)
 		}
-		if t.prev >= 0 && len(a.order[t.prev].succ) < 8 {
-			a.order[t.prev].succ = append(a.order[t.prev].succ, ri)
+		if t.prev >= 0 {
+			if p := &a.order[t.prev]; p.nsucc < maxSucc {
+				p.succ[p.nsucc] = succEdge{b.Start, ri}
+				p.nsucc++
+			}
 		}
 	}
 	r := &a.order[ri]
@@ -214,7 +239,7 @@ func (a *ptAgg) move(t *ptThread, b *session.Block) {
 		if len(t.stack) > 0 {
 			t.setTop(len(t.stack) - 1)
 		}
-	case f&script.FlagBranch != 0 && f&script.FlagConditional == 0 && b.To != 0 && a.crossesMaps(b):
+	case f&script.FlagBranch != 0 && f&script.FlagConditional == 0 && b.To != 0 && a.crossesMaps(t, b):
 		// longjmp: a jump from another object (libc) to the return
 		// address of a call made earlier from a frame up the stack
 		// resumes that frame. (Jumps inside a function can land on a
@@ -236,12 +261,19 @@ func (a *ptAgg) move(t *ptThread, b *session.Block) {
 }
 
 // crossesMaps reports whether block b jumps from one mapping to another.
-func (a *ptAgg) crossesMaps(b *session.Block) bool {
+func (a *ptAgg) crossesMaps(t *ptThread, b *session.Block) bool {
+	if b.End >= t.mapLo && b.End < t.mapHi && b.To >= t.mapLo && b.To < t.mapHi {
+		return false
+	}
 	th := a.m.FindThread(b.TID)
 	if th == nil {
 		return false
 	}
-	return th.Maps.Find(b.End) != th.Maps.Find(b.To)
+	from := th.Maps.Find(b.End)
+	if from != nil {
+		t.mapLo, t.mapHi = from.Start, from.End
+	}
+	return from != th.Maps.Find(b.To)
 }
 
 // fold returns the node for a call from site made in frame cur. Recursion
@@ -345,7 +377,8 @@ func (c *codeReader) insnAddrs(mp *session.Map, start, end uint64, dst []uint64)
 
 func fromPT(s *session.Session, o Options) (*profile.Profile, error) {
 	a := &ptAgg{o: &o, m: s.Machine(), threads: map[int32]*ptThread{}, recs: map[recKey]int32{},
-		roots: map[*callNode]*ptThread{}}
+		roots:  map[*callNode]*ptThread{},
+		filter: o.PIDs != nil || o.TIDs != nil || o.TimeFrom != 0 || o.TimeTo != 0}
 	a.cr = &codeReader{files: map[string][]segment{}}
 	defer a.cr.close()
 	if err := s.Run(session.Handler{Block: a.block}); err != nil {
