@@ -17,7 +17,7 @@ import (
 // and feeds every executed translation block, per emulated thread, to c.
 // It is an exact source of control flow for tests, independent of the PT
 // pipeline (see PERF-FACTS.md). It returns the program's stdout.
-func qemuFlow(t testing.TB, bin string, args []string, c *Counts) []byte {
+func qemuFlow(t testing.TB, bin string, args []string, c runSink) []byte {
 	t.Helper()
 	qemu, err := exec.LookPath("qemu-x86_64")
 	if err != nil {
@@ -68,7 +68,13 @@ func execVaddr(bin string) (uint64, error) {
 	return 0, fmt.Errorf("%s: no executable segment", bin)
 }
 
-func parseQemuLog(r io.Reader, textVaddr uint64, c *Counts) error {
+// runSink takes a flow: Counts, or a recorder in tests.
+type runSink interface {
+	Run(tid int64, start, last uint64)
+	Leave(tid int64)
+}
+
+func parseQemuLog(r io.Reader, textVaddr uint64, c runSink) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	var base uint64
