@@ -83,7 +83,9 @@ func (tc *timeConv) nsToTicks(ns uint64) uint64 {
 }
 
 type auxBuffer struct {
-	data      []byte
+	data      []byte // the data, when there is no file to read it from
+	off       int64  // else its file offset and size
+	size      int
 	reference uint64
 	nr        uint64
 }
@@ -115,6 +117,8 @@ type ptQueue struct {
 	lastBrInsn uint64
 	pend       Block
 	hasPend    bool
+	rbuf       [2][]byte // alternating read buffers
+	rsel       int
 }
 
 type heapItem struct {
@@ -359,6 +363,9 @@ func (p *ptState) queueIndex() error {
 
 func (p *ptState) addBuffer(r *perfdata.RecordAuxtrace) error {
 	if p.dataQueued {
+		if p.s.aux != nil {
+			dropPages(r.Data)
+		}
 		return nil
 	}
 	p.queueBuffer(r)
@@ -382,7 +389,17 @@ func (p *ptState) queueBuffer(r *perfdata.RecordAuxtrace) {
 		q.qtid = r.TID
 		q.qcpu = r.CPU
 	}
-	q.bufs = append(q.bufs, auxBuffer{data: r.Data, reference: r.Reference, nr: p.nextBufferNr()})
+	b := auxBuffer{reference: r.Reference, nr: p.nextBufferNr()}
+	if p.s.aux != nil && r.DataOffset > 0 && r.AuxSize <= 1<<31 {
+		// Read the data when it is decoded, into a reused buffer, so
+		// that memory does not grow with the trace (mmapped pages
+		// would count in the RSS once touched).
+		b.off, b.size = r.DataOffset, int(r.AuxSize)
+		dropPages(r.Data)
+	} else {
+		b.data = r.Data
+	}
+	q.bufs = append(q.bufs, b)
 	p.newData = true
 }
 

@@ -12,6 +12,17 @@ func (q *ptQueue) getTrace(b *ptperf.Buffer) error {
 		buf := &q.bufs[q.next]
 		q.next++
 		b.Data = buf.data
+		if buf.data == nil && buf.size > 0 {
+			q.rsel ^= 1
+			rb := q.rbuf[q.rsel]
+			if cap(rb) < buf.size {
+				rb = make([]byte, buf.size)
+			}
+			rb = rb[:buf.size]
+			n, _ := q.pt.s.aux.ReadAt(rb, buf.off)
+			q.rbuf[q.rsel] = rb
+			b.Data = rb[:n]
+		}
 		b.RefTimestamp = buf.reference
 		if !q.oldBuffer {
 			b.Consecutive = false
@@ -548,7 +559,7 @@ func (p *ptState) progress() {
 	var done, total int64
 	for _, q := range p.queues {
 		for i := range q.bufs {
-			total += int64(len(q.bufs[i].data))
+			total += int64(len(q.bufs[i].data) + q.bufs[i].size)
 		}
 		if q.dec != nil {
 			done += int64(q.dec.Pos())

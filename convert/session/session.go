@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/perfpt/perfpt/convert/script"
@@ -53,6 +54,7 @@ type Session struct {
 	synth   []*script.Event
 	evOrder []*script.Event
 	res     resolver
+	aux     *os.File // the file again, for reading AUX data (nil: use the mapping)
 
 	// OnSynthEvent is called when an event is synthesised (perf's
 	// process_attr), with whether it is the first of its output type.
@@ -64,7 +66,7 @@ func (s *Session) HasAuxtrace() bool {
 	return s.feats != nil && s.feats.Has(perfdata.FeatAuxtrace)
 }
 
-// Open opens the perf.data file at path.
+// Open opens (and mmaps) the perf.data file at path.
 func Open(path string, o Options) (*Session, error) {
 	f, err := perfdata.Open(path)
 	if err != nil {
@@ -74,6 +76,11 @@ func Open(path string, o Options) (*Session, error) {
 	if err != nil {
 		f.Close()
 		return nil, err
+	}
+	if f.Size() > 0 {
+		if aux, err := os.Open(path); err == nil {
+			s.aux = aux
+		}
 	}
 	return s, nil
 }
@@ -99,7 +106,12 @@ func New(f *perfdata.File, o Options) (*Session, error) {
 }
 
 // Close closes the file.
-func (s *Session) Close() error { return s.f.Close() }
+func (s *Session) Close() error {
+	if s.aux != nil {
+		s.aux.Close()
+	}
+	return s.f.Close()
+}
 
 // File returns the underlying perf.data file.
 func (s *Session) File() *perfdata.File { return s.f }
