@@ -1,6 +1,9 @@
 package flow
 
 import (
+	"sync"
+	"sync/atomic"
+
 	"github.com/perfpt/perfpt/ptdecode/image"
 	"github.com/perfpt/perfpt/ptdecode/insn"
 	"github.com/perfpt/perfpt/ptdecode/query"
@@ -60,48 +63,66 @@ const (
 	maxMappings = 4096 // cached mappings before the cache starts over
 )
 
-type runPage [pageSize]runEntry
+// pack and unpack store a runEntry in one word, so that decoders sharing a
+// cache read and write entries atomically.
+func (e *runEntry) pack() uint64 {
+	return uint64(uint32(e.target)) | uint64(e.last)<<32 | uint64(e.ninsn)<<48 | uint64(e.meta)<<56
+}
+
+func unpack(v uint64) runEntry {
+	return runEntry{target: int32(uint32(v)), last: uint16(v >> 32), ninsn: uint8(v >> 48), meta: uint8(v >> 56)}
+}
+
+type runPage [pageSize]atomic.Uint64
 
 // mapCache holds the runs of one mapping, in pages allocated on use.
 type mapCache struct {
 	key   uint64 // mapping ID and mode
-	pages []*runPage
+	pages []atomic.Pointer[runPage]
 }
 
-func (mc *mapCache) entry(off uint64) *runEntry {
+func (mc *mapCache) entry(off uint64) *atomic.Uint64 {
 	p := off >> pageBits
-	if p >= uint64(len(mc.pages)) {
-		return nil
-	}
-	pg := mc.pages[p]
+	pg := mc.pages[p].Load()
 	if pg == nil {
 		pg = new(runPage)
-		mc.pages[p] = pg
+		if !mc.pages[p].CompareAndSwap(nil, pg) {
+			pg = mc.pages[p].Load()
+		}
 	}
 	return &pg[off&(pageSize-1)]
 }
 
-// blockCache is a decoder's cache of runs for the mappings it has seen.
-type blockCache struct {
-	last *mapCache
+// BlockCache caches decoded straight-line runs of code per image mapping
+// and execution mode. Decoders may share one (Config.Cache), also from
+// several goroutines: then code is decoded once for all of them.
+type BlockCache struct {
+	mu   sync.Mutex
 	maps map[uint64]*mapCache
 }
 
-func (c *blockCache) forMapping(m *image.Mapping, mode insn.Mode) *mapCache {
+// NewBlockCache returns an empty cache.
+func NewBlockCache() *BlockCache { return &BlockCache{maps: map[uint64]*mapCache{}} }
+
+// forMapping returns the runs of m in mode.
+func (d *BlockDecoder) forMapping(m *image.Mapping, mode insn.Mode) *mapCache {
 	key := m.ID<<2 | uint64(mode&3)
-	if c.last != nil && c.last.key == key {
-		return c.last
+	if mc := d.lastMC; mc != nil && mc.key == key {
+		return mc
 	}
+	c := d.cache
+	c.mu.Lock()
 	mc := c.maps[key]
 	if mc == nil {
-		if c.maps == nil || len(c.maps) >= maxMappings {
+		if len(c.maps) >= maxMappings {
 			c.maps = map[uint64]*mapCache{}
 		}
 		n := (m.End - m.Start + pageSize - 1) >> pageBits
-		mc = &mapCache{key: key, pages: make([]*runPage, n)}
+		mc = &mapCache{key: key, pages: make([]atomic.Pointer[runPage], n)}
 		c.maps[key] = mc
 	}
-	c.last = mc
+	c.mu.Unlock()
+	d.lastMC = mc
 	return mc
 }
 
@@ -169,15 +190,20 @@ func fillRun(m *image.Mapping, ip uint64, mode insn.Mode, e *runEntry) bool {
 
 // proceedNoEventCached proceeds like proceedNoEventUncached, run by run.
 func (d *BlockDecoder) proceedNoEventCached(b *Block, m *image.Mapping) query.Code {
-	mc := d.cache.forMapping(m, d.mode)
+	mc := d.forMapping(m, d.mode)
 	for {
 		if !m.Contains(d.ip) {
 			return 0 // a block does not switch mappings
 		}
-		e := mc.entry(d.ip - m.Start)
-		if e.meta == 0 && !fillRun(m, d.ip, d.mode, e) {
-			return d.proceedNoEventUncached(b)
+		slot := mc.entry(d.ip - m.Start)
+		en := unpack(slot.Load())
+		if en.meta == 0 {
+			if !fillRun(m, d.ip, d.mode, &en) {
+				return d.proceedNoEventUncached(b)
+			}
+			slot.Store(en.pack())
 		}
+		e := &en
 		if uint32(b.NInsn)+uint32(e.ninsn) > 0xffff {
 			return d.proceedNoEventUncached(b)
 		}

@@ -24,8 +24,12 @@ type Config struct {
 	Query query.Config // event layer: errata, timing, filter, iflags, keep-tcal-on-ovf
 
 	TickEvents bool // report tick events when the time changes at a branch (--event:tick)
-	EndOnCall  bool // end a block after every call (--block:end-on-call)
-	EndOnJump  bool // end a block after every direct jump (--block:end-on-jump)
+
+	// Cache, if set, is the block cache the decoder uses (and shares with
+	// the other decoders using it); else the decoder has its own.
+	Cache     *BlockCache
+	EndOnCall bool // end a block after every call (--block:end-on-call)
+	EndOnJump bool // end a block after every direct jump (--block:end-on-jump)
 }
 
 // Block is a run of instructions executed in sequence: a fixed-size value.
@@ -65,8 +69,9 @@ type BlockDecoder struct {
 	img *image.Image
 
 	msec   *image.Mapping // the mapping of the last lookup
+	lastMC *mapCache      // the cached runs of the last mapping
 	imgGen uint64         // the image's generation when msec was found
-	cache  blockCache
+	cache  *BlockCache
 
 	ev     query.Event
 	status query.Code // status of the event decoder; CodeOK while events come
@@ -107,7 +112,10 @@ type BlockDecoder struct {
 // NewBlockDecoder returns a block decoder over the trace in buf, decoding
 // instructions from img (which may be replaced with SetImage at any time).
 func NewBlockDecoder(buf []byte, img *image.Image, cfg *Config) *BlockDecoder {
-	d := &BlockDecoder{cfg: *cfg, img: img}
+	d := &BlockDecoder{cfg: *cfg, img: img, cache: cfg.Cache}
+	if d.cache == nil {
+		d.cache = NewBlockCache()
+	}
 	d.evd = query.NewDecoder(buf, &d.cfg.Query)
 	if d.img == nil {
 		d.img = image.New("")

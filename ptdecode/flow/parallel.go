@@ -211,6 +211,12 @@ func WalkChunks(trace []byte, img *image.Image, cfg *Config, opt WalkOptions, jo
 		return
 	}
 	jobs = min(jobs, len(chunks))
+	if cfg.Cache == nil {
+		// The workers share the decoded code.
+		c := *cfg
+		c.Cache = NewBlockCache()
+		cfg = &c
+	}
 	window := 2 * jobs // chunks decoded ahead of the join
 	finished := make([]chan Handler, len(chunks))
 	for i := range finished {
