@@ -13,19 +13,22 @@ import (
 	"testing"
 )
 
-// qemuReport builds name -g -O0, runs it under qemu with args and returns
-// its program and report.
-func qemuReport(t *testing.T, name string, args []string) (*Program, *Report) {
+// recordReport builds name -g -O0, records it with the emulated PT
+// recorder with args and returns its program and report.
+func recordReport(t *testing.T, name string, args []string) (*Program, *Report) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("records a program")
+	}
 	bin := buildC(t, t.TempDir(), name, name, "-g", "-O0")
-	prog, err := Load(bin)
+	rep, progs, err := FromRecording(emulate(t, bin, args), RecordingOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := NewCounts(prog)
-	c.Process(1)
-	qemuFlow(t, bin, args, c)
-	return prog, prog.Report(c)
+	if len(progs) != 1 {
+		t.Fatalf("%d programs in the recording", len(progs))
+	}
+	return progs[0], rep
 }
 
 // gcovRun builds name with --coverage in dir, runs it with args there and
@@ -72,7 +75,7 @@ func TestGcovrReadsOurFiles(t *testing.T) {
 	}
 	for _, name := range []string{"loops", "switch"} {
 		args := programInputs(t, name)[0]
-		prog, rep := qemuReport(t, name, args)
+		prog, rep := recordReport(t, name, args)
 		ours := t.TempDir()
 		for _, f := range rep.Files {
 			var b bytes.Buffer
@@ -105,7 +108,7 @@ func TestGcovrReadsOurFiles(t *testing.T) {
 func TestJSONMatchesGcov(t *testing.T) {
 	for _, name := range []string{"loops", "recurse"} {
 		args := programInputs(t, name)[0]
-		_, rep := qemuReport(t, name, args)
+		_, rep := recordReport(t, name, args)
 		var ours bytes.Buffer
 		if err := rep.WriteJSONGz(&ours, JSONOptions{DataFile: "perf.data"}); err != nil {
 			t.Fatal(err)
@@ -200,7 +203,7 @@ func TestLCOV(t *testing.T) {
 	}
 	name := "fptr"
 	args := programInputs(t, name)[0]
-	_, rep := qemuReport(t, name, args)
+	_, rep := recordReport(t, name, args)
 	dir := t.TempDir()
 	info := filepath.Join(dir, "ours.info")
 	var b bytes.Buffer
