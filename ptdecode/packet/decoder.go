@@ -86,6 +86,22 @@ func (d *Decoder) Next() bool {
 			d.cur, d.pos = pos, pos+int(t.Size)
 			return true
 		}
+		// TNT-64 and long CYC (but not with SKD007, which looks at
+		// 2-byte CYCs), here rather than in next to save a call.
+		w := le64(b[pos+1 : pos+9])
+		if c == opcExt && uint8(w) == extTNT64 {
+			if n := tnt64Bits(w); n != 0 {
+				d.pkt = Packet{Kind: KindTNT64, Size: 8, Bits: uint8(n), Payload: w >> 8 & (1<<n - 1)}
+				d.cur, d.pos = pos, pos+8
+				return true
+			}
+		} else if c&7 == 7 && !d.skd007 {
+			if v, n := longCYC(c, w); n != 0 {
+				d.pkt = Packet{Kind: KindCYC, Size: uint8(n), Payload: v}
+				d.cur, d.pos = pos, pos+n
+				return true
+			}
+		}
 	}
 	return d.next()
 }
@@ -93,14 +109,6 @@ func (d *Decoder) Next() bool {
 // next is the general case of Next.
 func (d *Decoder) next() bool {
 	pos, buf := d.pos, d.buf
-	if pos+9 <= len(d.fast) {
-		// TNT-64 and long CYC (but not with SKD007, which looks at
-		// 2-byte CYCs).
-		if n := quick(&d.pkt, buf[pos], le64(buf[pos+1:pos+9]), !d.skd007); n != 0 {
-			d.cur, d.pos = pos, pos+n
-			return true
-		}
-	}
 	if uint(pos) >= uint(len(buf)) || d.err != nil {
 		return false
 	}

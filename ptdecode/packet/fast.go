@@ -56,31 +56,43 @@ func quick(p *Packet, c byte, w uint64, cyc bool) int {
 		p.CTC = uint16(w) & t.CTC
 		return int(t.Size)
 	}
-	switch {
-	case c == opcExt && uint8(w) == extTNT64:
-		pl := w >> 8 & (1<<48 - 1)
-		if pl <= 1 {
-			return 0 // no branch before the stop bit: an error
+	if c == opcExt && uint8(w) == extTNT64 {
+		if n := tnt64Bits(w); n != 0 {
+			*p = Packet{Kind: KindTNT64, Size: 8, Bits: uint8(n), Payload: w >> 8 & (1<<n - 1)}
+			return 8
 		}
-		n := 63 - bits.LeadingZeros64(pl)
-		*p = Packet{Kind: KindTNT64, Size: 8, Bits: uint8(n), Payload: pl &^ (1 << n)}
-		return 8
-	case c&7 == 7 && cyc:
-		// A CYC with extension bytes: 7 payload bits each, the last one
-		// has bit 0 clear. Eight of them at most (libipt's limit).
-		stop := ^w & 0x0101010101010101
-		if stop == 0 {
-			return 0
+	} else if c&7 == 7 && cyc {
+		if v, n := longCYC(c, w); n != 0 {
+			*p = Packet{Kind: KindCYC, Size: uint8(n), Payload: v}
+			return n
 		}
-		n := bits.TrailingZeros64(stop)>>3 + 1
-		v := uint64(c >> 3)
-		for i := 0; i < n; i++ {
-			v |= (w >> (8 * i) & 0xfe) << (4 + 7*i)
-		}
-		*p = Packet{Kind: KindCYC, Size: uint8(1 + n), Payload: v}
-		return 1 + n
 	}
 	return 0
+}
+
+// tnt64Bits returns the number of branches of a TNT-64 packet (02 a3,
+// then 6 payload bytes) from the word w after its first byte, or 0 for
+// none (a bad packet). The payload's highest set bit is the stop bit.
+func tnt64Bits(w uint64) uint {
+	return uint(bits.Len64(w >> 8 & (1<<48 - 1) >> 1))
+}
+
+// longCYC decodes a CYC with extension bytes (c&7 == 7) from its first
+// byte c and the word w of the 8 bytes after it: the cycle count and the
+// packet's size, or size 0 when all 8 bytes continue (libipt's limit: an
+// error or the end of the buffer, for the general decoder). Each
+// extension byte carries 7 bits; the last one has bit 0 clear.
+func longCYC(c byte, w uint64) (v uint64, size int) {
+	stop := ^w & 0x0101010101010101
+	if stop == 0 {
+		return 0, 0
+	}
+	n := bits.TrailingZeros64(stop)>>3 + 1
+	v = uint64(c >> 3)
+	for i := 0; i < n; i++ {
+		v |= (w >> (8 * i) & 0xfe) << (4 + 7*i)
+	}
+	return v, 1 + n
 }
 
 // le64 reads the little-endian word at b[0:8].
