@@ -100,3 +100,32 @@ func TestFastEqualsStep(t *testing.T) {
 		})
 	}
 }
+
+// TestConcurrent runs tracers side by side in one process (as parallel
+// tests do): each must see only its own command.
+func TestConcurrent(t *testing.T) {
+	path := testprog.Path(t, "tiny")
+	null := devnull(t)
+	errs := make(chan error, 4)
+	counts := make(chan uint64, 4)
+	for i := 0; i < 4; i++ {
+		go func(mode Mode) {
+			res, err := Run(context.Background(), []string{path}, Options{Mode: mode, Stdout: null})
+			if err == nil {
+				counts <- res.Stats.Insns
+			}
+			errs <- err
+		}(Mode(i % 2))
+	}
+	for i := 0; i < 4; i++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	close(counts)
+	for n := range counts {
+		if n != 927 {
+			t.Errorf("traced %d instructions, want 927", n)
+		}
+	}
+}

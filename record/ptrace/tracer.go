@@ -250,10 +250,15 @@ func fd(f, def *os.File) uintptr {
 	return f.Fd()
 }
 
+// wNoThread (__WNOTHREAD) limits wait4 to the children and tracees of the
+// calling thread, so that tracers on other threads of this process, and
+// os/exec's children, are left alone.
+const wNoThread = 0x20000000
+
 func (t *tracer) loop() {
 	for t.live > 0 {
 		var ws unix.WaitStatus
-		wpid, err := unix.Wait4(-1, &ws, unix.WALL, nil)
+		wpid, err := unix.Wait4(-1, &ws, unix.WALL|wNoThread, nil)
 		if err == unix.EINTR {
 			continue
 		}
