@@ -161,6 +161,7 @@ type Printer struct {
 	spacing int // callindent column state
 	buf     []byte
 	scratch [32]byte
+	curF    Field // the fields of the sample being printed
 }
 
 // NewPrinter returns a printer writing to w.
@@ -177,12 +178,15 @@ func (p *Printer) SetUseCallchain(v bool) { p.o.UseCallchain = v }
 // Flush writes buffered output.
 func (p *Printer) Flush() error { return p.w.Flush() }
 
-func (p *Printer) has(t OutputType, f Field) bool { return p.o.Fields.Has(t, f) }
+// has reports whether field f is printed for the sample being printed
+// (curF is set by Print and PrintError from the sample's output type).
+func (p *Printer) has(_ OutputType, f Field) bool { return p.curF&f != 0 }
 
 // Print prints one sample (process_event).
 func (p *Printer) Print(s *Sample) {
 	t := s.Ev.OutputType()
-	if p.o.Fields.Of(t) == 0 {
+	p.curF = p.o.Fields.Of(t)
+	if p.curF == 0 {
 		return
 	}
 	b := p.buf[:0]

@@ -205,7 +205,8 @@ type State struct {
 // Decoder is perf's struct intel_pt_decoder, for the packets modelled.
 type Decoder struct {
 	p       Params
-	scratch Insn // the instruction walked (kept here: it would escape)
+	scratch Insn   // the instruction walked (kept here: it would escape)
+	walkCnt uint64 // likewise the walker's instruction count
 
 	buf    []byte
 	pos    uint64

@@ -67,8 +67,9 @@ func (d *Decoder) walkInsn(in *Insn, ip uint64) status {
 		d.mtcInsn = true
 	}
 	maxCnt := d.nextSample()
-	var cnt uint64
-	err := d.p.Walker.WalkInsn(in, &cnt, &d.ip, ip, maxCnt, d.state.ToNR)
+	d.walkCnt = 0
+	err := d.p.Walker.WalkInsn(in, &d.walkCnt, &d.ip, ip, maxCnt, d.state.ToNR)
+	cnt := d.walkCnt
 	d.addInsns(cnt)
 	if err != nil {
 		d.noProgress = 0
