@@ -76,6 +76,7 @@ type Program struct {
 	src    map[int32][]string
 	// switches maps the gcov line of a switch statement to its outcomes.
 	switches map[int32]*switchInfo
+	symfs    string
 }
 
 type label struct {
@@ -86,7 +87,18 @@ type label struct {
 
 // Load reads the ELF binary at path: its DWARF line table and the code of
 // every function that has debug information.
-func Load(path string) (*Program, error) {
+func Load(path string) (*Program, error) { return LoadOptions{}.Load(path) }
+
+// LoadOptions configure Load.
+type LoadOptions struct {
+	// Symfs is a directory where source files are looked for, at
+	// Symfs+path, when they are not at the path DWARF names (perf's
+	// --symfs).
+	Symfs string
+}
+
+// Load reads the ELF binary at path (see the package function Load).
+func (o LoadOptions) Load(path string) (*Program, error) {
 	f, err := elf.Open(path)
 	if err != nil {
 		return nil, err
@@ -96,7 +108,7 @@ func Load(path string) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Program{Path: path, Table: tab, lowFn: map[uint64]int32{}}
+	p := &Program{Path: path, Table: tab, lowFn: map[uint64]int32{}, symfs: o.Symfs}
 	if err := p.decode(f); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package gcov
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"regexp"
 )
 
@@ -23,6 +24,9 @@ func (p *Program) source(fi int32) []string {
 		p.src = map[int32][]string{}
 	}
 	b, err := os.ReadFile(p.files[fi])
+	if err != nil && p.symfs != "" {
+		b, err = os.ReadFile(filepath.Join(p.symfs, p.files[fi]))
+	}
 	if err != nil {
 		p.src[fi] = nil
 		return nil

@@ -42,6 +42,8 @@ type threadCache struct {
 // Aggregator feeds decoded PT blocks of a session into per-object Counts.
 // Use its Block method as the session's Block handler.
 type Aggregator struct {
+	// Symfs is where source files are also looked for (perf's --symfs).
+	Symfs   string
 	m       *session.Machine
 	objs    map[*session.DSO]*tracked
 	threads map[int32]*threadCache
@@ -81,7 +83,7 @@ func (a *Aggregator) object(d *session.DSO) *tracked {
 	if !hasDebug {
 		return nil
 	}
-	p, err := Load(path)
+	p, err := LoadOptions{Symfs: a.Symfs}.Load(path)
 	if err != nil || len(p.insns) == 0 {
 		return nil
 	}
@@ -161,6 +163,7 @@ func FromRecording(path string, o RecordingOptions) (*Report, []*Program, error)
 	}
 	defer s.Close()
 	a := NewAggregator(s.Machine())
+	a.Symfs = o.Symfs
 	if err := s.Run(session.Handler{Block: a.Block}); err != nil {
 		return nil, nil, err
 	}
