@@ -78,6 +78,14 @@ func compare(t *testing.T, data string, args ...string) {
 			cfg.Itrace = strings.TrimPrefix(strings.TrimPrefix(a, "--itrace"), "=")
 		case a == "-G":
 			cfg.NoCallchain = true
+		case strings.HasPrefix(a, "--tid="):
+			cfg.TIDs = a[len("--tid="):]
+		case strings.HasPrefix(a, "--pid="):
+			cfg.PIDs = a[len("--pid="):]
+		case strings.HasPrefix(a, "--time="):
+			cfg.Time = a[len("--time="):]
+		case strings.HasPrefix(a, "--symfs="):
+			cfg.Symfs = a[len("--symfs="):]
 		default:
 			t.Fatalf("compare: unhandled arg %q", a)
 		}
