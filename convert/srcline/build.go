@@ -184,6 +184,19 @@ func (b *builder) unit(r *dwarf.Reader) error {
 				cl, _ := e.Val(dwarf.AttrCallLine).(int64)
 				cc, _ := e.Val(dwarf.AttrCallColumn).(int64)
 				s.callFile, s.callLine, s.callCol = b.cuFile(cf), int32(cl), int32(cc)
+				entry, ok := e.Val(dwarf.AttrEntrypc).(uint64)
+				if !ok {
+					entry = ranges[0][0]
+					for _, rg := range ranges {
+						entry = min(entry, rg[0])
+					}
+				}
+				ic := InlinedCall{Func: s.name, DeclLine: int(o.declLine), Entry: entry,
+					CallFile: b.t.FileName(s.callFile), CallLine: int(cl)}
+				if df := b.cuFile(o.declFile); df >= 0 {
+					ic.DeclFile = b.t.files[df]
+				}
+				b.t.inlined = append(b.t.inlined, ic)
 			}
 			cur = int32(len(b.t.scopes))
 			b.t.scopes = append(b.t.scopes, s)

@@ -205,3 +205,29 @@ func BenchmarkFrames(b *testing.B) {
 		buf = tab.Frames(rows[i%len(rows)].Addr, buf[:0])
 	}
 }
+
+func TestInlinedCalls(t *testing.T) {
+	bin := build(t, "inl.c", "-g", "-O2")
+	tab, err := Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, ic := range tab.InlinedCalls() {
+		seen[ic.Func]++
+		fn, ok := tab.Func(ic.Entry)
+		if !ok {
+			t.Errorf("inlined %s: entry %#x in no function", ic.Func, ic.Entry)
+			continue
+		}
+		if fr := tab.Frames(ic.Entry, nil); len(fr) < 2 {
+			t.Errorf("inlined %s: no inline chain at its entry %#x (in %s)", ic.Func, ic.Entry, fn.Name)
+		}
+		if ic.DeclFile == "" || ic.DeclLine == 0 || filepath.Base(ic.CallFile) != "inl.c" || ic.CallLine == 0 {
+			t.Errorf("inlined %+v", ic)
+		}
+	}
+	if seen["sq"] == 0 || seen["add_sq"] == 0 {
+		t.Errorf("inlined calls %v, want sq and add_sq", seen)
+	}
+}

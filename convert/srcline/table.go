@@ -46,6 +46,16 @@ type Frame struct {
 	Inlined bool
 }
 
+// InlinedCall is one inlined instance of a function (DW_TAG_inlined_subroutine).
+type InlinedCall struct {
+	Func     string // the inlined function's name
+	DeclFile string // where the inlined function is declared
+	DeclLine int
+	Entry    uint64 // DW_AT_entry_pc, or the start of its first range
+	CallFile string // the call site
+	CallLine int
+}
+
 // scope is a subprogram or an inlined subroutine, with the ranges it covers.
 type scope struct {
 	name     string
@@ -58,10 +68,11 @@ type scope struct {
 
 // Table answers address-to-source questions for one binary.
 type Table struct {
-	rows   []Row
-	files  []string
-	funcs  []Func // sorted by Low
-	scopes []scope
+	inlined []InlinedCall
+	rows    []Row
+	files   []string
+	funcs   []Func // sorted by Low
+	scopes  []scope
 }
 
 // Files returns the source file names that Row.File indexes.
@@ -72,6 +83,10 @@ func (t *Table) Files() []string { return t.files }
 // row that starts another sequence at the same address. The slice is shared:
 // do not modify it.
 func (t *Table) Rows() []Row { return t.rows }
+
+// InlinedCalls returns every inlined instance of a function, in DWARF
+// order. The slice is shared.
+func (t *Table) InlinedCalls() []InlinedCall { return t.inlined }
 
 // Funcs returns the functions sorted by Low. The slice is shared.
 func (t *Table) Funcs() []Func { return t.funcs }
