@@ -14,10 +14,61 @@ import "encoding/binary"
 // Reserved bits are written as zero. IP payloads are written as given, with
 // p.IPC; see [CompressIP] and [Encoder] to choose the compression.
 func Append(dst []byte, p Packet) ([]byte, error) {
+	if out, ok := appendQuick(dst, &p); ok {
+		return out, nil
+	}
 	if err := check(&p); err != nil {
 		return dst, errAt(len(dst), err)
 	}
 	return appendPacket(dst, &p), nil
+}
+
+// ipOpcodes are the opcodes of the IP packets, indexed by Kind-KindTIP.
+var ipOpcodes = [...]byte{KindTIP - KindTIP: opcTIP, KindTIPPGE - KindTIP: opcPGE,
+	KindTIPPGD - KindTIP: opcPGD, KindFUP - KindTIP: opcFUP}
+
+// appendQuick encodes the frequent packets (TNT, IP packets, short CYC,
+// MTC, TSC, PAD) when they are valid, with a check for just their kind.
+// It returns false for anything else, which check and appendPacket then
+// handle (and reject, if invalid): the two paths agree (FuzzRoundTrip).
+func appendQuick(dst []byte, p *Packet) ([]byte, bool) {
+	// The fields none of these kinds uses.
+	if p.Ext|uint32(p.FC)|uint32(p.Flags)|uint32(p.Type)|uint32(p.Vector)|uint32(p.State)|uint32(p.SubState) != 0 {
+		return dst, false
+	}
+	switch p.Kind {
+	case KindTNT8:
+		if p.IPC == 0 && p.CTC == 0 && p.Bits-1 < 6 && p.Payload>>p.Bits == 0 {
+			return append(dst, byte((p.Payload|1<<p.Bits)<<1)), true
+		}
+	case KindTIP, KindTIPPGE, KindTIPPGD, KindFUP:
+		n := int(ipcSizes[p.IPC&7])
+		if p.IPC < 8 && n >= 0 && p.Bits == 0 && p.CTC == 0 && p.Payload>>(8*uint(n)) == 0 {
+			return putLE(append(dst, ipOpcodes[p.Kind-KindTIP]|byte(p.IPC)<<5), p.Payload, n), true
+		}
+	case KindCYC:
+		// Only the 1-byte form; p.Size may ask for more bytes.
+		if p.IPC == 0 && p.Bits == 0 && p.CTC == 0 && p.Payload < 0x20 && p.Size <= 1 {
+			return append(dst, byte(p.Payload)<<3|3), true
+		}
+	case KindMTC:
+		if p.IPC == 0 && p.Bits == 0 && p.Payload == 0 && p.CTC <= 0xff {
+			return append(dst, opcMTC, byte(p.CTC)), true
+		}
+	case KindTNT64:
+		if p.IPC == 0 && p.CTC == 0 && p.Bits-1 < 47 && p.Payload>>p.Bits == 0 {
+			return putLE(append(dst, opcExt, extTNT64), p.Payload|1<<p.Bits, 6), true
+		}
+	case KindTSC:
+		if p.IPC == 0 && p.Bits == 0 && p.CTC == 0 && p.Payload < 1<<56 {
+			return putLE(append(dst, opcTSC), p.Payload, 7), true
+		}
+	case KindPad:
+		if p.IPC == 0 && p.Bits == 0 && p.CTC == 0 && p.Payload == 0 {
+			return append(dst, opcPad), true
+		}
+	}
+	return dst, false
 }
 
 // maskN returns a mask of the low n bits.
@@ -141,9 +192,7 @@ func appendPacket(dst []byte, p *Packet) []byte {
 	case KindTNT64:
 		return putLE(append(dst, opcExt, extTNT64), p.Payload|1<<p.Bits, 6)
 	case KindTIP, KindTIPPGE, KindTIPPGD, KindFUP:
-		opc := [...]byte{KindTIP - KindTIP: opcTIP, KindTIPPGE - KindTIP: opcPGE,
-			KindTIPPGD - KindTIP: opcPGD, KindFUP - KindTIP: opcFUP}[p.Kind-KindTIP]
-		return putLE(append(dst, opc|byte(p.IPC)<<5), p.Payload, p.IPC.PayloadSize())
+		return putLE(append(dst, ipOpcodes[p.Kind-KindTIP]|byte(p.IPC)<<5), p.Payload, p.IPC.PayloadSize())
 	case KindModeExec:
 		return append(dst, opcMode, byte(p.Flags&(FlagCSL|FlagCSD|FlagIF)))
 	case KindModeTSX:

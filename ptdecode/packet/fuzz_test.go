@@ -1,6 +1,7 @@
 package packet
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -111,6 +112,16 @@ func FuzzRoundTrip(f *testing.F) {
 		p := Packet{Kind: Kind(kind), Payload: payload, Ext: ext, CTC: ctc, FC: fc, IPC: IPC(ipc),
 			Bits: bits, Flags: Flags(flags), Type: typ, Vector: vec, State: state, SubState: sub}
 		enc, err := Append([]byte{0xaa}, p)
+		if q, ok := appendQuick([]byte{0xaa}, &p); ok {
+			// The fast path must agree with the general one.
+			gen := []byte(nil)
+			if check(&p) == nil {
+				gen = appendPacket([]byte{0xaa}, &p)
+			}
+			if !bytes.Equal(q, gen) {
+				t.Fatalf("appendQuick(%+v) = % x, general path % x", p, q, gen)
+			}
+		}
 		if err != nil {
 			if !errors.Is(err, ErrBadConfig) || len(enc) != 1 {
 				t.Fatalf("Append(%+v) = % x, %v", p, enc, err)
