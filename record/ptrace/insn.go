@@ -21,6 +21,7 @@ const (
 	clRet                  // near RET
 	clSyscall              // SYSCALL
 	clOther                // leaves user mode or traps some other way (INT, UD2, far transfers, ...)
+	clUnknown              // x86asm cannot decode it: single-stepped, taken as a plain instruction
 )
 
 // stops says whether a fast-mode block ends at an instruction of this class.

@@ -122,7 +122,8 @@ func (as *addrSpace) insn(ip uint64) (insn, error) {
 	}
 	in, err := decodeInsn(code, ip)
 	if err != nil {
-		return insn{}, err
+		// Not a branch x86asm knows: the CPU runs it, one step at a time.
+		in = insn{ip: ip, class: clUnknown}
 	}
 	as.insns[ip] = in
 	return in, nil

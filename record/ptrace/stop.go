@@ -160,7 +160,7 @@ func (t *tracer) stepped(th *thread, rip uint64) error {
 func (t *tracer) complete(th *thread, in *insn, rip, nr uint64) error {
 	t.retire(th, in.ip)
 	switch in.class {
-	case clPlain:
+	case clPlain, clUnknown:
 		return nil
 	case clCond:
 		t.emit(th, flow.Event{Kind: flow.Cond, From: in.ip, To: rip, Len: in.len, Taken: rip != in.next() || (in.target == in.next() && condTaken(in, &th.regs))})
