@@ -77,6 +77,16 @@ type Program struct {
 	// switches maps the gcov line of a switch statement to its outcomes.
 	switches map[int32]*switchInfo
 	symfs    string
+	// inlines are the entries of inlined instances of functions: gcov
+	// counts them as calls (it instruments before inlining).
+	inlines []inlineEntry
+}
+
+type inlineEntry struct {
+	name string
+	file int32 // declaration file
+	line int32 // declaration line
+	insn int   // index of the entry instruction
 }
 
 type label struct {
@@ -245,6 +255,11 @@ func (p *Program) decode(f *elf.File) error {
 	p.markPureCalls(f)
 	p.findLabels()
 	p.findSwitches()
+	for _, ic := range p.Table.InlinedCalls() {
+		if i := p.index(ic.Entry); i >= 0 && ic.DeclFile != "" {
+			p.inlines = append(p.inlines, inlineEntry{name: ic.Func, file: intern(ic.DeclFile), line: int32(ic.DeclLine), insn: i})
+		}
+	}
 	return nil
 }
 

@@ -306,6 +306,30 @@ func (p *Program) Report(c *Counts) *Report {
 		}
 		getFile(fn.file).Functions = append(getFile(fn.file).Functions, out)
 	}
+	// Inlined instances count as calls of their function.
+	type fnKey struct {
+		name string
+		file int32
+	}
+	outOfLine := map[fnKey]*Function{}
+	for fi, f := range files {
+		for _, fn := range f.Functions {
+			outOfLine[fnKey{fn.Name, fi}] = fn
+		}
+	}
+	for _, ie := range p.inlines {
+		n := exec[ie.insn]
+		k := fnKey{ie.name, ie.file}
+		fn := outOfLine[k]
+		if fn == nil {
+			fn = &Function{Name: ie.name, StartLine: int(ie.line), EndLine: int(ie.line), EndColumn: 1}
+			outOfLine[k] = fn
+			f := getFile(ie.file)
+			f.Functions = append(f.Functions, fn)
+		}
+		fn.Called += n
+		fn.Returned += n
+	}
 	for g, sw := range p.switches {
 		if l := lines[g]; l != nil {
 			p.switchBranches(l, sw, switchTo, g)
@@ -325,6 +349,30 @@ func (p *Program) Report(c *Counts) *Report {
 		}
 		sort.Slice(f.Lines, func(i, j int) bool { return f.Lines[i].Number < f.Lines[j].Number })
 		sort.SliceStable(f.Functions, func(i, j int) bool { return f.Functions[i].StartLine < f.Functions[j].StartLine })
+		// Functions that exist only inlined: their lines are the lines
+		// with code from their declaration to the next function's.
+		for i, fn := range f.Functions {
+			if fn.LinesWithCode != 0 || fn.Blocks != 0 {
+				continue
+			}
+			limit := int(^uint(0) >> 1)
+			if i+1 < len(f.Functions) {
+				limit = f.Functions[i+1].StartLine
+			}
+			for _, l := range f.Lines {
+				if l.Number >= fn.StartLine && l.Number < limit {
+					fn.LinesWithCode++
+					fn.EndLine = max(fn.EndLine, l.Number)
+					if l.Count > 0 {
+						fn.LinesExecuted++
+					}
+				}
+			}
+			fn.Blocks = 1
+			if fn.Called > 0 {
+				fn.BlocksExecuted = 1
+			}
+		}
 		rep.Files = append(rep.Files, f)
 	}
 	sort.Slice(rep.Files, func(i, j int) bool { return rep.Files[i].Name < rep.Files[j].Name })
