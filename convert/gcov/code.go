@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"fmt"
 	"sort"
+	"sync"
 
 	"golang.org/x/arch/x86/x86asm"
 
@@ -73,7 +74,8 @@ type Program struct {
 	// labels are source lines holding only a label (case X:, default:,
 	// name:): gcov counts the arrivals at the code that follows.
 	labels []label
-	src    map[int32][]string
+	src    map[int32][]string // source text cache, under srcMu
+	srcMu  sync.Mutex
 	// switches maps the gcov line of a switch statement to its outcomes.
 	switches map[int32]*switchInfo
 	symfs    string

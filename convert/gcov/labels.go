@@ -17,6 +17,8 @@ var switchLine = regexp.MustCompile(`^\s*switch\s*\(`)
 // source returns the lines of file fi (index 0 is line 1), or nil when the
 // file cannot be read.
 func (p *Program) source(fi int32) []string {
+	p.srcMu.Lock()
+	defer p.srcMu.Unlock()
 	if lines, ok := p.src[fi]; ok {
 		return lines
 	}
