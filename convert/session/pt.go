@@ -119,6 +119,10 @@ type ptQueue struct {
 	hasPend    bool
 	rbuf       [2][]byte // alternating read buffers
 	rsel       int
+	look       []byte // lookahead buffer
+
+	selTimestamp uint64 // time-range state (intel_pt_time_filter)
+	selStart     bool
 }
 
 type heapItem struct {
@@ -146,6 +150,8 @@ type ptState struct {
 	maxNonTurbo               uint32
 	cbr2khz                   uint64
 	useThreadStack, callstack bool
+	haveRange                 bool
+	rangeStart, rangeEnd      uint64 // TSC
 	block                     Block
 	tick                      uint64
 	res                       resolver
@@ -202,6 +208,15 @@ func (s *Session) startPT(r *perfdata.RecordAuxtraceInfo) error {
 		}
 		if p.maxNonTurbo != 0 {
 			p.cbr2khz = freq / uint64(p.maxNonTurbo) / 1000
+		}
+	}
+	if (s.opts.TimeFrom != 0 || s.opts.TimeTo != 0) && !p.timeless {
+		p.haveRange = true
+		if s.opts.TimeFrom != 0 {
+			p.rangeStart = p.tc.tscStart(s.opts.TimeFrom)
+		}
+		if s.opts.TimeTo != 0 {
+			p.rangeEnd = p.tc.tscEnd(s.opts.TimeTo)
 		}
 	}
 	if p.opts.Calls {

@@ -40,11 +40,33 @@ func (q *ptQueue) getTrace(b *ptperf.Buffer) error {
 	return nil
 }
 
+// lookahead mirrors intel_pt_lookahead: the buffers after the current one.
+func (q *ptQueue) lookahead(f func(*ptperf.Buffer) bool) {
+	for i := q.next; i < len(q.bufs); i++ {
+		buf := &q.bufs[i]
+		b := ptperf.Buffer{Data: buf.data, RefTimestamp: buf.reference, Consecutive: true}
+		if buf.data == nil && buf.size > 0 {
+			if cap(q.look) < buf.size {
+				q.look = make([]byte, buf.size)
+			}
+			n, _ := q.pt.s.aux.ReadAt(q.look[:buf.size], buf.off)
+			b.Data = q.look[:n]
+		}
+		if len(b.Data) == 0 {
+			continue
+		}
+		if f(&b) {
+			return
+		}
+	}
+}
+
 // newDecoder mirrors the decoder parameters of intel_pt_alloc_queue.
 func (p *ptState) newDecoder(q *ptQueue) *ptperf.Decoder {
 	cfg, _ := p.config()
 	prm := ptperf.Params{
 		GetTrace:          q.getTrace,
+		Lookahead:         q.lookahead,
 		Walker:            &queueWalker{q: q},
 		ReturnCompression: p.priv[ptNoRetCompBit] == 0 || cfg&p.priv[ptNoRetCompBit] == 0,
 		BranchEnable:      !(cfg&cfgPassThru != 0 && cfg&cfgBranchEn == 0),
@@ -97,9 +119,13 @@ func (p *ptState) updateQueues() {
 			}
 			q.tid = q.qtid
 			q.cbrSeen = ^uint32(0)
+			p.setupTimeRange(q)
 		}
 		if q.onHeap || p.timeless {
 			continue
+		}
+		if q.selStart && q.selTimestamp != 0 {
+			q.dec.FastForward(q.selTimestamp)
 		}
 		var st *ptperf.State
 		for {
@@ -120,6 +146,9 @@ func (p *ptState) updateQueues() {
 		q.timestamp = st.Timestamp
 		q.state = st
 		q.haveSample = true
+		if q.selStart && q.selTimestamp != 0 && q.timestamp < q.selTimestamp {
+			q.haveSample = false
+		}
 		q.sampleFlags()
 		p.heapAdd(q.nr, q.timestamp)
 		q.onHeap = true
@@ -247,6 +276,7 @@ func (q *ptQueue) sampleFlags() {
 // runDecoder mirrors intel_pt_run_decoder; it returns true when the
 // queue ran out of data.
 func (p *ptState) runDecoder(q *ptQueue, timestamp *uint64) bool {
+	var ff uint64
 	for {
 		if p.tick++; p.tick&0xffff == 0 && p.h.Progress != nil {
 			p.progress()
@@ -282,6 +312,9 @@ func (p *ptState) runDecoder(q *ptQueue, timestamp *uint64) bool {
 			q.timestamp = st.EstTimestamp
 		} else if st.Timestamp > q.timestamp {
 			q.timestamp = st.Timestamp
+		}
+		if q.selTimestamp != 0 && p.timeFilter(q, &ff) {
+			return true
 		}
 		if !p.timeless && q.timestamp >= *timestamp {
 			*timestamp = q.timestamp
@@ -566,4 +599,92 @@ func (p *ptState) progress() {
 		}
 	}
 	p.h.Progress(done, total)
+}
+
+// setupTimeRange mirrors intel_pt_setup_time_range for perfpt's one range.
+func (p *ptState) setupTimeRange(q *ptQueue) {
+	if !p.haveRange {
+		return
+	}
+	q.selTimestamp = p.rangeStart
+	if q.selTimestamp != 0 {
+		q.selStart = true
+	} else {
+		q.selTimestamp = p.rangeEnd
+		q.selStart = false
+	}
+}
+
+// nextTime mirrors intel_pt_next_time with one range.
+func (q *ptQueue) nextTime() bool {
+	if q.selStart {
+		q.selStart = false
+		q.selTimestamp = q.pt.rangeEnd
+		return true
+	}
+	return false
+}
+
+// timeFilter mirrors intel_pt_time_filter; true means stop decoding.
+func (p *ptState) timeFilter(q *ptQueue, ff *uint64) bool {
+	for {
+		if q.selStart {
+			if q.timestamp >= q.selTimestamp {
+				q.nextTime()
+				if q.selTimestamp == 0 {
+					return false
+				}
+				continue
+			}
+			q.haveSample = false
+			if q.selTimestamp > *ff {
+				*ff = q.selTimestamp
+				q.dec.FastForward(q.selTimestamp)
+			}
+			return false
+		} else if q.timestamp > q.selTimestamp {
+			if !q.nextTime() {
+				q.haveSample = false
+				return true
+			}
+			continue
+		}
+		return false
+	}
+}
+
+// tscStart mirrors intel_pt_tsc_start: the least TSC at or after ns.
+func (tc *timeConv) tscStart(ns uint64) uint64 {
+	tsc := tc.toTSC(ns)
+	var tm uint64
+	for {
+		tm = tc.toPerf(tsc)
+		if tm < ns {
+			break
+		}
+		tsc--
+	}
+	for tm < ns {
+		tsc++
+		tm = tc.toPerf(tsc)
+	}
+	return tsc
+}
+
+// tscEnd mirrors intel_pt_tsc_end: the greatest TSC at or before ns.
+func (tc *timeConv) tscEnd(ns uint64) uint64 {
+	tsc := tc.toTSC(ns)
+	var tm uint64
+	for {
+		tm = tc.toPerf(tsc)
+		if tm > ns {
+			break
+		}
+		tsc++
+	}
+	for tm > ns {
+		tsc--
+		tm = tc.toPerf(tsc)
+	}
+	return tsc
 }

@@ -13,8 +13,8 @@ import (
 	"github.com/perfpt/perfpt/record/testprog"
 )
 
-// TestPTFilters compares --tid, --pid and --time (end time) on a timed
-// recording of a threaded program.
+// TestPTFilters compares --tid, --pid and --time on a timed recording of a
+// threaded program.
 func TestPTFilters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records programs")
@@ -50,8 +50,7 @@ func TestPTFilters(t *testing.T) {
 	}
 	compare(t, data, "--tid="+tid)
 	compare(t, data, "--pid="+pid, "--itrace=b", "-F", "+flags,+addr")
-	// A start time makes perf fast-forward its decoder to the last PSB
-	// before it (intel_pt_fast_forward), which is not modelled yet: only
-	// end times are compared.
+	compare(t, data, "--time="+mid+",", "--ns")
+	compare(t, data, "--time="+mid+","+times[len(times)*3/4], "--itrace=b", "-F", "+flags,+addr", "--ns")
 	compare(t, data, "--time=,"+mid, "--itrace=i0ns", "-F", "tid,time,ip,sym", "--ns")
 }

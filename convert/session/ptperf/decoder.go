@@ -169,7 +169,10 @@ const (
 // Params configures a decoder (struct intel_pt_params).
 type Params struct {
 	// GetTrace returns the next buffer; an empty Data means the end.
-	GetTrace          func(*Buffer) error
+	GetTrace func(*Buffer) error
+	// Lookahead calls f with each buffer after the current one until f
+	// returns true (for FastForward); nil means no lookahead.
+	Lookahead         func(f func(*Buffer) bool)
 	Walker            Walker
 	ReturnCompression bool
 	BranchEnable      bool
