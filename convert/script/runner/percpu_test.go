@@ -130,6 +130,7 @@ func TestPTPerCPU(t *testing.T) {
 			compare(t, data, "--ns")
 			compare(t, data, "--itrace=b", "-F", "+flags,+addr")
 			compare(t, data, "--itrace=i0ns", "-F", "comm,tid,ip,sym,symoff,dso")
+			compare(t, data, "-C", "1")
 		})
 	}
 }

@@ -78,6 +78,9 @@ func compare(t *testing.T, data string, args ...string) {
 			cfg.Itrace = strings.TrimPrefix(strings.TrimPrefix(a, "--itrace"), "=")
 		case a == "-G":
 			cfg.NoCallchain = true
+		case a == "-C":
+			i++
+			cfg.CPUs = args[i]
 		case strings.HasPrefix(a, "--tid="):
 			cfg.TIDs = a[len("--tid="):]
 		case strings.HasPrefix(a, "--pid="):
