@@ -36,7 +36,7 @@ const (
 )
 
 // runClass is the class of the last instruction of a run of each kind.
-var runClass = [...]insn.Class{
+var runClass = [16]insn.Class{
 	runLimit: insn.ClassOther, runLimitPTW: insn.ClassPTWrite, runCond: insn.ClassCondJump,
 	runReturn: insn.ClassReturn, runIndJump: insn.ClassJump, runFarCall: insn.ClassFarCall,
 	runFarReturn: insn.ClassFarReturn, runFarJump: insn.ClassFarJump, runIndCall: insn.ClassCall,

@@ -106,6 +106,7 @@ type BlockDecoder struct {
 	hasCBR      bool
 	hasICnt     bool
 	processInsn bool
+	fastOff     bool // options the fast path does not handle (nextFast)
 	bound       uint8
 }
 
@@ -113,6 +114,7 @@ type BlockDecoder struct {
 // instructions from img (which may be replaced with SetImage at any time).
 func NewBlockDecoder(buf []byte, img *image.Image, cfg *Config) *BlockDecoder {
 	d := &BlockDecoder{cfg: *cfg, img: img, cache: cfg.Cache}
+	d.fastOff = cfg.TickEvents || cfg.EndOnCall || cfg.EndOnJump
 	if d.cache == nil {
 		d.cache = NewBlockCache()
 	}

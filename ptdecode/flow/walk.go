@@ -128,7 +128,11 @@ func (d *BlockDecoder) walkBlocks(opt WalkOptions, h Handler, c *chunk) {
 					break
 				}
 				off := d.Offset()
-				s, err = d.Next(b)
+				if d.fastReady() {
+					s, err = d.nextFast(b)
+				} else {
+					s, err = d.Next(b)
+				}
 				h.Block(b, off)
 				if err != nil {
 					break

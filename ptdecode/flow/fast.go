@@ -1,0 +1,151 @@
+package flow
+
+import (
+	"github.com/perfpt/perfpt/ptdecode/insn"
+	"github.com/perfpt/perfpt/ptdecode/query"
+)
+
+// The fast path of the block walk: while tracing is enabled, no event is
+// pending and the current event is a TNT with bits left or a TIP, a block
+// is a walk through cached runs that ends at a branch that consumes the
+// TNT bit or the TIP. nextFast does that in one function, without the
+// layers of Next (proceed, lookup, forMapping, condBranch, the trailing
+// event checks), and falls back to them for everything else. It gives
+// exactly the blocks, errors and state of Next.
+
+// fastReady reports whether the next block may take the fast path.
+func (d *BlockDecoder) fastReady() bool {
+	if d.status != 0 || !d.enabled || d.processInsn || d.fastOff {
+		return false
+	}
+	switch d.ev.Type {
+	case query.EventTNT:
+		return d.ev.Size != 0
+	case query.EventTIP:
+		return true
+	}
+	return false
+}
+
+// nextFast is Next for a decoder in the state fastReady accepts.
+func (d *BlockDecoder) nextFast(b *Block) (Status, error) {
+	ip := d.ip
+	mode := d.mode
+	*b = Block{IP: ip, Mode: mode, Speculative: d.speculative}
+	m := d.msec
+	mc := d.lastMC
+	if m == nil || d.imgGen != d.img.Generation() || !m.Contains(ip) || mc == nil || mc.key != m.ID<<2|uint64(mode&3) {
+		s, c := d.proceed(b)
+		return d.result(s, c)
+	}
+	b.MapID = m.ID
+	start, size := m.Start, m.End-m.Start
+	pages := mc.pages
+	var c query.Code
+	for {
+		off := ip - start
+		if off >= size {
+			d.ip = ip // a block does not switch mappings
+			break
+		}
+		p := off >> pageBits
+		if p >= uint64(len(pages)) {
+			d.ip = ip
+			c = d.proceedNoEventCached(b, m)
+			break
+		}
+		pg := pages[p].Load()
+		if pg == nil {
+			d.ip = ip
+			c = d.proceedNoEventCached(b, m)
+			break
+		}
+		v := pg[off&(pageSize-1)].Load()
+		if v == 0 || uint32(b.NInsn)+uint32(uint8(v>>48)) > 0xffff {
+			d.ip = ip
+			c = d.proceedNoEventCached(b, m)
+			break
+		}
+		e := unpack(v)
+		if d.hasICnt {
+			if d.icnt+uint32(e.ninsn) < d.icnt {
+				d.ip = ip
+				c = query.CodeOverflow
+				break
+			}
+			d.icnt += uint32(e.ninsn)
+		}
+		b.NInsn += uint16(e.ninsn)
+		end := ip + uint64(e.last)
+		b.EndIP = end
+		k := e.kind()
+		b.Class = runClass[k&15]
+		next := end + uint64(e.isize())
+		if k == runCond {
+			ev := &d.ev
+			if ev.Type != query.EventTNT {
+				d.ip = end
+				c = query.CodeBadQuery
+				break
+			}
+			ev.Size--
+			if (ev.Bits>>ev.Size)&1 != 0 {
+				next += uint64(int64(e.target))
+			}
+			d.ip = next
+			if ev.Size != 0 {
+				return 0, nil
+			}
+			break
+		}
+		switch k {
+		case runLimit, runLimitPTW:
+			ip = next
+			continue
+		case runCall:
+			if e.target != 0 {
+				d.ret.push(next)
+			}
+			ip = next + uint64(int64(e.target))
+			continue
+		case runJump:
+			ip = next + uint64(int64(e.target))
+			continue
+		case runReturn:
+			d.ip = end
+			ev := &d.ev
+			if ev.Type == query.EventTNT {
+				ev.Size--
+				if (ev.Bits>>ev.Size)&1 == 0 {
+					c = query.CodeBadRetcomp
+					break
+				}
+				ret, rc := d.ret.pop()
+				if rc != 0 {
+					c = rc
+					break
+				}
+				d.ip = ret
+				if ev.Size != 0 {
+					return 0, nil
+				}
+				break
+			}
+			in := &d.scratchIn
+			*in = insn.Insn{IP: end, Size: e.isize(), Class: insn.ClassReturn, Mode: mode}
+			c = d.proceedWithTrace(in)
+		case runIndCall:
+			d.ret.push(next)
+			d.ip = end
+			c = d.proceedIndirect()
+		default: // runIndJump, runFarCall, runFarReturn, runFarJump
+			d.ip = end
+			c = d.proceedIndirect()
+		}
+		break
+	}
+	if c != 0 {
+		return d.result(0, c)
+	}
+	return d.result(d.proceedTrailingEvent(b))
+}
