@@ -92,13 +92,16 @@ type Builder struct {
 	P    *profile.Profile
 	Gran Granularity
 
-	mappings map[mapKey]*profile.Mapping
-	locs     map[locKey]*profile.Location
-	funcs    map[funcKey]*profile.Function
-	objs     map[string]*object
-	samples  map[string]*profile.Sample
-	labels   map[Labels]labelMaps
-	key      []byte
+	mappings   map[mapKey]*profile.Mapping
+	locs       map[locKey]*profile.Location
+	funcs      map[funcKey]*profile.Function
+	objs       map[string]*object
+	samples    map[string]*profile.Sample
+	labels     map[Labels]labelMaps
+	key        []byte
+	sampleSlab []profile.Sample
+	locSlab    []*profile.Location
+	valSlab    []int64
 	// lastMap caches the mapping of the previous lookup.
 	lastMapKey mapKey
 	lastMap    *profile.Mapping
@@ -310,8 +313,39 @@ func (b *Builder) newSample(stack []*profile.Location, lb Labels, values []int64
 		b.labels[lb] = lm
 	}
 	// Samples of one thread share their (never modified) label maps.
-	return &profile.Sample{Location: append([]*profile.Location(nil), stack...), Value: append([]int64(nil), values...),
-		NumLabel: lm.num, Label: lm.str}
+	if len(b.sampleSlab) == 0 {
+		b.sampleSlab = make([]profile.Sample, 256)
+	}
+	smp := &b.sampleSlab[0]
+	b.sampleSlab = b.sampleSlab[1:]
+	*smp = profile.Sample{Location: b.locSlice(stack), Value: b.valSlice(values), NumLabel: lm.num, Label: lm.str}
+	return smp
+}
+
+// locSlice and valSlice copy into slabs: one allocation for many samples.
+// The copies have full capacity, so appending to them cannot overwrite a
+// neighbour.
+func (b *Builder) locSlice(src []*profile.Location) []*profile.Location {
+	if len(src) > 1024 {
+		return append([]*profile.Location(nil), src...)
+	}
+	if len(b.locSlab) < len(src) {
+		b.locSlab = make([]*profile.Location, 16384)
+	}
+	d := b.locSlab[:len(src):len(src)]
+	b.locSlab = b.locSlab[len(src):]
+	copy(d, src)
+	return d
+}
+
+func (b *Builder) valSlice(src []int64) []int64 {
+	if len(b.valSlab) < len(src) {
+		b.valSlab = make([]int64, 4096)
+	}
+	d := b.valSlab[:len(src):len(src)]
+	b.valSlab = b.valSlab[len(src):]
+	copy(d, src)
+	return d
 }
 
 // padValues extends every sample's values to the number of sample types

@@ -2,7 +2,6 @@ package pprof
 
 import (
 	"debug/elf"
-	"sort"
 
 	"github.com/google/pprof/profile"
 
@@ -459,7 +458,6 @@ func (a *ptAgg) profile(gran Granularity) (*profile.Profile, error) {
 			b.P.Sample = append(b.P.Sample, smp)
 		}
 	}
-	sort.SliceStable(b.P.Sample, func(i, j int) bool { return b.P.Sample[i].Value[0] > b.P.Sample[j].Value[0] })
 	b.P.DefaultSampleType = "instructions"
 	return b.Finish()
 }
