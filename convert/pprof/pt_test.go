@@ -301,3 +301,40 @@ func TestPTWorkers(t *testing.T) {
 		t.Errorf("%d instructions in the profile, %d traced", total, insns)
 	}
 }
+
+// TestPTGranularity: the three granularities carry the same instruction
+// total, with fewer locations for coarser ones, and line locations of
+// fib name fib's lines.
+func TestPTGranularity(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records a program")
+	}
+	bin := buildShared(t, "recurse")
+	data, insns := emulatePT(t, bin, "10", "2")
+	locs := map[Granularity]int{}
+	for _, g := range []Granularity{Address, Line, Function} {
+		p, err := Convert(data, Options{Granularity: g})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var total int64
+		fibLines := map[int64]bool{}
+		for _, s := range p.Sample {
+			total += s.Value[0]
+			if l := s.Location[0].Line; g == Line && len(l) > 0 && l[0].Function.Name == "fib" {
+				fibLines[l[0].Line] = true
+			}
+		}
+		if uint64(total) != insns {
+			t.Errorf("granularity %d: %d instructions, want %d", g, total, insns)
+		}
+		// fib is lines 21-26: `{` (the prologue) to `}` (the epilogue).
+		if g == Line && (len(fibLines) != 5 || !fibLines[22] || !fibLines[26]) {
+			t.Errorf("line locations of fib: %v, want lines 22-26", fibLines)
+		}
+		locs[g] = len(p.Location)
+	}
+	if !(locs[Address] > locs[Line] && locs[Line] > locs[Function]) {
+		t.Errorf("locations per granularity %v", locs)
+	}
+}
