@@ -18,7 +18,7 @@ import (
 
 const recordUsage = `perfpt record [-e intel_pt//u] [-o perf.data] [--per-thread | -a] [-C CPUS] [--snapshot] -- CMD ARGS
    perfpt record --emulate [-o perf.data] [--per-thread] [--single-step] [--noretcomp] [--timing none|tsc|mtc|cyc] -- CMD ARGS
-   perfpt record -e cpu-clock [-F FREQ] [-g] [-o perf.data] -- CMD ARGS`
+   perfpt record -e cpu-clock[:u|:k] [-F FREQ] [-g] [--per-thread | -a] [-C CPUS] [-o perf.data] -- CMD ARGS`
 
 func recordCommand() *ucli.Command {
 	return &ucli.Command{
@@ -40,10 +40,11 @@ func recordCommand() *ucli.Command {
 			&ucli.BoolFlag{Name: "no-buildid-cache", Aliases: []string{"N"}, Usage: "do not save the [vdso] in the build-id cache"},
 			&ucli.IntFlag{Name: "freq", Aliases: []string{"F"}, Value: 4000, Usage: "sampling frequency (software events)"},
 			&ucli.BoolFlag{Name: "call-graph", Aliases: []string{"g"}, Usage: "record call chains (software events)"},
-			&ucli.BoolFlag{Name: "per-thread", Usage: "per-thread buffers (emulate: one AUX stream per thread; default: one CPU running all threads, with context switch records)"},
-			&ucli.BoolFlag{Name: "all-cpus", Aliases: []string{"a"}, Usage: "system-wide"},
-			&ucli.StringFlag{Name: "cpu", Aliases: []string{"C"}, Usage: "CPUs to record"},
-			&ucli.BoolFlag{Name: "snapshot", Aliases: []string{"S"}, Usage: "AUX area snapshot mode"},
+			&ucli.BoolFlag{Name: "per-thread", Usage: "one buffer for the command's thread, children not followed (emulate: one AUX stream per thread; default: one CPU running all threads, with context switch records)"},
+			&ucli.BoolFlag{Name: "all-cpus", Aliases: []string{"a"}, Usage: "system-wide: every task on every CPU while CMD runs"},
+			&ucli.StringFlag{Name: "cpu", Aliases: []string{"C"}, Usage: "every task on these CPUs (0-2,5) while CMD runs"},
+			&ucli.BoolFlag{Name: "snapshot", Aliases: []string{"S"}, Usage: "intel_pt: overwrite the AUX area, copy it on SIGUSR2 (perf record -S)"},
+			&ucli.BoolFlag{Name: "snapshot-on-exit", Usage: "intel_pt: --snapshot, and take a snapshot when the command ends (perf record -Se)"},
 		},
 		Action: runRecord,
 	}
@@ -63,11 +64,16 @@ func runRecord(c *ucli.Context) error {
 	if c.Bool("emulate") {
 		return runEmulate(ctx, c, argv)
 	}
+	target, err := recordTarget(c)
+	if err != nil {
+		return fmt.Errorf("record: %w", err)
+	}
 	if native.IsIntelPT(ev) {
-		if c.Bool("per-thread") || c.Bool("all-cpus") || c.String("cpu") != "" {
-			return errors.New("record: native intel_pt records the command on every CPU; --per-thread, -a and -C are not supported yet")
+		opt := native.PTOptions{Output: c.String("output"), Event: ev, Target: target, Snapshot: c.Bool("snapshot"),
+			SnapshotOnExit: c.Bool("snapshot-on-exit"), Header: record.HostFeatures(os.Args)}
+		if opt.SnapshotOnExit {
+			opt.Snapshot = true
 		}
-		opt := native.PTOptions{Output: c.String("output"), Event: ev, Snapshot: c.Bool("snapshot"), Header: record.HostFeatures(os.Args)}
 		res, err := native.RecordPT(ctx, argv, opt)
 		if res != nil {
 			fmt.Fprintf(c.App.ErrWriter, "[ perfpt record: wrote %d bytes of Intel PT to %s ]\n", res.AuxBytes, opt.Output)
@@ -77,8 +83,11 @@ func runRecord(c *ucli.Context) error {
 		}
 		return nil
 	}
+	if c.Bool("snapshot") || c.Bool("snapshot-on-exit") {
+		return errors.New("record: --snapshot needs the intel_pt event (-e intel_pt//)")
+	}
 	opt := native.Options{Output: c.String("output"), Event: ev, Freq: c.Int("freq"), CallGraph: c.Bool("call-graph"),
-		Header: record.HostFeatures(os.Args)}
+		Target: target, Header: record.HostFeatures(os.Args)}
 	res, err := native.Record(ctx, argv, opt)
 	if res != nil {
 		fmt.Fprintf(c.App.ErrWriter, "[ perfpt record: captured and wrote %d samples to %s (%d lost) ]\n", res.Samples, opt.Output, res.Lost)
@@ -90,6 +99,19 @@ func runRecord(c *ucli.Context) error {
 		return fmt.Errorf("record: %w", err)
 	}
 	return nil
+}
+
+// recordTarget reads --per-thread, -a and -C.
+func recordTarget(c *ucli.Context) (native.Target, error) {
+	t := native.Target{PerThread: c.Bool("per-thread"), AllCPUs: c.Bool("all-cpus")}
+	if c.IsSet("cpu") {
+		cpus, err := native.ParseCPUList(c.String("cpu"), native.OnlineCPUs())
+		if err != nil {
+			return t, err
+		}
+		t.CPUs = cpus
+	}
+	return t, t.Check()
 }
 
 func runEmulate(ctx context.Context, c *ucli.Context, argv []string) error {

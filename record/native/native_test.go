@@ -211,7 +211,7 @@ func TestSoftwareEventsAgainstPerf(t *testing.T) {
 	ours := filepath.Join(dir, "ours.data")
 	null, _ := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	defer null.Close()
-	res, err := Record(context.Background(), []string{prog, "30000"}, Options{Output: ours, Event: "cpu-clock", Freq: 999,
+	res, err := Record(context.Background(), []string{prog, "30000"}, Options{Output: ours, Event: "cpu-clock:u", Freq: 999,
 		CallGraph: true, Stdout: null})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"runtime"
 	"strconv"
 	"strings"
@@ -24,48 +25,111 @@ type PTOptions struct {
 	Root      string // sysfs root ("" means /sys)
 	DataPages int    // data ring pages per CPU (0: 128)
 	AuxPages  int    // AUX area pages per CPU (0: 1024, 4 MiB)
-	Snapshot  bool   // not supported yet
-	Stdin     *os.File
-	Stdout    *os.File
-	Stderr    *os.File
-	Env       []string
-	Header    perfdata.Features
+	Target    Target // per-thread, -a or -C
+	// Snapshot maps the AUX area read-only so that the kernel overwrites
+	// it, and copies it on SIGUSR2 (perf record -S); SnapshotOnExit also
+	// copies it when the command ends (perf record -Se).
+	Snapshot       bool
+	SnapshotOnExit bool
+	OnStart        func(pid int)
+	Stdin          *os.File
+	Stdout         *os.File
+	Stderr         *os.File
+	Env            []string
+	Header         perfdata.Features
+}
+
+// PTMode is how an intel_pt recording is made.
+type PTMode struct {
+	Target   Target
+	Snapshot bool // AUX area in overwrite mode, copied on SIGUSR2 (perf record -S)
+	AuxPages int  // AUX area pages per CPU (or per thread)
+	PageSize int  // 0: os.Getpagesize()
 }
 
 // PTAttrs returns the intel_pt and tracking (dummy) attrs perf record uses
-// for a per-CPU recording of ev on pmu.
-func PTAttrs(pmu *PMU, ev Event) (pt, dummy perfdata.EventAttr, err error) {
+// for ev on pmu in mode m: the CPU in samples unless per-thread; inherit
+// off per-thread (perf sets no_inherit when there is no CPU list);
+// aux_watermark a quarter of the AUX area except in snapshot mode; context
+// switch records on the tracking event unless per-thread.
+func PTAttrs(pmu *PMU, ev Event, m PTMode) (pt, dummy perfdata.EventAttr, err error) {
+	if err := m.Target.Check(); err != nil {
+		return pt, dummy, err
+	}
 	cfg, err := IntelPTConfig(pmu, ev)
 	if err != nil {
 		return pt, dummy, err
 	}
-	st := perfdata.SampleFormatIP | perfdata.SampleFormatTID | perfdata.SampleFormatTime |
-		perfdata.SampleFormatCPU | perfdata.SampleFormatIdentifier
-	common := perfdata.AttrFlagInherit | perfdata.AttrFlagExcludeHV | perfdata.AttrFlagSampleIDAll |
-		perfdata.AttrFlagExcludeGuest
+	st := perfdata.SampleFormatIP | perfdata.SampleFormatTID | perfdata.SampleFormatTime | perfdata.SampleFormatIdentifier
+	if !m.Target.PerThread {
+		st |= perfdata.SampleFormatCPU
+	}
+	common := perfdata.AttrFlagExcludeHV | perfdata.AttrFlagSampleIDAll | perfdata.AttrFlagExcludeGuest
+	if !m.Target.PerThread {
+		common |= perfdata.AttrFlagInherit
+	}
 	if ev.User && !ev.Kernel {
 		common |= perfdata.AttrFlagExcludeKernel
 	}
+	if ev.Kernel && !ev.User {
+		common |= perfdata.AttrFlagExcludeUser
+	}
 	pt = perfdata.EventAttr{Type: perfdata.AttrType(pmu.Type), Size: perfdata.AttrSize, Config: cfg.Config,
 		Config1: cfg.Config1, Config2: cfg.Config2, SamplePeriod: 1, SampleType: st, Flags: common}
+	if !m.Snapshot {
+		page := m.PageSize
+		if page == 0 {
+			page = os.Getpagesize()
+		}
+		pt.AuxWatermark = uint32(min(uint64(m.AuxPages)*uint64(page)/4, 1<<32-1))
+	}
+	dflags := common | perfdata.AttrFlagMmap | perfdata.AttrFlagComm | perfdata.AttrFlagTask |
+		perfdata.AttrFlagMmap2 | perfdata.AttrFlagCommExec
+	if !m.Target.PerThread {
+		dflags |= perfdata.AttrFlagContextSwitch
+	}
+	// The tracking event sees user-space sideband even for a kernel-only trace.
+	dflags &^= perfdata.AttrFlagExcludeUser
 	dummy = perfdata.EventAttr{Type: perfdata.AttrTypeSoftware, Size: perfdata.AttrSize, Config: perfdata.SWDummy,
-		SamplePeriod: 1, SampleType: st, Flags: common | perfdata.AttrFlagMmap | perfdata.AttrFlagComm |
-			perfdata.AttrFlagTask | perfdata.AttrFlagMmap2 | perfdata.AttrFlagCommExec | perfdata.AttrFlagContextSwitch}
+		SamplePeriod: 1, SampleType: st, Flags: dflags}
 	return pt, dummy, nil
 }
 
+// HaveSchedSwitch is the AUXTRACE_INFO have_sched_switch value for mode m:
+// 0 per-thread (no switch records), 3 system-wide (SWITCH_CPU_WIDE from
+// CPU-wide tracking events), 2 for a command on every CPU (SWITCH records
+// from its own tracking events, perf's choice when it does not add a
+// CPU-wide switch event).
+func (m PTMode) HaveSchedSwitch() uint64 {
+	switch {
+	case m.Target.PerThread:
+		return 0
+	case m.Target.SystemWide():
+		return 3
+	}
+	return 2
+}
+
 // PTInfo returns the intel_pt AUXTRACE_INFO fields for pmu, with the time
-// conversion of the mapped user page.
-func PTInfo(pmu *PMU, tc perfdata.RecordTimeConv, perCPU bool) perfdata.IntelPTInfo {
+// conversion of the mapped user page, the TSC:CTC ratio from CPUID leaf
+// 0x15 (id nil: this CPU) and the max non-turbo ratio from the PMU's
+// max_nonturbo_ratio file, as perf's intel_pt_info_fill.
+func PTInfo(pmu *PMU, tc perfdata.RecordTimeConv, m PTMode, id CPUIDFunc) perfdata.IntelPTInfo {
 	info := perfdata.IntelPTInfo{PMUType: uint64(pmu.Type), TimeShift: tc.TimeShift, TimeMult: tc.TimeMult,
 		TimeZero: tc.TimeZero, TSCBit: pmu.Format["tsc"].Mask(), NoRetCompBit: pmu.Format["noretcomp"].Mask(),
-		MTCBit: pmu.Format["mtc"].Mask(), MTCFreqBits: pmu.Format["mtc_period"].Mask(), CYCBit: pmu.Format["cyc"].Mask()}
-	if tc.CapUserTimeZero {
+		MTCBit: pmu.Format["mtc"].Mask(), MTCFreqBits: pmu.Format["mtc_period"].Mask(), CYCBit: pmu.Format["cyc"].Mask(),
+		HaveSchedSwitch: m.HaveSchedSwitch()}
+	if tc.CapUserTimeZero && tc.TimeMult != 0 {
 		info.CapUserTimeZero = 1
 	}
-	if perCPU {
+	if !m.Target.PerThread {
 		info.PerCPUMmaps = 1
 	}
+	if m.Snapshot {
+		info.SnapshotMode = 1
+	}
+	n, d := TSCCTCRatio(id)
+	info.TSCCTCRatioN, info.TSCCTCRatioD = uint64(n), uint64(d)
 	if b, err := os.ReadFile(pmu.Dir + "/max_nonturbo_ratio"); err == nil {
 		info.MaxNonTurboRatio, _ = strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
 	}
@@ -86,14 +150,14 @@ func drainPT(r *Ring, w *perfdata.Writer, idx uint32, cpu int32, ref *uint64) (a
 	if _, err := r.ReadRecords(w.WriteRaw); err != nil {
 		return 0, err
 	}
-	return r.ReadAux(func(data []byte, off uint64) error {
-		*ref++
-		return w.WriteRecord(&perfdata.RecordAuxtrace{AuxOffset: off, Reference: *ref, Idx: idx, TID: -1, CPU: cpu, Data: data})
-	})
+	return drainAux(r, w, idx, -1, cpu, ref)
 }
 
-// RecordPT records argv with the intel_pt PMU, per CPU, following its
-// children, as perf record -e intel_pt//u does.
+// RecordPT records argv with the intel_pt PMU as perf record -e intel_pt//u
+// does: by default on every CPU following the command's children; with
+// opt.Target per thread, on all CPUs or on the listed ones; with
+// opt.Snapshot the AUX area is overwritten and copied on SIGUSR2 (and at
+// the end when SnapshotOnExit).
 func RecordPT(ctx context.Context, argv []string, opt PTOptions) (*Result, error) {
 	root := opt.Root
 	if root == "" {
@@ -103,9 +167,6 @@ func RecordPT(ctx context.Context, argv []string, opt PTOptions) (*Result, error
 	if err != nil {
 		return nil, fmt.Errorf("no Intel PT on this machine: %v; record with --emulate instead", err)
 	}
-	if opt.Snapshot {
-		return nil, errors.New("intel_pt snapshot mode is not supported yet")
-	}
 	if opt.Event == "" {
 		opt.Event = "intel_pt//u"
 	}
@@ -113,7 +174,17 @@ func RecordPT(ctx context.Context, argv []string, opt PTOptions) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	ptAttr, dummyAttr, err := PTAttrs(pmu, ev)
+	if opt.DataPages <= 0 {
+		opt.DataPages = 128
+	}
+	if opt.AuxPages <= 0 {
+		opt.AuxPages = (4 << 20) / os.Getpagesize()
+	}
+	if opt.AuxPages&(opt.AuxPages-1) != 0 || opt.DataPages&(opt.DataPages-1) != 0 {
+		return nil, fmt.Errorf("data and AUX area sizes must be powers of two pages (got %d and %d)", opt.DataPages, opt.AuxPages)
+	}
+	mode := PTMode{Target: opt.Target, Snapshot: opt.Snapshot, AuxPages: opt.AuxPages}
+	ptAttr, dummyAttr, err := PTAttrs(pmu, ev, mode)
 	if err != nil {
 		return nil, err
 	}
@@ -127,12 +198,6 @@ func RecordPT(ctx context.Context, argv []string, opt PTOptions) (*Result, error
 	if opt.Output == "" {
 		opt.Output = "perf.data"
 	}
-	if opt.DataPages <= 0 {
-		opt.DataPages = 128
-	}
-	if opt.AuxPages <= 0 {
-		opt.AuxPages = 1024
-	}
 	type out struct {
 		res *Result
 		err error
@@ -140,14 +205,24 @@ func RecordPT(ctx context.Context, argv []string, opt PTOptions) (*Result, error
 	ch := make(chan out, 1)
 	go func() {
 		runtime.LockOSThread()
-		res, err := recordPT(ctx, path, argv, opt, pmu, ptAttr, dummyAttr)
+		res, err := recordPT(ctx, path, argv, opt, pmu, mode, ptAttr, dummyAttr)
 		ch <- out{res, err}
 	}()
 	o := <-ch
 	return o.res, o.err
 }
 
-func recordPT(ctx context.Context, path string, argv []string, opt PTOptions, pmu *PMU, ptAttr, dummyAttr perfdata.EventAttr) (*Result, error) {
+// ptCPU is one mapped ring: the intel_pt event's (with its AUX area), or a
+// tracking event's own when it has no intel_pt event to write to.
+type ptCPU struct {
+	ring *Ring
+	fd   int // intel_pt event, or -1
+	cpu  int32
+	tid  int32 // the thread of a per-thread AUX area, else -1
+	snap AuxSnapshot
+}
+
+func recordPT(ctx context.Context, path string, argv []string, opt PTOptions, pmu *PMU, mode PTMode, ptAttr, dummyAttr perfdata.EventAttr) (*Result, error) {
 	env := opt.Env
 	if env == nil {
 		env = os.Environ()
@@ -166,25 +241,23 @@ func recordPT(ctx context.Context, path string, argv []string, opt PTOptions, pm
 	kill := func() { unix.Kill(pid, unix.SIGKILL); unix.Wait4(pid, &ws, 0, nil) }
 	page := os.Getpagesize()
 	pa, da := KernelAttr(ptAttr), KernelAttr(dummyAttr)
-	var rings []*Ring
-	var cpus []int32
+	online := OnlineCPUs()
+	var rings []*ptCPU
 	var ptIDs, dummyIDs []uint64
-	for _, cpu := range onlineCPUs() {
-		pfd, err := unix.PerfEventOpen(&pa, pid, cpu, -1, unix.PERF_FLAG_FD_CLOEXEC)
+	ptFD := map[int]int{} // cpu -> intel_pt fd
+	auxProt := unix.PROT_READ | unix.PROT_WRITE
+	if opt.Snapshot {
+		auxProt = unix.PROT_READ // read-only: the kernel overwrites
+	}
+	for _, o := range mode.Target.Opens(pid, online) {
+		pfd, err := unix.PerfEventOpen(&pa, o.PID, o.CPU, -1, unix.PERF_FLAG_FD_CLOEXEC)
 		if err != nil {
 			kill()
-			return nil, fmt.Errorf("perf_event_open(%s) on CPU %d: %w", opt.Event, cpu, err)
+			return nil, openError(opt.Event, o, err)
 		}
 		defer unix.Close(pfd)
-		dfd, err := unix.PerfEventOpen(&da, pid, cpu, -1, unix.PERF_FLAG_FD_CLOEXEC)
+		id, err := eventID(pfd)
 		if err != nil {
-			kill()
-			return nil, fmt.Errorf("perf_event_open(dummy) on CPU %d: %w", cpu, err)
-		}
-		defer unix.Close(dfd)
-		pid1, err1 := eventID(pfd)
-		did, err2 := eventID(dfd)
-		if err := errors.Join(err1, err2); err != nil {
 			kill()
 			return nil, err
 		}
@@ -194,55 +267,97 @@ func recordPT(ctx context.Context, path string, argv []string, opt PTOptions, pm
 			return nil, fmt.Errorf("mmap of the data ring: %w", err)
 		}
 		defer unix.Munmap(mem)
-		// The sideband goes to the intel_pt event's ring.
-		if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(dfd), unix.PERF_EVENT_IOC_SET_OUTPUT, uintptr(pfd)); e != 0 {
-			kill()
-			return nil, fmt.Errorf("PERF_EVENT_IOC_SET_OUTPUT: %w", e)
-		}
-		// The AUX area follows the data ring; writable means the kernel
-		// stops rather than overwrites when we fall behind.
 		pg := (*unix.PerfEventMmapPage)(unsafe.Pointer(&mem[0]))
 		auxOff := uint64((1 + opt.DataPages) * page)
 		pg.Aux_offset, pg.Aux_size = auxOff, uint64(opt.AuxPages*page)
-		aux, err := unix.Mmap(pfd, int64(auxOff), opt.AuxPages*page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+		aux, err := unix.Mmap(pfd, int64(auxOff), opt.AuxPages*page, auxProt, unix.MAP_SHARED)
 		if err != nil {
 			kill()
-			return nil, fmt.Errorf("mmap of the AUX area: %w", err)
+			return nil, fmt.Errorf("mmap of the AUX area (%d KiB): %w", opt.AuxPages*page>>10, err)
 		}
 		defer unix.Munmap(aux)
-		rings = append(rings, NewRing(mem[:page], mem[page:], aux))
-		cpus = append(cpus, int32(cpu))
-		ptIDs, dummyIDs = append(ptIDs, pid1), append(dummyIDs, did)
+		tid := int32(-1)
+		if mode.Target.PerThread {
+			tid = int32(o.PID)
+		}
+		rings = append(rings, &ptCPU{ring: NewRing(mem[:page], mem[page:], aux), fd: pfd, cpu: int32(o.CPU), tid: tid})
+		ptIDs = append(ptIDs, id)
+		ptFD[o.CPU] = pfd
+	}
+	// Tracking events: with the intel_pt ones, except that a user-space
+	// trace of some CPUs (-C) needs the sideband of every CPU, as tasks
+	// migrate.
+	dopens := mode.Target.Opens(pid, online)
+	if len(mode.Target.CPUs) > 0 && ptAttr.Flags&perfdata.AttrFlagExcludeUser == 0 {
+		dopens = Target{AllCPUs: true}.Opens(pid, online)
+	}
+	for _, o := range dopens {
+		dfd, err := unix.PerfEventOpen(&da, o.PID, o.CPU, -1, unix.PERF_FLAG_FD_CLOEXEC)
+		if err != nil {
+			kill()
+			return nil, openError("dummy", o, err)
+		}
+		defer unix.Close(dfd)
+		id, err := eventID(dfd)
+		if err != nil {
+			kill()
+			return nil, err
+		}
+		dummyIDs = append(dummyIDs, id)
+		if pfd, ok := ptFD[o.CPU]; ok {
+			// The sideband goes to the intel_pt event's ring.
+			if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(dfd), unix.PERF_EVENT_IOC_SET_OUTPUT, uintptr(pfd)); e != 0 {
+				kill()
+				return nil, fmt.Errorf("PERF_EVENT_IOC_SET_OUTPUT: %w", e)
+			}
+			continue
+		}
+		mem, err := unix.Mmap(dfd, 0, (1+opt.DataPages)*page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+		if err != nil {
+			kill()
+			return nil, fmt.Errorf("mmap of the tracking ring: %w", err)
+		}
+		defer unix.Munmap(mem)
+		rings = append(rings, &ptCPU{ring: NewRing(mem[:page], mem[page:], nil), fd: -1, cpu: int32(o.CPU), tid: -1})
 	}
 	w, err := perfdata.Create(opt.Output)
 	if err != nil {
 		kill()
 		return nil, err
 	}
-	if _, err := w.AddAttr(ptAttr, ptIDs, opt.Event); err != nil {
+	fail := func(err error) (*Result, error) {
 		kill()
 		w.Close()
 		return nil, err
+	}
+	if _, err := w.AddAttr(ptAttr, ptIDs, opt.Event); err != nil {
+		return fail(err)
 	}
 	if _, err := w.AddAttr(dummyAttr, dummyIDs, "dummy:u"); err != nil {
-		kill()
-		w.Close()
-		return nil, err
+		return fail(err)
 	}
-	tc := timeConv(rings[0].meta)
-	info := PTInfo(pmu, tc, true)
+	tc := timeConv(rings[0].ring.meta)
+	info := PTInfo(pmu, tc, mode, nil)
 	if err := errors.Join(
 		w.WriteRecord(&perfdata.RecordAuxtraceInfo{AuxType: perfdata.AuxtraceIntelPT, Priv: append(info.Priv(), 0)}),
-		w.WriteRecord(&tc),
-		synthesize(w, pid, map[string]bool{})); err != nil {
-		kill()
-		w.Close()
-		return nil, err
+		w.WriteRecord(&tc)); err != nil {
+		return fail(err)
+	}
+	if ptAttr.Flags&perfdata.AttrFlagExcludeKernel == 0 {
+		if err := synthesizeKernel(w); err != nil {
+			return fail(err)
+		}
+	}
+	if mode.Target.SystemWide() {
+		err = synthesizeAll(w, map[string]bool{})
+	} else {
+		err = synthesize(w, pid, map[string]bool{})
+	}
+	if err != nil {
+		return fail(err)
 	}
 	if err := ptraceDetach(pid); err != nil {
-		kill()
-		w.Close()
-		return nil, err
+		return fail(err)
 	}
 	res := &Result{}
 	done := make(chan unix.WaitStatus, 1)
@@ -258,7 +373,13 @@ func recordPT(ctx context.Context, path string, argv []string, opt PTOptions, pm
 	var ref uint64
 	drain := func() error {
 		for i, r := range rings {
-			n, err := drainPT(r, w, uint32(i), cpus[i], &ref)
+			if _, err := r.ring.ReadRecords(w.WriteRaw); err != nil {
+				return err
+			}
+			if opt.Snapshot {
+				continue
+			}
+			n, err := drainAux(r.ring, w, uint32(i), r.tid, r.cpu, &ref)
 			res.AuxBytes += n
 			if err != nil {
 				return err
@@ -266,9 +387,43 @@ func recordPT(ctx context.Context, path string, argv []string, opt PTOptions, pm
 		}
 		return nil
 	}
+	snapshot := func() error {
+		var errs []error
+		for _, r := range rings {
+			if r.fd >= 0 {
+				errs = append(errs, ioctl(r.fd, unix.PERF_EVENT_IOC_DISABLE))
+			}
+		}
+		errs = append(errs, drain())
+		for i, r := range rings {
+			n, err := snapshotAux(r.ring, &r.snap, w, uint32(i), r.tid, r.cpu, &ref)
+			res.AuxBytes += n
+			errs = append(errs, err)
+		}
+		for _, r := range rings {
+			if r.fd >= 0 {
+				errs = append(errs, ioctl(r.fd, unix.PERF_EVENT_IOC_ENABLE))
+			}
+		}
+		res.Snapshots++
+		return errors.Join(errs...)
+	}
+	usr2 := make(chan os.Signal, 1)
+	if opt.Snapshot {
+		signal.Notify(usr2, syscall.SIGUSR2)
+		defer signal.Stop(usr2)
+	}
+	if opt.OnStart != nil {
+		opt.OnStart(pid)
+	}
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	var werr error
+	keep := func(err error) {
+		if err != nil && werr == nil {
+			werr = err
+		}
+	}
 	var status unix.WaitStatus
 loop:
 	for {
@@ -277,22 +432,44 @@ loop:
 			break loop
 		case <-ctx.Done():
 			unix.Kill(pid, unix.SIGKILL)
+		case <-usr2:
+			keep(snapshot())
 		case <-tick.C:
-			if err := drain(); err != nil && werr == nil {
-				werr = err
-			}
+			keep(drain())
 		}
 	}
-	if err := drain(); err != nil && werr == nil {
-		werr = err
+	if opt.Snapshot && opt.SnapshotOnExit {
+		keep(snapshot())
 	}
+	keep(drain())
 	res.Exit = status.ExitStatus()
 	w.Features = opt.Header
-	if err := w.Close(); err != nil && werr == nil {
-		werr = err
-	}
+	keep(w.Close())
 	if werr != nil {
 		return res, fmt.Errorf("writing %s: %w", opt.Output, werr)
 	}
 	return res, ctx.Err()
+}
+
+// drainAux copies a ring's new AUX bytes into w as AUXTRACE records.
+func drainAux(r *Ring, w *perfdata.Writer, idx uint32, tid, cpu int32, ref *uint64) (uint64, error) {
+	return r.ReadAux(func(data []byte, off uint64) error {
+		*ref++
+		return w.WriteRecord(&perfdata.RecordAuxtrace{AuxOffset: off, Reference: *ref, Idx: idx, TID: tid, CPU: cpu, Data: data})
+	})
+}
+
+// snapshotAux copies an overwrite-mode AUX area's snapshot into w.
+func snapshotAux(r *Ring, s *AuxSnapshot, w *perfdata.Writer, idx uint32, tid, cpu int32, ref *uint64) (uint64, error) {
+	return r.ReadAuxSnapshot(s, 0, func(data []byte, off uint64) error {
+		*ref++
+		return w.WriteRecord(&perfdata.RecordAuxtrace{AuxOffset: off, Reference: *ref, Idx: idx, TID: tid, CPU: cpu, Data: data})
+	})
+}
+
+func ioctl(fd int, req uint) error {
+	if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), uintptr(req), 0); e != 0 {
+		return fmt.Errorf("perf event ioctl %#x: %w", req, e)
+	}
+	return nil
 }

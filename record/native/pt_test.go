@@ -15,7 +15,7 @@ func TestPTAttrs(t *testing.T) {
 		t.Fatal(err)
 	}
 	ev, _ := ParseEvent("intel_pt/noretcomp/u")
-	pt, dummy, err := PTAttrs(pmu, ev)
+	pt, dummy, err := PTAttrs(pmu, ev, PTMode{AuxPages: 1024, PageSize: 4096})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,9 +30,10 @@ func TestPTAttrs(t *testing.T) {
 	if ka.Type != 8 || ka.Config != pt.Config || ka.Bits != uint64(pt.Flags) || ka.Sample_type != uint64(pt.SampleType) {
 		t.Errorf("kernel attr %+v", ka)
 	}
-	info := PTInfo(pmu, perfdata.RecordTimeConv{TimeShift: 31, TimeMult: 123, CapUserTimeZero: true}, true)
+	info := PTInfo(pmu, perfdata.RecordTimeConv{TimeShift: 31, TimeMult: 123, CapUserTimeZero: true}, PTMode{}, fakeCPUID(0x16, 2, 188))
 	want := perfdata.IntelPTInfo{PMUType: 8, TimeShift: 31, TimeMult: 123, CapUserTimeZero: 1, TSCBit: 1 << 10,
-		NoRetCompBit: 1 << 11, PerCPUMmaps: 1, MTCBit: 1 << 9, MTCFreqBits: 0xf << 14, CYCBit: 1 << 1, MaxNonTurboRatio: 32}
+		NoRetCompBit: 1 << 11, PerCPUMmaps: 1, MTCBit: 1 << 9, MTCFreqBits: 0xf << 14, CYCBit: 1 << 1, MaxNonTurboRatio: 32,
+		HaveSchedSwitch: 2, TSCCTCRatioN: 188, TSCCTCRatioD: 2}
 	if info != want {
 		t.Errorf("info %+v\nwant %+v", info, want)
 	}

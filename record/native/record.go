@@ -20,7 +20,8 @@ import (
 // Options configure Record.
 type Options struct {
 	Output    string // perf.data path ("" means perf.data)
-	Event     string // cpu-clock (default), task-clock
+	Event     string // cpu-clock (default), task-clock; ":u" user space only, ":k" kernel only
+	Target    Target // per-thread, -a or -C
 	Freq      int    // samples per second (0: 4000)
 	CallGraph bool   // -g: frame-pointer call chains
 	// DataPages is the size of the data ring in pages (a power of two; 0
@@ -39,11 +40,12 @@ type Options struct {
 
 // Result says what Record recorded.
 type Result struct {
-	Samples  uint64
-	Lost     uint64
-	Records  uint64
-	AuxBytes uint64 // intel_pt: bytes of trace copied
-	Exit     int
+	Samples   uint64
+	Lost      uint64
+	Records   uint64
+	AuxBytes  uint64 // intel_pt: bytes of trace copied
+	Snapshots int    // intel_pt snapshot mode: snapshots taken
+	Exit      int
 }
 
 // SoftwareConfig returns the PERF_TYPE_SOFTWARE config of a named event.
@@ -61,19 +63,31 @@ func SoftwareConfig(name string) (uint64, error) {
 	return 0, fmt.Errorf("unsupported event %q (software events: cpu-clock, task-clock, page-faults, context-switches)", name)
 }
 
-// SoftwareAttr builds the attr of a user-space sampling software event
-// that also tracks mmap, comm and task events, as perf record does for a
-// single event.
-func SoftwareAttr(config uint64, freq int, callGraph bool) perfdata.EventAttr {
+// SoftwareAttr builds the attr perf record uses for a sampling software
+// event that also tracks mmap, comm and task events: kernel and user space
+// unless ev says :u or :k; the CPU in samples for -a and -C; inherit off
+// per-thread (perf sets no_inherit when there is no CPU list).
+func SoftwareAttr(config uint64, freq int, callGraph bool, ev Event, t Target) perfdata.EventAttr {
 	st := perfdata.SampleFormatIP | perfdata.SampleFormatTID | perfdata.SampleFormatTime | perfdata.SampleFormatPeriod
 	if callGraph {
 		st |= perfdata.SampleFormatCallchain
 	}
+	if t.SystemWide() {
+		st |= perfdata.SampleFormatCPU
+	}
+	flags := perfdata.AttrFlagExcludeHV | perfdata.AttrFlagMmap | perfdata.AttrFlagComm | perfdata.AttrFlagFreq |
+		perfdata.AttrFlagTask | perfdata.AttrFlagSampleIDAll | perfdata.AttrFlagMmap2 | perfdata.AttrFlagCommExec
+	if !t.PerThread {
+		flags |= perfdata.AttrFlagInherit
+	}
+	if ev.User && !ev.Kernel {
+		flags |= perfdata.AttrFlagExcludeKernel
+	}
+	if ev.Kernel && !ev.User {
+		flags |= perfdata.AttrFlagExcludeUser
+	}
 	return perfdata.EventAttr{Type: perfdata.AttrTypeSoftware, Size: perfdata.AttrSize, Config: config,
-		SamplePeriod: uint64(freq), SampleType: st,
-		Flags: perfdata.AttrFlagInherit | perfdata.AttrFlagExcludeKernel | perfdata.AttrFlagExcludeHV |
-			perfdata.AttrFlagMmap | perfdata.AttrFlagComm | perfdata.AttrFlagFreq | perfdata.AttrFlagTask |
-			perfdata.AttrFlagSampleIDAll | perfdata.AttrFlagMmap2 | perfdata.AttrFlagCommExec}
+		SamplePeriod: uint64(freq), SampleType: st, Flags: flags}
 }
 
 // KernelAttr converts an attr to the kernel's struct.
@@ -84,8 +98,10 @@ func KernelAttr(a perfdata.EventAttr) unix.PerfEventAttr {
 		Aux_watermark: a.AuxWatermark, Sample_max_stack: a.SampleMaxStack}
 }
 
-// Record runs argv and samples it with a software event (user space only),
-// writing a perf.data that perf report reads.
+// Record runs argv and samples it with a software event, writing a
+// perf.data that perf report reads: the command and its children on every
+// CPU, or (opt.Target) the command's thread alone, or every task on all or
+// some CPUs while the command runs.
 func Record(ctx context.Context, argv []string, opt Options) (*Result, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("no command to run")
@@ -110,6 +126,9 @@ func Record(ctx context.Context, argv []string, opt Options) (*Result, error) {
 	}
 	config, err := SoftwareConfig(ev.Name)
 	if err != nil {
+		return nil, err
+	}
+	if err := opt.Target.Check(); err != nil {
 		return nil, err
 	}
 	if opt.Freq <= 0 {
@@ -153,18 +172,18 @@ func record(ctx context.Context, path string, argv []string, opt Options, config
 		return nil, fmt.Errorf("starting %s: %v (status %v)", path, err, ws)
 	}
 	kill := func() { unix.Kill(pid, unix.SIGKILL); unix.Wait4(pid, &ws, 0, nil) }
-	attr := SoftwareAttr(config, opt.Freq, opt.CallGraph)
-	// One event per CPU, inherited by the command's children (the kernel
-	// does not let inherited per-task events be mapped).
+	attr := SoftwareAttr(config, opt.Freq, opt.CallGraph, ev, opt.Target)
+	// By default one event per CPU, inherited by the command's children
+	// (the kernel does not let inherited per-task events be mapped).
 	ka := KernelAttr(attr)
 	var rings []*Ring
 	var ids []uint64
 	page := os.Getpagesize()
-	for _, cpu := range onlineCPUs() {
-		fd, err := unix.PerfEventOpen(&ka, pid, cpu, -1, unix.PERF_FLAG_FD_CLOEXEC)
+	for _, o := range opt.Target.Opens(pid, OnlineCPUs()) {
+		fd, err := unix.PerfEventOpen(&ka, o.PID, o.CPU, -1, unix.PERF_FLAG_FD_CLOEXEC)
 		if err != nil {
 			kill()
-			return nil, fmt.Errorf("perf_event_open(%s) on CPU %d: %w", opt.Event, cpu, err)
+			return nil, openError(opt.Event, o, err)
 		}
 		defer unix.Close(fd)
 		id, err := eventID(fd)
@@ -191,14 +210,28 @@ func record(ctx context.Context, path string, argv []string, opt Options, config
 	if name == "" {
 		name = "cpu-clock"
 	}
-	if _, err := w.AddAttr(attr, ids, name+":u"); err != nil {
+	if ev.Modifiers != "" {
+		name += ":" + ev.Modifiers
+	}
+	if _, err := w.AddAttr(attr, ids, name); err != nil {
 		kill()
 		w.Close()
 		return nil, err
 	}
 	// What existed before the event: the command's name and mappings.
 	mapped := map[string]bool{}
-	if err := synthesize(w, pid, mapped); err != nil {
+	synth := func() error { return synthesize(w, pid, mapped) }
+	if opt.Target.SystemWide() {
+		synth = func() error { return synthesizeAll(w, mapped) }
+	}
+	if attr.Flags&perfdata.AttrFlagExcludeKernel == 0 {
+		if err := synthesizeKernel(w); err != nil {
+			kill()
+			w.Close()
+			return nil, err
+		}
+	}
+	if err := synth(); err != nil {
 		kill()
 		w.Close()
 		return nil, err
@@ -282,6 +315,11 @@ loop:
 			if bid := fileBuildID(n); bid != nil {
 				fs.BuildIDs = append(fs.BuildIDs, perfdata.BuildID{Misc: perfdata.MiscUser, PID: -1, BuildID: bid, Filename: n})
 			}
+		}
+	}
+	if attr.Flags&perfdata.AttrFlagExcludeKernel == 0 {
+		if bid := kernelBuildID(); bid != nil {
+			fs.BuildIDs = append(fs.BuildIDs, perfdata.BuildID{Misc: perfdata.MiscKernel, PID: -1, BuildID: bid, Filename: "[kernel.kallsyms]"})
 		}
 	}
 	if len(fs.BuildIDs) > 0 {

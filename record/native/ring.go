@@ -121,3 +121,71 @@ func (r *Ring) ReadAux(fn func(data []byte, off uint64) error) (uint64, error) {
 	r.setAuxTail(head)
 	return n, nil
 }
+
+// AuxSnapshot follows one AUX area mapped read-only, which the kernel
+// fills in overwrite mode (perf record -S): aux_head is then an offset in
+// the area and nothing tells how much of it is new. Like perf, the area is
+// taken to have wrapped once any of its last 4 KiB is non-zero (it starts
+// zeroed); from then on every snapshot is the whole area ending at head.
+type AuxSnapshot struct {
+	prev    uint64 // head at the previous snapshot (stream offset)
+	wrapped bool
+}
+
+// Wrapped says whether the area has wrapped.
+func (s *AuxSnapshot) Wrapped() bool { return s.wrapped }
+
+// auxFirstWrap reports whether any byte of the last 4 KiB of aux is set.
+func auxFirstWrap(aux []byte) bool {
+	for _, b := range aux[max(0, len(aux)-4096):] {
+		if b != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// ReadAuxSnapshot calls fn with the AUX data written since the previous
+// snapshot, at most limit bytes (0: the whole area) ending at aux_head, as
+// one or two slices with the stream offset of their first byte. The event
+// should be disabled meanwhile (PERF_EVENT_IOC_DISABLE), as perf does. It
+// does not write aux_tail: in overwrite mode the kernel ignores it.
+func (r *Ring) ReadAuxSnapshot(s *AuxSnapshot, limit uint64, fn func(data []byte, off uint64) error) (uint64, error) {
+	size := uint64(len(r.aux))
+	if size == 0 {
+		return 0, nil
+	}
+	head := r.auxHead() % size
+	if !s.wrapped && auxFirstWrap(r.aux) {
+		s.wrapped = true
+	}
+	var old uint64
+	if s.wrapped {
+		old, head = head, head+size
+	} else {
+		old = s.prev % size
+		if old > head {
+			head += size
+		}
+	}
+	if old == head {
+		return 0, nil
+	}
+	n := head - old
+	if limit > 0 && n > limit {
+		n = limit
+	}
+	off := head - n
+	start := off % size
+	first := min(n, size-start)
+	if err := fn(r.aux[start:start+first], off); err != nil {
+		return 0, err
+	}
+	if first < n {
+		if err := fn(r.aux[:n-first], off+first); err != nil {
+			return 0, err
+		}
+	}
+	s.prev = head
+	return n, nil
+}

@@ -1,0 +1,7 @@
+//go:build !amd64
+
+package native
+
+func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32) { return 0, 0, 0, 0 }
+
+func hasCPUID() bool { return false }

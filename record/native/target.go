@@ -1,0 +1,152 @@
+package native
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Target says which tasks and CPUs events are opened on, as perf record's
+// --per-thread, -a and -C do.
+type Target struct {
+	// PerThread opens one event on the command (cpu -1) without inherit,
+	// as perf record --per-thread: children are not followed.
+	PerThread bool
+	// AllCPUs records every task on every online CPU while the command
+	// runs (perf record -a).
+	AllCPUs bool
+	// CPUs records every task on these CPUs while the command runs (perf
+	// record -C); nil means none given.
+	CPUs []int
+}
+
+// SystemWide says whether events are opened on CPUs for all tasks.
+func (t Target) SystemWide() bool { return t.AllCPUs || len(t.CPUs) > 0 }
+
+// Check rejects contradictory targets in one line.
+func (t Target) Check() error {
+	if t.PerThread && t.SystemWide() {
+		return fmt.Errorf("--per-thread cannot be combined with -a or -C")
+	}
+	return nil
+}
+
+// Open is one perf_event_open call: pid and cpu as the syscall takes them.
+type Open struct{ PID, CPU int }
+
+// Opens returns the (pid, cpu) pairs perf record opens each event on for
+// command pid with the online CPUs: per-thread (pid, -1); -a every online
+// CPU with pid -1; -C the listed CPUs with pid -1; by default every online
+// CPU with the command's pid (events inherited by its children).
+func (t Target) Opens(pid int, online []int) []Open {
+	var o []Open
+	switch {
+	case t.PerThread:
+		o = append(o, Open{pid, -1})
+	case len(t.CPUs) > 0:
+		for _, c := range t.CPUs {
+			o = append(o, Open{-1, c})
+		}
+	case t.AllCPUs:
+		for _, c := range online {
+			o = append(o, Open{-1, c})
+		}
+	default:
+		for _, c := range online {
+			o = append(o, Open{pid, c})
+		}
+	}
+	return o
+}
+
+// ParseCPUList parses a -C list ("0", "0-2,5") against the online CPUs,
+// returning them sorted without duplicates. An empty list, bad syntax or
+// a CPU that is not online is an error of one line.
+func ParseCPUList(s string, online []int) ([]int, error) {
+	on := map[int]bool{}
+	for _, c := range online {
+		on[c] = true
+	}
+	if strings.TrimSpace(s) == "" {
+		return nil, fmt.Errorf("-C: empty CPU list")
+	}
+	seen := map[int]bool{}
+	var cpus []int
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
+		l, err := strconv.Atoi(lo)
+		if err != nil || l < 0 {
+			return nil, fmt.Errorf("-C %q: bad CPU %q (want a list like 0-2,5)", s, part)
+		}
+		h := l
+		if isRange {
+			if h, err = strconv.Atoi(hi); err != nil || h < l {
+				return nil, fmt.Errorf("-C %q: bad CPU range %q (want a list like 0-2,5)", s, part)
+			}
+		}
+		if h-l > 1<<16 {
+			return nil, fmt.Errorf("-C %q: range %q too large", s, part)
+		}
+		for c := l; c <= h; c++ {
+			if !on[c] {
+				return nil, fmt.Errorf("-C %q: CPU %d is not online (online: %s)", s, c, FormatCPUList(online))
+			}
+			if !seen[c] {
+				seen[c] = true
+				cpus = append(cpus, c)
+			}
+		}
+	}
+	sort.Ints(cpus)
+	return cpus, nil
+}
+
+// FormatCPUList prints sorted CPUs as ranges: "0-3,6".
+func FormatCPUList(cpus []int) string {
+	var b strings.Builder
+	for i := 0; i < len(cpus); {
+		j := i
+		for j+1 < len(cpus) && cpus[j+1] == cpus[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		if j > i {
+			fmt.Fprintf(&b, "%d-%d", cpus[i], cpus[j])
+		} else {
+			fmt.Fprintf(&b, "%d", cpus[i])
+		}
+		i = j + 1
+	}
+	return b.String()
+}
+
+// OnlineCPUs lists the online CPUs (/sys/devices/system/cpu/online), or
+// the CPUs this process may run on when that file is missing.
+func OnlineCPUs() []int {
+	if b, err := os.ReadFile("/sys/devices/system/cpu/online"); err == nil {
+		var cpus []int
+		for _, part := range strings.Split(strings.TrimSpace(string(b)), ",") {
+			lo, hi, isRange := strings.Cut(part, "-")
+			l, err1 := strconv.Atoi(lo)
+			h := l
+			var err2 error
+			if isRange {
+				h, err2 = strconv.Atoi(hi)
+			}
+			if err1 != nil || err2 != nil || h < l || h-l > 1<<16 {
+				return onlineCPUs()
+			}
+			for c := l; c <= h; c++ {
+				cpus = append(cpus, c)
+			}
+		}
+		if len(cpus) > 0 {
+			return cpus
+		}
+	}
+	return onlineCPUs()
+}
