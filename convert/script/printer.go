@@ -189,7 +189,7 @@ func (p *Printer) Print(s *Sample) {
 	if p.curF == 0 {
 		return
 	}
-	b := p.buf[:0]
+	b := p.w.AvailableBuffer()
 	b = p.start(b, s, t)
 	if p.has(t, FieldPeriod) {
 		b = padLeft(b, strconv.AppendUint(p.num(), s.Period, 10), 10)
@@ -213,7 +213,6 @@ func (p *Printer) Print(s *Sample) {
 	}
 	if s.Ev.IsBTS() {
 		b = p.bts(b, s, t)
-		p.buf = b
 		p.w.Write(b)
 		return
 	}
@@ -235,7 +234,6 @@ func (p *Printer) Print(s *Sample) {
 	b = p.insn(b, s, t)
 	b = p.ipc(b, s, t)
 	b = append(b, '\n')
-	p.buf = b
 	p.w.Write(b)
 }
 
@@ -575,7 +573,7 @@ type ErrorLine struct {
 
 // PrintError prints an error line as perf_event__fprintf_auxtrace_error.
 func (p *Printer) PrintError(e *ErrorLine) {
-	b := p.buf[:0]
+	b := p.w.AvailableBuffer()
 	b = append(b, ' ')
 	if e.Type == 1 {
 		b = append(b, "instruction trace"...)
@@ -610,7 +608,6 @@ func (p *Printer) PrintError(e *ErrorLine) {
 	b = append(b, ": "...)
 	b = append(b, e.Msg...)
 	b = append(b, '\n')
-	p.buf = b
 	p.w.Write(b)
 }
 

@@ -152,7 +152,7 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 		}
 		cc := mp.DSO.codeCache()
 		off := mp.MapIP(*ip)
-		if toIP == 0 && oneMap {
+		if toIP == 0 && oneMap && maxInsnCnt != 1 {
 			if e := cc.run(off); e != nil && (maxInsnCnt == 0 || e.cnt <= maxInsnCnt) {
 				start := *ip
 				*ip += e.bytes
