@@ -3,6 +3,7 @@ package packet
 import (
 	"bytes"
 	"errors"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -223,5 +224,31 @@ func TestSync(t *testing.T) {
 	}
 	if d.Err() != nil || len(kinds) != 5 || kinds[2] != KindTIP {
 		t.Fatalf("kinds %v, err %v", kinds, d.Err())
+	}
+}
+
+// TestLongCYC checks the fast decoding of CYC packets with extension bytes
+// against the general decoder, for every length and random payloads.
+func TestLongCYC(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 1))
+	for i := 0; i < 100000; i++ {
+		b := make([]byte, 10)
+		for j := range b {
+			b[j] = byte(r.Uint32()) | 1
+		}
+		b[0] |= 7
+		b[1+r.IntN(9)] &^= 1 // the last extension byte, or none of the 8
+		var want Packet
+		err := decode(&want, b)
+		v, n := longCYC(b[0], le64(b[1:]))
+		if n == 0 {
+			if err == nil && want.Size <= 9 {
+				t.Fatalf("% x: longCYC gives up, decode %+v", b, want)
+			}
+			continue
+		}
+		if err != nil || want.Size != uint8(n) || want.Payload != v {
+			t.Fatalf("% x: longCYC %#x size %d, decode %+v %v", b, v, n, want, err)
+		}
 	}
 }
