@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -33,6 +34,31 @@ func TestRecordEmulate(t *testing.T) {
 	}
 }
 
+// TestRecordCPUs records system-wide from the command line (-C and -a):
+// perf script reads the files.
+func TestRecordCPUs(t *testing.T) {
+	if _, err := exec.LookPath("perf"); err != nil {
+		t.Skip("perf not installed")
+	}
+	if os.Geteuid() != 0 {
+		b, _ := os.ReadFile("/proc/sys/kernel/perf_event_paranoid")
+		if p, err := strconv.Atoi(strings.TrimSpace(string(b))); err != nil || p > 0 {
+			t.Skip("-a and -C need root or kernel.perf_event_paranoid <= 0")
+		}
+	}
+	for _, args := range [][]string{{"-C", "0"}, {"-a", "-g"}, {"--per-thread"}} {
+		out := filepath.Join(t.TempDir(), "x.data")
+		var stdout, stderr bytes.Buffer
+		argv := append(append([]string{"perfpt", "record", "-e", "cpu-clock", "-F", "999", "-o", out}, args...), "--", "sleep", "0.05")
+		if code := Main(argv, nil, &stdout, &stderr); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
+		}
+		if b, err := exec.Command("perf", "script", "-i", out).CombinedOutput(); err != nil {
+			t.Errorf("%v: perf script: %v\n%s", args, err, b)
+		}
+	}
+}
+
 func TestRecordErrors(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -43,6 +69,11 @@ func TestRecordErrors(t *testing.T) {
 		{[]string{"--emulate"}, "no command given"},
 		{[]string{"--emulate", "--timing", "bogus", "--", "true"}, "--timing"},
 		{[]string{"-e", "bogus-event", "--", "true"}, "unsupported event"},
+		{[]string{"-e", "cpu-clock", "-C", "99999", "--", "true"}, "CPU 99999 is not online"},
+		{[]string{"-e", "cpu-clock", "-C", "0-x", "--", "true"}, "bad CPU range"},
+		{[]string{"-e", "cpu-clock", "--per-thread", "-a", "--", "true"}, "cannot be combined"},
+		{[]string{"-e", "cpu-clock", "--snapshot", "--", "true"}, "--snapshot needs the intel_pt event"},
+		{[]string{"-e", "cpu-clock", "-C", "0", "--", "/nonexistent/cmd"}, "cannot run /nonexistent/cmd"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := Main(append([]string{"perfpt", "record", "-o", filepath.Join(t.TempDir(), "x.data")}, tc.args...), nil, &stdout, &stderr)

@@ -32,6 +32,8 @@ func openError(event string, o Open, err error) error {
 		hint = "this kernel or CPU does not support the event"
 	case errors.Is(err, unix.EBUSY):
 		hint = "the PMU is in use by another recording"
+	case errors.Is(err, unix.EINVAL):
+		hint = "the kernel rejected the event's attributes (is this PMU what sysfs describes?)"
 	case errors.Is(err, unix.EMFILE):
 		hint = "too many open files (raise ulimit -n)"
 	}

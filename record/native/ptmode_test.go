@@ -2,7 +2,11 @@ package native
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/perfpt/perfpt/perfdata"
@@ -185,5 +189,34 @@ func TestAuxSnapshotSmall(t *testing.T) {
 	n, _ := r.ReadAuxSnapshot(&s, 0, func([]byte, uint64) error { return nil })
 	if n != 1024 || !s.Wrapped() {
 		t.Errorf("read %d, wrapped %v", n, s.Wrapped())
+	}
+}
+
+// TestRecordPTNoHardware runs RecordPT against the testdata sysfs on a
+// machine without Intel PT: the kernel rejects the event, and the error is
+// one line naming the event and CPU, with the command killed.
+func TestRecordPTNoHardware(t *testing.T) {
+	if _, err := os.Stat("/sys/bus/event_source/devices/intel_pt"); err == nil {
+		t.Skip("this machine has Intel PT")
+	}
+	out := filepath.Join(t.TempDir(), "pt.data")
+	for _, target := range []Target{{}, {PerThread: true}, {CPUs: []int{0}}} {
+		var pid int
+		_, err := RecordPT(context.Background(), []string{"sleep", "10"}, PTOptions{Root: testSysfs(), Output: out, Target: target,
+			OnStart: func(p int) { pid = p }})
+		if err == nil || !strings.Contains(err.Error(), "perf_event_open(intel_pt//u) on ") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%+v: error %v", target, err)
+		}
+		if pid != 0 {
+			t.Errorf("%+v: the command was started", target)
+		}
+	}
+	_, err := RecordPT(context.Background(), []string{"true"}, PTOptions{Root: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "--emulate") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("no PMU: %v", err)
+	}
+	_, err = RecordPT(context.Background(), []string{"true"}, PTOptions{Root: testSysfs(), AuxPages: 3})
+	if err == nil || !strings.Contains(err.Error(), "powers of two") {
+		t.Errorf("3 AUX pages: %v", err)
 	}
 }
