@@ -183,7 +183,8 @@ func (a *ptAgg) block(b *session.Block) {
 		t.lastTime = b.Time
 	}
 	t.prev = ri
-	if b.Flags&(script.FlagCall|script.FlagReturn|script.FlagBranch) != 0 {
+	// Conditional branches never change the stack.
+	if f := b.Flags; f&(script.FlagCall|script.FlagReturn) != 0 || f&script.FlagBranch != 0 && f&script.FlagConditional == 0 {
 		a.move(t, b)
 	}
 }
