@@ -330,17 +330,7 @@ func recordPT(ctx context.Context, path string, argv []string, opt PTOptions, pm
 		w.Close()
 		return nil, err
 	}
-	if _, err := w.AddAttr(ptAttr, ptIDs, opt.Event); err != nil {
-		return fail(err)
-	}
-	if _, err := w.AddAttr(dummyAttr, dummyIDs, "dummy:u"); err != nil {
-		return fail(err)
-	}
-	tc := timeConv(rings[0].ring.meta)
-	info := PTInfo(pmu, tc, mode, nil)
-	if err := errors.Join(
-		w.WriteRecord(&perfdata.RecordAuxtraceInfo{AuxType: perfdata.AuxtraceIntelPT, Priv: append(info.Priv(), 0)}),
-		w.WriteRecord(&tc)); err != nil {
+	if err := writePTHeader(w, opt.Event, pmu, mode, ptAttr, dummyAttr, ptIDs, dummyIDs, timeConv(rings[0].ring.meta), nil); err != nil {
 		return fail(err)
 	}
 	if ptAttr.Flags&perfdata.AttrFlagExcludeKernel == 0 {
@@ -451,6 +441,23 @@ loop:
 	return res, ctx.Err()
 }
 
+// writePTHeader writes what a native intel_pt recording starts with: the
+// intel_pt and tracking attrs with their ids, AUXTRACE_INFO (PTInfo, with
+// perf's trailing Cap Event Trace word) and TIME_CONV.
+func writePTHeader(w *perfdata.Writer, event string, pmu *PMU, mode PTMode, ptAttr, dummyAttr perfdata.EventAttr,
+	ptIDs, dummyIDs []uint64, tc perfdata.RecordTimeConv, id CPUIDFunc) error {
+	if _, err := w.AddAttr(ptAttr, ptIDs, event); err != nil {
+		return err
+	}
+	if _, err := w.AddAttr(dummyAttr, dummyIDs, "dummy:u"); err != nil {
+		return err
+	}
+	info := PTInfo(pmu, tc, mode, id)
+	return errors.Join(
+		w.WriteRecord(&perfdata.RecordAuxtraceInfo{AuxType: perfdata.AuxtraceIntelPT, Priv: append(info.Priv(), 0)}),
+		w.WriteRecord(&tc))
+}
+
 // drainAux copies a ring's new AUX bytes into w as AUXTRACE records.
 func drainAux(r *Ring, w *perfdata.Writer, idx uint32, tid, cpu int32, ref *uint64) (uint64, error) {
 	return r.ReadAux(func(data []byte, off uint64) error {
@@ -459,12 +466,25 @@ func drainAux(r *Ring, w *perfdata.Writer, idx uint32, tid, cpu int32, ref *uint
 	})
 }
 
-// snapshotAux copies an overwrite-mode AUX area's snapshot into w.
+// snapshotAux copies an overwrite-mode AUX area's snapshot into w as one
+// AUXTRACE record, as perf does: perf's decoder takes each buffer of a
+// snapshot recording as one snapshot (and trims its overlap with the
+// previous one), so a wrapped area is not cut in two.
 func snapshotAux(r *Ring, s *AuxSnapshot, w *perfdata.Writer, idx uint32, tid, cpu int32, ref *uint64) (uint64, error) {
-	return r.ReadAuxSnapshot(s, 0, func(data []byte, off uint64) error {
-		*ref++
-		return w.WriteRecord(&perfdata.RecordAuxtrace{AuxOffset: off, Reference: *ref, Idx: idx, TID: tid, CPU: cpu, Data: data})
+	var buf []byte
+	var start uint64
+	n, err := r.ReadAuxSnapshot(s, 0, func(data []byte, off uint64) error {
+		if buf == nil {
+			start = off
+		}
+		buf = append(buf, data...)
+		return nil
 	})
+	if err != nil || n == 0 {
+		return 0, err
+	}
+	*ref++
+	return n, w.WriteRecord(&perfdata.RecordAuxtrace{AuxOffset: start, Reference: *ref, Idx: idx, TID: tid, CPU: cpu, Data: buf})
 }
 
 func ioctl(fd int, req uint) error {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -218,5 +219,123 @@ func TestRecordPTNoHardware(t *testing.T) {
 	_, err = RecordPT(context.Background(), []string{"true"}, PTOptions{Root: testSysfs(), AuxPages: 3})
 	if err == nil || !strings.Contains(err.Error(), "powers of two") {
 		t.Errorf("3 AUX pages: %v", err)
+	}
+}
+
+// psbStream is n bytes of PSB+ (PSB, PSBEND) then PAD packets: valid Intel
+// PT that perf's packet dump reads.
+func psbStream(n int) []byte {
+	var b []byte
+	for len(b) < n {
+		if len(b)%4096 == 0 && n-len(b) >= 18 {
+			for i := 0; i < 8; i++ {
+				b = append(b, 0x02, 0x82)
+			}
+			b = append(b, 0x02, 0x23)
+			continue
+		}
+		b = append(b, 0)
+	}
+	return b
+}
+
+// TestSnapshotFile writes what a snapshot-mode recording writes, from
+// synthetic per-CPU overwrite-mode AUX areas, and checks with perf report
+// -D that perf reads the AUXTRACE_INFO fields (snapshot mode, per-CPU
+// maps, have_sched_switch, TSC:CTC from CPUID leaf 0x15) and each
+// snapshot's AUXTRACE record (offset, size, CPU) and its packets.
+func TestSnapshotFile(t *testing.T) {
+	needPerf(t)
+	pmu, err := LoadPMU(testSysfs(), "intel_pt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, _ := ParseEvent("intel_pt//u")
+	mode := PTMode{Snapshot: true, AuxPages: 2, PageSize: 4096, Target: Target{CPUs: []int{0, 1}}}
+	pa, da, err := PTAttrs(pmu, ev, mode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "snap.data")
+	w, err := perfdata.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc := perfdata.RecordTimeConv{TimeShift: 10, TimeMult: 500, TimeZero: 7, CapUserTimeZero: true, Extended: true}
+	if err := writePTHeader(w, "intel_pt//u", pmu, mode, pa, da, []uint64{11, 12}, []uint64{21, 22}, tc, fakeCPUID(0x1b, 2, 188)); err != nil {
+		t.Fatal(err)
+	}
+	// CPU 0 not wrapped (3000 bytes), CPU 1 wrapped (8192-byte area).
+	src := psbStream(20000)
+	type cpuRing struct {
+		r    *Ring
+		meta []byte
+		aux  []byte
+		s    AuxSnapshot
+	}
+	var rings []*cpuRing
+	for _, n := range []int{3000, 12000} {
+		r, meta, aux := snapRing(8192)
+		for i := 0; i < n; i++ {
+			aux[i%len(aux)] = src[i]
+		}
+		binary.LittleEndian.PutUint64(meta[pageAuxHead:], uint64(n%len(aux)))
+		rings = append(rings, &cpuRing{r: r, meta: meta, aux: aux})
+	}
+	var ref uint64
+	var total uint64
+	for i, cr := range rings {
+		n, err := snapshotAux(cr.r, &cr.s, w, uint32(i), -1, int32(i), &ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += n
+	}
+	if total != 3000+8192 {
+		t.Errorf("snapshots of %d bytes", total)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("perf", "report", "-D", "-i", path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("perf report -D: %v\n%s", err, out)
+	}
+	text := string(out)
+	for _, want := range []string{
+		"PMU Type            8", "Time Shift          10", "Time Muliplier      500", "Time Zero           7",
+		"Cap Time Zero       1", "Have sched_switch   3", "Snapshot mode       1", "Per-cpu maps        1",
+		"TSC:CTC numerator   188", "TSC:CTC denominator 2", "Max non-turbo ratio 32",
+		"size: 0xbb8  offset: 0  ref: 0x1  idx: 0  tid: -1  cpu: 0",
+		// Wrapped at 3808 (12000 written): the whole area in one record.
+		"size: 0x2000  offset: 0xee0  ref: 0x2  idx: 1  tid: -1  cpu: 1",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("perf report -D lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("%s", text)
+	}
+	// The records hold the stream in order: CPU 0's first 3000 bytes,
+	// CPU 1's last 8192.
+	f, err := perfdata.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want := [][]byte{src[:3000], src[12000-8192 : 12000]}
+	i := 0
+	rs := f.Records(perfdata.FileOrder)
+	for rs.Next() {
+		if a, ok := rs.Record.(*perfdata.RecordAuxtrace); ok {
+			if i >= len(want) || !bytes.Equal(a.Data, want[i]) {
+				t.Errorf("AUXTRACE %d: wrong data (%d bytes)", i, len(a.Data))
+			}
+			i++
+		}
+	}
+	if err := rs.Err(); err != nil || i != 2 {
+		t.Errorf("%d AUXTRACE records, %v", i, err)
 	}
 }
