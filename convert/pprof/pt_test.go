@@ -338,3 +338,49 @@ func TestPTGranularity(t *testing.T) {
 		t.Errorf("locations per granularity %v", locs)
 	}
 }
+
+// TestPTThreads: the tid labels of a 3-thread program carry each thread's
+// instructions, equal to perf script's per-thread counts.
+func TestPTThreads(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records a program")
+	}
+	if _, err := exec.LookPath("perf"); err != nil {
+		t.Skip("perf not installed")
+	}
+	gcc, err := exec.LookPath("gcc")
+	if err != nil {
+		t.Skip("gcc not installed")
+	}
+	src, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "gcov", "threads.c"))
+	bin := filepath.Join(t.TempDir(), "threads")
+	if b, err := exec.Command(gcc, "-g", "-O0", "-pthread", "-o", bin, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	data, _ := emulatePT(t, bin, "3")
+	p, err := Convert(data, Options{Granularity: Function})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours := map[int64]int64{}
+	for _, s := range p.Sample {
+		ours[s.NumLabel["tid"][0]] += s.Value[0]
+	}
+	out, err := exec.Command("perf", "script", "-i", data, "--itrace=i0ns", "-F", "tid").Output()
+	if err != nil {
+		t.Fatalf("perf script: %v", err)
+	}
+	want := map[int64]int64{}
+	for _, f := range strings.Fields(string(out)) {
+		tid, _ := strconv.ParseInt(f, 10, 64)
+		want[tid]++
+	}
+	if len(want) != 4 {
+		t.Errorf("perf script shows %d threads, want 4", len(want))
+	}
+	for tid, n := range want {
+		if ours[tid] != n {
+			t.Errorf("tid %d: ours %d instructions, perf script %d", tid, ours[tid], n)
+		}
+	}
+}
