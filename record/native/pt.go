@@ -449,7 +449,11 @@ func writePTHeader(w *perfdata.Writer, event string, pmu *PMU, mode PTMode, ptAt
 	if _, err := w.AddAttr(ptAttr, ptIDs, event); err != nil {
 		return err
 	}
-	if _, err := w.AddAttr(dummyAttr, dummyIDs, "dummy:u"); err != nil {
+	dname := "dummy:u"
+	if dummyAttr.Flags&perfdata.AttrFlagExcludeKernel == 0 {
+		dname = "dummy"
+	}
+	if _, err := w.AddAttr(dummyAttr, dummyIDs, dname); err != nil {
 		return err
 	}
 	info := PTInfo(pmu, tc, mode, id)
