@@ -6,9 +6,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/perfpt/perfpt/ptdecode/flow/flowtest"
+	"github.com/perfpt/perfpt/ptdecode/image"
 )
 
 var (
@@ -50,15 +53,19 @@ func benchWalk(b *testing.B, jobs int) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	var c counter
+	cpu0 := cpuTime()
 	for range b.N {
 		c = counter{}
 		if jobs == 0 {
 			WalkBlocks(NewBlockDecoder(trace, p.Img, cfg), WalkOptions{}, &c)
+		} else if jobs < 0 {
+			walkChunksCount(trace, p.Img, cfg, -jobs, &c)
 		} else {
 			WalkParallel(trace, p.Img, cfg, WalkOptions{}, jobs, &c)
 		}
 	}
 	b.StopTimer()
+	reportCPU(b, cpu0)
 	sec := b.Elapsed().Seconds() / float64(b.N)
 	b.ReportMetric(float64(c.insns)/sec/1e6, "Minsn/s")
 	b.ReportMetric(float64(c.blocks), "blocks/op")
@@ -96,10 +103,12 @@ func BenchmarkBlockDecoderC(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	var c counter
+	cpu0 := cpuTime()
 	for range b.N {
 		c = counter{}
 		WalkBlocks(NewBlockDecoder(trace, p.Img, &Config{}), WalkOptions{}, &c)
 	}
+	reportCPU(b, cpu0)
 	sec := b.Elapsed().Seconds() / float64(b.N)
 	b.ReportMetric(float64(c.insns)/sec/1e6, "Minsn/s")
 }
@@ -107,8 +116,31 @@ func BenchmarkBlockDecoderC(b *testing.B) {
 // BenchmarkBlockDecoder decodes the generated trace on one goroutine.
 func BenchmarkBlockDecoder(b *testing.B) { benchWalk(b, 0) }
 
-// BenchmarkParallel2 decodes it with two workers.
+// BenchmarkParallel2 decodes it with two workers (WalkParallel: the
+// blocks are recorded and replayed on the caller's goroutine).
 func BenchmarkParallel2(b *testing.B) { benchWalk(b, 2) }
+
+// BenchmarkChunks1 and BenchmarkChunks2 decode it with WalkChunks (one
+// handler per chunk, as ptxed -j does) on one and two workers.
+func BenchmarkChunks1(b *testing.B) { benchWalk(b, -1) }
+func BenchmarkChunks2(b *testing.B) { benchWalk(b, -2) }
+
+// walkChunksCount counts the blocks of a WalkChunks walk into c.
+func walkChunksCount(trace []byte, img *image.Image, cfg *Config, jobs int, c *counter) {
+	var pool sync.Pool
+	WalkChunks(trace, img, cfg, WalkOptions{}, jobs, func(int) Handler {
+		if h, ok := pool.Get().(*counter); ok {
+			*h = counter{}
+			return h
+		}
+		return new(counter)
+	}, func(_ int, h Handler) {
+		hc := h.(*counter)
+		c.blocks += hc.blocks
+		c.insns += hc.insns
+		pool.Put(hc)
+	}, nil)
+}
 
 // BenchmarkInsnDecoder decodes it instruction by instruction.
 func BenchmarkInsnDecoder(b *testing.B) {
@@ -123,4 +155,20 @@ func BenchmarkInsnDecoder(b *testing.B) {
 	}
 	sec := b.Elapsed().Seconds() / float64(b.N)
 	b.ReportMetric(float64(c.insns)/sec/1e6, "Minsn/s")
+}
+
+// cpuTime returns the user+system CPU time of the process so far: on a
+// shared machine wall time says little, CPU time per op more.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports the process CPU time per op since cpu0 (cpu-ns/op;
+// above ns/op when several goroutines work at once).
+func reportCPU(b *testing.B, cpu0 time.Duration) {
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 }
