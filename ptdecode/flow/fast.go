@@ -96,7 +96,7 @@ func (d *BlockDecoder) nextFast(b *Block) (Status, error) {
 			if ev.Size != 0 {
 				return 0, nil
 			}
-			break
+			return d.refill(b)
 		}
 		switch k {
 		case runLimit, runLimitPTW:
@@ -129,7 +129,7 @@ func (d *BlockDecoder) nextFast(b *Block) (Status, error) {
 				if ev.Size != 0 {
 					return 0, nil
 				}
-				break
+				return d.refill(b)
 			}
 			in := &d.scratchIn
 			*in = insn.Insn{IP: end, Size: e.isize(), Class: insn.ClassReturn, Mode: mode}
@@ -146,6 +146,25 @@ func (d *BlockDecoder) nextFast(b *Block) (Status, error) {
 	}
 	if c != 0 {
 		return d.result(0, c)
+	}
+	return d.result(d.proceedTrailingEvent(b))
+}
+
+// refill reads the event after a used-up TNT (what proceedTrailingEvent
+// does first for it) and ends the block there if it is more branch trace.
+func (d *BlockDecoder) refill(b *Block) (Status, error) {
+	if c := d.fetchEvent(); c != 0 {
+		return d.result(0, c)
+	}
+	if d.status == 0 {
+		switch d.ev.Type {
+		case query.EventTNT:
+			if d.ev.Size != 0 {
+				return 0, nil
+			}
+		case query.EventTIP:
+			return 0, nil
+		}
 	}
 	return d.result(d.proceedTrailingEvent(b))
 }
