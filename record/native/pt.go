@@ -32,11 +32,13 @@ type PTOptions struct {
 	Snapshot       bool
 	SnapshotOnExit bool
 	OnStart        func(pid int)
-	Stdin          *os.File
-	Stdout         *os.File
-	Stderr         *os.File
-	Env            []string
-	Header         perfdata.Features
+
+	sys    eventSys // nil: the kernel's
+	Stdin  *os.File
+	Stdout *os.File
+	Stderr *os.File
+	Env    []string
+	Header perfdata.Features
 }
 
 // PTMode is how an intel_pt recording is made.
@@ -240,6 +242,10 @@ func recordPT(ctx context.Context, path string, argv []string, opt PTOptions, pm
 	}
 	kill := func() { unix.Kill(pid, unix.SIGKILL); unix.Wait4(pid, &ws, 0, nil) }
 	page := os.Getpagesize()
+	sys := opt.sys
+	if sys == nil {
+		sys = kernelSys{}
+	}
 	pa, da := KernelAttr(ptAttr), KernelAttr(dummyAttr)
 	online := OnlineCPUs()
 	var rings []*ptCPU
@@ -250,32 +256,31 @@ func recordPT(ctx context.Context, path string, argv []string, opt PTOptions, pm
 		auxProt = unix.PROT_READ // read-only: the kernel overwrites
 	}
 	for _, o := range mode.Target.Opens(pid, online) {
-		pfd, err := unix.PerfEventOpen(&pa, o.PID, o.CPU, -1, unix.PERF_FLAG_FD_CLOEXEC)
+		pfd, err := sys.open(&pa, o.PID, o.CPU)
 		if err != nil {
 			kill()
 			return nil, openError(opt.Event, o, err)
 		}
-		defer unix.Close(pfd)
-		id, err := eventID(pfd)
+		defer sys.close(pfd)
+		id, err := sys.id(pfd)
 		if err != nil {
 			kill()
 			return nil, err
 		}
-		mem, err := unix.Mmap(pfd, 0, (1+opt.DataPages)*page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+		mem, err := sys.mmap(pfd, 0, (1+opt.DataPages)*page, unix.PROT_READ|unix.PROT_WRITE)
 		if err != nil {
 			kill()
 			return nil, fmt.Errorf("mmap of the data ring: %w", err)
 		}
-		defer unix.Munmap(mem)
-		pg := (*unix.PerfEventMmapPage)(unsafe.Pointer(&mem[0]))
+		defer sys.munmap(mem)
 		auxOff := uint64((1 + opt.DataPages) * page)
-		pg.Aux_offset, pg.Aux_size = auxOff, uint64(opt.AuxPages*page)
-		aux, err := unix.Mmap(pfd, int64(auxOff), opt.AuxPages*page, auxProt, unix.MAP_SHARED)
+		setAuxArea(mem, auxOff, uint64(opt.AuxPages*page))
+		aux, err := sys.mmap(pfd, int64(auxOff), opt.AuxPages*page, auxProt)
 		if err != nil {
 			kill()
 			return nil, fmt.Errorf("mmap of the AUX area (%d KiB): %w", opt.AuxPages*page>>10, err)
 		}
-		defer unix.Munmap(aux)
+		defer sys.munmap(aux)
 		tid := int32(-1)
 		if mode.Target.PerThread {
 			tid = int32(o.PID)
@@ -292,13 +297,13 @@ func recordPT(ctx context.Context, path string, argv []string, opt PTOptions, pm
 		dopens = Target{AllCPUs: true}.Opens(pid, online)
 	}
 	for _, o := range dopens {
-		dfd, err := unix.PerfEventOpen(&da, o.PID, o.CPU, -1, unix.PERF_FLAG_FD_CLOEXEC)
+		dfd, err := sys.open(&da, o.PID, o.CPU)
 		if err != nil {
 			kill()
 			return nil, openError("dummy", o, err)
 		}
-		defer unix.Close(dfd)
-		id, err := eventID(dfd)
+		defer sys.close(dfd)
+		id, err := sys.id(dfd)
 		if err != nil {
 			kill()
 			return nil, err
@@ -306,18 +311,18 @@ func recordPT(ctx context.Context, path string, argv []string, opt PTOptions, pm
 		dummyIDs = append(dummyIDs, id)
 		if pfd, ok := ptFD[o.CPU]; ok {
 			// The sideband goes to the intel_pt event's ring.
-			if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(dfd), unix.PERF_EVENT_IOC_SET_OUTPUT, uintptr(pfd)); e != 0 {
+			if err := sys.setOutput(dfd, pfd); err != nil {
 				kill()
-				return nil, fmt.Errorf("PERF_EVENT_IOC_SET_OUTPUT: %w", e)
+				return nil, err
 			}
 			continue
 		}
-		mem, err := unix.Mmap(dfd, 0, (1+opt.DataPages)*page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+		mem, err := sys.mmap(dfd, 0, (1+opt.DataPages)*page, unix.PROT_READ|unix.PROT_WRITE)
 		if err != nil {
 			kill()
 			return nil, fmt.Errorf("mmap of the tracking ring: %w", err)
 		}
-		defer unix.Munmap(mem)
+		defer sys.munmap(mem)
 		rings = append(rings, &ptCPU{ring: NewRing(mem[:page], mem[page:], nil), fd: -1, cpu: int32(o.CPU), tid: -1})
 	}
 	w, err := perfdata.Create(opt.Output)
@@ -381,7 +386,7 @@ func recordPT(ctx context.Context, path string, argv []string, opt PTOptions, pm
 		var errs []error
 		for _, r := range rings {
 			if r.fd >= 0 {
-				errs = append(errs, ioctl(r.fd, unix.PERF_EVENT_IOC_DISABLE))
+				errs = append(errs, sys.ioctl(r.fd, unix.PERF_EVENT_IOC_DISABLE))
 			}
 		}
 		errs = append(errs, drain())
@@ -392,7 +397,7 @@ func recordPT(ctx context.Context, path string, argv []string, opt PTOptions, pm
 		}
 		for _, r := range rings {
 			if r.fd >= 0 {
-				errs = append(errs, ioctl(r.fd, unix.PERF_EVENT_IOC_ENABLE))
+				errs = append(errs, sys.ioctl(r.fd, unix.PERF_EVENT_IOC_ENABLE))
 			}
 		}
 		res.Snapshots++
