@@ -259,3 +259,77 @@ func TestRecordPTSnapshots(t *testing.T) {
 		t.Errorf("aux_tail written in overwrite mode: %d", tail)
 	}
 }
+
+// TestRecordPTSystemWide checks the opens of -a and -C on fake events:
+// pid -1 on each CPU; with -C and a user-space trace, tracking events on
+// every online CPU, those without an intel_pt event with their own ring.
+func TestRecordPTSystemWide(t *testing.T) {
+	online := OnlineCPUs()
+	last := online[len(online)-1]
+	for _, tc := range []struct {
+		name          string
+		target        Target
+		event         string
+		pt, own, kern int // intel_pt events, tracking events with their own ring, kernel MMAP records
+	}{
+		{"-a", Target{AllCPUs: true}, "intel_pt//u", len(online), 0, 0},
+		{"-C user", Target{CPUs: []int{last}}, "intel_pt//u", 1, len(online) - 1, 0},
+		{"-C kernel", Target{CPUs: []int{last}}, "intel_pt//k", 1, 0, 1},
+	} {
+		fs := &fakeSys{}
+		out := filepath.Join(t.TempDir(), "pt.data")
+		if _, err := RecordPT(context.Background(), []string{"true"}, PTOptions{Root: testSysfs(), Output: out, Event: tc.event,
+			AuxPages: 2, DataPages: 1, Target: tc.target, sys: fs}); err != nil {
+			t.Fatal(err)
+		}
+		pt, own := 0, 0
+		for _, e := range fs.events {
+			if e.pid != -1 {
+				t.Errorf("%s: event on pid %d", tc.name, e.pid)
+			}
+			switch {
+			case e.aux != nil:
+				pt++
+				if e.attr.Sample_type&uint64(perfdata.SampleFormatCPU) == 0 {
+					t.Errorf("%s: no CPU in samples", tc.name)
+				}
+			case e.output < 0:
+				own++
+				if e.mem == nil || e.cpu == last {
+					t.Errorf("%s: tracking event on CPU %d without ring", tc.name, e.cpu)
+				}
+			}
+		}
+		if pt != tc.pt || own != tc.own {
+			t.Errorf("%s: %d intel_pt events, %d tracking events with own ring; want %d, %d (%v)", tc.name, pt, own, tc.pt, tc.own, fs.log)
+		}
+		f, err := perfdata.Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kern, comms := 0, 0
+		rs := f.Records(perfdata.FileOrder)
+		for rs.Next() {
+			switch r := rs.Record.(type) {
+			case *perfdata.RecordMmap:
+				if r.Filename == "[kernel.kallsyms]_text" {
+					kern++
+				}
+			case *perfdata.RecordComm:
+				comms++
+			case *perfdata.RecordAuxtraceInfo:
+				info, _ := perfdata.ParseIntelPTInfo(r.Priv)
+				if info.HaveSchedSwitch != 3 || info.PerCPUMmaps != 1 {
+					t.Errorf("%s: info %+v", tc.name, info)
+				}
+			}
+		}
+		f.Close()
+		if text, _ := kallsymsText("/proc/kallsyms"); text == 0 {
+			tc.kern = 0
+		}
+		if kern != tc.kern || comms < 2 {
+			t.Errorf("%s: %d kernel MMAPs (want %d), %d COMMs (every task's)", tc.name, kern, tc.kern, comms)
+		}
+	}
+}

@@ -32,13 +32,13 @@ type PTOptions struct {
 	Snapshot       bool
 	SnapshotOnExit bool
 	OnStart        func(pid int)
+	Stdin          *os.File
+	Stdout         *os.File
+	Stderr         *os.File
+	Env            []string
+	Header         perfdata.Features
 
-	sys    eventSys // nil: the kernel's
-	Stdin  *os.File
-	Stdout *os.File
-	Stderr *os.File
-	Env    []string
-	Header perfdata.Features
+	sys eventSys // nil: the kernel's
 }
 
 // PTMode is how an intel_pt recording is made.
