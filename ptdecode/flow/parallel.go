@@ -157,10 +157,18 @@ func (r *recording) replay(h Handler) {
 func WalkParallel(trace []byte, img *image.Image, cfg *Config, opt WalkOptions, jobs int, h Handler) {
 	var recs []*recording
 	var mu sync.Mutex
-	pool := sync.Pool{New: func() any { return new(recording) }}
+	// Recordings are reused through the walk (at most 2*jobs+jobs+1 are
+	// in use at once): a chunk's recording holds megabytes, and a
+	// sync.Pool loses them at every GC.
+	free := make(chan *recording, 3*jobs+2)
 	WalkChunks(trace, img, cfg, opt, jobs, func(i int) Handler {
-		r := pool.Get().(*recording)
-		r.reset()
+		var r *recording
+		select {
+		case r = <-free:
+			r.reset()
+		default:
+			r = new(recording)
+		}
 		mu.Lock()
 		for len(recs) <= i {
 			recs = append(recs, nil)
@@ -177,7 +185,10 @@ func WalkParallel(trace []byte, img *image.Image, cfg *Config, opt WalkOptions, 
 			return
 		}
 		r.replay(h)
-		pool.Put(r)
+		select {
+		case free <- r:
+		default:
+		}
 	}, h)
 }
 
