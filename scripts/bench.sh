@@ -391,6 +391,13 @@ if want pprof; then
 			"perfpt pprof -j 1" "$PERFPT pprof -j 1 -i $REC -o $WORK/bench.pb.gz" \
 			"perfpt gcov -j 1" "$PERFPT gcov -j 1 -i $REC -o $WORK/gcov"
 	fi
+	# decode-dominated: the large generated recording (no DWARF, so no gcov)
+	GEN=$WORK/gen-${BIG_MB}m
+	if ptgen "$BIG_MB"; then
+		compare "pprof against a bare decode (one worker each): $(info insns "$GEN.info") instructions, $(mb "$GEN.data") MB generated perf.data" "" "" \
+			"bare decode (perfpt $BARE -j 1)" "$PERFPT $BARE -j 1 -i $GEN.data" \
+			"perfpt pprof -j 1" "$PERFPT pprof -j 1 -i $GEN.data -o $WORK/bench-gen.pb.gz"
+	fi
 fi
 
 line ""
