@@ -2,22 +2,20 @@ package script
 
 const hexDigits = "0123456789abcdef"
 
-// appendHex16 appends v as "%16" PRIx64.
+// appendHex16 appends v as "%16" PRIx64 (v has at most 16 digits, so
+// the field is always 16 bytes: spaces, then the digits filled from the
+// right).
 func appendHex16(b []byte, v uint64) []byte {
-	var t [16]byte
-	i := len(t)
-	for {
-		i--
+	b = append(b, "                "...)
+	t := b[len(b)-16:]
+	for i := 15; ; i-- {
 		t[i] = hexDigits[v&15]
 		v >>= 4
 		if v == 0 {
 			break
 		}
 	}
-	for j := 0; j < i; j++ {
-		b = append(b, ' ')
-	}
-	return append(b, t[i:]...)
+	return b
 }
 
 func appendSpaces(b []byte, n int) []byte {

@@ -169,7 +169,7 @@ func NewPrinter(w io.Writer, o Options) *Printer {
 	if o.Fields == nil {
 		o.Fields = DefaultFields()
 	}
-	return &Printer{w: bufio.NewWriterSize(w, 256<<10), o: o}
+	return &Printer{w: bufio.NewWriterSize(w, 1<<20), o: o}
 }
 
 // SetUseCallchain says whether callchains are printed.
@@ -190,7 +190,9 @@ func (p *Printer) Print(s *Sample) {
 		return
 	}
 	b := p.w.AvailableBuffer()
-	b = p.start(b, s, t)
+	if p.curF&(FieldComm|FieldPID|FieldTID|FieldCPU|FieldTime) != 0 {
+		b = p.start(b, s, t)
+	}
 	if p.has(t, FieldPeriod) {
 		b = padLeft(b, strconv.AppendUint(p.num(), s.Period, 10), 10)
 		b = append(b, ' ')

@@ -73,7 +73,8 @@ func (m *Map) MapIP(ip uint64) uint64 {
 // Maps is an address space: maps sorted by start, without overlaps.
 type Maps struct {
 	list []*Map
-	last *Map // the map found last (lookups cluster)
+	last *Map   // the map found last (lookups cluster)
+	gen  uint64 // bumped by Insert: caches of lookups compare it
 }
 
 // find is Find with a one-entry cache.
@@ -128,6 +129,7 @@ func (ms *Maps) Insert(m *Map) {
 	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })
 	ms.list = out
 	ms.last = nil
+	ms.gen++
 }
 
 // clone copies the address space (fork of a process).
@@ -274,13 +276,42 @@ func (m *Machine) Resolve(t *Thread, kernel bool, addr uint64) script.Loc {
 	return l
 }
 
-// resolveInto is Resolve writing into l, with per-map symbol caching.
-func (m *Machine) resolveInto(l *script.Loc, t *Thread, kernel bool, addr uint64) {
+// locCache remembers the last address resolved by resolveInto for one
+// caller: the address space (and its generation), the map and the
+// symbol's range in the map's address space. Instruction samples stay in
+// one function for long runs, so most lookups are one range check.
+type locCache struct {
+	maps   *Maps
+	gen    uint64
+	mp     *Map
+	sym    *symbol.Symbol
+	lo, hi uint64 // symbol range, map-relative (lo == hi: no entry)
+}
+
+// resolveInto is Resolve writing into l, with per-map symbol caching and
+// the caller's last-range cache lc (nil for none).
+func (m *Machine) resolveInto(l *script.Loc, t *Thread, kernel bool, addr uint64, lc *locCache) {
+	var ms *Maps
+	if kernel {
+		ms = m.kmaps
+	} else if t != nil {
+		ms = t.Maps
+	}
+	if lc != nil && lc.maps == ms && ms != nil && lc.gen == ms.gen && lc.lo < lc.hi {
+		mp := lc.mp
+		if addr >= mp.Start && addr < mp.End {
+			if a := mp.MapIP(addr); a >= lc.lo && a < lc.hi {
+				l.HasMap, l.DSO, l.Kernel, l.MapStart, l.Addr, l.Ref = true, mp.DSO.Name, mp.DSO.Kernel, mp.Start, a, mp
+				l.Sym = lc.sym
+				return
+			}
+		}
+	}
 	var mp *Map
 	if kernel {
-		mp = m.kmaps.Find(addr)
-	} else if t != nil {
-		mp = t.Maps.find(addr)
+		mp = ms.Find(addr)
+	} else if ms != nil {
+		mp = ms.find(addr)
 	}
 	if mp == nil {
 		*l = m.Resolve(t, kernel, addr)
@@ -292,6 +323,7 @@ func (m *Machine) resolveInto(l *script.Loc, t *Thread, kernel bool, addr uint64
 		c := &mp.symCache[i]
 		if c.ok && a >= c.lo && a < c.hi {
 			l.Sym = c.sym
+			lc.set(ms, mp, c.sym, c.lo, c.hi)
 			return
 		}
 	}
@@ -300,6 +332,14 @@ func (m *Machine) resolveInto(l *script.Loc, t *Thread, kernel bool, addr uint64
 	mp.symNext++
 	c.sym, c.lo, c.hi, c.ok = sym, lo, hi, true
 	l.Sym = sym
+	lc.set(ms, mp, sym, lo, hi)
+}
+
+func (lc *locCache) set(ms *Maps, mp *Map, sym *symbol.Symbol, lo, hi uint64) {
+	if lc == nil {
+		return
+	}
+	*lc = locCache{maps: ms, gen: ms.gen, mp: mp, sym: sym, lo: lo, hi: hi}
 }
 
 // resolveMode mirrors thread__find_symbol (no fallback to the other mode).

@@ -119,7 +119,8 @@ type ptQueue struct {
 	hasPend    bool
 	rbuf       [2][]byte // alternating read buffers
 	rsel       int
-	look       []byte // lookahead buffer
+	look       []byte   // lookahead buffer
+	lc         locCache // last IP range resolved for this queue's samples
 
 	selTimestamp uint64 // time-range state (intel_pt_time_filter)
 	selStart     bool

@@ -523,7 +523,7 @@ func (p *ptState) emitSample(q *ptQueue, ev *script.Event, ip, addr, period uint
 		return
 	}
 	tm := p.perfTime(q.timestamp)
-	if p.s.filtered(q.pid, q.tid, uint32(q.cpu), tm) {
+	if p.s.anyFilter && p.s.filtered(q.pid, q.tid, uint32(q.cpu), tm) {
 		return
 	}
 	m := p.s.m
@@ -542,7 +542,7 @@ func (p *ptState) emitSample(q *ptQueue, ev *script.Event, ip, addr, period uint
 	if ip == 0 {
 		kernel = addr >= p.kernelStart
 	}
-	m.resolveInto(&smp.IPLoc, t, kernel, ip)
+	m.resolveInto(&smp.IPLoc, t, kernel, ip, &q.lc)
 	p.res = resolver{m, t, kernel}
 	smp.Res = &p.res
 	smp.HasThreadStack, smp.Depth = false, 0

@@ -55,6 +55,8 @@ type Session struct {
 	evOrder []*script.Event
 	res     resolver
 	aux     *os.File // the file again, for reading AUX data (nil: use the mapping)
+	// anyFilter: some option of filtered is set (else it is skipped).
+	anyFilter bool
 
 	// OnSynthEvent is called when an event is synthesised (perf's
 	// process_attr), with whether it is the first of its output type.
@@ -89,6 +91,7 @@ func Open(path string, o Options) (*Session, error) {
 func New(f *perfdata.File, o Options) (*Session, error) {
 	so := &symbol.Options{Symfs: o.Symfs, BuildIDDir: o.BuildIDDir}
 	s := &Session{f: f, opts: o, m: newMachine(so), events: map[*perfdata.Attr]*script.Event{}}
+	s.anyFilter = o.CPUs != nil || o.PIDs != nil || o.TIDs != nil || o.TimeFrom != 0 || o.TimeTo != 0
 	if o.Kallsyms != "" {
 		s.m.kPath = o.Kallsyms
 	}
@@ -282,7 +285,7 @@ type resolver struct {
 
 func (r *resolver) ResolveAddr(addr uint64) script.Loc {
 	var l script.Loc
-	r.m.resolveInto(&l, r.t, r.kernel, addr)
+	r.m.resolveInto(&l, r.t, r.kernel, addr, nil)
 	return l
 }
 
