@@ -89,6 +89,9 @@ func runRecord(c *ucli.Context) error {
 	opt := native.Options{Output: c.String("output"), Event: ev, Freq: c.Int("freq"), CallGraph: c.Bool("call-graph"),
 		Target: target, Header: record.HostFeatures(os.Args)}
 	res, err := native.Record(ctx, argv, opt)
+	if res != nil && res.Warning != "" {
+		fmt.Fprintf(c.App.ErrWriter, "[ perfpt record: %s ]\n", res.Warning)
+	}
 	if res != nil {
 		fmt.Fprintf(c.App.ErrWriter, "[ perfpt record: captured and wrote %d samples to %s (%d lost) ]\n", res.Samples, opt.Output, res.Lost)
 	}

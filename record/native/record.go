@@ -45,6 +45,7 @@ type Result struct {
 	Records   uint64
 	AuxBytes  uint64 // intel_pt: bytes of trace copied
 	Snapshots int    // intel_pt snapshot mode: snapshots taken
+	Warning   string // what was recorded differently from what was asked, or ""
 	Exit      int
 }
 
@@ -178,9 +179,20 @@ func record(ctx context.Context, path string, argv []string, opt Options, config
 	ka := KernelAttr(attr)
 	var rings []*Ring
 	var ids []uint64
+	var warning string
 	page := os.Getpagesize()
 	for _, o := range opt.Target.Opens(pid, OnlineCPUs()) {
 		fd, err := unix.PerfEventOpen(&ka, o.PID, o.CPU, -1, unix.PERF_FLAG_FD_CLOEXEC)
+		if err != nil && len(ids) == 0 && ev.Modifiers == "" && !opt.Target.SystemWide() &&
+			(errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM)) {
+			// As perf: an event without modifiers falls back to user
+			// space when the kernel may not be sampled.
+			attr.Flags |= perfdata.AttrFlagExcludeKernel
+			ka = KernelAttr(attr)
+			ev.User, ev.Modifiers = true, "u"
+			warning = fmt.Sprintf("kernel.perf_event_paranoid is %s: kernel not sampled, recording %s:u", paranoid(), opt.Event)
+			fd, err = unix.PerfEventOpen(&ka, o.PID, o.CPU, -1, unix.PERF_FLAG_FD_CLOEXEC)
+		}
 		if err != nil {
 			kill()
 			return nil, openError(opt.Event, o, err)
@@ -245,7 +257,7 @@ func record(ctx context.Context, path string, argv []string, opt Options, config
 		opt.OnStart(pid)
 	}
 
-	res := &Result{}
+	res := &Result{Warning: warning}
 	var drainRing func(*Ring) error
 	done := make(chan unix.WaitStatus, 1)
 	go func() {

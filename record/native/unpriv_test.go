@@ -27,19 +27,25 @@ func TestUnprivilegedHelper(t *testing.T) {
 		event  string
 		target Target
 	}{
-		{"cpu-clock", Target{}},
+		{"cpu-clock:k", Target{}},
 		{"cpu-clock:u", Target{AllCPUs: true}},
 		{"cpu-clock:u", Target{}},
+		{"cpu-clock", Target{}},
 	} {
-		_, err := Record(context.Background(), []string{"true"}, Options{Output: out, Event: tc.event, Target: tc.target})
-		fmt.Printf("RESULT %s %v: %v\n", tc.event, tc.target.AllCPUs, err)
+		res, err := Record(context.Background(), []string{"true"}, Options{Output: out, Event: tc.event, Target: tc.target})
+		var warning string
+		if res != nil {
+			warning = res.Warning
+		}
+		fmt.Printf("RESULT %s %v: %v [%s]\n", tc.event, tc.target.AllCPUs, err, warning)
 	}
 }
 
 // TestPermissionDenied records as an unprivileged user (root runs a copy
 // of the test binary as nobody) with kernel.perf_event_paranoid at 2 or
-// more: kernel sampling and -a are refused in one line that names the
-// setting, user-space sampling of one's own command works.
+// more: kernel sampling (:k) and -a are refused in one line that names the
+// setting, user-space sampling of one's own command works, and an event
+// without modifiers falls back to user space with a warning, as in perf.
 func TestPermissionDenied(t *testing.T) {
 	p, err := strconv.Atoi(paranoid())
 	if err != nil || p < 2 {
@@ -77,9 +83,11 @@ func TestPermissionDenied(t *testing.T) {
 	}
 	t.Logf("%s", strings.Join(results, "\n"))
 	want := []string{
-		"cpu-clock false: perf_event_open(cpu-clock) on CPU 0: permission denied: kernel.perf_event_paranoid is " + paranoid() + ": kernel sampling needs it at most 1",
+		"cpu-clock:k false: perf_event_open(cpu-clock:k) on CPU 0: permission denied: kernel.perf_event_paranoid is " + paranoid() + ": kernel sampling needs it at most 1",
 		"cpu-clock:u true: perf_event_open(cpu-clock:u) on CPU 0: permission denied: kernel.perf_event_paranoid is " + paranoid() + ": -a and -C need it at most 0",
-		"cpu-clock:u false: <nil>",
+		"cpu-clock:u false: <nil> []",
+		// perf's fallback for an event without modifiers.
+		"cpu-clock false: <nil> [kernel.perf_event_paranoid is " + paranoid() + ": kernel not sampled, recording cpu-clock:u]",
 	}
 	if len(results) != len(want) {
 		t.Fatalf("helper printed %q\n%s", results, out)
