@@ -116,6 +116,28 @@ func (d *BlockDecoder) walkBlocks(opt WalkOptions, h Handler, c *chunk) {
 		}
 		for {
 			for {
+				if s == 0 && d.fastReady() {
+					// The bulk of a trace: blocks that end at branch
+					// trace, with nothing pending in between.
+					for {
+						off := d.Offset()
+						s, err = d.nextFast(b)
+						h.Block(b, off)
+						if err != nil {
+							break
+						}
+						if err = d.stall.check(off, uint64(b.NInsn)); err != nil {
+							break
+						}
+						if s != 0 || !d.fastReady() {
+							break
+						}
+					}
+					if err != nil {
+						break
+					}
+					continue
+				}
 				s, err = d.drain(h, s)
 				if err != nil {
 					break
