@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"unsafe"
@@ -282,8 +283,19 @@ func TestRecordPTSystemWide(t *testing.T) {
 			AuxPages: 2, DataPages: 1, Target: tc.target, sys: fs}); err != nil {
 			t.Fatal(err)
 		}
-		pt, own := 0, 0
+		pt, own, enables := 0, 0, 0
+		for _, l := range fs.log {
+			if strings.HasPrefix(l, "enable ") {
+				enables++
+			}
+		}
+		if enables != len(fs.events) {
+			t.Errorf("%s: %d enables of %d disabled events", tc.name, enables, len(fs.events))
+		}
 		for _, e := range fs.events {
+			if e.attr.Bits&uint64(perfdata.AttrFlagDisabled) == 0 {
+				t.Errorf("%s: event on CPU %d opened enabled", tc.name, e.cpu)
+			}
 			if e.pid != -1 {
 				t.Errorf("%s: event on pid %d", tc.name, e.pid)
 			}

@@ -246,8 +246,14 @@ func recordPT(ctx context.Context, path string, argv []string, opt PTOptions, pm
 	if sys == nil {
 		sys = kernelSys{}
 	}
+	if mode.Target.SystemWide() {
+		// Enabled once the existing tasks are synthesized, as perf does.
+		ptAttr.Flags |= perfdata.AttrFlagDisabled
+		dummyAttr.Flags |= perfdata.AttrFlagDisabled
+	}
 	pa, da := KernelAttr(ptAttr), KernelAttr(dummyAttr)
 	online := OnlineCPUs()
+	var allFDs []int
 	var rings []*ptCPU
 	var ptIDs, dummyIDs []uint64
 	ptFD := map[int]int{} // cpu -> intel_pt fd
@@ -262,6 +268,7 @@ func recordPT(ctx context.Context, path string, argv []string, opt PTOptions, pm
 			return nil, openError(opt.Event, o, err)
 		}
 		defer sys.close(pfd)
+		allFDs = append(allFDs, pfd)
 		id, err := sys.id(pfd)
 		if err != nil {
 			kill()
@@ -303,6 +310,7 @@ func recordPT(ctx context.Context, path string, argv []string, opt PTOptions, pm
 			return nil, openError("dummy", o, err)
 		}
 		defer sys.close(dfd)
+		allFDs = append(allFDs, dfd)
 		id, err := sys.id(dfd)
 		if err != nil {
 			kill()
@@ -350,6 +358,13 @@ func recordPT(ctx context.Context, path string, argv []string, opt PTOptions, pm
 	}
 	if err != nil {
 		return fail(err)
+	}
+	if mode.Target.SystemWide() {
+		for _, fd := range allFDs {
+			if err := sys.ioctl(fd, unix.PERF_EVENT_IOC_ENABLE); err != nil {
+				return fail(err)
+			}
+		}
 	}
 	if err := ptraceDetach(pid); err != nil {
 		return fail(err)

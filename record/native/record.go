@@ -174,12 +174,17 @@ func record(ctx context.Context, path string, argv []string, opt Options, config
 	}
 	kill := func() { unix.Kill(pid, unix.SIGKILL); unix.Wait4(pid, &ws, 0, nil) }
 	attr := SoftwareAttr(config, opt.Freq, opt.CallGraph, ev, opt.Target)
+	if opt.Target.SystemWide() {
+		// Enabled once the existing tasks are synthesized, as perf does.
+		attr.Flags |= perfdata.AttrFlagDisabled
+	}
 	// By default one event per CPU, inherited by the command's children
 	// (the kernel does not let inherited per-task events be mapped).
 	ka := KernelAttr(attr)
 	var rings []*Ring
 	var ids []uint64
 	var warning string
+	var fds []int
 	page := os.Getpagesize()
 	for _, o := range opt.Target.Opens(pid, OnlineCPUs()) {
 		fd, err := unix.PerfEventOpen(&ka, o.PID, o.CPU, -1, unix.PERF_FLAG_FD_CLOEXEC)
@@ -210,6 +215,7 @@ func record(ctx context.Context, path string, argv []string, opt Options, config
 		}
 		defer unix.Munmap(mem)
 		rings = append(rings, NewRing(mem[:page], mem[page:], nil))
+		fds = append(fds, fd)
 		ids = append(ids, id)
 	}
 
@@ -247,6 +253,15 @@ func record(ctx context.Context, path string, argv []string, opt Options, config
 		kill()
 		w.Close()
 		return nil, err
+	}
+	if attr.Flags&perfdata.AttrFlagDisabled != 0 {
+		for _, fd := range fds {
+			if err := ioctl(fd, unix.PERF_EVENT_IOC_ENABLE); err != nil {
+				kill()
+				w.Close()
+				return nil, err
+			}
+		}
 	}
 	if err := ptraceDetach(pid); err != nil {
 		kill()
