@@ -35,4 +35,12 @@
 //
 // WriteTrace writes a perf.data from any flow.Trace (for instance one
 // observed once and written with several packet configurations).
+//
+// # Native recording
+//
+// record/native records with perf_event_open: native.Record for software
+// events (kernel and user space, call chains) and native.RecordPT for
+// intel_pt, each for the command and its children, one thread
+// (native.Target.PerThread), all CPUs or some (AllCPUs, CPUs), and
+// intel_pt in snapshot mode (SIGUSR2). perfpt record picks between them.
 package record
