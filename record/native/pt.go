@@ -24,7 +24,7 @@ type PTOptions struct {
 	Event     string // "intel_pt//u" and the like
 	Root      string // sysfs root ("" means /sys)
 	DataPages int    // data ring pages per CPU (0: 128)
-	AuxPages  int    // AUX area pages per CPU (0: 1024, 4 MiB)
+	AuxPages  int    // AUX area pages per CPU (0: 4 MiB for root, else 128 KiB, as perf)
 	Target    Target // per-thread, -a or -C
 	// Snapshot maps the AUX area read-only so that the kernel overwrites
 	// it, and copies it on SIGUSR2 (perf record -S); SnapshotOnExit also
@@ -180,7 +180,11 @@ func RecordPT(ctx context.Context, argv []string, opt PTOptions) (*Result, error
 		opt.DataPages = 128
 	}
 	if opt.AuxPages <= 0 {
+		// perf's defaults: 4 MiB when privileged, else 128 KiB.
 		opt.AuxPages = (4 << 20) / os.Getpagesize()
+		if os.Geteuid() != 0 {
+			opt.AuxPages = (128 << 10) / os.Getpagesize()
+		}
 	}
 	if opt.AuxPages&(opt.AuxPages-1) != 0 || opt.DataPages&(opt.DataPages-1) != 0 {
 		return nil, fmt.Errorf("data and AUX area sizes must be powers of two pages (got %d and %d)", opt.DataPages, opt.AuxPages)
@@ -285,7 +289,10 @@ func recordPT(ctx context.Context, path string, argv []string, opt PTOptions, pm
 		aux, err := sys.mmap(pfd, int64(auxOff), opt.AuxPages*page, auxProt)
 		if err != nil {
 			kill()
-			return nil, fmt.Errorf("mmap of the AUX area (%d KiB): %w", opt.AuxPages*page>>10, err)
+			if errors.Is(err, unix.EPERM) || errors.Is(err, unix.ENOMEM) {
+				return nil, fmt.Errorf("mmap of the AUX area (%d KiB per CPU): %w: more than kernel.perf_event_mlock_kb and RLIMIT_MEMLOCK allow", opt.AuxPages*page>>10, err)
+			}
+			return nil, fmt.Errorf("mmap of the AUX area (%d KiB per CPU): %w", opt.AuxPages*page>>10, err)
 		}
 		defer sys.munmap(aux)
 		tid := int32(-1)
