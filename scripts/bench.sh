@@ -277,6 +277,17 @@ gen_rec() {
 	fi
 }
 
+# same_output DATA OPTS: check that perfpt script -j 2 prints what perf script prints.
+same_output() {
+	"$PERF_REF" script -i "$1" $2 2>/dev/null | cksum >"$WORK/perf.sum"
+	"$PERFPT" script -j 2 -i "$1" $2 2>/dev/null | cksum >"$WORK/perfpt.sum"
+	if cmp -s "$WORK/perf.sum" "$WORK/perfpt.sum"; then
+		line "  check: perfpt script -j 2 prints exactly what perf script prints"
+	else
+		line "  check: MISMATCH between perf script and perfpt script -j 2 output"
+	fi
+}
+
 # --- comparisons ----------------------------------------------------------------
 
 line "perfpt bench $(date -u '+%Y-%m-%d %H:%M UTC') on $(uname -m), $(nproc 2>/dev/null || echo '?') CPUs;" \
@@ -350,6 +361,7 @@ if want bigscript; then
 		compare "script, large generated recording: ${insns:-?} instructions, $(mb "$GEN.data") MB perf.data ($GEN.data)" "$insns" insn "$@" \
 			"perfpt script $opts -j 1" "$PERFPT script -j 1 -i $GEN.data $opts" \
 			"perfpt script $opts -j 2" "$PERFPT script -j 2 -i $GEN.data $opts"
+		[ "${BENCH_PERF_BIG:-0}" = 1 ] && [ -n "$PERF_REF" ] && same_output "$GEN.data" "$opts"
 	fi
 fi
 
@@ -368,16 +380,7 @@ if want script; then
 		compare "script: $(mb "$REC") MB perf.data ($REC)" "" "" "$@" \
 			"perfpt script $opts -j 1" "$PERFPT script -j 1 -i $REC $opts" \
 			"perfpt script $opts -j 2" "$PERFPT script -j 2 -i $REC $opts"
-		# the outputs must be the same
-		if [ -n "$PERF_REF" ]; then
-			"$PERF_REF" script -i "$REC" $opts 2>/dev/null | cksum >"$WORK/perf.sum"
-			"$PERFPT" script -j 2 -i "$REC" $opts 2>/dev/null | cksum >"$WORK/perfpt.sum"
-			if cmp -s "$WORK/perf.sum" "$WORK/perfpt.sum"; then
-				line "  check: perfpt script -j 2 prints exactly what perf script prints"
-			else
-				line "  check: MISMATCH between perf script and perfpt script -j 2 output"
-			fi
-		fi
+		[ -n "$PERF_REF" ] && same_output "$REC" "$opts"
 	fi
 fi
 
