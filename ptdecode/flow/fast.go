@@ -34,57 +34,60 @@ func (d *BlockDecoder) nextFast(b *Block) (Status, error) {
 	*b = Block{IP: ip, Mode: mode, Speculative: d.speculative}
 	m := d.msec
 	mc := d.lastMC
-	if m == nil || d.imgGen != d.img.Generation() || !m.Contains(ip) || mc == nil || mc.key != m.ID<<2|uint64(mode&3) {
+	if m == nil || d.imgGen != d.img.Generation() || !m.Contains(ip) || mc == nil || mc.key != m.ID<<2|uint64(mode&3) ||
+		d.icnt > icntFastMax {
 		s, c := d.proceed(b)
 		return d.result(s, c)
 	}
 	b.MapID = m.ID
 	start, size := m.Start, m.End-m.Start
 	pages := mc.pages
+	// The block's instruction count, last IP and class are kept in
+	// registers and stored at the end (flush). The instruction count
+	// for TRIG (d.icnt) cannot overflow here: a block has at most 0xffff
+	// instructions and d.icnt <= icntFastMax.
+	var n uint32
+	var endIP uint64
+	var class insn.Class
+	flush := func() {
+		b.NInsn, b.EndIP, b.Class = uint16(n), endIP, class
+		if d.hasICnt {
+			d.icnt += n
+		}
+	}
 	var c query.Code
 	for {
 		off := ip - start
 		if off >= size {
 			d.ip = ip // a block does not switch mappings
+			flush()
 			break
 		}
 		p := off >> pageBits
-		if p >= uint64(len(pages)) {
-			d.ip = ip
-			c = d.proceedNoEventCached(b, m)
-			break
+		var v uint64
+		if p < uint64(len(pages)) {
+			if pg := pages[p].Load(); pg != nil {
+				v = pg[off&(pageSize-1)].Load()
+			}
 		}
-		pg := pages[p].Load()
-		if pg == nil {
+		if v == 0 || n+uint32(uint8(v>>48)) > 0xffff {
 			d.ip = ip
-			c = d.proceedNoEventCached(b, m)
-			break
-		}
-		v := pg[off&(pageSize-1)].Load()
-		if v == 0 || uint32(b.NInsn)+uint32(uint8(v>>48)) > 0xffff {
-			d.ip = ip
+			flush()
 			c = d.proceedNoEventCached(b, m)
 			break
 		}
 		e := unpack(v)
-		if d.hasICnt {
-			if d.icnt+uint32(e.ninsn) < d.icnt {
-				d.ip = ip
-				c = query.CodeOverflow
-				break
-			}
-			d.icnt += uint32(e.ninsn)
-		}
-		b.NInsn += uint16(e.ninsn)
+		n += uint32(e.ninsn)
 		end := ip + uint64(e.last)
-		b.EndIP = end
+		endIP = end
 		k := e.kind()
-		b.Class = runClass[k&15]
+		class = runClass[k&15]
 		next := end + uint64(e.isize())
 		if k == runCond {
 			ev := &d.ev
 			if ev.Type != query.EventTNT {
 				d.ip = end
+				flush()
 				c = query.CodeBadQuery
 				break
 			}
@@ -93,6 +96,7 @@ func (d *BlockDecoder) nextFast(b *Block) (Status, error) {
 				next += uint64(int64(e.target))
 			}
 			d.ip = next
+			flush()
 			if ev.Size != 0 {
 				return 0, nil
 			}
@@ -111,6 +115,9 @@ func (d *BlockDecoder) nextFast(b *Block) (Status, error) {
 		case runJump:
 			ip = next + uint64(int64(e.target))
 			continue
+		}
+		flush()
+		switch k {
 		case runReturn:
 			d.ip = end
 			ev := &d.ev
@@ -149,6 +156,10 @@ func (d *BlockDecoder) nextFast(b *Block) (Status, error) {
 	}
 	return d.result(d.proceedTrailingEvent(b))
 }
+
+// icntFastMax is the largest TRIG instruction count nextFast starts a
+// block with: adding a block's instructions cannot overflow it.
+const icntFastMax = 1<<32 - 1 - 0xffff
 
 // refill reads the event after a used-up TNT (what proceedTrailingEvent
 // does first for it) and ends the block there if it is more branch trace.
