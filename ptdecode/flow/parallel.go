@@ -317,7 +317,14 @@ func (f *chunkFilter) Event(ev *query.Event, off uint64) {
 	f.Handler.Event(ev, off)
 }
 
-func (f *chunkFilter) Block(b *Block, off uint64) { f.flush(); f.Handler.Block(b, off) }
+// Block is called for every block: the check is inlined here, flush is
+// called only when something is held.
+func (f *chunkFilter) Block(b *Block, off uint64) {
+	if len(f.held) != 0 {
+		f.flush()
+	}
+	f.Handler.Block(b, off)
+}
 
 func (f *chunkFilter) Insn(in *Insn, off uint64) { f.flush(); f.Handler.Insn(in, off) }
 func (f *chunkFilter) Error(e *DecodeError)      { f.flush(); f.Handler.Error(e) }
