@@ -233,8 +233,10 @@ func (p *Printer) Print(s *Sample) {
 		}
 		b = p.sym(b, s, t, p.ipOpts(t), cc)
 	}
-	b = p.insn(b, s, t)
-	b = p.ipc(b, s, t)
+	if p.curF&(FieldInsnLen|FieldInsn|FieldIPC) != 0 {
+		b = p.insn(b, s, t)
+		b = p.ipc(b, s, t)
+	}
 	b = append(b, '\n')
 	p.w.Write(b)
 }
