@@ -244,7 +244,7 @@ func writeFields(w *bufio.Writer, r perfdata.Record) {
 			fmt.Fprintf(w, " thread: %d", int64(e.PID))
 		}
 	case *perfdata.RecordCPUMap:
-		fmt.Fprintf(w, ": %s", cpuList(r.CPUs))
+		fmt.Fprintf(w, ": %s", perfdata.FormatCPUList(r.CPUs))
 	case *perfdata.RecordEventUpdate:
 		fmt.Fprintf(w, " id: %d", r.UpdateID)
 		switch r.UpdateType {
@@ -255,7 +255,7 @@ func writeFields(w *bufio.Writer, r perfdata.Record) {
 		case perfdata.EventUpdateName:
 			fmt.Fprintf(w, " name: %s", r.Name)
 		case perfdata.EventUpdateCPUs:
-			fmt.Fprintf(w, " cpus: %s", cpuList(r.CPUs))
+			fmt.Fprintf(w, " cpus: %s", perfdata.FormatCPUList(r.CPUs))
 		}
 	case *perfdata.RecordTimeConv:
 		fmt.Fprintf(w, " time_shift: %d time_mult: %d time_zero: %d", r.TimeShift, r.TimeMult, r.TimeZero)
@@ -281,25 +281,4 @@ func writeFields(w *bufio.Writer, r perfdata.Record) {
 	case *perfdata.RecordUnknown:
 		fmt.Fprintf(w, " (%d bytes)", len(r.Data))
 	}
-}
-
-// cpuList prints CPUs as perf does: ranges joined by commas ("0-3,8").
-func cpuList(cpus []int) string {
-	var b strings.Builder
-	for i := 0; i < len(cpus); {
-		j := i
-		for j+1 < len(cpus) && cpus[j+1] == cpus[j]+1 {
-			j++
-		}
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		if j > i {
-			fmt.Fprintf(&b, "%d-%d", cpus[i], cpus[j])
-		} else {
-			fmt.Fprintf(&b, "%d", cpus[i])
-		}
-		i = j + 1
-	}
-	return b.String()
 }

@@ -184,7 +184,7 @@ func printFeature(w *bufio.Writer, f *perfdata.File, fs *perfdata.Features, feat
 					}
 				}
 			}
-			fmt.Fprintf(w, "#  %3d [%s]: %s\n", n.Node, unitNumber(m.BlockSize*uint64(set)), cpuList(cpus))
+			fmt.Fprintf(w, "#  %3d [%s]: %s\n", n.Node, unitNumber(m.BlockSize*uint64(set)), perfdata.FormatCPUList(cpus))
 		}
 	case perfdata.FeatClockID:
 		fmt.Fprintf(w, "# clockid frequency: %d MHz\n", fs.ClockID*1000)

@@ -3,6 +3,8 @@ package native
 import (
 	"encoding/binary"
 	"testing"
+
+	"github.com/perfpt/perfpt/perfdata"
 )
 
 func FuzzParseEvent(f *testing.F) {
@@ -85,9 +87,9 @@ func FuzzParseCPUList(f *testing.F) {
 				t.Fatalf("%q: %v", s, cpus)
 			}
 		}
-		back, err := ParseCPUList(FormatCPUList(cpus), online)
+		back, err := ParseCPUList(perfdata.FormatCPUList(cpus), online)
 		if err != nil || len(back) != len(cpus) {
-			t.Fatalf("%q: %v printed %q gave %v %v", s, cpus, FormatCPUList(cpus), back, err)
+			t.Fatalf("%q: %v printed %q gave %v %v", s, cpus, perfdata.FormatCPUList(cpus), back, err)
 		}
 	})
 }

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/perfpt/perfpt/perfdata"
 )
 
 // Target says which tasks and CPUs events are opened on, as perf record's
@@ -91,7 +93,7 @@ func ParseCPUList(s string, online []int) ([]int, error) {
 		}
 		for c := l; c <= h; c++ {
 			if !on[c] {
-				return nil, fmt.Errorf("-C %q: CPU %d is not online (online: %s)", s, c, FormatCPUList(online))
+				return nil, fmt.Errorf("-C %q: CPU %d is not online (online: %s)", s, c, perfdata.FormatCPUList(online))
 			}
 			if !seen[c] {
 				seen[c] = true
@@ -101,27 +103,6 @@ func ParseCPUList(s string, online []int) ([]int, error) {
 	}
 	sort.Ints(cpus)
 	return cpus, nil
-}
-
-// FormatCPUList prints sorted CPUs as ranges: "0-3,6".
-func FormatCPUList(cpus []int) string {
-	var b strings.Builder
-	for i := 0; i < len(cpus); {
-		j := i
-		for j+1 < len(cpus) && cpus[j+1] == cpus[j]+1 {
-			j++
-		}
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		if j > i {
-			fmt.Fprintf(&b, "%d-%d", cpus[i], cpus[j])
-		} else {
-			fmt.Fprintf(&b, "%d", cpus[i])
-		}
-		i = j + 1
-	}
-	return b.String()
 }
 
 // OnlineCPUs lists the online CPUs (/sys/devices/system/cpu/online), or

@@ -41,7 +41,7 @@ func TestParseCPUList(t *testing.T) {
 			t.Errorf("%q: %v %v, want %v", tc.in, got, err, tc.want)
 		}
 	}
-	if s := FormatCPUList([]int{0, 1, 2, 4, 6, 7}); s != "0-2,4,6-7" {
+	if s := perfdata.FormatCPUList([]int{0, 1, 2, 4, 6, 7}); s != "0-2,4,6-7" {
 		t.Errorf("FormatCPUList: %q", s)
 	}
 	if c := OnlineCPUs(); len(c) == 0 {
