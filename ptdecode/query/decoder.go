@@ -201,41 +201,55 @@ func (d *Decoder) Next(ev *Event) error {
 	// Fast path for the bulk of a trace: branch and timing packets while
 	// tracing is enabled and no event is pending. It gives the same
 	// result as the general path below.
+loop:
 	for d.enabled && d.evq.begin == d.evq.end {
 		p := d.pkt
+		done := false
 		if d.bound {
 			// A TIP whose event was published binds nothing more.
 			if p.Kind != packet.KindTIP {
 				break
 			}
 			d.bound = false
-			d.fetchPacket()
-			continue
-		}
-		switch p.Kind {
-		case packet.KindTNT8, packet.KindTNT64:
-			*ev = Event{Type: EventTNT, Bits: p.Payload, Size: p.Bits}
-			d.clock.eventTime(ev)
-			d.fetchPacket()
-			return nil
-		case packet.KindTIP:
-			if err := d.ip.Update(p.IPC, p.Payload); err != nil {
-				return d.error(CodeBadPacket)
+		} else {
+			switch p.Kind {
+			case packet.KindTNT8, packet.KindTNT64:
+				*ev = Event{Type: EventTNT, Bits: p.Payload, Size: p.Bits}
+				d.clock.eventTime(ev)
+				done = true
+			case packet.KindTIP:
+				if err := d.ip.Update(p.IPC, p.Payload); err != nil {
+					return d.error(CodeBadPacket)
+				}
+				*ev = Event{Type: EventTIP}
+				d.eventIP(ev)
+				d.clock.eventTime(ev)
+				// Stay at the TIP, as libipt does (Offset reports it).
+				d.bound = true
+				return nil
+			case packet.KindMTC, packet.KindCYC, packet.KindTSC, packet.KindTMA:
+				if c := d.clock.apply(p, &d.cfg.Timing); c != CodeOK {
+					return d.error(c)
+				}
+			default:
+				break loop
 			}
-			*ev = Event{Type: EventTIP}
-			d.eventIP(ev)
-			d.clock.eventTime(ev)
-			// Stay at the TIP, as libipt does (Offset reports it).
-			d.bound = true
-			return nil
-		case packet.KindMTC, packet.KindCYC, packet.KindTSC, packet.KindTMA:
-			if c := d.clock.apply(p, &d.cfg.Timing); c != CodeOK {
-				return d.error(c)
-			}
-			d.fetchPacket()
-			continue
 		}
-		break
+		// fetchPacket, with its common case inline: the next packet is
+		// before the end and is not PAD. This saves a call per packet.
+		if off := d.pd.Offset(); off >= d.end {
+			d.fail(off, CodeEOS, nil)
+		} else if !d.pd.Next() {
+			d.nextFailed(off)
+		} else if q := d.pd.Packet(); q.Kind != packet.KindPad {
+			d.pkt = q
+			d.poff = d.pd.Offset() - int(q.Size)
+		} else {
+			d.fetchPacket()
+		}
+		if done {
+			return nil
+		}
 	}
 	c := d.fetchEvent()
 	if c != CodeOK {
@@ -273,11 +287,7 @@ func (d *Decoder) fetchPacket() {
 			return
 		}
 		if !d.pd.Next() {
-			if err := d.pd.Err(); err != nil {
-				d.fail(d.pd.Offset(), packetCode(err), err)
-			} else {
-				d.fail(off, CodeEOS, nil)
-			}
+			d.nextFailed(off)
 			return
 		}
 		p := d.pd.Packet()
@@ -288,6 +298,16 @@ func (d *Decoder) fetchPacket() {
 			d.poff = d.pd.Offset() - int(p.Size)
 			return
 		}
+	}
+}
+
+// nextFailed records why the packet decoder's Next, called at off, gave
+// no packet (fetchPacket's handling of that case).
+func (d *Decoder) nextFailed(off int) {
+	if err := d.pd.Err(); err != nil {
+		d.fail(d.pd.Offset(), packetCode(err), err)
+	} else {
+		d.fail(off, CodeEOS, nil)
 	}
 }
 
