@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/perfpt/perfpt/internal/conformance"
 	"github.com/perfpt/perfpt/ptdecode/errata"
 )
 
@@ -19,16 +19,6 @@ import (
 // gives on the same stream and options (a small C program linked against
 // libipt, run outside the repository, printed it in dumpEvent's format).
 // After an error, both resynchronise at the next PSB.
-
-func corpusDir(t testing.TB) string {
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..")
-	dir := filepath.Join(root, "..", "shared", "conformance", "libipt")
-	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err != nil {
-		t.Skip("libipt conformance corpus not found at", dir)
-	}
-	return dir
-}
 
 // dumpEvent prints an event like the oracle program: formatEvent plus the
 // lost MTC/CYC counts, TRIG's mult flag and the decoder offset.
@@ -157,7 +147,7 @@ func readOracle(t *testing.T) []oracleCase {
 }
 
 func TestLibiptEvents(t *testing.T) {
-	dir := corpusDir(t)
+	dir := conformance.Dir(t)
 	cases := readOracle(t)
 	pass := 0
 	for _, c := range cases {
