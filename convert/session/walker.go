@@ -243,11 +243,11 @@ func (q *ptQueue) flushPend(to uint64, flags uint32) {
 		return
 	}
 	q.hasPend = false
-	p := q.pt
-	p.block = q.pend
-	p.block.To = to
-	p.block.Flags |= flags
-	if p.h.Block != nil {
-		p.h.Block(&p.block)
+	// The pending Block is delivered in place: no copy per block. The
+	// handler may not keep it, as with p.block.
+	if h := q.pt.h.Block; h != nil {
+		q.pend.To = to
+		q.pend.Flags |= flags
+		h(&q.pend)
 	}
 }

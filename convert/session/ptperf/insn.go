@@ -80,34 +80,34 @@ func Classify(d *insn.Insn, in *Insn) {
 
 // Perf sample flags for an operation (intel_pt_insn_type).
 func (o Op) Flags() uint32 {
-	const (
-		b       = 1 << 0
-		call    = 1 << 1
-		ret     = 1 << 2
-		cond    = 1 << 3
-		sysret  = 1 << 4
-		intr    = 1 << 6
-		vmentry = 1 << 11
-	)
-	switch o {
-	case OpCall:
-		return b | call
-	case OpRet:
-		return b | ret
-	case OpJcc, OpLoop:
-		return b | cond
-	case OpJmp:
-		return b
-	case OpIret:
-		return b | ret | intr
-	case OpInt:
-		return b | call | intr
-	case OpSyscall:
-		return b | call | sysret
-	case OpSysret:
-		return b | ret | sysret
-	case OpVMEntry:
-		return b | call | vmentry
+	// A table lookup: the session asks once per block.
+	if int(o) < len(opFlags) {
+		return opFlags[o]
 	}
 	return 0
 }
+
+// opFlags holds the perf sample flags of each operation.
+var opFlags = [16]uint32{
+	OpCall:    flagB | flagCall,
+	OpRet:     flagB | flagRet,
+	OpJcc:     flagB | flagCond,
+	OpLoop:    flagB | flagCond,
+	OpJmp:     flagB,
+	OpIret:    flagB | flagRet | flagIntr,
+	OpInt:     flagB | flagCall | flagIntr,
+	OpSyscall: flagB | flagCall | flagSysret,
+	OpSysret:  flagB | flagRet | flagSysret,
+	OpVMEntry: flagB | flagCall | flagVMEntry,
+}
+
+// Perf sample flag bits (PERF_IP_FLAG_*).
+const (
+	flagB       = 1 << 0
+	flagCall    = 1 << 1
+	flagRet     = 1 << 2
+	flagCond    = 1 << 3
+	flagSysret  = 1 << 4
+	flagIntr    = 1 << 6
+	flagVMEntry = 1 << 11
+)
