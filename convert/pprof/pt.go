@@ -398,7 +398,10 @@ func (a *ptAgg) profile(gran Granularity) (*profile.Profile, error) {
 	var addrs []uint64
 	stack := make([]*profile.Location, 1, 64)
 	vals := make([]int64, len(types))
-	samples := map[sampleKey]*profile.Sample{}
+	samples := make(map[sampleKey]*profile.Sample, len(a.order))
+	// leafLocs caches leaf locations by map and address: a block executed
+	// under many call stacks resolves its instructions once.
+	leafLocs := make(map[leafKey]*profile.Location, len(a.order))
 	for ri := range a.order {
 		r := &a.order[ri]
 		// The thread and the caller frames.
@@ -443,8 +446,14 @@ func (a *ptAgg) profile(gran Granularity) (*profile.Profile, error) {
 					vals[2] = int64(r.nanos)
 				}
 			}
-			fr := a.frameIn(th, mp, ip)
-			stack[0] = b.Location(&fr)
+			lk := leafKey{mp, ip}
+			loc := leafLocs[lk]
+			if loc == nil {
+				fr := a.frameIn(th, mp, ip)
+				loc = b.Location(&fr)
+				leafLocs[lk] = loc
+			}
+			stack[0] = loc
 			// One sample per call-tree node and location: merge here
 			// without Builder.Add's generic key.
 			sk := sampleKey{r.key.node, stack[0]}
@@ -461,6 +470,11 @@ func (a *ptAgg) profile(gran Granularity) (*profile.Profile, error) {
 	}
 	b.P.DefaultSampleType = "instructions"
 	return b.Finish()
+}
+
+type leafKey struct {
+	mp *session.Map
+	ip uint64
 }
 
 type sampleKey struct {
