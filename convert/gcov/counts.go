@@ -42,6 +42,9 @@ type Counts struct {
 	// that is not known (the start of a trace or of a parallel chunk).
 	outside, unknown *run
 	procs            map[int64]bool
+	// last is the thread of tid lastTID (threads entries never change).
+	last    *thread
+	lastTID int64
 }
 
 // NewCounts returns an empty aggregation for p.
@@ -59,11 +62,16 @@ func NewCounts(p *Program) *Counts {
 func (c *Counts) InRange(addr uint64) bool { return addr >= c.lo && addr < c.hi }
 
 func (c *Counts) thread(tid int64) *thread {
+	// Runs come in long stretches of one thread: remember the last.
+	if t := c.last; t != nil && c.lastTID == tid {
+		return t
+	}
 	t := c.threads[tid]
 	if t == nil {
 		t = &thread{cur: c.unknown}
 		c.threads[tid] = t
 	}
+	c.last, c.lastTID = t, tid
 	return t
 }
 

@@ -37,6 +37,28 @@ type threadCache struct {
 	tr  *tracked
 	pid int32
 	tid int32
+	// Addresses in [vlo, vhi) of mp lie in one segment of tr: their
+	// link-time address is ip + vdelta (wrapping).
+	vlo, vhi, vdelta uint64
+}
+
+// linkAddr returns the link-time address of ip, which lies in tc.mp,
+// remembering the segment it is in.
+func (tc *threadCache) linkAddr(ip uint64) uint64 {
+	if ip >= tc.vlo && ip < tc.vhi {
+		return ip + tc.vdelta
+	}
+	off := tc.mp.MapIP(ip)
+	mdelta := off - ip
+	for _, s := range tc.tr.segs {
+		if off >= s.Off && off < s.Off+s.Filesz {
+			lo := s.Off - mdelta
+			tc.vlo, tc.vhi = lo, lo+s.Filesz
+			tc.vdelta = mdelta - s.Off + s.Vaddr
+			return off - s.Off + s.Vaddr
+		}
+	}
+	return tc.tr.vaddr(off)
 }
 
 // Aggregator feeds decoded PT blocks of a session into per-object Counts.
@@ -118,6 +140,7 @@ func (a *Aggregator) Block(b *session.Block) {
 			tc.tr.counts.Leave(int64(b.TID))
 		}
 		tc.mp, tc.tr = nmp, tr
+		tc.vlo, tc.vhi = 0, 0
 	}
 	tr := tc.tr
 	if tr == nil {
@@ -127,7 +150,7 @@ func (a *Aggregator) Block(b *session.Block) {
 		tc.pid = b.PID
 		tr.counts.Process(int64(b.PID))
 	}
-	start := tr.vaddr(tc.mp.MapIP(b.Start))
+	start := tc.linkAddr(b.Start)
 	tr.counts.Run(int64(b.TID), start, start+(b.End-b.Start))
 }
 
