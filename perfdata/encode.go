@@ -64,6 +64,22 @@ func (e *enc) sampleID(a *Attr, id *SampleID) {
 	}
 }
 
+// regs writes a register dump (REGS_USER or REGS_INTR): the ABI, then, when
+// the ABI is not none, one value per bit set in the attr's register mask.
+func (e *enc) regs(abi uint64, regs []uint64, mask uint64, what string) error {
+	e.u64(abi)
+	if abi == 0 {
+		return nil
+	}
+	if len(regs) != bits.OnesCount64(mask) {
+		return fmt.Errorf("perfdata: sample has %d %s regs, attr asks for %d", len(regs), what, bits.OnesCount64(mask))
+	}
+	for _, r := range regs {
+		e.u64(r)
+	}
+	return nil
+}
+
 func (e *enc) readValues(rf ReadFormat, v *ReadValues) {
 	one := func(r ReadValue) {
 		e.u64(r.Value)
@@ -168,14 +184,8 @@ func (e *enc) sample(a *Attr, s *RecordSample) error {
 		}
 	}
 	if st&SampleFormatRegsUser != 0 {
-		e.u64(s.RegsUserABI)
-		if s.RegsUserABI != 0 {
-			if len(s.RegsUser) != bits.OnesCount64(a.SampleRegsUser) {
-				return fmt.Errorf("perfdata: sample has %d user regs, attr asks for %d", len(s.RegsUser), bits.OnesCount64(a.SampleRegsUser))
-			}
-			for _, r := range s.RegsUser {
-				e.u64(r)
-			}
+		if err := e.regs(s.RegsUserABI, s.RegsUser, a.SampleRegsUser, "user"); err != nil {
+			return err
 		}
 	}
 	if st&SampleFormatStackUser != 0 {
@@ -195,14 +205,8 @@ func (e *enc) sample(a *Attr, s *RecordSample) error {
 		e.u64(s.Transaction)
 	}
 	if st&SampleFormatRegsIntr != 0 {
-		e.u64(s.RegsIntrABI)
-		if s.RegsIntrABI != 0 {
-			if len(s.RegsIntr) != bits.OnesCount64(a.SampleRegsIntr) {
-				return fmt.Errorf("perfdata: sample has %d intr regs, attr asks for %d", len(s.RegsIntr), bits.OnesCount64(a.SampleRegsIntr))
-			}
-			for _, r := range s.RegsIntr {
-				e.u64(r)
-			}
+		if err := e.regs(s.RegsIntrABI, s.RegsIntr, a.SampleRegsIntr, "intr"); err != nil {
+			return err
 		}
 	}
 	if st&SampleFormatPhysAddr != 0 {
