@@ -4,8 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"testing"
+
+	"github.com/perfpt/perfpt/internal/benchcpu"
 
 	"github.com/perfpt/perfpt/convert/script"
 	"github.com/perfpt/perfpt/convert/session"
@@ -47,8 +48,8 @@ func BenchmarkBareDecode(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	start := cpuTime()
-	defer reportCPU(b, start)
+	start := benchcpu.Now()
+	defer benchcpu.Report(b, start)
 	for b.Loop() {
 		s, err := session.Open(data, session.Options{Itrace: it})
 		if err != nil {
@@ -65,8 +66,8 @@ func BenchmarkBareDecode(b *testing.B) {
 func BenchmarkFromRecording(b *testing.B) {
 	data := benchRecording(b)
 	b.ReportAllocs()
-	start := cpuTime()
-	defer reportCPU(b, start)
+	start := benchcpu.Now()
+	defer benchcpu.Report(b, start)
 	for b.Loop() {
 		if _, _, err := FromRecording(data, RecordingOptions{}); err != nil {
 			b.Fatal(err)
@@ -81,18 +82,4 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(benchDir)
 	}
 	os.Exit(code)
-}
-
-// cpuTime returns the process's user+system CPU time in nanoseconds.
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
-}
-
-// reportCPU adds cpu-ns/op, steadier than wall time on a shared machine.
-func reportCPU(b *testing.B, start int64) {
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
 }

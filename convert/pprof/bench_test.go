@@ -4,8 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"testing"
+
+	"github.com/perfpt/perfpt/internal/benchcpu"
 
 	"github.com/perfpt/perfpt/convert/script"
 	"github.com/perfpt/perfpt/convert/session"
@@ -45,8 +46,8 @@ func BenchmarkBareDecode(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	start := cpuTime()
-	defer reportCPU(b, start)
+	start := benchcpu.Now()
+	defer benchcpu.Report(b, start)
 	for b.Loop() {
 		s, err := session.Open(data, session.Options{Itrace: it})
 		if err != nil {
@@ -63,8 +64,8 @@ func BenchmarkBareDecode(b *testing.B) {
 func BenchmarkConvertPT(b *testing.B) {
 	data := benchRecording(b)
 	b.ReportAllocs()
-	start := cpuTime()
-	defer reportCPU(b, start)
+	start := benchcpu.Now()
+	defer benchcpu.Report(b, start)
 	for b.Loop() {
 		if _, err := Convert(data, Options{}); err != nil {
 			b.Fatal(err)
@@ -81,20 +82,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// cpuTime returns the process's user+system CPU time in nanoseconds.
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
-}
-
-// reportCPU adds cpu-ns/op, steadier than wall time on a shared machine.
-func reportCPU(b *testing.B, start int64) {
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
-}
-
 // BenchmarkDecodeBlocks is the bare decode with the session delivering
 // Blocks to an empty handler: what the session's block delivery costs
 // before pprof does anything.
@@ -105,8 +92,8 @@ func BenchmarkDecodeBlocks(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	start := cpuTime()
-	defer reportCPU(b, start)
+	start := benchcpu.Now()
+	defer benchcpu.Report(b, start)
 	var n uint64
 	for b.Loop() {
 		s, err := session.Open(data, session.Options{Itrace: it})

@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/perfpt/perfpt/internal/benchcpu"
 
 	"github.com/perfpt/perfpt/ptdecode/flow/flowtest"
 	"github.com/perfpt/perfpt/ptdecode/image"
@@ -53,7 +53,7 @@ func benchWalk(b *testing.B, jobs int) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	var c counter
-	cpu0 := cpuTime()
+	cpu0 := benchcpu.Now()
 	for range b.N {
 		c = counter{}
 		if jobs == 0 {
@@ -65,7 +65,7 @@ func benchWalk(b *testing.B, jobs int) {
 		}
 	}
 	b.StopTimer()
-	reportCPU(b, cpu0)
+	benchcpu.Report(b, cpu0)
 	sec := b.Elapsed().Seconds() / float64(b.N)
 	b.ReportMetric(float64(c.insns)/sec/1e6, "Minsn/s")
 	b.ReportMetric(float64(c.blocks), "blocks/op")
@@ -103,12 +103,12 @@ func BenchmarkBlockDecoderC(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	var c counter
-	cpu0 := cpuTime()
+	cpu0 := benchcpu.Now()
 	for range b.N {
 		c = counter{}
 		WalkBlocks(NewBlockDecoder(trace, p.Img, &Config{}), WalkOptions{}, &c)
 	}
-	reportCPU(b, cpu0)
+	benchcpu.Report(b, cpu0)
 	sec := b.Elapsed().Seconds() / float64(b.N)
 	b.ReportMetric(float64(c.insns)/sec/1e6, "Minsn/s")
 }
@@ -155,20 +155,4 @@ func BenchmarkInsnDecoder(b *testing.B) {
 	}
 	sec := b.Elapsed().Seconds() / float64(b.N)
 	b.ReportMetric(float64(c.insns)/sec/1e6, "Minsn/s")
-}
-
-// cpuTime returns the user+system CPU time of the process so far: on a
-// shared machine wall time says little, CPU time per op more.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// reportCPU reports the process CPU time per op since cpu0 (cpu-ns/op;
-// above ns/op when several goroutines work at once).
-func reportCPU(b *testing.B, cpu0 time.Duration) {
-	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 }

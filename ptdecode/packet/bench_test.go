@@ -1,27 +1,10 @@
 package packet
 
 import (
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/perfpt/perfpt/internal/benchcpu"
 )
-
-// cpuTime returns the CPU time used by the process so far. The machines
-// that run the benchmarks are shared, so besides the wall-clock figure the
-// packet loop reports its throughput per CPU second ("cpu-MB/s").
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func reportCPU(b *testing.B, start time.Duration, bytes int) {
-	if d := cpuTime() - start; d > 0 {
-		b.ReportMetric(float64(bytes)*float64(b.N)/d.Seconds()/1e6, "cpu-MB/s")
-	}
-}
 
 // benchTrace is 4 MiB of generated trace (see genTrace).
 var benchTrace = genTrace(4<<20, 1)
@@ -34,7 +17,7 @@ func BenchmarkDecoder(b *testing.B) {
 	b.SetBytes(int64(len(buf)))
 	b.ReportAllocs()
 	var d Decoder
-	start := cpuTime()
+	start := benchcpu.Now()
 	for b.Loop() {
 		d.Reset(buf)
 		n := 0
@@ -45,7 +28,7 @@ func BenchmarkDecoder(b *testing.B) {
 			b.Fatal(d.Err())
 		}
 	}
-	reportCPU(b, start, len(buf))
+	benchcpu.ReportMB(b, start, len(buf))
 }
 
 // BenchmarkByteLoop is the yardstick for the others: a trivial loop over
@@ -56,7 +39,7 @@ func BenchmarkByteLoop(b *testing.B) {
 	buf := benchTrace
 	b.SetBytes(int64(len(buf)))
 	b.ReportAllocs()
-	start := cpuTime()
+	start := benchcpu.Now()
 	for b.Loop() {
 		n := 0
 		for _, c := range buf {
@@ -66,7 +49,7 @@ func BenchmarkByteLoop(b *testing.B) {
 			b.Fatal("empty trace")
 		}
 	}
-	reportCPU(b, start, len(buf))
+	benchcpu.ReportMB(b, start, len(buf))
 }
 
 // BenchmarkDecode measures the stateless Decode function over the same
@@ -75,7 +58,7 @@ func BenchmarkDecode(b *testing.B) {
 	buf := benchTrace
 	b.SetBytes(int64(len(buf)))
 	b.ReportAllocs()
-	start := cpuTime()
+	start := benchcpu.Now()
 	for b.Loop() {
 		for off := 0; off < len(buf); {
 			p, err := Decode(buf, off)
@@ -85,7 +68,7 @@ func BenchmarkDecode(b *testing.B) {
 			off += int(p.Size)
 		}
 	}
-	reportCPU(b, start, len(buf))
+	benchcpu.ReportMB(b, start, len(buf))
 }
 
 // BenchmarkPSBIndex measures finding every PSB of the trace.
@@ -94,11 +77,11 @@ func BenchmarkPSBIndex(b *testing.B) {
 	b.SetBytes(int64(len(buf)))
 	b.ReportAllocs()
 	idx := make([]int, 0, 2048)
-	start := cpuTime()
+	start := benchcpu.Now()
 	for b.Loop() {
 		idx = PSBIndex(idx[:0], buf)
 	}
-	reportCPU(b, start, len(buf))
+	benchcpu.ReportMB(b, start, len(buf))
 }
 
 // BenchmarkAppend measures encoding the trace's packets.
@@ -111,7 +94,7 @@ func BenchmarkAppend(b *testing.B) {
 	out := make([]byte, 0, len(benchTrace))
 	b.SetBytes(int64(len(benchTrace)))
 	b.ReportAllocs()
-	start := cpuTime()
+	start := benchcpu.Now()
 	for b.Loop() {
 		out = out[:0]
 		for _, p := range pkts {
@@ -121,5 +104,5 @@ func BenchmarkAppend(b *testing.B) {
 			}
 		}
 	}
-	reportCPU(b, start, len(benchTrace))
+	benchcpu.ReportMB(b, start, len(benchTrace))
 }

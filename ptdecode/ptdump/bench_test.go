@@ -5,9 +5,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/perfpt/perfpt/internal/benchcpu"
 
 	"github.com/perfpt/perfpt/ptdecode/timing"
 )
@@ -21,25 +21,17 @@ func benchTrace(b *testing.B) []byte {
 	return bytes.Repeat(mix, (4<<20)/len(mix))
 }
 
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 func benchDump(b *testing.B, opt Options) {
 	buf := benchTrace(b)
 	b.SetBytes(int64(len(buf)))
 	b.ReportAllocs()
-	start := cpuTime()
+	start := benchcpu.Now()
 	for b.Loop() {
 		if err := Dump(io.Discard, buf, &opt); err != nil {
 			b.Fatal(err)
 		}
 	}
-	if d := cpuTime() - start; d > 0 {
+	if d := benchcpu.Now() - start; d > 0 {
 		b.ReportMetric(float64(len(buf))*float64(b.N)/d.Seconds()/1e6, "cpu-MB/s")
 	}
 }

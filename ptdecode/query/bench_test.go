@@ -2,9 +2,9 @@ package query
 
 import (
 	"math/rand/v2"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/perfpt/perfpt/internal/benchcpu"
 
 	"github.com/perfpt/perfpt/ptdecode/packet"
 )
@@ -60,7 +60,7 @@ func BenchmarkNext(b *testing.B) {
 	events := 0
 	var d Decoder
 	var ev Event
-	cpu0 := cpuTime()
+	cpu0 := benchcpu.Now()
 	for b.Loop() {
 		d.Init(buf, &cfg)
 		if err := d.SyncForward(); err != nil {
@@ -70,18 +70,10 @@ func BenchmarkNext(b *testing.B) {
 			events++
 		}
 	}
-	cpu := cpuTime() - cpu0
+	cpu := benchcpu.Now() - cpu0
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(events), "cpu-ns/event")
 	b.ReportMetric(float64(len(buf))*float64(b.N)/cpu.Seconds()/1e6, "cpu-MB/s")
-}
-
-// cpuTime returns the CPU time of the process: on a machine shared with
-// other jobs, it measures the work better than the wall clock.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func BenchmarkQuery(b *testing.B) {
@@ -91,7 +83,7 @@ func BenchmarkQuery(b *testing.B) {
 	b.ReportAllocs()
 	var q Query
 	var ev Event
-	cpu0 := cpuTime()
+	cpu0 := benchcpu.Now()
 	for b.Loop() {
 		q.Init(buf, &cfg)
 		if _, _, err := q.SyncForward(); err != nil {
@@ -110,7 +102,7 @@ func BenchmarkQuery(b *testing.B) {
 			}
 		}
 	}
-	cpu := cpuTime() - cpu0
+	cpu := benchcpu.Now() - cpu0
 	b.ReportMetric(float64(len(buf))*float64(b.N)/cpu.Seconds()/1e6, "cpu-MB/s")
 }
 
@@ -120,7 +112,7 @@ func BenchmarkPackets(b *testing.B) {
 	buf := benchStream(8 << 20)
 	b.SetBytes(int64(len(buf)))
 	n := 0
-	cpu0 := cpuTime()
+	cpu0 := benchcpu.Now()
 	var pd packet.Decoder
 	for b.Loop() {
 		pd.Reset(buf)
@@ -128,7 +120,7 @@ func BenchmarkPackets(b *testing.B) {
 			n++
 		}
 	}
-	cpu := cpuTime() - cpu0
+	cpu := benchcpu.Now() - cpu0
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(n), "cpu-ns/packet")
 	b.ReportMetric(float64(len(buf))*float64(b.N)/cpu.Seconds()/1e6, "cpu-MB/s")
 }
@@ -144,10 +136,10 @@ func BenchmarkClocksAt(b *testing.B) {
 	cfg := Config{}
 	b.SetBytes(int64(len(buf)))
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := benchcpu.Now()
 	for b.Loop() {
 		ClocksAt(buf, &cfg, offs)
 	}
-	cpu := cpuTime() - cpu0
+	cpu := benchcpu.Now() - cpu0
 	b.ReportMetric(float64(len(buf))*float64(b.N)/cpu.Seconds()/1e6, "cpu-MB/s")
 }
