@@ -18,8 +18,12 @@ var (
 	benchDir  string
 )
 
-// benchRecording records recurse 25 2 (about 12 M instructions) once.
+// benchRecording records recurse 25 2 (about 12 M instructions) once, or
+// returns $PERFPT_GCOV_BENCH_DATA (a larger recording of a -g program).
 func benchRecording(b *testing.B) string {
+	if d := os.Getenv("PERFPT_GCOV_BENCH_DATA"); d != "" {
+		return d
+	}
 	benchOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "gcovbench")
 		if err != nil {
@@ -60,6 +64,27 @@ func BenchmarkBareDecode(b *testing.B) {
 		}
 		s.Close()
 	}
+}
+
+// BenchmarkBlockDelivery is the bare decode with a Block handler that only
+// counts: the session's cost of delivering blocks, which gcov cannot avoid.
+func BenchmarkBlockDelivery(b *testing.B) {
+	data := benchRecording(b)
+	b.ReportAllocs()
+	start := benchcpu.Now()
+	defer benchcpu.Report(b, start)
+	var n uint64
+	for b.Loop() {
+		s, err := session.Open(data, session.Options{Itrace: BareItrace()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Run(session.Handler{Block: func(*session.Block) { n++ }}); err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+	}
+	b.ReportMetric(float64(n)/float64(b.N), "blocks/op")
 }
 
 // BenchmarkFromRecording is `perfpt gcov` without writing files.

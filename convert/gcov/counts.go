@@ -4,17 +4,54 @@ package gcov
 // including the instruction at last.
 type runKey struct{ start, last uint64 }
 
+// succ is one run-to-run edge: the key of the run that followed, inline so
+// that matching it reads no other memory.
 type succ struct {
-	to *run
-	n  uint64
+	start, last uint64
+	to          *run
+	n           uint64
 }
 
-// run is one distinct straight-line run with its execution count and the
-// runs that followed it.
+// run is one distinct straight-line run with the runs that followed it. A
+// run ending in a conditional jump has at most two successors: they sit in
+// s, further ones (returns, indirect jumps) in more. Its execution count is
+// the sum of its incoming edges (Counts.runCounts).
 type run struct {
 	key  runKey
-	n    uint64
-	succ []succ
+	ns   int32 // used entries of s
+	s    [2]succ
+	more []succ
+}
+
+// succs returns the edges of r (for the report and Merge, not the hot path).
+func (r *run) succs() []succ {
+	if len(r.more) == 0 {
+		return r.s[:r.ns]
+	}
+	return append(append([]succ{}, r.s[:r.ns]...), r.more...)
+}
+
+// addEdge adds n to the edge r -> to, creating it.
+func (r *run) addEdge(to *run, n uint64) {
+	for i := range r.ns {
+		if r.s[i].to == to {
+			r.s[i].n += n
+			return
+		}
+	}
+	for i := range r.more {
+		if r.more[i].to == to {
+			r.more[i].n += n
+			return
+		}
+	}
+	e := succ{start: to.key.start, last: to.key.last, to: to, n: n}
+	if int(r.ns) < len(r.s) {
+		r.s[r.ns] = e
+		r.ns++
+		return
+	}
+	r.more = append(r.more, e)
 }
 
 type thread struct {
@@ -81,35 +118,71 @@ func (c *Counts) Process(pid int64) { c.procs[pid] = true }
 // Run records that thread tid executed the instructions from start up to and
 // including the one at last, without a taken branch between them. Addresses
 // outside the program count as Leave.
-func (c *Counts) Run(tid int64, start, last uint64) {
-	t := c.thread(tid)
-	if start < c.lo || start >= c.hi {
+func (c *Counts) Run(tid int64, start, last uint64) { c.step(c.thread(tid), start, last) }
+
+// step is Run for the thread state t: the per-block path of the Aggregator.
+func (c *Counts) step(t *thread, start, last uint64) {
+	if start-c.lo >= c.hi-c.lo {
 		t.cur = c.outside
 		return
 	}
 	prev := t.cur
-	for i := range prev.succ {
-		s := &prev.succ[i]
-		if s.to.key.start == start && s.to.key.last == last {
+	// The two inline successors first: most runs end in a conditional
+	// jump or a call.
+	if s := &prev.s[0]; s.start == start && s.last == last && prev.ns > 0 {
+		s.n++
+		t.cur = s.to
+		return
+	}
+	if s := &prev.s[1]; s.start == start && s.last == last && prev.ns > 1 {
+		s.n++
+		t.cur = s.to
+		return
+	}
+	for i := range prev.more {
+		if s := &prev.more[i]; s.start == start && s.last == last {
 			s.n++
-			s.to.n++
 			t.cur = s.to
 			return
 		}
 	}
+	c.newEdge(t, prev, start, last)
+}
+
+// newEdge adds the first prev -> (start, last) edge of t's flow.
+func (c *Counts) newEdge(t *thread, prev *run, start, last uint64) {
 	k := runKey{start, last}
 	r := c.runs[k]
 	if r == nil {
 		r = &run{key: k}
 		c.runs[k] = r
 	}
-	r.n++
-	prev.succ = append(prev.succ, succ{to: r, n: 1})
+	prev.addEdge(r, 1)
 	if prev == c.unknown && !t.seen {
 		t.first = r
 	}
 	t.seen = true
 	t.cur = r
+}
+
+// runCounts returns how often each run executed: the sum of its incoming
+// edges (every execution of a run follows some run or a sentinel).
+func (c *Counts) runCounts() map[*run]uint64 {
+	n := make(map[*run]uint64, len(c.runs))
+	add := func(r *run) {
+		for i := range r.ns {
+			n[r.s[i].to] += r.s[i].n
+		}
+		for _, s := range r.more {
+			n[s.to] += s.n
+		}
+	}
+	add(c.outside)
+	add(c.unknown)
+	for _, r := range c.runs {
+		add(r)
+	}
+	return n
 }
 
 // Leave records that thread tid left the program's code.
@@ -135,15 +208,6 @@ func (c *Counts) Merge(o *Counts) {
 		local[r] = m
 		return m
 	}
-	addEdge := func(from, to *run, n uint64) {
-		for i := range from.succ {
-			if from.succ[i].to == to {
-				from.succ[i].n += n
-				return
-			}
-		}
-		from.succ = append(from.succ, succ{to: to, n: n})
-	}
 	all := make([]*run, 0, len(o.runs)+2)
 	all = append(all, o.outside, o.unknown)
 	for _, r := range o.runs {
@@ -151,9 +215,8 @@ func (c *Counts) Merge(o *Counts) {
 	}
 	for _, r := range all {
 		m := get(r)
-		m.n += r.n
-		for _, s := range r.succ {
-			addEdge(m, get(s.to), s.n)
+		for _, s := range r.succs() {
+			m.addEdge(get(s.to), s.n)
 		}
 	}
 	for tid, ot := range o.threads {
@@ -167,12 +230,8 @@ func (c *Counts) Merge(o *Counts) {
 		} else if ot.first != nil && ct.cur != c.unknown {
 			// Replace one unknown -> first edge by cur -> first.
 			f := get(ot.first)
-			for i := range c.unknown.succ {
-				if s := &c.unknown.succ[i]; s.to == f && s.n > 0 {
-					s.n--
-					addEdge(ct.cur, f, 1)
-					break
-				}
+			if c.unknown.takeEdge(f) {
+				ct.cur.addEdge(f, 1)
 			}
 		}
 		ct.seen = ct.seen || ot.seen
@@ -181,4 +240,21 @@ func (c *Counts) Merge(o *Counts) {
 	for pid := range o.procs {
 		c.procs[pid] = true
 	}
+}
+
+// takeEdge removes one traversal of the edge r -> to, if it has one.
+func (r *run) takeEdge(to *run) bool {
+	for i := range r.ns {
+		if s := &r.s[i]; s.to == to && s.n > 0 {
+			s.n--
+			return true
+		}
+	}
+	for i := range r.more {
+		if s := &r.more[i]; s.to == to && s.n > 0 {
+			s.n--
+			return true
+		}
+	}
+	return false
 }

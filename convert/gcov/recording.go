@@ -35,25 +35,30 @@ func (t *tracked) vaddr(off uint64) uint64 {
 type threadCache struct {
 	mp  *session.Map
 	tr  *tracked
+	ct  *thread // the thread's state in tr.counts
 	pid int32
 	tid int32
-	// Addresses in [vlo, vhi) of mp lie in one segment of tr: their
-	// link-time address is ip + vdelta (wrapping).
-	vlo, vhi, vdelta uint64
+	// Addresses in [vlo, vlo+vlen) of mp lie in one segment of tr: their
+	// link-time address is ip + vdelta (wrapping). vlen is 0 when tr is
+	// nil or the segment is not known yet.
+	vlo, vlen, vdelta uint64
 }
 
 // linkAddr returns the link-time address of ip, which lies in tc.mp,
 // remembering the segment it is in.
 func (tc *threadCache) linkAddr(ip uint64) uint64 {
-	if ip >= tc.vlo && ip < tc.vhi {
+	if ip-tc.vlo < tc.vlen {
 		return ip + tc.vdelta
 	}
 	off := tc.mp.MapIP(ip)
 	mdelta := off - ip
 	for _, s := range tc.tr.segs {
 		if off >= s.Off && off < s.Off+s.Filesz {
-			lo := s.Off - mdelta
-			tc.vlo, tc.vhi = lo, lo+s.Filesz
+			// The segment's addresses in this mapping, clipped to it.
+			lo, hi := max(s.Off-mdelta, tc.mp.Start), min(s.Off+s.Filesz-mdelta, tc.mp.End)
+			if lo < hi {
+				tc.vlo, tc.vlen = lo, hi-lo
+			}
 			tc.vdelta = mdelta - s.Off + s.Vaddr
 			return off - s.Off + s.Vaddr
 		}
@@ -117,6 +122,17 @@ func (a *Aggregator) object(d *session.DSO) *tracked {
 
 // Block takes one decoded run of instructions.
 func (a *Aggregator) Block(b *session.Block) {
+	// The fast path: the same thread as the previous block, in the same
+	// segment of a tracked object.
+	if tc := a.last; tc != nil && tc.tid == b.TID && tc.pid == b.PID && b.Start-tc.vlo < tc.vlen {
+		tc.tr.counts.step(tc.ct, b.Start+tc.vdelta, b.End+tc.vdelta)
+		return
+	}
+	a.block(b)
+}
+
+// block is Block's path for a thread or map change.
+func (a *Aggregator) block(b *session.Block) {
 	tc := a.last
 	if tc == nil || tc.tid != b.TID {
 		tc = a.threads[b.TID]
@@ -139,8 +155,11 @@ func (a *Aggregator) Block(b *session.Block) {
 		if tc.tr != nil && tc.tr != tr {
 			tc.tr.counts.Leave(int64(b.TID))
 		}
-		tc.mp, tc.tr = nmp, tr
-		tc.vlo, tc.vhi = 0, 0
+		tc.mp, tc.tr, tc.ct = nmp, tr, nil
+		if tr != nil {
+			tc.ct = tr.counts.thread(int64(b.TID))
+		}
+		tc.vlo, tc.vlen = 0, 0
 	}
 	tr := tc.tr
 	if tr == nil {
@@ -151,7 +170,7 @@ func (a *Aggregator) Block(b *session.Block) {
 		tr.counts.Process(int64(b.PID))
 	}
 	start := tc.linkAddr(b.Start)
-	tr.counts.Run(int64(b.TID), start, start+(b.End-b.Start))
+	tr.counts.step(tc.ct, start, start+(b.End-b.Start))
 }
 
 // Report returns the coverage of every object seen, merged by source file.

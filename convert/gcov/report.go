@@ -166,20 +166,22 @@ func (p *Program) Report(c *Counts) *Report {
 		}
 	}
 	visitAll := func(r *run) {
-		for _, s := range r.succ {
+		for _, s := range r.succs() {
 			visit(r, s)
 		}
 	}
 	visitAll(c.outside)
 	visitAll(c.unknown)
+	runN := c.runCounts()
 	for _, r := range c.runs {
 		ri, ok := info(r)
 		if !ok {
 			continue
 		}
 		visitAll(r)
-		exec[ri.i0] += r.n
-		exec[ri.i1+1] -= r.n
+		n := runN[r]
+		exec[ri.i0] += n
+		exec[ri.i1+1] -= n
 		prev := int32(-1)
 		for k := ri.i0; k <= ri.i1; k++ {
 			g := p.insns[k].gline
@@ -187,12 +189,12 @@ func (p *Program) Report(c *Counts) *Report {
 				continue
 			}
 			if prev >= 0 && g != prev {
-				count[g] += r.n
+				count[g] += n
 			}
 			prev = g
 		}
 		if last := &p.insns[ri.i1]; last.kind == kRet {
-			rets[last.fn] += r.n
+			rets[last.fn] += n
 		}
 	}
 	for i := 1; i < len(exec); i++ {
