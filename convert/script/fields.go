@@ -113,6 +113,9 @@ type Fields struct {
 	out [numTypes]output
 	// Flags is set by the pseudo-field "flags" (-F+flags).
 	Flags bool
+	// gen counts changes, so that printers know when their per-event
+	// plans are stale.
+	gen uint64
 }
 
 // DefaultFields returns perf's default selection.
@@ -145,11 +148,11 @@ func (f *Fields) UserSetField(t OutputType, x Field) bool { return f.out[t].user
 
 // Remove drops a field from type t, as perf does for fields the event's
 // sample_type lacks.
-func (f *Fields) Remove(t OutputType, x Field) { f.out[t].fields &^= x }
+func (f *Fields) Remove(t OutputType, x Field) { f.gen++; f.out[t].fields &^= x }
 
 // Add adds a field to type t (perf adds ip,sym,symoff,dso to tracepoints
 // with callchains).
-func (f *Fields) Add(t OutputType, x Field) { f.out[t].fields |= x }
+func (f *Fields) Add(t OutputType, x Field) { f.gen++; f.out[t].fields |= x }
 
 // Warnings collects what perf prints as warnings while parsing.
 var errBadMix = errors.New("Cannot mix +-field with overridden fields")
@@ -157,6 +160,7 @@ var errBadMix = errors.New("Cannot mix +-field with overridden fields")
 // Parse applies one -F argument the way perf's parse_output_fields does,
 // returning perf's warnings (printed by perf on stderr).
 func (f *Fields) Parse(arg string) (warnings []string, err error) {
+	f.gen++
 	typ := -1
 	tok := arg
 	if i := strings.IndexByte(arg, ':'); i >= 0 {
@@ -290,6 +294,7 @@ func (f *Fields) Parse(arg string) (warnings []string, err error) {
 // explicitly requested ones are an error (allowUserSet: the file has an
 // AUXTRACE section, which lets addr, cpu and a few more through).
 func (f *Fields) CheckAttr(e *Event, allowUserSet bool) error {
+	f.gen++
 	t := e.OutputType()
 	o := &f.out[t]
 	if e.AttrType == 1 && e.Config == 9 { // dummy
@@ -353,6 +358,7 @@ func bitIndex(x Field) int {
 // EnableCallchainFields mirrors process_attr: with callchains, ip and sym
 // are printed unless the user removed them.
 func (f *Fields) EnableCallchainFields(t OutputType) {
+	f.gen++
 	o := &f.out[t]
 	if o.userUnsetField&FieldIP == 0 {
 		o.fields |= FieldIP

@@ -1,5 +1,7 @@
 package script
 
+import "strconv"
+
 const hexDigits = "0123456789abcdef"
 
 // appendHex16 appends v as "%16" PRIx64 (v has at most 16 digits, so
@@ -18,11 +20,39 @@ func appendHex16(b []byte, v uint64) []byte {
 	return b
 }
 
+const spaces = "                                                                "
+
 func appendSpaces(b []byte, n int) []byte {
-	for ; n > 0; n-- {
-		b = append(b, ' ')
+	for n > len(spaces) {
+		b = append(b, spaces...)
+		n -= len(spaces)
+	}
+	if n > 0 {
+		b = append(b, spaces[:n]...)
 	}
 	return b
+}
+
+// appendUintPad appends v as "%*lu" with width w.
+func appendUintPad(b []byte, v uint64, w int) []byte {
+	var d [20]byte
+	i := len(d)
+	for {
+		i--
+		d[i] = byte('0' + v%10)
+		v /= 10
+		if v == 0 {
+			break
+		}
+	}
+	b = appendSpaces(b, w-(len(d)-i))
+	return append(b, d[i:]...)
+}
+
+// appendIntPad appends v as "%*d" with width w.
+func appendIntPad(b []byte, v int64, w int) []byte {
+	var num [24]byte
+	return padLeft(b, strconv.AppendInt(num[:0], v, 10), w)
 }
 
 func padLeft(b, v []byte, w int) []byte {

@@ -1,0 +1,99 @@
+package script
+
+// plan is what printing a sample of one event needs that does not change
+// from sample to sample: worked out once per event, and again when the
+// field selection or the callchain setting changes.
+type plan struct {
+	ev       *Event
+	f        Field
+	opts     int  // ipOpts of the output type
+	addrOpts int  // what addr prints after the address: sym, symoff, dso
+	start    bool // some column of perf_sample__fprintf_start is printed
+	commRaw  bool // comm printed unpadded (with callchains)
+	bts      bool // printed by perf_sample__fprintf_bts
+	btsAddr  bool // bts: " => addr" printed
+	synth    bool // the synth payload is printed
+	addrCorr bool // the address correlates with a symbol
+	name     string
+}
+
+// planFor returns the plan of ev, making it when needed.
+func (p *Printer) planFor(ev *Event) *plan {
+	if p.gen != p.o.Fields.gen || p.cc != p.o.UseCallchain {
+		// Stale: start again, and forget the texts that were keyed on
+		// the old plans.
+		p.plans = p.plans[:0]
+		p.gen, p.cc = p.o.Fields.gen, p.o.UseCallchain
+		p.startText = startText{text: p.startText.text[:0]}
+	}
+	for _, pl := range p.plans {
+		if pl.ev == ev {
+			p.pl = pl
+			return pl
+		}
+	}
+	t := ev.OutputType()
+	f := p.o.Fields.Of(t)
+	pl := &plan{ev: ev, f: f}
+	pl.opts = ipOpts(f)
+	if f&FieldSym != 0 {
+		pl.addrOpts |= optSym
+		if f&FieldSymOff != 0 {
+			pl.addrOpts |= optSymOff
+		}
+	}
+	if f&FieldDSO != 0 {
+		pl.addrOpts |= optDSO
+	}
+	pl.start = f&(FieldComm|FieldPID|FieldTID|FieldCPU|FieldTime) != 0
+	pl.commRaw = f&FieldIP != 0 && ev.SampleType&SampleCallchain != 0 && p.o.UseCallchain
+	pl.bts = ev.IsBTS()
+	pl.btsAddr = f&FieldAddr != 0 || (ev.SampleType&SampleAddr != 0 && !p.o.Fields.UserSet(t))
+	pl.synth = ev.AttrType == PerfTypeSynth && f&FieldSynth != 0
+	pl.addrCorr = ev.addrCorrelatesSym()
+	if f&FieldEvent != 0 {
+		// evlist__max_name_len, asked at the first sample that prints
+		// the event name, as perf does.
+		if p.o.NameWidth == 0 && p.o.NameWidthFn != nil {
+			p.o.NameWidth = p.o.NameWidthFn()
+		}
+		name := ev.Name
+		if name == "" {
+			name = "[unknown]"
+		}
+		b := padLeftStr(nil, name, p.o.NameWidth)
+		pl.name = string(append(b, ':', ' '))
+	}
+	p.plans = append(p.plans, pl)
+	p.pl = pl
+	return pl
+}
+
+const (
+	optIP = 1 << iota
+	optSym
+	optDSO
+	optSymOff
+	optSrcline
+)
+
+// ipOpts returns what sample__fprintf_sym prints for fields f.
+func ipOpts(f Field) int {
+	o := 0
+	if f&FieldIP != 0 {
+		o |= optIP
+	}
+	if f&FieldSym != 0 {
+		o |= optSym
+	}
+	if f&FieldDSO != 0 {
+		o |= optDSO
+	}
+	if f&FieldSymOff != 0 {
+		o |= optSymOff
+	}
+	if f&FieldSrcline != 0 {
+		o |= optSrcline
+	}
+	return o
+}

@@ -1,0 +1,148 @@
+package script
+
+import "github.com/perfpt/perfpt/convert/symbol"
+
+// Sample-type bits the printer looks at (PERF_SAMPLE_*).
+const (
+	SampleIP        = 1 << 0
+	SampleTID       = 1 << 1
+	SampleTime      = 1 << 2
+	SampleAddr      = 1 << 3
+	SampleCallchain = 1 << 5
+	SampleCPU       = 1 << 7
+	SamplePeriod    = 1 << 8
+)
+
+// Event describes the event (evsel) a sample belongs to.
+type Event struct {
+	Name         string
+	AttrType     uint32
+	Config       uint64
+	SampleType   uint64
+	SamplePeriod uint64
+}
+
+// OutputType returns the event's output class.
+func (e *Event) OutputType() OutputType { return OutputTypeOf(e.AttrType) }
+
+// IsBTS mirrors is_bts_event: a hardware branch-instructions event with
+// period 1, which is how perf synthesises PT branch samples.
+func (e *Event) IsBTS() bool {
+	return e.AttrType == 0 && e.Config == 4 && e.SamplePeriod == 1
+}
+
+// addrCorrelatesSym mirrors sample_addr_correlates_sym.
+func (e *Event) addrCorrelatesSym() bool {
+	if e.AttrType == 1 && (e.Config == 2 || e.Config == 5 || e.Config == 6) {
+		return true
+	}
+	return e.IsBTS()
+}
+
+// Loc is an address resolved like perf's addr_location.
+type Loc struct {
+	HasMap   bool
+	DSO      string // the dso name perf prints
+	Kernel   bool
+	MapStart uint64
+	Addr     uint64 // map-relative address (map_ip), or the ip without a map
+	Sym      *symbol.Symbol
+	// Ref is the resolver's own handle on the map (opaque here).
+	Ref any
+}
+
+// Frame is one resolved callchain entry.
+type Frame struct {
+	IP  uint64
+	Loc Loc
+}
+
+// Resolver resolves addresses in the context of one sample's thread.
+type Resolver interface {
+	// ResolveAddr resolves a branch target (perf's thread__resolve on
+	// sample->addr).
+	ResolveAddr(addr uint64) Loc
+	// Srcline returns what perf's map__srcline gives for l ("??:0" when
+	// unknown, as perf; "" without a map).
+	Srcline(l *Loc) string
+}
+
+// Sample is one sample to print, real or synthesised.
+type Sample struct {
+	Ev        *Event
+	Comm      string
+	PID, TID  int32
+	CPU       uint32
+	Time      uint64
+	Period    uint64
+	IP, Addr  uint64
+	Flags     uint32
+	InsnLen   int
+	Insn      []byte
+	InsnCnt   uint64
+	CycCnt    uint64
+	IPLoc     Loc
+	Callchain []Frame // nil: none
+	// Depth is the thread-stack depth for callindent.
+	Depth int
+	// HasThreadStack says the thread keeps a call stack (perf's
+	// thread->ts), which changes the callindent depth of returns.
+	HasThreadStack bool
+	Res            Resolver
+	// Synth is the payload of a synthesised PT event (psb, cbr).
+	Synth Synth
+
+	// Pre-resolved values, for printing away from the session (when set,
+	// Res is not asked): the branch target and the IP's source line.
+	AddrLoc   Loc
+	AddrOK    bool
+	Srcline   string
+	SrclineOK bool
+}
+
+// Detach resolves what printing s may ask of its Resolver (the branch
+// target, and the IP's source line when srcline is printed), so that s can
+// be printed after the session has moved on; Res is cleared.
+func (s *Sample) Detach(srcline bool) {
+	if s.Res == nil {
+		return
+	}
+	if s.Ev != nil && s.Ev.addrCorrelatesSym() {
+		s.AddrLoc, s.AddrOK = s.Res.ResolveAddr(s.Addr), true
+	}
+	if srcline && s.IPLoc.HasMap {
+		s.Srcline, s.SrclineOK = s.Res.Srcline(&s.IPLoc), true
+	}
+	s.Res = nil
+}
+
+// SynthKind says which synthesised event a Synth holds.
+type SynthKind uint8
+
+// Synthesised event kinds.
+const (
+	SynthNone SynthKind = iota
+	SynthPSB
+	SynthCBR
+)
+
+// Synth is the raw payload of a PERF_TYPE_SYNTH sample.
+type Synth struct {
+	Kind        SynthKind
+	Offset      uint64 // psb
+	CBR         uint32 // cbr
+	Freq        uint32 // cbr: kHz
+	MaxNonTurbo uint32 // cbr
+}
+
+// Options are perf script's printing options besides -F.
+type Options struct {
+	Fields       *Fields
+	Nanosecs     bool // --ns
+	UseCallchain bool // callchains printed (not -G)
+	// NameWidth is evlist__max_name_len: the longest event name of the
+	// session, synthesised events included. When 0, NameWidthFn is asked
+	// at the first sample printed (perf computes it lazily too).
+	NameWidth   int
+	NameWidthFn func() int
+}

@@ -1,0 +1,248 @@
+package script
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/perfpt/perfpt/convert/symbol"
+)
+
+// symName mirrors __symbol__fprintf_symname_offs.
+func symName(b []byte, l *Loc, offs bool) []byte {
+	if l.Sym == nil {
+		return append(b, "[unknown]"...)
+	}
+	b = append(b, l.Sym.Name...)
+	if offs {
+		b = append(b, "+0x"...)
+		b = strconv.AppendUint(b, l.Sym.Offset(l.Addr, l.MapStart), 16)
+	}
+	return b
+}
+
+func dsoName(b []byte, l *Loc) []byte {
+	if !l.HasMap {
+		return append(b, "[unknown]"...)
+	}
+	return append(b, l.DSO...)
+}
+
+// symText is the text printed after an address for its symbol and DSO
+// (" sym+0x" and " (dso)"), kept for the last location printed: samples
+// come in runs within one function.
+type symText struct {
+	ok     bool
+	sym    *symbol.Symbol
+	hasMap bool
+	dso    string
+	opts   int
+	off    bool   // the symbol offset follows name
+	name   []byte // " sym", with "+0x" when off
+	dsoT   []byte // " (dso)"
+}
+
+// append appends what sample__fprintf_sym prints for l after the address
+// (opts: optSym, optSymOff, optDSO).
+func (c *symText) append(b []byte, l *Loc, opts int) []byte {
+	if !c.ok || l.Sym != c.sym || opts != c.opts || (opts&optDSO != 0 && (l.HasMap != c.hasMap || l.DSO != c.dso)) {
+		c.fill(l, opts)
+	}
+	b = append(b, c.name...)
+	if c.off {
+		b = strconv.AppendUint(b, l.Sym.Offset(l.Addr, l.MapStart), 16)
+	}
+	return append(b, c.dsoT...)
+}
+
+func (c *symText) fill(l *Loc, opts int) {
+	c.ok, c.sym, c.hasMap, c.dso, c.opts = true, l.Sym, l.HasMap, l.DSO, opts
+	c.off = false
+	c.name = c.name[:0]
+	if opts&optSym != 0 {
+		c.name = append(c.name, ' ')
+		c.name = symName(c.name, l, false)
+		if opts&optSymOff != 0 && l.Sym != nil {
+			c.name = append(c.name, "+0x"...)
+			c.off = true
+		}
+	}
+	c.dsoT = c.dsoT[:0]
+	if opts&optDSO != 0 {
+		c.dsoT = append(c.dsoT, " ("...)
+		c.dsoT = dsoName(c.dsoT, l)
+		c.dsoT = append(c.dsoT, ')')
+	}
+}
+
+// ipSym mirrors sample__fprintf_sym for a sample without a callchain.
+func (p *Printer) ipSym(b []byte, s *Sample, opts int) []byte {
+	if opts&optIP != 0 {
+		b = appendHex16(b, s.IP)
+	}
+	if opts&(optSym|optDSO) != 0 {
+		b = p.ipText.append(b, &s.IPLoc, opts&(optSym|optSymOff|optDSO))
+	}
+	if opts&optSrcline != 0 {
+		b = s.appendIPSrcline(b)
+	}
+	return b
+}
+
+// callchain mirrors sample__fprintf_callchain.
+func (p *Printer) callchain(b []byte, s *Sample, opts int) []byte {
+	for i := range s.Callchain {
+		f := &s.Callchain[i]
+		if opts&optIP != 0 {
+			b = append(b, '\t')
+			if f.Loc.HasMap && !f.Loc.Kernel {
+				b = appendHex16(b, f.Loc.Addr)
+			} else {
+				b = appendHex16(b, f.IP)
+			}
+		}
+		if opts&optSym != 0 {
+			b = append(b, ' ')
+			b = symName(b, &f.Loc, opts&optSymOff != 0)
+		}
+		if opts&optDSO != 0 {
+			b = append(b, " ("...)
+			b = dsoName(b, &f.Loc)
+			b = append(b, ')')
+		}
+		if opts&optSrcline != 0 {
+			b = appendSrcline(b, s.Res, &f.Loc)
+		}
+		b = append(b, '\n')
+	}
+	return b
+}
+
+func (s *Sample) appendIPSrcline(b []byte) []byte {
+	if s.SrclineOK {
+		if !s.IPLoc.HasMap || s.Srcline == "" || strings.HasPrefix(s.Srcline, "??:0") {
+			return b
+		}
+		b = append(b, "\n  "...)
+		return append(b, s.Srcline...)
+	}
+	return appendSrcline(b, s.Res, &s.IPLoc)
+}
+
+// appendSrcline mirrors map__fprintf_srcline with prefix "\n  ": nothing
+// without a map or when the line is unknown ("??:0").
+func appendSrcline(b []byte, r Resolver, l *Loc) []byte {
+	if !l.HasMap || r == nil {
+		return b
+	}
+	src := r.Srcline(l)
+	if src == "" || strings.HasPrefix(src, "??:0") {
+		return b
+	}
+	b = append(b, "\n  "...)
+	return append(b, src...)
+}
+
+// addrLoc returns the resolved branch target of s.
+func (s *Sample) addrLoc(tmp *Loc) *Loc {
+	switch {
+	case s.AddrOK:
+		return &s.AddrLoc
+	case s.Res != nil:
+		*tmp = s.Res.ResolveAddr(s.Addr)
+	}
+	return tmp
+}
+
+// addr mirrors perf_sample__fprintf_addr.
+func (p *Printer) addr(b []byte, s *Sample, pl *plan) []byte {
+	b = appendHex16(b, s.Addr)
+	if !pl.addrCorr || pl.addrOpts == 0 {
+		return b
+	}
+	var tmp Loc
+	return p.addrText.append(b, s.addrLoc(&tmp), pl.addrOpts)
+}
+
+// bts mirrors perf_sample__fprintf_bts: branch samples.
+func (p *Printer) bts(b []byte, s *Sample, pl *plan) []byte {
+	srclineLast := false
+	if pl.f&FieldCallindent != 0 {
+		b = p.callindent(b, s, pl)
+	}
+	if pl.f&FieldIP != 0 {
+		opts := pl.opts
+		if p.o.UseCallchain && s.Callchain != nil {
+			b = append(b, '\n')
+			b = p.callchain(b, s, opts)
+		} else {
+			b = append(b, ' ')
+			if opts&optSrcline != 0 {
+				srclineLast = true
+				opts &^= optSrcline
+			}
+			b = p.ipSym(b, s, opts)
+		}
+	}
+	if pl.btsAddr {
+		b = append(b, " => "...)
+		b = p.addr(b, s, pl)
+	}
+	b = p.ipc(b, s)
+	if srclineLast {
+		b = s.appendIPSrcline(b)
+	}
+	b = p.insn(b, s)
+	return append(b, '\n')
+}
+
+// callindent mirrors perf_sample__fprintf_callindent.
+func (p *Printer) callindent(b []byte, s *Sample, pl *plan) []byte {
+	depth := s.Depth
+	if s.HasThreadStack && s.Flags&FlagReturn != 0 {
+		depth++
+	}
+	var name string
+	var ip uint64
+	haveName := false
+	switch {
+	case s.Flags&(FlagCall|FlagTraceBegin) != 0:
+		if pl.addrCorr {
+			var tmp Loc
+			if l := s.addrLoc(&tmp); l.Sym != nil {
+				name, haveName = l.Sym.Name, true
+			} else {
+				ip = s.Addr
+			}
+		} else {
+			ip = s.Addr
+		}
+	case s.Flags&(FlagReturn|FlagTraceEnd) != 0:
+		if s.IPLoc.Sym != nil {
+			name, haveName = s.IPLoc.Sym.Name, true
+		} else {
+			ip = s.IP
+		}
+	}
+	start := len(b)
+	if p.has(FieldDSO) && !(p.has(FieldIP) || p.has(FieldAddr)) {
+		b = append(b, '(')
+		b = dsoName(b, &s.IPLoc)
+		b = append(b, ")\t"...)
+		start = len(b)
+	}
+	if haveName {
+		b = appendSpaces(b, depth*4)
+		b = append(b, name...)
+	} else if ip != 0 {
+		b = appendSpaces(b, depth*4)
+		b = appendHex16(b, ip)
+	}
+	n := len(b) - start
+	if n > p.spacing || (n != 0 && n < p.spacing-52) {
+		p.spacing = (n + 4 + 31) / 32 * 32
+	}
+	if n < p.spacing {
+		b = appendSpaces(b, p.spacing-n)
+	}
+	return b
+}
