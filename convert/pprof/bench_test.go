@@ -106,3 +106,98 @@ func BenchmarkDecodeBlocks(b *testing.B) {
 		s.Close()
 	}
 }
+
+// largeData returns the recording named by $PERFPT_BENCH_DATA (e.g. the
+// ptgen recording of scripts/bench.sh), where decoding dominates.
+func largeData(b *testing.B) string {
+	data := os.Getenv("PERFPT_BENCH_DATA")
+	if data == "" {
+		b.Skip("PERFPT_BENCH_DATA not set")
+	}
+	return data
+}
+
+// BenchmarkBareDecodeLarge is BenchmarkBareDecode on $PERFPT_BENCH_DATA
+// with one worker.
+func BenchmarkBareDecodeLarge(b *testing.B) {
+	data := largeData(b)
+	it, err := script.ParseItrace("e")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	start := benchcpu.Now()
+	defer benchcpu.Report(b, start)
+	for b.Loop() {
+		s, err := session.Open(data, session.Options{Itrace: it, Workers: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Run(session.Handler{}); err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+	}
+}
+
+// BenchmarkConvertPTLarge is BenchmarkConvertPT on $PERFPT_BENCH_DATA with
+// one worker.
+func BenchmarkConvertPTLarge(b *testing.B) {
+	data := largeData(b)
+	b.ReportAllocs()
+	start := benchcpu.Now()
+	defer benchcpu.Report(b, start)
+	for b.Loop() {
+		if _, err := Convert(data, Options{Workers: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecodeBlocksLarge is BenchmarkDecodeBlocks on $PERFPT_BENCH_DATA
+// with one worker.
+func BenchmarkDecodeBlocksLarge(b *testing.B) {
+	data := largeData(b)
+	it, err := script.ParseItrace("e")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	start := benchcpu.Now()
+	defer benchcpu.Report(b, start)
+	var n uint64
+	for b.Loop() {
+		s, err := session.Open(data, session.Options{Itrace: it, Workers: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Run(session.Handler{Block: func(bl *session.Block) { n += bl.NInsn }}); err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+	}
+}
+
+// BenchmarkPTProfile is the profile building after the decode: the fixed
+// cost per conversion (locations, DWARF lookups, samples).
+func BenchmarkPTProfile(b *testing.B) {
+	data := benchRecording(b)
+	o := Options{Workers: 1}
+	s, err := session.Open(data, o.session())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	a := newPTAgg(s, &o)
+	if err := s.Run(session.Handler{Block: a.block}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	start := benchcpu.Now()
+	defer benchcpu.Report(b, start)
+	for b.Loop() {
+		if _, err := a.profile(Address); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

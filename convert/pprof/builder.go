@@ -95,6 +95,7 @@ type Builder struct {
 	mappings   map[mapKey]*profile.Mapping
 	locs       map[locKey]*profile.Location
 	funcs      map[funcKey]*profile.Function
+	symFuncs   map[*symbol.Symbol]*profile.Function
 	objs       map[string]*object
 	samples    map[string]*profile.Sample
 	labels     map[Labels]labelMaps
@@ -116,6 +117,7 @@ func NewBuilder(gran Granularity, types []*profile.ValueType) *Builder {
 		mappings: map[mapKey]*profile.Mapping{},
 		locs:     map[locKey]*profile.Location{},
 		funcs:    map[funcKey]*profile.Function{},
+		symFuncs: map[*symbol.Symbol]*profile.Function{},
 		objs:     map[string]*object{},
 		samples:  map[string]*profile.Sample{},
 		labels:   map[Labels]labelMaps{},
@@ -234,8 +236,10 @@ func (b *Builder) Location(fr *Frame) *profile.Location {
 			k.addr = fr.IP
 		}
 	}
-	if l := b.locs[k]; l != nil {
-		return l
+	if b.Gran != Address {
+		if l := b.locs[k]; l != nil {
+			return l
+		}
 	}
 	l := &profile.Location{ID: uint64(len(b.P.Location) + 1), Mapping: m, Address: fr.IP}
 	switch {
@@ -258,7 +262,12 @@ func (b *Builder) Location(fr *Frame) *profile.Location {
 			l.Line = append(l.Line, profile.Line{Function: b.function(f.Func, f.File, start), Line: line})
 		}
 	case fr.Sym != nil:
-		l.Line = []profile.Line{{Function: b.function(fr.Sym.Name, "", 0)}}
+		f := b.symFuncs[fr.Sym]
+		if f == nil {
+			f = b.function(fr.Sym.Name, "", 0)
+			b.symFuncs[fr.Sym] = f
+		}
+		l.Line = []profile.Line{{Function: f}}
 	}
 	b.locs[k] = l
 	b.P.Location = append(b.P.Location, l)
@@ -298,9 +307,8 @@ func (b *Builder) Add(stack []*profile.Location, lb Labels, values []int64) {
 	b.samples[string(k)] = b.P.Sample[len(b.P.Sample)-1]
 }
 
-// newSample returns a sample (not yet in the profile) with copies of stack
-// and values.
-func (b *Builder) newSample(stack []*profile.Location, lb Labels, values []int64) *profile.Sample {
+// labelMaps returns the (shared, never modified) label maps of lb.
+func (b *Builder) labelMaps(lb Labels) labelMaps {
 	lm, ok := b.labels[lb]
 	if !ok {
 		lm.num = map[string][]int64{"pid": {lb.PID}, "tid": {lb.TID}}
@@ -312,7 +320,18 @@ func (b *Builder) newSample(stack []*profile.Location, lb Labels, values []int64
 		}
 		b.labels[lb] = lm
 	}
-	// Samples of one thread share their (never modified) label maps.
+	return lm
+}
+
+// newSample returns a sample (not yet in the profile) with copies of stack
+// and values.
+func (b *Builder) newSample(stack []*profile.Location, lb Labels, values []int64) *profile.Sample {
+	return b.newSampleLabels(stack, b.labelMaps(lb), values)
+}
+
+// newSampleLabels is newSample with the label maps at hand. Samples with
+// equal labels share their maps.
+func (b *Builder) newSampleLabels(stack []*profile.Location, lm labelMaps, values []int64) *profile.Sample {
 	if len(b.sampleSlab) == 0 {
 		b.sampleSlab = make([]profile.Sample, 256)
 	}

@@ -1,7 +1,9 @@
 package pprof
 
 import (
+	"cmp"
 	"debug/elf"
+	"slices"
 
 	"github.com/google/pprof/profile"
 
@@ -14,26 +16,19 @@ import (
 // the parent frame (site) that entered it. Roots (site 0) are per thread.
 type callNode struct {
 	parent   *callNode
+	thr      *ptThread // the thread whose tree this is
 	site     uint64
 	ret      uint64 // the return address, once a return to it was seen
 	children []*callNode
-	depth    int
+	id       int32 // index in ptAgg.nodes
 }
 
-func (n *callNode) child(site uint64) *callNode {
-	for _, c := range n.children {
-		if c.site == site {
-			return c
-		}
-	}
-	c := &callNode{parent: n, site: site, depth: n.depth + 1}
-	n.children = append(n.children, c)
-	return c
-}
-
+// recKey identifies a block record: a block executed under one call stack
+// on one CPU (-1: unknown).
 type recKey struct {
 	node       *callNode
 	start, end uint64
+	cpu        int32
 }
 
 // blockRec is one distinct block executed under one call stack.
@@ -72,7 +67,7 @@ type ptThread struct {
 	stack    []*callNode
 	overflow int
 	prev     int32 // index in ptAgg.order of the previous block, -1 if none
-	cpu      int32 // the CPU the thread ran on, -1 if unknown or several
+	cpu      int32 // the CPU of the previous block (-1: unknown)
 	// mapLo, mapHi cache the range of the map the last jump came from.
 	mapLo, mapHi uint64
 	lastTime     uint64
@@ -94,13 +89,14 @@ type ptAgg struct {
 	threads map[int32]*ptThread
 	recs    map[recKey]int32
 	order   []blockRec
-	roots   map[*callNode]*ptThread
-	filter  bool // pid, tid or time filters are set
+	nodes   []*callNode
 	hasTime bool
 	cr      *codeReader
-	// callerLocs caches each node's caller locations.
-	callerLocs map[*callNode][]*profile.Location
-	last       *ptThread // the thread of the previous block
+	last    *ptThread // the thread of the previous block
+	// callerLocs caches each node's caller locations (by node id) while
+	// a profile is built.
+	callerLocs [][]*profile.Location
+	callerOK   []bool
 }
 
 // maxDepth bounds a thread's reconstructed stack (runaway recursion or
@@ -111,32 +107,49 @@ const maxDepth = 1024
 // the frame whose call site lies within this distance before To.
 const maxCallLen = 15
 
-func (a *ptAgg) block(b *session.Block) {
-	if a.filter {
-		if a.o.PIDs != nil && !a.o.PIDs[b.PID] || a.o.TIDs != nil && !a.o.TIDs[b.TID] {
-			return
-		}
-		if b.Time != 0 && (a.o.TimeFrom != 0 && b.Time < a.o.TimeFrom || a.o.TimeTo != 0 && b.Time > a.o.TimeTo) {
-			return
-		}
+// blockFiltered is block behind the pid, tid and time filters.
+func (a *ptAgg) blockFiltered(b *session.Block) {
+	if a.o.PIDs != nil && !a.o.PIDs[b.PID] || a.o.TIDs != nil && !a.o.TIDs[b.TID] {
+		return
 	}
+	if b.Time != 0 && (a.o.TimeFrom != 0 && b.Time < a.o.TimeFrom || a.o.TimeTo != 0 && b.Time > a.o.TimeTo) {
+		return
+	}
+	a.block(b)
+}
+
+func (a *ptAgg) thread(b *session.Block) *ptThread {
+	t := a.threads[b.TID]
+	if t == nil {
+		t = &ptThread{pid: b.PID, tid: b.TID, prev: -1, cpu: b.CPU}
+		t.root = a.newNode(nil, t, 0)
+		t.cur = t.root
+		a.threads[b.TID] = t
+	}
+	a.last = t
+	return t
+}
+
+func (a *ptAgg) newNode(parent *callNode, t *ptThread, site uint64) *callNode {
+	n := &callNode{parent: parent, thr: t, site: site, id: int32(len(a.nodes))}
+	a.nodes = append(a.nodes, n)
+	return n
+}
+
+func (a *ptAgg) block(b *session.Block) {
 	t := a.last
 	if t == nil || t.tid != b.TID {
-		t = a.threads[b.TID]
-		if t == nil {
-			t = &ptThread{pid: b.PID, tid: b.TID, root: &callNode{}, prev: -1, cpu: b.CPU}
-			t.cur = t.root
-			a.threads[b.TID] = t
-			a.roots[t.root] = t
-		}
-		a.last = t
+		t = a.thread(b)
 	}
 	if t.cpu != b.CPU {
-		t.cpu = -1 // ran on several CPUs: no cpu label
+		// Records are per CPU: successors of the previous block were
+		// seen on another one.
+		t.cpu = b.CPU
+		t.prev = -1
 	}
 	// The hot path writes no pointers (no GC write barriers): records
 	// and successors are indexes.
-	k := recKey{t.cur, b.Start, b.End}
+	k := recKey{t.cur, b.Start, b.End, t.cpu}
 	ri := int32(-1)
 	if t.prev >= 0 {
 		// Successors are matched on their start address first, kept
@@ -150,23 +163,7 @@ func (a *ptAgg) block(b *session.Block) {
 		}
 	}
 	if ri < 0 {
-		var ok bool
-		ri, ok = a.recs[k]
-		if !ok {
-			ri = int32(len(a.order))
-			rec := blockRec{key: k}
-			if b.Flags&script.FlagConditional != 0 {
-				rec.fall = a.fallAddr(b.TID, b.End)
-			}
-			a.recs[k] = ri
-			a.order = append(a.order, rec)
-		}
-		if t.prev >= 0 {
-			if p := &a.order[t.prev]; p.nsucc < maxSucc {
-				p.succ[p.nsucc] = succEdge{b.Start, ri}
-				p.nsucc++
-			}
-		}
+		ri = a.record(t, b, k)
 	}
 	r := &a.order[ri]
 	r.execs++
@@ -187,6 +184,28 @@ func (a *ptAgg) block(b *session.Block) {
 	if f := b.Flags; f&(script.FlagCall|script.FlagReturn) != 0 || f&script.FlagBranch != 0 && f&script.FlagConditional == 0 {
 		a.move(t, b)
 	}
+}
+
+// record finds or makes the record of key k, and links it as a successor
+// of the thread's previous block.
+func (a *ptAgg) record(t *ptThread, b *session.Block, k recKey) int32 {
+	ri, ok := a.recs[k]
+	if !ok {
+		ri = int32(len(a.order))
+		rec := blockRec{key: k}
+		if b.Flags&script.FlagConditional != 0 {
+			rec.fall = a.fallAddr(b.TID, b.End)
+		}
+		a.recs[k] = ri
+		a.order = append(a.order, rec)
+	}
+	if t.prev >= 0 {
+		if p := &a.order[t.prev]; p.nsucc < maxSucc {
+			p.succ[p.nsucc] = succEdge{b.Start, ri}
+			p.nsucc++
+		}
+	}
+	return ri
 }
 
 // fallAddr returns the address after the instruction at ip of thread
@@ -219,7 +238,7 @@ func (a *ptAgg) move(t *ptThread, b *session.Block) {
 			t.overflow++
 			return
 		}
-		t.stack = append(t.stack, fold(t.cur, b.End))
+		t.stack = append(t.stack, a.fold(t.cur, b.End))
 		t.cur = t.stack[len(t.stack)-1]
 	case f&script.FlagReturn != 0:
 		if t.overflow > 0 {
@@ -281,13 +300,20 @@ func (a *ptAgg) crossesMaps(t *ptThread, b *session.Block) bool {
 // its node is reused, so that the call tree stays as large as the program's
 // call graph however deep the recursion; flat counts and the cumulative
 // counts of directly recursive functions are unchanged.
-func fold(cur *callNode, site uint64) *callNode {
+func (a *ptAgg) fold(cur *callNode, site uint64) *callNode {
 	for n, i := cur, 0; n.parent != nil && i < 256; n, i = n.parent, i+1 {
 		if n.site == site {
 			return n
 		}
 	}
-	return cur.child(site)
+	for _, c := range cur.children {
+		if c.site == site {
+			return c
+		}
+	}
+	c := a.newNode(cur, cur.thr, site)
+	cur.children = append(cur.children, c)
+	return c
 }
 
 // codeReader reads instruction bytes of mapped files, for splitting blocks
@@ -375,97 +401,152 @@ func (c *codeReader) insnAddrs(mp *session.Map, start, end uint64, dst []uint64)
 	return dst
 }
 
-func fromPT(s *session.Session, o Options) (*profile.Profile, error) {
-	a := &ptAgg{o: &o, m: s.Machine(), threads: map[int32]*ptThread{}, recs: map[recKey]int32{},
-		roots:  map[*callNode]*ptThread{},
-		filter: o.PIDs != nil || o.TIDs != nil || o.TimeFrom != 0 || o.TimeTo != 0}
+func newPTAgg(s *session.Session, o *Options) *ptAgg {
+	a := &ptAgg{o: o, m: s.Machine(), threads: map[int32]*ptThread{}, recs: map[recKey]int32{}}
 	a.cr = &codeReader{files: map[string][]segment{}}
+	return a
+}
+
+// handler returns the Block handler: the filters cost nothing when unset.
+func (a *ptAgg) handler() func(*session.Block) {
+	if o := a.o; o.PIDs != nil || o.TIDs != nil || o.TimeFrom != 0 || o.TimeTo != 0 {
+		return a.blockFiltered
+	}
+	return a.block
+}
+
+func fromPT(s *session.Session, o Options) (*profile.Profile, error) {
+	a := newPTAgg(s, &o)
 	defer a.cr.close()
-	if err := s.Run(session.Handler{Block: a.block}); err != nil {
+	if err := s.Run(session.Handler{Block: a.handler()}); err != nil {
 		return nil, err
 	}
 	return a.profile(o.Granularity)
 }
 
-// profile turns the aggregated blocks into samples.
+// blockKey identifies the code of a block; records of the same block under
+// different call stacks share its leaf locations.
+type blockKey struct {
+	mp         *session.Map
+	start, end uint64
+}
+
+// profile turns the aggregated blocks into samples: one per call-tree node,
+// CPU and leaf location.
 func (a *ptAgg) profile(gran Granularity) (*profile.Profile, error) {
 	types := []*profile.ValueType{{Type: "instructions", Unit: "count"}, {Type: "branches", Unit: "count"}}
 	if a.hasTime {
 		types = append(types, &profile.ValueType{Type: "time", Unit: "nanoseconds"})
 	}
 	b := NewBuilder(gran, types)
-	cr := a.cr
-	var addrs []uint64
+	// Records grouped by (node, CPU): the samples of a group are made
+	// together, and a leaf location met twice in a group (overlapping
+	// blocks, or one line at line granularity) adds to its sample, found
+	// through stamp and sidx (by location ID) instead of a map.
+	idx := make([]int32, len(a.order))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortFunc(idx, func(x, y int32) int {
+		kx, ky := &a.order[x].key, &a.order[y].key
+		if c := cmp.Compare(kx.node.id, ky.node.id); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(kx.cpu, ky.cpu); c != 0 {
+			return c
+		}
+		return cmp.Compare(x, y)
+	})
+	a.callerLocs = make([][]*profile.Location, len(a.nodes))
+	a.callerOK = make([]bool, len(a.nodes))
+	blocks := make(map[blockKey][]*profile.Location, len(a.order))
+	leafLocs := make(map[leafKey]*profile.Location, len(a.order))
+	var stamp, sidx []int32
+	group := int32(0)
+	var (
+		prevNode *callNode
+		prevCPU  int32
+		th       *session.Thread
+		lm       labelMaps
+		addrs    []uint64
+	)
 	stack := make([]*profile.Location, 1, 64)
 	vals := make([]int64, len(types))
-	samples := make(map[sampleKey]*profile.Sample, len(a.order))
-	// leafLocs caches leaf locations by map and address: a block executed
-	// under many call stacks resolves its instructions once.
-	leafLocs := make(map[leafKey]*profile.Location, len(a.order))
-	for ri := range a.order {
+	b.P.Sample = make([]*profile.Sample, 0, len(a.order))
+	for _, ri := range idx {
 		r := &a.order[ri]
-		// The thread and the caller frames.
-		stack = append(stack[:1], a.callers(b, r.key.node)...)
 		n := r.key.node
-		for n.parent != nil {
-			n = n.parent
-		}
-		t := a.roots[n]
-		th := a.m.FindThread(t.tid)
-		lb := Labels{PID: int64(t.pid), TID: int64(t.tid), CPU: int64(t.cpu)}
-		if th != nil {
-			lb.Comm = th.Comm
+		if n != prevNode || r.key.cpu != prevCPU || group == 0 {
+			group++
+			prevNode, prevCPU = n, r.key.cpu
+			t := n.thr
+			th = a.m.FindThread(t.tid)
+			lb := Labels{PID: int64(t.pid), TID: int64(t.tid), CPU: int64(r.key.cpu)}
+			if th != nil {
+				lb.Comm = th.Comm
+			}
+			lm = b.labelMaps(lb)
+			stack = append(stack[:1], a.callers(b, n)...)
 		}
 		var mp *session.Map
 		if th != nil {
 			mp = th.Maps.Find(r.key.start)
 		}
-		addrs = cr.insnAddrs(mp, r.key.start, r.key.end, addrs)
-		perExec := uint64(len(addrs))
-		if r.insns > 0 || perExec == 0 {
-			// The session counted: spread its count over the block.
-			if perExec == 0 {
+		bk := blockKey{mp, r.key.start, r.key.end}
+		locs, ok := blocks[bk]
+		if !ok {
+			addrs = a.cr.insnAddrs(mp, r.key.start, r.key.end, addrs)
+			if len(addrs) == 0 {
+				// The code cannot be read: the whole count on the
+				// block's start.
 				addrs = append(addrs[:0], r.key.start)
-				perExec = 1
 			}
+			locs = make([]*profile.Location, len(addrs))
+			for i, ip := range addrs {
+				lk := leafKey{mp, ip}
+				loc := leafLocs[lk]
+				if loc == nil {
+					fr := a.frameIn(mp, ip)
+					loc = b.Location(&fr)
+					leafLocs[lk] = loc
+				}
+				locs[i] = loc
+			}
+			blocks[bk] = locs
 		}
+		perExec := uint64(len(locs))
 		total := r.insns
 		if total == 0 {
 			total = r.execs * perExec
 		}
-		for i, ip := range addrs {
+		for i, loc := range locs {
 			clear(vals)
 			share := total / perExec
 			if uint64(i) < total%perExec {
 				share++
 			}
 			vals[0] = int64(share)
-			if i == len(addrs)-1 {
+			if i == len(locs)-1 {
 				vals[1] = int64(r.branches)
 				if a.hasTime {
 					vals[2] = int64(r.nanos)
 				}
 			}
-			lk := leafKey{mp, ip}
-			loc := leafLocs[lk]
-			if loc == nil {
-				fr := a.frameIn(th, mp, ip)
-				loc = b.Location(&fr)
-				leafLocs[lk] = loc
+			id := loc.ID
+			if id >= uint64(len(stamp)) {
+				stamp = slices.Grow(stamp, int(id)+1-len(stamp))[:id+1]
+				sidx = slices.Grow(sidx, int(id)+1-len(sidx))[:id+1]
 			}
-			stack[0] = loc
-			// One sample per call-tree node and location: merge here
-			// without Builder.Add's generic key.
-			sk := sampleKey{r.key.node, stack[0]}
-			if smp := samples[sk]; smp != nil {
+			if stamp[id] == group {
+				smp := b.P.Sample[sidx[id]]
 				for j, v := range vals {
 					smp.Value[j] += v
 				}
 				continue
 			}
-			smp := b.newSample(stack, lb, vals)
-			samples[sk] = smp
-			b.P.Sample = append(b.P.Sample, smp)
+			stamp[id], sidx[id] = group, int32(len(b.P.Sample))
+			stack[0] = loc
+			b.P.Sample = append(b.P.Sample, b.newSampleLabels(stack, lm, vals))
 		}
 	}
 	b.P.DefaultSampleType = "instructions"
@@ -477,51 +558,35 @@ type leafKey struct {
 	ip uint64
 }
 
-type sampleKey struct {
-	node *callNode
-	leaf *profile.Location
-}
-
 // callers returns the caller locations of node n, innermost first.
 func (a *ptAgg) callers(b *Builder, n *callNode) []*profile.Location {
 	if n.parent == nil {
 		return nil
 	}
-	if a.callerLocs == nil {
-		a.callerLocs = map[*callNode][]*profile.Location{}
-	}
-	if l, ok := a.callerLocs[n]; ok {
-		return l
+	if a.callerOK[n.id] {
+		return a.callerLocs[n.id]
 	}
 	fr := a.frame(n.parent, n.site)
 	up := a.callers(b, n.parent)
 	l := make([]*profile.Location, 0, len(up)+1)
 	l = append(append(l, b.Location(&fr)), up...)
-	a.callerLocs[n] = l
+	a.callerLocs[n.id], a.callerOK[n.id] = l, true
 	return l
 }
 
 // frame resolves a caller frame at site of the thread owning node n.
 func (a *ptAgg) frame(n *callNode, site uint64) Frame {
-	root := n
-	for root.parent != nil {
-		root = root.parent
-	}
-	var th *session.Thread
-	if t := a.roots[root]; t != nil {
-		th = a.m.FindThread(t.tid)
-	}
 	var mp *session.Map
-	if th != nil {
+	if th := a.m.FindThread(n.thr.tid); th != nil {
 		mp = th.Maps.Find(site)
 	}
-	fr := a.frameIn(th, mp, site)
+	fr := a.frameIn(mp, site)
 	// The site is the call instruction itself: no ip-1 adjustment.
 	fr.Caller = false
 	return fr
 }
 
-func (a *ptAgg) frameIn(th *session.Thread, mp *session.Map, ip uint64) Frame {
+func (a *ptAgg) frameIn(mp *session.Map, ip uint64) Frame {
 	fr := Frame{IP: ip}
 	if mp == nil || mp.DSO == nil {
 		return fr
