@@ -23,7 +23,10 @@
 // Locations carry their runtime address and mapping (file, offset, build
 // id); functions and lines come from DWARF through convert/srcline,
 // inlined frames included, and from the ELF symbol table where there is no
-// debug information. Samples carry the labels pid, tid and comm.
+// debug information. Samples carry the labels pid, tid and comm, and cpu
+// when the recording knows it: PT blocks are aggregated per CPU, so a
+// thread that moved between CPUs has a sample per CPU it ran on, its call
+// stack carried across the move.
 //
 // Every profile passes profile.CheckValid before it is written.
 package pprof

@@ -1,0 +1,96 @@
+package pprof
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/perfpt/perfpt/convert/session"
+)
+
+// stackKey names a sample's stack by function names, leaf first.
+func stackKey(s *profile.Sample) string {
+	var b strings.Builder
+	for _, l := range s.Location {
+		for _, ln := range l.Line {
+			b.WriteString(ln.Function.Name)
+			b.WriteByte(';')
+		}
+	}
+	return b.String()
+}
+
+// TestPTCPULabelPerSample replays a recording's blocks as if the thread
+// had moved from CPU 0 to CPU 1 halfway: every sample carries the CPU its
+// instructions ran on, each CPU's instructions add up to its blocks', and
+// the call stacks are those of the unsplit replay (the stack survives the
+// move).
+func TestPTCPULabelPerSample(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records a program")
+	}
+	bin := buildShared(t, "recurse")
+	data, _ := emulatePT(t, bin, "8", "2")
+	o := Options{Granularity: Function, Workers: 1}
+	s, err := session.Open(data, o.session())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var blocks []session.Block
+	if err := s.Run(session.Handler{Block: func(b *session.Block) { blocks = append(blocks, *b) }}); err != nil {
+		t.Fatal(err)
+	}
+	if len(blocks) < 100 {
+		t.Fatalf("%d blocks", len(blocks))
+	}
+	replay := func(cpuOf func(i int) int32) *profile.Profile {
+		a := newPTAgg(s, &o)
+		for i := range blocks {
+			b := blocks[i]
+			b.CPU = cpuOf(i)
+			a.block(&b)
+		}
+		p, err := a.profile(Function)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	half := len(blocks) / 2
+	want := [2]int64{}
+	for i, b := range blocks {
+		want[min(i/half, 1)] += int64(b.NInsn)
+	}
+	split := replay(func(i int) int32 { return int32(min(i/half, 1)) })
+	whole := replay(func(int) int32 { return -1 })
+
+	got := [2]int64{}
+	splitStacks, wholeStacks := map[string]int64{}, map[string]int64{}
+	for _, smp := range split.Sample {
+		c := smp.NumLabel["cpu"]
+		if len(c) != 1 || c[0] < 0 || c[0] > 1 {
+			t.Fatalf("sample with cpu label %v", c)
+		}
+		got[c[0]] += smp.Value[0]
+		splitStacks[stackKey(smp)] += smp.Value[0]
+	}
+	if got != want {
+		t.Errorf("instructions per CPU %v, want %v", got, want)
+	}
+	for _, smp := range whole.Sample {
+		if c, ok := smp.NumLabel["cpu"]; ok {
+			t.Fatalf("unknown CPU labelled %v", c)
+		}
+		wholeStacks[stackKey(smp)] += smp.Value[0]
+	}
+	if len(splitStacks) != len(wholeStacks) {
+		t.Errorf("%d stacks split by CPU, %d unsplit", len(splitStacks), len(wholeStacks))
+	}
+	for k, v := range wholeStacks {
+		if splitStacks[k] != v {
+			t.Errorf("stack %s: %d instructions split by CPU, %d unsplit", k, splitStacks[k], v)
+		}
+	}
+}
