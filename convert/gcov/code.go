@@ -82,6 +82,10 @@ type Program struct {
 	// inlines are the entries of inlined instances of functions: gcov
 	// counts them as calls (it instruments before inlining).
 	inlines []inlineEntry
+	// pre holds, for instructions of optimised code, the lines of the
+	// statements that start at the instruction before its own line (gcov
+	// lines entered in this order just before it).
+	pre map[int][]int32
 }
 
 type inlineEntry struct {
@@ -120,7 +124,7 @@ func (o LoadOptions) Load(path string) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Program{Path: path, Table: tab, lowFn: map[uint64]int32{}, symfs: o.Symfs}
+	p := &Program{Path: path, Table: tab, lowFn: map[uint64]int32{}, symfs: o.Symfs, pre: map[int][]int32{}}
 	if err := p.decode(f); err != nil {
 		return nil, err
 	}
@@ -202,10 +206,15 @@ func (p *Program) decode(f *elf.File) error {
 		fn.end = sort.Search(len(p.insns), func(k int) bool { return p.insns[k].addr >= fn.high })
 	}
 	// Assign gcov lines, row by row within each function.
+	opt := optimizedRanges(f)
 	for fi := range p.funcs {
 		fn := &p.funcs[fi]
 		ins := p.insns[fn.first:fn.end]
 		if len(ins) == 0 {
+			continue
+		}
+		if inRanges(opt, fn.low) {
+			p.assignOptimized(fn, rows, intern, gline)
 			continue
 		}
 		// Group the function's instructions by covering row.

@@ -82,9 +82,15 @@ type gcovJSON struct {
 	} `json:"files"`
 }
 
-// realGcov builds name with --coverage, runs it with args and returns gcov's
-// JSON for its source.
+// realGcov builds name -O0 with --coverage, runs it with args and returns
+// gcov's JSON for its source.
 func realGcov(t testing.TB, name string, args []string) (*gcovJSON, string) {
+	t.Helper()
+	return realGcovOpt(t, name, args, "-O0")
+}
+
+// realGcovOpt is realGcov with the optimisation flag opt.
+func realGcovOpt(t testing.TB, name string, args []string, opt string) (*gcovJSON, string) {
 	t.Helper()
 	gcovTool, err := exec.LookPath("gcov")
 	if err != nil {
@@ -93,7 +99,7 @@ func realGcov(t testing.TB, name string, args []string) (*gcovJSON, string) {
 	dir := t.TempDir()
 	// Atomic counter updates: with threads, gcov's plain increments lose
 	// counts in races.
-	bin := buildC(t, dir, name, name, "-g", "-O0", "--coverage", "-fprofile-update=atomic")
+	bin := buildC(t, dir, name, name, "-g", opt, "--coverage", "-fprofile-update=atomic")
 	run := exec.Command(bin, args...)
 	run.Dir = dir
 	if b, err := run.CombinedOutput(); err != nil {

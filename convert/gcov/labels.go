@@ -62,12 +62,13 @@ func (p *Program) findLabels() {
 		// First instruction of each line of this function in this file.
 		first := map[int32]int{}
 		for k := fn.first; k < fn.end; k++ {
-			g := p.insns[k].gline
-			if g < 0 || p.lines[g].file != fn.file {
-				continue
-			}
-			if _, ok := first[p.lines[g].line]; !ok {
-				first[p.lines[g].line] = k
+			for _, g := range append(p.pre[k], p.insns[k].gline) {
+				if g < 0 || p.lines[g].file != fn.file {
+					continue
+				}
+				if _, ok := first[p.lines[g].line]; !ok {
+					first[p.lines[g].line] = k
+				}
 			}
 		}
 		for ln := fn.startLine + 1; ln < fn.endLine && int(ln) <= len(src); ln++ {

@@ -106,6 +106,12 @@ func (p *Program) Report(c *Counts) *Report {
 		if i0 >= 0 && i1 >= i0 {
 			ri.i0, ri.i1 = i0, i1
 			for k := i0; k <= i1; k++ {
+				for _, g := range p.pre[k] {
+					if ri.first < 0 {
+						ri.first = g
+					}
+					ri.lastG = g
+				}
 				if g := p.insns[k].gline; g >= 0 {
 					if ri.first < 0 {
 						ri.first = g
@@ -184,6 +190,12 @@ func (p *Program) Report(c *Counts) *Report {
 		exec[ri.i1+1] -= n
 		prev := int32(-1)
 		for k := ri.i0; k <= ri.i1; k++ {
+			for _, g := range p.pre[k] {
+				if prev >= 0 && g != prev {
+					count[g] += n
+				}
+				prev = g
+			}
 			g := p.insns[k].gline
 			if g < 0 {
 				continue
@@ -244,6 +256,25 @@ func (p *Program) Report(c *Counts) *Report {
 			in := &p.insns[k]
 			if in.leader && exec[k] > 0 {
 				out.BlocksExecuted++
+			}
+			for _, g := range p.pre[k] {
+				l := lines[g]
+				if l == nil {
+					l = &Line{Number: int(p.lines[g].line), Count: count[g], Function: fn.name}
+					lines[g] = l
+					f := getFile(p.lines[g].file)
+					f.Lines = append(f.Lines, l)
+				}
+				if !seen[g] {
+					seen[g] = true
+					out.LinesWithCode++
+					if l.Count > 0 {
+						out.LinesExecuted++
+					}
+				}
+				if exec[k] == 0 {
+					l.Unexecuted = true
+				}
 			}
 			g := in.gline
 			if g < 0 {

@@ -1,0 +1,134 @@
+package gcov
+
+import (
+	"debug/dwarf"
+	"debug/elf"
+	"sort"
+	"strings"
+
+	"github.com/perfpt/perfpt/convert/srcline"
+)
+
+// Optimised code (a compilation unit whose DW_AT_producer names -O1 or
+// more) gets another line model than -O0's. gcov counts gcc's early GIMPLE,
+// where each statement still has its line; in the final code statements are
+// merged, moved and interleaved, and gcc marks where each one starts with an
+// is_stmt row of the line table, several at one address when statements left
+// no instructions of their own (location views). So an instruction belongs
+// to the line of the last statement started at or before it (rows that are
+// not is_stmt do not switch lines: they are scheduling noise), and the lines
+// of the other statements starting at its address are entered just before
+// it (Program.pre). Lines holding only a brace are never code, and the
+// function's declaration line is entered on each call (gcc puts the entry
+// block there).
+
+// optimizedRanges returns the address ranges of the compilation units of f
+// built with optimisation, as their DW_AT_producer records (gcc records its
+// switches there by default).
+func optimizedRanges(f *elf.File) [][2]uint64 {
+	d, err := f.DWARF()
+	if err != nil {
+		return nil
+	}
+	var out [][2]uint64
+	r := d.Reader()
+	for {
+		e, err := r.Next()
+		if err != nil || e == nil {
+			break
+		}
+		if e.Tag == dwarf.TagCompileUnit || e.Tag == dwarf.TagPartialUnit {
+			if prod, _ := e.Val(dwarf.AttrProducer).(string); optimizedProducer(prod) {
+				if rs, err := d.Ranges(e); err == nil {
+					out = append(out, rs...)
+				}
+			}
+		}
+		r.SkipChildren()
+	}
+	return out
+}
+
+// optimizedProducer reports whether a DW_AT_producer string names an
+// optimisation level above -O0 (the last -O switch wins).
+func optimizedProducer(s string) bool {
+	opt := false
+	for _, f := range strings.Fields(s) {
+		if strings.HasPrefix(f, "-O") {
+			opt = f != "-O0"
+		}
+	}
+	return opt
+}
+
+func inRanges(rs [][2]uint64, a uint64) bool {
+	for _, r := range rs {
+		if a >= r[0] && a < r[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// braceOnly reports whether a source line holds only braces (and a comment).
+func braceOnly(s string) bool {
+	if i := strings.Index(s, "//"); i >= 0 {
+		s = s[:i]
+	}
+	s = strings.TrimSpace(s)
+	return s != "" && strings.Trim(s, "{}; \t") == ""
+}
+
+// assignOptimized gives the instructions of optimised function fn their
+// gcov lines from the is_stmt rows of the line table.
+func (p *Program) assignOptimized(fn *function, rows []srcline.Row, intern func(string) int32, gline func(int32, int32) int32) {
+	ins := p.insns[fn.first:fn.end]
+	r := sort.Search(len(rows), func(i int) bool { return rows[i].Addr >= fn.low })
+	// line returns the gcov line of row, or -1 for a brace-only line.
+	line := func(row *srcline.Row) int32 {
+		file := intern(p.Table.FileName(row.File))
+		if src := p.source(file); row.Line > 0 && int(row.Line) <= len(src) && braceOnly(src[row.Line-1]) {
+			return -1
+		}
+		return gline(file, row.Line)
+	}
+	cur := int32(-1)
+	var stmts []int32
+	for k := range ins {
+		a := ins[k].addr
+		stmts = stmts[:0]
+		if k == 0 && fn.startLine > 0 {
+			stmts = append(stmts, gline(fn.file, fn.startLine))
+		}
+		owner := int32(-1)
+		// Rows at this instruction (rows inside the previous one, which
+		// should not exist, count here too).
+		for ; r < len(rows) && rows[r].Addr <= a; r++ {
+			row := &rows[r]
+			if row.EndSeq || row.Addr < fn.low {
+				continue
+			}
+			g := line(row)
+			if g < 0 {
+				continue
+			}
+			owner = g
+			if row.IsStmt && (len(stmts) == 0 || stmts[len(stmts)-1] != g) {
+				stmts = append(stmts, g)
+			}
+		}
+		if len(stmts) > 0 {
+			if len(stmts) > 1 {
+				p.pre[fn.first+k] = append([]int32(nil), stmts[:len(stmts)-1]...)
+			}
+			cur = stmts[len(stmts)-1]
+		} else if cur < 0 {
+			cur = owner
+		}
+		ins[k].gline = cur
+		if cur >= 0 && p.lines[cur].file == fn.file {
+			fn.endLine = max(fn.endLine, p.lines[cur].line)
+		}
+	}
+	fn.hasCode = true
+}
