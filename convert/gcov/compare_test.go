@@ -268,7 +268,7 @@ func (a *agreement) compare(t testing.TB, name string, args []string, ours *Repo
 			if c, ok := ourFns[fn.Name]; ok && c == fn.ExecutionCount {
 				a.funcsOK++
 			} else {
-				a.diffs = append(a.diffs, name+" "+strings.Join(args, " ")+": function "+fn.Name+" called differs")
+				a.diffs = append(a.diffs, name+" "+strings.Join(args, " ")+": function "+fn.Name+" called differs: ours "+itoa(c)+", gcov "+itoa(fn.ExecutionCount))
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package gcov
 import (
 	"debug/dwarf"
 	"debug/elf"
+	"slices"
 	"sort"
 	"strings"
 
@@ -113,7 +114,9 @@ func (p *Program) assignOptimized(fn *function, rows []srcline.Row, intern func(
 				continue
 			}
 			owner = g
-			if row.IsStmt && (len(stmts) == 0 || stmts[len(stmts)-1] != g) {
+			// A line is entered once per pass over the address, however
+			// many of its statements start there.
+			if row.IsStmt && !slices.Contains(stmts, g) {
 				stmts = append(stmts, g)
 			}
 		}
