@@ -75,13 +75,24 @@ func unpack(v uint64) runEntry {
 
 type runPage [pageSize]atomic.Uint64
 
-// mapCache holds the runs of one mapping, in pages allocated on use.
+// flatMax is the largest mapping whose runs are kept in one array, an
+// entry per byte of code (8 bytes each; the operating system backs only
+// the pages that are used). Larger mappings have pages of entries,
+// allocated on use: one more dependent load per run.
+const flatMax = 4 << 20
+
+// mapCache holds the runs of one mapping: in flat, indexed by offset, or
+// in pages.
 type mapCache struct {
 	key   uint64 // mapping ID and mode
+	flat  []atomic.Uint64
 	pages []atomic.Pointer[runPage]
 }
 
 func (mc *mapCache) entry(off uint64) *atomic.Uint64 {
+	if mc.flat != nil {
+		return &mc.flat[off]
+	}
 	p := off >> pageBits
 	pg := mc.pages[p].Load()
 	if pg == nil {
@@ -117,8 +128,12 @@ func (d *BlockDecoder) forMapping(m *image.Mapping, mode insn.Mode) *mapCache {
 		if len(c.maps) >= maxMappings {
 			c.maps = map[uint64]*mapCache{}
 		}
-		n := (m.End - m.Start + pageSize - 1) >> pageBits
-		mc = &mapCache{key: key, pages: make([]atomic.Pointer[runPage], n)}
+		mc = &mapCache{key: key}
+		if size := m.End - m.Start; size <= flatMax {
+			mc.flat = make([]atomic.Uint64, size)
+		} else {
+			mc.pages = make([]atomic.Pointer[runPage], (size+pageSize-1)>>pageBits)
+		}
 		c.maps[key] = mc
 	}
 	c.mu.Unlock()

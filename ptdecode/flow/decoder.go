@@ -106,7 +106,7 @@ type BlockDecoder struct {
 	hasCBR      bool
 	hasICnt     bool
 	processInsn bool
-	fastOff     bool // options the fast path does not handle (nextFast)
+	fastOff     bool // options the fast path does not handle (fastBlocks)
 	bound       uint8
 }
 

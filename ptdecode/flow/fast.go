@@ -8,10 +8,10 @@ import (
 // The fast path of the block walk: while tracing is enabled, no event is
 // pending and the current event is a TNT with bits left or a TIP, a block
 // is a walk through cached runs that ends at a branch that consumes the
-// TNT bit or the TIP. nextFast does that in one function, without the
-// layers of Next (proceed, lookup, forMapping, condBranch, the trailing
-// event checks), and falls back to them for everything else. It gives
-// exactly the blocks, errors and state of Next.
+// TNT bit or the TIP. fastBlocks does that for block after block in one
+// function, without the layers of Next (proceed, lookup, forMapping,
+// condBranch, the trailing event checks), and falls back to them for
+// everything else. It gives exactly the blocks, errors and state of Next.
 
 // fastReady reports whether the next block may take the fast path.
 func (d *BlockDecoder) fastReady() bool {
@@ -27,138 +27,255 @@ func (d *BlockDecoder) fastReady() bool {
 	return false
 }
 
-// nextFast is Next for a decoder in the state fastReady accepts.
-func (d *BlockDecoder) nextFast(b *Block) (Status, error) {
-	ip := d.ip
-	mode := d.mode
-	*b = Block{IP: ip, Mode: mode, Speculative: d.speculative}
-	m := d.msec
-	mc := d.lastMC
-	if m == nil || d.imgGen != d.img.Generation() || !m.Contains(ip) || mc == nil || mc.key != m.ID<<2|uint64(mode&3) ||
-		d.icnt > icntFastMax {
-		s, c := d.proceed(b)
-		return d.result(s, c)
+// fastBlocks decodes blocks while fastReady holds and hands each to h
+// with the trace offset it was decoded at, as walkBlocks does with Next:
+// h.Block, then the stall check. It returns after the first block that
+// ends with an error or leaves the decoder in a state fastReady rejects,
+// with that block's status and error (the block already handed to h).
+//
+// A block that ends at a conditional branch or a compressed return with
+// TNT bits left is the bulk of a trace: the next one starts right there,
+// in the same mapping, with the mapping's runs still in registers.
+func (d *BlockDecoder) fastBlocks(b *Block, h Handler) (Status, error) {
+	off := d.Offset()
+	for {
+		var s Status
+		var err error
+		ip := d.ip
+		mode := d.mode
+		m := d.msec
+		mc := d.lastMC
+		if m == nil || d.imgGen != d.img.Generation() || !m.Contains(ip) || mc == nil || mc.key != m.ID<<2|uint64(mode&3) ||
+			d.icnt > icntFastMax {
+			*b = Block{IP: ip, Mode: mode, Speculative: d.speculative}
+			s, err = d.result(d.proceed(b))
+		} else {
+			var more bool
+			if s, err, more = d.fastRuns(b, h, off); more {
+				continue // the block went to h; the next one starts anew
+			}
+		}
+		h.Block(b, off)
+		if err != nil {
+			return s, err
+		}
+		if err := d.stall.check(off, uint64(b.NInsn)); err != nil {
+			return s, err
+		}
+		if s != 0 || !d.fastReady() {
+			return s, nil
+		}
+		off = d.Offset()
 	}
-	b.MapID = m.ID
+}
+
+// How fastRuns' inner loop ended.
+const (
+	exitMapping    = iota // the next run is outside the mapping
+	exitMiss              // no cached run at ip (or the block is full)
+	exitBadQuery          // a conditional branch without TNT
+	exitRefill            // the branch used the last TNT bit
+	exitTIPReturn         // a return without TNT: its target is in a TIP
+	exitBadRetcomp        // a compressed return with a not-taken bit
+	exitRetEmpty          // a compressed return with no call to return to
+	exitIndCall           // an indirect call
+	exitIndirect          // an indirect jump or a far transfer
+	exitStall             // the stall check failed
+	exitMore              // the next block cannot start here
+)
+
+// fastRuns decodes blocks from d.ip in d.msec, whose runs are d.lastMC,
+// through the cached runs. Blocks that end at a branch with TNT bits
+// left are handed to h here (after the stall check) and the next block
+// follows at once while it starts in the same mapping; the last block is
+// left in b with its status and error for fastBlocks to hand on. more
+// says that the last block went to h too and that the next one does not
+// start in the mapping: fastBlocks starts it.
+//
+// The loop keeps the block and the TNT bits in registers and stores them
+// at its end; the cold work after it (refilling TNT, taking a TIP, the
+// uncached path) is done by the general functions. Only IP, NInsn, EndIP
+// and Class change from one block to the next: the handler must not
+// modify the block.
+func (d *BlockDecoder) fastRuns(b *Block, h Handler, off uint64) (s Status, err error, more bool) {
+	m := d.msec
 	start, size := m.Start, m.End-m.Start
-	pages := mc.pages
-	// The block's instruction count, last IP and class are kept in
-	// registers and stored at the end (flush). The instruction count
-	// for TRIG (d.icnt) cannot overflow here: a block has at most 0xffff
-	// instructions and d.icnt <= icntFastMax.
+	flat, pages := d.lastMC.flat, d.lastMC.pages
+	ip := d.ip
+	*b = Block{IP: ip, Mode: d.mode, Speculative: d.speculative, MapID: m.ID}
+	ev := &d.ev
+	bits, nb := ev.Bits, ev.Size
+	if ev.Type != query.EventTNT {
+		nb = 0 // a TIP: conditional branches fail, returns take it
+	}
+	// The block so far: instructions, the last one's IP and run kind
+	// (the instruction count for TRIG, d.icnt, cannot overflow here: a
+	// block has at most 0xffff instructions and d.icnt <= icntFastMax),
+	// and the IP after the last one. The run entries are read with
+	// shifts (see pack), which keeps them in one register.
 	var n uint32
-	var endIP uint64
-	var class insn.Class
-	flush := func() {
+	var endIP, after uint64
+	var k runKind
+	var exit int
+	var stallErr error
+loop:
+	for {
+		o := ip - start
+		if o >= size {
+			exit = exitMapping
+			break
+		}
+		var v uint64
+		if flat != nil {
+			if o < uint64(len(flat)) {
+				v = flat[o].Load()
+			}
+		} else if p := o >> pageBits; p < uint64(len(pages)) {
+			if pg := pages[p].Load(); pg != nil {
+				v = pg[o&(pageSize-1)].Load()
+			}
+		}
+		ni := uint32(v>>48) & 0xff
+		if v == 0 || n+ni > 0xffff {
+			exit = exitMiss
+			break
+		}
+		n += ni
+		endIP = ip + (v>>32)&0xffff
+		after = endIP + (v>>56)&15
+		k = runKind(v >> 60)
+		switch k {
+		case runCond:
+			if nb == 0 {
+				exit = exitBadQuery
+				break loop
+			}
+			nb--
+			if (bits>>nb)&1 != 0 {
+				after += uint64(int64(int32(v)))
+			}
+			if nb == 0 {
+				exit = exitRefill
+				break loop
+			}
+		case runLimit, runLimitPTW:
+			ip = after
+			continue
+		case runCall:
+			if int32(v) != 0 {
+				d.ret.push(after)
+			}
+			ip = after + uint64(int64(int32(v)))
+			continue
+		case runJump:
+			ip = after + uint64(int64(int32(v)))
+			continue
+		case runReturn:
+			if nb == 0 {
+				exit = exitTIPReturn
+				break loop
+			}
+			nb--
+			if (bits>>nb)&1 == 0 {
+				exit = exitBadRetcomp
+				break loop
+			}
+			ret, rc := d.ret.pop()
+			if rc != 0 {
+				exit = exitRetEmpty
+				break loop
+			}
+			after = ret
+			if nb == 0 {
+				exit = exitRefill
+				break loop
+			}
+		case runIndCall:
+			exit = exitIndCall
+			break loop
+		default: // runIndJump, runFarCall, runFarReturn, runFarJump
+			exit = exitIndirect
+			break loop
+		}
+		// The block ended at a branch, with TNT bits left: hand it on
+		// and start the next one at its target.
+		b.NInsn, b.EndIP, b.Class = uint16(n), endIP, runClass[k&15]
+		if d.hasICnt {
+			d.icnt += n
+		}
+		if stallErr = d.stall.check(off, uint64(n)); stallErr != nil {
+			exit = exitStall
+			break
+		}
+		h.Block(b, off)
+		ip = after
+		if d.msec != m || d.icnt > icntFastMax || ip-start >= size {
+			exit = exitMore
+			break
+		}
+		b.IP = ip
+		n = 0
+	}
+	if ev.Type == query.EventTNT {
+		ev.Size = nb
+	}
+	if exit == exitMore {
+		d.ip = ip
+		return 0, nil, true
+	}
+	// The last block.
+	if exit != exitStall {
+		var class insn.Class
+		if n != 0 {
+			class = runClass[k&15]
+		}
 		b.NInsn, b.EndIP, b.Class = uint16(n), endIP, class
 		if d.hasICnt {
 			d.icnt += n
 		}
 	}
 	var c query.Code
-	for {
-		off := ip - start
-		if off >= size {
-			d.ip = ip // a block does not switch mappings
-			flush()
-			break
+	switch exit {
+	case exitMapping:
+		d.ip = ip // a block does not switch mappings
+	case exitMiss:
+		d.ip = ip
+		c = d.proceedNoEventCached(b, m)
+	case exitBadQuery, exitBadRetcomp:
+		d.ip = endIP
+		c = query.CodeBadQuery
+		if exit == exitBadRetcomp {
+			c = query.CodeBadRetcomp
 		}
-		p := off >> pageBits
-		var v uint64
-		if p < uint64(len(pages)) {
-			if pg := pages[p].Load(); pg != nil {
-				v = pg[off&(pageSize-1)].Load()
-			}
-		}
-		if v == 0 || n+uint32(uint8(v>>48)) > 0xffff {
-			d.ip = ip
-			flush()
-			c = d.proceedNoEventCached(b, m)
-			break
-		}
-		e := unpack(v)
-		n += uint32(e.ninsn)
-		end := ip + uint64(e.last)
-		endIP = end
-		k := e.kind()
-		class = runClass[k&15]
-		next := end + uint64(e.isize())
-		if k == runCond {
-			ev := &d.ev
-			if ev.Type != query.EventTNT {
-				d.ip = end
-				flush()
-				c = query.CodeBadQuery
-				break
-			}
-			ev.Size--
-			if (ev.Bits>>ev.Size)&1 != 0 {
-				next += uint64(int64(e.target))
-			}
-			d.ip = next
-			flush()
-			if ev.Size != 0 {
-				return 0, nil
-			}
-			return d.refill(b)
-		}
-		switch k {
-		case runLimit, runLimitPTW:
-			ip = next
-			continue
-		case runCall:
-			if e.target != 0 {
-				d.ret.push(next)
-			}
-			ip = next + uint64(int64(e.target))
-			continue
-		case runJump:
-			ip = next + uint64(int64(e.target))
-			continue
-		}
-		flush()
-		switch k {
-		case runReturn:
-			d.ip = end
-			ev := &d.ev
-			if ev.Type == query.EventTNT {
-				ev.Size--
-				if (ev.Bits>>ev.Size)&1 == 0 {
-					c = query.CodeBadRetcomp
-					break
-				}
-				ret, rc := d.ret.pop()
-				if rc != 0 {
-					c = rc
-					break
-				}
-				d.ip = ret
-				if ev.Size != 0 {
-					return 0, nil
-				}
-				return d.refill(b)
-			}
-			in := &d.scratchIn
-			*in = insn.Insn{IP: end, Size: e.isize(), Class: insn.ClassReturn, Mode: mode}
-			c = d.proceedWithTrace(in)
-		case runIndCall:
-			d.ret.push(next)
-			d.ip = end
-			c = d.proceedIndirect()
-		default: // runIndJump, runFarCall, runFarReturn, runFarJump
-			d.ip = end
-			c = d.proceedIndirect()
-		}
-		break
+	case exitRetEmpty:
+		d.ip = endIP
+		c = query.CodeRetstackEmpty // what retstack.pop reports
+	case exitRefill:
+		d.ip = after
+		s, err = d.refill(b)
+		return s, err, false
+	case exitTIPReturn, exitIndirect:
+		// proceedWithTrace takes the TIP for a return (no TNT).
+		d.ip = endIP
+		c = d.proceedIndirect()
+	case exitIndCall:
+		d.ret.push(after)
+		d.ip = endIP
+		c = d.proceedIndirect()
+	case exitStall:
+		d.ip = after
+		return 0, stallErr, false
 	}
 	if c != 0 {
-		return d.result(0, c)
+		s, err = d.result(0, c)
+	} else {
+		s, err = d.result(d.proceedTrailingEvent(b))
 	}
-	return d.result(d.proceedTrailingEvent(b))
+	return s, err, false
 }
 
-// icntFastMax is the largest TRIG instruction count nextFast starts a
-// block with: adding a block's instructions cannot overflow it.
+// icntFastMax is the largest TRIG instruction count a fast block starts
+// with: adding a block's instructions cannot overflow it.
 const icntFastMax = 1<<32 - 1 - 0xffff
 
 // refill reads the event after a used-up TNT (what proceedTrailingEvent

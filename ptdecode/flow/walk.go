@@ -35,7 +35,9 @@ func (e *DecodeError) Error() string { return e.Kind.String() + ": " + e.Err.Err
 func (e *DecodeError) Unwrap() error { return e.Err }
 
 // Handler receives what a walk decodes, in trace order. The pointers are
-// only valid during the call.
+// only valid during the call, and what they point to must not be changed
+// (the walk goes on with the block it handed over). Block must not change
+// the decoder's image; Event may (SetImage).
 type Handler interface {
 	// Block is called for every block (also empty ones) with the trace
 	// offset at which it was decoded; only by WalkBlocks.
@@ -119,21 +121,7 @@ func (d *BlockDecoder) walkBlocks(opt WalkOptions, h Handler, c *chunk) {
 				if s == 0 && d.fastReady() {
 					// The bulk of a trace: blocks that end at branch
 					// trace, with nothing pending in between.
-					for {
-						off := d.Offset()
-						s, err = d.nextFast(b)
-						h.Block(b, off)
-						if err != nil {
-							break
-						}
-						if err = d.stall.check(off, uint64(b.NInsn)); err != nil {
-							break
-						}
-						if s != 0 || !d.fastReady() {
-							break
-						}
-					}
-					if err != nil {
+					if s, err = d.fastBlocks(b, h); err != nil {
 						break
 					}
 					continue
@@ -149,12 +137,14 @@ func (d *BlockDecoder) walkBlocks(opt WalkOptions, h Handler, c *chunk) {
 					err = query.CodeEOS
 					break
 				}
-				off := d.Offset()
 				if d.fastReady() {
-					s, err = d.nextFast(b)
-				} else {
-					s, err = d.Next(b)
+					if s, err = d.fastBlocks(b, h); err != nil {
+						break
+					}
+					continue
 				}
+				off := d.Offset()
+				s, err = d.Next(b)
 				h.Block(b, off)
 				if err != nil {
 					break
