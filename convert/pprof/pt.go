@@ -2,7 +2,6 @@ package pprof
 
 import (
 	"cmp"
-	"debug/elf"
 	"slices"
 
 	"github.com/google/pprof/profile"
@@ -34,8 +33,7 @@ type recKey struct {
 // blockRec is one distinct block executed under one call stack.
 type blockRec struct {
 	key      recKey
-	execs    uint64
-	insns    uint64 // from Block.NInsn when the session gives it
+	insns    uint64 // the sum of Block.NInsn
 	branches uint64
 	nanos    uint64
 	// fall is the address after the block's last instruction: a
@@ -90,7 +88,6 @@ type ptAgg struct {
 	recs    map[recKey]int32
 	order   []blockRec
 	nodes   []*callNode
-	hasTime bool
 	cr      *codeReader
 	last    *ptThread // the thread of the previous block
 	// callerLocs caches each node's caller locations (by node id) while
@@ -166,7 +163,6 @@ func (a *ptAgg) block(b *session.Block) {
 		ri = a.record(t, b, k)
 	}
 	r := &a.order[ri]
-	r.execs++
 	r.insns += b.NInsn
 	// Taken branches only, as perf's branches samples.
 	if b.Flags&script.FlagBranch != 0 && b.To != 0 && b.To != r.fall {
@@ -175,7 +171,6 @@ func (a *ptAgg) block(b *session.Block) {
 	if b.Time != 0 {
 		if t.lastTime != 0 && b.Time > t.lastTime {
 			r.nanos += b.Time - t.lastTime
-			a.hasTime = true
 		}
 		t.lastTime = b.Time
 	}
@@ -316,59 +311,6 @@ func (a *ptAgg) fold(cur *callNode, site uint64) *callNode {
 	return c
 }
 
-// codeReader reads instruction bytes of mapped files, for splitting blocks
-// into instructions; each file's loadable segments are read once.
-type codeReader struct {
-	files map[string][]segment
-}
-
-type segment struct {
-	off  uint64
-	data []byte
-}
-
-// read returns up to n bytes of path's loaded code at file offset off, at
-// least need of them, or nil.
-func (c *codeReader) read(path string, off uint64, need, n int) []byte {
-	segs, ok := c.files[path]
-	if !ok {
-		segs = loadSegments(path)
-		c.files[path] = segs
-	}
-	for _, s := range segs {
-		if off >= s.off && off+uint64(need) <= s.off+uint64(len(s.data)) {
-			end := min(off+uint64(n), s.off+uint64(len(s.data)))
-			return s.data[off-s.off : end-s.off]
-		}
-	}
-	return nil
-}
-
-// maxSegment caps the size of a code segment read into memory.
-const maxSegment = 256 << 20
-
-func loadSegments(path string) []segment {
-	f, err := elf.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	var segs []segment
-	for _, p := range f.Progs {
-		if p.Type != elf.PT_LOAD || p.Flags&elf.PF_X == 0 || p.Filesz > maxSegment {
-			continue
-		}
-		b := make([]byte, p.Filesz)
-		if _, err := p.ReadAt(b, 0); err != nil {
-			continue
-		}
-		segs = append(segs, segment{p.Off, b})
-	}
-	return segs
-}
-
-func (c *codeReader) close() {}
-
 // insnAddrs returns the instruction addresses of the block [start, end] in
 // mp, or nil when its code cannot be read.
 func (c *codeReader) insnAddrs(mp *session.Map, start, end uint64, dst []uint64) []uint64 {
@@ -403,7 +345,7 @@ func (c *codeReader) insnAddrs(mp *session.Map, start, end uint64, dst []uint64)
 
 func newPTAgg(s *session.Session, o *Options) *ptAgg {
 	a := &ptAgg{o: o, m: s.Machine(), threads: map[int32]*ptThread{}, recs: map[recKey]int32{}}
-	a.cr = &codeReader{files: map[string][]segment{}}
+	a.cr = newCodeReader()
 	return a
 }
 
@@ -435,7 +377,11 @@ type blockKey struct {
 // CPU and leaf location.
 func (a *ptAgg) profile(gran Granularity) (*profile.Profile, error) {
 	types := []*profile.ValueType{{Type: "instructions", Unit: "count"}, {Type: "branches", Unit: "count"}}
-	if a.hasTime {
+	hasTime := false
+	for i := range a.order {
+		hasTime = hasTime || a.order[i].nanos != 0
+	}
+	if hasTime {
 		types = append(types, &profile.ValueType{Type: "time", Unit: "nanoseconds"})
 	}
 	b := NewBuilder(gran, types)
@@ -516,9 +462,6 @@ func (a *ptAgg) profile(gran Granularity) (*profile.Profile, error) {
 		}
 		perExec := uint64(len(locs))
 		total := r.insns
-		if total == 0 {
-			total = r.execs * perExec
-		}
 		for i, loc := range locs {
 			clear(vals)
 			share := total / perExec
@@ -528,7 +471,7 @@ func (a *ptAgg) profile(gran Granularity) (*profile.Profile, error) {
 			vals[0] = int64(share)
 			if i == len(locs)-1 {
 				vals[1] = int64(r.branches)
-				if a.hasTime {
+				if hasTime {
 					vals[2] = int64(r.nanos)
 				}
 			}
