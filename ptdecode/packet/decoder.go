@@ -74,21 +74,23 @@ func (d *Decoder) Next() bool {
 	// anyway (any call to next costs most of the inlining budget), so it
 	// is written for the fewest instructions.
 	pos, b := d.pos, d.fast
-	if pos >= 0 && pos+9 <= len(b) {
-		c := b[pos]
-		if t := &tmpl[c]; t.Size != 0 {
-			w := le64(b[pos+1 : pos+9])
+	if pos >= 0 && pos <= len(b)-9 {
+		b := b[pos:]
+		c := b[0]
+		if s := tmplSize[c]; s != 0 {
+			w := le64(b[1:9])
 			// Copy the template whole, then patch it: building the value
 			// field by field and copying it would stall store forwarding.
+			t := &tmpl[c]
 			d.pkt = *t
 			d.pkt.Payload = t.Payload | w&tmplMask[c]
 			d.pkt.CTC = uint16(w) & t.CTC
-			d.cur, d.pos = pos, pos+int(t.Size)
+			d.cur, d.pos = pos, pos+int(s)
 			return true
 		}
 		// TNT-64 and long CYC (but not with SKD007, which looks at
 		// 2-byte CYCs), here rather than in next to save a call.
-		w := le64(b[pos+1 : pos+9])
+		w := le64(b[1:9])
 		if c == opcExt && uint8(w) == extTNT64 {
 			if n := tnt64Bits(w); n != 0 {
 				d.pkt = Packet{Kind: KindTNT64, Size: 8, Bits: uint8(n), Payload: w >> 8 & (1<<n - 1)}
