@@ -278,7 +278,8 @@ func (b *Builder) Location(fr *Frame) *profile.Location {
 type Labels struct {
 	PID, TID int64
 	Comm     string
-	CPU      int64 // -1: unknown
+	CPU      int64  // -1: unknown
+	Branch   string // branch samples: "predicted", "mispredicted" or ""
 }
 
 // Add adds values to the sample with the given stack (leaf first) and
@@ -293,6 +294,8 @@ func (b *Builder) Add(stack []*profile.Location, lb Labels, values []int64) {
 	k = binary.AppendVarint(k, lb.TID)
 	k = binary.AppendVarint(k, lb.CPU)
 	k = append(k, lb.Comm...)
+	k = append(k, 0)
+	k = append(k, lb.Branch...)
 	b.key = k
 	if s := b.samples[string(k)]; s != nil {
 		for len(s.Value) < len(values) {
@@ -315,8 +318,14 @@ func (b *Builder) labelMaps(lb Labels) labelMaps {
 		if lb.CPU >= 0 {
 			lm.num["cpu"] = []int64{lb.CPU}
 		}
-		if lb.Comm != "" {
-			lm.str = map[string][]string{"comm": {lb.Comm}}
+		if lb.Comm != "" || lb.Branch != "" {
+			lm.str = map[string][]string{}
+			if lb.Comm != "" {
+				lm.str["comm"] = []string{lb.Comm}
+			}
+			if lb.Branch != "" {
+				lm.str["branch"] = []string{lb.Branch}
+			}
 		}
 		b.labels[lb] = lm
 	}

@@ -4,7 +4,12 @@
 // From sampled recordings (cpu-clock, cycles or any event, with or without
 // -g call chains) every sample is weighted like perf_data_converter does:
 // two values per event, `<event>_sample/count` (1 per sample) and
-// `<event>_event/count` (the sample's period). From Intel PT recordings the
+// `<event>_event/count` (the sample's period). Branch stacks (LBR) add a
+// `branches/count` value: each entry is a sample of 1 whose leaf is the
+// branch target and whose caller is the branch source, so that pprof's
+// graph shows the taken branches as weighted edges (the counts of perf
+// report --branch-stack), labelled branch=predicted|mispredicted. From
+// Intel PT recordings the
 // values are exact counts, `instructions/count` and `branches/count`,
 // aggregated per basic block while the trace is decoded, with the call
 // stack each thread had at the time.

@@ -55,29 +55,56 @@ func isPT(s *session.Session) bool {
 type sampled struct {
 	b      *Builder
 	m      *session.Machine
-	events map[*script.Event]int
+	events map[*script.Event]int // the index of the event's first value
 	stack  []*profile.Location
 	vals   []int64
+	lbr    *lbrReader // nil: no event has branch stacks
+	brIdx  int        // the index of branches/count, -1 until needed
 }
 
 // FromSamples converts the ordinary samples of a session (cpu-clock,
 // cycles, ... with their call chains) the way perf_data_converter does: per
 // event a `<event>_sample/count` value of 1 and an `<event>_event/count`
 // value of the sample's period.
+//
+// Samples with a branch stack (LBR, perf record -b or -j) add a
+// `branches/count` value: every entry of a stack is one sample of value 1
+// with two locations, the branch target as the leaf and the branch source
+// as its caller, so that pprof's graph draws each taken branch as an edge
+// from source to target weighted by how often the LBRs saw it (what perf
+// report --branch-stack counts). Its labels are the sample's, plus
+// "branch" = "predicted" or "mispredicted" when the hardware says.
 func FromSamples(s *session.Session, o Options) (*profile.Profile, error) {
-	c := &sampled{b: NewBuilder(o.Granularity, nil), m: s.Machine(), events: map[*script.Event]int{}}
+	c := &sampled{b: NewBuilder(o.Granularity, nil), m: s.Machine(), events: map[*script.Event]int{}, brIdx: -1}
+	c.lbr = newLBRReader(s.File())
 	err := s.Run(session.Handler{Sample: c.sample})
 	if err != nil {
 		return nil, err
+	}
+	if c.lbr != nil {
+		if err := c.lbr.err(); err != nil {
+			return nil, err
+		}
 	}
 	c.b.padValues()
 	return c.b.Finish()
 }
 
+// values returns the value slice for a new sample, zeroed.
+func (c *sampled) values() []int64 {
+	need := len(c.b.P.SampleType)
+	if cap(c.vals) < need {
+		c.vals = make([]int64, need)
+	}
+	c.vals = c.vals[:need]
+	clear(c.vals)
+	return c.vals
+}
+
 func (c *sampled) sample(smp *script.Sample) {
 	ei, ok := c.events[smp.Ev]
 	if !ok {
-		ei = len(c.events)
+		ei = len(c.b.P.SampleType)
 		c.events[smp.Ev] = ei
 		c.b.P.SampleType = append(c.b.P.SampleType,
 			&profile.ValueType{Type: smp.Ev.Name + "_sample", Unit: "count"},
@@ -92,19 +119,57 @@ func (c *sampled) sample(smp *script.Sample) {
 	for i := range chain {
 		c.stack = append(c.stack, c.b.Location(c.frame(t, chain[i].IP, &chain[i].Loc, len(c.stack) > 0)))
 	}
-	need := 2 * len(c.events)
-	if cap(c.vals) < need {
-		c.vals = make([]int64, need)
-	}
-	c.vals = c.vals[:need]
-	clear(c.vals)
-	c.vals[2*ei] = 1
-	c.vals[2*ei+1] = int64(smp.Period)
+	vals := c.values()
+	vals[ei] = 1
+	vals[ei+1] = int64(smp.Period)
 	lb := Labels{PID: int64(smp.PID), TID: int64(smp.TID), Comm: smp.Comm, CPU: -1}
 	if smp.Ev.SampleType&uint64(perfdata.SampleFormatCPU) != 0 {
 		lb.CPU = int64(smp.CPU)
 	}
-	c.b.Add(c.stack, lb, c.vals)
+	c.b.Add(c.stack, lb, vals)
+	if c.lbr != nil {
+		if bs := c.lbr.find(smp); len(bs) > 0 {
+			c.branches(t, bs, lb)
+		}
+	}
+}
+
+// branches adds the entries of a branch stack.
+func (c *sampled) branches(t *session.Thread, bs []perfdata.BranchEntry, lb Labels) {
+	if c.brIdx < 0 {
+		c.brIdx = len(c.b.P.SampleType)
+		c.b.P.SampleType = append(c.b.P.SampleType, &profile.ValueType{Type: "branches", Unit: "count"})
+	}
+	for _, e := range bs {
+		vals := c.values()
+		vals[c.brIdx] = 1
+		// A from address of 0 (perf's LBR filters) is unknown.
+		c.stack = append(c.stack[:0], c.b.Location(c.branchFrame(t, e.To)))
+		if e.From != 0 {
+			c.stack = append(c.stack, c.b.Location(c.branchFrame(t, e.From)))
+		}
+		blb := lb
+		switch {
+		case e.Flags&branchMispred != 0:
+			blb.Branch = "mispredicted"
+		case e.Flags&branchPredicted != 0:
+			blb.Branch = "predicted"
+		}
+		c.b.Add(c.stack, blb, vals)
+	}
+}
+
+// perf_branch_entry flag bits.
+const (
+	branchMispred   = 1 << 0
+	branchPredicted = 1 << 1
+)
+
+// branchFrame resolves a branch address: user space through the thread's
+// maps, kernel addresses (the top half) through the kernel map.
+func (c *sampled) branchFrame(t *session.Thread, ip uint64) *Frame {
+	loc := c.m.Resolve(t, ip>>63 != 0, ip)
+	return c.frame(t, ip, &loc, false)
 }
 
 func (c *sampled) frame(t *session.Thread, ip uint64, loc *script.Loc, caller bool) *Frame {
