@@ -111,9 +111,20 @@ func (d *dumper) run(dec *packet.Decoder) {
 
 // packets dumps packets until the end (false) or an error (true).
 func (d *dumper) packets(dec *packet.Decoder) bool {
-	for dec.Next() {
-		if !d.one(dec.PacketOffset(), dec.Packet()) {
-			return true
+	if d.opt.Quiet && !d.opt.Raw {
+		// --quiet: most packets need no work at all; one well predicted
+		// test per packet skips them.
+		work := quietWork(d.opt.LastIP, d.track)
+		for dec.Next() {
+			if p := dec.Packet(); work[p.Kind] {
+				d.quiet(uint64(dec.PacketOffset()), p)
+			}
+		}
+	} else {
+		for dec.Next() {
+			if !d.one(dec.PacketOffset(), dec.Packet()) {
+				return true
+			}
 		}
 	}
 	err := dec.Err()

@@ -213,6 +213,19 @@ func (d *dumper) packet(off uint64, p *packet.Packet) {
 }
 
 // quiet tracks p without formatting anything but diagnostics (--quiet).
+// quietWork returns the kinds of packets for which quiet does something,
+// given --lastip and time tracking.
+func quietWork(lastIP, track bool) (w [256]bool) {
+	w[packet.KindPSB], w[packet.KindPSBEnd] = true, true
+	for _, k := range []packet.Kind{packet.KindTIP, packet.KindTIPPGE, packet.KindTIPPGD, packet.KindFUP} {
+		w[k] = lastIP
+	}
+	for _, k := range []packet.Kind{packet.KindOVF, packet.KindTSC, packet.KindCBR, packet.KindTMA, packet.KindMTC, packet.KindCYC} {
+		w[k] = track
+	}
+	return w
+}
+
 func (d *dumper) quiet(off uint64, p *packet.Packet) {
 	switch p.Kind {
 	case packet.KindTNT8, packet.KindTNT64, packet.KindPad, packet.KindMNT:
