@@ -55,6 +55,7 @@ type function struct {
 	first, end       int // insns[first:end]
 	blocks           int
 	hasCode          bool
+	optimized        bool // built with optimisation (DW_AT_producer)
 	linesWithCodeSet map[int32]bool
 }
 
@@ -214,6 +215,7 @@ func (p *Program) decode(f *elf.File) error {
 			continue
 		}
 		if inRanges(opt, fn.low) {
+			fn.optimized = true
 			p.assignOptimized(fn, rows, intern, gline)
 			continue
 		}

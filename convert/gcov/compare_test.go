@@ -70,6 +70,8 @@ type gcovJSON struct {
 		Functions []struct {
 			Name           string `json:"name"`
 			ExecutionCount uint64 `json:"execution_count"`
+			Blocks         int    `json:"blocks"`
+			BlocksExecuted int    `json:"blocks_executed"`
 			StartLine      int    `json:"start_line"`
 			EndLine        int    `json:"end_line"`
 		} `json:"functions"`
@@ -210,6 +212,8 @@ type agreement struct {
 	// gcov -b -c's.
 	brLines, brLinesSame int
 	fnLines, fnLinesSame int
+	// Functions whose block and executed-block counts equal gcov's.
+	blockFns, blocksSame int
 	diffs                []string
 }
 
@@ -260,11 +264,19 @@ func (a *agreement) compare(t testing.TB, name string, args []string, ours *Repo
 			}
 		}
 		ourFns := map[string]uint64{}
+		ourBlocks := map[string][2]int{}
 		for _, fn := range ourFile.Functions {
 			ourFns[fn.Name] = fn.Called
+			ourBlocks[fn.Name] = [2]int{fn.Blocks, fn.BlocksExecuted}
 		}
 		for _, fn := range f.Functions {
 			a.funcs++
+			a.blockFns++
+			if ob := ourBlocks[fn.Name]; ob == [2]int{fn.Blocks, fn.BlocksExecuted} {
+				a.blocksSame++
+			} else if os.Getenv("GCOV_BLOCK_DIFFS") != "" {
+				fmt.Printf("%s %s: blocks ours %d/%d, gcov %d/%d\n", name, fn.Name, ob[1], ob[0], fn.BlocksExecuted, fn.Blocks)
+			}
 			if c, ok := ourFns[fn.Name]; ok && c == fn.ExecutionCount {
 				a.funcsOK++
 			} else {
@@ -337,8 +349,8 @@ func TestAgreementWithGcov(t *testing.T) {
 			pct := func(n, d int) float64 { return 100 * float64(n) / float64(d) }
 			t.Logf("%s: %d line comparisons: executed/never/no-code %.1f%%, exact count %.1f%%; functions called %d/%d",
 				name, a.lines, pct(a.status, a.lines), pct(a.exact, a.lines), a.funcsOK, a.funcs)
-			t.Logf("%s: .gcov text identical to gcov's for %d of %d inputs; -b -c: branch/call lines identical on %d of %d lines, function lines on %d of %d",
-				name, a.textsSame, a.texts, a.brLinesSame, a.brLines, a.fnLinesSame, a.fnLines)
+			t.Logf("%s: .gcov text identical to gcov's for %d of %d inputs; -b -c: branch/call lines identical on %d of %d lines, function lines on %d of %d; blocks and blocks executed equal gcov's for %d of %d functions",
+				name, a.textsSame, a.texts, a.brLinesSame, a.brLines, a.fnLinesSame, a.fnLines, a.blocksSame, a.blockFns)
 			for i, d := range a.diffs {
 				if i >= 15 {
 					break

@@ -234,8 +234,9 @@ func (p *Program) Report(c *Counts) *Report {
 			continue
 		}
 		out := &Function{Name: fn.name, StartLine: int(fn.startLine), StartColumn: int(fn.startCol),
-			EndLine: int(fn.endLine), EndColumn: 1, Blocks: fn.blocks,
+			EndLine: int(fn.endLine), EndColumn: 1,
 			Called: exec[fn.first], Returned: rets[int32(fi)]}
+		out.Blocks, out.BlocksExecuted = p.gccBlocks(fi, exec)
 		// The table lookup of a lowered switch (after the range check, up
 		// to the indirect jump) is one gimple block with the range check
 		// for gcc: it does not make the line partly executed.
@@ -254,9 +255,6 @@ func (p *Program) Report(c *Counts) *Report {
 		seen := map[int32]bool{}
 		for k := fn.first; k < fn.end; k++ {
 			in := &p.insns[k]
-			if in.leader && exec[k] > 0 {
-				out.BlocksExecuted++
-			}
 			for _, g := range p.pre[k] {
 				l := lines[g]
 				if l == nil {
