@@ -173,6 +173,11 @@ func (a *ptAgg) block(b *session.Block) {
 			r.nanos += b.Time - t.lastTime
 		}
 		t.lastTime = b.Time
+		if b.Flags&script.FlagTraceEnd != 0 {
+			// The thread stopped (switched out): the time until its
+			// trace resumes is not its own.
+			t.lastTime = 0
+		}
 	}
 	t.prev = ri
 	// Conditional branches never change the stack.

@@ -48,13 +48,13 @@ func pprofCommand() *ucli.Command {
 			}
 			out := c.String("output")
 			if out == "-" {
-				return p.Write(c.App.Writer)
+				return pprof.Write(c.App.Writer, p)
 			}
 			f, err := os.Create(out)
 			if err != nil {
 				return err
 			}
-			if err := p.Write(f); err != nil {
+			if err := pprof.Write(f, p); err != nil {
 				f.Close()
 				return err
 			}
