@@ -31,7 +31,10 @@ func (e *Event) IsBTS() bool {
 	return e.AttrType == 0 && e.Config == 4 && e.SamplePeriod == 1
 }
 
-// addrCorrelatesSym mirrors sample_addr_correlates_sym.
+// AddrCorrelatesSym mirrors sample_addr_correlates_sym: the sample's
+// address is a code address that is printed with its symbol (branches).
+func (e *Event) AddrCorrelatesSym() bool { return e.addrCorrelatesSym() }
+
 func (e *Event) addrCorrelatesSym() bool {
 	if e.AttrType == 1 && (e.Config == 2 || e.Config == 5 || e.Config == 6) {
 		return true

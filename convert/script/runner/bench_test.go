@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/perfpt/perfpt/internal/benchcpu"
 	"github.com/perfpt/perfpt/record"
 	"github.com/perfpt/perfpt/record/testprog"
 )
@@ -61,15 +62,18 @@ func BenchmarkScriptLarge(b *testing.B) {
 		{"insns", "i0ns", "ip,sym", 1},
 		{"insns-j2", "i0ns", "ip,sym", 2},
 		{"branches", "b", "ip,addr", 1},
+		{"branches-j2", "b", "ip,addr", 2},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			cfg := Config{Input: data, ItraceSet: true, Itrace: c.itrace, Fields: []string{c.fields}, Workers: c.j}
+			start := benchcpu.Now()
 			for i := 0; i < b.N; i++ {
 				if err := Run(cfg, io.Discard, io.Discard); err != nil {
 					b.Fatal(err)
 				}
 			}
+			benchcpu.Report(b, start)
 		})
 	}
 }

@@ -1,96 +1,327 @@
 package runner
 
 import (
+	"unsafe"
+
 	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/symbol"
 )
 
 // With more than one worker, decoding (the session) and printing run on
-// two goroutines: the session's samples are detached (their lookups done)
-// and copied into batches that the printer formats in order. Output is the
-// same bytes as with one worker, by construction: one producer, one FIFO.
+// two goroutines. Output is the same bytes as with one worker, by
+// construction: one producer, one FIFO, one Printer.
+//
+// The session hands over a script.Sample of some 400 bytes per sample;
+// copying it whole into the queue (as this pipeline first did) cost more
+// than printing it. Consecutive samples share almost everything but the
+// addresses, time and period: the thread, the event, the map (DSO) of the
+// IP and of the branch target. So the producer sends a 64-byte rec per
+// sample with what varies, plus the shared context (a sctx or mctx) only
+// when it changes; the printer goroutine keeps one Sample that it brings up
+// to date from each rec and prints. Samples with more (callchains, synth
+// payloads, IPC, source lines) go whole, in a side list, in order.
 
-const batchLen = 2048
+const batchLen = 4096
 
-type item struct {
-	isErr  bool
+// rec kinds: what a rec carries besides its own fields.
+const (
+	recCtx     = 1 << iota // the next sctx of the batch applies from here
+	recIPMap               // the next mctx applies to the IP from here
+	recAddrMap             // the next mctx applies to the branch target from here
+	recAddrOK              // the branch target was resolved
+	recInsn                // the next insn of the batch is this sample's
+	recFull                // the next full item is printed (not this rec)
+	recErr                 // the next error line is printed (not this rec)
+)
+
+// rec is one sample to print, in 64 bytes.
+type rec struct {
+	ip, addr, time, period uint64
+	ev                     *script.Event
+	sym, addrSym           *symbol.Symbol
+	flags                  uint32
+	// bits 0-6 kind, 7-11 the instruction length, 12-31 the thread-stack
+	// depth (deeper samples are sent whole).
+	k uint32
+}
+
+const maxDepth = 1<<20 - 1
+
+// sctx is what a run of samples shares: the thread.
+type sctx struct {
+	comm     string
+	pid, tid int32
+	cpu      uint32
+	hasTS    bool // HasThreadStack
+	useCC    bool
+}
+
+// mctx is the map part of a script.Loc: the same for addresses in one
+// mapping. delta is the address minus its map-relative address.
+type mctx struct {
+	hasMap   bool
+	kernel   bool
+	dso      string
+	mapStart uint64
+	delta    uint64
+}
+
+func mctxOf(l *script.Loc, addr uint64) mctx {
+	return mctx{hasMap: l.HasMap, kernel: l.Kernel, dso: l.DSO, mapStart: l.MapStart, delta: addr - l.Addr}
+}
+
+func (m *mctx) apply(l *script.Loc) {
+	l.HasMap, l.Kernel, l.DSO, l.MapStart = m.hasMap, m.kernel, m.dso, m.mapStart
+}
+
+// full is a sample sent whole.
+type full struct {
 	useCC  bool
 	s      script.Sample
-	e      script.ErrorLine
 	insn   [16]byte
 	frames []script.Frame
 }
 
-type pipeline struct {
-	p       *script.Printer
-	srcline bool
-	cur     []item
-	ch      chan []item
-	free    chan []item
-	done    chan struct{}
+type batch struct {
+	recs []rec
+	ctxs []sctx
+	maps []mctx
+	insn [][16]byte
+	full []full
+	errs []script.ErrorLine
 }
 
-func newPipeline(p *script.Printer, srcline bool) *pipeline {
-	pl := &pipeline{p: p, srcline: srcline, ch: make(chan []item, 4), free: make(chan []item, 6), done: make(chan struct{})}
-	for i := 0; i < 6; i++ {
-		pl.free <- make([]item, 0, batchLen)
+func (b *batch) reset() {
+	b.recs = b.recs[:0]
+	b.ctxs = b.ctxs[:0]
+	b.maps = b.maps[:0]
+	b.insn = b.insn[:0]
+	b.full = b.full[:0]
+	b.errs = b.errs[:0]
+}
+
+type pipeline struct {
+	p       *script.Printer
+	insn    bool // instruction bytes are printed
+	addrLoc bool // branch targets are printed with symbol or DSO
+	cur     *batch
+	ch      chan *batch
+	free    chan *batch
+	done    chan struct{}
+
+	// The producer's view of the printer's Sample: the contexts it last
+	// sent (ok: sent at all).
+	ev                   *script.Event
+	evAddr               bool // ev.AddrCorrelatesSym()
+	ctx                  sctx
+	ipMap, addrMap       mctx
+	ctxOK, ipOK, addrMOK bool
+}
+
+func newPipeline(p *script.Printer, insn, addrLoc bool) *pipeline {
+	const nbatch = 4
+	pl := &pipeline{p: p, insn: insn, addrLoc: addrLoc,
+		ch: make(chan *batch, nbatch), free: make(chan *batch, nbatch), done: make(chan struct{})}
+	for i := 0; i < nbatch; i++ {
+		pl.free <- &batch{recs: make([]rec, 0, batchLen)}
 	}
 	pl.cur = <-pl.free
 	go pl.print()
 	return pl
 }
 
-func (pl *pipeline) print() {
-	defer close(pl.done)
-	for batch := range pl.ch {
-		for i := range batch {
-			it := &batch[i]
-			if it.isErr {
-				pl.p.PrintError(&it.e)
-				continue
-			}
-			pl.p.SetUseCallchain(it.useCC)
-			pl.p.Print(&it.s)
-		}
-		pl.free <- batch[:0]
+// next returns the rec to fill, sending the batch when it is full.
+func (pl *pipeline) next() *rec {
+	b := pl.cur
+	if len(b.recs) == cap(b.recs) {
+		b = pl.send()
 	}
+	b.recs = b.recs[:len(b.recs)+1]
+	return &b.recs[len(b.recs)-1]
 }
 
-func (pl *pipeline) next() *item {
-	if len(pl.cur) == cap(pl.cur) {
-		pl.ch <- pl.cur
-		pl.cur = <-pl.free
-	}
-	pl.cur = pl.cur[:len(pl.cur)+1]
-	return &pl.cur[len(pl.cur)-1]
+// send queues the current batch and returns the next one.
+func (pl *pipeline) send() *batch {
+	pl.ch <- pl.cur
+	b := <-pl.free
+	b.reset()
+	pl.cur = b
+	return b
+}
+
+// sameStr is a == b, quick when both are the same string header (as a
+// thread's comm and a DSO's name are from sample to sample).
+func sameStr(a, b string) bool {
+	return len(a) == len(b) && (len(a) == 0 || unsafe.StringData(a) == unsafe.StringData(b) || a == b)
+}
+
+// sameMap reports whether l (of address addr) is in the mapping m.
+func sameMap(m *mctx, l *script.Loc, addr uint64) bool {
+	return l.HasMap == m.hasMap && addr-l.Addr == m.delta && l.MapStart == m.mapStart &&
+		l.Kernel == m.kernel && sameStr(l.DSO, m.dso)
 }
 
 func (pl *pipeline) sample(s *script.Sample, useCC bool) {
-	s.Detach(pl.srcline)
-	it := pl.next()
-	it.isErr = false
+	if s.Ev != pl.ev {
+		pl.ev, pl.evAddr = s.Ev, s.Ev.AddrCorrelatesSym()
+	}
+	// The branch target, resolved now: the session's Resolver (and
+	// its Sample, which the pipeline leaves alone) moves on.
+	var al *script.Loc
+	var tmp script.Loc
+	switch {
+	case s.Res != nil:
+		if pl.evAddr && pl.addrLoc {
+			tmp = s.Res.ResolveAddr(s.Addr)
+			al = &tmp
+		}
+	case s.AddrOK:
+		al = &s.AddrLoc
+	}
+	if (s.Callchain != nil && useCC) || s.Synth.Kind != script.SynthNone || s.InsnCnt != 0 || s.CycCnt != 0 ||
+		s.SrclineOK || len(s.Insn) > 16 || uint(s.Depth) > maxDepth || uint(s.InsnLen) > 16 {
+		pl.full(s, al, useCC)
+		return
+	}
+	b := pl.cur
+	if len(b.recs) == cap(b.recs) {
+		b = pl.send()
+	}
+	b.recs = b.recs[:len(b.recs)+1]
+	r := &b.recs[len(b.recs)-1]
+	kind := uint32(0)
+	if c := &pl.ctx; !pl.ctxOK || s.TID != c.tid || s.PID != c.pid || s.CPU != c.cpu ||
+		s.HasThreadStack != c.hasTS || useCC != c.useCC || !sameStr(s.Comm, c.comm) {
+		*c = sctx{comm: s.Comm, pid: s.PID, tid: s.TID, cpu: s.CPU, hasTS: s.HasThreadStack, useCC: useCC}
+		pl.ctxOK = true
+		b.ctxs = append(b.ctxs, *c)
+		kind |= recCtx
+	}
+	if !pl.ipOK || !sameMap(&pl.ipMap, &s.IPLoc, s.IP) {
+		pl.ipMap, pl.ipOK = mctxOf(&s.IPLoc, s.IP), true
+		b.maps = append(b.maps, pl.ipMap)
+		kind |= recIPMap
+	}
+	r.sym, r.addrSym = s.IPLoc.Sym, nil
+	if al != nil {
+		kind |= recAddrOK
+		if !pl.addrMOK || !sameMap(&pl.addrMap, al, s.Addr) {
+			pl.addrMap, pl.addrMOK = mctxOf(al, s.Addr), true
+			b.maps = append(b.maps, pl.addrMap)
+			kind |= recAddrMap
+		}
+		r.addrSym = al.Sym
+	}
+	if pl.insn && len(s.Insn) > 0 {
+		var in [16]byte
+		copy(in[:], s.Insn)
+		b.insn = append(b.insn, in)
+		kind |= recInsn
+	}
+	r.ip, r.addr, r.time, r.period = s.IP, s.Addr, s.Time, s.Period
+	r.ev, r.flags, r.k = s.Ev, s.Flags, kind|uint32(s.InsnLen)<<7|uint32(s.Depth)<<12
+}
+
+// full queues s whole.
+func (pl *pipeline) full(s *script.Sample, al *script.Loc, useCC bool) {
+	r := pl.next()
+	r.k = recFull
+	b := pl.cur
+	if len(b.full) < cap(b.full) {
+		b.full = b.full[:len(b.full)+1]
+	} else {
+		b.full = append(b.full, full{})
+	}
+	it := &b.full[len(b.full)-1]
 	it.useCC = useCC
-	frames := it.frames[:0]
 	it.s = *s
+	it.s.Res = nil
+	it.s.AddrLoc, it.s.AddrOK = script.Loc{}, al != nil
+	if al != nil {
+		it.s.AddrLoc = *al
+	}
 	n := copy(it.insn[:], s.Insn)
 	it.s.Insn = it.insn[:n]
 	if s.Callchain != nil {
-		frames = append(frames, s.Callchain...)
-		it.s.Callchain = frames
+		it.frames = append(it.frames[:0], s.Callchain...)
+		it.s.Callchain = it.frames
 	}
-	it.frames = frames
 }
 
 func (pl *pipeline) errorLine(e *script.ErrorLine) {
-	it := pl.next()
-	it.isErr = true
-	it.e = *e
+	r := pl.next()
+	r.k = recErr
+	pl.cur.errs = append(pl.cur.errs, *e)
 }
 
 // close flushes the last batch and waits for the printer.
 func (pl *pipeline) close() {
-	if len(pl.cur) > 0 {
+	if len(pl.cur.recs) > 0 {
 		pl.ch <- pl.cur
 	}
 	close(pl.ch)
 	<-pl.done
+}
+
+// print is the printer goroutine.
+func (pl *pipeline) print() {
+	defer close(pl.done)
+	var s script.Sample
+	useCC := false
+	var ipDelta, addrDelta uint64
+	var insn [16]byte
+	for b := range pl.ch {
+		ci, mi, ii, fi, ei := 0, 0, 0, 0, 0
+		for i := range b.recs {
+			r := &b.recs[i]
+			k := r.k
+			if k&(recFull|recErr) != 0 {
+				if k&recErr != 0 {
+					pl.p.PrintError(&b.errs[ei])
+					ei++
+					continue
+				}
+				f := &b.full[fi]
+				fi++
+				pl.p.SetUseCallchain(f.useCC)
+				pl.p.Print(&f.s)
+				pl.p.SetUseCallchain(useCC)
+				continue
+			}
+			if k&recCtx != 0 {
+				c := &b.ctxs[ci]
+				ci++
+				s.Comm, s.PID, s.TID, s.CPU, s.HasThreadStack = c.comm, c.pid, c.tid, c.cpu, c.hasTS
+				useCC = c.useCC
+				pl.p.SetUseCallchain(useCC)
+			}
+			if k&recIPMap != 0 {
+				m := &b.maps[mi]
+				mi++
+				m.apply(&s.IPLoc)
+				ipDelta = m.delta
+			}
+			s.AddrOK = k&recAddrOK != 0
+			if k&recAddrMap != 0 {
+				m := &b.maps[mi]
+				mi++
+				m.apply(&s.AddrLoc)
+				addrDelta = m.delta
+			}
+			s.Ev, s.IP, s.Addr, s.Time, s.Period, s.Flags = r.ev, r.ip, r.addr, r.time, r.period, r.flags
+			s.InsnLen, s.Depth = int(k>>7&31), int(k>>12)
+			s.IPLoc.Sym, s.IPLoc.Addr = r.sym, r.ip-ipDelta
+			if s.AddrOK {
+				s.AddrLoc.Sym, s.AddrLoc.Addr = r.addrSym, r.addr-addrDelta
+			}
+			s.Insn = nil
+			if k&recInsn != 0 {
+				insn = b.insn[ii]
+				ii++
+				s.Insn = insn[:]
+			}
+			pl.p.Print(&s)
+		}
+		pl.free <- b
+	}
 }

@@ -146,14 +146,19 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		},
 	}
 	var pl *pipeline
-	srcline := false
+	srcline, insn, addrLoc := false, false, false
 	for ty := script.OutputType(0); ty <= script.TypeOther; ty++ {
 		srcline = srcline || fields.Has(ty, script.FieldSrcline)
+		insn = insn || fields.Has(ty, script.FieldInsn)
+		// Branch targets are resolved for their symbol and DSO, and
+		// for callindent.
+		addrLoc = addrLoc || fields.Has(ty, script.FieldSym) || fields.Has(ty, script.FieldDSO) ||
+			fields.Has(ty, script.FieldCallindent)
 	}
 	if cfg.Workers > 1 && !srcline {
 		// Decode and print on two goroutines (source lines are looked
 		// up where they are printed, so srcline output stays on one).
-		pl = newPipeline(p, false)
+		pl = newPipeline(p, insn, addrLoc)
 		h.Sample = func(smp *script.Sample) { pl.sample(smp, useCallchain) }
 		h.Error = pl.errorLine
 	}
