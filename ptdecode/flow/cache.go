@@ -75,14 +75,9 @@ func unpack(v uint64) runEntry {
 
 type runPage [pageSize]atomic.Uint64
 
-// flatMax is the largest mapping whose runs are kept in one array, an
-// entry per byte of code (8 bytes each; the operating system backs only
-// the pages that are used). Larger mappings have pages of entries,
-// allocated on use: one more dependent load per run.
-const flatMax = 4 << 20
-
-// mapCache holds the runs of one mapping: in flat, indexed by offset, or
-// in pages.
+// mapCache holds the runs of one mapping: in flat, indexed by offset (see
+// allocFlat), or in pages allocated on use (one more dependent load per
+// run; the fast path does not use them).
 type mapCache struct {
 	key   uint64 // mapping ID and mode
 	flat  []atomic.Uint64
@@ -129,9 +124,7 @@ func (d *BlockDecoder) forMapping(m *image.Mapping, mode insn.Mode) *mapCache {
 			c.maps = map[uint64]*mapCache{}
 		}
 		mc = &mapCache{key: key}
-		if size := m.End - m.Start; size <= flatMax {
-			mc.flat = make([]atomic.Uint64, size)
-		} else {
+		if size := m.End - m.Start; !mc.allocFlat(size) {
 			mc.pages = make([]atomic.Pointer[runPage], (size+pageSize-1)>>pageBits)
 		}
 		c.maps[key] = mc

@@ -1,7 +1,8 @@
 package flow
 
 import (
-	"github.com/perfpt/perfpt/ptdecode/insn"
+	"math/bits"
+
 	"github.com/perfpt/perfpt/ptdecode/query"
 )
 
@@ -46,7 +47,7 @@ func (d *BlockDecoder) fastBlocks(b *Block, h Handler) (Status, error) {
 		m := d.msec
 		mc := d.lastMC
 		if m == nil || d.imgGen != d.img.Generation() || !m.Contains(ip) || mc == nil || mc.key != m.ID<<2|uint64(mode&3) ||
-			d.icnt > icntFastMax {
+			mc.flat == nil || d.icnt > icntFastMax {
 			*b = Block{IP: ip, Mode: mode, Speculative: d.speculative}
 			s, err = d.result(d.proceed(b))
 		} else {
@@ -99,84 +100,77 @@ const (
 // modify the block.
 func (d *BlockDecoder) fastRuns(b *Block, h Handler, off uint64) (s Status, err error, more bool) {
 	m := d.msec
-	start, size := m.Start, m.End-m.Start
-	flat, pages := d.lastMC.flat, d.lastMC.pages
+	start := m.Start
+	flat := d.lastMC.flat // as long as the mapping
 	ip := d.ip
 	*b = Block{IP: ip, Mode: d.mode, Speculative: d.speculative, MapID: m.ID}
+	// The TNT bits left, the next one in bit 63, followed by a 1: tnt is
+	// tntEmpty when they are used up, and 0 for a TIP (conditional
+	// branches fail then; returns take it).
 	ev := &d.ev
-	bits, nb := ev.Bits, ev.Size
-	if ev.Type != query.EventTNT {
-		nb = 0 // a TIP: conditional branches fail, returns take it
+	var tnt uint64
+	if ev.Type == query.EventTNT {
+		tnt = tntBits(ev.Bits, ev.Size)
 	}
-	// The block so far: instructions, the last one's IP and run kind
-	// (the instruction count for TRIG, d.icnt, cannot overflow here: a
-	// block has at most 0xffff instructions and d.icnt <= icntFastMax),
-	// and the IP after the last one. The run entries are read with
-	// shifts (see pack), which keeps them in one register.
+	// The block's instruction count is kept in a register (the count for
+	// TRIG, d.icnt, cannot overflow here: a block has at most 0xffff
+	// instructions and d.icnt <= icntFastMax); its EndIP and Class are
+	// stored with every run, off the path from one run to the next. ip
+	// is where the next run starts. The run entries are read with shifts
+	// (see pack), which keeps them in one register.
 	var n uint32
-	var endIP, after uint64
-	var k runKind
 	var exit int
-	var stallErr error
 loop:
 	for {
 		o := ip - start
-		if o >= size {
+		if o >= uint64(len(flat)) {
 			exit = exitMapping
 			break
 		}
-		var v uint64
-		if flat != nil {
-			if o < uint64(len(flat)) {
-				v = flat[o].Load()
-			}
-		} else if p := o >> pageBits; p < uint64(len(pages)) {
-			if pg := pages[p].Load(); pg != nil {
-				v = pg[o&(pageSize-1)].Load()
-			}
-		}
+		v := flat[o].Load()
 		ni := uint32(v>>48) & 0xff
 		if v == 0 || n+ni > 0xffff {
 			exit = exitMiss
 			break
 		}
 		n += ni
-		endIP = ip + (v>>32)&0xffff
-		after = endIP + (v>>56)&15
-		k = runKind(v >> 60)
+		end := ip + (v>>32)&0xffff
+		k := runKind(v >> 60)
+		b.EndIP, b.Class = end, runClass[k]
+		ip = end + (v>>56)&15
 		switch k {
 		case runCond:
-			if nb == 0 {
+			if tnt == 0 {
 				exit = exitBadQuery
 				break loop
 			}
-			nb--
-			if (bits>>nb)&1 != 0 {
-				after += uint64(int64(int32(v)))
+			if int64(tnt) < 0 {
+				ip += uint64(int64(int32(v)))
 			}
-			if nb == 0 {
+			tnt <<= 1
+			if tnt == tntEmpty {
 				exit = exitRefill
 				break loop
 			}
 		case runLimit, runLimitPTW:
-			ip = after
 			continue
 		case runCall:
 			if int32(v) != 0 {
-				d.ret.push(after)
+				d.ret.push(ip)
 			}
-			ip = after + uint64(int64(int32(v)))
+			ip += uint64(int64(int32(v)))
 			continue
 		case runJump:
-			ip = after + uint64(int64(int32(v)))
+			ip += uint64(int64(int32(v)))
 			continue
 		case runReturn:
-			if nb == 0 {
+			if tnt == 0 {
 				exit = exitTIPReturn
 				break loop
 			}
-			nb--
-			if (bits>>nb)&1 == 0 {
+			taken := int64(tnt) < 0
+			tnt <<= 1
+			if !taken {
 				exit = exitBadRetcomp
 				break loop
 			}
@@ -185,8 +179,8 @@ loop:
 				exit = exitRetEmpty
 				break loop
 			}
-			after = ret
-			if nb == 0 {
+			ip = ret
+			if tnt == tntEmpty {
 				exit = exitRefill
 				break loop
 			}
@@ -199,25 +193,24 @@ loop:
 		}
 		// The block ended at a branch, with TNT bits left: hand it on
 		// and start the next one at its target.
-		b.NInsn, b.EndIP, b.Class = uint16(n), endIP, runClass[k&15]
+		b.NInsn = uint16(n)
 		if d.hasICnt {
 			d.icnt += n
 		}
-		if stallErr = d.stall.check(off, uint64(n)); stallErr != nil {
+		if d.stall.add(off, uint64(n)) {
 			exit = exitStall
 			break
 		}
 		h.Block(b, off)
-		ip = after
-		if d.msec != m || d.icnt > icntFastMax || ip-start >= size {
+		if d.msec != m || d.icnt > icntFastMax || ip-start >= uint64(len(flat)) {
 			exit = exitMore
 			break
 		}
 		b.IP = ip
 		n = 0
 	}
-	if ev.Type == query.EventTNT {
-		ev.Size = nb
+	if tnt != 0 {
+		ev.Size = tntLeft(tnt)
 	}
 	if exit == exitMore {
 		d.ip = ip
@@ -225,11 +218,10 @@ loop:
 	}
 	// The last block.
 	if exit != exitStall {
-		var class insn.Class
-		if n != 0 {
-			class = runClass[k&15]
+		b.NInsn = uint16(n)
+		if n == 0 {
+			b.EndIP, b.Class = 0, 0
 		}
-		b.NInsn, b.EndIP, b.Class = uint16(n), endIP, class
 		if d.hasICnt {
 			d.icnt += n
 		}
@@ -241,30 +233,30 @@ loop:
 	case exitMiss:
 		d.ip = ip
 		c = d.proceedNoEventCached(b, m)
-	case exitBadQuery, exitBadRetcomp:
-		d.ip = endIP
+	case exitBadQuery:
+		d.ip = b.EndIP
 		c = query.CodeBadQuery
-		if exit == exitBadRetcomp {
-			c = query.CodeBadRetcomp
-		}
+	case exitBadRetcomp:
+		d.ip = b.EndIP
+		c = query.CodeBadRetcomp
 	case exitRetEmpty:
-		d.ip = endIP
+		d.ip = b.EndIP
 		c = query.CodeRetstackEmpty // what retstack.pop reports
 	case exitRefill:
-		d.ip = after
+		d.ip = ip
 		s, err = d.refill(b)
 		return s, err, false
 	case exitTIPReturn, exitIndirect:
 		// proceedWithTrace takes the TIP for a return (no TNT).
-		d.ip = endIP
+		d.ip = b.EndIP
 		c = d.proceedIndirect()
 	case exitIndCall:
-		d.ret.push(after)
-		d.ip = endIP
+		d.ret.push(ip)
+		d.ip = b.EndIP
 		c = d.proceedIndirect()
 	case exitStall:
-		d.ip = after
-		return 0, stallErr, false
+		d.ip = ip
+		return 0, query.CodeBadQuery, false // what stall.check reports
 	}
 	if c != 0 {
 		s, err = d.result(0, c)
@@ -273,6 +265,18 @@ loop:
 	}
 	return s, err, false
 }
+
+// tntBits returns the size TNT bits (the next one in bit size-1) in the
+// form fastRuns keeps them: the next one in bit 63, followed by a 1.
+func tntBits(bits uint64, size uint8) uint64 {
+	return bits<<(64-size) | 1<<(63-size)
+}
+
+// tntEmpty is what tntBits gives when no bits are left.
+const tntEmpty = 1 << 63
+
+// tntLeft returns the number of bits left in tnt.
+func tntLeft(tnt uint64) uint8 { return uint8(63 - bits.TrailingZeros64(tnt)) }
 
 // icntFastMax is the largest TRIG instruction count a fast block starts
 // with: adding a block's instructions cannot overflow it.

@@ -408,14 +408,22 @@ func (s *stall) resyncLoops(off uint64) bool {
 
 // check counts n instructions decoded at trace offset off.
 func (s *stall) check(off, n uint64) error {
+	if s.add(off, n) {
+		return query.CodeBadQuery
+	}
+	return nil
+}
+
+// add is check that reports with true that the walk is stuck.
+func (s *stall) add(off, n uint64) bool {
 	if off != s.off {
 		s.off, s.insns = off, 0
-		return nil
+		return false
 	}
 	s.insns += n
 	if s.insns > stallLimit {
 		s.insns = 0
-		return query.CodeBadQuery
+		return true
 	}
-	return nil
+	return false
 }
