@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/perfpt/perfpt/convert/script"
 	"github.com/perfpt/perfpt/convert/session/ptperf"
@@ -83,6 +84,7 @@ func (tc *timeConv) nsToTicks(ns uint64) uint64 {
 }
 
 type auxBuffer struct {
+	mapped    []byte // the data in the file's mapping (for parallel decoding)
 	data      []byte // the data, when there is no file to read it from
 	off       int64  // else its file offset and size
 	size      int
@@ -124,6 +126,17 @@ type ptQueue struct {
 
 	selTimestamp uint64 // time-range state (intel_pt_time_filter)
 	selStart     bool
+
+	started bool // runDecoder has run on it
+	// Parallel decoding (pt_par.go): a queue copy decoding one chunk
+	// collects its samples in job and reads the mapped data.
+	job      *job
+	mapped   bool
+	doneAt   uint64 // AUX bytes done by a parallel decode (progress)
+	dropped  int    // buffers whose mapped pages were dropped
+	par      *parQueue
+	stopArm  uint64 // the stop position given to dec
+	pendStop int    // runSeq returns this next
 }
 
 type heapItem struct {
@@ -161,6 +174,10 @@ type ptState struct {
 	branchesEv, instructionsEv, psbEv, cbrEv *script.Event
 	branchesFilter                           uint32
 	h                                        Handler
+	parStats                                 [2]int
+	todo                                     chan *job
+	freeRecs                                 chan []rec
+	workers, producers                       sync.WaitGroup
 	smp                                      script.Sample
 	walker                                   walker
 }
@@ -366,8 +383,11 @@ const (
 func (p *ptState) queueIndex() error {
 	rs := p.s.f.Records(perfdata.FileOrder)
 	for rs.Next() {
-		if r, ok := rs.Record.(*perfdata.RecordAuxtrace); ok {
+		switch r := rs.Record.(type) {
+		case *perfdata.RecordAuxtrace:
 			p.queueBuffer(r)
+		case *perfdata.RecordComm, *perfdata.RecordFork, *perfdata.RecordMmap, *perfdata.RecordMmap2:
+			p.s.mutTotal++
 		}
 	}
 	if err := rs.Err(); err != nil {
@@ -406,6 +426,9 @@ func (p *ptState) queueBuffer(r *perfdata.RecordAuxtrace) {
 		q.qcpu = r.CPU
 	}
 	b := auxBuffer{reference: r.Reference, nr: p.nextBufferNr()}
+	if uint64(len(r.Data)) == r.AuxSize {
+		b.mapped = r.Data
+	}
 	if p.s.aux != nil && r.DataOffset > 0 && r.AuxSize <= 1<<31 {
 		// Read the data when it is decoded, into a reused buffer, so
 		// that memory does not grow with the trace (mmapped pages

@@ -12,7 +12,9 @@ func (q *ptQueue) getTrace(b *ptperf.Buffer) error {
 		buf := &q.bufs[q.next]
 		q.next++
 		b.Data = buf.data
-		if buf.data == nil && buf.size > 0 {
+		if q.mapped {
+			b.Data = buf.mapped
+		} else if buf.data == nil && buf.size > 0 {
 			q.rsel ^= 1
 			rb := q.rbuf[q.rsel]
 			if cap(rb) < buf.size {
@@ -83,22 +85,28 @@ func (p *ptState) newDecoder(q *ptQueue) *ptperf.Decoder {
 		prm.TSCCTCRatioN = uint32(p.priv[ptTSCCTCN])
 		prm.TSCCTCRatioD = uint32(p.priv[ptTSCCTCD])
 	}
-	if p.opts.Instructions {
-		if p.opts.Period != 0 {
-			switch p.opts.PeriodType {
-			case script.PeriodInstructions:
-				prm.PeriodType, prm.Period = ptperf.PeriodInstructions, p.opts.Period
-			case script.PeriodTicks:
-				prm.PeriodType, prm.Period = ptperf.PeriodTicks, p.opts.Period
-			case script.PeriodNanosecs:
-				prm.PeriodType, prm.Period = ptperf.PeriodTicks, p.tc.nsToTicks(p.opts.Period)
+	prm.PeriodType, prm.Period = p.period()
+	return ptperf.New(prm)
+}
+
+// period returns the decoders' instruction sampling period.
+func (p *ptState) period() (ptperf.PeriodType, uint64) {
+	if !p.opts.Instructions {
+		return ptperf.PeriodNone, 0
+	}
+	if p.opts.Period != 0 {
+		switch p.opts.PeriodType {
+		case script.PeriodInstructions:
+			return ptperf.PeriodInstructions, p.opts.Period
+		case script.PeriodTicks:
+			return ptperf.PeriodTicks, p.opts.Period
+		case script.PeriodNanosecs:
+			if t := p.tc.nsToTicks(p.opts.Period); t != 0 {
+				return ptperf.PeriodTicks, t
 			}
 		}
-		if prm.Period == 0 {
-			prm.PeriodType, prm.Period = ptperf.PeriodInstructions, 1
-		}
 	}
-	return ptperf.New(prm)
+	return ptperf.PeriodInstructions, 1
 }
 
 // updateQueues mirrors intel_pt_update_queues/intel_pt_setup_queue.
@@ -276,7 +284,11 @@ func (q *ptQueue) sampleFlags() {
 // runDecoder mirrors intel_pt_run_decoder; it returns true when the
 // queue ran out of data.
 func (p *ptState) runDecoder(q *ptQueue, timestamp *uint64) bool {
+	if q.par != nil {
+		return p.parRun(q, timestamp)
+	}
 	var ff uint64
+	q.started = true
 	for {
 		if p.tick++; p.tick&0xffff == 0 && p.h.Progress != nil {
 			p.progress()
@@ -340,6 +352,9 @@ func (p *ptState) processQueues(timestamp uint64) {
 			}
 		}
 		p.setPidTidCPU(q)
+		if q.par == nil && p.parallel() && p.queueParallel(q, false) {
+			p.startPar(q, false)
+		}
 		if !p.runDecoder(q, &ts) {
 			p.heapAdd(qn, ts)
 		} else {
@@ -350,6 +365,10 @@ func (p *ptState) processQueues(timestamp uint64) {
 
 // processTimeless mirrors intel_pt_process_timeless_queues.
 func (p *ptState) processTimeless(tid int32) {
+	if p.parallel() {
+		p.processTimelessPar(tid)
+		return
+	}
 	for _, q := range p.queues {
 		if q.dec == nil {
 			continue
@@ -384,7 +403,7 @@ func (p *ptState) event(r perfdata.Record, h Handler) {
 		p.processQueues(timestamp)
 	}
 	if a, ok := r.(*perfdata.RecordAux); ok && a.Flags&perfdata.AuxFlagTruncated != 0 && p.opts.Errors {
-		p.emitError(ptperf.ErrLost, int32(c.CPU), c.PID, c.TID, 0, c.Time)
+		p.emitError(nil, ptperf.ErrLost, int32(c.CPU), c.PID, c.TID, 0, c.Time)
 	}
 	switch rr := r.(type) {
 	case *perfdata.RecordItraceStart:
@@ -422,12 +441,14 @@ func (p *ptState) finish(h Handler) error {
 	p.updateQueues()
 	if p.timeless {
 		p.processTimeless(-1)
+		p.stopWorkers()
 		for _, q := range p.queues {
 			q.flushPend(0, 0)
 		}
 		return nil
 	}
 	p.processQueues(^uint64(0))
+	p.stopWorkers()
 	for _, q := range p.queues {
 		q.flushPend(0, 0)
 	}
@@ -442,11 +463,11 @@ func (p *ptState) perfTime(tsc uint64) uint64 {
 }
 
 func (p *ptState) synthError(q *ptQueue, st *ptperf.State) {
-	p.emitError(st.Err, q.cpu, q.pid, q.tid, st.FromIP, p.perfTime(q.timestamp))
+	p.emitError(q, st.Err, q.cpu, q.pid, q.tid, st.FromIP, p.perfTime(q.timestamp))
 }
 
 // emitError mirrors intel_pt_synth_error.
-func (p *ptState) emitError(code int, cpu, pid, tid int32, ip, tm uint64) {
+func (p *ptState) emitError(q *ptQueue, code int, cpu, pid, tid int32, ip, tm uint64) {
 	if code == ptperf.ErrOvr && p.opts.ErrorMinusFlags&script.ErrFlagOverflow != 0 {
 		return
 	}
@@ -454,6 +475,11 @@ func (p *ptState) emitError(code int, cpu, pid, tid int32, ip, tm uint64) {
 		return
 	}
 	if p.h.Error == nil {
+		return
+	}
+	if q != nil && q.job != nil {
+		q.job.addError(script.ErrorLine{Type: 1, Code: uint32(code), CPU: cpu, PID: pid, TID: tid, IP: ip,
+			Time: tm, HasTime: true, Msg: ptperf.ErrMsg(code)})
 		return
 	}
 	p.h.Error(&script.ErrorLine{Type: 1, Code: uint32(code), CPU: cpu, PID: pid, TID: tid, IP: ip,
@@ -518,13 +544,28 @@ func (p *ptState) sample(q *ptQueue) {
 
 // emitSample delivers a branch or instruction sample (intel_pt_prep_b_sample).
 func (p *ptState) emitSample(q *ptQueue, ev *script.Event, ip, addr, period uint64, flags uint32) {
+	if q.job != nil {
+		q.job.add(p, q, ev, ip, addr, period, flags)
+		return
+	}
+	smp, t, kernel := p.prepSample(q, ev, ip, addr, period, flags)
+	if smp == nil {
+		return
+	}
+	p.s.m.resolveInto(&smp.IPLoc, t, kernel, ip, &q.lc)
+	p.deliver(smp, t, kernel)
+}
+
+// prepSample fills p.smp for emitSample but for the IP's location; nil
+// means the sample is not delivered.
+func (p *ptState) prepSample(q *ptQueue, ev *script.Event, ip, addr, period uint64, flags uint32) (*script.Sample, *Thread, bool) {
 	h := p.h
 	if h.Sample == nil {
-		return
+		return nil, nil, false
 	}
 	tm := p.perfTime(q.timestamp)
 	if p.s.anyFilter && p.s.filtered(q.pid, q.tid, uint32(q.cpu), tm) {
-		return
+		return nil, nil, false
 	}
 	m := p.s.m
 	t := q.thread
@@ -542,15 +583,19 @@ func (p *ptState) emitSample(q *ptQueue, ev *script.Event, ip, addr, period uint
 	if ip == 0 {
 		kernel = addr >= p.kernelStart
 	}
-	m.resolveInto(&smp.IPLoc, t, kernel, ip, &q.lc)
-	p.res = resolver{m, t, kernel}
+	return smp, t, kernel
+}
+
+// deliver hands the prepared sample to the handler.
+func (p *ptState) deliver(smp *script.Sample, t *Thread, kernel bool) {
+	p.res = resolver{p.s.m, t, kernel}
 	smp.Res = &p.res
 	smp.HasThreadStack, smp.Depth = false, 0
 	if t.ts != nil {
 		smp.HasThreadStack = true
 		smp.Depth = len(t.ts.stack)
 	}
-	h.Sample(smp)
+	p.h.Sample(smp)
 }
 
 // emitSynth delivers a PSB or CBR sample (intel_pt_prep_p_sample).
@@ -595,7 +640,7 @@ func (p *ptState) progress() {
 			total += int64(len(q.bufs[i].data) + q.bufs[i].size)
 		}
 		if q.dec != nil {
-			done += int64(q.dec.Pos())
+			done += int64(max(q.dec.Pos(), q.doneAt))
 		}
 	}
 	p.h.Progress(done, total)

@@ -57,6 +57,9 @@ type Session struct {
 	aux     *os.File // the file again, for reading AUX data (nil: use the mapping)
 	// anyFilter: some option of filtered is set (else it is skipped).
 	anyFilter bool
+	// records that change the machine (COMM, FORK, MMAP, MMAP2): in the
+	// file, and processed so far (parallel decoding waits for all)
+	mutTotal, mutSeen int
 
 	// OnSynthEvent is called when an event is synthesised (perf's
 	// process_attr), with whether it is the first of its output type.
@@ -217,16 +220,20 @@ func (s *Session) Run(h Handler) error {
 		case *perfdata.RecordComm:
 			t := s.m.FindNewThread(r.PID, r.TID)
 			t.Comm, t.commSet = r.Comm, true
+			s.mutSeen++
 		case *perfdata.RecordFork:
 			s.m.fork(r)
+			s.mutSeen++
 		case *perfdata.RecordMmap:
 			s.m.mmap(r.PID, r.TID, r.Addr, r.Len, r.PgOff, r.Filename, nil, r.CPUMode())
+			s.mutSeen++
 		case *perfdata.RecordMmap2:
 			var bid []byte
 			if r.Misc&perfdata.MiscMmapBuildID != 0 {
 				bid = r.BuildID
 			}
 			s.m.mmap(r.PID, r.TID, r.Addr, r.Len, r.PgOff, r.Filename, bid, r.CPUMode())
+			s.mutSeen++
 		case *perfdata.RecordAuxtraceInfo:
 			if err := s.startPT(r); err != nil {
 				return err

@@ -2,6 +2,8 @@ package session
 
 import (
 	"os"
+	"sync"
+	"sync/atomic"
 
 	"github.com/perfpt/perfpt/convert/session/ptperf"
 	"github.com/perfpt/perfpt/ptdecode/insn"
@@ -16,70 +18,109 @@ type walker struct {
 // (intel_pt_walk_next_insn).
 type queueWalker struct {
 	q *ptQueue
+	// the map found last (its own cache: several walkers may share an
+	// address space)
+	ms   *Maps
+	gen  uint64
+	last *Map
+}
+
+// findMap is ms.Find with the walker's one-entry cache.
+func (w *queueWalker) findMap(ms *Maps, ip uint64) *Map {
+	if l := w.last; l != nil && w.ms == ms && w.gen == ms.gen && ip >= l.Start && ip < l.End {
+		return l
+	}
+	mp := ms.Find(ip)
+	if mp != nil {
+		w.ms, w.gen, w.last = ms, ms.gen, mp
+	}
+	return mp
 }
 
 // codeCache holds a DSO's decoded instructions and straight-line runs, by
-// DSO offset (perf's intel_pt_cache).
+// DSO offset (perf's intel_pt_cache). Several decoders may fill it at
+// once: pages are published with a compare-and-swap and each slot is
+// claimed (state 0 -> 1), written, then published (state 2); a reader
+// uses a slot only in state 2, and decodes for itself when the slot is
+// being written by another.
 type codeCache struct {
-	loaded bool
-	data   []byte
-	insns  []*insnPage // by offset / pageSlots
-	runs   []*runPage
+	once  sync.Once
+	data  []byte
+	insns []atomic.Pointer[insnPage] // by offset / pageSlots
+	runs  []atomic.Pointer[runPage]
 }
 
 const pageSlots = 256
 
-type insnPage [pageSlots]struct {
-	set bool
-	in  ptperf.Insn
+const (
+	slotEmpty = iota
+	slotBusy
+	slotReady
+)
+
+type insnSlot struct {
+	st atomic.Uint32
+	in ptperf.Insn
 }
+
+type insnPage [pageSlots]insnSlot
 
 type runPage [pageSlots]runEntry
 
 type runEntry struct {
-	set        bool
+	st         atomic.Uint32
 	cnt, bytes uint64
 	in         ptperf.Insn
 }
 
 func (c *codeCache) run(off uint64) *runEntry {
 	i := off / pageSlots
-	if i >= uint64(len(c.runs)) || c.runs[i] == nil {
+	if i >= uint64(len(c.runs)) {
 		return nil
 	}
-	e := &c.runs[i][off%pageSlots]
-	if !e.set {
+	pg := c.runs[i].Load()
+	if pg == nil {
+		return nil
+	}
+	e := &pg[off%pageSlots]
+	if e.st.Load() != slotReady {
 		return nil
 	}
 	return e
 }
 
-func (c *codeCache) setRun(off uint64, e runEntry) {
+func (c *codeCache) setRun(off, cnt, bytes uint64, in *ptperf.Insn) {
 	i := off / pageSlots
 	if i >= uint64(len(c.runs)) {
 		return
 	}
-	if c.runs[i] == nil {
-		c.runs[i] = new(runPage)
+	pg := c.runs[i].Load()
+	if pg == nil {
+		pg = new(runPage)
+		if !c.runs[i].CompareAndSwap(nil, pg) {
+			pg = c.runs[i].Load()
+		}
 	}
-	e.set = true
-	c.runs[i][off%pageSlots] = e
+	e := &pg[off%pageSlots]
+	if !e.st.CompareAndSwap(slotEmpty, slotBusy) {
+		return
+	}
+	e.cnt, e.bytes, e.in = cnt, bytes, *in
+	e.st.Store(slotReady)
 }
 
 func (d *DSO) codeCache() *codeCache {
 	c := &d.cc
-	if c.loaded {
-		return c
-	}
-	c.loaded = true
-	if d.Symbols(); d.code != nil {
-		c.data = d.code
-	} else if f := d.File(); f != "" {
-		c.data, _ = os.ReadFile(f)
-	}
-	n := uint64(len(c.data))/pageSlots + 1
-	c.insns = make([]*insnPage, n)
-	c.runs = make([]*runPage, n)
+	c.once.Do(func() {
+		if d.Symbols(); d.code != nil {
+			c.data = d.code
+		} else if f := d.File(); f != "" {
+			c.data, _ = os.ReadFile(f)
+		}
+		n := uint64(len(c.data))/pageSlots + 1
+		c.insns = make([]atomic.Pointer[insnPage], n)
+		c.runs = make([]atomic.Pointer[runPage], n)
+	})
 	return c
 }
 
@@ -90,33 +131,41 @@ func (c *codeCache) insnAt(off uint64, in *ptperf.Insn) bool {
 		*in = ptperf.Insn{}
 		return false
 	}
-	pg := c.insns[pi]
+	pg := c.insns[pi].Load()
 	if pg == nil {
 		pg = new(insnPage)
-		c.insns[pi] = pg
+		if !c.insns[pi].CompareAndSwap(nil, pg) {
+			pg = c.insns[pi].Load()
+		}
 	}
 	slot := &pg[off%pageSlots]
-	if slot.set {
+	if slot.st.Load() == slotReady {
 		*in = slot.in
 		return slot.in.Length != 0
 	}
-	var di insn.Insn
-	okd := false
+	okd := c.decode(off, in)
+	if slot.st.CompareAndSwap(slotEmpty, slotBusy) {
+		slot.in = *in
+		slot.st.Store(slotReady)
+	}
+	return okd
+}
+
+// decode decodes the instruction at off into in.
+func (c *codeCache) decode(off uint64, in *ptperf.Insn) bool {
 	if off < uint64(len(c.data)) {
 		end := min(off+16, uint64(len(c.data)))
 		b := c.data[off:end]
+		var di insn.Insn
 		if insn.Decode(&di, b, insn.Mode64) == nil {
 			ptperf.Classify(&di, in)
 			in.Buf = [16]byte{}
 			copy(in.Buf[:], b[:di.Size])
-			okd = true
+			return true
 		}
 	}
-	if !okd {
-		*in = ptperf.Insn{}
-	}
-	slot.set, slot.in = true, *in
-	return okd
+	*in = ptperf.Insn{}
+	return false
 }
 
 func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toIP, maxInsnCnt uint64, toNR bool) error {
@@ -135,7 +184,7 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 		return ptperf.WalkNoInsn
 	}
 	m := p.s.m
-	blocks := p.h.Block != nil
+	blocks := q.job == nil && p.h.Block != nil
 	var cnt uint64
 	oneMap := true
 	for {
@@ -143,7 +192,7 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 		if kernel {
 			mp = m.kmaps.Find(*ip)
 		} else {
-			mp = t.Maps.find(*ip)
+			mp = w.findMap(t.Maps, *ip)
 		}
 		if mp == nil || mp.DSO == nil {
 			// perf returns before storing the count: none is added.
@@ -184,7 +233,7 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 					q.emitBlock(bstart, *ip, bn, in, true)
 				}
 				if oneMap && cc.run(startOff) == nil {
-					cc.setRun(startOff, runEntry{cnt: cnt, bytes: *ip - startIP, in: *in})
+					cc.setRun(startOff, cnt, *ip-startIP, in)
 				}
 				return nil
 			}

@@ -1,6 +1,8 @@
 package ptperf
 
 import (
+	"math"
+
 	"github.com/perfpt/perfpt/ptdecode/packet"
 )
 
@@ -269,11 +271,15 @@ type Decoder struct {
 	continuousPeriod bool
 	mtcInsn          bool
 	sampleCyc        bool
+
+	// chunked decoding (chunk.go)
+	stopPos uint64
+	stop    int
 }
 
 // New returns a decoder.
 func New(p Params) *Decoder {
-	d := &Decoder{p: p}
+	d := &Decoder{p: p, stopPos: math.MaxUint64}
 	if d.p.MaxLoops == 0 {
 		d.p.MaxLoops = 100000
 	}
@@ -422,6 +428,9 @@ func (d *Decoder) getNextPacket() status {
 		d.pktLen = int(p.Size)
 		d.step = int(p.Size)
 		if p.Kind != packet.KindPad {
+			if d.pos >= d.stopPos {
+				d.watch()
+			}
 			return ok
 		}
 	}

@@ -1,0 +1,192 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/perfdata"
+	"github.com/perfpt/perfpt/record"
+	"github.com/perfpt/perfpt/record/synth"
+	"github.com/perfpt/perfpt/record/testprog"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testprog.Cleanup()
+	os.Exit(code)
+}
+
+// recordPT records a test program with the emulated recorder, or skips.
+func recordPT(t *testing.T, name string, pt synth.Config) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("records programs")
+	}
+	for _, tool := range []string{"gcc", "make"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s", tool)
+		}
+	}
+	dir := t.TempDir()
+	data := filepath.Join(dir, name+".data")
+	opt := record.Options{Output: data, WriteOptions: record.WriteOptions{PT: pt}}
+	opt.BuildIDDir = filepath.Join(dir, "debug")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := record.Emulate(ctx, []string{testprog.Path(t, name)}, opt); err != nil {
+		t.Skipf("emulated recording of %s failed: %v", name, err)
+	}
+	return data
+}
+
+// corruptAux copies data with n bytes of fill at a fraction of the way into
+// each AUXTRACE payload.
+func corruptAux(t *testing.T, data string, fill byte, n int, at float64) string {
+	t.Helper()
+	f, err := perfdata.Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type span struct{ off, size int64 }
+	var spans []span
+	rs := f.Records(perfdata.FileOrder)
+	for rs.Next() {
+		if r, ok := rs.Record.(*perfdata.RecordAuxtrace); ok && r.AuxSize > uint64(4*n) {
+			spans = append(spans, span{r.DataOffset, int64(r.AuxSize)})
+		}
+	}
+	f.Close()
+	b, err := os.ReadFile(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range spans {
+		o := s.off + int64(float64(s.size)*at)
+		for i := int64(0); i < int64(n); i++ {
+			b[o+i] = fill
+		}
+	}
+	out := filepath.Join(t.TempDir(), "corrupt.data")
+	if err := os.WriteFile(out, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// decodeText runs a session and prints every sample and error it delivers
+// with all the fields parallel decoding must keep.
+func decodeText(t testing.TB, data, itrace string, workers int) ([]byte, [2]int) {
+	t.Helper()
+	it, err := script.ParseItrace(itrace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(data, Options{Workers: workers, Itrace: it, BuildIDDir: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var out bytes.Buffer
+	err = s.Run(Handler{
+		Sample: func(smp *script.Sample) {
+			sym := ""
+			if smp.IPLoc.Sym != nil {
+				sym = smp.IPLoc.Sym.Name
+			}
+			fmt.Fprintf(&out, "%s %s %d/%d %d %d %x %x %d %x %s %s+%x %d %x\n", smp.Ev.Name, smp.Comm, smp.PID, smp.TID,
+				smp.CPU, smp.Time, smp.IP, smp.Addr, smp.Period, smp.Flags, smp.IPLoc.DSO, sym, smp.IPLoc.Addr,
+				smp.InsnLen, smp.Insn[:smp.InsnLen])
+		},
+		Error: func(e *script.ErrorLine) {
+			fmt.Fprintf(&out, "error %d %d %d/%d %d %x %s\n", e.Code, e.CPU, e.PID, e.TID, e.Time, e.IP, e.Msg)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st [2]int
+	if s.pt != nil {
+		st = s.pt.parStats
+	}
+	return out.Bytes(), st
+}
+
+// checkWorkers compares the output of each number of workers with one
+// worker's and reports how many chunks were taken and redone.
+func checkWorkers(t *testing.T, data, itrace string, workers ...int) {
+	t.Helper()
+	want, _ := decodeText(t, data, itrace, 1)
+	if len(want) == 0 {
+		t.Fatalf("%s: no output", itrace)
+	}
+	for _, j := range workers {
+		got, st := decodeText(t, data, itrace, j)
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s -j %d: output differs from -j 1 (%d vs %d bytes)%s", itrace, j, len(got), len(want), firstDiff(got, want))
+		} else {
+			t.Logf("%s -j %d: %d bytes identical; %d chunks taken, %d redone", itrace, j, len(got), st[0], st[1])
+		}
+	}
+}
+
+func firstDiff(a, b []byte) string {
+	la, lb := bytes.Split(a, []byte("\n")), bytes.Split(b, []byte("\n"))
+	for i := 0; i < len(la) && i < len(lb); i++ {
+		if !bytes.Equal(la[i], lb[i]) {
+			return fmt.Sprintf("; line %d:\n got %s\nwant %s", i+1, la[i], lb[i])
+		}
+	}
+	return ""
+}
+
+// TestParallelDecode checks that chunked parallel decoding gives the
+// sequential decode's samples and errors on recordings with many PSBs:
+// untimed, TSC and TSC+MTC timed, several threads, corrupted AUX data.
+func TestParallelDecode(t *testing.T) {
+	defer func(n int) { chunkBytes = n }(chunkBytes)
+	cases := []struct {
+		name, prog string
+		pt         synth.Config
+	}{
+		{"untimed", "mix-static-O0", synth.Config{PSBPeriod: 256}},
+		{"tsc", "mix-dyn-O2", synth.Config{PSBPeriod: 256, TSC: true}},
+		{"threads", "threads-static-O2", synth.Config{PSBPeriod: 256}},
+		{"threads-mtc", "threads-dyn-O2", synth.Config{PSBPeriod: 512, TSC: true, MTC: true, MTCPeriod: 3}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			data := recordPT(t, c.prog, c.pt)
+			// Every PSB starts a chunk; then chunks of several PSBs.
+			chunkBytes = 1
+			checkWorkers(t, data, "i0nse", 2, 8)
+			chunkBytes = 700
+			checkWorkers(t, data, "i0nse", 4)
+			chunkBytes = 300
+			bad := corruptAux(t, data, 0x55, 8, 0.4)
+			checkWorkers(t, bad, "i0nse", 2)
+			// Options that keep the sequential decode.
+			checkWorkers(t, data, "i3ie", 2)
+		})
+	}
+}
+
+// TestParallelLarge compares -j 1 and -j 2 on $PERFPT_BENCH_DATA.
+func TestParallelLarge(t *testing.T) {
+	data := os.Getenv("PERFPT_BENCH_DATA")
+	if data == "" || testing.Short() {
+		t.Skip("PERFPT_BENCH_DATA not set")
+	}
+	want, _ := decodeText(t, data, "i0ns", 1)
+	got, st := decodeText(t, data, "i0ns", 2)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("-j 2 differs from -j 1%s", firstDiff(got, want))
+	}
+	t.Logf("%d bytes identical; %d chunks taken, %d redone", len(got), st[0], st[1])
+}

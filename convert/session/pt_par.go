@@ -1,0 +1,664 @@
+package session
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"runtime"
+
+	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/session/ptperf"
+	"github.com/perfpt/perfpt/convert/symbol"
+)
+
+// Parallel decoding of timeless queues.
+//
+// In an untimed recording each queue is decoded from start to end at once
+// (at the thread's EXIT or at the end of the file), so its output is one
+// run that can be produced ahead of time. The queues' traces are cut at
+// PSBs into chunks of about chunkBytes; worker goroutines decode the chunks
+// (of several queues, in output order) into buffered records, each chunk
+// but a queue's first with a decoder started at its PSB as if the trace
+// continued there (ptperf's MidStream). The Run goroutine takes the chunks
+// in order. A chunk's records are kept when the decoder of the chunk
+// before it, stopped right after the PSB event of that same PSB, is in the
+// same state as the chunk's decoder after its first state (ptperf.Snap,
+// the total instruction count relative to the last sample); otherwise they
+// are dropped and the earlier decoder goes on through the chunk on the Run
+// goroutine. Either way the samples are the sequential decode's, by
+// construction.
+//
+// The equality of snapshots proves equal output only for what Snap covers:
+// untimed decoding that samples every instruction and nothing else that
+// keeps state across samples (no branch, power or PSB events, thread
+// stacks, skips or Blocks). Everything else decodes sequentially, as do
+// queues whose thread is not known before decoding.
+//
+// Shared state while workers run: the DSOs' instruction caches (safe for
+// concurrent use), the thread's maps and the machine (read only: no record
+// is processed until the queues are done; workers resolve addresses
+// without the maps' lookup caches).
+
+// chunkBytes is the target size of a chunk of trace.
+var chunkBytes = 8 << 10
+
+var parDebug = os.Getenv("PERFPT_PARDEBUG") != ""
+
+// parWorkers returns the number of decode workers.
+func (p *ptState) parWorkers() int {
+	w := p.s.opts.Workers
+	if w < 1 {
+		w = runtime.NumCPU()
+	}
+	return w
+}
+
+// parallel says whether queues may be decoded in parallel with the
+// options of this session, now.
+func (p *ptState) parallel() bool {
+	o := &p.opts
+	if p.parWorkers() < 2 || p.h.Block != nil || p.instructionsEv == nil {
+		return false
+	}
+	if p.branchesEv != nil || p.psbEv != nil || p.cbrEv != nil || p.useThreadStack || o.InitialSkip != 0 || o.Quick != 0 {
+		return false
+	}
+	if typ, period := p.period(); typ != ptperf.PeriodInstructions || period != 1 {
+		return false
+	}
+	// Timed queues are decoded a little at a time between records: only
+	// once no record can change the machine any more.
+	return p.timeless || p.dataQueued && !p.haveRange && p.s.mutSeen >= p.s.mutTotal
+}
+
+// queueParallel says whether q can be decoded in chunks (from its start
+// when fresh).
+func (p *ptState) queueParallel(q *ptQueue, fresh bool) bool {
+	if q.par != nil || q.dec == nil || q.qtid == -1 || fresh && q.started {
+		return false
+	}
+	t := q.thread
+	if t == nil || t.TID != q.tid || t.PID != q.pid || t.PID == -1 || t.Maps == nil {
+		return false
+	}
+	for i := range q.bufs {
+		b := &q.bufs[i]
+		if len(b.mapped) != max(len(b.data), b.size) {
+			return false
+		}
+	}
+	return true
+}
+
+// parAhead is how many queues after the one decoding may start decoding.
+const parAhead = 2
+
+// processTimelessPar is processTimeless starting the parallel decode of
+// the queues that qualify, a few queues ahead.
+func (p *ptState) processTimelessPar(tid int32) {
+	var sel []*ptQueue
+	for _, q := range p.queues {
+		if q.dec != nil && (tid == -1 || q.tid == tid) {
+			sel = append(sel, q)
+		}
+	}
+	for i, q := range sel {
+		for _, a := range sel[i:min(len(sel), i+1+parAhead)] {
+			if a.par == nil {
+				p.setPidTidCPU(a)
+				if p.queueParallel(a, true) {
+					p.startPar(a, true)
+				}
+			}
+		}
+		p.setPidTidCPU(q)
+		var ts uint64
+		p.runDecoder(q, &ts)
+	}
+}
+
+// parQueue is the parallel decode of one queue: worker jobs decode its
+// chunks ahead; runDecoder replays them, or decodes on the Run goroutine
+// (live) where a chunk is not proved equal.
+type parQueue struct {
+	order   chan *job // the queue's jobs in chunk order
+	quit    chan struct{}
+	cur     *job // the job being replayed
+	idx     int  // its next record
+	half    bool // the state record at idx has stopped the replay once
+	live    *ptQueue
+	liveOK  bool    // live stopped cleanly at a chunk start
+	liveEnd parSnap // its state there
+	seqStop uint64  // live decodes to the chunk start seqStop (0: choose)
+	first   bool    // the first job starts the queue: taken as it is
+	done    bool
+}
+
+// parSnap is what must be equal where a chunk's decode takes over.
+type parSnap struct {
+	ptperf.Snap
+	ts uint64 // the queue's timestamp (timed decoding)
+}
+
+func (p *ptState) psnap(q *ptQueue) parSnap {
+	s := parSnap{Snap: q.dec.Snapshot()}
+	s.TotInsn -= q.lastInsn
+	if p.timeless {
+		s.Timing = ptperf.Timing{}
+	} else {
+		s.ts = q.timestamp
+	}
+	return s
+}
+
+// chunk is a piece of a queue's trace: from the PSB at buffer buf, offset
+// off (queue position pos) to the PSB at queue position end.
+type chunk struct {
+	buf, off int
+	pos, end uint64
+	first    bool // the queue's start (decoded as a fresh decoder does)
+}
+
+// rec is one logged event of a chunk's decode, in the order runDecoder
+// would have produced them.
+type rec struct {
+	ip, addr, period uint64 // recState, recTS: addr is the queue's timestamp
+	a                uint64 // the IP's map-relative address (the IP without a map)
+	mp               *Map
+	sym              *symbol.Symbol
+	flags            uint32
+	kind             uint8
+	insnLen          uint8
+	insn             [16]byte
+}
+
+const (
+	recInsn   = iota
+	recBranch // a sample
+	recError  // period indexes job.errs
+	recState  // a state was taken: the queue's timestamp (runDecoder may stop here)
+	recTS     // an error state set the queue's timestamp
+)
+
+// job is the decode of one chunk.
+type job struct {
+	q, jq   *ptQueue // the queue and the copy that decodes the chunk
+	c       chunk
+	recs    []rec
+	errs    []script.ErrorLine
+	ro      roCache
+	startOK bool
+	start   parSnap
+	clean   bool // stopped after the PSB event of the next chunk's PSB
+	done    bool // the data ended
+	end     parSnap
+	ready   chan struct{}
+}
+
+func (j *job) add(p *ptState, q *ptQueue, ev *script.Event, ip, addr, period uint64, flags uint32) {
+	kind := uint8(recInsn)
+	if ev == p.branchesEv {
+		kind = recBranch
+	}
+	kernel := ip >= p.kernelStart
+	if ip == 0 {
+		kernel = addr >= p.kernelStart
+	}
+	mp, sym, a := p.s.m.resolveRO(&j.ro, q.thread, kernel, ip)
+	j.recs = append(j.recs, rec{ip: ip, addr: addr, period: period, a: a, mp: mp, sym: sym,
+		flags: flags, kind: kind, insnLen: uint8(q.insnLen), insn: q.insn})
+}
+
+func (j *job) addError(e script.ErrorLine) {
+	j.recs = append(j.recs, rec{kind: recError, period: uint64(len(j.errs))})
+	j.errs = append(j.errs, e)
+}
+
+// Results of runSeq.
+const (
+	seqTS      = iota + 1 // the queue's timestamp reached the limit
+	seqClean              // stopped after the PSB event of the stop PSB
+	seqUnclean            // went past it otherwise
+	seqDone               // no more data
+)
+
+// updateTimestamp is runDecoder's update of the queue's timestamp.
+func (p *ptState) updateTimestamp(q *ptQueue, st *ptperf.State) {
+	if !p.timeless && (st.FromIP >= p.kernelStart || st.FromIP == 0) && st.ToIP != 0 && st.ToIP < p.kernelStart {
+		q.timestamp = st.EstTimestamp
+	} else if st.Timestamp > q.timestamp {
+		q.timestamp = st.Timestamp
+	}
+}
+
+// runSeq is runDecoder (without time ranges or Blocks) that also stops
+// where its decoder has returned the PSB event of the PSB at queue
+// position stop (seqClean) or has gone past that PSB otherwise
+// (seqUnclean). ts nil means no time limit. Calling it again goes on as
+// runDecoder would have. A job's queue logs its states.
+func (p *ptState) runSeq(q *ptQueue, stop uint64, ts *uint64) int {
+	q.started = true
+	if q.stopArm != stop {
+		q.dec.StopAt(stop)
+		q.stopArm = stop
+	}
+	for {
+		if r := q.pendStop; r != 0 {
+			q.pendStop, q.stopArm = 0, 0
+			if r == seqClean {
+				p.sample(q)
+			}
+			return r
+		}
+		p.sample(q)
+		st := q.dec.Decode()
+		if st.Err != 0 {
+			if st.Err == ptperf.ErrNoData {
+				return seqDone
+			}
+			q.timestamp = st.EstTimestamp
+			if q.job != nil {
+				q.job.recs = append(q.job.recs, rec{kind: recTS, addr: q.timestamp})
+			}
+			if p.opts.Errors {
+				p.synthError(q, st)
+			}
+			if q.dec.Reached() != ptperf.StopNone {
+				q.pendStop = seqUnclean
+			}
+			continue
+		}
+		q.state = st
+		q.haveSample = true
+		q.sampleFlags()
+		p.updateTimestamp(q, st)
+		if q.job != nil {
+			q.job.recs = append(q.job.recs, rec{kind: recState, addr: q.timestamp})
+		}
+		switch q.dec.Reached() {
+		case ptperf.StopReached:
+			if ptperf.IsPSBEvent(st) {
+				q.pendStop = seqUnclean
+				if st.PSBOffset == stop {
+					q.pendStop = seqClean
+				}
+			}
+		case ptperf.StopPassed:
+			q.pendStop = seqUnclean
+		}
+		if !p.timeless && ts != nil && q.timestamp >= *ts {
+			*ts = q.timestamp
+			return seqTS
+		}
+	}
+}
+
+// replay delivers j's records from pq.idx; true means runDecoder returns
+// here (the queue's timestamp reached *ts).
+func (p *ptState) replay(q *ptQueue, pq *parQueue, j *job, ts *uint64) bool {
+	for ; pq.idx < len(j.recs); pq.idx++ {
+		r := &j.recs[pq.idx]
+		switch r.kind {
+		case recState:
+			if !pq.half {
+				q.timestamp = r.addr
+				if !p.timeless && q.timestamp >= *ts {
+					*ts = q.timestamp
+					pq.half = true
+					return true
+				}
+			}
+			pq.half = false
+		case recTS:
+			q.timestamp = r.addr
+		case recError:
+			if p.h.Error != nil {
+				p.h.Error(&j.errs[r.period])
+			}
+		default:
+			ev := p.instructionsEv
+			if r.kind == recBranch {
+				ev = p.branchesEv
+			}
+			q.insnLen, q.insn = int(r.insnLen), r.insn
+			smp, t, kernel := p.prepSample(q, ev, r.ip, r.addr, r.period, r.flags)
+			if smp == nil {
+				continue
+			}
+			l := &smp.IPLoc
+			if mp := r.mp; mp != nil {
+				l.HasMap, l.DSO, l.Kernel, l.MapStart, l.Addr, l.Ref = true, mp.DSO.Name, mp.DSO.Kernel, mp.Start, r.a, mp
+				l.Sym = r.sym
+			} else {
+				*l = script.Loc{Addr: r.a}
+			}
+			p.deliver(smp, t, kernel)
+		}
+	}
+	return false
+}
+
+// parRun is runDecoder for a queue decoded in parallel.
+func (p *ptState) parRun(q *ptQueue, ts *uint64) bool {
+	pq := q.par
+	for !pq.done {
+		if j := pq.cur; j != nil {
+			if p.replay(q, pq, j, ts) {
+				return false
+			}
+			pq.cur = nil
+			pq.live = j.jq
+			j.jq.job = nil
+			q.doneAt = j.c.pos
+			if p.h.Progress != nil {
+				p.progress()
+			}
+			if j.done {
+				break
+			}
+			pq.liveOK, pq.liveEnd = j.clean, j.end
+			p.release(j)
+			p.dropBehind(q, j.c.buf)
+			continue
+		}
+		if pq.seqStop == 0 {
+			j, ok := <-pq.order
+			if ok {
+				<-j.ready
+			}
+			if ok && (pq.first || pq.liveOK && j.startOK && pq.liveEnd == j.start) {
+				pq.first = false
+				pq.cur, pq.idx, pq.half = j, 0, false
+				p.parStats[0]++
+				continue
+			}
+			if ok {
+				pq.seqStop = j.c.end
+				p.parStats[1]++
+				if parDebug {
+					fmt.Fprintf(os.Stderr, "redo chunk at %d: clean %v startOK %v\n live %+v\n job  %+v\n", j.c.pos, pq.liveOK, j.startOK, pq.liveEnd, j.start)
+				}
+				p.release(j)
+			} else {
+				pq.seqStop = math.MaxUint64
+			}
+		}
+		switch r := p.runSeq(pq.live, pq.seqStop, ts); r {
+		case seqTS:
+			return false
+		case seqDone:
+			pq.done = true
+		default:
+			pq.liveOK, pq.liveEnd, pq.seqStop = r == seqClean, p.psnap(pq.live), 0
+		}
+	}
+	p.parFinish(q)
+	return true
+}
+
+// parFinish stops q's jobs once its data has ended.
+func (p *ptState) parFinish(q *ptQueue) {
+	pq := q.par
+	pq.done = true
+	if pq.quit != nil {
+		close(pq.quit)
+		pq.quit = nil
+		for j := range pq.order {
+			<-j.ready
+			p.release(j)
+		}
+	}
+	if pq.live != nil {
+		q.timestamp = pq.live.timestamp
+	}
+	q.doneAt = 0
+	for i := range q.bufs {
+		q.doneAt += uint64(len(q.bufs[i].mapped))
+	}
+	p.dropBehind(q, len(q.bufs))
+}
+
+func (p *ptState) release(j *job) {
+	select {
+	case p.freeRecs <- j.recs[:0]:
+	default:
+	}
+	j.recs, j.errs = nil, nil
+}
+
+// startPar starts the parallel decode of q: from its start when fresh
+// (the first chunk is a job), else from where its decoder is (decoded on
+// the Run goroutine up to the first chunk start).
+func (p *ptState) startPar(q *ptQueue, fresh bool) {
+	p.startWorkers()
+	pq := &parQueue{order: make(chan *job, p.parWorkers()+2), quit: make(chan struct{}), live: q, first: fresh}
+	q.par = pq
+	from := uint64(0)
+	if !fresh {
+		pq.seqStop = math.MaxUint64
+		q.chunks(q.dec.Pos(), false, func(c chunk) bool {
+			pq.seqStop = c.end
+			return false
+		})
+		from = pq.seqStop
+		if from == math.MaxUint64 {
+			close(pq.order)
+			pq.quit = nil
+			return
+		}
+	}
+	// The queue's identity as jobs copy it (setPidTidCPU rewrites the
+	// same values on the Run goroutine).
+	id := ptQueue{nr: q.nr, set: q.set, qtid: q.qtid, qcpu: q.qcpu, bufs: q.bufs,
+		pid: q.pid, tid: q.tid, cpu: q.cpu, thread: q.thread, cbrSeen: q.cbrSeen}
+	p.producers.Add(1)
+	go func() {
+		defer p.producers.Done()
+		defer close(pq.order)
+		q.chunks(from, fresh, func(c chunk) bool {
+			var recs []rec
+			select {
+			case recs = <-p.freeRecs:
+			default:
+			}
+			j := p.newJob(q, &id, c, recs)
+			select {
+			case pq.order <- j:
+			case <-pq.quit:
+				return false
+			}
+			p.todo <- j
+			return true
+		})
+	}()
+}
+
+func (p *ptState) startWorkers() {
+	if p.todo != nil {
+		return
+	}
+	n := p.parWorkers()
+	p.todo = make(chan *job, 4*n)
+	p.freeRecs = make(chan []rec, 4*n)
+	for i := 0; i < n; i++ {
+		p.workers.Add(1)
+		go func() {
+			defer p.workers.Done()
+			for j := range p.todo {
+				p.runJob(j)
+				close(j.ready)
+			}
+		}()
+	}
+}
+
+// stopWorkers ends the workers once every queue is done.
+func (p *ptState) stopWorkers() {
+	if p.todo == nil {
+		return
+	}
+	for _, q := range p.queues {
+		if q.par != nil && !q.par.done {
+			p.parFinish(q)
+		}
+	}
+	p.producers.Wait()
+	close(p.todo)
+	p.workers.Wait()
+	p.todo = nil
+	if parDebug {
+		fmt.Fprintf(os.Stderr, "session: %d chunks taken, %d redone\n", p.parStats[0], p.parStats[1])
+	}
+}
+
+// runJob decodes a chunk (on a worker).
+func (p *ptState) runJob(j *job) {
+	jq := j.jq
+	if !j.c.first {
+		b := &jq.bufs[j.c.buf]
+		jq.dec.MidStream(b.mapped[j.c.off:], j.c.pos, jq.traceNr(), b.reference)
+		st := jq.dec.Decode()
+		if !ptperf.IsPSBEvent(st) || st.PSBOffset != j.c.pos {
+			return
+		}
+		// The PSB event's own sample belongs to the chunk before.
+		jq.state = st
+		jq.sampleFlags()
+		p.updateTimestamp(jq, st)
+		j.start, j.startOK = p.psnap(jq), true
+		jq.started = true
+	}
+	switch r := p.runSeq(jq, j.c.end, nil); r {
+	case seqDone:
+		j.done = true
+	default:
+		j.clean = r == seqClean
+		j.end = p.psnap(jq)
+	}
+}
+
+// traceNr is the trace number the queue's decoder gets from its first
+// buffer (getTrace).
+func (q *ptQueue) traceNr() uint64 {
+	for i := range q.bufs {
+		if len(q.bufs[i].mapped) > 0 {
+			return q.bufs[i].nr + 1
+		}
+	}
+	return 0
+}
+
+// newJob prepares the decode of chunk c of q (whose identity is id).
+func (p *ptState) newJob(q, id *ptQueue, c chunk, recs []rec) *job {
+	j := &job{q: q, c: c, recs: recs[:0], ready: make(chan struct{})}
+	jq := &ptQueue{pt: p, nr: id.nr, set: id.set, qtid: id.qtid, qcpu: id.qcpu, bufs: id.bufs,
+		pid: id.pid, tid: id.tid, cpu: id.cpu, thread: id.thread, cbrSeen: id.cbrSeen, mapped: true, job: j}
+	if !c.first {
+		jq.next, jq.oldBuffer = c.buf+1, true
+	}
+	jq.dec = p.newDecoder(jq)
+	j.jq = jq
+	return j
+}
+
+// chunks calls f with q's chunks in order from queue position from (from
+// the start when first), until f returns false.
+func (q *ptQueue) chunks(from uint64, first bool, f func(chunk) bool) {
+	starts := make([]uint64, len(q.bufs))
+	var pos uint64
+	bi, off := 0, 0
+	for i := range q.bufs {
+		starts[i] = pos
+		n := uint64(len(q.bufs[i].mapped))
+		if from >= pos && from < pos+n {
+			bi, off = i, int(from-pos)
+		}
+		pos += n
+	}
+	if from >= pos {
+		bi, off = len(q.bufs), 0
+	}
+	next := func(bi, off int) (int, int, bool) {
+		if bi < len(q.bufs) {
+			if i := ptperf.NextPSB(q.bufs[bi].mapped, off+chunkBytes); i >= 0 {
+				return bi, i, true
+			}
+		}
+		for k := bi + 1; k < len(q.bufs); k++ {
+			if i := ptperf.NextPSB(q.bufs[k].mapped, 0); i >= 0 {
+				return k, i, true
+			}
+		}
+		return 0, 0, false
+	}
+	c := chunk{buf: bi, off: off, pos: from, first: first}
+	for {
+		nb, no, ok := next(c.buf, c.off)
+		c.end = math.MaxUint64
+		if ok {
+			c.end = starts[nb] + uint64(no)
+		}
+		if !f(c) || !ok {
+			return
+		}
+		c = chunk{buf: nb, off: no, pos: c.end}
+	}
+}
+
+// dropBehind drops the mapped pages of q's buffers before buffer upto.
+func (p *ptState) dropBehind(q *ptQueue, upto int) {
+	if p.s.aux == nil {
+		return
+	}
+	for ; q.dropped < upto && q.dropped < len(q.bufs); q.dropped++ {
+		dropPages(q.bufs[q.dropped].mapped)
+	}
+}
+
+// roCache is resolveRO's last answer.
+type roCache struct {
+	ms     *Maps
+	mp     *Map
+	sym    *symbol.Symbol
+	lo, hi uint64
+}
+
+// resolveRO is resolveInto for a worker: the same answer, found without
+// the maps' and the machine's caches (it writes only c).
+func (m *Machine) resolveRO(c *roCache, t *Thread, kernel bool, addr uint64) (*Map, *symbol.Symbol, uint64) {
+	var ms *Maps
+	if kernel {
+		ms = m.kmaps
+	} else if t != nil {
+		ms = t.Maps
+	}
+	if ms != nil && c.ms == ms && c.lo < c.hi {
+		mp := c.mp
+		if addr >= mp.Start && addr < mp.End {
+			if a := mp.MapIP(addr); a >= c.lo && a < c.hi {
+				return mp, c.sym, a
+			}
+		}
+	}
+	mp := ms.Find(addr)
+	if mp == nil {
+		// Resolve: the other address space.
+		if addrKernel := addr >= m.KernelStart; addrKernel != kernel {
+			var ms2 *Maps
+			if addrKernel {
+				ms2 = m.kmaps
+			} else if t != nil {
+				ms2 = t.Maps
+			}
+			if mp2 := ms2.Find(addr); mp2 != nil {
+				a := mp2.MapIP(addr)
+				return mp2, mp2.DSO.Symbols().Find(a), a
+			}
+		}
+		return nil, nil, addr
+	}
+	a := mp.MapIP(addr)
+	sym, lo, hi := mp.DSO.Symbols().FindRange(a)
+	*c = roCache{ms: ms, mp: mp, sym: sym, lo: lo, hi: hi}
+	return mp, sym, a
+}
