@@ -87,6 +87,8 @@ type Program struct {
 	// statements that start at the instruction before its own line (gcov
 	// lines entered in this order just before it).
 	pre map[int][]int32
+	// rowless are statements of optimised code without line-table rows.
+	rowless []rowless
 }
 
 type inlineEntry struct {
@@ -206,6 +208,7 @@ func (p *Program) decode(f *elf.File) error {
 		fn.first = sort.Search(len(p.insns), func(k int) bool { return p.insns[k].addr >= fn.low })
 		fn.end = sort.Search(len(p.insns), func(k int) bool { return p.insns[k].addr >= fn.high })
 	}
+	p.markLeaders()
 	// Assign gcov lines, row by row within each function.
 	opt := optimizedRanges(f)
 	for fi := range p.funcs {
@@ -264,7 +267,6 @@ func (p *Program) decode(f *elf.File) error {
 		}
 		fn.hasCode = true
 	}
-	p.markLeaders()
 	p.markPureCalls(f)
 	p.findLabels()
 	p.findSwitches()
@@ -273,6 +275,7 @@ func (p *Program) decode(f *elf.File) error {
 			p.inlines = append(p.inlines, inlineEntry{name: ic.Func, file: intern(ic.DeclFile), line: int32(ic.DeclLine), insn: i})
 		}
 	}
+	p.findRowless()
 	return nil
 }
 

@@ -17,7 +17,8 @@ import (
 // is_stmt row of the line table, several at one address when statements left
 // no instructions of their own (location views). So an instruction belongs
 // to the line of the last statement started at or before it (rows that are
-// not is_stmt do not switch lines: they are scheduling noise), and the lines
+// not is_stmt do not switch lines: they are scheduling noise, but at a jump
+// target the row's own line is taken), and the lines
 // of the other statements starting at its address are entered just before
 // it (Program.pre). Lines holding only a brace are never code, and the
 // function's declaration line is entered on each call (gcc puts the entry
@@ -93,6 +94,15 @@ func (p *Program) assignOptimized(fn *function, rows []srcline.Row, intern func(
 		}
 		return gline(file, row.Line)
 	}
+	// Lines with a statement row in the function.
+	stmtLine := map[int32]bool{}
+	for i := r; i < len(rows) && rows[i].Addr < fn.high; i++ {
+		if row := &rows[i]; row.IsStmt && !row.EndSeq {
+			if g := line(row); g >= 0 {
+				stmtLine[g] = true
+			}
+		}
+	}
 	cur := int32(-1)
 	var stmts []int32
 	for k := range ins {
@@ -125,7 +135,10 @@ func (p *Program) assignOptimized(fn *function, rows []srcline.Row, intern func(
 				p.pre[fn.first+k] = append([]int32(nil), stmts[:len(stmts)-1]...)
 			}
 			cur = stmts[len(stmts)-1]
-		} else if cur < 0 {
+		} else if cur < 0 || (ins[k].leader && stmtLine[owner]) {
+			// Where jumps land, the statement before in address order
+			// is not the one control comes from: the row's own line is
+			// the better guess.
 			cur = owner
 		}
 		ins[k].gline = cur

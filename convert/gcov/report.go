@@ -1,6 +1,7 @@
 package gcov
 
 import (
+	"slices"
 	"sort"
 )
 
@@ -179,6 +180,7 @@ func (p *Program) Report(c *Counts) *Report {
 	visitAll(c.outside)
 	visitAll(c.unknown)
 	runN := c.runCounts()
+	var seenRun []int32
 	for _, r := range c.runs {
 		ri, ok := info(r)
 		if !ok {
@@ -188,11 +190,26 @@ func (p *Program) Report(c *Counts) *Report {
 		n := runN[r]
 		exec[ri.i0] += n
 		exec[ri.i1+1] -= n
+		// In optimised code the statements of a block are interleaved:
+		// a line is entered at most once per pass over a run.
+		once := p.funcs[p.insns[ri.i0].fn].optimized
+		seenRun = seenRun[:0]
+		enter := func(g int32) {
+			if once {
+				if slices.Contains(seenRun, g) {
+					return
+				}
+				seenRun = append(seenRun, g)
+			}
+			count[g] += n
+		}
 		prev := int32(-1)
 		for k := ri.i0; k <= ri.i1; k++ {
 			for _, g := range p.pre[k] {
 				if prev >= 0 && g != prev {
-					count[g] += n
+					enter(g)
+				} else if prev < 0 && once {
+					seenRun = append(seenRun, g)
 				}
 				prev = g
 			}
@@ -201,7 +218,9 @@ func (p *Program) Report(c *Counts) *Report {
 				continue
 			}
 			if prev >= 0 && g != prev {
-				count[g] += n
+				enter(g)
+			} else if prev < 0 && once {
+				seenRun = append(seenRun, g)
 			}
 			prev = g
 		}
@@ -336,6 +355,17 @@ func (p *Program) Report(c *Counts) *Report {
 			}
 		}
 		getFile(fn.file).Functions = append(getFile(fn.file).Functions, out)
+	}
+	// Statements of optimised code without rows borrow a count.
+	for _, rl := range p.rowless {
+		ref := lines[rl.ref]
+		if lines[rl.gline] != nil || ref == nil {
+			continue
+		}
+		l := &Line{Number: int(p.lines[rl.gline].line), Count: ref.Count, Function: ref.Function}
+		lines[rl.gline] = l
+		f := getFile(p.lines[rl.gline].file)
+		f.Lines = append(f.Lines, l)
 	}
 	// Inlined instances count as calls of their function.
 	type fnKey struct {

@@ -1,0 +1,166 @@
+package gcov
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Statements of optimised code can leave no row at all in the line table
+// (a return folded into the code before it, a goto or label that became a
+// fall-through, a test decided at compile time) while gcov, which counts the
+// CFG before those optimisations, still counts them. findRowless gives such
+// lines a count borrowed from a line that has code: a return gets the
+// count of its function's declaration line (its calls), a label the count
+// of the next line with code, other statements that of the previous line
+// with code in the same function. Declarations are left alone (gcc folds
+// their initialisers away early, and gcov shows no code for them either),
+// and so are returns of constants or variables in functions with several
+// returns, and returns without a value.
+
+// rowlessStmt matches a line that holds one statement gcov would count:
+// return, goto, an if, a call or an assignment (break and continue become
+// fall-throughs or jumps of the blocks around them).
+var rowlessStmt = regexp.MustCompile(`^\s*(return\b[^;]*;|goto\s+\w+\s*;|if\s*\(.*|` +
+	`[A-Za-z_][\w.\->\[\]*]*\s*(=|\+=|-=|\*=|/=|%=|\+\+|--)[^=].*;|[A-Za-z_]\w*\s*\(.*\)\s*;)\s*(//.*|/\*.*)?$`)
+
+// declStart matches a line that starts a declaration.
+var declStart = regexp.MustCompile(`^\s*(int|long|short|char|float|double|unsigned|signed|const|static|struct|union|enum|void|size_t|_Bool|bool)\b`)
+
+var returnStmt = regexp.MustCompile(`^\s*return\b`)
+
+// anyReturn matches a line with a return statement (after a label too).
+var anyReturn = regexp.MustCompile(`\breturn\b`)
+
+// returnLiteral matches a return of a constant or of a variable (or of
+// nothing): in a function with several returns gcc makes the value an
+// argument of the return value's PHI, and the return no statement.
+var returnLiteral = regexp.MustCompile(`^\s*return\s*(-?\d[\w.]*|NULL|true|false|'[^']*'|"[^"]*"|[A-Za-z_]\w*)?\s*;`)
+
+// rowless is a line without rows whose count is that of the line ref.
+type rowless struct {
+	gline, ref int32
+}
+
+func (p *Program) findRowless() {
+	lineIdx := map[lineKey]int32{}
+	for i, k := range p.lines {
+		lineIdx[k] = int32(i)
+	}
+	// Lines with code, per file.
+	code := map[int32]map[int32]bool{}
+	mark := func(g int32) {
+		if g < 0 {
+			return
+		}
+		k := p.lines[g]
+		if code[k.file] == nil {
+			code[k.file] = map[int32]bool{}
+		}
+		code[k.file][k.line] = true
+	}
+	anyOpt := false
+	for fi := range p.funcs {
+		fn := &p.funcs[fi]
+		if !fn.optimized {
+			continue
+		}
+		anyOpt = true
+		for k := fn.first; k < fn.end; k++ {
+			mark(p.insns[k].gline)
+			for _, g := range p.pre[k] {
+				mark(g)
+			}
+		}
+	}
+	if !anyOpt {
+		return
+	}
+	// Function bodies: from each declaration line to the next one of the
+	// same file, for out-of-line and inlined functions.
+	type decl struct{ file, line int32 }
+	declSet := map[decl]bool{}
+	for fi := range p.funcs {
+		if fn := &p.funcs[fi]; fn.optimized && fn.startLine > 0 {
+			declSet[decl{fn.file, fn.startLine}] = true
+		}
+	}
+	for _, ie := range p.inlines {
+		declSet[decl{ie.file, ie.line}] = true
+	}
+	byFile := map[int32][]int32{}
+	for d := range declSet {
+		byFile[d.file] = append(byFile[d.file], d.line)
+	}
+	get := func(file, line int32) int32 {
+		k := lineKey{file, line}
+		g, ok := lineIdx[k]
+		if !ok {
+			g = int32(len(p.lines))
+			p.lines = append(p.lines, k)
+			lineIdx[k] = g
+		}
+		return g
+	}
+	for file, decls := range byFile {
+		src := p.source(file)
+		if src == nil {
+			continue
+		}
+		has := code[file]
+		sort.Slice(decls, func(i, j int) bool { return decls[i] < decls[j] })
+		for i, start := range decls {
+			end := int32(len(src))
+			if i+1 < len(decls) {
+				end = decls[i+1] - 1
+			}
+			if !has[start] {
+				// Without code on the declaration line the function was
+				// folded into its callers before gcov's instrumentation
+				// or is not in this binary: its lines are left as they are.
+			}
+			returns := 0
+			for ln := start; ln <= end; ln++ {
+				if anyReturn.MatchString(src[ln-1]) {
+					returns++
+				}
+			}
+			for ln := start + 1; ln <= end; ln++ {
+				text := src[ln-1]
+				if has[ln] {
+					continue
+				}
+				ref := int32(-1)
+				switch {
+				case labelLine.MatchString(text):
+					for l := ln + 1; l <= end; l++ {
+						if has[l] {
+							ref = l
+							break
+						}
+					}
+				case declStart.MatchString(text) || !rowlessStmt.MatchString(text):
+					continue
+				case (returns > 1 || strings.TrimSpace(text) == "return;") && returnLiteral.MatchString(text):
+					continue
+				case returnStmt.MatchString(text) && has[start]:
+					ref = start
+				default:
+					for l := ln - 1; l > start; l-- {
+						if has[l] {
+							ref = l
+							break
+						}
+					}
+					if ref < 0 && has[start] {
+						ref = start
+					}
+				}
+				if ref < 0 {
+					continue
+				}
+				p.rowless = append(p.rowless, rowless{gline: get(file, ln), ref: get(file, ref)})
+			}
+		}
+	}
+}
