@@ -8,12 +8,18 @@
 // `branches/count` value: each entry is a sample of 1 whose leaf is the
 // branch target and whose caller is the branch source, so that pprof's
 // graph shows the taken branches as weighted edges (the counts of perf
-// report --branch-stack), labelled branch=predicted|mispredicted. From
-// Intel PT recordings the
-// values are exact counts, `instructions/count` and `branches/count`,
-// aggregated per basic block while the trace is decoded, with the call
-// stack each thread had at the time.
+// report --branch-stack), labelled branch=predicted|mispredicted.
 //
+// From Intel PT recordings the values are exact counts,
+// `instructions/count` and `branches/count` (taken branches), aggregated
+// per basic block while the trace is decoded, with the call stack each
+// thread had at the time. When the trace has timestamps (TSC, MTC) a
+// `time/nanoseconds` value estimates where the time went: each block gets
+// the time from its thread's previous block to it, only while the trace
+// runs (the gaps after a trace stop, in the untraced kernel or switched
+// out, count for nothing). The timestamps advance in MTC steps, so the
+// time of a step lands on the block that sees it.
+
 // Call stacks from PT are rebuilt per thread from the call and return
 // flags of the decoded blocks: a return pops to the frame whose call it
 // returns to (so a trace that starts inside a call chain, or a return

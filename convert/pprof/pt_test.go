@@ -16,6 +16,8 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/session"
 	"github.com/perfpt/perfpt/record"
 )
 
@@ -259,6 +261,29 @@ func TestPTTime(t *testing.T) {
 	}
 	if ns <= 0 || fib <= 0 {
 		t.Errorf("time total %d ns, in fib %d ns", ns, fib)
+	}
+	// The time is the span of the blocks' timestamps less the gaps where
+	// the trace stopped (system calls: the kernel is not traced).
+	s, err := session.Open(data, (&Options{}).session())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var first, last, gaps uint64
+	stopped := false
+	if err := s.Run(session.Handler{Block: func(b *session.Block) {
+		if first == 0 {
+			first = b.Time
+		}
+		if stopped {
+			gaps += b.Time - last
+		}
+		last, stopped = b.Time, b.Flags&script.FlagTraceEnd != 0
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if span := int64(last - first - gaps); ns != span || gaps == 0 {
+		t.Errorf("time total %d ns, blocks span %d ns less %d ns untraced", ns, last-first, gaps)
 	}
 	t.Logf("%d ns traced, %d ns in fib", ns, fib)
 }
