@@ -87,6 +87,39 @@ func BenchmarkBlockDelivery(b *testing.B) {
 	b.ReportMetric(float64(n)/float64(b.N), "blocks/op")
 }
 
+// BenchmarkAggregatorBlocks replays the recording's blocks into an
+// Aggregator: gcov's own per-block work, without the decoding.
+func BenchmarkAggregatorBlocks(b *testing.B) {
+	data := benchRecording(b)
+	s, err := session.Open(data, session.Options{Itrace: BareItrace(), Workers: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	var blocks []session.Block
+	if err := s.Run(session.Handler{Block: func(bl *session.Block) { blocks = append(blocks, *bl) }}); err != nil {
+		b.Fatal(err)
+	}
+	// The programs are loaded once, outside the timed loop.
+	a := NewAggregator(s.Machine())
+	for i := range blocks {
+		a.Block(&blocks[i])
+	}
+	b.ReportAllocs()
+	start := benchcpu.Now()
+	defer benchcpu.Report(b, start)
+	for b.Loop() {
+		for _, t := range a.order {
+			t.counts = NewCounts(t.prog)
+		}
+		a.threads, a.last = map[int32]*threadCache{}, nil
+		for i := range blocks {
+			a.Block(&blocks[i])
+		}
+	}
+	b.ReportMetric(float64(benchcpu.Now()-start)/float64(b.N)/float64(len(blocks)), "cpu-ns/block")
+}
+
 // BenchmarkFromRecording is `perfpt gcov` without writing files.
 func BenchmarkFromRecording(b *testing.B) {
 	data := benchRecording(b)

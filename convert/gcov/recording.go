@@ -42,6 +42,8 @@ type threadCache struct {
 	// link-time address is ip + vdelta (wrapping). vlen is 0 when tr is
 	// nil or the segment is not known yet.
 	vlo, vlen, vdelta uint64
+	// lo, lo+span is the program's span (Counts.lo, Counts.hi).
+	lo, span uint64
 }
 
 // linkAddr returns the link-time address of ip, which lies in tc.mp,
@@ -125,7 +127,16 @@ func (a *Aggregator) Block(b *session.Block) {
 	// The fast path: the same thread as the previous block, in the same
 	// segment of a tracked object.
 	if tc := a.last; tc != nil && tc.tid == b.TID && tc.pid == b.PID && b.Start-tc.vlo < tc.vlen {
-		tc.tr.counts.step(tc.ct, b.Start+tc.vdelta, b.End+tc.vdelta)
+		start, last := b.Start+tc.vdelta, b.End+tc.vdelta
+		// Counts.step's first case inline: the previous run's first
+		// successor again.
+		t := tc.ct
+		if prev := t.cur; prev.ns > 0 && prev.s[0].start == start && prev.s[0].last == last && start-tc.lo < tc.span {
+			prev.s[0].n++
+			t.cur = prev.s[0].to
+			return
+		}
+		tc.tr.counts.step(t, start, last)
 		return
 	}
 	a.block(b)
@@ -158,6 +169,7 @@ func (a *Aggregator) block(b *session.Block) {
 		tc.mp, tc.tr, tc.ct = nmp, tr, nil
 		if tr != nil {
 			tc.ct = tr.counts.thread(int64(b.TID))
+			tc.lo, tc.span = tr.counts.lo, tr.counts.hi-tr.counts.lo
 		}
 		tc.vlo, tc.vlen = 0, 0
 	}
