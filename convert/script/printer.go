@@ -106,6 +106,9 @@ func (p *Printer) Print(s *Sample) {
 				b = p.ipSym(b, s, pl.opts)
 			}
 		}
+		if s.BranchStack != nil && pl.f&(FieldBrstack|FieldBrstacksym) != 0 {
+			b = p.brstack(b, s, pl.f&FieldBrstack == 0)
+		}
 		if pl.f&(FieldInsnLen|FieldInsn|FieldIPC) != 0 {
 			b = p.insn(b, s)
 			b = p.ipc(b, s)

@@ -11,6 +11,8 @@ const (
 	SampleCallchain = 1 << 5
 	SampleCPU       = 1 << 7
 	SamplePeriod    = 1 << 8
+	// SampleBranchStack is PERF_SAMPLE_BRANCH_STACK.
+	SampleBranchStack = 1 << 11
 )
 
 // Event describes the event (evsel) a sample belongs to.
@@ -92,8 +94,18 @@ type Sample struct {
 	// thread->ts), which changes the callindent depth of returns.
 	HasThreadStack bool
 	Res            Resolver
-	// Synth is the payload of a synthesised PT event (psb, cbr).
+	// Synth is the payload of a synthesised PT event (psb, cbr,
+	// ptwrite, power events).
 	Synth Synth
+
+	// BranchStack is the sample's branch stack (perf's branch_stack:
+	// last branch records of --itrace=l, or a branch-stack sampled
+	// event), the most recent branch first; nil: none.
+	BranchStack []BranchEntry
+	// BranchLocs, when set, holds the resolved From (2i) and To (2i+1)
+	// of each BranchStack entry, for printing away from the session;
+	// otherwise Res resolves them.
+	BranchLocs []Loc
 
 	// Pre-resolved values, for printing away from the session (when set,
 	// Res is not asked): the branch target and the IP's source line.
@@ -119,23 +131,55 @@ func (s *Sample) Detach(srcline bool) {
 	s.Res = nil
 }
 
+// BranchEntry is one entry of a branch stack (perf's branch_entry).
+type BranchEntry struct {
+	From, To uint64
+	Cycles   uint16 // cycles since the previous branch (0: unknown)
+	// Type is the branch type (PERF_BR_*, 0 unknown); NewType the
+	// PERF_BR_NEW_* type when Type is PERF_BR_EXTEND_ABI (15).
+	Type, NewType uint8
+	Mispred       bool
+	Predicted     bool
+	InTx          bool // in a transaction
+	Abort         bool // transaction abort
+}
+
 // SynthKind says which synthesised event a Synth holds.
 type SynthKind uint8
 
-// Synthesised event kinds.
+// Synthesised event kinds (perf's PERF_SYNTH_INTEL_*).
 const (
 	SynthNone SynthKind = iota
 	SynthPSB
 	SynthCBR
+	SynthPTWrite
+	SynthMWait
+	SynthPwrE
+	SynthExStop
+	SynthPwrX
 )
 
-// Synth is the raw payload of a PERF_TYPE_SYNTH sample.
+// Synth is the payload of a PERF_TYPE_SYNTH sample (perf's
+// perf_synth_intel_* records); each kind uses the fields named for it.
 type Synth struct {
-	Kind        SynthKind
-	Offset      uint64 // psb
-	CBR         uint32 // cbr
-	Freq        uint32 // cbr: kHz
-	MaxNonTurbo uint32 // cbr
+	Kind SynthKind
+	// IP is the payload's IP bit: the event's IP is exact (ptwrite,
+	// exstop).
+	IP bool
+	// HW: the C-state was requested by hardware (pwre).
+	HW            bool
+	Hints         uint8  // mwait
+	Extensions    uint8  // mwait
+	CState        uint8  // pwre
+	SubCState     uint8  // pwre
+	DeepestCState uint8  // pwrx
+	LastCState    uint8  // pwrx
+	WakeReason    uint8  // pwrx
+	Offset        uint64 // psb
+	Payload       uint64 // ptwrite
+	CBR           uint32 // cbr
+	Freq          uint32 // cbr: kHz
+	MaxNonTurbo   uint32 // cbr
 }
 
 // Options are perf script's printing options besides -F.

@@ -19,7 +19,7 @@ import (
 // sample with what varies, plus the shared context (a sctx or mctx) only
 // when it changes; the printer goroutine keeps one Sample that it brings up
 // to date from each rec and prints. Samples with more (callchains, synth
-// payloads, IPC, source lines) go whole, in a side list, in order.
+// payloads, branch stacks, IPC) go whole, in a side list, in order.
 
 const batchLen = 4096
 
@@ -80,6 +80,8 @@ type full struct {
 	s      script.Sample
 	insn   [16]byte
 	frames []script.Frame
+	br     []script.BranchEntry
+	brLocs []script.Loc
 }
 
 type batch struct {
@@ -104,6 +106,7 @@ type pipeline struct {
 	p       *script.Printer
 	insn    bool // instruction bytes are printed
 	addrLoc bool // branch targets are printed with symbol or DSO
+	brLocs  bool // branch stacks are printed with symbols or DSOs
 	cur     *batch
 	ch      chan *batch
 	free    chan *batch
@@ -118,9 +121,9 @@ type pipeline struct {
 	ctxOK, ipOK, addrMOK bool
 }
 
-func newPipeline(p *script.Printer, insn, addrLoc bool) *pipeline {
+func newPipeline(p *script.Printer, insn, addrLoc, brLocs bool) *pipeline {
 	const nbatch = 4
-	pl := &pipeline{p: p, insn: insn, addrLoc: addrLoc,
+	pl := &pipeline{p: p, insn: insn, addrLoc: addrLoc, brLocs: brLocs,
 		ch: make(chan *batch, nbatch), free: make(chan *batch, nbatch), done: make(chan struct{})}
 	for i := 0; i < nbatch; i++ {
 		pl.free <- &batch{recs: make([]rec, 0, batchLen)}
@@ -178,7 +181,7 @@ func (pl *pipeline) sample(s *script.Sample, useCC bool) {
 	case s.AddrOK:
 		al = &s.AddrLoc
 	}
-	if (s.Callchain != nil && useCC) || s.Synth.Kind != script.SynthNone || s.InsnCnt != 0 || s.CycCnt != 0 ||
+	if (s.Callchain != nil && useCC) || s.Synth.Kind != script.SynthNone || s.InsnCnt != 0 || s.CycCnt != 0 || s.BranchStack != nil ||
 		s.SrclineOK || len(s.Insn) > 16 || uint(s.Depth) > maxDepth || uint(s.InsnLen) > 16 {
 		pl.full(s, al, useCC)
 		return
@@ -245,6 +248,21 @@ func (pl *pipeline) full(s *script.Sample, al *script.Loc, useCC bool) {
 	if s.Callchain != nil {
 		it.frames = append(it.frames[:0], s.Callchain...)
 		it.s.Callchain = it.frames
+	}
+	if s.BranchStack != nil {
+		it.br = append(it.br[:0], s.BranchStack...)
+		it.s.BranchStack = it.br
+		switch {
+		case s.BranchLocs != nil:
+			it.brLocs = append(it.brLocs[:0], s.BranchLocs...)
+			it.s.BranchLocs = it.brLocs
+		case pl.brLocs && s.Res != nil:
+			it.brLocs = it.brLocs[:0]
+			for _, e := range s.BranchStack {
+				it.brLocs = append(it.brLocs, s.Res.ResolveAddr(e.From), s.Res.ResolveAddr(e.To))
+			}
+			it.s.BranchLocs = it.brLocs
+		}
 	}
 }
 

@@ -55,6 +55,12 @@ func testSamples(n int) ([]script.Sample, []*script.ErrorLine) {
 		if i%1500 == 1499 {
 			s.Synth = script.Synth{Kind: script.SynthCBR, CBR: 20, Freq: 2000000}
 		}
+		if i%1700 == 1699 {
+			s.Synth = script.Synth{Kind: script.SynthPTWrite, IP: true, Payload: 0x6f6c6c6568}
+		}
+		if i%333 == 7 {
+			s.BranchStack = []script.BranchEntry{{From: ip, To: ip + 70, Predicted: true}, {From: ip + 3, To: ip + 140, Cycles: 3}}
+		}
 		if i%700 == 0 {
 			errs = append(errs, &script.ErrorLine{Type: 1, Code: 6, IP: ip, Msg: "Trace doesn't match instruction"})
 		}
@@ -68,7 +74,7 @@ func testSamples(n int) ([]script.Sample, []*script.ErrorLine) {
 func TestPipelineSame(t *testing.T) {
 	samples, errs := testSamples(20000)
 	for _, fields := range []string{"ip,sym", "comm,tid,pid,cpu,time,ip,sym,symoff,dso,addr,period,event",
-		"+flags,+addr", "+callindent", "ip,sym,insn,insnlen"} {
+		"+flags,+addr", "+callindent", "ip,sym,insn,insnlen", "ip,sym,brstacksym", "ip,dso,brstack", "+synth"} {
 		var direct, piped bytes.Buffer
 		for k, w := range []*bytes.Buffer{&direct, &piped} {
 			f := script.DefaultFields()
@@ -78,7 +84,7 @@ func TestPipelineSame(t *testing.T) {
 			p := script.NewPrinter(w, script.Options{Fields: f, NameWidth: 14})
 			var pl *pipeline
 			if k == 1 {
-				pl = newPipeline(p, f.Has(script.TypeHardware, script.FieldInsn), true)
+				pl = newPipeline(p, f.Has(script.TypeHardware, script.FieldInsn), true, true)
 			}
 			for i := range samples {
 				s := samples[i] // the session reuses its Sample
@@ -132,7 +138,7 @@ func BenchmarkPipeline(b *testing.B) {
 			p := script.NewPrinter(discard{}, script.Options{Fields: f})
 			var pl *pipeline
 			if piped {
-				pl = newPipeline(p, false, true)
+				pl = newPipeline(p, false, true, true)
 			}
 			var s script.Sample
 			b.ReportAllocs()

@@ -122,7 +122,9 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 				return err
 			}
 		}
-		if useCallchain && e.SampleType&script.SampleCallchain != 0 {
+		// process_attr: callchains or branch stacks (LBR call
+		// stacks) turn on ip and sym.
+		if useCallchain && e.SampleType&(script.SampleCallchain|script.SampleBranchStack) != 0 {
 			fields.EnableCallchainFields(e.OutputType())
 		}
 		return nil
@@ -146,7 +148,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		},
 	}
 	var pl *pipeline
-	srcline, insn, addrLoc := false, false, false
+	srcline, insn, addrLoc, brLocs := false, false, false, false
 	for ty := script.OutputType(0); ty <= script.TypeOther; ty++ {
 		srcline = srcline || fields.Has(ty, script.FieldSrcline)
 		insn = insn || fields.Has(ty, script.FieldInsn)
@@ -154,11 +156,13 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		// for callindent.
 		addrLoc = addrLoc || fields.Has(ty, script.FieldSym) || fields.Has(ty, script.FieldDSO) ||
 			fields.Has(ty, script.FieldCallindent)
+		brLocs = brLocs || fields.Has(ty, script.FieldBrstacksym) ||
+			(fields.Has(ty, script.FieldBrstack) && fields.Has(ty, script.FieldDSO))
 	}
 	if cfg.Workers > 1 && !srcline {
 		// Decode and print on two goroutines (source lines are looked
 		// up where they are printed, so srcline output stays on one).
-		pl = newPipeline(p, insn, addrLoc)
+		pl = newPipeline(p, insn, addrLoc, brLocs)
 		h.Sample = func(smp *script.Sample) { pl.sample(smp, useCallchain) }
 		h.Error = pl.errorLine
 	}

@@ -1,0 +1,113 @@
+package script
+
+import "strconv"
+
+// brstack mirrors perf_sample__fprintf_brstack (sym false) and
+// perf_sample__fprintf_brstacksym (sym true) of perf 6.1: per entry
+// " 0xFROM(dso)/0xTO(dso)" or "from_sym+0xoff(dso)/to_sym+0xoff(dso)",
+// then the flags "/P/X/A/cycles/type ".
+func (p *Printer) brstack(b []byte, s *Sample, sym bool) []byte {
+	dso := p.has(FieldDSO)
+	var tmp Loc
+	for i := range s.BranchStack {
+		e := &s.BranchStack[i]
+		if sym {
+			b = symName(b, s.branchLoc(i, 0, &tmp), true)
+			if dso {
+				b = appendParenDSO(b, s.branchLoc(i, 0, &tmp))
+			}
+			b = append(b, '/')
+			b = symName(b, s.branchLoc(i, 1, &tmp), true)
+			if dso {
+				b = appendParenDSO(b, s.branchLoc(i, 1, &tmp))
+			}
+		} else {
+			b = append(b, " 0x"...)
+			b = strconv.AppendUint(b, e.From, 16)
+			if dso {
+				b = appendParenDSO(b, s.branchLoc(i, 0, &tmp))
+			}
+			b = append(b, "/0x"...)
+			b = strconv.AppendUint(b, e.To, 16)
+			if dso {
+				b = appendParenDSO(b, s.branchLoc(i, 1, &tmp))
+			}
+		}
+		b = appendBstackFlags(b, e)
+	}
+	return b
+}
+
+// branchLoc returns the location of entry i's From (end 0) or To (end
+// 1): pre-resolved, or asked of the Resolver (thread__find_symbol_fb),
+// or none.
+func (s *Sample) branchLoc(i, end int, tmp *Loc) *Loc {
+	if k := 2*i + end; k < len(s.BranchLocs) {
+		return &s.BranchLocs[k]
+	}
+	*tmp = Loc{}
+	if s.Res != nil {
+		addr := s.BranchStack[i].From
+		if end == 1 {
+			addr = s.BranchStack[i].To
+		}
+		*tmp = s.Res.ResolveAddr(addr)
+	}
+	return tmp
+}
+
+func appendParenDSO(b []byte, l *Loc) []byte {
+	b = append(b, '(')
+	b = dsoName(b, l)
+	return append(b, ')')
+}
+
+// appendBstackFlags mirrors print_bstack_flags: "/%c/%c/%c/%d/%s ".
+func appendBstackFlags(b []byte, e *BranchEntry) []byte {
+	pred := byte('-')
+	if e.Mispred || e.Predicted {
+		pred = 'M'
+		if e.Predicted {
+			pred = 'P'
+		}
+	}
+	tx, abort := byte('-'), byte('-')
+	if e.InTx {
+		tx = 'X'
+	}
+	if e.Abort {
+		abort = 'A'
+	}
+	b = append(b, '/', pred, '/', tx, '/', abort, '/')
+	b = strconv.AppendUint(b, uint64(e.Cycles), 10)
+	b = append(b, '/')
+	b = append(b, branchTypeName(e)...)
+	return append(b, ' ')
+}
+
+// Branch type names of perf 6.1 (branch_type_name, branch_new_type_name).
+var (
+	branchTypeNames = [...]string{"N/A", "COND", "UNCOND", "IND", "CALL", "IND_CALL", "RET", "SYSCALL",
+		"SYSRET", "COND_CALL", "COND_RET", "ERET", "IRQ", "SERROR", "NO_TX", ""}
+	branchNewTypeNames = [...]string{"FAULT_ALGN", "FAULT_DATA", "FAULT_INST", "ARCH_1", "ARCH_2",
+		"ARCH_3", "ARCH_4", "ARCH_5"}
+)
+
+const branchExtendABI = 15
+
+// branchTypeName mirrors get_branch_type: "" for an unknown type; glibc
+// prints a NULL name as "(null)".
+func branchTypeName(e *BranchEntry) string {
+	switch {
+	case e.Type == 0:
+		return ""
+	case e.Type == branchExtendABI:
+		if int(e.NewType) < len(branchNewTypeNames) {
+			return branchNewTypeNames[e.NewType]
+		}
+		return "(null)"
+	case int(e.Type) < len(branchTypeNames):
+		return branchTypeNames[e.Type]
+	}
+	return "(null)"
+}
