@@ -29,7 +29,28 @@
 // (WriteLCOV).
 //
 // The rules are gcc 12's at -O0, where the tests find gcov's numbers on every
-// line; optimised code gets the same treatment, which does not reproduce
-// gcov's -O2 output (gcov counts the source-level CFG before inlining and
-// unrolling).
+// line. Optimised code (a compilation unit whose DW_AT_producer names -O1 or
+// more) cannot be matched exactly: gcov counts gcc's CFG before inlining,
+// unrolling, vectorisation and if-conversion, and the machine code is what
+// the trace shows. For it the line model follows the line table's
+// statements (optimized.go): an instruction belongs to the last is_stmt row
+// at or before it (or its own row where jumps land), the statements of
+// location views at its address are entered just before it, a line counts
+// once per pass over a straight-line run, brace-only lines are not code,
+// the declaration line counts the entries, and statements that left no row
+// borrow a count from a neighbour (rowless.go). On the test programs built
+// -O2 (TestO2Agreement) 95% of lines agree with gcov on executed/never/no
+// code and 76% on the exact count; call counts differ where gcc turned
+// recursion into loops or folded calls at compile time.
+//
+// Function summaries count gcc's basic blocks at -O0 (fnblocks.go): the
+// machine blocks, one block more after each call that may not return and
+// for a return that falls into the epilogue, and a switch dispatch as one
+// block; empty GIMPLE blocks (an empty else, a label before a jump) have no
+// instructions and are missed. For optimised code the machine blocks are
+// counted as they are.
+//
+// Cost: the Aggregator's per-block work is a few nanoseconds (a cached
+// thread, map segment and successor, BenchmarkAggregatorBlocks); the
+// session's block delivery itself costs about 20% of a bare decode.
 package gcov
