@@ -133,6 +133,38 @@ func Decode(buf []byte, off int) (p Packet, err error) {
 	return decodeAt(buf, off)
 }
 
+// DecodeInto decodes the packet at buf[off:] into *p, as Decode does; on
+// an error *p is the zero Packet. Writing the packet in place spares the
+// caller the copy of Decode's result, which is slow right after the packet
+// was written (the copy cannot be forwarded from the stores that built
+// it): use it in loops that keep the packet in a field.
+func DecodeInto(p *Packet, buf []byte, off int) error {
+	if off >= 0 && off <= len(buf)-9 {
+		b := buf[off:]
+		c := b[0]
+		w := le64(b[1:9])
+		if tmplSize[c] != 0 {
+			t := &tmpl[c]
+			*p = *t
+			p.Payload = t.Payload | w&tmplMask[c]
+			p.CTC = uint16(w) & t.CTC
+			return nil
+		}
+		if quick(p, c, w, true) != 0 {
+			return nil
+		}
+	}
+	*p = Packet{}
+	if off < 0 || off >= len(buf) {
+		return errAt(off, ErrEOS)
+	}
+	if err := decode(p, buf[off:]); err != nil {
+		*p = Packet{}
+		return errAt(off, err)
+	}
+	return nil
+}
+
 // decodeAt is Decode for the packets other than tmpl's.
 func decodeAt(buf []byte, off int) (Packet, error) {
 	var p Packet

@@ -45,6 +45,11 @@ func FuzzDecode(f *testing.F) {
 				if err != nil || q != p {
 					t.Fatalf("at %d: Decoder %+v, Decode %+v, %v", off, p, q, err)
 				}
+				if p.Kind != KindBIP {
+					if err := DecodeInto(&q, data, off); err != nil || q != p {
+						t.Fatalf("at %d: Decoder %+v, DecodeInto %+v, %v", off, p, q, err)
+					}
+				}
 				if off+int(p.Size) > len(data) || d.Offset() != off+int(p.Size) {
 					t.Fatalf("at %d: size %d runs past %d or next %d", off, p.Size, len(data), d.Offset())
 				}
@@ -66,6 +71,12 @@ func FuzzDecode(f *testing.F) {
 				var pe *Error
 				if !errors.As(err, &pe) || pe.Offset != d.Offset() {
 					t.Fatalf("error %v not at offset %d", err, d.Offset())
+				}
+				want, werr := Decode(data, d.Offset())
+				var q Packet
+				if qerr := DecodeInto(&q, data, d.Offset()); q != want || (qerr == nil) != (werr == nil) ||
+					qerr != nil && qerr.Error() != werr.Error() {
+					t.Fatalf("at %d: Decode %+v, %v; DecodeInto %+v, %v", d.Offset(), want, werr, q, qerr)
 				}
 			}
 			if d.SyncForward() != nil {
