@@ -12,8 +12,9 @@ import (
 // CFG before those optimisations, still counts them. findRowless gives such
 // lines a count borrowed from a line that has code: a return gets the
 // count of its function's declaration line (its calls), a label the count
-// of the next line with code, other statements that of the previous line
-// with code in the same function. Declarations are left alone (gcc folds
+// of the next line with code, a goto that of its label, other statements
+// that of the nearest line with code at their nesting level in the same
+// block. Declarations are left alone (gcc folds
 // their initialisers away early, and gcov shows no code for them either),
 // and so are returns of constants or variables in functions with several
 // returns, and returns without a value.
@@ -28,6 +29,8 @@ var rowlessStmt = regexp.MustCompile(`^\s*(return\b[^;]*;|goto\s+\w+\s*;|if\s*\(
 var declStart = regexp.MustCompile(`^\s*(int|long|short|char|float|double|unsigned|signed|const|static|struct|union|enum|void|size_t|_Bool|bool)\b`)
 
 var returnStmt = regexp.MustCompile(`^\s*return\b`)
+
+var gotoStmt = regexp.MustCompile(`^\s*goto\s+(\w+)\s*;`)
 
 // anyReturn matches a line with a return statement (after a label too).
 var anyReturn = regexp.MustCompile(`\breturn\b`)
@@ -145,16 +148,25 @@ func (p *Program) findRowless() {
 					continue
 				case returnStmt.MatchString(text) && has[start]:
 					ref = start
-				default:
-					for l := ln - 1; l > start; l-- {
-						if has[l] {
-							ref = l
+				case gotoStmt.MatchString(text):
+					// As often as its label is reached.
+					label := gotoStmt.FindStringSubmatch(text)[1]
+					for l := start + 1; l <= end && ref < 0; l++ {
+						if m := labelLine.FindStringSubmatch(src[l-1]); m != nil && m[1] == label {
+							for l2 := l + 1; l2 <= end; l2++ {
+								if has[l2] {
+									ref = l2
+									break
+								}
+							}
 							break
 						}
 					}
-					if ref < 0 && has[start] {
-						ref = start
+					if ref < 0 {
+						ref = sameLevel(src, has, start, end, ln)
 					}
+				default:
+					ref = sameLevel(src, has, start, end, ln)
 				}
 				if ref < 0 {
 					continue
@@ -163,4 +175,66 @@ func (p *Program) findRowless() {
 			}
 		}
 	}
+}
+
+// indent returns the width of the leading white space of s (a tab counts
+// as 8).
+func indent(s string) int {
+	n := 0
+	for _, c := range s {
+		switch c {
+		case ' ':
+			n++
+		case '\t':
+			n += 8 - n%8
+		default:
+			return n
+		}
+	}
+	return n
+}
+
+// sameLevel returns the line with code that runs as often as statement ln
+// most likely does: the previous one at its nesting level (lines nested
+// deeper are skipped), or when ln is the first statement of a block, the
+// next one at its level in that block, else the statement that encloses
+// the block; -1 when there is none.
+func sameLevel(src []string, has map[int32]bool, start, end, ln int32) int32 {
+	in := indent(src[ln-1])
+	outer := int32(-1)
+	for l := ln - 1; l > start; l-- {
+		if strings.TrimSpace(src[l-1]) == "" {
+			continue
+		}
+		d := indent(src[l-1])
+		if d > in {
+			continue
+		}
+		if d < in {
+			// The enclosing statement: ln opens a block.
+			if has[l] {
+				outer = l
+			}
+			break
+		}
+		if has[l] {
+			return l
+		}
+	}
+	for l := ln + 1; l <= end; l++ {
+		if strings.TrimSpace(src[l-1]) == "" {
+			continue
+		}
+		d := indent(src[l-1])
+		if d > in {
+			continue
+		}
+		if d < in {
+			break
+		}
+		if has[l] {
+			return l
+		}
+	}
+	return outer
 }
