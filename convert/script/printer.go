@@ -36,7 +36,10 @@ type Printer struct {
 	flagText         map[uint32]string
 }
 
-// NewPrinter returns a printer writing to w.
+// NewPrinter returns a printer writing to w. With w nil the printer keeps
+// all its output in memory (Bytes, Reset): a decode worker formats its
+// share of the samples so, and the output goes out in order through
+// another printer's Write.
 func NewPrinter(w io.Writer, o Options) *Printer {
 	if o.Fields == nil {
 		o.Fields = DefaultFields()
@@ -54,10 +57,37 @@ func (p *Printer) Flush() error {
 }
 
 func (p *Printer) flush() {
+	if p.w == nil {
+		return
+	}
 	if p.err == nil && len(p.out) > 0 {
 		_, p.err = p.w.Write(p.out)
 	}
 	p.out = p.out[:0]
+}
+
+// Bytes returns the output of a printer without a writer (valid until the
+// next call of the printer).
+func (p *Printer) Bytes() []byte { return p.out }
+
+// Reset drops the output of a printer without a writer.
+func (p *Printer) Reset() { p.out = p.out[:0] }
+
+// Write adds text already formatted (by a worker's printer) to the
+// output, in order with the printer's own lines. It never fails; write
+// errors show at Flush.
+func (p *Printer) Write(b []byte) (int, error) {
+	if p.w != nil && len(p.out)+len(b) > flushSize {
+		p.flush()
+		if len(b) >= flushSize {
+			if p.err == nil {
+				_, p.err = p.w.Write(b)
+			}
+			return len(b), nil
+		}
+	}
+	p.out = append(p.out, b...)
+	return len(b), nil
 }
 
 // has reports whether field f is printed for the sample being printed

@@ -157,3 +157,41 @@ func BenchmarkPrint(b *testing.B) {
 type discard struct{}
 
 func (discard) Write(b []byte) (int, error) { return len(b), nil }
+
+// TestPrinterMemory formats on a printer without a writer and writes its
+// text through another printer, between that printer's own lines: the
+// same bytes as printing everything on one printer.
+func TestPrinterMemory(t *testing.T) {
+	f := DefaultFields()
+	if _, err := f.Parse("ip,sym,dso"); err != nil {
+		t.Fatal(err)
+	}
+	s := Sample{Ev: insnEv, IP: 0x1004, IPLoc: loc("/bin/prog", symMain, 0x1004)}
+	var one, two bytes.Buffer
+	p1 := NewPrinter(&one, Options{Fields: f})
+	p2 := NewPrinter(&two, Options{Fields: f})
+	mem := NewPrinter(nil, Options{Fields: f})
+	for i := 0; i < 30000; i++ { // over flushSize of text
+		s.IP = 0x1000 + uint64(i%200)
+		p1.Print(&s)
+		if i%3 == 0 {
+			p2.Print(&s)
+			continue
+		}
+		mem.Print(&s)
+		if i%3 == 2 {
+			p2.Write(mem.Bytes())
+			mem.Reset()
+		}
+	}
+	big := bytes.Repeat([]byte("x\n"), flushSize)
+	p1.Write(big)
+	p2.Write(big)
+	if err := p1.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	p2.Flush()
+	if !bytes.Equal(one.Bytes(), two.Bytes()) {
+		t.Errorf("memory printer + Write: %d bytes, want %d", two.Len(), one.Len())
+	}
+}

@@ -23,7 +23,8 @@ import (
 
 const batchLen = 4096
 
-// rec kinds: what a rec carries besides its own fields.
+// rec kinds: what a rec carries besides its own fields (8 bits at most:
+// see rec.k).
 const (
 	recCtx     = 1 << iota // the next sctx of the batch applies from here
 	recIPMap               // the next mctx applies to the IP from here
@@ -32,6 +33,7 @@ const (
 	recInsn                // the next insn of the batch is this sample's
 	recFull                // the next full item is printed (not this rec)
 	recErr                 // the next error line is printed (not this rec)
+	recRaw                 // text formatted elsewhere: raw[ip:addr] (not this rec)
 )
 
 // rec is one sample to print, in 64 bytes.
@@ -40,12 +42,12 @@ type rec struct {
 	ev                     *script.Event
 	sym, addrSym           *symbol.Symbol
 	flags                  uint32
-	// bits 0-6 kind, 7-11 the instruction length, 12-31 the thread-stack
+	// bits 0-7 kind, 8-12 the instruction length, 13-31 the thread-stack
 	// depth (deeper samples are sent whole).
 	k uint32
 }
 
-const maxDepth = 1<<20 - 1
+const maxDepth = 1<<19 - 1
 
 // sctx is what a run of samples shares: the thread.
 type sctx struct {
@@ -91,6 +93,7 @@ type batch struct {
 	insn [][16]byte
 	full []full
 	errs []script.ErrorLine
+	raw  []byte
 }
 
 func (b *batch) reset() {
@@ -100,6 +103,7 @@ func (b *batch) reset() {
 	b.insn = b.insn[:0]
 	b.full = b.full[:0]
 	b.errs = b.errs[:0]
+	b.raw = b.raw[:0]
 }
 
 type pipeline struct {
@@ -119,6 +123,20 @@ type pipeline struct {
 	ctx                  sctx
 	ipMap, addrMap       mctx
 	ctxOK, ipOK, addrMOK bool
+}
+
+// pipelineNeeds says what the pipeline must carry or resolve for fields:
+// instruction bytes (insn), branch targets (printed with sym or dso, or
+// callindent), branch stack locations (brstacksym, or brstack with dso).
+func pipelineNeeds(fields *script.Fields) (insn, addrLoc, brLocs bool) {
+	for ty := script.OutputType(0); ty <= script.TypeOther; ty++ {
+		insn = insn || fields.Has(ty, script.FieldInsn)
+		addrLoc = addrLoc || fields.Has(ty, script.FieldSym) || fields.Has(ty, script.FieldDSO) ||
+			fields.Has(ty, script.FieldCallindent)
+		brLocs = brLocs || fields.Has(ty, script.FieldBrstacksym) ||
+			(fields.Has(ty, script.FieldBrstack) && fields.Has(ty, script.FieldDSO))
+	}
+	return
 }
 
 func newPipeline(p *script.Printer, insn, addrLoc, brLocs bool) *pipeline {
@@ -222,7 +240,7 @@ func (pl *pipeline) sample(s *script.Sample, useCC bool) {
 		kind |= recInsn
 	}
 	r.ip, r.addr, r.time, r.period = s.IP, s.Addr, s.Time, s.Period
-	r.ev, r.flags, r.k = s.Ev, s.Flags, kind|uint32(s.InsnLen)<<7|uint32(s.Depth)<<12
+	r.ev, r.flags, r.k = s.Ev, s.Flags, kind|uint32(s.InsnLen)<<8|uint32(s.Depth)<<13
 }
 
 // full queues s whole.
@@ -272,6 +290,17 @@ func (pl *pipeline) errorLine(e *script.ErrorLine) {
 	pl.cur.errs = append(pl.cur.errs, *e)
 }
 
+// rawText queues text formatted elsewhere (a decode worker's Segment),
+// copied: the caller reuses it.
+func (pl *pipeline) rawText(t []byte) {
+	r := pl.next()
+	r.k = recRaw
+	b := pl.cur
+	r.ip = uint64(len(b.raw))
+	b.raw = append(b.raw, t...)
+	r.addr = uint64(len(b.raw))
+}
+
 // close flushes the last batch and waits for the printer.
 func (pl *pipeline) close() {
 	if len(pl.cur.recs) > 0 {
@@ -293,7 +322,11 @@ func (pl *pipeline) print() {
 		for i := range b.recs {
 			r := &b.recs[i]
 			k := r.k
-			if k&(recFull|recErr) != 0 {
+			if k&(recFull|recErr|recRaw) != 0 {
+				if k&recRaw != 0 {
+					pl.p.Write(b.raw[r.ip:r.addr])
+					continue
+				}
 				if k&recErr != 0 {
 					pl.p.PrintError(&b.errs[ei])
 					ei++
@@ -327,7 +360,7 @@ func (pl *pipeline) print() {
 				addrDelta = m.delta
 			}
 			s.Ev, s.IP, s.Addr, s.Time, s.Period, s.Flags = r.ev, r.ip, r.addr, r.time, r.period, r.flags
-			s.InsnLen, s.Depth = int(k>>7&31), int(k>>12)
+			s.InsnLen, s.Depth = int(k>>8&31), int(k>>13)
 			s.IPLoc.Sym, s.IPLoc.Addr = r.sym, r.ip-ipDelta
 			if s.AddrOK {
 				s.AddrLoc.Sym, s.AddrLoc.Addr = r.addrSym, r.addr-addrDelta

@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/perfpt/perfpt/convert/script"
@@ -94,6 +95,16 @@ func TestPipelineSame(t *testing.T) {
 						pl.errorLine(errs[i/700])
 					} else {
 						p.PrintError(errs[i/700])
+					}
+				}
+				if i%900 == 5 {
+					// text formatted by a decode worker
+					text := []byte(strings.Repeat("worker line\n", i%7+1))
+					if pl != nil {
+						pl.rawText(text)
+						text[0] = 'X' // copied
+					} else {
+						p.Write(text)
 					}
 				}
 				if pl != nil {

@@ -129,8 +129,11 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
+	// evlist__max_name_len, asked once (by whichever printer prints an
+	// event name first).
+	nameWidth := onceInt(s.MaxNameLen)
 	p := script.NewPrinter(stdout, script.Options{Fields: fields, Nanosecs: cfg.Nanosecs,
-		NameWidthFn: s.MaxNameLen})
+		NameWidthFn: nameWidth})
 	var prog *progress
 	if cfg.Progress != nil {
 		prog = &progress{w: cfg.Progress, last: time.Now()}
@@ -147,24 +150,43 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 			}
 		},
 	}
-	var pl *pipeline
-	srcline, insn, addrLoc, brLocs := false, false, false, false
+	srcline := false
 	for ty := script.OutputType(0); ty <= script.TypeOther; ty++ {
 		srcline = srcline || fields.Has(ty, script.FieldSrcline)
-		insn = insn || fields.Has(ty, script.FieldInsn)
-		// Branch targets are resolved for their symbol and DSO, and
-		// for callindent.
-		addrLoc = addrLoc || fields.Has(ty, script.FieldSym) || fields.Has(ty, script.FieldDSO) ||
-			fields.Has(ty, script.FieldCallindent)
-		brLocs = brLocs || fields.Has(ty, script.FieldBrstacksym) ||
-			(fields.Has(ty, script.FieldBrstack) && fields.Has(ty, script.FieldDSO))
 	}
+	var pl *pipeline
 	if cfg.Workers > 1 && !srcline {
-		// Decode and print on two goroutines (source lines are looked
-		// up where they are printed, so srcline output stays on one).
-		pl = newPipeline(p, insn, addrLoc, brLocs)
-		h.Sample = func(smp *script.Sample) { pl.sample(smp, useCallchain) }
-		h.Error = pl.errorLine
+		// Source lines are looked up where they are printed, so
+		// srcline output stays on Run's goroutine. Otherwise the
+		// session's decode workers format the samples of the chunks
+		// they decode (Fork), and what Run's goroutine delivers
+		// itself is printed on a goroutine of its own (the pipeline,
+		// started at the first such sample, once the synthesised
+		// events have settled the fields).
+		start := func() {
+			insn, addrLoc, brLocs := pipelineNeeds(fields)
+			pl = newPipeline(p, insn, addrLoc, brLocs)
+		}
+		h.Sample = func(smp *script.Sample) {
+			if pl == nil {
+				start()
+			}
+			pl.sample(smp, useCallchain)
+		}
+		h.Error = func(e *script.ErrorLine) {
+			if pl == nil {
+				start()
+			}
+			pl.errorLine(e)
+		}
+		emit := func(t []byte) {
+			if pl != nil {
+				pl.rawText(t)
+			} else {
+				p.Write(t)
+			}
+		}
+		fork(&h, script.Options{Fields: fields, Nanosecs: cfg.Nanosecs, NameWidthFn: nameWidth}, &useCallchain, emit)
 	}
 	err = s.Run(h)
 	if pl != nil {

@@ -1,0 +1,44 @@
+package runner
+
+import (
+	"sync"
+
+	"github.com/perfpt/perfpt/convert/script"
+)
+
+// segment formats the samples of a chunk of trace on a decode worker
+// (session.Segment): a printer of its own keeps the text in memory, and
+// Emit sends ranges of it to the output in order, through the pipeline
+// when one runs (the text is copied then) or straight into the printer.
+type segment struct {
+	p     *script.Printer
+	useCC *bool // the run's callchain setting (fixed before decoding starts)
+	emit  func([]byte)
+}
+
+// newSegment returns a segment printing with fields and the output
+// options of o (NameWidthFn must be safe to call from any goroutine).
+func newSegment(o script.Options, useCC *bool, emit func([]byte)) *segment {
+	o.UseCallchain = *useCC
+	return &segment{p: script.NewPrinter(nil, o), useCC: useCC, emit: emit}
+}
+
+func (g *segment) Sample(s *script.Sample) {
+	g.p.SetUseCallchain(*g.useCC)
+	g.p.Print(s)
+}
+
+func (g *segment) Error(e *script.ErrorLine) { g.p.PrintError(e) }
+func (g *segment) Len() int                  { return len(g.p.Bytes()) }
+func (g *segment) Emit(from, to int)         { g.emit(g.p.Bytes()[from:to]) }
+func (g *segment) Reset()                    { g.p.Reset() }
+
+// onceInt returns f's value, computed once, for any goroutine.
+func onceInt(f func() int) func() int {
+	var once sync.Once
+	var v int
+	return func() int {
+		once.Do(func() { v = f() })
+		return v
+	}
+}
