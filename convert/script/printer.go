@@ -33,6 +33,7 @@ type Printer struct {
 
 	ipText, addrText symText
 	startText        startText
+	timeText         timeText
 	flagText         map[uint32]string
 }
 
@@ -162,7 +163,7 @@ func (p *Printer) appendStart(b []byte, s *Sample, pl *plan) []byte {
 		b = append(b, c.text...)
 	}
 	if pl.f&FieldTime != 0 {
-		b = AppendTime(b, s.Time, p.o.Nanosecs)
+		b = p.timeText.append(b, s.Time, p.o.Nanosecs)
 		b = append(b, ':', ' ')
 	}
 	return b
@@ -258,6 +259,46 @@ func AppendTime(b []byte, t uint64, ns bool) []byte {
 	b = appendSpaces(b, width-(len(d)-i))
 	return append(b, d[i:]...)
 }
+
+// timeText keeps the text of the last second printed ("%12s" padding,
+// the seconds and the dot), so that a time in the same second costs only
+// its fraction's digits.
+type timeText struct {
+	ok   bool
+	ns   bool
+	sec  uint64
+	text []byte
+}
+
+func (c *timeText) append(b []byte, t uint64, ns bool) []byte {
+	sec := t / 1e9
+	if !c.ok || sec != c.sec || ns != c.ns {
+		full := AppendTime(c.text[:0], t, ns)
+		c.ok, c.sec, c.ns = true, sec, ns
+		c.text = full[:len(full)-6]
+		if ns {
+			c.text = full[:len(full)-9]
+		}
+	}
+	b = append(b, c.text...)
+	frac := t % 1e9
+	if !ns {
+		frac /= 1000
+		b = append(b, digits2[frac/10000*2:frac/10000*2+2]...)
+		b = append(b, digits2[frac/100%100*2:frac/100%100*2+2]...)
+		return append(b, digits2[frac%100*2:frac%100*2+2]...)
+	}
+	b = append(b, byte('0'+frac/1e8))
+	frac %= 1e8
+	b = append(b, digits2[frac/1e6*2:frac/1e6*2+2]...)
+	b = append(b, digits2[frac/1e4%100*2:frac/1e4%100*2+2]...)
+	b = append(b, digits2[frac/100%100*2:frac/100%100*2+2]...)
+	return append(b, digits2[frac%100*2:frac%100*2+2]...)
+}
+
+const digits2 = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" +
+	"30313233343536373839" + "40414243444546474849" + "50515253545556575859" +
+	"60616263646566676869" + "70717273747576777879" + "80818283848586878889" + "90919293949596979899"
 
 // insn mirrors perf_sample__fprintf_insn.
 func (p *Printer) insn(b []byte, s *Sample) []byte {

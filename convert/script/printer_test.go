@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/perfpt/perfpt/convert/symbol"
+	"github.com/perfpt/perfpt/internal/benchcpu"
 )
 
 var (
@@ -146,10 +147,12 @@ func BenchmarkPrint(b *testing.B) {
 			}
 			p := NewPrinter(discard{}, Options{Fields: f})
 			b.ReportAllocs()
+			start := benchcpu.Now()
 			for i := 0; i < b.N; i++ {
 				p.Print(&samples[i%len(samples)])
 			}
 			p.Flush()
+			benchcpu.Report(b, start)
 		})
 	}
 }
@@ -193,5 +196,21 @@ func TestPrinterMemory(t *testing.T) {
 	p2.Flush()
 	if !bytes.Equal(one.Bytes(), two.Bytes()) {
 		t.Errorf("memory printer + Write: %d bytes, want %d", two.Len(), one.Len())
+	}
+}
+
+// TestTimeText checks the kept-second time text against AppendTime over
+// second boundaries, in both units.
+func TestTimeText(t *testing.T) {
+	var c timeText
+	for _, ns := range []bool{false, true, false} {
+		for _, base := range []uint64{0, 999_999_000, 1_000_000_000, 12345_999_999_999, 1 << 62} {
+			for d := uint64(0); d < 3000; d += 7 {
+				v := base + d*333_333
+				if got, want := string(c.append(nil, v, ns)), string(AppendTime(nil, v, ns)); got != want {
+					t.Fatalf("%d ns=%v: %q want %q", v, ns, got, want)
+				}
+			}
+		}
 	}
 }

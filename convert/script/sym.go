@@ -39,6 +39,7 @@ type symText struct {
 	off    bool   // the symbol offset follows name
 	name   []byte // " sym", with "+0x" when off
 	dsoT   []byte // " (dso)"
+	whole  []byte // name and dsoT (when not off)
 }
 
 // append appends what sample__fprintf_sym prints for l after the address
@@ -47,10 +48,11 @@ func (c *symText) append(b []byte, l *Loc, opts int) []byte {
 	if !c.ok || l.Sym != c.sym || opts != c.opts || (opts&optDSO != 0 && (l.HasMap != c.hasMap || l.DSO != c.dso)) {
 		c.fill(l, opts)
 	}
-	b = append(b, c.name...)
-	if c.off {
-		b = strconv.AppendUint(b, l.Sym.Offset(l.Addr, l.MapStart), 16)
+	if !c.off {
+		return append(b, c.whole...)
 	}
+	b = append(b, c.name...)
+	b = strconv.AppendUint(b, l.Sym.Offset(l.Addr, l.MapStart), 16)
 	return append(b, c.dsoT...)
 }
 
@@ -72,6 +74,7 @@ func (c *symText) fill(l *Loc, opts int) {
 		c.dsoT = dsoName(c.dsoT, l)
 		c.dsoT = append(c.dsoT, ')')
 	}
+	c.whole = append(append(c.whole[:0], c.name...), c.dsoT...)
 }
 
 // ipSym mirrors sample__fprintf_sym for a sample without a callchain.

@@ -5,8 +5,9 @@ import (
 	"github.com/perfpt/perfpt/convert/session"
 )
 
-// fork will let the session's decode workers format the samples of the
-// chunks they decode, once the session offers it (Handler.Fork).
+// fork lets the session's decode workers format the samples of the
+// chunks they decode (Handler.Fork), each into a segment whose text is
+// emitted in order.
 func fork(h *session.Handler, o script.Options, useCC *bool, emit func([]byte)) {
-	_, _, _, _ = h, o, useCC, emit
+	h.Fork = func() session.Segment { return newSegment(o, useCC, emit) }
 }
