@@ -113,8 +113,9 @@ func BenchmarkAggregatorBlocks(b *testing.B) {
 			t.counts = NewCounts(t.prog)
 		}
 		a.threads, a.last = map[int32]*threadCache{}, nil
+		h := a.Handler()
 		for i := range blocks {
-			a.Block(&blocks[i])
+			h(&blocks[i])
 		}
 	}
 	b.ReportMetric(float64(benchcpu.Now()-start)/float64(b.N)/float64(len(blocks)), "cpu-ns/block")

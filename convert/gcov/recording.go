@@ -69,7 +69,7 @@ func (tc *threadCache) linkAddr(ip uint64) uint64 {
 }
 
 // Aggregator feeds decoded PT blocks of a session into per-object Counts.
-// Use its Block method as the session's Block handler.
+// Use Handler (or Block) as the session's Block handler.
 type Aggregator struct {
 	// Symfs is where source files are also looked for (perf's --symfs).
 	Symfs   string
@@ -78,11 +78,14 @@ type Aggregator struct {
 	threads map[int32]*threadCache
 	order   []*tracked
 	last    *threadCache // the thread of the previous block
+	handle  func(*session.Block)
 }
 
 // NewAggregator returns an Aggregator resolving addresses with m.
 func NewAggregator(m *session.Machine) *Aggregator {
-	return &Aggregator{m: m, objs: map[*session.DSO]*tracked{}, threads: map[int32]*threadCache{}}
+	a := &Aggregator{m: m, objs: map[*session.DSO]*tracked{}, threads: map[int32]*threadCache{}}
+	a.handle = a.newHandle()
+	return a
 }
 
 func (a *Aggregator) object(d *session.DSO) *tracked {
@@ -123,23 +126,33 @@ func (a *Aggregator) object(d *session.DSO) *tracked {
 }
 
 // Block takes one decoded run of instructions.
-func (a *Aggregator) Block(b *session.Block) {
-	// The fast path: the same thread as the previous block, in the same
-	// segment of a tracked object.
-	if tc := a.last; tc != nil && tc.tid == b.TID && tc.pid == b.PID && b.Start-tc.vlo < tc.vlen {
-		start, last := b.Start+tc.vdelta, b.End+tc.vdelta
-		// Counts.step's first case inline: the previous run's first
-		// successor again.
-		t := tc.ct
-		if prev := t.cur; prev.ns > 0 && prev.s[0].start == start && prev.s[0].last == last && start-tc.lo < tc.span {
-			prev.s[0].n++
-			t.cur = prev.s[0].to
+func (a *Aggregator) Block(b *session.Block) { a.handle(b) }
+
+// Handler returns the session Block handler of a: Block's work in a
+// closure, so that the session's call per block reaches it directly (a
+// method value a.Block would add a call through its wrapper).
+func (a *Aggregator) Handler() func(*session.Block) { return a.handle }
+
+// newHandle returns the function behind Block and Handler.
+func (a *Aggregator) newHandle() func(*session.Block) {
+	return func(b *session.Block) {
+		// The fast path: the same thread as the previous block, in the
+		// same segment of a tracked object.
+		if tc := a.last; tc != nil && tc.tid == b.TID && tc.pid == b.PID && b.Start-tc.vlo < tc.vlen {
+			start, last := b.Start+tc.vdelta, b.End+tc.vdelta
+			// Counts.step's first case inline: the previous run's
+			// first successor again.
+			t := tc.ct
+			if prev := t.cur; prev.ns > 0 && prev.s[0].start == start && prev.s[0].last == last && start-tc.lo < tc.span {
+				prev.s[0].n++
+				t.cur = prev.s[0].to
+				return
+			}
+			tc.tr.counts.step(t, start, last)
 			return
 		}
-		tc.tr.counts.step(t, start, last)
-		return
+		a.block(b)
 	}
-	a.block(b)
 }
 
 // block is Block's path for a thread or map change.
@@ -218,7 +231,7 @@ func FromRecording(path string, o RecordingOptions) (*Report, []*Program, error)
 	defer s.Close()
 	a := NewAggregator(s.Machine())
 	a.Symfs = o.Symfs
-	if err := s.Run(session.Handler{Block: a.Block}); err != nil {
+	if err := s.Run(session.Handler{Block: a.Handler()}); err != nil {
 		return nil, nil, err
 	}
 	return a.Report(), a.Programs(), nil
