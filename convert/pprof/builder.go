@@ -84,6 +84,14 @@ type locKey struct {
 	line   int64
 }
 
+// addrKey identifies a location at Address granularity (no string to
+// hash).
+type addrKey struct {
+	m      *profile.Mapping
+	addr   uint64
+	caller bool
+}
+
 type funcKey struct{ name, file string }
 
 // Builder accumulates samples into a profile. It is not safe for concurrent
@@ -94,6 +102,7 @@ type Builder struct {
 
 	mappings   map[mapKey]*profile.Mapping
 	locs       map[locKey]*profile.Location
+	addrLocs   map[addrKey]*profile.Location // Address granularity
 	funcs      map[funcKey]*profile.Function
 	symFuncs   map[*symbol.Symbol]*profile.Function
 	objs       map[string]*object
@@ -116,6 +125,7 @@ func NewBuilder(gran Granularity, types []*profile.ValueType) *Builder {
 		Gran:     gran,
 		mappings: map[mapKey]*profile.Mapping{},
 		locs:     map[locKey]*profile.Location{},
+		addrLocs: map[addrKey]*profile.Location{},
 		funcs:    map[funcKey]*profile.Function{},
 		symFuncs: map[*symbol.Symbol]*profile.Function{},
 		objs:     map[string]*object{},
@@ -195,7 +205,7 @@ func (b *Builder) function(name, file string, start int64) *profile.Function {
 func (b *Builder) Location(fr *Frame) *profile.Location {
 	m := b.mapping(&fr.Map)
 	if b.Gran == Address {
-		if l := b.locs[locKey{m: m, addr: fr.IP, caller: fr.Caller}]; l != nil {
+		if l := b.addrLocs[addrKey{m, fr.IP, fr.Caller}]; l != nil {
 			return l
 		}
 	}
@@ -269,7 +279,11 @@ func (b *Builder) Location(fr *Frame) *profile.Location {
 		}
 		l.Line = []profile.Line{{Function: f}}
 	}
-	b.locs[k] = l
+	if b.Gran == Address {
+		b.addrLocs[addrKey{m, fr.IP, fr.Caller}] = l
+	} else {
+		b.locs[k] = l
+	}
 	b.P.Location = append(b.P.Location, l)
 	return l
 }

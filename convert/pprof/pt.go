@@ -411,7 +411,9 @@ func (a *ptAgg) profile(gran Granularity) (*profile.Profile, error) {
 	a.callerLocs = make([][]*profile.Location, len(a.nodes))
 	a.callerOK = make([]bool, len(a.nodes))
 	blocks := make(map[blockKey][]*profile.Location, len(a.order))
-	leafLocs := make(map[leafKey]*profile.Location, len(a.order))
+	// leafLocs caches the leaf locations of line and function
+	// granularity (their DWARF lookups) by address.
+	leafLocs := map[leafKey]*profile.Location{}
 	var stamp, sidx []int32
 	group := int32(0)
 	var (
@@ -454,6 +456,12 @@ func (a *ptAgg) profile(gran Granularity) (*profile.Profile, error) {
 			}
 			locs = make([]*profile.Location, len(addrs))
 			for i, ip := range addrs {
+				if gran == Address {
+					// The Builder's own address map is the cache.
+					fr := a.frameIn(mp, ip)
+					locs[i] = b.Location(&fr)
+					continue
+				}
 				lk := leafKey{mp, ip}
 				loc := leafLocs[lk]
 				if loc == nil {
