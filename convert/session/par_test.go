@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"os/exec"
@@ -80,13 +81,50 @@ func corruptAux(t *testing.T, data string, fill byte, n int, at float64) string 
 	return out
 }
 
+// textSeg is a Segment printing as decodeText does.
+type textSeg struct {
+	buf   bytes.Buffer
+	out   *bytes.Buffer
+	drain func()
+}
+
+func (s *textSeg) Sample(smp *script.Sample) { printSample(&s.buf, smp) }
+func (s *textSeg) Error(e *script.ErrorLine) { printError(&s.buf, e) }
+func (s *textSeg) Len() int                  { return s.buf.Len() }
+func (s *textSeg) Emit(from, to int) {
+	s.out.Write(s.buf.Bytes()[from:to])
+	if s.drain != nil {
+		s.drain()
+	}
+}
+func (s *textSeg) Reset() { s.buf.Reset() }
+
+func printSample(out *bytes.Buffer, smp *script.Sample) {
+	sym := ""
+	if smp.IPLoc.Sym != nil {
+		sym = smp.IPLoc.Sym.Name
+	}
+	fmt.Fprintf(out, "%s %s %d/%d %d %d %x %x %d %x %s %s+%x %d %x\n", smp.Ev.Name, smp.Comm, smp.PID, smp.TID,
+		smp.CPU, smp.Time, smp.IP, smp.Addr, smp.Period, smp.Flags, smp.IPLoc.DSO, sym, smp.IPLoc.Addr,
+		smp.InsnLen, smp.Insn[:smp.InsnLen])
+}
+
+func printError(out *bytes.Buffer, e *script.ErrorLine) {
+	fmt.Fprintf(out, "error %d %d %d/%d %d %x %s\n", e.Code, e.CPU, e.PID, e.TID, e.Time, e.IP, e.Msg)
+}
+
 // decodeText runs a session and prints every sample and error it delivers
-// with all the fields parallel decoding must keep.
+// with all the fields parallel decoding must keep; workers < 0 means -j
+// -workers with Handler.Fork.
 func decodeText(t testing.TB, data, itrace string, workers int) ([]byte, [2]int) {
 	t.Helper()
 	it, err := script.ParseItrace(itrace)
 	if err != nil {
 		t.Fatal(err)
+	}
+	fork := workers < 0
+	if fork {
+		workers = -workers
 	}
 	s, err := Open(data, Options{Workers: workers, Itrace: it, BuildIDDir: "-"})
 	if err != nil {
@@ -94,20 +132,35 @@ func decodeText(t testing.TB, data, itrace string, workers int) ([]byte, [2]int)
 	}
 	defer s.Close()
 	var out bytes.Buffer
-	err = s.Run(Handler{
-		Sample: func(smp *script.Sample) {
-			sym := ""
-			if smp.IPLoc.Sym != nil {
-				sym = smp.IPLoc.Sym.Name
+	h := Handler{
+		Sample: func(smp *script.Sample) { printSample(&out, smp) },
+		Error:  func(e *script.ErrorLine) { printError(&out, e) },
+	}
+	if fork {
+		h.Fork = func() Segment { return &textSeg{out: &out} }
+	}
+	if hashOutput {
+		// Large outputs: keep a running hash, not the text.
+		sum := sha256.New()
+		inner := h
+		drain := func() {
+			if out.Len() > 1<<20 {
+				sum.Write(out.Bytes())
+				out.Reset()
 			}
-			fmt.Fprintf(&out, "%s %s %d/%d %d %d %x %x %d %x %s %s+%x %d %x\n", smp.Ev.Name, smp.Comm, smp.PID, smp.TID,
-				smp.CPU, smp.Time, smp.IP, smp.Addr, smp.Period, smp.Flags, smp.IPLoc.DSO, sym, smp.IPLoc.Addr,
-				smp.InsnLen, smp.Insn[:smp.InsnLen])
-		},
-		Error: func(e *script.ErrorLine) {
-			fmt.Fprintf(&out, "error %d %d %d/%d %d %x %s\n", e.Code, e.CPU, e.PID, e.TID, e.Time, e.IP, e.Msg)
-		},
-	})
+		}
+		h.Sample = func(smp *script.Sample) { inner.Sample(smp); drain() }
+		h.Error = func(e *script.ErrorLine) { inner.Error(e); drain() }
+		if fork {
+			h.Fork = func() Segment { return &textSeg{out: &out, drain: drain} }
+		}
+		err = s.Run(h)
+		sum.Write(out.Bytes())
+		out.Reset()
+		out.Write(sum.Sum(nil))
+	} else {
+		err = s.Run(h)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,18 +217,22 @@ func TestParallelDecode(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			data := recordPT(t, c.prog, c.pt)
 			// Every PSB starts a chunk; then chunks of several PSBs.
+			// (-j with Handler.Fork: negative)
 			chunkBytes = 1
-			checkWorkers(t, data, "i0nse", 2, 8)
+			checkWorkers(t, data, "i0nse", 2, -8)
 			chunkBytes = 700
-			checkWorkers(t, data, "i0nse", 4)
+			checkWorkers(t, data, "i0nse", -4)
 			chunkBytes = 300
 			bad := corruptAux(t, data, 0x55, 8, 0.4)
-			checkWorkers(t, bad, "i0nse", 2)
+			checkWorkers(t, bad, "i0nse", 2, -2)
 			// Options that keep the sequential decode.
 			checkWorkers(t, data, "i3ie", 2)
 		})
 	}
 }
+
+// hashOutput makes decodeText return a hash of its output.
+var hashOutput bool
 
 // TestParallelLarge compares -j 1 and -j 2 on $PERFPT_BENCH_DATA.
 func TestParallelLarge(t *testing.T) {
@@ -183,10 +240,14 @@ func TestParallelLarge(t *testing.T) {
 	if data == "" || testing.Short() {
 		t.Skip("PERFPT_BENCH_DATA not set")
 	}
+	hashOutput = true
+	defer func() { hashOutput = false }()
 	want, _ := decodeText(t, data, "i0ns", 1)
-	got, st := decodeText(t, data, "i0ns", 2)
-	if !bytes.Equal(got, want) {
-		t.Fatalf("-j 2 differs from -j 1%s", firstDiff(got, want))
+	for _, j := range []int{2, -2} {
+		got, st := decodeText(t, data, "i0ns", j)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("-j %d differs from -j 1%s", j, firstDiff(got, want))
+		}
+		t.Logf("-j %d: %d bytes identical; %d chunks taken, %d redone", j, len(got), st[0], st[1])
 	}
-	t.Logf("%d bytes identical; %d chunks taken, %d redone", len(got), st[0], st[1])
 }

@@ -174,9 +174,11 @@ type ptState struct {
 	branchesEv, instructionsEv, psbEv, cbrEv *script.Event
 	branchesFilter                           uint32
 	h                                        Handler
+	workH                                    Handler // h as parallel decoding started
 	parStats                                 [2]int
 	todo                                     chan *job
 	freeRecs                                 chan []rec
+	freeSegs                                 chan Segment
 	workers, producers                       sync.WaitGroup
 	smp                                      script.Sample
 	walker                                   walker

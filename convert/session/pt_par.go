@@ -125,6 +125,7 @@ type parQueue struct {
 	quit    chan struct{}
 	cur     *job // the job being replayed
 	idx     int  // its next record
+	emitted int  // the bytes of its Segment emitted
 	half    bool // the state record at idx has stopped the replay once
 	live    *ptQueue
 	liveOK  bool    // live stopped cleanly at a chunk start
@@ -162,7 +163,7 @@ type chunk struct {
 // rec is one logged event of a chunk's decode, in the order runDecoder
 // would have produced them.
 type rec struct {
-	ip, addr, period uint64 // recState, recTS: addr is the queue's timestamp
+	ip, addr, period uint64
 	a                uint64 // the IP's map-relative address (the IP without a map)
 	mp               *Map
 	sym              *symbol.Symbol
@@ -176,8 +177,9 @@ const (
 	recInsn   = iota
 	recBranch // a sample
 	recError  // period indexes job.errs
-	recState  // a state was taken: the queue's timestamp (runDecoder may stop here)
-	recTS     // an error state set the queue's timestamp
+	// a state was taken (timed queues): the queue's timestamp in addr
+	// (runDecoder may stop here), the Segment's length in period
+	recState
 )
 
 // job is the decode of one chunk.
@@ -193,9 +195,18 @@ type job struct {
 	done    bool // the data ended
 	end     parSnap
 	ready   chan struct{}
+	// with Handler.Fork: the job's samples are formatted into seg
+	seg    Segment
+	segLen int
+	smp    script.Sample
+	res    roResolver
 }
 
 func (j *job) add(p *ptState, q *ptQueue, ev *script.Event, ip, addr, period uint64, flags uint32) {
+	if j.seg != nil {
+		j.format(p, q, ev, ip, addr, period, flags)
+		return
+	}
 	kind := uint8(recInsn)
 	if ev == p.branchesEv {
 		kind = recBranch
@@ -209,7 +220,65 @@ func (j *job) add(p *ptState, q *ptQueue, ev *script.Event, ip, addr, period uin
 		flags: flags, kind: kind, insnLen: uint8(q.insnLen), insn: q.insn})
 }
 
+// format is prepSample and deliver for a job with a Segment.
+func (j *job) format(p *ptState, q *ptQueue, ev *script.Event, ip, addr, period uint64, flags uint32) {
+	if p.workH.Sample == nil {
+		return
+	}
+	tm := p.perfTime(q.timestamp)
+	if p.s.anyFilter && p.s.filtered(q.pid, q.tid, uint32(q.cpu), tm) {
+		return
+	}
+	t := q.thread
+	smp := &j.smp
+	smp.Ev, smp.Comm = ev, t.Comm
+	smp.PID, smp.TID, smp.CPU, smp.Time = q.pid, q.tid, uint32(q.cpu), tm
+	smp.Period, smp.IP, smp.Addr, smp.Flags = period, ip, addr, flags
+	smp.InsnLen, smp.Insn = q.insnLen, q.insn[:]
+	smp.Callchain = nil
+	smp.Synth = script.Synth{}
+	kernel := ip >= p.kernelStart
+	if ip == 0 {
+		kernel = addr >= p.kernelStart
+	}
+	m := p.s.m
+	l := &smp.IPLoc
+	if mp, sym, a := m.resolveRO(&j.ro, t, kernel, ip); mp != nil {
+		l.HasMap, l.DSO, l.Kernel, l.MapStart, l.Addr, l.Ref = true, mp.DSO.Name, mp.DSO.Kernel, mp.Start, a, mp
+		l.Sym = sym
+	} else {
+		*l = script.Loc{Addr: a}
+	}
+	j.res.m, j.res.t, j.res.kernel = m, t, kernel
+	smp.Res = &j.res
+	smp.HasThreadStack, smp.Depth = false, 0
+	j.seg.Sample(smp)
+}
+
+// roResolver is the Resolver of a sample formatted on a worker.
+type roResolver struct {
+	m      *Machine
+	t      *Thread
+	kernel bool
+	c      roCache
+}
+
+func (r *roResolver) ResolveAddr(addr uint64) script.Loc {
+	mp, sym, a := r.m.resolveRO(&r.c, r.t, r.kernel, addr)
+	if mp == nil {
+		return script.Loc{Addr: a}
+	}
+	return script.Loc{HasMap: true, DSO: mp.DSO.Name, Kernel: mp.DSO.Kernel, MapStart: mp.Start, Addr: a, Ref: mp, Sym: sym}
+}
+
+// Srcline is not available on a worker (see Handler.Fork).
+func (r *roResolver) Srcline(l *script.Loc) string { return "" }
+
 func (j *job) addError(e script.ErrorLine) {
+	if j.seg != nil {
+		j.seg.Error(&e)
+		return
+	}
 	j.recs = append(j.recs, rec{kind: recError, period: uint64(len(j.errs))})
 	j.errs = append(j.errs, e)
 }
@@ -257,9 +326,6 @@ func (p *ptState) runSeq(q *ptQueue, stop uint64, ts *uint64) int {
 				return seqDone
 			}
 			q.timestamp = st.EstTimestamp
-			if q.job != nil {
-				q.job.recs = append(q.job.recs, rec{kind: recTS, addr: q.timestamp})
-			}
 			if p.opts.Errors {
 				p.synthError(q, st)
 			}
@@ -272,8 +338,13 @@ func (p *ptState) runSeq(q *ptQueue, stop uint64, ts *uint64) int {
 		q.haveSample = true
 		q.sampleFlags()
 		p.updateTimestamp(q, st)
-		if q.job != nil {
-			q.job.recs = append(q.job.recs, rec{kind: recState, addr: q.timestamp})
+		if q.job != nil && !p.timeless {
+			j := q.job
+			r := rec{kind: recState, addr: q.timestamp}
+			if j.seg != nil {
+				r.period = uint64(j.seg.Len())
+			}
+			j.recs = append(j.recs, r)
 		}
 		switch q.dec.Reached() {
 		case ptperf.StopReached:
@@ -296,6 +367,29 @@ func (p *ptState) runSeq(q *ptQueue, stop uint64, ts *uint64) int {
 // replay delivers j's records from pq.idx; true means runDecoder returns
 // here (the queue's timestamp reached *ts).
 func (p *ptState) replay(q *ptQueue, pq *parQueue, j *job, ts *uint64) bool {
+	if j.seg != nil {
+		for ; pq.idx < len(j.recs); pq.idx++ {
+			r := &j.recs[pq.idx]
+			if !pq.half {
+				q.timestamp = r.addr
+				if q.timestamp >= *ts {
+					*ts = q.timestamp
+					pq.half = true
+					if to := int(r.period); to > pq.emitted {
+						j.seg.Emit(pq.emitted, to)
+						pq.emitted = to
+					}
+					return true
+				}
+			}
+			pq.half = false
+		}
+		if j.segLen > pq.emitted {
+			j.seg.Emit(pq.emitted, j.segLen)
+		}
+		pq.emitted = 0
+		return false
+	}
 	for ; pq.idx < len(j.recs); pq.idx++ {
 		r := &j.recs[pq.idx]
 		switch r.kind {
@@ -309,8 +403,6 @@ func (p *ptState) replay(q *ptQueue, pq *parQueue, j *job, ts *uint64) bool {
 				}
 			}
 			pq.half = false
-		case recTS:
-			q.timestamp = r.addr
 		case recError:
 			if p.h.Error != nil {
 				p.h.Error(&j.errs[r.period])
@@ -368,7 +460,7 @@ func (p *ptState) parRun(q *ptQueue, ts *uint64) bool {
 			}
 			if ok && (pq.first || pq.liveOK && j.startOK && pq.liveEnd == j.start) {
 				pq.first = false
-				pq.cur, pq.idx, pq.half = j, 0, false
+				pq.cur, pq.idx, pq.half, pq.emitted = j, 0, false, 0
 				p.parStats[0]++
 				continue
 			}
@@ -424,6 +516,14 @@ func (p *ptState) release(j *job) {
 	default:
 	}
 	j.recs, j.errs = nil, nil
+	if j.seg != nil {
+		j.seg.Reset()
+		select {
+		case p.freeSegs <- j.seg:
+		default:
+		}
+		j.seg = nil
+	}
 }
 
 // startPar starts the parallel decode of q: from its start when fresh
@@ -478,8 +578,12 @@ func (p *ptState) startWorkers() {
 		return
 	}
 	n := p.parWorkers()
+	// Workers and producers read the handler here: p.h is rewritten
+	// for each record.
+	p.workH = p.h
 	p.todo = make(chan *job, 4*n)
 	p.freeRecs = make(chan []rec, 4*n)
+	p.freeSegs = make(chan Segment, 4*n)
 	for i := 0; i < n; i++ {
 		p.workers.Add(1)
 		go func() {
@@ -535,6 +639,9 @@ func (p *ptState) runJob(j *job) {
 		j.clean = r == seqClean
 		j.end = p.psnap(jq)
 	}
+	if j.seg != nil {
+		j.segLen = j.seg.Len()
+	}
 }
 
 // traceNr is the trace number the queue's decoder gets from its first
@@ -558,6 +665,13 @@ func (p *ptState) newJob(q, id *ptQueue, c chunk, recs []rec) *job {
 	}
 	jq.dec = p.newDecoder(jq)
 	j.jq = jq
+	if p.workH.Fork != nil {
+		select {
+		case j.seg = <-p.freeSegs:
+		default:
+			j.seg = p.workH.Fork()
+		}
+	}
 	return j
 }
 

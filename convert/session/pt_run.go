@@ -474,12 +474,15 @@ func (p *ptState) emitError(q *ptQueue, code int, cpu, pid, tid int32, ip, tm ui
 	if code == ptperf.ErrLost && p.opts.ErrorMinusFlags&script.ErrFlagDataLost != 0 {
 		return
 	}
-	if p.h.Error == nil {
-		return
-	}
 	if q != nil && q.job != nil {
+		if p.workH.Error == nil {
+			return
+		}
 		q.job.addError(script.ErrorLine{Type: 1, Code: uint32(code), CPU: cpu, PID: pid, TID: tid, IP: ip,
 			Time: tm, HasTime: true, Msg: ptperf.ErrMsg(code)})
+		return
+	}
+	if p.h.Error == nil {
 		return
 	}
 	p.h.Error(&script.ErrorLine{Type: 1, Code: uint32(code), CPU: cpu, PID: pid, TID: tid, IP: ip,

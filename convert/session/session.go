@@ -40,6 +40,29 @@ type Handler struct {
 	// Progress gets, now and then, how far the run is: done out of total
 	// (bytes of the file, or of AUX trace data while PT is decoded).
 	Progress func(done, total int64)
+	// Fork, when set, lets parallel PT decoding (Options.Workers > 1)
+	// format samples on the decode workers: it returns a new Segment
+	// (it may be called on any goroutine). Without it the samples of
+	// parallel decoding go to Sample on Run's goroutine.
+	Fork func() Segment
+}
+
+// Segment holds the output of a run of samples handled on a decode
+// worker. Sample, Error and Len are called on one worker goroutine, in
+// order; the Sample is valid during the call only, and its Res may resolve
+// addresses (ResolveAddr) but not source lines (Srcline returns ""), so
+// a handler printing srcline must not set Fork. Emit and Reset are called
+// on Run's goroutine once the worker is done with it: Emit(from, to)
+// outputs the bytes [from, to) of what Sample and Error produced (Len
+// bytes in all), in output order among the handler's other calls; Reset
+// empties the Segment for reuse (after its last Emit, or when the
+// session drops what it holds).
+type Segment interface {
+	Sample(*script.Sample)
+	Error(*script.ErrorLine)
+	Len() int
+	Emit(from, to int)
+	Reset()
 }
 
 // Session is an open recording.
