@@ -12,7 +12,9 @@ package gcov
 //   - gcc ends a block after every call that may not return (each call but
 //     those to const or pure functions gets a fake edge to the exit), where
 //     the machine block goes on: the code after such a call is a block of
-//     its own, executed when the call returned;
+//     its own, executed when the call returned (unless only the epilogue
+//     or a jump follows: then the next block is the return block or the
+//     jump's target);
 //   - the return statement is a block of its own (gcc lowers every return
 //     into a jump to one return block), where a function with a single
 //     return path falls into its epilogue: one more block, executed when the
@@ -62,7 +64,7 @@ func (p *Program) gccBlocks(fi int, exec []uint64) (blocks, executed int) {
 		}
 		switch in.kind {
 		case kCall, kCallInd:
-			if !in.pure && k+1 < fn.end && !p.insns[k+1].leader {
+			if !in.pure && p.codeBeforeLeader(k+1, fn.end) {
 				blocks++
 				if exec[k+1] > 0 {
 					executed++
@@ -88,4 +90,25 @@ func (p *Program) gccBlocks(fi int, exec []uint64) (blocks, executed int) {
 		}
 	}
 	return blocks, executed
+}
+
+// codeBeforeLeader reports whether the instructions from k up to the next
+// leader, jump or end include one that is not a nop, epilogue or return:
+// after a call, only then does gcc's block after the call have code of its
+// own (else it is the return block or a jump's target, counted already).
+func (p *Program) codeBeforeLeader(k, end int) bool {
+	for ; k < end; k++ {
+		in := &p.insns[k]
+		if in.leader {
+			return false
+		}
+		switch in.kind {
+		case kNop, kEpilogue, kRet:
+		case kJmp:
+			return false // on to the block at the target
+		default:
+			return true
+		}
+	}
+	return false
 }
