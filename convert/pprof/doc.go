@@ -19,7 +19,7 @@
 // runs (the gaps after a trace stop, in the untraced kernel or switched
 // out, count for nothing). The timestamps advance in MTC steps, so the
 // time of a step lands on the block that sees it.
-
+//
 // Call stacks from PT are rebuilt per thread from the call and return
 // flags of the decoded blocks: a return pops to the frame whose call it
 // returns to (so a trace that starts inside a call chain, or a return
@@ -39,5 +39,6 @@
 // thread that moved between CPUs has a sample per CPU it ran on, its call
 // stack carried across the move.
 //
-// Every profile passes profile.CheckValid before it is written.
+// Every profile passes profile.CheckValid before it is written. Write
+// compresses faster than profile.Write (same format).
 package pprof
