@@ -16,8 +16,12 @@ type lbrReader struct {
 	done bool
 }
 
-// newLBRReader returns nil when no event of f records branch stacks.
+// newLBRReader returns nil when no event of f records branch stacks, or
+// when f is a pipe-mode stream (read once: its branch stacks are lost).
 func newLBRReader(f *perfdata.File) *lbrReader {
+	if f.Pipe {
+		return nil
+	}
 	any := false
 	for _, a := range f.Attrs {
 		any = any || a.SampleType&perfdata.SampleFormatBranchStack != 0
