@@ -34,6 +34,11 @@ func emulate(t testing.TB, bin string, args []string) string {
 	return data
 }
 
+// blocksFloor is the number of function comparisons (over all inputs) whose
+// gcc block count and executed-block count equal gcov's: the function
+// summaries' "blocks executed" (fnblocks.go) must not get worse.
+var blocksFloor = map[string]int{"switch": 8, "recurse": 12, "fptr": 24, "mathlib": 12, "jmp": 9, "threads": 9, "loops": 15}
+
 // TestEmulatedRecordingAgreement is issue 8's check: each test program built
 // -g -O0 and recorded with the emulated PT recorder, coverage computed from
 // the perf.data, compared with gcov 12 on a --coverage build run with the
@@ -68,7 +73,11 @@ func TestEmulatedRecordingAgreement(t *testing.T) {
 			pct := func(n, d int) float64 { return 100 * float64(n) / float64(d) }
 			t.Logf("%s: %d line comparisons: executed/never/no-code %.1f%%, exact count %.1f%%; functions called %d/%d",
 				name, a.lines, pct(a.status, a.lines), pct(a.exact, a.lines), a.funcsOK, a.funcs)
-			t.Logf("%s: .gcov text identical to gcov's for %d of %d inputs", name, a.textsSame, a.texts)
+			t.Logf("%s: .gcov text identical to gcov's for %d of %d inputs; blocks and blocks executed equal gcov's for %d of %d functions",
+				name, a.textsSame, a.texts, a.blocksSame, a.blockFns)
+			if f := blocksFloor[name]; a.blocksSame < f {
+				t.Errorf("%s: blocks equal gcov's for %d functions, want at least %d", name, a.blocksSame, f)
+			}
 			for i, d := range a.diffs {
 				if i >= 10 {
 					break
