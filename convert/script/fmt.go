@@ -6,19 +6,32 @@ const hexDigits = "0123456789abcdef"
 
 // appendHex16 appends v as "%16" PRIx64 (v has at most 16 digits, so
 // the field is always 16 bytes: spaces, then the digits filled from the
-// right).
+// right, two at a time).
 func appendHex16(b []byte, v uint64) []byte {
 	b = append(b, "                "...)
-	t := b[len(b)-16:]
-	for i := 15; ; i-- {
-		t[i] = hexDigits[v&15]
-		v >>= 4
-		if v == 0 {
-			break
-		}
+	t := (*[16]byte)(b[len(b)-16:])
+	i := 16
+	for v >= 0x100 {
+		i -= 2
+		x := (v & 0xff) * 2
+		t[i], t[i+1] = hex2[x], hex2[x+1]
+		v >>= 8
+	}
+	if v >= 0x10 {
+		t[i-2], t[i-1] = hex2[v*2], hex2[v*2+1]
+	} else {
+		t[i-1] = hexDigits[v]
 	}
 	return b
 }
+
+// hex2 holds the two hex digits of each byte value.
+var hex2 = func() (t [512]byte) {
+	for i := range 256 {
+		t[2*i], t[2*i+1] = hexDigits[i>>4], hexDigits[i&15]
+	}
+	return
+}()
 
 const spaces = "                                                                "
 

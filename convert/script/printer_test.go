@@ -214,3 +214,35 @@ func TestTimeText(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendHex16(t *testing.T) {
+	for _, v := range []uint64{0, 1, 0xf, 0x10, 0xff, 0x100, 0xfff, 0x1000, 0x401234, 0xffffffff81000000, 1<<63 | 1, ^uint64(0)} {
+		want := fmt.Sprintf("%16x", v)
+		if got := string(appendHex16([]byte("x"), v)[1:]); got != want {
+			t.Errorf("%#x: %q want %q", v, got, want)
+		}
+	}
+}
+
+// TestSymTextLengths prints symbol names around the 32-byte short copy.
+func TestSymTextLengths(t *testing.T) {
+	f := DefaultFields()
+	if _, err := f.Parse("ip,sym"); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	var want strings.Builder
+	p := NewPrinter(&out, Options{Fields: f})
+	for _, n := range []int{1, 30, 31, 32, 33, 100, 31} {
+		sym := &symbol.Symbol{Start: 0x1000, End: 0x2000, Name: strings.Repeat(string(rune('a'+n%26)), n)}
+		for ip := uint64(0x1000); ip < 0x1003; ip++ {
+			s := Sample{Ev: insnEv, IP: ip, IPLoc: loc("/bin/prog", sym, ip)}
+			p.Print(&s)
+			fmt.Fprintf(&want, " %16x %s\n", ip, sym.Name)
+		}
+	}
+	p.Flush()
+	if out.String() != want.String() {
+		t.Errorf("got:\n%s\nwant:\n%s", out.String(), want.String())
+	}
+}

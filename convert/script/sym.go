@@ -36,10 +36,11 @@ type symText struct {
 	hasMap bool
 	dso    string
 	opts   int
-	off    bool   // the symbol offset follows name
-	name   []byte // " sym", with "+0x" when off
-	dsoT   []byte // " (dso)"
-	whole  []byte // name and dsoT (when not off)
+	off    bool     // the symbol offset follows name
+	name   []byte   // " sym", with "+0x" when off
+	dsoT   []byte   // " (dso)"
+	whole  []byte   // name and dsoT (when not off)
+	short  [32]byte // the start of whole
 }
 
 // append appends what sample__fprintf_sym prints for l after the address
@@ -49,6 +50,12 @@ func (c *symText) append(b []byte, l *Loc, opts int) []byte {
 		c.fill(l, opts)
 	}
 	if !c.off {
+		// Short texts (most symbol names) go in one 32-byte store
+		// instead of a memmove call.
+		if n := len(c.whole); n <= 32 && cap(b)-len(b) >= 32 {
+			*(*[32]byte)(b[len(b) : len(b)+32]) = c.short
+			return b[:len(b)+n]
+		}
 		return append(b, c.whole...)
 	}
 	b = append(b, c.name...)
@@ -75,6 +82,8 @@ func (c *symText) fill(l *Loc, opts int) {
 		c.dsoT = append(c.dsoT, ')')
 	}
 	c.whole = append(append(c.whole[:0], c.name...), c.dsoT...)
+	c.short = [32]byte{}
+	copy(c.short[:], c.whole)
 }
 
 // ipSym mirrors sample__fprintf_sym for a sample without a callchain.
