@@ -103,13 +103,19 @@ func (p *Program) assignOptimized(fn *function, rows []srcline.Row, intern func(
 			}
 		}
 	}
+	// The declaration line is entered on calls only, not where rows of
+	// the prologue's line (often the same) reappear.
+	decl := int32(-1)
+	if fn.startLine > 0 {
+		decl = gline(fn.file, fn.startLine)
+	}
 	cur := int32(-1)
 	var stmts []int32
 	for k := range ins {
 		a := ins[k].addr
 		stmts = stmts[:0]
-		if k == 0 && fn.startLine > 0 {
-			stmts = append(stmts, gline(fn.file, fn.startLine))
+		if k == 0 && decl >= 0 {
+			stmts = append(stmts, decl)
 		}
 		owner := int32(-1)
 		// Rows at this instruction (rows inside the previous one, which
@@ -135,7 +141,7 @@ func (p *Program) assignOptimized(fn *function, rows []srcline.Row, intern func(
 				p.pre[fn.first+k] = append([]int32(nil), stmts[:len(stmts)-1]...)
 			}
 			cur = stmts[len(stmts)-1]
-		} else if cur < 0 || (ins[k].leader && stmtLine[owner]) {
+		} else if cur < 0 || (ins[k].leader && stmtLine[owner] && owner != decl) {
 			// Where jumps land, the statement before in address order
 			// is not the one control comes from: the row's own line is
 			// the better guess.
