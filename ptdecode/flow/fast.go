@@ -42,17 +42,12 @@ func (d *BlockDecoder) fastBlocks(b *Block, h Handler) (Status, error) {
 	for {
 		var s Status
 		var err error
-		ip := d.ip
-		mode := d.mode
-		m := d.msec
-		mc := d.lastMC
-		if m == nil || d.imgGen != d.img.Generation() || !m.Contains(ip) || mc == nil || mc.key != m.ID<<2|uint64(mode&3) ||
-			mc.flat == nil || d.icnt > icntFastMax {
-			*b = Block{IP: ip, Mode: mode, Speculative: d.speculative}
+		if !d.fastMapped() {
+			*b = Block{IP: d.ip, Mode: d.mode, Speculative: d.speculative}
 			s, err = d.result(d.proceed(b))
 		} else {
 			var more bool
-			if s, err, more = d.fastRuns(b, h, off); more {
+			if s, err, off, more = d.fastRuns(b, h, off); more {
 				continue // the block went to h; the next one starts anew
 			}
 		}
@@ -68,6 +63,15 @@ func (d *BlockDecoder) fastBlocks(b *Block, h Handler) (Status, error) {
 		}
 		off = d.Offset()
 	}
+}
+
+// fastMapped reports whether the next block starts in the remembered
+// mapping, whose runs in the current mode are in a flat array: fastRuns
+// can start it.
+func (d *BlockDecoder) fastMapped() bool {
+	m, mc := d.msec, d.lastMC
+	return m != nil && d.imgGen == d.img.Generation() && m.Contains(d.ip) && mc != nil &&
+		mc.key == m.ID<<2|uint64(d.mode&3) && mc.flat != nil && d.icnt <= icntFastMax
 }
 
 // How fastRuns' inner loop ended.
@@ -86,184 +90,204 @@ const (
 )
 
 // fastRuns decodes blocks from d.ip in d.msec, whose runs are d.lastMC,
-// through the cached runs. Blocks that end at a branch with TNT bits
-// left are handed to h here (after the stall check) and the next block
-// follows at once while it starts in the same mapping; the last block is
-// left in b with its status and error for fastBlocks to hand on. more
-// says that the last block went to h too and that the next one does not
-// start in the mapping: fastBlocks starts it.
+// through the cached runs. Every block but the last is handed to h here
+// (after the stall check), and the next one follows at once while it
+// starts in the same mapping and may take the fast path; the last block
+// is left in b with its status and error for fastBlocks to hand on, with
+// the trace offset it was decoded at (off is that of the first block).
+// more says that the last block went to h too and that the next one does
+// not start in the mapping: fastBlocks starts it, at offset off.
 //
-// The loop keeps the block and the TNT bits in registers and stores them
-// at its end; the cold work after it (refilling TNT, taking a TIP, the
-// uncached path) is done by the general functions. Only IP, NInsn, EndIP
-// and Class change from one block to the next: the handler must not
-// modify the block.
-func (d *BlockDecoder) fastRuns(b *Block, h Handler, off uint64) (s Status, err error, more bool) {
+// The inner loop, from run to run and from block to block while the TNT
+// bits last, keeps the block and the TNT bits in registers; the cold work
+// after it (refilling TNT, taking a TIP, the uncached path) is done by
+// the general functions. Only IP, NInsn, EndIP and Class change from one
+// block to the next there: the handler must not modify the block.
+func (d *BlockDecoder) fastRuns(b *Block, h Handler, off uint64) (s Status, err error, _ uint64, more bool) {
 	m := d.msec
 	start := m.Start
 	flat := d.lastMC.flat // as long as the mapping
 	ip := d.ip
-	*b = Block{IP: ip, Mode: d.mode, Speculative: d.speculative, MapID: m.ID}
-	// The TNT bits left, the next one in bit 63, followed by a 1: tnt is
-	// tntEmpty when they are used up, and 0 for a TIP (conditional
-	// branches fail then; returns take it).
 	ev := &d.ev
-	var tnt uint64
-	if ev.Type == query.EventTNT {
-		tnt = tntBits(ev.Bits, ev.Size)
-	}
 	// The block's instruction count is kept in a register (the count for
 	// TRIG, d.icnt, cannot overflow here: a block has at most 0xffff
 	// instructions and d.icnt <= icntFastMax); its EndIP and Class are
 	// stored with every run, off the path from one run to the next. ip
 	// is where the next run starts. The run entries are read with shifts
 	// (see pack), which keeps them in one register.
+	//
+	// The TNT bits left are kept with the next one in bit 63, followed
+	// by a 1: tnt is tntEmpty when they are used up, and 0 for a TIP
+	// (conditional branches fail then; returns take it).
 	var n uint32
+	var tnt uint64
 	var exit int
-loop:
 	for {
-		o := ip - start
-		if o >= uint64(len(flat)) {
-			exit = exitMapping
-			break
+		*b = Block{IP: ip, Mode: d.mode, Speculative: d.speculative, MapID: m.ID}
+		tnt = 0
+		if ev.Type == query.EventTNT {
+			tnt = tntBits(ev.Bits, ev.Size)
 		}
-		v := flat[o].Load()
-		ni := uint32(v>>48) & 0xff
-		if v == 0 || n+ni > 0xffff {
-			exit = exitMiss
-			break
-		}
-		n += ni
-		end := ip + (v>>32)&0xffff
-		k := runKind(v >> 60)
-		b.EndIP, b.Class = end, runClass[k]
-		ip = end + (v>>56)&15
-		switch k {
-		case runCond:
-			if tnt == 0 {
-				exit = exitBadQuery
-				break loop
+		n = 0
+	loop:
+		for {
+			o := ip - start
+			if o >= uint64(len(flat)) {
+				exit = exitMapping
+				break
 			}
-			if int64(tnt) < 0 {
+			v := flat[o].Load()
+			ni := uint32(v>>48) & 0xff
+			if v == 0 || n+ni > 0xffff {
+				exit = exitMiss
+				break
+			}
+			n += ni
+			end := ip + (v>>32)&0xffff
+			k := runKind(v >> 60)
+			b.EndIP, b.Class = end, runClass[k]
+			ip = end + (v>>56)&15
+			switch k {
+			case runCond:
+				if tnt == 0 {
+					exit = exitBadQuery
+					break loop
+				}
+				if int64(tnt) < 0 {
+					ip += uint64(int64(int32(v)))
+				}
+				tnt <<= 1
+				if tnt == tntEmpty {
+					exit = exitRefill
+					break loop
+				}
+			case runLimit, runLimitPTW:
+				continue
+			case runCall:
+				if int32(v) != 0 {
+					d.ret.push(ip)
+				}
 				ip += uint64(int64(int32(v)))
-			}
-			tnt <<= 1
-			if tnt == tntEmpty {
-				exit = exitRefill
+				continue
+			case runJump:
+				ip += uint64(int64(int32(v)))
+				continue
+			case runReturn:
+				if tnt == 0 {
+					exit = exitTIPReturn
+					break loop
+				}
+				taken := int64(tnt) < 0
+				tnt <<= 1
+				if !taken {
+					exit = exitBadRetcomp
+					break loop
+				}
+				ret, rc := d.ret.pop()
+				if rc != 0 {
+					exit = exitRetEmpty
+					break loop
+				}
+				ip = ret
+				if tnt == tntEmpty {
+					exit = exitRefill
+					break loop
+				}
+			case runIndCall:
+				exit = exitIndCall
+				break loop
+			default: // runIndJump, runFarCall, runFarReturn, runFarJump
+				exit = exitIndirect
 				break loop
 			}
-		case runLimit, runLimitPTW:
-			continue
-		case runCall:
-			if int32(v) != 0 {
-				d.ret.push(ip)
+			// The block ended at a branch, with TNT bits left: hand it on
+			// and start the next one at its target.
+			b.NInsn = uint16(n)
+			if d.hasICnt {
+				d.icnt += n
 			}
-			ip += uint64(int64(int32(v)))
-			continue
-		case runJump:
-			ip += uint64(int64(int32(v)))
-			continue
-		case runReturn:
-			if tnt == 0 {
-				exit = exitTIPReturn
-				break loop
+			if d.stall.add(off, uint64(n)) {
+				exit = exitStall
+				break
 			}
-			taken := int64(tnt) < 0
-			tnt <<= 1
-			if !taken {
-				exit = exitBadRetcomp
-				break loop
+			h.Block(b, off)
+			if d.msec != m || d.icnt > icntFastMax || ip-start >= uint64(len(flat)) {
+				exit = exitMore
+				break
 			}
-			ret, rc := d.ret.pop()
-			if rc != 0 {
-				exit = exitRetEmpty
-				break loop
-			}
-			ip = ret
-			if tnt == tntEmpty {
-				exit = exitRefill
-				break loop
-			}
-		case runIndCall:
-			exit = exitIndCall
-			break loop
-		default: // runIndJump, runFarCall, runFarReturn, runFarJump
-			exit = exitIndirect
-			break loop
+			b.IP = ip
+			n = 0
 		}
-		// The block ended at a branch, with TNT bits left: hand it on
-		// and start the next one at its target.
-		b.NInsn = uint16(n)
-		if d.hasICnt {
-			d.icnt += n
+		if tnt != 0 {
+			ev.Size = tntLeft(tnt)
 		}
-		if d.stall.add(off, uint64(n)) {
-			exit = exitStall
-			break
+		if exit == exitMore {
+			d.ip = ip
+			return 0, nil, d.Offset(), true
+		}
+		// The last block.
+		if exit != exitStall {
+			b.NInsn = uint16(n)
+			if n == 0 {
+				b.EndIP, b.Class = 0, 0
+			}
+			if d.hasICnt {
+				d.icnt += n
+			}
+		}
+		var c query.Code
+		switch exit {
+		case exitMapping:
+			d.ip = ip // a block does not switch mappings
+		case exitMiss:
+			d.ip = ip
+			c = d.proceedNoEventCached(b, m)
+		case exitBadQuery:
+			d.ip = b.EndIP
+			c = query.CodeBadQuery
+		case exitBadRetcomp:
+			d.ip = b.EndIP
+			c = query.CodeBadRetcomp
+		case exitRetEmpty:
+			d.ip = b.EndIP
+			c = query.CodeRetstackEmpty // what retstack.pop reports
+		case exitRefill:
+			// The next event (proceedTrailingEvent then ends the block
+			// at once if it is more branch trace).
+			d.ip = ip
+			c = d.fetchEvent()
+		case exitTIPReturn, exitIndirect:
+			// proceedWithTrace takes the TIP for a return (no TNT).
+			d.ip = b.EndIP
+			c = d.proceedIndirect()
+		case exitIndCall:
+			d.ret.push(ip)
+			d.ip = b.EndIP
+			c = d.proceedIndirect()
+		case exitStall:
+			d.ip = ip
+			return 0, query.CodeBadQuery, off, false // what stall.check reports
+		}
+		if c != 0 {
+			s, err = d.result(0, c)
+		} else {
+			s, err = d.result(d.proceedTrailingEvent(b))
+		}
+		// Hand the block on here if the next one can go on in the loop
+		// (fastBlocks would do the same).
+		if err != nil || s != 0 || !d.fastReady() {
+			return s, err, off, false
+		}
+		if d.stall.add(off, uint64(b.NInsn)) {
+			return 0, query.CodeBadQuery, off, false // what stall.check reports
 		}
 		h.Block(b, off)
-		if d.msec != m || d.icnt > icntFastMax || ip-start >= uint64(len(flat)) {
-			exit = exitMore
-			break
-		}
-		b.IP = ip
-		n = 0
-	}
-	if tnt != 0 {
-		ev.Size = tntLeft(tnt)
-	}
-	if exit == exitMore {
-		d.ip = ip
-		return 0, nil, true
-	}
-	// The last block.
-	if exit != exitStall {
-		b.NInsn = uint16(n)
-		if n == 0 {
-			b.EndIP, b.Class = 0, 0
-		}
-		if d.hasICnt {
-			d.icnt += n
+		off = d.Offset()
+		ip = d.ip
+		if d.msec != m || d.lastMC.flat == nil || &d.lastMC.flat[0] != &flat[0] || !d.fastMapped() {
+			return 0, nil, d.Offset(), true
 		}
 	}
-	var c query.Code
-	switch exit {
-	case exitMapping:
-		d.ip = ip // a block does not switch mappings
-	case exitMiss:
-		d.ip = ip
-		c = d.proceedNoEventCached(b, m)
-	case exitBadQuery:
-		d.ip = b.EndIP
-		c = query.CodeBadQuery
-	case exitBadRetcomp:
-		d.ip = b.EndIP
-		c = query.CodeBadRetcomp
-	case exitRetEmpty:
-		d.ip = b.EndIP
-		c = query.CodeRetstackEmpty // what retstack.pop reports
-	case exitRefill:
-		d.ip = ip
-		s, err = d.refill(b)
-		return s, err, false
-	case exitTIPReturn, exitIndirect:
-		// proceedWithTrace takes the TIP for a return (no TNT).
-		d.ip = b.EndIP
-		c = d.proceedIndirect()
-	case exitIndCall:
-		d.ret.push(ip)
-		d.ip = b.EndIP
-		c = d.proceedIndirect()
-	case exitStall:
-		d.ip = ip
-		return 0, query.CodeBadQuery, false // what stall.check reports
-	}
-	if c != 0 {
-		s, err = d.result(0, c)
-	} else {
-		s, err = d.result(d.proceedTrailingEvent(b))
-	}
-	return s, err, false
 }
 
 // tntBits returns the size TNT bits (the next one in bit size-1) in the
@@ -281,22 +305,3 @@ func tntLeft(tnt uint64) uint8 { return uint8(63 - bits.TrailingZeros64(tnt)) }
 // icntFastMax is the largest TRIG instruction count a fast block starts
 // with: adding a block's instructions cannot overflow it.
 const icntFastMax = 1<<32 - 1 - 0xffff
-
-// refill reads the event after a used-up TNT (what proceedTrailingEvent
-// does first for it) and ends the block there if it is more branch trace.
-func (d *BlockDecoder) refill(b *Block) (Status, error) {
-	if c := d.fetchEvent(); c != 0 {
-		return d.result(0, c)
-	}
-	if d.status == 0 {
-		switch d.ev.Type {
-		case query.EventTNT:
-			if d.ev.Size != 0 {
-				return 0, nil
-			}
-		case query.EventTIP:
-			return 0, nil
-		}
-	}
-	return d.result(d.proceedTrailingEvent(b))
-}
