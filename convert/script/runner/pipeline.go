@@ -33,7 +33,6 @@ const (
 	recInsn                // the next insn of the batch is this sample's
 	recFull                // the next full item is printed (not this rec)
 	recErr                 // the next error line is printed (not this rec)
-	recRaw                 // text formatted elsewhere: raw[ip:addr] (not this rec)
 )
 
 // rec is one sample to print, in 64 bytes.
@@ -93,7 +92,6 @@ type batch struct {
 	insn [][16]byte
 	full []full
 	errs []script.ErrorLine
-	raw  []byte
 }
 
 func (b *batch) reset() {
@@ -103,7 +101,6 @@ func (b *batch) reset() {
 	b.insn = b.insn[:0]
 	b.full = b.full[:0]
 	b.errs = b.errs[:0]
-	b.raw = b.raw[:0]
 }
 
 type pipeline struct {
@@ -139,8 +136,10 @@ func pipelineNeeds(fields *script.Fields) (insn, addrLoc, brLocs bool) {
 	return
 }
 
+// nbatch is the number of batches in circulation.
+const nbatch = 4
+
 func newPipeline(p *script.Printer, insn, addrLoc, brLocs bool) *pipeline {
-	const nbatch = 4
 	pl := &pipeline{p: p, insn: insn, addrLoc: addrLoc, brLocs: brLocs,
 		ch: make(chan *batch, nbatch), free: make(chan *batch, nbatch), done: make(chan struct{})}
 	for i := 0; i < nbatch; i++ {
@@ -290,15 +289,21 @@ func (pl *pipeline) errorLine(e *script.ErrorLine) {
 	pl.cur.errs = append(pl.cur.errs, *e)
 }
 
-// rawText queues text formatted elsewhere (a decode worker's Segment),
-// copied: the caller reuses it.
-func (pl *pipeline) rawText(t []byte) {
-	r := pl.next()
-	r.k = recRaw
-	b := pl.cur
-	r.ip = uint64(len(b.raw))
-	b.raw = append(b.raw, t...)
-	r.addr = uint64(len(b.raw))
+// drain returns once the printer goroutine has printed everything sent
+// (every batch but the current one is back in the free list), so that
+// the caller may write to the Printer itself: text formatted by a decode
+// worker goes out so, without a copy.
+func (pl *pipeline) drain() {
+	if len(pl.cur.recs) > 0 {
+		pl.send()
+	}
+	var idle [nbatch - 1]*batch
+	for i := range idle {
+		idle[i] = <-pl.free
+	}
+	for _, b := range idle {
+		pl.free <- b
+	}
 }
 
 // close flushes the last batch and waits for the printer.
@@ -322,11 +327,7 @@ func (pl *pipeline) print() {
 		for i := range b.recs {
 			r := &b.recs[i]
 			k := r.k
-			if k&(recFull|recErr|recRaw) != 0 {
-				if k&recRaw != 0 {
-					pl.p.Write(b.raw[r.ip:r.addr])
-					continue
-				}
+			if k&(recFull|recErr) != 0 {
 				if k&recErr != 0 {
 					pl.p.PrintError(&b.errs[ei])
 					ei++

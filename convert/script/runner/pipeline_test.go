@@ -101,11 +101,9 @@ func TestPipelineSame(t *testing.T) {
 					// text formatted by a decode worker
 					text := []byte(strings.Repeat("worker line\n", i%7+1))
 					if pl != nil {
-						pl.rawText(text)
-						text[0] = 'X' // copied
-					} else {
-						p.Write(text)
+						pl.drain()
 					}
+					p.Write(text)
 				}
 				if pl != nil {
 					pl.sample(&s, useCC)

@@ -162,7 +162,8 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		// they decode (Fork), and what Run's goroutine delivers
 		// itself is printed on a goroutine of its own (the pipeline,
 		// started at the first such sample, once the synthesised
-		// events have settled the fields).
+		// events have settled the fields; drained before a worker's
+		// text goes out).
 		start := func() {
 			insn, addrLoc, brLocs := pipelineNeeds(fields)
 			pl = newPipeline(p, insn, addrLoc, brLocs)
@@ -181,10 +182,9 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		}
 		emit := func(t []byte) {
 			if pl != nil {
-				pl.rawText(t)
-			} else {
-				p.Write(t)
+				pl.drain()
 			}
+			p.Write(t)
 		}
 		fork(&h, script.Options{Fields: fields, Nanosecs: cfg.Nanosecs, NameWidthFn: nameWidth}, &useCallchain, emit)
 	}

@@ -8,8 +8,9 @@ import (
 
 // segment formats the samples of a chunk of trace on a decode worker
 // (session.Segment): a printer of its own keeps the text in memory, and
-// Emit sends ranges of it to the output in order, through the pipeline
-// when one runs (the text is copied then) or straight into the printer.
+// Emit sends ranges of it to the output in order (straight into the
+// run's printer, once the pipeline, if one runs, has printed what it
+// holds).
 type segment struct {
 	p     *script.Printer
 	useCC *bool // the run's callchain setting (fixed before decoding starts)
