@@ -198,6 +198,7 @@ type job struct {
 	// with Handler.Fork: the job's samples are formatted into seg
 	seg    Segment
 	segLen int
+	lastTS uint64 // the queue's timestamp at the last state logged
 	smp    script.Sample
 	res    roResolver
 }
@@ -338,8 +339,12 @@ func (p *ptState) runSeq(q *ptQueue, stop uint64, ts *uint64) int {
 		q.haveSample = true
 		q.sampleFlags()
 		p.updateTimestamp(q, st)
-		if q.job != nil && !p.timeless {
-			j := q.job
+		if j := q.job; j != nil && !p.timeless && q.timestamp != j.lastTS {
+			// Only states that change the timestamp can stop
+			// runDecoder: it is entered with a limit above the
+			// queue's timestamp (its heap ordinal), and a stop at a
+			// state sets the next limit above that state's.
+			j.lastTS = q.timestamp
 			r := rec{kind: recState, addr: q.timestamp}
 			if j.seg != nil {
 				r.period = uint64(j.seg.Len())
@@ -630,6 +635,7 @@ func (p *ptState) runJob(j *job) {
 		jq.sampleFlags()
 		p.updateTimestamp(jq, st)
 		j.start, j.startOK = p.psnap(jq), true
+		j.lastTS = jq.timestamp
 		jq.started = true
 	}
 	switch r := p.runSeq(jq, j.c.end, nil); r {
