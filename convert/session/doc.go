@@ -45,7 +45,28 @@
 // Runs are delivered only while PT is decoded; Sample may be nil.
 //
 // The values passed to callbacks are reused after they return. Callbacks
-// run on the goroutine that called Run.
+// run on the goroutine that called Run, but for Segments (below).
+//
+// # Parallel decoding
+//
+// With Options.Workers > 1 a queue's trace is cut at PSBs into chunks that
+// worker goroutines decode ahead (pt_par.go), each from a decoder started
+// at its PSB as if the trace went on there; a chunk's output is used only
+// where the decoder that reached that PSB from the start is in the same
+// state (ptperf.Snap), else the chunk is decoded again in sequence. So the
+// output is the sequential decode's, whatever the number of workers. This
+// applies when every instruction is sampled and nothing else that keeps
+// state across samples is asked for (--itrace=i0ns, i1i, with e: no
+// branches, calls, power/PSB events, thread stacks, callchains, skips or
+// Blocks), to per-thread queues of untimed recordings and, once every
+// COMM/FORK/MMAP record has been processed, of timed ones (with an
+// AUXTRACE index and no time range). Queues of untimed recordings are
+// also decoded side by side. Everything else decodes sequentially.
+//
+// The samples of chunks go to Handler.Sample on Run's goroutine, or, with
+// Handler.Fork, to Segments on the workers (formatted there, emitted in
+// order by Run's goroutine): the handler's own work then runs in
+// parallel too.
 //
 // Machine exposes the replayed state (threads, maps, DSOs) for callers
 // that resolve Block addresses themselves.
