@@ -317,6 +317,19 @@ func (f *chunkFilter) Event(ev *query.Event, off uint64) {
 	f.Handler.Event(ev, off)
 }
 
+// blockHandler returns the handler fastBlocks gives blocks to: a chunk
+// filter's own handler, after the filter passed on what it held (fastBlocks
+// hands on nothing but blocks). That saves a call per block.
+func blockHandler(h Handler) Handler {
+	if f, ok := h.(*chunkFilter); ok {
+		if len(f.held) != 0 {
+			f.flush()
+		}
+		return f.Handler
+	}
+	return h
+}
+
 // Block is called for every block: the check is inlined here, flush is
 // called only when something is held.
 func (f *chunkFilter) Block(b *Block, off uint64) {

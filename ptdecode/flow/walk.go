@@ -121,7 +121,7 @@ func (d *BlockDecoder) walkBlocks(opt WalkOptions, h Handler, c *chunk) {
 				if s == 0 && d.fastReady() {
 					// The bulk of a trace: blocks that end at branch
 					// trace, with nothing pending in between.
-					if s, err = d.fastBlocks(b, h); err != nil {
+					if s, err = d.fastBlocks(b, blockHandler(h)); err != nil {
 						break
 					}
 					continue
@@ -138,7 +138,7 @@ func (d *BlockDecoder) walkBlocks(opt WalkOptions, h Handler, c *chunk) {
 					break
 				}
 				if d.fastReady() {
-					if s, err = d.fastBlocks(b, h); err != nil {
+					if s, err = d.fastBlocks(b, blockHandler(h)); err != nil {
 						break
 					}
 					continue
