@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/session"
 	"github.com/perfpt/perfpt/perfdata"
 )
 
@@ -204,5 +206,54 @@ func TestLBRBranchStacks(t *testing.T) {
 		if pairs[k] != v {
 			t.Errorf("branch %s: ours %d, perf report %d", k, pairs[k], v)
 		}
+	}
+}
+
+// TestLBRFromSampleBranchStack: a branch stack the session hands over in
+// script.Sample is used as it is (no second pass over the file).
+func TestLBRFromSampleBranchStack(t *testing.T) {
+	bin := buildShared(t, "recurse")
+	data := writeLBRData(t, bin, 4, nil)
+	s, err := session.Open(data, (&Options{}).session())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := &sampled{b: NewBuilder(Function, nil), m: s.Machine(), events: map[*script.Event]int{}, brIdx: -1}
+	if c.lbr = newLBRReader(s.File()); c.lbr == nil {
+		t.Fatal("no branch stack reader for a branch-stack event")
+	}
+	c.lbr = nil // only what the sample carries
+	var fib uint64
+	err = s.Run(session.Handler{Sample: func(smp *script.Sample) {
+		fib = smp.IP - 8 // the samples are at fib+8
+		smp.BranchStack = []script.BranchEntry{{From: smp.IP, To: fib, Mispred: true}}
+		c.sample(smp)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.b.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bi := len(p.SampleType) - 1
+	if p.SampleType[bi].Type != "branches" {
+		t.Fatalf("sample types %v", p.SampleType)
+	}
+	var n int64
+	for _, smp := range p.Sample {
+		if v := smp.Value[bi]; v != 0 {
+			n += v
+			if got := smp.Label["branch"]; len(got) != 1 || got[0] != "mispredicted" {
+				t.Errorf("branch label %v", got)
+			}
+			if len(smp.Location) != 2 || smp.Location[0].Line[0].Function.Name != "fib" || smp.Location[1].Line[0].Function.Name != "fib" {
+				t.Errorf("branch sample locations %v", smp.Location)
+			}
+		}
+	}
+	if n != 4 {
+		t.Errorf("%d branches, want 4", n)
 	}
 }

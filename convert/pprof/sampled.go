@@ -127,36 +127,40 @@ func (c *sampled) sample(smp *script.Sample) {
 		lb.CPU = int64(smp.CPU)
 	}
 	c.b.Add(c.stack, lb, vals)
-	if c.lbr != nil {
-		if bs := c.lbr.find(smp); len(bs) > 0 {
-			c.branches(t, bs, lb)
+	switch {
+	case len(smp.BranchStack) > 0:
+		for i := range smp.BranchStack {
+			e := &smp.BranchStack[i]
+			c.branch(t, e.From, e.To, e.Mispred, e.Predicted, lb)
+		}
+	case c.lbr != nil:
+		// The session left the branch stack out: from the file.
+		for _, e := range c.lbr.find(smp) {
+			c.branch(t, e.From, e.To, e.Flags&branchMispred != 0, e.Flags&branchPredicted != 0, lb)
 		}
 	}
 }
 
-// branches adds the entries of a branch stack.
-func (c *sampled) branches(t *session.Thread, bs []perfdata.BranchEntry, lb Labels) {
+// branch adds one entry of a branch stack.
+func (c *sampled) branch(t *session.Thread, from, to uint64, mispred, predicted bool, lb Labels) {
 	if c.brIdx < 0 {
 		c.brIdx = len(c.b.P.SampleType)
 		c.b.P.SampleType = append(c.b.P.SampleType, &profile.ValueType{Type: "branches", Unit: "count"})
 	}
-	for _, e := range bs {
-		vals := c.values()
-		vals[c.brIdx] = 1
-		// A from address of 0 (perf's LBR filters) is unknown.
-		c.stack = append(c.stack[:0], c.b.Location(c.branchFrame(t, e.To)))
-		if e.From != 0 {
-			c.stack = append(c.stack, c.b.Location(c.branchFrame(t, e.From)))
-		}
-		blb := lb
-		switch {
-		case e.Flags&branchMispred != 0:
-			blb.Branch = "mispredicted"
-		case e.Flags&branchPredicted != 0:
-			blb.Branch = "predicted"
-		}
-		c.b.Add(c.stack, blb, vals)
+	vals := c.values()
+	vals[c.brIdx] = 1
+	// A from address of 0 (perf's LBR filters) is unknown.
+	c.stack = append(c.stack[:0], c.b.Location(c.branchFrame(t, to)))
+	if from != 0 {
+		c.stack = append(c.stack, c.b.Location(c.branchFrame(t, from)))
 	}
+	switch {
+	case mispred:
+		lb.Branch = "mispredicted"
+	case predicted:
+		lb.Branch = "predicted"
+	}
+	c.b.Add(c.stack, lb, vals)
 }
 
 // perf_branch_entry flag bits.
