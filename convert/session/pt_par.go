@@ -91,7 +91,7 @@ func (p *ptState) queueParallel(q *ptQueue, fresh bool) bool {
 }
 
 // parAhead is how many queues after the one decoding may start decoding.
-const parAhead = 2
+const parAhead = 1
 
 // processTimelessPar is processTimeless starting the parallel decode of
 // the queues that qualify, a few queues ahead.
@@ -536,7 +536,7 @@ func (p *ptState) release(j *job) {
 // the Run goroutine up to the first chunk start).
 func (p *ptState) startPar(q *ptQueue, fresh bool) {
 	p.startWorkers()
-	pq := &parQueue{order: make(chan *job, p.parWorkers()+2), quit: make(chan struct{}), live: q, first: fresh}
+	pq := &parQueue{order: make(chan *job, p.parWorkers()+1), quit: make(chan struct{}), live: q, first: fresh}
 	q.par = pq
 	from := uint64(0)
 	if !fresh {

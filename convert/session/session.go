@@ -214,6 +214,13 @@ func (s *Session) filtered(pid, tid int32, cpu uint32, t uint64) bool {
 
 // Run processes the recording in perf's order and calls h.
 func (s *Session) Run(h Handler) error {
+	defer func() {
+		if s.pt != nil {
+			// Parallel decoding's goroutines read the mapping: they
+			// end before Run returns, whatever happened.
+			s.pt.stopWorkers()
+		}
+	}()
 	rs := s.f.Records(perfdata.TimeOrder)
 	var smp script.Sample
 	n := 0

@@ -23,6 +23,7 @@ type queueWalker struct {
 	ms   *Maps
 	gen  uint64
 	last *Map
+	cc   *codeCache // last's
 }
 
 // findMap is ms.Find with the walker's one-entry cache.
@@ -32,7 +33,10 @@ func (w *queueWalker) findMap(ms *Maps, ip uint64) *Map {
 	}
 	mp := ms.Find(ip)
 	if mp != nil {
-		w.ms, w.gen, w.last = ms, ms.gen, mp
+		w.ms, w.gen, w.last, w.cc = ms, ms.gen, mp, nil
+		if mp.DSO != nil {
+			w.cc = mp.DSO.codeCache()
+		}
 	}
 	return mp
 }
@@ -199,7 +203,10 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 			*insnCnt = 0
 			return ptperf.WalkNoInsn
 		}
-		cc := mp.DSO.codeCache()
+		cc := w.cc
+		if kernel || mp != w.last {
+			cc = mp.DSO.codeCache()
+		}
 		off := mp.MapIP(*ip)
 		if toIP == 0 && oneMap && maxInsnCnt != 1 {
 			if e := cc.run(off); e != nil && (maxInsnCnt == 0 || e.cnt <= maxInsnCnt) {
