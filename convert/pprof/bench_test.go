@@ -1,6 +1,7 @@
 package pprof
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -254,4 +255,21 @@ func benchBlocks(b *testing.B, data string) {
 		}
 	}
 	b.ReportMetric(float64(benchcpu.Now()-start)/float64(b.N)/float64(64*len(blocks)), "cpu-ns/block")
+}
+
+// BenchmarkWritePT is perfpt pprof's writing of the recurse profile
+// (~24k samples): the pprof package's encoding, then the compression.
+func BenchmarkWritePT(b *testing.B) {
+	p, err := Convert(benchRecording(b), Options{Workers: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	start := benchcpu.Now()
+	defer benchcpu.Report(b, start)
+	for b.Loop() {
+		if err := Write(io.Discard, p); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
