@@ -200,6 +200,7 @@ func BenchmarkPTProfile(b *testing.B) {
 	}
 	defer s.Close()
 	a := newPTAgg(s, &o)
+	defer a.cr.close()
 	if err := s.Run(session.Handler{Block: a.block}); err != nil {
 		b.Fatal(err)
 	}
@@ -253,6 +254,7 @@ func benchBlocks(b *testing.B, data string) {
 				h(&blocks[i])
 			}
 		}
+		a.cr.close()
 	}
 	b.ReportMetric(float64(benchcpu.Now()-start)/float64(b.N)/float64(64*len(blocks)), "cpu-ns/block")
 }

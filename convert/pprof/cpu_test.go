@@ -47,6 +47,7 @@ func TestPTCPULabelPerSample(t *testing.T) {
 	}
 	replay := func(cpuOf func(i int) int32) *profile.Profile {
 		a := newPTAgg(s, &o)
+		defer a.cr.close()
 		for i := range blocks {
 			b := blocks[i]
 			b.CPU = cpuOf(i)
