@@ -9,19 +9,7 @@ const hexDigits = "0123456789abcdef"
 // right, two at a time).
 func appendHex16(b []byte, v uint64) []byte {
 	b = append(b, "                "...)
-	t := (*[16]byte)(b[len(b)-16:])
-	i := 16
-	for v >= 0x100 {
-		i -= 2
-		x := (v & 0xff) * 2
-		t[i], t[i+1] = hex2[x], hex2[x+1]
-		v >>= 8
-	}
-	if v >= 0x10 {
-		t[i-2], t[i-1] = hex2[v*2], hex2[v*2+1]
-	} else {
-		t[i-1] = hexDigits[v]
-	}
+	putHex16((*[16]byte)(b[len(b)-16:]), v)
 	return b
 }
 

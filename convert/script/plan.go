@@ -14,7 +14,10 @@ type plan struct {
 	btsAddr  bool // bts: " => addr" printed
 	synth    bool // the synth payload is printed
 	addrCorr bool // the address correlates with a symbol
-	name     string
+	// line: nothing but the IP changes the line while the thread and
+	// the symbol stay (see lineText).
+	line bool
+	name string
 }
 
 // planFor returns the plan of ev, making it when needed.
@@ -25,6 +28,7 @@ func (p *Printer) planFor(ev *Event) *plan {
 		p.plans = p.plans[:0]
 		p.gen, p.cc = p.o.Fields.gen, p.o.UseCallchain
 		p.startText = startText{text: p.startText.text[:0]}
+		p.lineText.pl = nil
 	}
 	for _, pl := range p.plans {
 		if pl.ev == ev {
@@ -51,6 +55,8 @@ func (p *Printer) planFor(ev *Event) *plan {
 	pl.btsAddr = f&FieldAddr != 0 || (ev.SampleType&SampleAddr != 0 && !p.o.Fields.UserSet(t))
 	pl.synth = ev.AttrType == PerfTypeSynth && f&FieldSynth != 0
 	pl.addrCorr = ev.addrCorrelatesSym()
+	const lineFields = FieldComm | FieldTID | FieldPID | FieldCPU | FieldEvent | FieldIP | FieldSym | FieldDSO
+	pl.line = f&FieldIP != 0 && f&^lineFields == 0 && !pl.bts && !pl.synth && !p.o.Fields.Flags
 	if f&FieldEvent != 0 {
 		// evlist__max_name_len, asked at the first sample that prints
 		// the event name, as perf does.

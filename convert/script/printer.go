@@ -34,6 +34,7 @@ type Printer struct {
 	ipText, addrText symText
 	startText        startText
 	timeText         timeText
+	lineText         lineText
 	flagText         map[uint32]string
 }
 
@@ -103,6 +104,10 @@ func (p *Printer) Print(s *Sample) {
 	}
 	p.curF = pl.f
 	if pl.f == 0 {
+		return
+	}
+	if pl.line && !(p.o.UseCallchain && s.Callchain != nil) {
+		p.printLine(s, pl)
 		return
 	}
 	b := p.out

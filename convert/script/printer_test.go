@@ -46,6 +46,9 @@ func TestPrinterRuns(t *testing.T) {
 		{[]string{"comm,tid,pid,cpu,time,ip,sym,symoff,dso"}, false},
 		{[]string{"tid,time,event,ip,addr,sym", "+flags"}, true},
 		{[]string{"+callindent"}, false},
+		{[]string{"comm,pid,tid,cpu,event,ip,sym,dso"}, false},
+		{[]string{"ip,dso"}, false},
+		{[]string{"ip"}, false},
 	} {
 		f := DefaultFields()
 		for _, a := range c.fields {

@@ -119,3 +119,20 @@ func TestPTSrcline(t *testing.T) {
 		})
 	}
 }
+
+// TestPTLineFields compares field sets whose lines change only with the
+// IP within a thread and a symbol (the printer reuses the previous line
+// for them), on a threaded and a dynamically linked program.
+func TestPTLineFields(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records programs")
+	}
+	need(t, "perf", "gcc", "make")
+	for _, name := range []string{"threads-static-O2", "mix-dyn-O2"} {
+		t.Run(name, func(t *testing.T) {
+			data := recordPT(t, testprog.Path(t, name), record.Options{})
+			compare(t, data, "--itrace=i0ns", "-F", "comm,pid,tid,cpu,event,ip,sym,dso")
+			compare(t, data, "--itrace=i0ns", "-F", "ip,dso")
+		})
+	}
+}
