@@ -197,6 +197,10 @@ func fillRun(m *image.Mapping, ip uint64, mode insn.Mode, e *runEntry) bool {
 }
 
 // proceedNoEventCached proceeds like proceedNoEventUncached, run by run.
+// It is the fast loop's cold path: not inlined there (by profile-guided
+// builds), which would make the loop's frame big.
+//
+//go:noinline
 func (d *BlockDecoder) proceedNoEventCached(b *Block, m *image.Mapping) query.Code {
 	mc := d.forMapping(m, d.mode)
 	for {

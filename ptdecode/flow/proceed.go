@@ -150,6 +150,10 @@ func (d *BlockDecoder) tick(ip uint64) query.Code {
 }
 
 // proceedIndirect takes the target of an indirect branch from a TIP event.
+// It is not inlined: its read-ahead copies the event decoder, which would
+// make the fast loop's frame big (profile-guided builds would inline it).
+//
+//go:noinline
 func (d *BlockDecoder) proceedIndirect() query.Code {
 	ev := &d.ev
 	switch ev.Type {
