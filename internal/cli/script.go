@@ -17,7 +17,9 @@ const scriptUsage = `perfpt script [-i FILE] [-F FIELDS] [--itrace[=OPTS]] [--ns
        [--kallsyms FILE] [-G] [-j N]
 
 Options are perf script's, parsed as perf parses them: "-Fip,sym",
-"-F+flags,+addr", "--itrace=i100i", "-i perf.data".`
+"-F+flags,+addr", "--itrace=i100i", "-i perf.data". -j N decodes and
+prints with N workers (default: one per CPU); the output is the same
+for any N.`
 
 // scriptCommand is perf script. Its options are parsed here rather than by
 // urfave/cli because perf accepts glued short options ("-F+flags", "-ifile")

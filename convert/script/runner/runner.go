@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -30,7 +31,7 @@ type Config struct {
 	Time        string   // --time
 	Symfs       string   // --symfs
 	Kallsyms    string   // --kallsyms
-	Workers     int      // -j
+	Workers     int      // -j; < 1: one per CPU
 	NoCallchain bool     // -G
 	// Progress, when set, receives a progress line now and then (the CLI
 	// passes stderr when it is a terminal).
@@ -155,7 +156,11 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		srcline = srcline || fields.Has(ty, script.FieldSrcline)
 	}
 	var pl *pipeline
-	if cfg.Workers > 1 && !srcline {
+	workers := cfg.Workers
+	if workers < 1 {
+		workers = runtime.NumCPU() // the session's default too
+	}
+	if workers > 1 && !srcline {
 		// Source lines are looked up where they are printed, so
 		// srcline output stays on Run's goroutine. Otherwise the
 		// session's decode workers format the samples of the chunks
