@@ -420,11 +420,12 @@ func (d *Decoder) getNextPacket() status {
 				return s
 			}
 		}
-		p, err := packet.Decode(d.buf, 0)
+		// In place: a copy of a just-built packet would stall.
+		err := packet.DecodeInto(&d.pkt, d.buf, 0)
+		p := &d.pkt
 		if err != nil || p.Size == 0 {
 			return d.badPacket()
 		}
-		d.pkt = p
 		d.pktLen = int(p.Size)
 		d.step = int(p.Size)
 		if p.Kind != packet.KindPad {
