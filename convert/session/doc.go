@@ -42,7 +42,10 @@
 // executed (0 when unknown or the trace stopped). A run is delivered before
 // the branch sample that ends it. Aggregate per basic block by counting
 // (Start, End) pairs; NInsn gives the instruction count without decoding.
-// Runs are delivered only while PT is decoded; Sample may be nil.
+// Runs are delivered only while PT is decoded; Sample may be nil. With
+// Handler.Blocks instead of Block the runs come in batches (up to 256, in
+// the same order, handed over before any other callback), which costs
+// less per run.
 //
 // The values passed to callbacks are reused after they return. Callbacks
 // run on the goroutine that called Run, but for Segments (below).
@@ -63,7 +66,8 @@
 // AUXTRACE index and no time range). Queues of untimed recordings are
 // also decoded side by side. Everything else decodes sequentially.
 //
-// The samples of chunks go to Handler.Sample on Run's goroutine, or, with
+// Session.ParallelDecode says beforehand whether this can happen for a
+// handler. The samples of chunks go to Handler.Sample on Run's goroutine, or, with
 // Handler.Fork, to Segments on the workers (formatted there, emitted in
 // order by Run's goroutine): the handler's own work then runs in
 // parallel too.

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/perfdata"
 )
 
 func TestMapsInsertCutsOverlaps(t *testing.T) {
@@ -62,5 +63,18 @@ func TestTimeConv(t *testing.T) {
 		if back := tc.toTSC(ns); back != tsc && back+1 != tsc {
 			t.Errorf("tsc %d -> %d ns -> %d", tsc, ns, back)
 		}
+	}
+}
+
+func TestBranchStackFlags(t *testing.T) {
+	// mispred, cycles 0x123, type 5, new_type 3, in_tx
+	f := uint64(1) | 1<<2 | 0x123<<4 | 5<<20 | 3<<26
+	got := branchStack([]perfdata.BranchEntry{{From: 1, To: 2, Flags: f}, {From: 3, To: 4, Flags: 2 | 8}}, nil)
+	want := []script.BranchEntry{
+		{From: 1, To: 2, Mispred: true, InTx: true, Cycles: 0x123, Type: 5, NewType: 3},
+		{From: 3, To: 4, Predicted: true, Abort: true},
+	}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("got %+v, want %+v", got, want)
 	}
 }

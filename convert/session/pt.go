@@ -167,6 +167,7 @@ type ptState struct {
 	haveRange                 bool
 	rangeStart, rangeEnd      uint64 // TSC
 	block                     Block
+	blocks                    []Block // the batch for Handler.Blocks
 	tick                      uint64
 	res                       resolver
 	bufNr                     uint64
@@ -186,6 +187,9 @@ type ptState struct {
 
 func (p *ptState) isPTAttr(a *perfdata.Attr) bool { return a != nil && a == p.attr }
 
+// blockBatch is the number of Blocks handed to Handler.Blocks at once.
+const blockBatch = 256
+
 func (s *Session) startPT(r *perfdata.RecordAuxtraceInfo) error {
 	if r.AuxType != 1 || s.pt != nil {
 		return nil
@@ -195,6 +199,7 @@ func (s *Session) startPT(r *perfdata.RecordAuxtraceInfo) error {
 	}
 	p := &ptState{s: s, priv: r.Priv, curTID: map[int32][2]int32{}, kernelStart: 1 << 63}
 	p.walker.p = p
+	p.blocks = make([]Block, 0, blockBatch)
 	for _, a := range s.f.Attrs {
 		if uint64(a.Type) == r.Priv[ptPMUType] && len(a.IDs) > 0 {
 			p.attr = a

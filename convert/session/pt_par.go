@@ -57,7 +57,7 @@ func (p *ptState) parWorkers() int {
 // options of this session, now.
 func (p *ptState) parallel() bool {
 	o := &p.opts
-	if p.parWorkers() < 2 || p.h.Block != nil || p.instructionsEv == nil {
+	if p.parWorkers() < 2 || p.h.Block != nil || p.h.Blocks != nil || p.instructionsEv == nil {
 		return false
 	}
 	if p.branchesEv != nil || p.psbEv != nil || p.cbrEv != nil || p.useThreadStack || o.InitialSkip != 0 || o.Quick != 0 {
@@ -410,6 +410,7 @@ func (p *ptState) replay(q *ptQueue, pq *parQueue, j *job, ts *uint64) bool {
 			pq.half = false
 		case recError:
 			if p.h.Error != nil {
+				p.flushBlocks()
 				p.h.Error(&j.errs[r.period])
 			}
 		default:

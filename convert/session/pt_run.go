@@ -485,6 +485,7 @@ func (p *ptState) emitError(q *ptQueue, code int, cpu, pid, tid int32, ip, tm ui
 	if p.h.Error == nil {
 		return
 	}
+	p.flushBlocks()
 	p.h.Error(&script.ErrorLine{Type: 1, Code: uint32(code), CPU: cpu, PID: pid, TID: tid, IP: ip,
 		Time: tm, HasTime: true, Msg: ptperf.ErrMsg(code)})
 }
@@ -598,6 +599,7 @@ func (p *ptState) deliver(smp *script.Sample, t *Thread, kernel bool) {
 		smp.HasThreadStack = true
 		smp.Depth = len(t.ts.stack)
 	}
+	p.flushBlocks()
 	p.h.Sample(smp)
 }
 
@@ -632,6 +634,7 @@ func (p *ptState) emitSynth(q *ptQueue, ev *script.Event, ip, addr, raw uint64) 
 	smp.IPLoc = m.Resolve(t, kernel, ip)
 	p.res = resolver{m, t, kernel}
 	smp.Res = &p.res
+	p.flushBlocks()
 	h.Sample(smp)
 }
 
@@ -646,6 +649,7 @@ func (p *ptState) progress() {
 			done += int64(max(q.dec.Pos(), q.doneAt))
 		}
 	}
+	p.flushBlocks()
 	p.h.Progress(done, total)
 }
 

@@ -3,6 +3,7 @@ package session
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 
 	"github.com/perfpt/perfpt/convert/script"
@@ -37,6 +38,11 @@ type Handler struct {
 	Sample func(*script.Sample)
 	Error  func(*script.ErrorLine)
 	Block  func(*Block)
+	// Blocks, when set, gets the Blocks in batches instead of Block:
+	// up to blockBatch at once, in the order Block would have had them,
+	// the slice valid during the call only. A batch is handed over when
+	// full, before any other callback and when Run ends.
+	Blocks func([]Block)
 	// Progress gets, now and then, how far the run is: done out of total
 	// (bytes of the file, or of AUX trace data while PT is decoded).
 	Progress func(done, total int64)
@@ -80,6 +86,7 @@ type Session struct {
 	aux     *os.File // the file again, for reading AUX data (nil: use the mapping)
 	// anyFilter: some option of filtered is set (else it is skipped).
 	anyFilter bool
+	brBuf     []script.BranchEntry // the branch stack of the current sample
 	// records that change the machine (COMM, FORK, MMAP, MMAP2): in the
 	// file, and processed so far (parallel decoding waits for all)
 	mutTotal, mutSeen int
@@ -226,6 +233,7 @@ func (s *Session) Run(h Handler) error {
 	n := 0
 	for rs.Next() {
 		if n++; n&4095 == 0 && h.Progress != nil {
+			s.flushBlocks()
 			h.Progress(rs.Record.Common().Offset, s.f.Size())
 		}
 		rec := rs.Record
@@ -246,6 +254,7 @@ func (s *Session) Run(h Handler) error {
 				continue
 			}
 			s.sample(r, &smp)
+			s.flushBlocks()
 			h.Sample(&smp)
 		case *perfdata.RecordComm:
 			t := s.m.FindNewThread(r.PID, r.TID)
@@ -276,6 +285,7 @@ func (s *Session) Run(h Handler) error {
 			}
 		case *perfdata.RecordAuxtraceError:
 			if h.Error != nil {
+				s.flushBlocks()
 				h.Error(&script.ErrorLine{Type: r.ErrType, Code: r.Code, CPU: r.ErrCPU, PID: r.ErrPID,
 					TID: r.ErrTID, IP: r.IP, Time: r.ErrTime, HasTime: r.Fmt != 0, Msg: r.Msg})
 			}
@@ -285,9 +295,18 @@ func (s *Session) Run(h Handler) error {
 		return err
 	}
 	if s.pt != nil {
-		return s.pt.finish(h)
+		err := s.pt.finish(h)
+		s.pt.flushBlocks()
+		return err
 	}
 	return nil
+}
+
+// flushBlocks hands over the batched Blocks before another callback.
+func (s *Session) flushBlocks() {
+	if s.pt != nil {
+		s.pt.flushBlocks()
+	}
 }
 
 // sample fills smp from an ordinary sample record.
@@ -307,11 +326,53 @@ func (s *Session) sample(r *perfdata.RecordSample, smp *script.Sample) {
 	smp.IPLoc = s.m.Resolve(t, kernel, r.IP)
 	s.res = resolver{s.m, t, kernel}
 	smp.Res = &s.res
+	if r.Attr != nil && r.Attr.SampleType&perfdata.SampleFormatBranchStack != 0 && len(r.BranchStack) > 0 {
+		smp.BranchStack = branchStack(r.BranchStack, s.brBuf[:0])
+		s.brBuf = smp.BranchStack
+	}
 	if r.Attr != nil && r.Attr.SampleType&perfdata.SampleFormatCallchain != 0 && s.opts.Callchains {
 		smp.Callchain = s.m.callchain(t, r.Callchain, smp.Callchain)
 	} else {
 		smp.Callchain = nil
 	}
+}
+
+// branchStack converts a sample's PERF_SAMPLE_BRANCH_STACK entries (the
+// flags word of perf 6.1's struct perf_branch_entry: mispred, predicted,
+// in_tx, abort, cycles:16, type:4, spec:2, new_type:4, priv:3).
+func branchStack(in []perfdata.BranchEntry, out []script.BranchEntry) []script.BranchEntry {
+	for _, e := range in {
+		f := e.Flags
+		out = append(out, script.BranchEntry{From: e.From, To: e.To,
+			Mispred: f&1 != 0, Predicted: f&2 != 0, InTx: f&4 != 0, Abort: f&8 != 0,
+			Cycles: uint16(f >> 4), Type: uint8(f>>20) & 0xf, NewType: uint8(f>>26) & 0xf})
+	}
+	return out
+}
+
+// ParallelDecode says whether Run may decode PT in parallel chunks with h
+// and the session's options (see "Parallel decoding" in the package
+// doc): when false, Run's goroutine does all the decoding. Where it does
+// depends also on the recording (untimed, or timed past the last record
+// changing the machine; per-thread queues).
+func (s *Session) ParallelDecode(h Handler) bool {
+	o := &s.opts
+	w := o.Workers
+	if w < 1 {
+		w = runtime.NumCPU()
+	}
+	it := o.Itrace
+	if w < 2 || it == nil || !s.HasAuxtrace() || h.Block != nil || h.Blocks != nil || o.ThreadStack {
+		return false
+	}
+	if !it.Instructions || it.Branches || it.PwrEvents || it.Callchain || it.AddCallchain || it.ThreadStack ||
+		it.LastBranch || it.AddLastBranch || it.InitialSkip != 0 || it.Quick != 0 {
+		return false
+	}
+	if it.PeriodType == script.PeriodInstructions {
+		return it.Period <= 1
+	}
+	return it.Period == 0
 }
 
 type resolver struct {

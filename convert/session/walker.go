@@ -188,7 +188,7 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 		return ptperf.WalkNoInsn
 	}
 	m := p.s.m
-	blocks := q.job == nil && p.h.Block != nil
+	blocks := q.job == nil && (p.h.Block != nil || p.h.Blocks != nil)
 	var cnt uint64
 	oneMap := true
 	for {
@@ -274,22 +274,60 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 }
 
 // emitBlock records one straight-line run. The last run of a walk waits
-// in q.pend until the decoder knows where execution went next.
+// in q.pend until the decoder knows where execution went next. The fields
+// are written in place (a Block built and then copied would stall the
+// handler's reads).
 func (q *ptQueue) emitBlock(start, last, n uint64, in *ptperf.Insn, pend bool) {
 	p := q.pt
 	var flags uint32
 	if pend && in.Branch != ptperf.BrNone && in.Length != 0 {
 		flags = in.Op.Flags()
 	}
-	b := Block{PID: q.pid, TID: q.tid, CPU: q.cpu, Time: p.perfTime(q.timestamp),
-		Start: start, End: last, NInsn: n, Flags: flags}
+	var b *Block
+	if pend {
+		b = &q.pend
+		q.hasPend = true
+	} else {
+		b = p.newBlock()
+	}
+	b.PID, b.TID, b.CPU = q.pid, q.tid, q.cpu
+	b.Time = p.perfTime(q.timestamp)
+	b.Start, b.End, b.NInsn, b.Flags, b.To = start, last, n, flags, 0
 	if !pend {
 		b.To = last + 1 // contiguous: the run continues in the next map
-		p.block = b
-		p.h.Block(&p.block)
-		return
+		p.sendBlock(b)
 	}
-	q.pend, q.hasPend = b, true
+}
+
+// newBlock returns the Block to fill for the next delivery: the batch's
+// next one with Handler.Blocks.
+func (p *ptState) newBlock() *Block {
+	if p.h.Blocks == nil {
+		return &p.block
+	}
+	if len(p.blocks) == cap(p.blocks) {
+		p.flushBlocks()
+	}
+	p.blocks = p.blocks[:len(p.blocks)+1]
+	return &p.blocks[len(p.blocks)-1]
+}
+
+// sendBlock delivers the Block newBlock gave (batched: once the batch is
+// full or something else is delivered).
+func (p *ptState) sendBlock(b *Block) {
+	if p.h.Blocks == nil {
+		p.h.Block(b)
+	} else if len(p.blocks) == cap(p.blocks) {
+		p.flushBlocks()
+	}
+}
+
+// flushBlocks hands the batched Blocks over.
+func (p *ptState) flushBlocks() {
+	if len(p.blocks) > 0 {
+		p.h.Blocks(p.blocks)
+		p.blocks = p.blocks[:0]
+	}
 }
 
 // flushPend delivers the pending run with the address executed next (0
@@ -299,9 +337,18 @@ func (q *ptQueue) flushPend(to uint64, flags uint32) {
 		return
 	}
 	q.hasPend = false
+	p := q.pt
+	if p.h.Blocks != nil {
+		b := p.newBlock()
+		*b = q.pend
+		b.To = to
+		b.Flags |= flags
+		p.sendBlock(b)
+		return
+	}
 	// The pending Block is delivered in place: no copy per block. The
 	// handler may not keep it, as with p.block.
-	if h := q.pt.h.Block; h != nil {
+	if h := p.h.Block; h != nil {
 		q.pend.To = to
 		q.pend.Flags |= flags
 		h(&q.pend)

@@ -1,0 +1,55 @@
+package session
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/record/synth"
+)
+
+// TestBlocksBatched checks that Handler.Blocks gets the Blocks that
+// Handler.Block gets, in the same order relative to each other and to the
+// samples and errors.
+func TestBlocksBatched(t *testing.T) {
+	data := recordPT(t, "mix-dyn-O2", synth.Config{TSC: true})
+	run := func(batched bool) string {
+		it, err := script.ParseItrace("cre")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Open(data, Options{Itrace: it, BuildIDDir: "-"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		var out strings.Builder
+		block := func(b *Block) { fmt.Fprintf(&out, "%+v\n", *b) }
+		h := Handler{
+			Sample: func(smp *script.Sample) { fmt.Fprintf(&out, "sample %x %x\n", smp.IP, smp.Addr) },
+			Error:  func(e *script.ErrorLine) { fmt.Fprintf(&out, "error %d %x\n", e.Code, e.IP) },
+		}
+		if batched {
+			h.Blocks = func(bs []Block) {
+				if len(bs) == 0 || len(bs) > blockBatch {
+					t.Fatalf("batch of %d", len(bs))
+				}
+				for i := range bs {
+					block(&bs[i])
+				}
+			}
+		} else {
+			h.Block = block
+		}
+		if err := s.Run(h); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	want, got := run(false), run(true)
+	if got != want {
+		t.Fatalf("batched Blocks differ (%d vs %d bytes)", len(got), len(want))
+	}
+	t.Logf("%d lines identical", strings.Count(got, "\n"))
+}
