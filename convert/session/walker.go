@@ -187,6 +187,19 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 	if t == nil && !kernel {
 		return ptperf.WalkNoInsn
 	}
+	if maxInsnCnt == 1 && !kernel {
+		// One instruction (sampling every instruction): whatever it
+		// is, the walk stops after it, *ip left at it.
+		if l := w.last; l != nil && w.ms == t.Maps && w.gen == t.Maps.gen && *ip >= l.Start && *ip < l.End &&
+			w.cc != nil && (q.job != nil || p.h.Block == nil && p.h.Blocks == nil) {
+			if !w.cc.insnAt(l.MapIP(*ip), in) {
+				*insnCnt = 0
+				return ptperf.WalkNoInsn
+			}
+			*insnCnt = 1
+			return nil
+		}
+	}
 	m := p.s.m
 	blocks := q.job == nil && (p.h.Block != nil || p.h.Blocks != nil)
 	var cnt uint64
