@@ -8,27 +8,54 @@ import (
 	"os"
 	"sync"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/perfpt/perfpt/ptdecode/flow"
 	"github.com/perfpt/perfpt/ptdecode/image"
 )
 
-// loadFile reads size bytes (0: to the end) from offset of a file.
-func loadFile(f fileArg) ([]byte, error) {
-	data, err := os.ReadFile(f.Name)
+// loadFile reads size bytes (0: to the end) from offset of a file. Large
+// files are mapped rather than read: no copy before decoding starts, and
+// the pages are read in by the decode (by its workers with -j). release
+// unmaps the file; the data must not be used after it.
+func loadFile(f fileArg) (data []byte, release func(), err error) {
+	data, release, err = mapFile(f.Name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if f.Offset >= uint64(len(data)) {
-		return nil, fmt.Errorf("bad offset %#x into %s", f.Offset, f.Name)
+		release()
+		return nil, nil, fmt.Errorf("bad offset %#x into %s", f.Offset, f.Name)
 	}
 	end := uint64(len(data))
 	if f.Size != 0 {
 		if f.Offset+f.Size > end {
-			return nil, fmt.Errorf("bad range %#x in %s", f.Offset+f.Size, f.Name)
+			release()
+			return nil, nil, fmt.Errorf("bad range %#x in %s", f.Offset+f.Size, f.Name)
 		}
 		end = f.Offset + f.Size
 	}
-	return data[f.Offset:end], nil
+	return data[f.Offset:end], release, nil
+}
+
+// mapFile maps a regular file of at least 1 MiB read-only, or reads it.
+func mapFile(name string) ([]byte, func(), error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if size := st.Size(); st.Mode().IsRegular() && size >= 1<<20 && size == int64(int(size)) {
+		if data, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_PRIVATE); err == nil {
+			return data, func() { _ = unix.Munmap(data) }, nil
+		}
+	}
+	data, err := io.ReadAll(f)
+	return data, func() {}, err
 }
 
 // BuildImage loads the --raw and --elf arguments into an image.
@@ -65,10 +92,11 @@ func Run(o *Options, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	trace, err := loadFile(o.PT)
+	trace, release, err := loadFile(o.PT)
 	if err != nil {
 		return err
 	}
+	defer release()
 	p := &printer{w: bw, o: o}
 	if p.sb, err = newSession(o, p, cache); err != nil {
 		return err
