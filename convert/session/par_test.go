@@ -225,6 +225,11 @@ func TestParallelDecode(t *testing.T) {
 			chunkBytes = 300
 			bad := corruptAux(t, data, 0x55, 8, 0.4)
 			checkWorkers(t, bad, "i0nse", 2, -2)
+			// Chunks dropped although equal: decoded again in sequence
+			// between taken ones.
+			parRedo = func(pos uint64) bool { return pos%3 == 1 }
+			checkWorkers(t, data, "i0nse", 2, -2)
+			parRedo = func(uint64) bool { return false }
 			// Options that keep the sequential decode.
 			checkWorkers(t, data, "i3ie", 2)
 		})

@@ -44,6 +44,9 @@ var chunkBytes = 8 << 10
 
 var parDebug = os.Getenv("PERFPT_PARDEBUG") != ""
 
+// parRedo lets tests drop chunks that would be taken.
+var parRedo = func(pos uint64) bool { return false }
+
 // parWorkers returns the number of decode workers.
 func (p *ptState) parWorkers() int {
 	w := p.s.opts.Workers
@@ -464,8 +467,12 @@ func (p *ptState) parRun(q *ptQueue, ts *uint64) bool {
 			if ok {
 				<-j.ready
 			}
-			if ok && (pq.first || pq.liveOK && j.startOK && pq.liveEnd == j.start) {
+			if ok && (pq.first || pq.liveOK && j.startOK && pq.liveEnd == j.start && !parRedo(j.c.pos)) {
 				pq.first = false
+				// Samples replayed before the job's first state
+				// with a new timestamp have the live decoder's
+				// (equal to the job's start: it is in the Snap).
+				q.timestamp = pq.live.timestamp
 				pq.cur, pq.idx, pq.half, pq.emitted = j, 0, false, 0
 				p.parStats[0]++
 				continue
