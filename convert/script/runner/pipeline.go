@@ -7,9 +7,13 @@ import (
 	"github.com/perfpt/perfpt/convert/symbol"
 )
 
-// With more than one worker, decoding (the session) and printing run on
-// two goroutines. Output is the same bytes as with one worker, by
-// construction: one producer, one FIFO, one Printer.
+// With more than one worker, the samples that the session delivers on
+// Run's goroutine (all of them where it decodes sequentially: timed
+// per-CPU queues, branches, ...) are printed on a goroutine of their own;
+// chunks decoded by the session's workers are formatted there (segment.go)
+// and their text is written once this pipeline has drained. Output is the
+// same bytes as with one worker, by construction: one producer, one FIFO,
+// one Printer.
 //
 // The session hands over a script.Sample of some 400 bytes per sample;
 // copying it whole into the queue (as this pipeline first did) cost more
