@@ -67,10 +67,7 @@ func BenchmarkByteLoop(b *testing.B) {
 // approach but not beat (on the realistic mix it also pays for
 // mispredicted branches on the rarer kinds).
 func BenchmarkOffsetChain(b *testing.B) {
-	buf := make([]byte, 4<<20) // TNT-8 packets
-	for i := range buf {
-		buf[i] = byte(4 + 2*(i*7919%120))
-	}
+	buf := tntTrace()
 	b.SetBytes(int64(len(buf)))
 	b.ReportAllocs()
 	start := benchcpu.Now()
@@ -85,6 +82,71 @@ func BenchmarkOffsetChain(b *testing.B) {
 	}
 	benchcpu.ReportMB(b, start, len(buf))
 	reportPerPacket(b, start, len(buf))
+}
+
+// BenchmarkDecoderTNT is BenchmarkDecoder over BenchmarkOffsetChain's
+// all-TNT-8 trace: Decoder.Next with no mispredicted branch, next to the
+// chain's floor.
+func BenchmarkDecoderTNT(b *testing.B) {
+	buf := tntTrace()
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	var d Decoder
+	start := benchcpu.Now()
+	for b.Loop() {
+		d.Reset(buf)
+		n := 0
+		for d.Next() {
+			n += int(d.Packet().Kind)
+		}
+		if d.Err() != nil || n == 0 {
+			b.Fatal(d.Err())
+		}
+	}
+	benchcpu.ReportMB(b, start, len(buf))
+	reportPerPacket(b, start, len(buf))
+}
+
+// callFloor is the least a packet-at-a-time iterator can do per call: a
+// method, not inlined, that moves an offset kept in its struct.
+type callFloor struct {
+	buf []byte
+	pos int
+}
+
+//go:noinline
+func (c *callFloor) next() bool {
+	if c.pos >= len(c.buf) {
+		return false
+	}
+	c.pos++
+	return true
+}
+
+// BenchmarkCallFloor measures callFloor.next once per byte: the floor of
+// any Decoder.Next that is called once per packet, whatever breaks the
+// offset chain (compare its cpu-ns/packet with BenchmarkDecoderTNT's).
+func BenchmarkCallFloor(b *testing.B) {
+	buf := tntTrace()
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	start := benchcpu.Now()
+	for b.Loop() {
+		c := callFloor{buf: buf}
+		for c.next() {
+		}
+	}
+	benchcpu.ReportMB(b, start, len(buf))
+	reportPerPacket(b, start, len(buf))
+}
+
+// tntTrace returns 4 MiB of TNT-8 packets.
+func tntTrace() []byte {
+	buf := make([]byte, 4<<20)
+	for i := range buf {
+		buf[i] = byte(4 + 2*(i*7919%120))
+	}
+	return buf
 }
 
 // reportPerPacket adds cpu-ns/packet for n packets per op.
