@@ -39,7 +39,7 @@
 // HasTSC), and every DecodeError (Kind, trace Offset, IP). They never
 // allocate per block or instruction.
 //
-// WalkParallel cuts the trace at PSBs into chunks (ChunkBytes each),
+// WalkParallel cuts the trace at PSBs into chunks (ChunkBytes at most),
 // decodes them on several goroutines and calls the Handler from the
 // caller's goroutine with exactly what WalkBlocks would call it with.
 // WalkChunks gives each chunk its own Handler on the worker goroutines and

@@ -26,8 +26,20 @@ import (
 // Event times that depend on calibration from before a chunk (CYC-only
 // timing) may differ slightly from a sequential decode.
 
-// ChunkBytes is the target amount of trace per chunk of a parallel decode.
+// ChunkBytes is the most trace per chunk of a parallel decode. Chunks are
+// smaller when that gives each worker fewer than chunksPerJob of them (but
+// not below minChunkBytes): the workers then finish closer together.
 var ChunkBytes = 128 << 10
+
+const (
+	chunksPerJob  = 32
+	minChunkBytes = 16 << 10
+)
+
+// chunkBytes returns the chunk size for a trace of n bytes and jobs workers.
+func chunkBytes(n, jobs int) int {
+	return min(ChunkBytes, max(minChunkBytes, n/(jobs*chunksPerJob)))
+}
 
 type chunk struct {
 	start, next, end uint64 // PSB, next chunk's PSB, end of decoding
@@ -40,12 +52,12 @@ type chunk struct {
 
 const noResume = ^uint64(0)
 
-// planChunks cuts the trace into chunks of about ChunkBytes at PSBs.
-func planChunks(trace []byte, psbs []int) []chunk {
+// planChunks cuts the trace into chunks of about size bytes at PSBs.
+func planChunks(trace []byte, psbs []int, size int) []chunk {
 	var cs []chunk
 	s := 0
 	for i := 1; i < len(psbs); i++ {
-		if psbs[i]-psbs[s] < ChunkBytes {
+		if psbs[i]-psbs[s] < size {
 			continue
 		}
 		// Cut only where the PSB+ header is intact.
@@ -208,7 +220,7 @@ func WalkChunks(trace []byte, img *image.Image, cfg *Config, opt WalkOptions, jo
 	var chunks []chunk
 	if jobs > 1 {
 		if psbs := packet.PSBIndex(nil, trace); len(psbs) >= 2 {
-			chunks = planChunks(trace, psbs)
+			chunks = planChunks(trace, psbs, chunkBytes(len(trace), jobs))
 		}
 	}
 	if len(chunks) <= 1 {

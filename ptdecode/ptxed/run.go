@@ -150,17 +150,24 @@ func Main(args []string, stdout, stderr io.Writer) int {
 // into its own buffer, and writes the buffers in order.
 func walkChunks(trace []byte, img *image.Image, o *Options, wopt flow.WalkOptions, p *printer) {
 	imgf := func() *image.Image { return img }
-	pool := sync.Pool{New: func() any { return new(bytes.Buffer) }}
-	flow.WalkChunks(trace, img, &o.Flow, wopt, o.Jobs, func(int) flow.Handler {
-		buf := pool.Get().(*bytes.Buffer)
-		buf.Reset()
+	// Chunk printers (with their buffers) are reused: there are many
+	// chunks, and few in use at once.
+	pool := sync.Pool{New: func() any {
+		buf := new(bytes.Buffer)
 		return &printer{w: bufio.NewWriterSize(buf, 64<<10), o: o, img: imgf, out: buf}
+	}}
+	flow.WalkChunks(trace, img, &o.Flow, wopt, o.Jobs, func(int) flow.Handler {
+		cp := pool.Get().(*printer)
+		cp.out.Reset()
+		cp.w.Reset(cp.out)
+		cp.insns, cp.blocks, cp.time = 0, 0, 0
+		return cp
 	}, func(_ int, h flow.Handler) {
 		cp := h.(*printer)
 		cp.w.Flush()
 		p.w.Write(cp.out.Bytes())
 		p.insns += cp.insns
 		p.blocks += cp.blocks
-		pool.Put(cp.out)
+		pool.Put(cp)
 	}, p)
 }
