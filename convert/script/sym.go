@@ -199,11 +199,15 @@ func (p *Printer) bts(b []byte, s *Sample, pl *plan) []byte {
 		b = append(b, " => "...)
 		b = p.addr(b, s, pl)
 	}
-	b = p.ipc(b, s)
+	if pl.f&FieldIPC != 0 {
+		b = p.ipc(b, s)
+	}
 	if srclineLast {
 		b = s.appendIPSrcline(b)
 	}
-	b = p.insn(b, s)
+	if pl.f&(FieldInsn|FieldInsnLen) != 0 {
+		b = p.insn(b, s)
+	}
 	return append(b, '\n')
 }
 
