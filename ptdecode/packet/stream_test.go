@@ -86,7 +86,7 @@ func randStream(r *rand.Rand, n int) []byte {
 // and without the errata and the block items.
 func TestNextStreams(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 7))
-	iters := 300
+	iters := 120
 	if testing.Short() {
 		iters = 50
 	}
