@@ -6,39 +6,31 @@ import "github.com/perfpt/perfpt/ptdecode/query"
 // compression holds, as in libipt (the hardware keeps fewer).
 const retstackSize = 64
 
-// retstack is a ring of return addresses; pushing onto a full stack drops
-// the oldest entry (libipt's pt_retstack).
+// retstack is the call stack for return compression: pushing onto a full
+// stack drops the oldest entry, as libipt's pt_retstack does. It is a ring
+// of retstackSize entries (a power of two: no bounds checks, no
+// wrap-around branches) with the number of entries in use.
 type retstack struct {
-	stack       [retstackSize + 1]uint64
-	top, bottom uint8
+	stack [retstackSize]uint64
+	top   uint8 // the next free entry is stack[top%retstackSize]
+	n     uint8 // entries in use
 }
 
-func (r *retstack) init() { r.top, r.bottom = 0, 0 }
+func (r *retstack) init() { r.top, r.n = 0, 0 }
 
 func (r *retstack) push(ip uint64) {
-	r.stack[r.top] = ip
-	if r.top == retstackSize {
-		r.top = 0
-	} else {
-		r.top++
-	}
-	if r.bottom == r.top {
-		if r.bottom == retstackSize {
-			r.bottom = 0
-		} else {
-			r.bottom++
-		}
+	r.stack[r.top%retstackSize] = ip
+	r.top++
+	if r.n < retstackSize {
+		r.n++
 	}
 }
 
 func (r *retstack) pop() (uint64, query.Code) {
-	if r.top == r.bottom {
+	if r.n == 0 {
 		return 0, query.CodeRetstackEmpty
 	}
-	if r.top == 0 {
-		r.top = retstackSize
-	} else {
-		r.top--
-	}
-	return r.stack[r.top], 0
+	r.n--
+	r.top--
+	return r.stack[r.top%retstackSize], 0
 }
