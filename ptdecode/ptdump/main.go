@@ -3,12 +3,10 @@ package ptdump
 import (
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/perfpt/perfpt/internal/mapfile"
 	"github.com/perfpt/perfpt/ptdecode/errata"
 	"github.com/perfpt/perfpt/ptdecode/sideband"
 )
@@ -134,7 +132,7 @@ func splitRange(name string) (file string, from, to uint64, err error) {
 
 // loadRange reads file[from:to] (to 0: to the end) as ptdump's load_file.
 func loadRange(file string, from, to uint64) ([]byte, func(), error) {
-	data, release, err := mapFile(file)
+	data, release, err := mapfile.Open(file)
 	if err != nil {
 		return nil, nil, fmt.Errorf("failed to open %s: %v", file, err)
 	}
@@ -144,27 +142,6 @@ func loadRange(file string, from, to uint64) ([]byte, func(), error) {
 		return nil, nil, err
 	}
 	return buf, release, nil
-}
-
-// mapFile maps a large file read-only (reads a small one) and returns a
-// function that releases it.
-func mapFile(file string) ([]byte, func(), error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	if size := st.Size(); st.Mode().IsRegular() && size >= 1<<20 && size == int64(int(size)) {
-		if data, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_PRIVATE); err == nil {
-			return data, func() { _ = unix.Munmap(data) }, nil
-		}
-	}
-	data, err := io.ReadAll(f)
-	return data, func() {}, err
 }
 
 // cutRange returns data[from:to] (to 0: to the end) with ptdump's errors.

@@ -5,11 +5,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/perfpt/perfpt/internal/mapfile"
 	"github.com/perfpt/perfpt/ptdecode/flow"
 	"github.com/perfpt/perfpt/ptdecode/image"
 )
@@ -19,7 +17,7 @@ import (
 // the pages are read in by the decode (by its workers with -j). release
 // unmaps the file; the data must not be used after it.
 func loadFile(f fileArg) (data []byte, release func(), err error) {
-	data, release, err = mapFile(f.Name)
+	data, release, err = mapfile.Open(f.Name)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -36,26 +34,6 @@ func loadFile(f fileArg) (data []byte, release func(), err error) {
 		end = f.Offset + f.Size
 	}
 	return data[f.Offset:end], release, nil
-}
-
-// mapFile maps a regular file of at least 1 MiB read-only, or reads it.
-func mapFile(name string) ([]byte, func(), error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	if size := st.Size(); st.Mode().IsRegular() && size >= 1<<20 && size == int64(int(size)) {
-		if data, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_PRIVATE); err == nil {
-			return data, func() { _ = unix.Munmap(data) }, nil
-		}
-	}
-	data, err := io.ReadAll(f)
-	return data, func() {}, err
 }
 
 // BuildImage loads the --raw and --elf arguments into an image.
