@@ -69,7 +69,8 @@ func (tc *threadCache) linkAddr(ip uint64) uint64 {
 }
 
 // Aggregator feeds decoded PT blocks of a session into per-object Counts.
-// Use Handler (or Block) as the session's Block handler.
+// Use Blocks as the session's Blocks handler (or Handler or Block as its
+// Block handler).
 type Aggregator struct {
 	// Symfs is where source files are also looked for (perf's --symfs).
 	Symfs   string
@@ -155,6 +156,27 @@ func (a *Aggregator) newHandle() func(*session.Block) {
 	}
 }
 
+// Blocks takes a batch of decoded runs (session.Handler.Blocks): the
+// fast path of Block in a loop here, so that it is inlined and the session
+// makes one call per batch instead of one per run.
+func (a *Aggregator) Blocks(bs []session.Block) {
+	for i := range bs {
+		b := &bs[i]
+		if tc := a.last; tc != nil && tc.tid == b.TID && tc.pid == b.PID && b.Start-tc.vlo < tc.vlen {
+			start, last := b.Start+tc.vdelta, b.End+tc.vdelta
+			t := tc.ct
+			if prev := t.cur; prev.ns > 0 && prev.s[0].start == start && prev.s[0].last == last && start-tc.lo < tc.span {
+				prev.s[0].n++
+				t.cur = prev.s[0].to
+				continue
+			}
+			tc.tr.counts.step(t, start, last)
+			continue
+		}
+		a.block(b)
+	}
+}
+
 // block is Block's path for a thread or map change.
 func (a *Aggregator) block(b *session.Block) {
 	tc := a.last
@@ -231,7 +253,7 @@ func FromRecording(path string, o RecordingOptions) (*Report, []*Program, error)
 	defer s.Close()
 	a := NewAggregator(s.Machine())
 	a.Symfs = o.Symfs
-	if err := s.Run(session.Handler{Block: a.Handler()}); err != nil {
+	if err := s.Run(session.Handler{Blocks: a.Blocks}); err != nil {
 		return nil, nil, err
 	}
 	return a.Report(), a.Programs(), nil
