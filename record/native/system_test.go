@@ -76,11 +76,14 @@ func recordAndScript(t *testing.T, argv []string, opt Options) ([]sample, string
 		}
 		var s sample
 		f := strings.Fields(lines[0])
-		// comm may hold spaces: parse pid/tid from the first field with a slash.
+		// comm may hold spaces and slashes (kworker/1:2): pid/tid is the
+		// first field of two numbers around a slash.
 		for i, w := range f {
-			if p, tid, ok := strings.Cut(w, "/"); ok {
-				s.pid, _ = strconv.Atoi(p)
-				s.tid, _ = strconv.Atoi(tid)
+			p, tid, ok := strings.Cut(w, "/")
+			pid, err1 := strconv.Atoi(p)
+			tidn, err2 := strconv.Atoi(tid)
+			if ok && err1 == nil && err2 == nil {
+				s.pid, s.tid = pid, tidn
 				s.comm = strings.Join(f[:i], " ")
 				if i+1 < len(f) && strings.HasPrefix(f[i+1], "[") {
 					s.cpu, _ = strconv.Atoi(strings.Trim(f[i+1], "[]"))
@@ -121,7 +124,13 @@ func TestSystemWide(t *testing.T) {
 	needPerf(t)
 	needParanoid(t, 0, "-a")
 	prog := hotProg(t)
-	ss, data := recordAndScript(t, []string{prog, "10000"}, Options{Event: "cpu-clock", Freq: 999, Target: Target{AllCPUs: true}})
+	// One busy copy of the command per online CPU: an idle tickless CPU of
+	// a VM may give no cpu-clock samples at all.
+	script := ""
+	for _, c := range OnlineCPUs() {
+		script += fmt.Sprintf("taskset -c %d %s 10000 & ", c, prog)
+	}
+	ss, data := recordAndScript(t, []string{"sh", "-c", script + "wait"}, Options{Event: "cpu-clock", Freq: 999, Target: Target{AllCPUs: true}})
 	cpus := counts(ss, func(s sample) string { return strconv.Itoa(s.cpu) })
 	comms := counts(ss, func(s sample) string { return s.comm })
 	t.Logf("%d samples; per CPU %v; per comm %v", len(ss), cpus, comms)
@@ -157,7 +166,8 @@ func TestCPUList(t *testing.T) {
 	needParanoid(t, 0, "-C")
 	online := OnlineCPUs()
 	cpu := online[len(online)-1]
-	ss, _ := recordAndScript(t, []string{"sleep", "0.1"}, Options{Event: "cpu-clock", Freq: 999, Target: Target{CPUs: []int{cpu}}})
+	// The command runs on the recorded CPU (an idle one may give no samples).
+	ss, _ := recordAndScript(t, []string{"taskset", "-c", strconv.Itoa(cpu), hotProg(t), "10000"}, Options{Event: "cpu-clock", Freq: 999, Target: Target{CPUs: []int{cpu}}})
 	cpus := counts(ss, func(s sample) string { return strconv.Itoa(s.cpu) })
 	if len(cpus) != 1 || cpus[strconv.Itoa(cpu)] == 0 {
 		t.Errorf("-C %d: samples per CPU %v", cpu, cpus)
