@@ -235,16 +235,7 @@ func (j *job) format(p *ptState, q *ptQueue, ev *script.Event, ip, addr, period 
 	}
 	t := q.thread
 	smp := &j.smp
-	smp.Ev, smp.Comm = ev, t.Comm
-	smp.PID, smp.TID, smp.CPU, smp.Time = q.pid, q.tid, uint32(q.cpu), tm
-	smp.Period, smp.IP, smp.Addr, smp.Flags = period, ip, addr, flags
-	smp.InsnLen, smp.Insn = q.insnLen, q.insn[:]
-	smp.Callchain = nil
-	smp.Synth = script.Synth{}
-	kernel := ip >= p.kernelStart
-	if ip == 0 {
-		kernel = addr >= p.kernelStart
-	}
+	kernel := p.fillSample(smp, q, t, ev, ip, addr, period, flags, tm)
 	m := p.s.m
 	l := &smp.IPLoc
 	if mp, sym, a := m.resolveRO(&j.ro, t, kernel, ip); mp != nil {

@@ -577,17 +577,24 @@ func (p *ptState) prepSample(q *ptQueue, ev *script.Event, ip, addr, period uint
 		t = m.FindNewThread(q.pid, q.tid)
 	}
 	smp := &p.smp
+	kernel := p.fillSample(smp, q, t, ev, ip, addr, period, flags, tm)
+	return smp, t, kernel
+}
+
+// fillSample sets the fields of a branch or instruction sample that do
+// not depend on where it is delivered (sequentially or on a decode
+// worker) and says whether it is a kernel sample.
+func (p *ptState) fillSample(smp *script.Sample, q *ptQueue, t *Thread, ev *script.Event, ip, addr, period uint64, flags uint32, tm uint64) bool {
 	smp.Ev, smp.Comm = ev, t.Comm
 	smp.PID, smp.TID, smp.CPU, smp.Time = q.pid, q.tid, uint32(q.cpu), tm
 	smp.Period, smp.IP, smp.Addr, smp.Flags = period, ip, addr, flags
 	smp.InsnLen, smp.Insn = q.insnLen, q.insn[:]
 	smp.Callchain = nil
 	smp.Synth = script.Synth{}
-	kernel := ip >= p.kernelStart
 	if ip == 0 {
-		kernel = addr >= p.kernelStart
+		return addr >= p.kernelStart
 	}
-	return smp, t, kernel
+	return ip >= p.kernelStart
 }
 
 // deliver hands the prepared sample to the handler.
