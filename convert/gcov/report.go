@@ -272,31 +272,8 @@ func (p *Program) Report(c *Counts) *Report {
 			}
 		}
 		seen := map[int32]bool{}
-		for k := fn.first; k < fn.end; k++ {
-			in := &p.insns[k]
-			for _, g := range p.pre[k] {
-				l := lines[g]
-				if l == nil {
-					l = &Line{Number: int(p.lines[g].line), Count: count[g], Function: fn.name}
-					lines[g] = l
-					f := getFile(p.lines[g].file)
-					f.Lines = append(f.Lines, l)
-				}
-				if !seen[g] {
-					seen[g] = true
-					out.LinesWithCode++
-					if l.Count > 0 {
-						out.LinesExecuted++
-					}
-				}
-				if exec[k] == 0 {
-					l.Unexecuted = true
-				}
-			}
-			g := in.gline
-			if g < 0 {
-				continue
-			}
+		// line returns line g's Line, made and counted on first sight.
+		line := func(g int32) *Line {
 			l := lines[g]
 			if l == nil {
 				l = &Line{Number: int(p.lines[g].line), Count: count[g], Function: fn.name}
@@ -311,6 +288,21 @@ func (p *Program) Report(c *Counts) *Report {
 					out.LinesExecuted++
 				}
 			}
+			return l
+		}
+		for k := fn.first; k < fn.end; k++ {
+			in := &p.insns[k]
+			for _, g := range p.pre[k] {
+				l := line(g)
+				if exec[k] == 0 {
+					l.Unexecuted = true
+				}
+			}
+			g := in.gline
+			if g < 0 {
+				continue
+			}
+			l := line(g)
 			if exec[k] == 0 && in.kind != kNop && !exempt[k] {
 				l.Unexecuted = true
 			}
