@@ -525,16 +525,7 @@ func (p *ptState) sample(q *ptQueue) {
 	if st.Type&ptperf.TypeBranch == 0 {
 		return
 	}
-	if q.thread != nil {
-		if p.useThreadStack {
-			q.thread.stackEvent(q.flags, st.FromIP, st.ToIP, uint64(st.InsnLen), st.TraceNr, p.callstack)
-		} else if q.thread.ts != nil && q.thread.ts.traceNr != st.TraceNr {
-			if q.thread.ts.traceNr != 0 {
-				q.thread.ts.stack = q.thread.ts.stack[:0]
-			}
-			q.thread.ts.traceNr = st.TraceNr
-		}
-	}
+	p.threadStackEvent(q, st)
 	if p.branchesEv != nil {
 		if p.branchesFilter != 0 && p.branchesFilter&q.flags == 0 {
 			return
@@ -606,6 +597,7 @@ func (p *ptState) deliver(smp *script.Sample, t *Thread, kernel bool) {
 		smp.HasThreadStack = true
 		smp.Depth = len(t.ts.stack)
 	}
+	p.attachStacks(smp, t, kernel)
 	p.flushBlocks()
 	p.h.Sample(smp)
 }

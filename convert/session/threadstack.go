@@ -1,6 +1,9 @@
 package session
 
-import "github.com/perfpt/perfpt/convert/script"
+import (
+	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/session/ptperf"
+)
 
 // threadStack is perf's struct thread_stack without call/return processing
 // (thread_stack__event with callstack).
@@ -62,5 +65,22 @@ func (ts *threadStack) pop(ret uint64) {
 			ts.stack = ts.stack[:i]
 			return
 		}
+	}
+}
+
+// threadStackEvent feeds a decoded branch to the thread stack of q's
+// thread (intel_pt_sample's thread_stack__event call), or only tracks the
+// trace number when no thread stack is wanted.
+func (p *ptState) threadStackEvent(q *ptQueue, st *ptperf.State) {
+	if q.thread == nil {
+		return
+	}
+	if p.useThreadStack {
+		q.thread.stackEvent(q.flags, st.FromIP, st.ToIP, uint64(st.InsnLen), st.TraceNr, p.callstack)
+	} else if q.thread.ts != nil && q.thread.ts.traceNr != st.TraceNr {
+		if q.thread.ts.traceNr != 0 {
+			q.thread.ts.stack = q.thread.ts.stack[:0]
+		}
+		q.thread.ts.traceNr = st.TraceNr
 	}
 }
