@@ -10,7 +10,7 @@
 //		// Trace: ptrace.Options{Mode: ptrace.Step} to single-step; Stdout, Stderr, Env, Dir,
 //		// OnInsn (every retired instruction), KeepASLR.
 //		WriteOptions: record.WriteOptions{
-//			PT: synth.Config{TSC: true, MTC: true, CYC: true}, // or NoRetComp, PSBPeriod
+//			PT: synth.Config{TSC: true, MTC: true, CYC: true}, // or NoRetComp, PSBPeriod, PTW, FUPOnPTW
 //			BuildIDDir: "-", // do not save the vdso (tests)
 //		},
 //	})
@@ -22,6 +22,12 @@
 // stream per thread, buffers cut at packet boundaries), FINISHED_ROUND, and
 // the header features (build ids, auxtrace index, event desc, cmdline, ...).
 // perf script decodes it exactly (see record_test.go).
+//
+// The traced program may use PTWRITE and RTM (XBEGIN, XEND, XABORT, XTEST)
+// even on CPUs without them: the tracer performs them (see record/ptrace),
+// and the trace has their PTW (with PT.PTW, intel_pt/ptw/u; PT.FUPOnPTW for
+// fup_on_ptw) and MODE.TSX packets, which perf script shows with
+// --itrace=w and --itrace=x.
 //
 // Time is virtual: one TSC tick (= one nanosecond of perf time) per
 // instruction, plus flow.KernelTicks per syscall or signal, starting at

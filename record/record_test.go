@@ -108,7 +108,7 @@ func flowBranches(th *flow.Thread) [][2]uint64 {
 			if e.Taken {
 				bs = append(bs, [2]uint64{e.From, e.To})
 			}
-		case flow.Jump, flow.Call, flow.IndJump, flow.IndCall, flow.Ret:
+		case flow.Jump, flow.Call, flow.IndJump, flow.IndCall, flow.Ret, flow.TxAbort:
 			bs = append(bs, [2]uint64{e.From, e.To})
 		case flow.Syscall, flow.Async, flow.End:
 			bs = append(bs, [2]uint64{e.From, 0})

@@ -20,9 +20,11 @@ import (
 const (
 	cfgPT        = 1 << 0
 	cfgCYC       = 1 << 1
+	cfgFUPOnPTW  = 1 << 5
 	cfgMTC       = 1 << 9
 	cfgTSC       = 1 << 10
 	cfgNoRetComp = 1 << 11
+	cfgPTW       = 1 << 12
 	cfgBranch    = 1 << 13
 	cfgMTCShift  = 14
 	cfgPSBShift  = 24
@@ -42,6 +44,12 @@ func PTConfig(c synth.Config) uint64 {
 	}
 	if c.NoRetComp {
 		cfg |= cfgNoRetComp
+	}
+	if c.PTW {
+		cfg |= cfgPTW
+		if c.FUPOnPTW {
+			cfg |= cfgFUPOnPTW
+		}
 	}
 	p := c.PSBPeriod
 	if p <= 0 {

@@ -14,10 +14,11 @@ import (
 	"github.com/perfpt/perfpt/record"
 	"github.com/perfpt/perfpt/record/native"
 	"github.com/perfpt/perfpt/record/ptrace"
+	"github.com/perfpt/perfpt/record/synth"
 )
 
 const recordUsage = `perfpt record [-e intel_pt//u] [-o perf.data] [--per-thread | -a] [-C CPUS] [--snapshot] -- CMD ARGS
-   perfpt record --emulate [-o perf.data] [--per-thread] [--single-step] [--noretcomp] [--timing none|tsc|mtc|cyc] -- CMD ARGS
+   perfpt record --emulate [-e intel_pt/ptw,fup_on_ptw/u] [-o perf.data] [--per-thread] [--single-step] [--noretcomp] [--timing none|tsc|mtc|cyc] -- CMD ARGS
    perfpt record -e cpu-clock[:u|:k] [-F FREQ] [-g] [--per-thread | -a] [-C CPUS] [-o perf.data] -- CMD ARGS`
 
 func recordCommand() *ucli.Command {
@@ -126,6 +127,9 @@ func runEmulate(ctx context.Context, c *ucli.Context, argv []string) error {
 	}
 	opt.Trace.KeepASLR = c.Bool("keep-aslr")
 	opt.PT.NoRetComp = c.Bool("noretcomp")
+	if err := emulateTerms(c.String("event"), &opt.PT); err != nil {
+		return err
+	}
 	opt.PT.PSBPeriod = c.Int("psb-period")
 	opt.PT.MTCPeriod = c.Uint("mtc-period")
 	switch t := c.String("timing"); t {
@@ -165,6 +169,32 @@ func runEmulate(ctx context.Context, c *ucli.Context, argv []string) error {
 	}
 	if res.Exit != 0 {
 		fmt.Fprintf(c.App.ErrWriter, "[ perfpt record: %s exited with status %d ]\n", argv[0], res.Exit)
+	}
+	return nil
+}
+
+// emulateTerms applies the terms of an intel_pt//u event string that the
+// emulation honours: ptw, fup_on_ptw and noretcomp (others, such as the
+// timing terms that --timing sets, are left alone).
+func emulateTerms(ev string, pt *synth.Config) error {
+	if !native.IsIntelPT(ev) {
+		return fmt.Errorf("record: --emulate records intel_pt only, not %q", ev)
+	}
+	parts := strings.Split(ev, "/")
+	if len(parts) < 3 {
+		return nil
+	}
+	for _, term := range strings.Split(parts[1], ",") {
+		name, val, hasVal := strings.Cut(strings.TrimSpace(term), "=")
+		on := !hasVal || (val != "0" && val != "")
+		switch name {
+		case "ptw":
+			pt.PTW = on
+		case "fup_on_ptw":
+			pt.FUPOnPTW = on
+		case "noretcomp":
+			pt.NoRetComp = pt.NoRetComp || on
+		}
 	}
 	return nil
 }

@@ -22,7 +22,10 @@ func Equal(a, b *Trace) string {
 		for i < len(ea) && j < len(eb) {
 			x, y := ea[i], eb[j]
 			if resynced {
-				x.Time, y.Time, x.Back, y.Back = 0, 0, 0, 0
+				x.Time, y.Time = 0, 0
+				if x.Kind != PTWrite { // a PTWrite's Back is its payload
+					x.Back, y.Back = 0, 0
+				}
 			}
 			if loose {
 				x.Insns, y.Insns = 0, 0

@@ -34,9 +34,24 @@ const (
 	Async
 	// End: the thread's trace ends; nothing more is executed.
 	End
+	// PTWrite: a PTWRITE at From (retired) wrote Back as its payload; Taken
+	// says the operand was 64-bit (else 32-bit). To is From+Len.
+	PTWrite
+	// TxBegin: an outermost XBEGIN at From (retired) started an RTM
+	// transaction; To is From+Len. Nested XBEGINs are plain instructions.
+	TxBegin
+	// TxCommit: the outermost XEND at From (retired) committed the
+	// transaction; To is From+Len.
+	TxCommit
+	// TxAbort: the transaction aborted at From, which did not retire (an
+	// XABORT, or an instruction that aborts transactions, such as SYSCALL);
+	// the thread continued at the fallback address To with the
+	// architectural state of its XBEGIN.
+	TxAbort
 )
 
-var kindNames = [...]string{"begin", "cond", "jump", "call", "indjump", "indcall", "ret", "syscall", "async", "end"}
+var kindNames = [...]string{"begin", "cond", "jump", "call", "indjump", "indcall", "ret", "syscall", "async", "end",
+	"ptwrite", "txbegin", "txcommit", "txabort"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -52,14 +67,15 @@ const KernelTicks = 16
 
 // Event is one step of a thread's flow. Insns counts the instructions the
 // thread retired since the previous event, including the one at From when it
-// retired (every kind but Begin, Async and End). Time is the virtual clock at
+// retired (every kind but Begin, Async, End and TxAbort). Time is the virtual clock at
 // the event (see Trace.Clock).
 type Event struct {
 	From, To uint64
 	Insns    uint64
 	Time     uint64
 	// Back is, for Syscall and Async, the clock when the thread came back
-	// to user space at To (time spent in the kernel).
+	// to user space at To (time spent in the kernel); for PTWrite, the
+	// payload.
 	Back  uint64
 	Kind  Kind
 	Taken bool
@@ -68,12 +84,15 @@ type Event struct {
 
 func (e Event) String() string {
 	s := fmt.Sprintf("%s %#x->%#x n=%d", e.Kind, e.From, e.To, e.Insns)
-	if e.Kind == Cond {
+	switch e.Kind {
+	case Cond:
 		if e.Taken {
 			s += " T"
 		} else {
 			s += " N"
 		}
+	case PTWrite:
+		s += fmt.Sprintf(" payload=%#x", e.Back)
 	}
 	return s
 }

@@ -17,6 +17,16 @@
 // over-long blocks are single-stepped. On mix-dyn-O2 (115k instructions)
 // fast mode runs about 20x faster than single-stepping.
 //
+// PTWRITE and RTM (XBEGIN, XEND, XABORT, XTEST), which this machine's CPU
+// lacks (#UD), are performed by the tracer as on a CPU that has them, in
+// both modes (special.go): PTWRITE's operand becomes a flow.PTWrite event;
+// transactions never abort on their own, only on XABORT or an instruction
+// that always aborts (SYSCALL, INT, ...), and are single-stepped so that an
+// abort can restore the registers of the outermost XBEGIN and the memory
+// the transaction wrote (a journal of each instruction's possible
+// destinations), set EAX to the abort status and go on at the fallback
+// address (flow.TxBegin, TxCommit, TxAbort).
+//
 // Address-space layout randomisation is turned off for the command unless
 // Options.KeepASLR is set, so two runs give the same addresses. The child is
 // killed if the tracer dies (PTRACE_O_EXITKILL) or the context is
@@ -24,5 +34,7 @@
 //
 // Not handled: a non-leader thread calling execve, programs that trace
 // themselves or use INT3, code written at run time (the block cache is only
-// dropped when mappings change), and job-control stops (not forwarded).
+// dropped when mappings change), job-control stops (not forwarded), and,
+// in transactions, aborts by signals, conflicts or capacity, and memory
+// written by other threads or the kernel (not rolled back).
 package ptrace

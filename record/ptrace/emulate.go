@@ -78,6 +78,9 @@ func condTaken(in *insn, r *unix.PtraceRegs) bool {
 // emulate performs the branch in (at th.regs.Rip) on th's registers and
 // memory and returns where it goes; th.regs.Rip is left for the caller.
 func (t *tracer) emulate(th *thread, in *insn) (uint64, error) {
+	if in.class.special() {
+		return t.special(th, in)
+	}
 	r := &th.regs
 	switch in.class {
 	case clCond:
@@ -129,32 +132,9 @@ func (t *tracer) operand(th *thread, in *insn, a x86asm.Arg) (uint64, error) {
 		}
 		return v, nil
 	case x86asm.Mem:
-		var ea uint64
-		if a.Base == x86asm.RIP {
-			ea = in.next()
-		} else if a.Base != 0 {
-			v, ok := reg(&th.regs, a.Base)
-			if !ok {
-				return 0, fmt.Errorf("base %v at %#x", a.Base, in.ip)
-			}
-			ea = v
-		}
-		if a.Index != 0 {
-			v, ok := reg(&th.regs, a.Index)
-			if !ok {
-				return 0, fmt.Errorf("index %v at %#x", a.Index, in.ip)
-			}
-			ea += v * uint64(a.Scale)
-		}
-		ea += uint64(disp(a))
-		if in.inst.AddrSize == 32 {
-			ea &= 0xffffffff
-		}
-		switch a.Segment {
-		case x86asm.FS:
-			ea += th.regs.Fs_base
-		case x86asm.GS:
-			ea += th.regs.Gs_base
+		ea, err := t.ea(th, in, a)
+		if err != nil {
+			return 0, err
 		}
 		v, err := th.as.read64(ea)
 		if err != nil {
@@ -166,6 +146,38 @@ func (t *tracer) operand(th *thread, in *insn, a x86asm.Arg) (uint64, error) {
 		return v, nil
 	}
 	return 0, fmt.Errorf("operand %v at %#x", a, in.ip)
+}
+
+// ea computes a memory operand's effective address.
+func (t *tracer) ea(th *thread, in *insn, a x86asm.Mem) (uint64, error) {
+	var ea uint64
+	if a.Base == x86asm.RIP {
+		ea = in.next()
+	} else if a.Base != 0 {
+		v, ok := reg(&th.regs, a.Base)
+		if !ok {
+			return 0, fmt.Errorf("base %v at %#x", a.Base, in.ip)
+		}
+		ea = v
+	}
+	if a.Index != 0 {
+		v, ok := reg(&th.regs, a.Index)
+		if !ok {
+			return 0, fmt.Errorf("index %v at %#x", a.Index, in.ip)
+		}
+		ea += v * uint64(a.Scale)
+	}
+	ea += uint64(disp(a))
+	if in.inst.AddrSize == 32 {
+		ea &= 0xffffffff
+	}
+	switch a.Segment {
+	case x86asm.FS:
+		ea += th.regs.Fs_base
+	case x86asm.GS:
+		ea += th.regs.Gs_base
+	}
+	return ea, nil
 }
 
 // reg reads a general register (64- or 32-bit).

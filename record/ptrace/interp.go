@@ -591,6 +591,9 @@ func (t *tracer) interpret(th *thread, ip uint64) uint64 {
 		t.complete(th, &last, to, 0)
 		t.stats.Interpreted++
 		ip = to
+		if th.tx != nil {
+			return ip // a transaction began: it is stepped
+		}
 	}
 	return ip
 }

@@ -59,7 +59,7 @@ func (t *tracer) stopped(th *thread, ws unix.WaitStatus) error {
 		t.retire(th, th.pend.ip)
 		t.kernel(th, flow.Event{Kind: flow.Syscall, From: th.pend.ip, To: rip, Len: th.pend.len})
 		return t.resume(th, rip, 0)
-	case sig == unix.SIGTRAP && (t.opt.Mode == Step || th.stepLeft > 0):
+	case sig == unix.SIGTRAP && t.stepping(th):
 		return t.stepped(th, rip)
 	case sig == unix.SIGTRAP && th.blk != nil && rip-1 == th.blk.last().ip:
 		return t.breakpoint(th)
@@ -89,7 +89,7 @@ func (t *tracer) resume(th *thread, ip uint64, sig int) error {
 		// runs): its next entry stop tells.
 		return syscallCont(th.tid, sig)
 	}
-	if t.opt.Mode == Fast && th.stepLeft == 0 {
+	if t.fast(th) {
 		blk, err := th.as.block(ip)
 		if err != nil {
 			return err
@@ -113,6 +113,12 @@ func (t *tracer) resume(th *thread, ip uint64, sig int) error {
 	in, err := th.as.insn(ip)
 	if err != nil {
 		return err
+	}
+	if sig == 0 && t.inTracer(th, &in) {
+		return t.runHere(th, &in)
+	}
+	if th.tx != nil {
+		t.txJournal(th, &in)
 	}
 	th.pend, th.pendOK, th.pendNr = in, true, th.regs.Rax
 	return singleStep(th.tid, sig)
@@ -142,6 +148,9 @@ func (t *tracer) async(th *thread, from, to uint64) {
 func (t *tracer) stepped(th *thread, rip uint64) error {
 	in := th.pend
 	if rip == in.ip && in.rep {
+		if th.tx != nil {
+			t.txJournal(th, &in)
+		}
 		return singleStep(th.tid, 0) // another iteration of the same instruction
 	}
 	if err := t.complete(th, &in, rip, th.pendNr); err != nil {
@@ -158,6 +167,9 @@ func (t *tracer) stepped(th *thread, rip uint64) error {
 
 // complete retires in, which went on to rip, and emits its event.
 func (t *tracer) complete(th *thread, in *insn, rip, nr uint64) error {
+	if in.class.special() {
+		return nil // special retired it and emitted its event
+	}
 	t.retire(th, in.ip)
 	switch in.class {
 	case clPlain, clUnknown:
@@ -202,7 +214,7 @@ func (t *tracer) signal(th *thread, sig int) error {
 
 // cont resumes th the way it was running.
 func (t *tracer) cont(th *thread) error {
-	if t.opt.Mode == Step || th.stepLeft > 0 {
+	if t.stepping(th) {
 		return singleStep(th.tid, 0)
 	}
 	return syscallCont(th.tid, 0)
@@ -319,7 +331,7 @@ func (t *tracer) breakpoint(th *thread) error {
 	if err := t.complete(th, &last, to, 0); err != nil {
 		return err
 	}
-	if t.opt.Mode == Fast && !t.opt.NoInterp {
+	if t.opt.Mode == Fast && !t.opt.NoInterp && th.tx == nil {
 		to = t.interpret(th, to)
 	}
 	th.regs.Rip = to

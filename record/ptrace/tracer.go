@@ -316,6 +316,9 @@ type thread struct {
 	// kernel may restart (0: none).
 	restart uint64
 
+	// tx is the RTM transaction in flight (nil: none); see special.go.
+	tx *txState
+
 	// Fast mode.
 	blk   *block
 	inSys bool
@@ -331,7 +334,7 @@ func (t *tracer) newThread(pid, tid int) *thread {
 	return th
 }
 
-func (t *tracer) fast(th *thread) bool { return t.opt.Mode == Fast && th.stepLeft == 0 }
+func (t *tracer) fast(th *thread) bool { return !t.stepping(th) }
 
 func (t *tracer) emit(th *thread, e flow.Event) {
 	e.Insns = th.insns
@@ -400,7 +403,7 @@ func (t *tracer) exited(th *thread, ws unix.WaitStatus) {
 		case th.inSys:
 			t.retire(th, th.sysIP)
 			t.kernel(th, flow.Event{Kind: flow.Syscall, From: th.sysIP, Len: 2})
-		case t.opt.Mode == Step || th.stepLeft > 0:
+		case t.stepping(th):
 			if th.pendOK && th.pend.class == clSyscall && !th.handler {
 				t.retire(th, th.pend.ip)
 				t.kernel(th, flow.Event{Kind: flow.Syscall, From: th.pend.ip, Len: th.pend.len})

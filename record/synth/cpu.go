@@ -25,8 +25,8 @@ type cpuItem struct {
 }
 
 type threadState struct {
-	on, preempted bool
-	ip            uint64
+	on, preempted, inTX bool
+	ip                  uint64
 }
 
 // EncodeCPU encodes threads as one CPU's trace, as a per-CPU intel_pt
@@ -65,7 +65,7 @@ func EncodeCPU(threads []*flow.Thread, cfg Config) (*Stream, []Switch, error) {
 	for _, it := range items {
 		if it.th != cur {
 			if cur >= 0 {
-				states[cur] = threadState{on: e.on, ip: e.ip}
+				states[cur] = threadState{on: e.on, ip: e.ip, inTX: e.inTX}
 				if e.on {
 					// Preempted in user space: an interrupt.
 					if err := e.flushTNT(); err != nil {
@@ -81,7 +81,7 @@ func EncodeCPU(threads []*flow.Thread, cfg Config) (*Stream, []Switch, error) {
 						return e.out, sw, err
 					}
 					e.on = false
-					states[cur] = threadState{preempted: true, ip: states[cur].ip}
+					states[cur] = threadState{preempted: true, ip: states[cur].ip, inTX: states[cur].inTX}
 				}
 			}
 			// The switch happens one tick after the last packet.
@@ -89,7 +89,7 @@ func EncodeCPU(threads []*flow.Thread, cfg Config) (*Stream, []Switch, error) {
 			sw = append(sw, Switch{Time: e.now, Out: cur, In: it.th})
 			cur = it.th
 			st := states[cur]
-			e.on, e.ip = false, st.ip
+			e.on, e.ip, e.inTX = false, st.ip, st.inTX
 			if st.preempted {
 				if err := e.advance(e.now + 1); err != nil {
 					return e.out, sw, err

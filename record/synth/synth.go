@@ -25,6 +25,10 @@ type Config struct {
 	CBR uint8
 	// RetStack is the depth of the return-compression stack (0: 64).
 	RetStack int
+	// PTW turns on PTW packets for PTWRITE (config bit ptw); FUPOnPTW sets
+	// their IP bit and follows each with a FUP of the PTWRITE's address
+	// (config bit fup_on_ptw).
+	PTW, FUPOnPTW bool
 }
 
 func (c *Config) norm() {
@@ -75,6 +79,7 @@ type encoder struct {
 	lastMTC uint64 // CTC >> MTCPeriod at the last MTC or TMA
 	started bool
 	split   bool // per-CPU: syscall and async returns are items of their own
+	inTX    bool // inside an RTM transaction (MODE.TSX InTX)
 }
 
 // Encode encodes th's flow.
@@ -248,6 +253,11 @@ func (e *encoder) psb() error {
 		if err := e.put(packet.Packet{Kind: packet.KindModeExec, Flags: packet.FlagCSL}); err != nil {
 			return err
 		}
+		if e.inTX {
+			if err := e.put(packet.Packet{Kind: packet.KindModeTSX, Flags: packet.FlagInTX}); err != nil {
+				return err
+			}
+		}
 		if err := e.putIP(packet.KindFUP, e.ip); err != nil {
 			return err
 		}
@@ -348,6 +358,14 @@ func (e *encoder) step(ev *flow.Event) error {
 		if ev.To != 0 && !e.split {
 			return e.resume(ev)
 		}
+	case flow.PTWrite:
+		return e.ptw(ev)
+	case flow.TxBegin:
+		return e.tsx(ev, packet.FlagInTX)
+	case flow.TxCommit:
+		return e.tsx(ev, 0)
+	case flow.TxAbort:
+		return e.tsx(ev, packet.FlagTXAbort)
 	case flow.Async, flow.End:
 		if !e.on {
 			return nil
@@ -378,4 +396,63 @@ func (e *encoder) resume(ev *flow.Event) error {
 		e.now = ev.Back
 	}
 	return e.enable(ev.To)
+}
+
+// ptw writes the PTW packet of a PTWRITE (when PTW is on) and, with
+// FUPOnPTW, its IP bit and a FUP of the instruction's address. Pending TNT
+// bits go first: the decoder walks the flow up to the PTWRITE.
+func (e *encoder) ptw(ev *flow.Event) error {
+	if !e.cfg.PTW || !e.on {
+		return nil
+	}
+	if err := e.flushTNT(); err != nil {
+		return err
+	}
+	if err := e.cyc(); err != nil {
+		return err
+	}
+	p := packet.Packet{Kind: packet.KindPTW, Payload: ev.Back & 0xffffffff}
+	if ev.Taken {
+		p.Payload, p.Bits = ev.Back, 1
+	}
+	if e.cfg.FUPOnPTW {
+		p.Flags = packet.FlagIP
+	}
+	if err := e.put(p); err != nil {
+		return err
+	}
+	if e.cfg.FUPOnPTW {
+		if err := e.putIP(packet.KindFUP, ev.From); err != nil {
+			return err
+		}
+	}
+	e.cut()
+	return nil
+}
+
+// tsx writes a transaction's MODE.TSX with flags and the FUP of the
+// instruction concerned (the XBEGIN or XEND, or where it aborted); an abort
+// is followed by a TIP to the fallback address.
+func (e *encoder) tsx(ev *flow.Event, flags packet.Flags) error {
+	e.inTX = flags&packet.FlagInTX != 0
+	if !e.on {
+		return nil
+	}
+	if err := e.flushTNT(); err != nil {
+		return err
+	}
+	if err := e.cyc(); err != nil {
+		return err
+	}
+	if err := e.put(packet.Packet{Kind: packet.KindModeTSX, Flags: flags}); err != nil {
+		return err
+	}
+	if err := e.putIP(packet.KindFUP, ev.From); err != nil {
+		return err
+	}
+	if flags&packet.FlagTXAbort != 0 {
+		return e.tip(packet.KindTIP, ev.To, false)
+	}
+	e.cut()
+	return nil
 }

@@ -70,9 +70,34 @@ func Dir(t testing.TB) string {
 	return dir
 }
 
-// Path returns the path of the built program name.
+// Extra lists the programs built only on demand (by Path): ptwtsx (no
+// libc) executes PTWRITE and RTM instructions, which only the emulating
+// recorder can run on CPUs without them.
+var Extra = []string{"ptwtsx"}
+
+var extraMu sync.Mutex
+
+// Path returns the path of the built program name, building it first when
+// it is one of Extra.
 func Path(t testing.TB, name string) string {
-	return filepath.Join(Dir(t), name)
+	t.Helper()
+	p := filepath.Join(Dir(t), name)
+	for _, x := range Extra {
+		if x != name {
+			continue
+		}
+		extraMu.Lock()
+		defer extraMu.Unlock()
+		if _, err := os.Stat(p); err == nil {
+			break
+		}
+		src := SourceDir()
+		out, err := exec.Command("make", "-s", "-f", filepath.Join(src, "Makefile"), "OUT="+dir, "SRC="+src+"/", p).CombinedOutput()
+		if err != nil {
+			t.Fatalf("building %s: %v\n%s", name, err, out)
+		}
+	}
+	return p
 }
 
 // Cleanup removes the built programs.

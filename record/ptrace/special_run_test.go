@@ -1,0 +1,74 @@
+package ptrace
+
+import (
+	"context"
+	"testing"
+
+	"github.com/perfpt/perfpt/record/flow"
+	"github.com/perfpt/perfpt/record/testprog"
+)
+
+// TestPTWriteRTM traces ptwtsx, which runs PTWRITE and RTM instructions
+// that this CPU lacks, in each mode: the tracer performs them, so the
+// program's own checks pass (exit 0: XTEST, nested transactions, XABORT's
+// status in EAX and the roll-back of its store), and every mode sees the
+// same flow with the expected PTWRITE payloads and transaction events.
+func TestPTWriteRTM(t *testing.T) {
+	prog := testprog.Path(t, "ptwtsx")
+	step, ips := trace(t, Step, prog)
+	if step.Exit != 0 {
+		t.Fatalf("ptwtsx exited with %d (1: committed transaction, 2: abort, 4: xtest)", step.Exit)
+	}
+	var payloads []uint64
+	var kinds []flow.Kind
+	var n uint64
+	for _, e := range step.Trace.Threads[0].Events {
+		n += e.Insns
+		switch e.Kind {
+		case flow.PTWrite:
+			payloads = append(payloads, e.Back)
+			if narrow := e.Back == 0xfeedface || e.Back&^3 == 0x1000; narrow == e.Taken {
+				t.Errorf("%v: 64-bit %v", e, e.Taken)
+			}
+		case flow.TxBegin, flow.TxCommit, flow.TxAbort:
+			kinds = append(kinds, e.Kind)
+		}
+	}
+	if n != uint64(len(ips[step.Trace.Threads[0].Tid])) {
+		t.Errorf("events count %d instructions, %d retired", n, len(ips[step.Trace.Threads[0].Tid]))
+	}
+	want := []uint64{0, 0x1000, 1, 0x1001, 2, 0x1002}
+	if len(payloads) != 8 || !equalU64(payloads[:6], want) || payloads[7] != 0xfeedface {
+		t.Errorf("payloads %x, want %x, &data, feedface", payloads, want)
+	}
+	wantK := []flow.Kind{flow.TxBegin, flow.TxCommit, flow.TxBegin, flow.TxAbort}
+	if len(kinds) != len(wantK) || kinds[0] != wantK[0] || kinds[1] != wantK[1] || kinds[2] != wantK[2] || kinds[3] != wantK[3] {
+		t.Errorf("transaction events %v, want %v", kinds, wantK)
+	}
+	null := devnull(t)
+	for _, opt := range []Options{{Mode: Fast}, {Mode: Fast, NoInterp: true}} {
+		opt.Stdout, opt.Stderr = null, null
+		res, err := Run(context.Background(), []string{prog}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Exit != 0 {
+			t.Errorf("fast (interp %v): exit %d", !opt.NoInterp, res.Exit)
+		}
+		if d := flow.Equal(step.Trace, res.Trace); d != "" {
+			t.Errorf("fast (interp %v) differs from single-step: %s", !opt.NoInterp, d)
+		}
+	}
+}
+
+func equalU64(a, b []uint64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
