@@ -9,6 +9,8 @@
  *   commits.
  * - A transaction stores to data[3], then XABORT 0x5a: the store is rolled
  *   back and EAX holds 0x5a000001.
+ * - A transaction runs PTWRITE (0x7a7a7a7a) then a getpid syscall, which
+ *   aborts it (EAX 0: not XABORT, no retry).
  * - XTEST outside a transaction, XABORT outside one (a NOP).
  * The exit status is 0 when every result is what the CPU would give. */
 
@@ -69,6 +71,16 @@ void _start(void)
 	}
 	if (st != 0x5a000001u || data[3] != 0)
 		bad |= 2;
+
+	st = xbegin();
+	if (st == ~0u) {
+		long pid;
+		__asm__ volatile("ptwrite %0" : : "r"(0x7a7a7a7aul));
+		__asm__ volatile("syscall" : "=a"(pid) : "a"(39) : "rcx", "r11", "memory");
+		xend();
+	}
+	if (st != 0)
+		bad |= 8;
 
 	if (xtest())
 		bad |= 4;
