@@ -29,6 +29,13 @@
 // errors): branches (IP, Addr, Flags: script.Flag*), instructions (Period =
 // instructions since the previous one), psb and cbr. IPLoc is the resolved
 // IP; Res resolves the branch target and the source line on demand.
+// Branch and instruction samples carry perf's IPC counts (InsnCnt, CycCnt:
+// instructions and cycles since the previous sample of that kind that had
+// them; 0 when perf would print no IPC): from CYC packets, or estimated
+// from MTC and CBR when the recording has none, as perf does (itrace A:
+// approximate IPC). Chunks decoded in parallel (below) start their counts
+// afresh: the first IPC of a chunk may differ from a sequential decode's,
+// and samples of chunks replayed without Handler.Fork carry none.
 //
 // Error gets decoder errors as perf's PERF_RECORD_AUXTRACE_ERROR events
 // (code, message, IP, time, cpu/pid/tid), and recorded AUXTRACE_ERRORs.
@@ -42,6 +49,13 @@
 // executed (0 when unknown or the trace stopped). A run is delivered before
 // the branch sample that ends it. Aggregate per basic block by counting
 // (Start, End) pairs; NInsn gives the instruction count without decoding.
+// Cycles is the number of cycles that CYC packets counted since the
+// queue's previous Block, up to this one (the decoder reads a CYC packet
+// before the instructions of the branch packet it precedes, so the cycles
+// go to the first run walked after it, as perf attributes them for IPC):
+// summed per block it gives cycles/count; it is 0 for every Block when the
+// recording has no CYC packets, which Session.HasCycles tells beforehand
+// (the cyc bit of the intel_pt config).
 // Runs are delivered only while PT is decoded; Sample may be nil. With
 // Handler.Blocks instead of Block the runs come in batches (up to 256, in
 // the same order, handed over before any other callback), which costs

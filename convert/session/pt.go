@@ -19,6 +19,9 @@ type Block struct {
 	NInsn    uint64
 	Flags    uint32 // how the last instruction left: script.Flag*
 	To       uint64 // where execution went next (0: trace stopped)
+	// Cycles is the CYC cycles the decoder counted since the queue's
+	// previous Block, up to this one (0 without CYC packets).
+	Cycles uint64
 }
 
 // AUXTRACE_INFO private fields of intel_pt (util/intel-pt.h).
@@ -44,6 +47,8 @@ const (
 
 const (
 	cfgPassThru = 1 << 0
+	cfgPT       = 1 << 0
+	cfgCYC      = 1 << 1
 	cfgBranchEn = 1 << 13
 	cfgTNTDis   = 1 << 55
 )
@@ -116,13 +121,22 @@ type ptQueue struct {
 	insn       [16]byte
 	lastInsn   uint64
 	cbrSeen    uint32
-	lastBrInsn uint64
-	pend       Block
-	hasPend    bool
-	rbuf       [2][]byte // alternating read buffers
-	rsel       int
-	look       []byte   // lookahead buffer
-	lc         locCache // last IP range resolved for this queue's samples
+
+	// IPC (intel_pt_sample and the synth functions): the counts at the
+	// current state, the counts at the last branch and instruction
+	// samples that carried an IPC, and the counts of the sample being
+	// made (smpInsn, smpCyc: 0 when it has none).
+	ipcInsn, ipcCyc       uint64
+	sampleIPC             bool
+	lastBrInsn, lastBrCyc uint64
+	lastInInsn, lastInCyc uint64
+	smpInsn, smpCyc       uint64
+	pend                  Block
+	hasPend               bool
+	rbuf                  [2][]byte // alternating read buffers
+	rsel                  int
+	look                  []byte   // lookahead buffer
+	lc                    locCache // last IP range resolved for this queue's samples
 
 	selTimestamp uint64 // time-range state (intel_pt_time_filter)
 	selStart     bool
@@ -261,6 +275,42 @@ func (s *Session) startPT(r *perfdata.RecordAuxtraceInfo) error {
 	}
 	return nil
 }
+
+// HasCycles says whether the recording's Intel PT config has the cyc bit
+// (CYC packets: Block.Cycles and exact IPC).
+func (s *Session) HasCycles() bool {
+	if s.pt == nil {
+		return s.cycConfig()
+	}
+	return s.pt.hasCycles()
+}
+
+func (p *ptState) hasCycles() bool {
+	cfg, ok := p.config()
+	if !ok {
+		return false
+	}
+	bit := uint64(cfgCYC)
+	if len(p.priv) > ptCYCBit && p.priv[ptCYCBit] != 0 {
+		bit = p.priv[ptCYCBit]
+	}
+	return cfg&bit != 0
+}
+
+// cycConfig is HasCycles before the AUXTRACE_INFO record is read: the cyc
+// bit of an intel_pt event's config (an attr with IDs whose type is not a
+// core one, of a PMU named intel_pt when the file says).
+func (s *Session) cycConfig() bool {
+	for _, a := range s.f.Attrs {
+		if a.Type >= perfTypeMaxCore && len(a.IDs) > 0 && a.Config&cfgPT != 0 && a.Config&cfgBranchEn != 0 {
+			return a.Config&cfgCYC != 0
+		}
+	}
+	return false
+}
+
+// perfTypeMaxCore is PERF_TYPE_MAX: dynamic PMUs have larger types.
+const perfTypeMaxCore = 6
 
 func (p *ptState) config() (uint64, bool) {
 	if p.attr == nil {

@@ -413,6 +413,7 @@ func (p *ptState) replay(q *ptQueue, pq *parQueue, j *job, ts *uint64) bool {
 				ev = p.branchesEv
 			}
 			q.insnLen, q.insn = int(r.insnLen), r.insn
+			q.smpInsn, q.smpCyc = 0, 0 // records keep no IPC
 			smp, t, kernel := p.prepSample(q, ev, r.ip, r.addr, r.period, r.flags)
 			if smp == nil {
 				continue

@@ -73,6 +73,7 @@ func (p *ptState) newDecoder(q *ptQueue) *ptperf.Decoder {
 		ReturnCompression: p.priv[ptNoRetCompBit] == 0 || cfg&p.priv[ptNoRetCompBit] == 0,
 		BranchEnable:      !(cfg&cfgPassThru != 0 && cfg&cfgBranchEn == 0),
 		MaxNonTurboRatio:  p.maxNonTurbo,
+		Ctl:               cfg,
 	}
 	if len(p.priv) > ptCYCBit {
 		if bits := p.priv[ptMTCFreqBits]; bits != 0 {
@@ -505,6 +506,12 @@ func (p *ptState) sample(q *ptQueue) {
 	}
 	q.haveSample = false
 	st := q.state
+	q.ipcInsn = st.TotInsnCnt
+	if p.opts.ApproxIPC {
+		q.ipcCyc, q.sampleIPC = st.Cycles, true
+	} else {
+		q.ipcCyc, q.sampleIPC = st.TotCycCnt, st.Flags&ptperf.FlagSampleIPC != 0
+	}
 	if p.psbEv != nil {
 		if st.Type&ptperf.TypePSBEvt != 0 && !p.skipEvent() {
 			p.emitSynth(q, p.psbEv, st.FromIP, 0, st.PSBOffset)
@@ -520,6 +527,7 @@ func (p *ptState) sample(q *ptQueue) {
 			period = 1
 		}
 		q.lastInsn = st.TotInsnCnt
+		q.ipcSample(&q.lastInInsn, &q.lastInCyc)
 		p.emitSample(q, p.instructionsEv, st.FromIP, st.ToIP, period, q.flags)
 	}
 	if st.Type&ptperf.TypeBranch == 0 {
@@ -533,7 +541,23 @@ func (p *ptState) sample(q *ptQueue) {
 		if p.skipEvent() {
 			return
 		}
+		q.ipcSample(&q.lastBrInsn, &q.lastBrCyc)
 		p.emitSample(q, p.branchesEv, st.FromIP, st.ToIP, 1, q.flags)
+	}
+}
+
+// ipcSample sets the IPC counts of the branch or instruction sample being
+// made, from the counts at that kind's last sample with an IPC (updated):
+// cycles only when the state may sample IPC, instructions only with
+// cycles (intel_pt_synth_branch_sample, intel_pt_synth_instruction_sample).
+func (q *ptQueue) ipcSample(lastInsn, lastCyc *uint64) {
+	q.smpInsn, q.smpCyc = 0, 0
+	if q.sampleIPC {
+		q.smpCyc = q.ipcCyc - *lastCyc
+	}
+	if q.smpCyc != 0 {
+		q.smpInsn = q.ipcInsn - *lastInsn
+		*lastInsn, *lastCyc = q.ipcInsn, q.ipcCyc
 	}
 }
 
@@ -580,6 +604,7 @@ func (p *ptState) fillSample(smp *script.Sample, q *ptQueue, t *Thread, ev *scri
 	smp.PID, smp.TID, smp.CPU, smp.Time = q.pid, q.tid, uint32(q.cpu), tm
 	smp.Period, smp.IP, smp.Addr, smp.Flags = period, ip, addr, flags
 	smp.InsnLen, smp.Insn = q.insnLen, q.insn[:]
+	smp.InsnCnt, smp.CycCnt = q.smpInsn, q.smpCyc
 	smp.Callchain = nil
 	smp.Synth = script.Synth{}
 	if ip == 0 {

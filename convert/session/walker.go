@@ -306,6 +306,7 @@ func (q *ptQueue) emitBlock(start, last, n uint64, in *ptperf.Insn, pend bool) {
 	b.PID, b.TID, b.CPU = q.pid, q.tid, q.cpu
 	b.Time = p.perfTime(q.timestamp)
 	b.Start, b.End, b.NInsn, b.Flags, b.To = start, last, n, flags, 0
+	b.Cycles = q.dec.TakeCycles()
 	if !pend {
 		b.To = last + 1 // contiguous: the run continues in the next map
 		p.sendBlock(b)

@@ -155,6 +155,11 @@ type Timing struct {
 	HaveTMA, FixupLastMTC                               bool
 	CBR, CBRSeen                                        uint32
 	CBRPayload                                          uint64
+	// CYC-based timestamps (the cycle totals for IPC are not here: a
+	// caller that wants IPC from chunks must not decode in chunks)
+	HaveCyc, HaveCalcCycToTSC bool
+	CycleCnt, CycRefTimestamp uint64
+	CBRCycToTSC, CycToTSC     float64
 }
 
 // Snapshot returns the decoder's Snap.
@@ -170,7 +175,9 @@ func (d *Decoder) Snapshot() Snap {
 			BufTimestamp: d.bufTimestamp, SampleTimestamp: d.sampleTimestamp, TimestampInsnCnt: d.timestampInsnCnt,
 			SampleInsnCnt: d.sampleInsnCnt, CTCTimestamp: d.ctcTimestamp, CTCDelta: d.ctcDelta, LastMTC: d.lastMTC,
 			LastCTC: d.lastCTC, HaveTMA: d.haveTMA, FixupLastMTC: d.fixupLastMTC, CBR: d.cbr, CBRSeen: d.cbrSeen,
-			CBRPayload: d.cbrPayload},
+			CBRPayload: d.cbrPayload, HaveCyc: d.haveCyc, HaveCalcCycToTSC: d.haveCalcCycToTSC,
+			CycleCnt: d.cycleCnt, CycRefTimestamp: d.cycRefTimestamp, CBRCycToTSC: d.cbrCycToTSC,
+			CycToTSC: d.cycToTSC},
 	}
 	if d.noProgress >= 2 {
 		// Read (not just overwritten) only from the third jump on.

@@ -12,6 +12,10 @@ const (
 	TypeInstruction = 1 << 1
 	TypeTransaction = 1 << 2
 	TypePTW         = 1 << 3
+	TypeMWaitOp     = 1 << 4
+	TypePwrEntry    = 1 << 5
+	TypeExStop      = 1 << 6
+	TypePwrExit     = 1 << 7
 	TypeCBRChg      = 1 << 8
 	TypeTraceBegin  = 1 << 9
 	TypeTraceEnd    = 1 << 10
@@ -185,6 +189,9 @@ type Params struct {
 	TSCCTCRatioN      uint32
 	TSCCTCRatioD      uint32
 	MaxNonTurboRatio  uint32
+	// Ctl is the intel_pt event's config (perf's params.ctl): its cyc
+	// bit and cyc_thresh field change when IPC may be sampled.
+	Ctl uint64
 }
 
 // State is one decoder state (struct intel_pt_state).
@@ -194,13 +201,20 @@ type State struct {
 	FromIP, ToIP uint64
 	FromNR, ToNR bool
 	TotInsnCnt   uint64
-	TotCycCnt    uint64
+	TotCycCnt    uint64 // cycles at the last IPC sample point (tot_cyc_cnt)
+	Cycles       uint64 // cycles at the last sample time (approximate IPC)
 	Timestamp    uint64
 	EstTimestamp uint64
 	TraceNr      uint64
 	PSBOffset    uint64
 	CBR          uint32
 	CBRPayload   uint64
+	// Payloads of PTWRITE, MWAIT, PWRE and PWRX (perf's raw packet
+	// payloads: the synthesised events' raw data).
+	PTWPayload   uint64
+	MWaitPayload uint64
+	PwrEPayload  uint64
+	PwrXPayload  uint64
 	Flags        uint32
 	InsnOp       Op
 	InsnLen      int
@@ -227,15 +241,22 @@ type Decoder struct {
 	state    State
 
 	// IPs and flow
-	ip, lastIP   uint64
-	haveLastIP   bool
-	psbIP        uint64
-	retAddr      uint64
-	stack        []uint64
-	pge          bool
-	inPSB        bool
-	overflow     bool
-	tnt          packet.Packet
+	ip, lastIP uint64
+	haveLastIP bool
+	psbIP      uint64
+	retAddr    uint64
+	stack      []uint64
+	pge        bool
+	inPSB      bool
+	overflow   bool
+	tnt        packet.Packet
+
+	// FUP-bound events (intel_pt_fup_event) and TSX
+	setFUPPTW, setFUPMWait, setFUPPwrE, setFUPExStop bool
+	setFUPTxFlags                                    bool
+	fupPTWPayload, fupMWaitPayload, fupPwrEPayload   uint64
+	fupTxFlags, txFlags                              uint32
+
 	tntPayload   uint64 // next branch in bit 63
 	tntCount     int
 	setFUPModeEx bool
@@ -261,6 +282,22 @@ type Decoder struct {
 	tscSlip                               uint64
 	cbr, cbrSeen                          uint32
 	cbrPayload                            uint64
+
+	// cycles (CYC packets, or estimated from MTC and CBR without them)
+	haveCyc          bool
+	cycleCnt         uint64 // CYC cycles since cycRefTimestamp
+	cycRefTimestamp  uint64
+	cbrCycToTSC      float64
+	cycToTSC         float64 // calc_cyc_to_tsc
+	haveCalcCycToTSC bool
+	totCycCnt        uint64
+	sampleTotCycCnt  uint64
+	baseCycCnt       uint64
+	cycCntTimestamp  uint64
+	cycThreshold     uint64
+	tscToCyc         float64
+	maxNonTurboFP    float64
+	cycPend          uint64 // CYC payloads counted while tracing, not yet taken
 
 	// sampling
 	totInsnCnt       uint64
@@ -304,6 +341,10 @@ func New(p Params) *Decoder {
 	}
 	d.tscSlip = 0x10000
 	d.cbrSeen = 0
+	d.maxNonTurboFP = float64(p.MaxNonTurboRatio)
+	if p.Ctl&ctlCYCEnable != 0 {
+		d.cycThreshold = (p.Ctl >> 19) & 0xf
+	}
 	return d
 }
 
@@ -362,6 +403,19 @@ func (d *Decoder) haveIP() bool {
 func (d *Decoder) updateSampleTime() {
 	d.sampleTimestamp = d.timestamp
 	d.sampleInsnCnt = d.timestampInsnCnt
+	d.state.Cycles = d.totCycCnt
+}
+
+// ctlCYCEnable is the cyc bit of the config (RTIT_CTL.CYCEn).
+const ctlCYCEnable = 1 << 1
+
+// TakeCycles returns the cycles counted from CYC packets while tracing was
+// enabled since its last call (0 without CYC packets). Unlike
+// State.TotCycCnt it moves at each CYC packet and has no estimate from MTC.
+func (d *Decoder) TakeCycles() uint64 {
+	c := d.cycPend
+	d.cycPend = 0
+	return c
 }
 
 func (d *Decoder) reposition() {
@@ -438,6 +492,7 @@ func (d *Decoder) getNextPacket() status {
 }
 
 func (d *Decoder) badPacket() status {
+	d.txFlags = 0
 	d.haveTMA = false
 	d.pktLen = 1
 	d.step = 1

@@ -136,15 +136,23 @@ outNoProgress:
 	d.state.InsnOp = in.Op
 	d.state.InsnLen = in.Length
 	d.state.Insn = in.Buf
+	if d.txFlags&FlagInTx != 0 {
+		d.state.Flags |= FlagInTx
+	}
 	return s
 }
 
 func (d *Decoder) clearFUPEvent() {
+	d.setFUPTxFlags = false
+	d.setFUPPTW = false
+	d.setFUPMWait = false
+	d.setFUPPwrE = false
+	d.setFUPExStop = false
 	d.setFUPModeEx = false
 }
 
-// fupEvent mirrors intel_pt_fup_event for the events modelled (MODE.Exec
-// and overflow recovery).
+// fupEvent mirrors intel_pt_fup_event for the events modelled (MODE.Exec,
+// TSX, PTWRITE, MWAIT, PWRE, EXSTOP and overflow recovery).
 func (d *Decoder) fupEvent(noTip bool) bool {
 	typ := d.state.Type
 	ret := false
@@ -155,6 +163,41 @@ func (d *Decoder) fupEvent(noTip bool) bool {
 		// sample_fup_insn only matters with event tracing.
 		ret = true
 		_ = noTip
+	}
+	if d.setFUPTxFlags {
+		d.setFUPTxFlags = false
+		d.txFlags = d.fupTxFlags
+		d.state.Type |= TypeTransaction
+		if d.fupTxFlags&FlagAbortTx != 0 {
+			d.state.Type |= TypeBranch
+		}
+		d.state.Flags = d.fupTxFlags
+		ret = true
+	}
+	if d.setFUPPTW {
+		d.setFUPPTW = false
+		d.state.Type |= TypePTW
+		d.state.Flags |= FlagFUPIP
+		d.state.PTWPayload = d.fupPTWPayload
+		ret = true
+	}
+	if d.setFUPMWait {
+		d.setFUPMWait = false
+		d.state.Type |= TypeMWaitOp
+		d.state.MWaitPayload = d.fupMWaitPayload
+		ret = true
+	}
+	if d.setFUPPwrE {
+		d.setFUPPwrE = false
+		d.state.Type |= TypePwrEntry
+		d.state.PwrEPayload = d.fupPwrEPayload
+		ret = true
+	}
+	if d.setFUPExStop {
+		d.setFUPExStop = false
+		d.state.Type |= TypeExStop
+		d.state.Flags |= FlagFUPIP
+		ret = true
 	}
 	if d.overflow {
 		d.overflow = false
@@ -192,6 +235,7 @@ func (d *Decoder) walkFUP() status {
 			}
 			return eAGAIN
 		}
+		d.setFUPTxFlags = false
 		if s != ok {
 			return s
 		}
@@ -366,6 +410,7 @@ func (d *Decoder) calcTSC() {
 		d.timestamp = ts
 		d.timestampInsnCnt = 0
 	}
+	d.cycAfterTiming(false)
 }
 
 // calcTMA mirrors intel_pt_calc_tma.
@@ -375,6 +420,11 @@ func (d *Decoder) calcTMA() {
 	rem := ctc & d.ctcRemMask
 	if d.p.TSCCTCRatioD == 0 {
 		return
+	}
+	if d.pge && !d.inPSB {
+		d.mtcCycCntPGE()
+	} else {
+		d.mtcCycCntUpd()
 	}
 	d.lastMTC = (ctc >> d.mtcShift) & 0xff
 	d.lastCTC = ctc - rem
@@ -396,12 +446,17 @@ func multdiv(t uint64, n, dd uint32) uint64 {
 	return (t/uint64(dd))*uint64(n) + ((t%uint64(dd))*uint64(n))/uint64(dd)
 }
 
+// fixupLastMTC mirrors intel_pt_fixup_last_mtc: with mtc_shift > 8 the
+// TMA's CTC lacks high bits of the MTC; take them from the current MTC,
+// assuming it comes after the last one.
 func fixupLastMTC(mtc uint32, shift uint32, last *uint32) {
-	first := uint32(1) << (shift - 8)
-	mask := first - 1
-	*last &^= mask
+	first := uint32(1) << (16 - shift)
+	mask := ^(first - 1)
 	*last |= mtc & mask
-	_ = first
+	if *last >= mtc {
+		*last -= first
+		*last &= 0xff
+	}
 }
 
 // calcMTC mirrors intel_pt_calc_mtc_timestamp.
@@ -430,8 +485,10 @@ func (d *Decoder) calcMTC() {
 	if ts >= d.timestamp {
 		d.timestamp = ts
 	}
+	d.mtcCycCntUpd()
 	d.timestampInsnCnt = 0
 	d.lastMTC = mtc
+	d.cycAfterTiming(true)
 }
 
 func (d *Decoder) calcCBR() {
@@ -441,9 +498,16 @@ func (d *Decoder) calcCBR() {
 		return
 	}
 	d.cbr = cbr
+	d.cbrCycToTSC = d.maxNonTurboFP / float64(cbr)
+	// perf 6.1.y stable ("Fix CYC timestamps after standalone CBR"):
+	// CYC cycles count from the CBR change.
+	d.cycRefTimestamp = d.timestamp
+	d.cycleCnt = 0
+	d.mtcCycCntCBR()
 }
 
 func (d *Decoder) overflowed() status {
+	d.txFlags = 0
 	d.timestampInsnCnt = 0
 	d.pktState = stInSync
 	d.state.FromIP = d.ip
@@ -484,6 +548,8 @@ func (d *Decoder) walkPSBEnd() status {
 			d.calcCBR()
 		case packet.KindModeExec:
 			d.modeExecStatus()
+		case packet.KindModeTSX:
+			d.updateInTx()
 		case packet.KindFUP:
 			d.pge = true
 			if d.pkt.IPC != packet.IPCSuppressed {
@@ -495,13 +561,21 @@ func (d *Decoder) walkPSBEnd() status {
 			if d.p.PeriodType == PeriodMTC {
 				d.state.Type |= TypeInstruction
 			}
+		case packet.KindCYC:
+			d.calcCycTimestamp()
 		}
 	}
 }
 
 // walkFUPTIP mirrors intel_pt_walk_fup_tip.
 func (d *Decoder) walkFUPTIP() status {
-	d.state.Flags |= FlagAsync
+	if d.txFlags&FlagAbortTx != 0 {
+		d.txFlags = 0
+		d.state.Flags &^= FlagInTx
+		d.state.Flags |= FlagAbortTx
+	} else {
+		d.state.Flags |= FlagAsync
+	}
 	for {
 		if s := d.getNextPacket(); s != ok {
 			return s
@@ -540,6 +614,7 @@ func (d *Decoder) walkFUPTIP() status {
 				d.state.ToIP = d.ip
 			}
 			d.state.Type |= TypeTraceBegin
+			d.mtcCycCntPGE()
 			return ok
 		case packet.KindTIP:
 			d.state.FromIP = d.ip
@@ -557,7 +632,9 @@ func (d *Decoder) walkFUPTIP() status {
 			}
 		case packet.KindModeExec:
 			d.modeExec()
-		case packet.KindPIP, packet.KindVMCS, packet.KindMNT, packet.KindPad, packet.KindCYC:
+		case packet.KindCYC:
+			d.calcCycTimestamp()
+		case packet.KindPIP, packet.KindVMCS, packet.KindMNT, packet.KindPad:
 		default:
 			return eNOSYS
 		}
@@ -657,11 +734,18 @@ func (d *Decoder) psbWithFUP(s *status) bool {
 // walkTrace mirrors intel_pt_walk_trace.
 func (d *Decoder) walkTrace() status {
 	noTip := false
+	last := packet.KindPad
 	for {
 		if s := d.getNextPacket(); s != ok {
 			return s
 		}
 	next:
+		if d.cycThreshold != 0 {
+			if d.sampleCyc && last != packet.KindCYC {
+				d.sampleCyc = false
+			}
+			last = d.pkt.Kind
+		}
 		switch d.pkt.Kind {
 		case packet.KindTNT8, packet.KindTNT64:
 			if d.pkt.Bits == 0 {
@@ -685,6 +769,7 @@ func (d *Decoder) walkTrace() status {
 		case packet.KindTIPPGE:
 			d.pge = true
 			d.overflow = false
+			d.mtcCycCntPGE()
 			d.setNR()
 			if d.pkt.IPC == packet.IPCSuppressed {
 				break
@@ -733,6 +818,7 @@ func (d *Decoder) walkTrace() status {
 		case packet.KindStop:
 			d.pge = false
 			d.continuousPeriod = false
+			d.txFlags = 0
 			d.haveTMA = false
 		case packet.KindPSB:
 			d.state.PSBOffset = d.pos
@@ -767,6 +853,7 @@ func (d *Decoder) walkTrace() status {
 		case packet.KindTMA:
 			d.calcTMA()
 		case packet.KindCYC:
+			d.calcCycTimestamp()
 		case packet.KindCBR:
 			d.calcCBR()
 			if d.cbr != d.cbrSeen {
@@ -784,9 +871,71 @@ func (d *Decoder) walkTrace() status {
 			}
 			goto next
 		case packet.KindModeTSX:
+			// MODE.TSX need not be followed by a FUP.
+			if !d.pge || d.inPSB {
+				d.updateInTx()
+				break
+			}
+			if s := d.modeTSX(&noTip); s != ok {
+				return s
+			}
+			goto next
 		case packet.KindPSBEnd, packet.KindVMCS, packet.KindMNT, packet.KindPad, packet.KindPIP:
-		case packet.KindPTW, packet.KindExStop, packet.KindMWait, packet.KindPwrE, packet.KindPwrX,
-			packet.KindBBP, packet.KindBIP, packet.KindBEP, packet.KindCFE, packet.KindEVD, packet.KindTrig:
+		case packet.KindPTW:
+			if d.pkt.Flags&packet.FlagIP != 0 {
+				d.fupPTWPayload = d.pkt.Payload
+				if s := d.getNextPacket(); s != ok {
+					return s
+				}
+				if d.pkt.Kind == packet.KindFUP {
+					d.setFUPPTW = true
+					noTip = true
+				}
+				goto next
+			}
+			d.state.Type = TypePTW
+			d.state.FromIP = d.ip
+			d.state.ToIP = 0
+			d.state.PTWPayload = d.pkt.Payload
+			return ok
+		case packet.KindMWait:
+			d.fupMWaitPayload = d.rawPayload(10)
+			d.setFUPMWait = true
+		case packet.KindPwrE:
+			if d.setFUPMWait {
+				d.fupPwrEPayload = d.rawPayload(4)
+				d.setFUPPwrE = true
+				break
+			}
+			// perf stores a lone PWRE's payload as the PWRX one (the
+			// pwre sample then shows the last FUP-bound PWRE's).
+			d.state.Type = TypePwrEntry
+			d.state.FromIP = d.ip
+			d.state.ToIP = 0
+			d.state.PwrXPayload = d.rawPayload(4)
+			return ok
+		case packet.KindExStop:
+			if d.pkt.Flags&packet.FlagIP != 0 {
+				if s := d.getNextPacket(); s != ok {
+					return s
+				}
+				if d.pkt.Kind == packet.KindFUP {
+					d.setFUPExStop = true
+					noTip = true
+				}
+				goto next
+			}
+			d.state.Type = TypeExStop
+			d.state.FromIP = d.ip
+			d.state.ToIP = 0
+			return ok
+		case packet.KindPwrX:
+			d.state.Type = TypePwrExit
+			d.state.FromIP = d.ip
+			d.state.ToIP = 0
+			d.state.PwrXPayload = d.rawPayload(7)
+			return ok
+		case packet.KindBBP, packet.KindBIP, packet.KindBEP, packet.KindCFE, packet.KindEVD, packet.KindTrig:
 			// Not modelled: ignored.
 		default:
 			return eNOSYS
@@ -822,14 +971,19 @@ func (d *Decoder) walkPSB() status {
 			d.calcTSC()
 		case packet.KindTMA:
 			d.calcTMA()
+		case packet.KindCYC:
+			d.calcCycTimestamp()
 		case packet.KindCBR:
 			d.calcCBR()
 		case packet.KindModeExec:
 			d.modeExecStatus()
+		case packet.KindModeTSX:
+			d.updateInTx()
 		case packet.KindStop, packet.KindTNT8, packet.KindTNT64:
 			if d.pkt.Kind == packet.KindStop {
 				d.pge = false
 				d.continuousPeriod = false
+				d.txFlags = 0
 			}
 			d.haveTMA = false
 			if d.ip != 0 {
@@ -866,6 +1020,7 @@ func (d *Decoder) walkToIP() status {
 			return ok
 		case packet.KindTIPPGE:
 			d.pge = true
+			d.mtcCycCntPGE()
 			if d.haveIP() {
 				d.setIP()
 			}
@@ -896,15 +1051,20 @@ func (d *Decoder) walkToIP() status {
 			d.calcTSC()
 		case packet.KindTMA:
 			d.calcTMA()
+		case packet.KindCYC:
+			d.calcCycTimestamp()
 		case packet.KindCBR:
 			d.calcCBR()
 		case packet.KindModeExec:
 			d.modeExecStatus()
+		case packet.KindModeTSX:
+			d.updateInTx()
 		case packet.KindOVF:
 			return d.overflowed()
 		case packet.KindStop:
 			d.pge = false
 			d.continuousPeriod = false
+			d.txFlags = 0
 			d.haveTMA = false
 		case packet.KindPSB:
 			d.state.PSBOffset = d.pos
@@ -1090,6 +1250,7 @@ func (d *Decoder) Decode() *State {
 			d.state.FromIP = d.ip
 		}
 		d.updateSampleTime()
+		d.sampleTotCycCnt = d.totCycCnt
 	} else {
 		d.state.Err = 0
 		if d.cbr != d.cbrSeen {
@@ -1104,8 +1265,17 @@ func (d *Decoder) Decode() *State {
 		}
 		if sampleTime(d.pktState) {
 			d.updateSampleTime()
+			if d.sampleCyc {
+				d.sampleTotCycCnt = d.totCycCnt
+				d.state.Flags |= FlagSampleIPC
+				d.sampleCyc = false
+			}
 		}
-		d.state.Flags |= FlagSampleIPC
+		// Without CYC (cycles from TSC/MTC only) IPC can be sampled as
+		// soon as the cycle count changes.
+		if !d.haveCyc {
+			d.state.Flags |= FlagSampleIPC
+		}
 	}
 	if d.state.Type&TypePSBEvt != 0 && d.tscTimestamp != 0 {
 		d.sampleTimestamp = d.tscTimestamp
@@ -1113,5 +1283,52 @@ func (d *Decoder) Decode() *State {
 	d.state.Timestamp = d.sampleTimestamp
 	d.state.EstTimestamp = d.estTimestamp()
 	d.state.TotInsnCnt = d.totInsnCnt
+	d.state.TotCycCnt = d.sampleTotCycCnt
 	return &d.state
+}
+
+// rawPayload returns the current packet's bytes from offset 2 to n,
+// little endian: perf's payload of MWAIT (n 10), PWRE (4) and PWRX (7).
+func (d *Decoder) rawPayload(n int) uint64 {
+	if n > len(d.buf) || n > d.pktLen {
+		return 0
+	}
+	var v uint64
+	for i := n - 1; i >= 2; i-- {
+		v = v<<8 | uint64(d.buf[i])
+	}
+	return v
+}
+
+// txPayload is the current MODE.TSX packet's InTX and TXAbort bits.
+func (d *Decoder) txPayload() uint32 {
+	if len(d.buf) < 2 {
+		return 0
+	}
+	return uint32(d.buf[1] & 3)
+}
+
+// updateInTx mirrors intel_pt_update_in_tx.
+func (d *Decoder) updateInTx() { d.txFlags = d.txPayload() & FlagInTx }
+
+// modeTSX mirrors intel_pt_mode_tsx: a MODE.TSX followed by a FUP is
+// bound to it (a transaction state at the FUP's IP; an abort goes on to
+// the TIP that follows).
+func (d *Decoder) modeTSX(noTip *bool) status {
+	flags := d.txPayload() & (FlagInTx | FlagAbortTx)
+	if s := d.getNextPacket(); s != ok {
+		return s
+	}
+	if d.pkt.Kind == packet.KindFUP {
+		d.fupTxFlags = flags
+		d.setFUPTxFlags = true
+		if flags&FlagAbortTx == 0 {
+			*noTip = true
+		}
+	} else {
+		// A MODE.TSX without FUP: perf updates the flags from the
+		// payload of the packet read after it.
+		d.txFlags = uint32(d.pkt.Payload) & FlagInTx
+	}
+	return ok
 }

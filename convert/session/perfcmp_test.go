@@ -1,0 +1,144 @@
+package session_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfpt/perfpt/convert/script/runner"
+	"github.com/perfpt/perfpt/record"
+	"github.com/perfpt/perfpt/record/synth"
+	"github.com/perfpt/perfpt/record/testprog"
+)
+
+// needTools skips without the tools a perf comparison needs.
+func needTools(t *testing.T, tools ...string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("compares with perf")
+	}
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s", tool)
+		}
+	}
+}
+
+// emulate records a test program with the emulated recorder, or skips.
+func emulate(t *testing.T, name string, pt synth.Config) string {
+	t.Helper()
+	needTools(t, "perf", "gcc", "make")
+	dir := t.TempDir()
+	data := filepath.Join(dir, name+".data")
+	opt := record.Options{Output: data, WriteOptions: record.WriteOptions{PT: pt}}
+	opt.BuildIDDir = filepath.Join(dir, "debug")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := record.Emulate(ctx, []string{testprog.Path(t, name)}, opt); err != nil {
+		t.Skipf("emulated recording of %s failed: %v", name, err)
+	}
+	return data
+}
+
+// perfCompare runs perf script and perfpt's runner with the same
+// arguments (--itrace=..., -F ..., --ns, -j N for perfpt only) and fails
+// on the first differing line.
+func perfCompare(t *testing.T, data string, workers int, args ...string) {
+	t.Helper()
+	want, err := exec.Command("perf", append([]string{"script", "-i", data}, args...)...).Output()
+	if err != nil {
+		t.Fatalf("perf script %v: %v", args, err)
+	}
+	cfg := runner.Config{Input: data, Workers: workers}
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-F":
+			i++
+			cfg.Fields = append(cfg.Fields, args[i])
+		case a == "--ns":
+			cfg.Nanosecs = true
+		case strings.HasPrefix(a, "--itrace"):
+			cfg.ItraceSet = true
+			cfg.Itrace = strings.TrimPrefix(strings.TrimPrefix(a, "--itrace"), "=")
+		default:
+			t.Fatalf("perfCompare: argument %q", a)
+		}
+	}
+	var got, stderr bytes.Buffer
+	if err := runner.Run(cfg, &got, &stderr); err != nil {
+		t.Fatalf("perfpt script %v: %v\n%s", args, err, stderr.String())
+	}
+	if bytes.Equal(got.Bytes(), want) {
+		t.Logf("%v -j %d: %d lines identical (%d with IPC)", args, workers, bytes.Count(want, []byte{'\n'}),
+			bytes.Count(want, []byte("IPC: ")))
+		return
+	}
+	gl, wl := strings.Split(got.String(), "\n"), strings.Split(string(want), "\n")
+	n, first := 0, -1
+	for i := 0; i < max(len(gl), len(wl)); i++ {
+		var g, w string
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if g != w {
+			if first < 0 {
+				first = i
+			}
+			n++
+		}
+	}
+	line := func(l []string, i int) string {
+		if i < len(l) {
+			return l[i]
+		}
+		return "(none)"
+	}
+	if os.Getenv("PERFPT_KEEP") != "" {
+		os.WriteFile("/tmp/perfcmp.got", got.Bytes(), 0o644)
+		os.WriteFile("/tmp/perfcmp.want", want, 0o644)
+		if b, err := os.ReadFile(data); err == nil {
+			os.WriteFile("/tmp/perfcmp.data", b, 0o644)
+		}
+	}
+	t.Fatalf("perfpt script %v -j %d: %d of %d lines differ; first, line %d:\n  perfpt: %s\n  perf:   %s",
+		args, workers, n, len(wl), first+1, line(gl, first), line(wl, first))
+}
+
+// TestCYCPerf compares, on recordings with CYC packets (and with MTC
+// only, where perf estimates cycles from MTC and CBR), the IPC perf
+// reports on branch and instruction samples, and the timestamps that CYC
+// packets refine.
+func TestCYCPerf(t *testing.T) {
+	cfgs := []struct {
+		name string
+		cfg  synth.Config
+	}{
+		{"cyc", synth.Config{TSC: true, MTC: true, MTCPeriod: 3, CYC: true}},
+		{"cyc-noretcomp", synth.Config{TSC: true, MTC: true, CYC: true, NoRetComp: true}},
+		{"mtc", synth.Config{TSC: true, MTC: true, MTCPeriod: 3}},
+	}
+	progs := []string{"tiny", "mix-static-O2"}
+	if os.Getenv("PERFPT_FULL") != "" {
+		progs = append(progs, "mix-dyn-O0", "threads-static-O2")
+	}
+	for _, c := range cfgs {
+		for _, prog := range progs {
+			t.Run(c.name+"/"+prog, func(t *testing.T) {
+				data := emulate(t, prog, c.cfg)
+				perfCompare(t, data, 1)
+				perfCompare(t, data, 1, "--ns")
+				perfCompare(t, data, 1, "--itrace=b", "-F", "+ipc,+flags", "--ns")
+				perfCompare(t, data, 1, "--itrace=i100i", "-F", "+ipc")
+				perfCompare(t, data, 1, "--itrace=cr", "-F", "+ipc")
+			})
+		}
+	}
+}
