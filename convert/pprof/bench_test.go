@@ -275,3 +275,31 @@ func BenchmarkWritePT(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecodeBatchesLarge is BenchmarkDecodeBlocksLarge with the Blocks
+// delivered in batches (Handler.Blocks).
+func BenchmarkDecodeBatchesLarge(b *testing.B) {
+	data := largeData(b)
+	it, err := script.ParseItrace("e")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	start := benchcpu.Now()
+	defer benchcpu.Report(b, start)
+	var n uint64
+	for b.Loop() {
+		s, err := session.Open(data, session.Options{Itrace: it, Workers: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Run(session.Handler{Blocks: func(bs []session.Block) {
+			for i := range bs {
+				n += bs[i].NInsn
+			}
+		}}); err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+	}
+}

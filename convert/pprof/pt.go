@@ -12,60 +12,33 @@ import (
 )
 
 // callNode is one frame of a thread's call tree: the call instruction in
-// the parent frame (site) that entered it. Roots (site 0) are per thread.
+// the parent frame (site) that entered it. Roots (parent -1, site 0) are
+// per thread. Nodes are indexes into ptAgg.nodes, so that the per-block
+// path writes no pointers.
 type callNode struct {
-	parent   *callNode
+	parent   int32
 	thr      *ptThread // the thread whose tree this is
 	site     uint64
 	ret      uint64 // the return address, once a return to it was seen
-	children []*callNode
-	id       int32 // index in ptAgg.nodes
-}
-
-// recKey identifies a block record: a block executed under one call stack
-// on one CPU (-1: unknown).
-type recKey struct {
-	node       *callNode
-	start, end uint64
-	cpu        int32
-}
-
-// blockRec is one distinct block executed under one call stack.
-type blockRec struct {
-	key      recKey
-	insns    uint64 // the sum of Block.NInsn
-	branches uint64
-	nanos    uint64
-	// fall is the address after the block's last instruction: a
-	// conditional branch to it was not taken (0: unknown).
-	fall uint64
-	// succ holds the blocks that followed this one (up to maxSucc),
-	// inline so that they share the record's cache lines.
-	succ  [maxSucc]succEdge
-	nsucc uint8
-}
-
-// maxSucc is the number of successors remembered per block record; others
-// are found through the map.
-const maxSucc = 4
-
-// succEdge is a block that followed another: its start and its index in
-// ptAgg.order.
-type succEdge struct {
-	start uint64
-	idx   int32
+	children []int32
 }
 
 type ptThread struct {
 	pid, tid int32
-	root     *callNode
-	cur      *callNode // the top of stack, or root
+	root     int32
+	cur      int32  // the top of stack, or root
+	cpu      int32  // the CPU of the previous block (-1: unknown)
+	nc       uint64 // nodeCPU(cur, cpu): the key part of the next block
+	// prev is the record of the thread's previous block and cand the
+	// guess for the next one: prev's successor after prev's branch went
+	// the way it went (taken: 0 or 1). 0: none.
+	prev, cand int32
+	taken      uint64
+	warm       uint64 // a load of cand, done early
 	// stack holds one node per active call (recursion folded: a node can
 	// appear more than once); deeper calls than maxDepth are only counted.
-	stack    []*callNode
+	stack    []int32
 	overflow int
-	prev     int32 // index in ptAgg.order of the previous block, -1 if none
-	cpu      int32 // the CPU of the previous block (-1: unknown)
 	// mapLo, mapHi cache the range of the map the last jump came from.
 	mapLo, mapHi uint64
 	lastTime     uint64
@@ -78,6 +51,7 @@ func (t *ptThread) setTop(n int) {
 	} else {
 		t.cur = t.stack[n-1]
 	}
+	t.nc = nodeCPU(t.cur, t.cpu)
 }
 
 // ptAgg aggregates decoded PT blocks per call stack.
@@ -85,9 +59,9 @@ type ptAgg struct {
 	o       *Options
 	m       *session.Machine
 	threads map[int32]*ptThread
-	recs    map[recKey]int32
-	order   []blockRec
-	nodes   []*callNode
+	recs    recTable
+	edges   edgeTable
+	nodes   []callNode
 	cr      *codeReader
 	last    *ptThread // the thread of the previous block
 	// callerLocs caches each node's caller locations (by node id) while
@@ -118,19 +92,27 @@ func (a *ptAgg) blockFiltered(b *session.Block) {
 func (a *ptAgg) thread(b *session.Block) *ptThread {
 	t := a.threads[b.TID]
 	if t == nil {
-		t = &ptThread{pid: b.PID, tid: b.TID, prev: -1, cpu: b.CPU}
-		t.root = a.newNode(nil, t, 0)
-		t.cur = t.root
+		t = &ptThread{pid: b.PID, tid: b.TID, cpu: b.CPU}
+		t.root = a.newNode(-1, t, 0)
+		t.setTop(0)
 		a.threads[b.TID] = t
 	}
 	a.last = t
 	return t
 }
 
-func (a *ptAgg) newNode(parent *callNode, t *ptThread, site uint64) *callNode {
-	n := &callNode{parent: parent, thr: t, site: site, id: int32(len(a.nodes))}
-	a.nodes = append(a.nodes, n)
-	return n
+func (a *ptAgg) newNode(parent int32, t *ptThread, site uint64) int32 {
+	a.nodes = append(a.nodes, callNode{parent: parent, thr: t, site: site})
+	return int32(len(a.nodes) - 1)
+}
+
+// b2u is 1 for true: compiled to a flag move, not a branch.
+func b2u(x bool) uint64 {
+	var u uint64
+	if x {
+		u = 1
+	}
+	return u
 }
 
 func (a *ptAgg) block(b *session.Block) {
@@ -139,71 +121,60 @@ func (a *ptAgg) block(b *session.Block) {
 		t = a.thread(b)
 	}
 	if t.cpu != b.CPU {
-		// Records are per CPU: successors of the previous block were
-		// seen on another one.
+		// Records are per CPU.
 		t.cpu = b.CPU
-		t.prev = -1
+		t.nc = nodeCPU(t.cur, t.cpu)
 	}
-	// The hot path writes no pointers (no GC write barriers): records
-	// and successors are indexes.
-	k := recKey{t.cur, b.Start, b.End, t.cpu}
-	ri := int32(-1)
-	if t.prev >= 0 {
-		// Successors are matched on their start address first, kept
-		// in the predecessor, so that only the match is loaded.
-		p := &a.order[t.prev]
-		for _, s := range p.succ[:p.nsucc] {
-			if s.start == b.Start && a.order[s.idx].key == k {
-				ri = s.idx
-				break
-			}
-		}
+	// The guess, whose record the previous block loaded, is nearly
+	// always right; else the hash index finds the record and the guess
+	// is learnt.
+	ri := t.cand
+	r := &a.recs.recs[ri]
+	if r.start != b.Start || r.end != b.End || r.nc != t.nc {
+		ri = a.lookup(t, b)
+		r = &a.recs.recs[ri]
 	}
-	if ri < 0 {
-		ri = a.record(t, b, k)
-	}
-	r := &a.order[ri]
 	r.insns += b.NInsn
-	// Taken branches only, as perf's branches samples.
-	if b.Flags&script.FlagBranch != 0 && b.To != 0 && b.To != r.fall {
-		r.branches++
-	}
+	// Taken branches only, as perf's branches samples, computed without
+	// a branch on what the trace decided.
+	f := b.Flags
+	taken := b2u(b.To != r.fall)
+	r.branches += uint64(f&script.FlagBranch) & b2u(b.To != 0) & taken
 	if b.Time != 0 {
 		if t.lastTime != 0 && b.Time > t.lastTime {
 			r.nanos += b.Time - t.lastTime
 		}
 		t.lastTime = b.Time
-		if b.Flags&script.FlagTraceEnd != 0 {
+		if f&script.FlagTraceEnd != 0 {
 			// The thread stopped (switched out): the time until its
 			// trace resumes is not its own.
 			t.lastTime = 0
 		}
 	}
-	t.prev = ri
+	t.prev, t.taken = ri, taken
+	t.cand = r.succ[taken]
 	// Conditional branches never change the stack.
-	if f := b.Flags; f&(script.FlagCall|script.FlagReturn) != 0 || f&script.FlagBranch != 0 && f&script.FlagConditional == 0 {
+	if f&(script.FlagCall|script.FlagReturn) != 0 || f&(script.FlagBranch|script.FlagConditional) == script.FlagBranch {
 		a.move(t, b)
 	}
+	// Load the guess now, while the decoder works on the next block.
+	t.warm = a.recs.recs[t.cand].nc
 }
 
-// record finds or makes the record of key k, and links it as a successor
-// of the thread's previous block.
-func (a *ptAgg) record(t *ptThread, b *session.Block, k recKey) int32 {
-	ri, ok := a.recs[k]
-	if !ok {
-		ri = int32(len(a.order))
-		rec := blockRec{key: k}
+// lookup finds or makes the record of block b under the thread's stack
+// and CPU, and makes it the successor of the thread's previous block.
+func (a *ptAgg) lookup(t *ptThread, b *session.Block) int32 {
+	ri := a.recs.find(b.Start, b.End, t.nc)
+	if ri == 0 {
+		var fall uint64
 		if b.Flags&script.FlagConditional != 0 {
-			rec.fall = a.fallAddr(b.TID, b.End)
+			fall = a.fallAddr(b.TID, b.End)
 		}
-		a.recs[k] = ri
-		a.order = append(a.order, rec)
+		ri = a.recs.insert(b.Start, b.End, t.nc)
+		a.recs.recs[ri].fall = fall
 	}
-	if t.prev >= 0 {
-		if p := &a.order[t.prev]; p.nsucc < maxSucc {
-			p.succ[p.nsucc] = succEdge{b.Start, ri}
-			p.nsucc++
-		}
+	if t.prev != 0 {
+		a.recs.recs[t.prev].succ[t.taken] = ri
 	}
 	return ri
 }
@@ -239,14 +210,14 @@ func (a *ptAgg) move(t *ptThread, b *session.Block) {
 			return
 		}
 		t.stack = append(t.stack, a.fold(t.cur, b.End))
-		t.cur = t.stack[len(t.stack)-1]
+		t.setTop(len(t.stack))
 	case f&script.FlagReturn != 0:
 		if t.overflow > 0 {
 			t.overflow--
 			return
 		}
 		for i := len(t.stack) - 1; i >= 0; i-- {
-			n := t.stack[i]
+			n := &a.nodes[t.stack[i]]
 			if n.ret == b.To || n.ret == 0 && b.To > n.site && b.To-n.site <= maxCallLen {
 				n.ret = b.To
 				t.setTop(i)
@@ -268,8 +239,8 @@ func (a *ptAgg) move(t *ptThread, b *session.Block) {
 			if i >= 0 {
 				n = t.stack[i]
 			}
-			for _, c := range n.children {
-				if c.ret == b.To {
+			for _, c := range a.nodes[n].children {
+				if a.nodes[c].ret == b.To {
 					t.overflow = 0
 					t.setTop(i + 1)
 					return
@@ -295,24 +266,37 @@ func (a *ptAgg) crossesMaps(t *ptThread, b *session.Block) bool {
 	return from != th.Maps.Find(b.To)
 }
 
-// fold returns the node for a call from site made in frame cur. Recursion
-// is folded: when an enclosing frame was entered from the same call site,
-// its node is reused, so that the call tree stays as large as the program's
-// call graph however deep the recursion; flat counts and the cumulative
-// counts of directly recursive functions are unchanged.
-func (a *ptAgg) fold(cur *callNode, site uint64) *callNode {
-	for n, i := cur, 0; n.parent != nil && i < 256; n, i = n.parent, i+1 {
-		if n.site == site {
+// fold returns the node for a call from site made in frame cur: the
+// memoised result of foldNew.
+func (a *ptAgg) fold(cur int32, site uint64) int32 {
+	if n := a.edges.find(cur, site); n >= 0 {
+		return n
+	}
+	n := a.foldNew(cur, site)
+	a.edges.insert(cur, site, n)
+	return n
+}
+
+// foldNew returns the node for a call from site made in frame cur.
+// Recursion is folded: when an enclosing frame was entered from the same
+// call site, its node is reused, so that the call tree stays as large as
+// the program's call graph however deep the recursion; flat counts and
+// the cumulative counts of directly recursive functions are unchanged.
+// The result depends only on the tree above cur and on cur's children,
+// which only grow, so it can be kept.
+func (a *ptAgg) foldNew(cur int32, site uint64) int32 {
+	for n, i := cur, 0; a.nodes[n].parent >= 0 && i < 256; n, i = a.nodes[n].parent, i+1 {
+		if a.nodes[n].site == site {
 			return n
 		}
 	}
-	for _, c := range cur.children {
-		if c.site == site {
+	for _, c := range a.nodes[cur].children {
+		if a.nodes[c].site == site {
 			return c
 		}
 	}
-	c := a.newNode(cur, cur.thr, site)
-	cur.children = append(cur.children, c)
+	c := a.newNode(cur, a.nodes[cur].thr, site)
+	a.nodes[cur].children = append(a.nodes[cur].children, c)
 	return c
 }
 
@@ -349,7 +333,7 @@ func (c *codeReader) insnAddrs(mp *session.Map, start, end uint64, dst []uint64)
 }
 
 func newPTAgg(s *session.Session, o *Options) *ptAgg {
-	a := &ptAgg{o: o, m: s.Machine(), threads: map[int32]*ptThread{}, recs: map[recKey]int32{}}
+	a := &ptAgg{o: o, m: s.Machine(), threads: map[int32]*ptThread{}, recs: newRecTable(), edges: newEdgeTable()}
 	a.cr = newCodeReader()
 	return a
 }
@@ -382,59 +366,59 @@ type blockKey struct {
 // CPU and leaf location.
 func (a *ptAgg) profile(gran Granularity) (*profile.Profile, error) {
 	types := []*profile.ValueType{{Type: "instructions", Unit: "count"}, {Type: "branches", Unit: "count"}}
+	// The records grouped by (node, CPU), in a fixed order: the samples
+	// of a group are made together, and a leaf location met twice in a
+	// group (overlapping blocks, or one line at line granularity) adds to
+	// its sample, found through stamp and sidx (by location ID) instead
+	// of a map.
+	recs := make([]*blockRec, 0, len(a.recs.recs))
 	hasTime := false
-	for i := range a.order {
-		hasTime = hasTime || a.order[i].nanos != 0
+	for i := 1; i < len(a.recs.recs); i++ {
+		r := &a.recs.recs[i]
+		recs = append(recs, r)
+		hasTime = hasTime || r.nanos != 0
 	}
 	if hasTime {
 		types = append(types, &profile.ValueType{Type: "time", Unit: "nanoseconds"})
 	}
 	b := NewBuilder(gran, types)
-	// Records grouped by (node, CPU): the samples of a group are made
-	// together, and a leaf location met twice in a group (overlapping
-	// blocks, or one line at line granularity) adds to its sample, found
-	// through stamp and sidx (by location ID) instead of a map.
-	idx := make([]int32, len(a.order))
-	for i := range idx {
-		idx[i] = int32(i)
-	}
-	slices.SortFunc(idx, func(x, y int32) int {
-		kx, ky := &a.order[x].key, &a.order[y].key
-		if c := cmp.Compare(kx.node.id, ky.node.id); c != 0 {
+	slices.SortFunc(recs, func(x, y *blockRec) int {
+		if c := cmp.Compare(x.node(), y.node()); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(kx.cpu, ky.cpu); c != 0 {
+		if c := cmp.Compare(x.cpu(), y.cpu()); c != 0 {
 			return c
 		}
-		return cmp.Compare(x, y)
+		if c := cmp.Compare(x.start, y.start); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.end, y.end)
 	})
 	a.callerLocs = make([][]*profile.Location, len(a.nodes))
 	a.callerOK = make([]bool, len(a.nodes))
-	blocks := make(map[blockKey][]*profile.Location, len(a.order))
+	blocks := make(map[blockKey][]*profile.Location, len(recs))
 	// leafLocs caches the leaf locations of line and function
 	// granularity (their DWARF lookups) by address.
 	leafLocs := map[leafKey]*profile.Location{}
 	var stamp, sidx []int32
 	group := int32(0)
 	var (
-		prevNode *callNode
-		prevCPU  int32
-		th       *session.Thread
-		lm       labelMaps
-		addrs    []uint64
+		prevNode, prevCPU int32
+		th                *session.Thread
+		lm                labelMaps
+		addrs             []uint64
 	)
 	stack := make([]*profile.Location, 1, 64)
 	vals := make([]int64, len(types))
-	b.P.Sample = make([]*profile.Sample, 0, len(a.order))
-	for _, ri := range idx {
-		r := &a.order[ri]
-		n := r.key.node
-		if n != prevNode || r.key.cpu != prevCPU || group == 0 {
+	b.P.Sample = make([]*profile.Sample, 0, len(recs))
+	for _, r := range recs {
+		n, cpu := r.node(), r.cpu()
+		if n != prevNode || cpu != prevCPU || group == 0 {
 			group++
-			prevNode, prevCPU = n, r.key.cpu
-			t := n.thr
+			prevNode, prevCPU = n, cpu
+			t := a.nodes[n].thr
 			th = a.m.FindThread(t.tid)
-			lb := Labels{PID: int64(t.pid), TID: int64(t.tid), CPU: int64(r.key.cpu)}
+			lb := Labels{PID: int64(t.pid), TID: int64(t.tid), CPU: int64(cpu)}
 			if th != nil {
 				lb.Comm = th.Comm
 			}
@@ -443,16 +427,16 @@ func (a *ptAgg) profile(gran Granularity) (*profile.Profile, error) {
 		}
 		var mp *session.Map
 		if th != nil {
-			mp = th.Maps.Find(r.key.start)
+			mp = th.Maps.Find(r.start)
 		}
-		bk := blockKey{mp, r.key.start, r.key.end}
+		bk := blockKey{mp, r.start, r.end}
 		locs, ok := blocks[bk]
 		if !ok {
-			addrs = a.cr.insnAddrs(mp, r.key.start, r.key.end, addrs)
+			addrs = a.cr.insnAddrs(mp, r.start, r.end, addrs)
 			if len(addrs) == 0 {
 				// The code cannot be read: the whole count on the
 				// block's start.
-				addrs = append(addrs[:0], r.key.start)
+				addrs = append(addrs[:0], r.start)
 			}
 			locs = make([]*profile.Location, len(addrs))
 			for i, ip := range addrs {
@@ -515,25 +499,26 @@ type leafKey struct {
 }
 
 // callers returns the caller locations of node n, innermost first.
-func (a *ptAgg) callers(b *Builder, n *callNode) []*profile.Location {
-	if n.parent == nil {
+func (a *ptAgg) callers(b *Builder, n int32) []*profile.Location {
+	nd := &a.nodes[n]
+	if nd.parent < 0 {
 		return nil
 	}
-	if a.callerOK[n.id] {
-		return a.callerLocs[n.id]
+	if a.callerOK[n] {
+		return a.callerLocs[n]
 	}
-	fr := a.frame(n.parent, n.site)
-	up := a.callers(b, n.parent)
+	fr := a.frame(nd.thr, nd.site)
+	up := a.callers(b, nd.parent)
 	l := make([]*profile.Location, 0, len(up)+1)
 	l = append(append(l, b.Location(&fr)), up...)
-	a.callerLocs[n.id], a.callerOK[n.id] = l, true
+	a.callerLocs[n], a.callerOK[n] = l, true
 	return l
 }
 
-// frame resolves a caller frame at site of the thread owning node n.
-func (a *ptAgg) frame(n *callNode, site uint64) Frame {
+// frame resolves a caller frame at site of thread t.
+func (a *ptAgg) frame(t *ptThread, site uint64) Frame {
 	var mp *session.Map
-	if th := a.m.FindThread(n.thr.tid); th != nil {
+	if th := a.m.FindThread(t.tid); th != nil {
 		mp = th.Maps.Find(site)
 	}
 	fr := a.frameIn(mp, site)

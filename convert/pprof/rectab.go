@@ -1,0 +1,143 @@
+package pprof
+
+// blockRec is one distinct block executed under one call stack on one
+// CPU, with its counts: 64 bytes, one cache line.
+type blockRec struct {
+	start, end uint64 // the block's first and last instruction
+	// nc is the call-tree node and CPU, nodeCPU(node, cpu); 0 in the
+	// unused record 0.
+	nc       uint64
+	insns    uint64 // the sum of Block.NInsn
+	branches uint64 // taken branches
+	nanos    uint64
+	// fall is the address after the block's last instruction: a
+	// conditional branch to it was not taken (0: unknown).
+	fall uint64
+	// succ holds the records that last followed this one, [0] after a
+	// fall-through (or a branch not taken), [1] after a taken branch:
+	// the guess for the next block of the thread (0: none).
+	succ [2]int32
+}
+
+func (r *blockRec) node() int32 { return int32(r.nc>>32) - 1 }
+func (r *blockRec) cpu() int32  { return int32(uint32(r.nc)) }
+
+// nodeCPU packs a call-tree node and a CPU (-1: unknown) into a key.
+func nodeCPU(node, cpu int32) uint64 { return uint64(node+1)<<32 | uint64(uint32(cpu)) }
+
+// recTable holds the block records, keyed by (start, end, nc): the records
+// themselves, dense (index 0 unused), and an open-addressed hash index of
+// them (linear probing, at most half full), used only when the successor
+// guess misses.
+type recTable struct {
+	recs  []blockRec
+	slots []int32 // indexes in recs; 0: empty
+	shift uint8   // 64 - log2(len(slots))
+}
+
+func newRecTable() recTable {
+	const bits = 10
+	return recTable{recs: make([]blockRec, 1, 1<<(bits-1)), slots: make([]int32, 1<<bits), shift: 64 - bits}
+}
+
+func recHash(start, nc uint64, shift uint8) uint64 {
+	return ((start ^ nc*0x9e3779b97f4a7c15) * 0xbf58476d1ce4e5b9) >> shift
+}
+
+// find returns the index of the record of (start, end, nc), or 0.
+func (t *recTable) find(start, end, nc uint64) int32 {
+	mask := uint64(len(t.slots) - 1)
+	for i := recHash(start, nc, t.shift); ; i = (i + 1) & mask {
+		ri := t.slots[i]
+		if ri == 0 {
+			return 0
+		}
+		if r := &t.recs[ri]; r.start == start && r.nc == nc && r.end == end {
+			return ri
+		}
+	}
+}
+
+// insert adds a record of (start, end, nc), which is not in the table,
+// and returns its index.
+func (t *recTable) insert(start, end, nc uint64) int32 {
+	if 2*len(t.recs) > len(t.slots) {
+		t.slots = make([]int32, 2*len(t.slots))
+		t.shift--
+		for ri := 1; ri < len(t.recs); ri++ {
+			t.put(int32(ri))
+		}
+	}
+	t.recs = append(t.recs, blockRec{start: start, end: end, nc: nc})
+	ri := int32(len(t.recs) - 1)
+	t.put(ri)
+	return ri
+}
+
+func (t *recTable) put(ri int32) {
+	r := &t.recs[ri]
+	mask := uint64(len(t.slots) - 1)
+	for i := recHash(r.start, r.nc, t.shift); ; i = (i + 1) & mask {
+		if t.slots[i] == 0 {
+			t.slots[i] = ri
+			return
+		}
+	}
+}
+
+// edgeTable maps (call-tree node, call site) to the node the call enters:
+// the result of fold, which never changes once computed.
+type edgeTable struct {
+	slots []edge
+	shift uint8
+	n     int
+}
+
+type edge struct {
+	site     uint64
+	from, to int32 // from+1: 0 marks an empty slot
+}
+
+func newEdgeTable() edgeTable {
+	const bits = 8
+	return edgeTable{slots: make([]edge, 1<<bits), shift: 64 - bits}
+}
+
+// find returns the node entered by a call from site in node from, or -1.
+func (t *edgeTable) find(from int32, site uint64) int32 {
+	mask := uint64(len(t.slots) - 1)
+	for i := recHash(site, uint64(from), t.shift); ; i = (i + 1) & mask {
+		e := &t.slots[i]
+		if e.site == site && e.from == from+1 {
+			return e.to
+		}
+		if e.from == 0 {
+			return -1
+		}
+	}
+}
+
+func (t *edgeTable) insert(from int32, site uint64, to int32) {
+	if 2*(t.n+1) > len(t.slots) {
+		old := t.slots
+		t.slots = make([]edge, 2*len(old))
+		t.shift--
+		for _, e := range old {
+			if e.from != 0 {
+				t.put(e)
+			}
+		}
+	}
+	t.n++
+	t.put(edge{site: site, from: from + 1, to: to})
+}
+
+func (t *edgeTable) put(e edge) {
+	mask := uint64(len(t.slots) - 1)
+	for i := recHash(e.site, uint64(e.from-1), t.shift); ; i = (i + 1) & mask {
+		if t.slots[i].from == 0 {
+			t.slots[i] = e
+			return
+		}
+	}
+}
