@@ -18,7 +18,11 @@
 // the time from its thread's previous block to it, only while the trace
 // runs (the gaps after a trace stop, in the untraced kernel or switched
 // out, count for nothing). The timestamps advance in MTC steps, so the
-// time of a step lands on the block that sees it.
+// time of a step lands on the block that sees it. When the trace has CYC
+// packets (Session.HasCycles) a `cycles/count` value sums the cycles the
+// decoder counted per block (session.Block.Cycles). A block's branch,
+// time and cycles go to its last instruction; its instructions are spread
+// over all of them.
 //
 // Call stacks from PT are rebuilt per thread from the call and return
 // flags of the decoded blocks: a return pops to the frame whose call it

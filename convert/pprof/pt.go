@@ -60,10 +60,13 @@ type ptAgg struct {
 	m       *session.Machine
 	threads map[int32]*ptThread
 	recs    recTable
-	edges   edgeTable
-	nodes   []callNode
-	cr      *codeReader
-	last    *ptThread // the thread of the previous block
+	// cycles holds each record's CYC cycles (by record index), nil when
+	// the recording has no CYC packets.
+	cycles []uint64
+	edges  edgeTable
+	nodes  []callNode
+	cr     *codeReader
+	last   *ptThread // the thread of the previous block
 	// callerLocs caches each node's caller locations (by node id) while
 	// a profile is built.
 	callerLocs [][]*profile.Location
@@ -135,6 +138,9 @@ func (a *ptAgg) block(b *session.Block) {
 		r = &a.recs.recs[ri]
 	}
 	r.insns += b.NInsn
+	if a.cycles != nil {
+		a.cycles[ri] += b.Cycles
+	}
 	// Taken branches only, as perf's branches samples, computed without
 	// a branch on what the trace decided.
 	f := b.Flags
@@ -172,6 +178,9 @@ func (a *ptAgg) lookup(t *ptThread, b *session.Block) int32 {
 		}
 		ri = a.recs.insert(b.Start, b.End, t.nc)
 		a.recs.recs[ri].fall = fall
+		if a.cycles != nil {
+			a.cycles = append(a.cycles, 0)
+		}
 	}
 	if t.prev != 0 {
 		a.recs.recs[t.prev].succ[t.taken] = ri
@@ -335,6 +344,9 @@ func (c *codeReader) insnAddrs(mp *session.Map, start, end uint64, dst []uint64)
 func newPTAgg(s *session.Session, o *Options) *ptAgg {
 	a := &ptAgg{o: o, m: s.Machine(), threads: map[int32]*ptThread{}, recs: newRecTable(), edges: newEdgeTable()}
 	a.cr = newCodeReader()
+	if s.HasCycles() {
+		a.cycles = make([]uint64, 1, 1024) // record 0 is unused
+	}
 	return a
 }
 
@@ -371,18 +383,25 @@ func (a *ptAgg) profile(gran Granularity) (*profile.Profile, error) {
 	// group (overlapping blocks, or one line at line granularity) adds to
 	// its sample, found through stamp and sidx (by location ID) instead
 	// of a map.
-	recs := make([]*blockRec, 0, len(a.recs.recs))
+	recs := make([]int32, 0, len(a.recs.recs))
 	hasTime := false
 	for i := 1; i < len(a.recs.recs); i++ {
-		r := &a.recs.recs[i]
-		recs = append(recs, r)
-		hasTime = hasTime || r.nanos != 0
+		recs = append(recs, int32(i))
+		hasTime = hasTime || a.recs.recs[i].nanos != 0
 	}
+	// The value indexes of time and cycles, -1 when absent.
+	timeIdx, cycIdx := -1, -1
 	if hasTime {
+		timeIdx = len(types)
 		types = append(types, &profile.ValueType{Type: "time", Unit: "nanoseconds"})
 	}
+	if a.cycles != nil {
+		cycIdx = len(types)
+		types = append(types, &profile.ValueType{Type: "cycles", Unit: "count"})
+	}
 	b := NewBuilder(gran, types)
-	slices.SortFunc(recs, func(x, y *blockRec) int {
+	slices.SortFunc(recs, func(i, j int32) int {
+		x, y := &a.recs.recs[i], &a.recs.recs[j]
 		if c := cmp.Compare(x.node(), y.node()); c != 0 {
 			return c
 		}
@@ -411,7 +430,8 @@ func (a *ptAgg) profile(gran Granularity) (*profile.Profile, error) {
 	stack := make([]*profile.Location, 1, 64)
 	vals := make([]int64, len(types))
 	b.P.Sample = make([]*profile.Sample, 0, len(recs))
-	for _, r := range recs {
+	for _, ri := range recs {
+		r := &a.recs.recs[ri]
 		n, cpu := r.node(), r.cpu()
 		if n != prevNode || cpu != prevCPU || group == 0 {
 			group++
@@ -467,9 +487,14 @@ func (a *ptAgg) profile(gran Granularity) (*profile.Profile, error) {
 			}
 			vals[0] = int64(share)
 			if i == len(locs)-1 {
+				// The block's branch, and the time and cycles
+				// up to it, go to its last instruction.
 				vals[1] = int64(r.branches)
-				if hasTime {
-					vals[2] = int64(r.nanos)
+				if timeIdx >= 0 {
+					vals[timeIdx] = int64(r.nanos)
+				}
+				if cycIdx >= 0 {
+					vals[cycIdx] = int64(a.cycles[ri])
 				}
 			}
 			id := loc.ID
