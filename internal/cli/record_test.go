@@ -34,6 +34,32 @@ func TestRecordEmulate(t *testing.T) {
 	}
 }
 
+// TestRecordEmulatePTW records ptwtsx (PTWRITE, RTM) with -e
+// intel_pt/ptw,fup_on_ptw/u and with ptw off: perf shows the nine PTWRITE
+// payloads at their IPs, or none.
+func TestRecordEmulatePTW(t *testing.T) {
+	prog := testprog.Path(t, "ptwtsx")
+	for _, c := range []struct {
+		event string
+		lines int
+	}{{"intel_pt/ptw,fup_on_ptw/u", 9}, {"intel_pt/ptw=0,fup_on_ptw/u", 0}, {"intel_pt//u", 0}} {
+		out := filepath.Join(t.TempDir(), "ptw.data")
+		var stdout, stderr bytes.Buffer
+		code := Main([]string{"perfpt", "record", "--emulate", "-N", "--per-thread", "-e", c.event, "-o", out, "--", prog},
+			nil, &stdout, &stderr)
+		if code != 0 || strings.Contains(stderr.String(), "exited with status") {
+			t.Fatalf("%s: exit %d: %s", c.event, code, stderr.String())
+		}
+		if _, err := exec.LookPath("perf"); err != nil {
+			continue
+		}
+		b, err := exec.Command("perf", "script", "-i", out, "--itrace=w", "-F", "ip,synth").CombinedOutput()
+		if err != nil || strings.Count(string(b), "\n") != c.lines || (c.lines > 0 && !strings.Contains(string(b), "IP: 1 payload: 0x7a7a7a7a")) {
+			t.Errorf("%s: perf script --itrace=w: %v\n%s", c.event, err, b)
+		}
+	}
+}
+
 // TestRecordCPUs records system-wide from the command line (-C and -a):
 // perf script reads the files.
 func TestRecordCPUs(t *testing.T) {
@@ -68,6 +94,7 @@ func TestRecordErrors(t *testing.T) {
 		{[]string{"--emulate", "--", "/nonexistent/cmd"}, "cannot run /nonexistent/cmd: no such file or directory"},
 		{[]string{"--emulate"}, "no command given"},
 		{[]string{"--emulate", "--timing", "bogus", "--", "true"}, "--timing"},
+		{[]string{"--emulate", "-e", "cpu-clock", "--", "true"}, "--emulate records intel_pt only"},
 		{[]string{"-e", "bogus-event", "--", "true"}, "unsupported event"},
 		{[]string{"-e", "cpu-clock", "-C", "99999", "--", "true"}, "CPU 99999 is not online"},
 		{[]string{"-e", "cpu-clock", "-C", "0-x", "--", "true"}, "bad CPU range"},

@@ -117,26 +117,19 @@ func (t *tracer) special(th *thread, in *insn) (uint64, error) {
 
 // ptwOperand reads PTWRITE's 32- or 64-bit operand.
 func (t *tracer) ptwOperand(th *thread, in *insn) (uint64, error) {
-	switch a := in.inst.Args[0].(type) {
-	case x86asm.Reg:
-		v, ok := reg(&th.regs, a)
-		if !ok {
-			return 0, fmt.Errorf("register %v at %#x", a, in.ip)
-		}
-		return v, nil
-	case x86asm.Mem:
-		ea, err := t.ea(th, in, a)
-		if err != nil {
-			return 0, err
-		}
-		var b [8]byte
-		n := in.inst.DataSize / 8
-		if _, err := th.as.mem.ReadAt(b[:n], int64(ea)); err != nil {
-			return 0, fmt.Errorf("PTWRITE at %#x: read %#x: %w", in.ip, ea, err)
-		}
-		return binary.LittleEndian.Uint64(b[:]), nil
+	m, ok := in.inst.Args[0].(x86asm.Mem)
+	if !ok {
+		return t.operand(th, in, in.inst.Args[0])
 	}
-	return 0, fmt.Errorf("PTWRITE operand %v at %#x", in.inst.Args[0], in.ip)
+	ea, err := t.ea(th, in, m)
+	if err != nil {
+		return 0, err
+	}
+	var b [8]byte
+	if _, err := th.as.mem.ReadAt(b[:in.inst.DataSize/8], int64(ea)); err != nil {
+		return 0, fmt.Errorf("PTWRITE at %#x: read %#x: %w", in.ip, ea, err)
+	}
+	return binary.LittleEndian.Uint64(b[:]), nil
 }
 
 // txAbort aborts th's transaction at ip (which does not retire): memory and

@@ -3,6 +3,7 @@ package ptrace
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/perfpt/perfpt/record/flow"
@@ -39,7 +40,7 @@ func TestPTWriteRTM(t *testing.T) {
 		t.Errorf("events count %d instructions, %d retired", n, len(ips[step.Trace.Threads[0].Tid]))
 	}
 	want := []uint64{0, 0x1000, 1, 0x1001, 2, 0x1002}
-	if len(payloads) != 9 || !equalU64(payloads[:6], want) || payloads[7] != 0xfeedface || payloads[8] != 0x7a7a7a7a {
+	if len(payloads) != 9 || !slices.Equal(payloads[:6], want) || payloads[7] != 0xfeedface || payloads[8] != 0x7a7a7a7a {
 		t.Errorf("payloads %x, want %x, &data, feedface, 7a7a7a7a", payloads, want)
 	}
 	// Committed (with a nested one), aborted by XABORT, aborted by SYSCALL.
@@ -61,16 +62,4 @@ func TestPTWriteRTM(t *testing.T) {
 			t.Errorf("fast (interp %v) differs from single-step: %s", !opt.NoInterp, d)
 		}
 	}
-}
-
-func equalU64(a, b []uint64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

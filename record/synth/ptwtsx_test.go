@@ -30,14 +30,11 @@ func ptwTSXFlow() *flow.Thread {
 // describe lists packets as packets does, with PTW payloads and flags and
 // MODE.TSX bits.
 func describe(t *testing.T, data []byte) string {
-	var out []string
-	d := packet.NewDecoder(data)
-	for d.Next() {
-		p := d.Packet()
-		s := p.Kind.String()
+	return strings.Join(listPackets(t, data, func(p *packet.Packet) string {
+		var s string
 		switch {
 		case p.Kind == packet.KindPTW:
-			s += fmt.Sprintf(":%d:%x", 4<<p.Bits, p.Payload)
+			s = fmt.Sprintf(":%d:%x", 4<<p.Bits, p.Payload)
 			if p.Flags&packet.FlagIP != 0 {
 				s += ":ip"
 			}
@@ -49,16 +46,12 @@ func describe(t *testing.T, data []byte) string {
 				s += ":abrt"
 			}
 		case p.Kind == packet.KindTNT8:
-			s += fmt.Sprintf(":%d", p.Bits)
+			s = fmt.Sprintf(":%d", p.Bits)
 		case p.Kind.IsIP() && p.IPC != packet.IPCSuppressed:
-			s += fmt.Sprintf(":%x", p.Payload&0xffff)
+			s = fmt.Sprintf(":%x", p.Payload&0xffff)
 		}
-		out = append(out, s)
-	}
-	if err := d.Err(); err != nil {
-		t.Fatalf("decode: %v", err)
-	}
-	return strings.Join(out, " ")
+		return s
+	}), " ")
 }
 
 // TestPTWriteTSX checks the packets of PTWRITE (PTW, with fup_on_ptw its IP

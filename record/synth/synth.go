@@ -193,10 +193,7 @@ func (e *encoder) tntBit(taken bool) error {
 }
 
 func (e *encoder) tip(k packet.Kind, ip uint64, suppressed bool) error {
-	if err := e.flushTNT(); err != nil {
-		return err
-	}
-	if err := e.cyc(); err != nil {
+	if err := e.flushCyc(); err != nil {
 		return err
 	}
 	var err error
@@ -370,10 +367,7 @@ func (e *encoder) step(ev *flow.Event) error {
 		if !e.on {
 			return nil
 		}
-		if err := e.flushTNT(); err != nil {
-			return err
-		}
-		if err := e.cyc(); err != nil {
+		if err := e.flushCyc(); err != nil {
 			return err
 		}
 		if err := e.putIP(packet.KindFUP, ev.From); err != nil {
@@ -398,6 +392,15 @@ func (e *encoder) resume(ev *flow.Event) error {
 	return e.enable(ev.To)
 }
 
+// flushCyc writes the pending TNT bits and a CYC packet (when due) before
+// a packet that binds to an instruction.
+func (e *encoder) flushCyc() error {
+	if err := e.flushTNT(); err != nil {
+		return err
+	}
+	return e.cyc()
+}
+
 // ptw writes the PTW packet of a PTWRITE (when PTW is on) and, with
 // FUPOnPTW, its IP bit and a FUP of the instruction's address. Pending TNT
 // bits go first: the decoder walks the flow up to the PTWRITE.
@@ -405,10 +408,7 @@ func (e *encoder) ptw(ev *flow.Event) error {
 	if !e.cfg.PTW || !e.on {
 		return nil
 	}
-	if err := e.flushTNT(); err != nil {
-		return err
-	}
-	if err := e.cyc(); err != nil {
+	if err := e.flushCyc(); err != nil {
 		return err
 	}
 	p := packet.Packet{Kind: packet.KindPTW, Payload: ev.Back & 0xffffffff}
@@ -438,10 +438,7 @@ func (e *encoder) tsx(ev *flow.Event, flags packet.Flags) error {
 	if !e.on {
 		return nil
 	}
-	if err := e.flushTNT(); err != nil {
-		return err
-	}
-	if err := e.cyc(); err != nil {
+	if err := e.flushCyc(); err != nil {
 		return err
 	}
 	if err := e.put(packet.Packet{Kind: packet.KindModeTSX, Flags: flags}); err != nil {

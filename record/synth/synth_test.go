@@ -11,11 +11,7 @@ import (
 
 // packets lists a stream's packets as "kind[:detail]".
 func packets(t testing.TB, data []byte) []string {
-	var out []string
-	d := packet.NewDecoder(data)
-	for d.Next() {
-		p := d.Packet()
-		s := p.Kind.String()
+	return listPackets(t, data, func(p *packet.Packet) string {
 		switch {
 		case p.Kind == packet.KindTNT8:
 			var b strings.Builder
@@ -26,15 +22,24 @@ func packets(t testing.TB, data []byte) []string {
 					b.WriteByte('N')
 				}
 			}
-			s += ":" + b.String()
+			return ":" + b.String()
 		case p.Kind.IsIP():
 			if p.IPC == packet.IPCSuppressed {
-				s += ":-"
-			} else {
-				s += fmt.Sprintf(":%x", p.Payload)
+				return ":-"
 			}
+			return fmt.Sprintf(":%x", p.Payload)
 		}
-		out = append(out, s)
+		return ""
+	})
+}
+
+// listPackets lists a stream's packets as their kind and detail(p).
+func listPackets(t testing.TB, data []byte, detail func(p *packet.Packet) string) []string {
+	var out []string
+	d := packet.NewDecoder(data)
+	for d.Next() {
+		p := d.Packet()
+		out = append(out, p.Kind.String()+detail(p))
 	}
 	if err := d.Err(); err != nil {
 		t.Fatalf("decode: %v", err)
