@@ -62,6 +62,8 @@ func perfCompare(t *testing.T, data string, workers int, args ...string) {
 			cfg.Fields = append(cfg.Fields, args[i])
 		case a == "--ns":
 			cfg.Nanosecs = true
+		case strings.HasPrefix(a, "--symfs="):
+			cfg.Symfs = a[len("--symfs="):]
 		case strings.HasPrefix(a, "--itrace"):
 			cfg.ItraceSet = true
 			cfg.Itrace = strings.TrimPrefix(strings.TrimPrefix(a, "--itrace"), "=")
@@ -140,5 +142,32 @@ func TestCYCPerf(t *testing.T) {
 				perfCompare(t, data, 1, "--itrace=cr", "-F", "+ipc")
 			})
 		}
+	}
+}
+
+// TestPTWTSXPerf compares --itrace=w (PTWRITE), x (transactions) and the
+// branch flags inside transactions on the recorder's PTWRITE/TSX fixtures
+// (testdata/ptwtsx: PTW with and without FUP, CYC, per-CPU and per-thread).
+func TestPTWTSXPerf(t *testing.T) {
+	needTools(t, "perf")
+	dir, err := filepath.Abs(filepath.Join("..", "..", "testdata", "ptwtsx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	symfs := "--symfs=" + filepath.Join(dir, "symfs")
+	for _, name := range []string{"ptw-fup", "ptw-cyc", "tsx"} {
+		t.Run(name, func(t *testing.T) {
+			data := filepath.Join(dir, name+".perf.data")
+			if _, err := os.Stat(data); err != nil {
+				t.Skipf("no fixture: %v", err)
+			}
+			for _, inv := range [][]string{
+				{"--itrace=w"}, {"--itrace=x"}, {"--itrace=w", "--ns"}, {"--itrace=x", "--ns"},
+				{"--itrace=wxb", "-F", "+flags,+addr"}, {"--itrace=wx", "-F", "+flags,+ipc"},
+				{"--itrace=bi0ns", "-F", "+flags"}, {},
+			} {
+				perfCompare(t, data, 1, append(inv, symfs)...)
+			}
+		})
 	}
 }

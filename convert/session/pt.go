@@ -187,16 +187,18 @@ type ptState struct {
 	bufNr                     uint64
 
 	branchesEv, instructionsEv, psbEv, cbrEv *script.Event
-	branchesFilter                           uint32
-	h                                        Handler
-	workH                                    Handler // h as parallel decoding started
-	parStats                                 [2]int
-	todo                                     chan *job
-	freeRecs                                 chan []rec
-	freeSegs                                 chan Segment
-	workers, producers                       sync.WaitGroup
-	smp                                      script.Sample
-	walker                                   walker
+	// --itrace=x, w and the power events of p
+	txEv, ptwEv, mwaitEv, pwreEv, exstopEv, pwrxEv *script.Event
+	branchesFilter                                 uint32
+	h                                              Handler
+	workH                                          Handler // h as parallel decoding started
+	parStats                                       [2]int
+	todo                                           chan *job
+	freeRecs                                       chan []rec
+	freeSegs                                       chan Segment
+	workers, producers                             sync.WaitGroup
+	smp                                            script.Sample
+	walker                                         walker
 }
 
 func (p *ptState) isPTAttr(a *perfdata.Attr) bool { return a != nil && a == p.attr }
@@ -393,33 +395,38 @@ func (p *ptState) synthEvents() error {
 	}
 	st &^= script.SamplePeriod
 	if p.opts.Transactions {
-		if _, err = add("transactions", 0, 1, 1, st); err != nil {
+		if p.txEv, err = add("transactions", 0, 1, 1, st); err != nil {
 			return err
 		}
 	}
 	st |= sampleRaw
 	if p.opts.Ptwrites {
-		if _, err = add("ptwrite", script.PerfTypeSynth, 0, 1, st); err != nil {
+		if p.ptwEv, err = add("ptwrite", script.PerfTypeSynth, synthPTWrite, 1, st); err != nil {
 			return err
 		}
 	}
 	if p.opts.PwrEvents {
-		if p.cbrEv, err = add("cbr", script.PerfTypeSynth, 5, 1, st); err != nil {
+		if p.cbrEv, err = add("cbr", script.PerfTypeSynth, synthCBR, 1, st); err != nil {
 			return err
 		}
-		if p.psbEv, err = add("psb", script.PerfTypeSynth, 7, 1, st); err != nil {
+		if p.psbEv, err = add("psb", script.PerfTypeSynth, synthPSB, 1, st); err != nil {
 			return err
 		}
-		if a.Config&(1<<4) != 0 {
-			for _, n := range []string{"mwait", "pwre", "exstop", "pwrx"} {
-				if _, err = add(n, script.PerfTypeSynth, 0, 1, st); err != nil {
+		if a.Config&cfgPwrEvt != 0 {
+			for _, e := range []struct {
+				ev     **script.Event
+				name   string
+				config uint64
+			}{{&p.mwaitEv, "mwait", synthMWait}, {&p.pwreEv, "pwre", synthPwrE},
+				{&p.exstopEv, "exstop", synthExStop}, {&p.pwrxEv, "pwrx", synthPwrX}} {
+				if *e.ev, err = add(e.name, script.PerfTypeSynth, e.config, 1, st); err != nil {
 					return err
 				}
 			}
 		}
 	}
 	if p.opts.IntrEvents && a.Config&(1<<31) != 0 {
-		if _, err = add("evt", script.PerfTypeSynth, 8, 1, st); err != nil {
+		if _, err = add("evt", script.PerfTypeSynth, synthEvt, 1, st); err != nil {
 			return err
 		}
 	}
@@ -429,6 +436,21 @@ func (p *ptState) synthEvents() error {
 	}
 	return nil
 }
+
+// Configs of the PERF_TYPE_SYNTH events (enum perf_synth_id).
+const (
+	synthPTWrite = iota
+	synthMWait
+	synthPwrE
+	synthExStop
+	synthPwrX
+	synthCBR
+	synthPSB
+	synthEvt
+)
+
+// cfgPwrEvt is the pwr_evt config bit: MWAIT, PWRE, EXSTOP, PWRX packets.
+const cfgPwrEvt = 1 << 4
 
 const (
 	sampleMask = (1 << 24) - 1 // PERF_SAMPLE_MASK covers the classic bits

@@ -63,7 +63,8 @@ func (p *ptState) parallel() bool {
 	if p.parWorkers() < 2 || p.h.Block != nil || p.h.Blocks != nil || p.instructionsEv == nil {
 		return false
 	}
-	if p.branchesEv != nil || p.psbEv != nil || p.cbrEv != nil || p.useThreadStack || o.InitialSkip != 0 || o.Quick != 0 {
+	if p.branchesEv != nil || p.psbEv != nil || p.cbrEv != nil || p.txEv != nil || p.ptwEv != nil ||
+		p.useThreadStack || o.InitialSkip != 0 || o.Quick != 0 {
 		return false
 	}
 	if typ, period := p.period(); typ != ptperf.PeriodInstructions || period != 1 {

@@ -514,11 +514,16 @@ func (p *ptState) sample(q *ptQueue) {
 	}
 	if p.psbEv != nil {
 		if st.Type&ptperf.TypePSBEvt != 0 && !p.skipEvent() {
-			p.emitSynth(q, p.psbEv, st.FromIP, 0, st.PSBOffset)
+			p.emitSynth(q, p.psbEv, st, script.Synth{Kind: script.SynthPSB, Offset: st.PSBOffset})
 		}
 		if st.CBR != q.cbrSeen {
 			q.cbrSeen = st.CBR
-			p.emitSynth(q, p.cbrEv, st.FromIP, 0, st.CBRPayload)
+			cbr := uint32(st.CBRPayload & 0xff)
+			p.emitSynth(q, p.cbrEv, st, script.Synth{Kind: script.SynthCBR, CBR: cbr,
+				Freq: uint32(uint64(cbr) * p.cbr2khz), MaxNonTurbo: p.maxNonTurbo})
+		}
+		if st.Type&pwrEvents != 0 {
+			p.pwrSamples(q, st)
 		}
 	}
 	if p.instructionsEv != nil && st.Type&ptperf.TypeInstruction != 0 && !p.skipEvent() {
@@ -529,6 +534,14 @@ func (p *ptState) sample(q *ptQueue) {
 		q.lastInsn = st.TotInsnCnt
 		q.ipcSample(&q.lastInInsn, &q.lastInCyc)
 		p.emitSample(q, p.instructionsEv, st.FromIP, st.ToIP, period, q.flags)
+	}
+	if p.txEv != nil && st.Type&ptperf.TypeTransaction != 0 && !p.skipEvent() {
+		q.smpInsn, q.smpCyc = 0, 0
+		p.emitSample(q, p.txEv, st.FromIP, st.ToIP, 1, q.flags)
+	}
+	if p.ptwEv != nil && st.Type&ptperf.TypePTW != 0 && !p.skipEvent() {
+		p.emitSynth(q, p.ptwEv, st, script.Synth{Kind: script.SynthPTWrite,
+			IP: st.Flags&ptperf.FlagFUPIP != 0, Payload: st.PTWPayload})
 	}
 	if st.Type&ptperf.TypeBranch == 0 {
 		return
@@ -627,8 +640,38 @@ func (p *ptState) deliver(smp *script.Sample, t *Thread, kernel bool) {
 	p.h.Sample(smp)
 }
 
-// emitSynth delivers a PSB or CBR sample (intel_pt_prep_p_sample).
-func (p *ptState) emitSynth(q *ptQueue, ev *script.Event, ip, addr, raw uint64) {
+// pwrEvents are the state types of the power events but CBR.
+const pwrEvents = ptperf.TypeMWaitOp | ptperf.TypePwrEntry | ptperf.TypeExStop | ptperf.TypePwrExit
+
+// pwrSamples delivers the mwait, pwre, exstop and pwrx samples of a state
+// (intel_pt_synth_mwait_sample ... intel_pt_synth_pwrx_sample): the
+// payloads are perf's raw packet payloads, split as its
+// perf_synth_intel_* records do.
+func (p *ptState) pwrSamples(q *ptQueue, st *ptperf.State) {
+	if st.Type&ptperf.TypeMWaitOp != 0 && !p.skipEvent() {
+		pl := st.MWaitPayload
+		p.emitSynth(q, p.mwaitEv, st, script.Synth{Kind: script.SynthMWait,
+			Hints: uint8(pl), Extensions: uint8(pl>>32) & 3})
+	}
+	if st.Type&ptperf.TypePwrEntry != 0 && !p.skipEvent() {
+		pl := st.PwrEPayload
+		p.emitSynth(q, p.pwreEv, st, script.Synth{Kind: script.SynthPwrE,
+			HW: pl&0x80 != 0, SubCState: uint8(pl>>8) & 0xf, CState: uint8(pl>>12) & 0xf})
+	}
+	if st.Type&ptperf.TypeExStop != 0 && !p.skipEvent() {
+		p.emitSynth(q, p.exstopEv, st, script.Synth{Kind: script.SynthExStop, IP: st.Flags&ptperf.FlagFUPIP != 0})
+	}
+	if st.Type&ptperf.TypePwrExit != 0 && !p.skipEvent() {
+		pl := st.PwrXPayload
+		p.emitSynth(q, p.pwrxEv, st, script.Synth{Kind: script.SynthPwrX,
+			DeepestCState: uint8(pl) & 0xf, LastCState: uint8(pl>>4) & 0xf, WakeReason: uint8(pl>>8) & 0xf})
+	}
+}
+
+// emitSynth delivers a sample of a PERF_TYPE_SYNTH event (psb, cbr,
+// ptwrite and the power events; intel_pt_prep_p_sample): at the state's
+// from IP, with the queue's flags unless that IP is 0 (a PSB has none).
+func (p *ptState) emitSynth(q *ptQueue, ev *script.Event, st *ptperf.State, sy script.Synth) {
 	h := p.h
 	if h.Sample == nil || ev == nil {
 		return
@@ -640,26 +683,19 @@ func (p *ptState) emitSynth(q *ptQueue, ev *script.Event, ip, addr, raw uint64) 
 	m := p.s.m
 	t := m.FindNewThread(q.pid, q.tid)
 	smp := &p.smp
+	ip := st.FromIP
 	flags := q.flags
-	if ip == 0 {
+	if ip == 0 || sy.Kind == script.SynthPSB {
 		flags = 0
 	}
 	*smp = script.Sample{Ev: ev, Comm: t.Comm, PID: q.pid, TID: q.tid, CPU: uint32(q.cpu), Time: tm,
-		Period: 1, IP: ip, Addr: addr, Flags: flags, InsnLen: q.insnLen, Insn: q.insn[:]}
-	if ev == p.psbEv {
-		flags = 0
-		smp.Flags = 0
-		smp.Synth = script.Synth{Kind: script.SynthPSB, Offset: raw}
-	} else {
-		cbr := uint32(raw & 0xff)
-		smp.Synth = script.Synth{Kind: script.SynthCBR, CBR: cbr, Freq: uint32(uint64(cbr) * p.cbr2khz), MaxNonTurbo: p.maxNonTurbo}
+		Period: 1, IP: ip, Flags: flags, InsnLen: q.insnLen, Insn: q.insn[:], Synth: sy}
+	if sy.Kind != script.SynthPSB && sy.Kind != script.SynthCBR {
+		smp.Addr = st.ToIP
 	}
 	kernel := ip >= p.kernelStart
 	smp.IPLoc = m.Resolve(t, kernel, ip)
-	p.res = resolver{m, t, kernel}
-	smp.Res = &p.res
-	p.flushBlocks()
-	h.Sample(smp)
+	p.deliver(smp, t, kernel)
 }
 
 // progress reports the AUX bytes decoded so far.

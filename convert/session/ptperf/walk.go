@@ -221,6 +221,11 @@ func (d *Decoder) fupEvent(noTip bool) bool {
 // walkFUP mirrors intel_pt_walk_fup.
 func (d *Decoder) walkFUP() status {
 	in := &d.scratch
+	// perf's instruction here is a fresh local: when the FUP is at the
+	// current IP (nothing walked) the state's operation is not the last
+	// instruction walked before (perf script shows no branch type for a
+	// transaction that starts or ends right after a jump).
+	in.Op, in.Branch = OpOther, BrNone
 	ip := d.lastIP
 	for {
 		s := d.walkInsn(in, ip)
@@ -800,6 +805,9 @@ func (d *Decoder) walkTrace() status {
 				}
 				noTip = false
 				break
+			}
+			if d.setFUPMWait {
+				noTip = true
 			}
 			if noTip {
 				d.pktState = stFUPNoTIP
