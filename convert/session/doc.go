@@ -27,7 +27,10 @@
 // samples synthesised from Intel PT according to Options.Itrace (nil means
 // perf script's default: calls and trace begin/end branches, psb, cbr,
 // errors): branches (IP, Addr, Flags: script.Flag*), instructions (Period =
-// instructions since the previous one), psb and cbr. IPLoc is the resolved
+// instructions since the previous one), transactions (x), ptwrite (w), and
+// the power events (p: psb, cbr, and mwait, pwre, exstop, pwrx when the
+// config has pwr_evt), the synthesised events' payloads in Sample.Synth.
+// IPLoc is the resolved
 // IP; Res resolves the branch target and the source line on demand.
 // Branch and instruction samples carry perf's IPC counts (InsnCnt, CycCnt:
 // instructions and cycles since the previous sample of that kind that had
