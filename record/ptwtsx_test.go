@@ -91,18 +91,24 @@ func perfTx(out string) (ips []uint64, flags []string) {
 	return
 }
 
-// TestPerfPTWriteTSX records ptwtsx (PTWRITE and RTM, performed by the
-// tracer) with several packet configurations and checks that perf decodes
+// TestPerfPTWriteTSX records ptwtsx and rtmroll (PTWRITE and RTM,
+// performed by the tracer) with several packet configurations and checks that perf decodes
 // it without errors: the same instructions and branches as the tracer saw,
 // the PTWRITE payloads (--itrace=w, at the PTWRITEs' IPs with fup_on_ptw,
 // none with ptw off) and the transactions (--itrace=x: begin, commit,
 // abort at the XBEGIN, XEND and XABORT).
 func TestPerfPTWriteTSX(t *testing.T) {
 	needPerf(t)
-	prog := testprog.Path(t, "ptwtsx")
+	for _, name := range testprog.Extra {
+		t.Run(name, func(t *testing.T) { perfPTWriteTSX(t, name) })
+	}
+}
+
+func perfPTWriteTSX(t *testing.T, name string) {
+	prog := testprog.Path(t, name)
 	res, ips := traceProg(t, prog)
 	if res.Exit != 0 {
-		t.Fatalf("ptwtsx exit %d", res.Exit)
+		t.Fatalf("%s exit %d", name, res.Exit)
 	}
 	th := res.Trace.Threads[0]
 	want := flowPTWTx(th)

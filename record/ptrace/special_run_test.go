@@ -63,3 +63,30 @@ func TestPTWriteRTM(t *testing.T) {
 		}
 	}
 }
+
+// TestRTMRollback traces rtmroll, whose aborted transactions write memory
+// (REP STOSB into static and stack buffers in called functions, a counter
+// through a pointer, pushes) and abort from a nested transaction: its exit
+// status is 0 only if every write was rolled back and the abort statuses
+// are right (an abort that left memory changed exits 46).
+func TestRTMRollback(t *testing.T) {
+	prog := testprog.Path(t, "rtmroll")
+	step, _ := trace(t, Step, prog)
+	if step.Exit != 0 {
+		t.Fatalf("single-step: rtmroll exited with %d (see rtmroll.c for the bits)", step.Exit)
+	}
+	null := devnull(t)
+	for _, opt := range []Options{{Mode: Fast}, {Mode: Fast, NoInterp: true}} {
+		opt.Stdout, opt.Stderr = null, null
+		res, err := Run(context.Background(), []string{prog}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Exit != 0 {
+			t.Errorf("fast (interp %v): exit %d", !opt.NoInterp, res.Exit)
+		}
+		if d := flow.Equal(step.Trace, res.Trace); d != "" {
+			t.Errorf("fast (interp %v) differs from single-step: %s", !opt.NoInterp, d)
+		}
+	}
+}

@@ -71,9 +71,10 @@ func Dir(t testing.TB) string {
 }
 
 // Extra lists the programs built only on demand (by Path): ptwtsx (no
-// libc) executes PTWRITE and RTM instructions, which only the emulating
+// libc) executes PTWRITE and RTM instructions and rtmroll (no libc) checks
+// that RTM aborts roll memory back; only the emulating
 // recorder can run on CPUs without them.
-var Extra = []string{"ptwtsx"}
+var Extra = []string{"ptwtsx", "rtmroll"}
 
 var extraMu sync.Mutex
 
