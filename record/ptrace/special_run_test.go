@@ -48,20 +48,7 @@ func TestPTWriteRTM(t *testing.T) {
 	if fmt.Sprint(kinds) != fmt.Sprint(wantK) {
 		t.Errorf("transaction events %v, want %v", kinds, wantK)
 	}
-	null := devnull(t)
-	for _, opt := range []Options{{Mode: Fast}, {Mode: Fast, NoInterp: true}} {
-		opt.Stdout, opt.Stderr = null, null
-		res, err := Run(context.Background(), []string{prog}, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.Exit != 0 {
-			t.Errorf("fast (interp %v): exit %d", !opt.NoInterp, res.Exit)
-		}
-		if d := flow.Equal(step.Trace, res.Trace); d != "" {
-			t.Errorf("fast (interp %v) differs from single-step: %s", !opt.NoInterp, d)
-		}
-	}
+	fastAgrees(t, prog, step)
 }
 
 // TestRTMRollback traces rtmroll, whose aborted transactions write memory
@@ -75,6 +62,13 @@ func TestRTMRollback(t *testing.T) {
 	if step.Exit != 0 {
 		t.Fatalf("single-step: rtmroll exited with %d (see rtmroll.c for the bits)", step.Exit)
 	}
+	fastAgrees(t, prog, step)
+}
+
+// fastAgrees traces prog in fast mode, with and without the interpreter,
+// and checks that it exits 0 with the flow step saw.
+func fastAgrees(t *testing.T, prog string, step *Result) {
+	t.Helper()
 	null := devnull(t)
 	for _, opt := range []Options{{Mode: Fast}, {Mode: Fast, NoInterp: true}} {
 		opt.Stdout, opt.Stderr = null, null
