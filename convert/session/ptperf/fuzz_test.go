@@ -62,6 +62,12 @@ func decodeAll(trace []byte, code []byte, period uint64) (states, errs int) {
 		PeriodType:        PeriodInstructions,
 		Period:            period,
 		MaxLoops:          1000,
+		// cyc with cyc_thresh 1, MTC every 8 CTC ticks, TSC:CTC 2:1
+		Ctl:              1<<1 | 1<<19,
+		MTCPeriod:        3,
+		TSCCTCRatioN:     2,
+		TSCCTCRatioD:     1,
+		MaxNonTurboRatio: 20,
 	})
 	for n := 0; n < 1<<20; n++ {
 		st := d.Decode()
@@ -98,19 +104,61 @@ func seedTrace() []byte {
 	return b
 }
 
+// seedEvents is a trace with timing, CYC, PTWRITE, power and TSX packets.
+func seedEvents() []byte {
+	b := []byte{}
+	add := func(p packet.Packet) {
+		var err error
+		b, err = packet.Append(b, p)
+		if err != nil {
+			panic(err)
+		}
+	}
+	add(packet.Packet{Kind: packet.KindPSB})
+	add(packet.Packet{Kind: packet.KindTSC, Payload: 0x1000})
+	add(packet.Packet{Kind: packet.KindTMA, CTC: 0x808, FC: 3})
+	add(packet.Packet{Kind: packet.KindCBR, Payload: 20})
+	add(packet.Packet{Kind: packet.KindModeExec, Flags: packet.FlagCSL})
+	add(packet.Packet{Kind: packet.KindFUP, IPC: packet.IPCSext48, Payload: 0x400000})
+	add(packet.Packet{Kind: packet.KindPSBEnd})
+	add(packet.Packet{Kind: packet.KindCYC, Payload: 7})
+	add(packet.Packet{Kind: packet.KindTNT8, Bits: 2, Payload: 0b10}) // jne taken, not taken: at the call
+	add(packet.Packet{Kind: packet.KindCYC, Payload: 3})
+	add(packet.Packet{Kind: packet.KindMTC, CTC: 0x12})
+	add(packet.Packet{Kind: packet.KindPTW, Flags: packet.FlagIP, Payload: 0x41})
+	add(packet.Packet{Kind: packet.KindFUP, IPC: packet.IPCUpdate16, Payload: 0x0004})
+	add(packet.Packet{Kind: packet.KindPTW, Payload: 0x42})
+	add(packet.Packet{Kind: packet.KindMWait, Payload: 0x21, Ext: 1})
+	add(packet.Packet{Kind: packet.KindPwrE, State: 2, SubState: 1})
+	add(packet.Packet{Kind: packet.KindFUP, IPC: packet.IPCUpdate16, Payload: 0x0004})
+	add(packet.Packet{Kind: packet.KindExStop, Flags: packet.FlagIP})
+	add(packet.Packet{Kind: packet.KindFUP, IPC: packet.IPCUpdate16, Payload: 0x0004})
+	add(packet.Packet{Kind: packet.KindPwrX, State: 3, SubState: 1})
+	add(packet.Packet{Kind: packet.KindModeTSX, Flags: packet.FlagInTX})
+	add(packet.Packet{Kind: packet.KindFUP, IPC: packet.IPCUpdate16, Payload: 0x0004})
+	add(packet.Packet{Kind: packet.KindModeTSX, Flags: packet.FlagTXAbort})
+	add(packet.Packet{Kind: packet.KindFUP, IPC: packet.IPCUpdate16, Payload: 0x0004})
+	add(packet.Packet{Kind: packet.KindTIP, IPC: packet.IPCUpdate16, Payload: 0x000f}) // jmp rax
+	add(packet.Packet{Kind: packet.KindTIPPGD, IPC: packet.IPCSuppressed})
+	return b
+}
+
 // A little code: jne back, call, ret, syscall.
 var seedCode = []byte{0x31, 0xc0, 0x75, 0xfc, 0xe8, 0x01, 0x00, 0x00, 0x00, 0xc3, 0xc3, 0x0f, 0x05, 0xeb, 0xfe, 0xff, 0xe0}
 
 func TestDecodeSeed(t *testing.T) {
-	s, e := decodeAll(seedTrace(), seedCode, 1)
-	if s == 0 {
-		t.Errorf("no states (errors %d)", e)
+	for _, tr := range [][]byte{seedTrace(), seedEvents()} {
+		s, e := decodeAll(tr, seedCode, 1)
+		if s == 0 {
+			t.Errorf("no states (errors %d)", e)
+		}
 	}
 }
 
 // FuzzDecoder checks that no trace makes the decoder panic or loop.
 func FuzzDecoder(f *testing.F) {
 	f.Add(seedTrace(), seedCode)
+	f.Add(seedEvents(), seedCode)
 	f.Add([]byte{0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0xff, 0x00}, seedCode)
 	f.Fuzz(func(t *testing.T, trace, code []byte) {
 		if len(trace) > 1<<16 || len(code) > 1<<12 {
@@ -119,4 +167,63 @@ func FuzzDecoder(f *testing.F) {
 		decodeAll(trace, code, 1)
 		decodeAll(trace, code, 0)
 	})
+}
+
+// TestDecodeEvents checks that the events of seedEvents come out as perf's
+// state types, with their payloads, and that CYC cycles are counted.
+func TestDecodeEvents(t *testing.T) {
+	tr := seedEvents()
+	done := false
+	d := New(Params{
+		GetTrace: func(b *Buffer) error {
+			b.Data = nil
+			if !done {
+				b.Data, done = tr, true
+			}
+			return nil
+		},
+		Walker:            &codeWalker{base: 0x400000, code: seedCode},
+		ReturnCompression: true, BranchEnable: true, PeriodType: PeriodInstructions, Period: 1,
+		Ctl: 1 << 1, MTCPeriod: 3, TSCCTCRatioN: 2, TSCCTCRatioD: 1, MaxNonTurboRatio: 20,
+	})
+	var types uint32
+	var ptw []uint64
+	var mwait, pwre, pwrx uint64
+	var cyc uint64
+	for n := 0; n < 1000; n++ {
+		st := d.Decode()
+		if st.Err == ErrNoData {
+			break
+		}
+		if st.Err != 0 {
+			t.Fatalf("error %d (%s) at %#x", st.Err, ErrMsg(st.Err), st.FromIP)
+		}
+		types |= st.Type
+		if st.Type&TypePTW != 0 {
+			ptw = append(ptw, st.PTWPayload)
+		}
+		if st.Type&TypeMWaitOp != 0 {
+			mwait = st.MWaitPayload
+		}
+		if st.Type&TypePwrEntry != 0 {
+			pwre = st.PwrEPayload
+		}
+		if st.Type&TypePwrExit != 0 {
+			pwrx = st.PwrXPayload
+		}
+		cyc += d.TakeCycles()
+	}
+	want := uint32(TypePTW | TypeMWaitOp | TypePwrEntry | TypeExStop | TypePwrExit | TypeTransaction)
+	if types&want != want {
+		t.Errorf("state types %#x, want all of %#x", types, want)
+	}
+	if len(ptw) != 2 || ptw[0] != 0x41 || ptw[1] != 0x42 {
+		t.Errorf("ptwrite payloads %#x", ptw)
+	}
+	if mwait != 0x1_0000_0021 || pwre>>8 != 0x21 || pwrx&0xff != 0x31 {
+		t.Errorf("payloads: mwait %#x pwre %#x pwrx %#x", mwait, pwre, pwrx)
+	}
+	if cyc != 10 {
+		t.Errorf("CYC cycles %d, want 10", cyc)
+	}
 }
