@@ -14,7 +14,8 @@ import (
 // #UD on them. The CPU it plays never aborts a transaction on its own (no
 // conflicts, no capacity limits), except at instructions that always abort
 // one (SYSCALL, INT and other transfers to the kernel, which it takes as
-// clOther), and on XABORT.
+// clOther), at signals (a fault inside the transaction is suppressed, other
+// signals are delivered at the fallback address), and on XABORT.
 //
 // A transaction is single-stepped from its XBEGIN to its end, so that an
 // abort can roll back what it did: the registers are those after the
@@ -23,8 +24,7 @@ import (
 // before it runs: 64 bytes at each explicit memory operand (4 KiB for the
 // XSAVE family), the 64 bytes below RSP (pushes, calls) and 64 bytes
 // either side of RDI (string stores). Writes outside these (by other
-// threads, or by the kernel) are not rolled back. A signal delivered during
-// a transaction does not abort it.
+// threads, or by the kernel) are not rolled back.
 
 // maxRTMNest is the CPU's nesting limit (MAX_RTM_NEST_COUNT): an XBEGIN
 // past it aborts.
@@ -130,6 +130,22 @@ func (t *tracer) ptwOperand(th *thread, in *insn) (uint64, error) {
 		return 0, fmt.Errorf("PTWRITE at %#x: read %#x: %w", in.ip, ea, err)
 	}
 	return binary.LittleEndian.Uint64(b[:]), nil
+}
+
+// txSignal handles signal sig (si_code code) that stopped th inside a
+// transaction, which it aborts at the current instruction: an exception
+// the instruction raised (a fault, si_code > 0) is suppressed, as RTM
+// does; any other signal is delivered after the abort, at the fallback
+// address. It returns where th goes on and the signal to deliver.
+func (t *tracer) txSignal(th *thread, sig int, code int32) (uint64, int, error) {
+	to := t.txAbort(th, th.regs.Rip, 0)
+	if err := unix.PtraceSetRegs(th.tid, &th.regs); err != nil {
+		return 0, 0, fmt.Errorf("set registers: %w", err)
+	}
+	if code > 0 {
+		sig = 0
+	}
+	return to, sig, nil
 }
 
 // txAbort aborts th's transaction at ip (which does not retire): memory and

@@ -1,6 +1,7 @@
 package ptrace
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/perfpt/perfpt/record/flow"
@@ -202,6 +203,12 @@ func (t *tracer) signal(th *thread, sig int) error {
 	t.stats.Signals++
 	if t.fast(th) && th.blk != nil {
 		if err := t.retireBlock(th, rip, false); err != nil {
+			return err
+		}
+	}
+	if th.tx != nil {
+		var err error
+		if rip, sig, err = t.txSignal(th, sig, int32(binary.LittleEndian.Uint32(si[8:]))); err != nil {
 			return err
 		}
 	}

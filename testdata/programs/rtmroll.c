@@ -3,11 +3,13 @@
  * buffer and a stack array with REP STOSB in called functions, bump a
  * counter through a pointer and push and pop, then XABORT: every write is
  * undone. A nested transaction aborts to the outermost fallback with the
- * nested bit in the status. The exit status is 0 when all is as on a CPU
+ * nested bit in the status. A fault in a transaction aborts it (status 0)
+ * and is not delivered. The exit status is 0 when all is as on a CPU
  * with RTM. */
 
 static unsigned char buf[256];
 static unsigned long counter;
+static int *volatile nullp;
 
 static inline unsigned int xbegin(void)
 {
@@ -69,5 +71,14 @@ void _start(void)
 		bad |= 16;
 	if (counter != 5)
 		bad |= 32;
+
+	st = xbegin();
+	if (st == ~0u) {
+		counter = 7;
+		*nullp = 1; /* #PF: aborts the transaction, no SIGSEGV */
+		__asm__ volatile("xend" : : : "memory");
+	}
+	if (st != 0 || counter != 5)
+		bad |= 64;
 	sys_exit(bad);
 }
