@@ -85,7 +85,7 @@ func (t *tracer) special(th *thread, in *insn) (uint64, error) {
 		t.emit(th, flow.Event{Kind: flow.TxBegin, From: in.ip, To: next, Len: in.len})
 	case clXEnd:
 		if th.tx == nil {
-			return 0, fmt.Errorf("XEND outside a transaction at %#x (#GP)", in.ip)
+			return 0, &faultError{unix.SIGSEGV, "XEND outside a transaction (#GP)"}
 		}
 		t.retire(th, in.ip)
 		if th.tx.depth--; th.tx.depth == 0 {
@@ -126,10 +126,38 @@ func (t *tracer) ptwOperand(th *thread, in *insn) (uint64, error) {
 		return 0, err
 	}
 	var b [8]byte
+	if !th.as.accessible(ea, in.inst.DataSize/8, false) {
+		return 0, &faultError{unix.SIGSEGV, fmt.Sprintf("PTWRITE reads %#x (#PF)", ea)}
+	}
 	if _, err := th.as.mem.ReadAt(b[:in.inst.DataSize/8], int64(ea)); err != nil {
 		return 0, fmt.Errorf("PTWRITE at %#x: read %#x: %w", in.ip, ea, err)
 	}
 	return binary.LittleEndian.Uint64(b[:]), nil
+}
+
+// faultError says that an instruction the tracer performs raises an
+// exception instead of retiring.
+type faultError struct {
+	sig unix.Signal
+	why string
+}
+
+func (e *faultError) Error() string { return e.why }
+
+// fault makes in raise f as the CPU would: inside a transaction the
+// exception aborts it and is not reported; otherwise th gets f's signal
+// before in (a handler runs, or the thread dies).
+func (t *tracer) fault(th *thread, in *insn, f *faultError) error {
+	th.regs.Rip = in.ip
+	ip, sig := in.ip, int(f.sig)
+	if th.tx != nil {
+		ip, sig = t.txAbort(th, in.ip, 0), 0
+	}
+	if err := unix.PtraceSetRegs(th.tid, &th.regs); err != nil {
+		return fmt.Errorf("set registers: %w", err)
+	}
+	th.pend.ip = ip
+	return t.resume(th, ip, sig)
 }
 
 // txSignal handles signal sig (si_code code) that stopped th inside a
@@ -222,7 +250,11 @@ func (t *tracer) runHere(th *thread, in *insn) error {
 			t.txJournal(th, in)
 		}
 		var err error
-		if to, err = t.emulate(th, in); err != nil {
+		to, err = t.emulate(th, in)
+		if f, ok := err.(*faultError); ok {
+			return t.fault(th, in, f)
+		}
+		if err != nil {
 			return err
 		}
 		if err := t.complete(th, in, to, 0); err != nil {

@@ -2,12 +2,14 @@ package ptrace
 
 import (
 	"context"
+	"debug/elf"
 	"fmt"
 	"slices"
 	"testing"
 
 	"github.com/perfpt/perfpt/record/flow"
 	"github.com/perfpt/perfpt/record/testprog"
+	"golang.org/x/sys/unix"
 )
 
 // TestPTWriteRTM traces ptwtsx, which runs PTWRITE and RTM instructions
@@ -48,36 +50,76 @@ func TestPTWriteRTM(t *testing.T) {
 	if fmt.Sprint(kinds) != fmt.Sprint(wantK) {
 		t.Errorf("transaction events %v, want %v", kinds, wantK)
 	}
-	fastAgrees(t, prog, step)
+	fastAgrees(t, []string{prog}, step)
 }
 
 // TestRTMRollback traces rtmroll, whose aborted transactions write memory
 // (REP STOSB into static and stack buffers in called functions, a counter
-// through a pointer, pushes) and abort from a nested transaction: its exit
-// status is 0 only if every write was rolled back and the abort statuses
-// are right (an abort that left memory changed exits 46).
+// through a pointer, pushes), abort from a nested transaction and fault:
+// its exit status is 0 only if every write was rolled back and the abort
+// statuses are right (an abort that left memory changed exits 46).
 func TestRTMRollback(t *testing.T) {
 	prog := testprog.Path(t, "rtmroll")
 	step, _ := trace(t, Step, prog)
 	if step.Exit != 0 {
 		t.Fatalf("single-step: rtmroll exited with %d (see rtmroll.c for the bits)", step.Exit)
 	}
-	fastAgrees(t, prog, step)
+	fastAgrees(t, []string{prog}, step)
+}
+
+// TestSpecialFaults runs XEND outside a transaction (#GP) and PTWRITE from
+// address 0 (#PF): the thread dies of SIGSEGV at that instruction, in every
+// mode.
+func TestSpecialFaults(t *testing.T) {
+	prog := testprog.Path(t, "rtmroll")
+	for _, arg := range []string{"x", "p"} {
+		step, _ := trace(t, Step, prog, arg)
+		evs := step.Trace.Threads[0].Events
+		last := evs[len(evs)-1]
+		if step.Signal != unix.SIGSEGV || last.Kind != flow.End {
+			t.Fatalf("%s: signal %v, last event %v", arg, step.Signal, last)
+		}
+		in, err := decodeInsn(codeAt(t, prog, last.From), last.From)
+		if want := map[string]class{"x": clXEnd, "p": clPTW}[arg]; err != nil || in.class != want {
+			t.Errorf("%s: died at %#x, class %d (%v), want %d", arg, last.From, in.class, err, want)
+		}
+		fastAgrees(t, []string{prog, arg}, step)
+	}
+}
+
+// codeAt reads 16 bytes of prog's code at virtual address addr.
+func codeAt(t *testing.T, prog string, addr uint64) []byte {
+	f, err := elf.Open(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD && addr >= p.Vaddr && addr+16 <= p.Vaddr+p.Filesz {
+			b := make([]byte, 16)
+			if _, err := p.ReadAt(b, int64(addr-p.Vaddr)); err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}
+	}
+	t.Fatalf("%#x not in %s", addr, prog)
+	return nil
 }
 
 // fastAgrees traces prog in fast mode, with and without the interpreter,
-// and checks that it exits 0 with the flow step saw.
-func fastAgrees(t *testing.T, prog string, step *Result) {
+// and checks that it exits as in step with the flow step saw.
+func fastAgrees(t *testing.T, argv []string, step *Result) {
 	t.Helper()
 	null := devnull(t)
 	for _, opt := range []Options{{Mode: Fast}, {Mode: Fast, NoInterp: true}} {
 		opt.Stdout, opt.Stderr = null, null
-		res, err := Run(context.Background(), []string{prog}, opt)
+		res, err := Run(context.Background(), argv, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Exit != 0 {
-			t.Errorf("fast (interp %v): exit %d", !opt.NoInterp, res.Exit)
+		if res.Exit != step.Exit {
+			t.Errorf("fast (interp %v): exit %d, single-step %d", !opt.NoInterp, res.Exit, step.Exit)
 		}
 		if d := flow.Equal(step.Trace, res.Trace); d != "" {
 			t.Errorf("fast (interp %v) differs from single-step: %s", !opt.NoInterp, d)

@@ -332,6 +332,9 @@ func (t *tracer) breakpoint(th *thread) error {
 	}
 	th.regs.Rip = last.ip
 	to, err := t.emulate(th, &last)
+	if f, ok := err.(*faultError); ok {
+		return t.fault(th, &last, f)
+	}
 	if err != nil {
 		return err
 	}

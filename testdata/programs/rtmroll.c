@@ -5,7 +5,9 @@
  * undone. A nested transaction aborts to the outermost fallback with the
  * nested bit in the status. A fault in a transaction aborts it (status 0)
  * and is not delivered. The exit status is 0 when all is as on a CPU
- * with RTM. */
+ * with RTM. With an argument it checks faults outside transactions
+ * instead: `x` runs XEND (#GP), `p` PTWRITE from address 0 (#PF); both
+ * must die of SIGSEGV. */
 
 static unsigned char buf[256];
 static unsigned long counter;
@@ -31,9 +33,22 @@ static __attribute__((noreturn)) void sys_exit(long code)
 	__builtin_unreachable();
 }
 
-void _start(void)
+__asm__(".globl _start\n_start:\n\tmov %rsp, %rdi\n\tand $-16, %rsp\n\tcall cstart\n\thlt");
+
+static void faults(char what)
+{
+	if (what == 'x')
+		__asm__ volatile("xend" : : : "memory");
+	else
+		__asm__ volatile("ptwritel %0" : : "m"(*nullp));
+	sys_exit(99);
+}
+
+__attribute__((used)) void cstart(long *sp)
 {
 	int bad = 0;
+	if (sp[0] > 1)
+		faults(((char **)(sp + 1))[1][0]);
 	volatile unsigned char local[64];
 	for (int i = 0; i < 64; i++)
 		local[i] = i;
