@@ -6,10 +6,23 @@ import (
 )
 
 // threadStack is perf's struct thread_stack without call/return processing
-// (thread_stack__event with callstack).
+// (thread_stack__event with callstack), plus the last-branch ring that
+// --itrace=l reads.
 type threadStack struct {
 	stack   []tsEntry
 	traceNr uint64
+
+	// br is the ring of the last branches (br_stack_rb): each branch is
+	// written one slot below the previous one, wrapping from 0 to the
+	// end, so that reading up from brPos gives the most recent first.
+	// brNr entries are valid.
+	br          []script.BranchEntry
+	brPos, brNr int
+
+	// Buffers of the stacks attached to the thread's samples.
+	ips     []uint64
+	frames  []script.Frame
+	brStack []script.BranchEntry
 }
 
 type tsEntry struct {
@@ -17,18 +30,30 @@ type tsEntry struct {
 	traceEnd bool
 }
 
-// stackEvent mirrors thread_stack__event.
+// stackEvent mirrors thread_stack__event without a branch ring.
 func (t *Thread) stackEvent(flags uint32, from, to, insnLen, traceNr uint64, callstack bool) {
+	t.stackEventBr(flags, from, to, insnLen, traceNr, callstack, 0)
+}
+
+// stackEventBr mirrors thread_stack__event; brSz is the size of the
+// last-branch ring (0: none).
+func (t *Thread) stackEventBr(flags uint32, from, to, insnLen, traceNr uint64, callstack bool, brSz int) {
 	ts := t.ts
 	if ts == nil {
 		ts = &threadStack{traceNr: traceNr}
+		if brSz > 0 {
+			ts.br = make([]script.BranchEntry, brSz)
+		}
 		t.ts = ts
 	}
 	if traceNr != ts.traceNr {
 		if ts.traceNr != 0 {
-			ts.stack = ts.stack[:0]
+			ts.flush()
 		}
 		ts.traceNr = traceNr
+	}
+	if len(ts.br) != 0 {
+		ts.addBranch(flags, from, to)
 	}
 	if !callstack {
 		return
@@ -58,6 +83,27 @@ func (t *Thread) stackEvent(flags uint32, from, to, insnLen, traceNr uint64, cal
 	}
 }
 
+// flush mirrors __thread_stack__flush without a call/return processor:
+// the stack and the branch ring are emptied.
+func (ts *threadStack) flush() {
+	ts.stack = ts.stack[:0]
+	ts.brPos, ts.brNr = 0, 0
+}
+
+// addBranch mirrors thread_stack__update_br_stack (no mispredict
+// information: perf's intel-pt.mispred-all is off by default).
+func (ts *threadStack) addBranch(flags uint32, from, to uint64) {
+	if ts.brPos == 0 {
+		ts.brPos = len(ts.br)
+	}
+	ts.brPos--
+	ts.br[ts.brPos] = script.BranchEntry{From: from, To: to,
+		Abort: flags&script.FlagTxAbort != 0, InTx: flags&script.FlagInTx != 0}
+	if ts.brNr < len(ts.br) {
+		ts.brNr++
+	}
+}
+
 func (ts *threadStack) pop(ret uint64) {
 	for i := len(ts.stack); i > 0; {
 		i--
@@ -76,10 +122,14 @@ func (p *ptState) threadStackEvent(q *ptQueue, st *ptperf.State) {
 		return
 	}
 	if p.useThreadStack {
-		q.thread.stackEvent(q.flags, st.FromIP, st.ToIP, uint64(st.InsnLen), st.TraceNr, p.callstack)
+		brSz := 0
+		if p.opts.LastBranch {
+			brSz = p.opts.LastBranchSz
+		}
+		q.thread.stackEventBr(q.flags, st.FromIP, st.ToIP, uint64(st.InsnLen), st.TraceNr, p.callstack, brSz)
 	} else if q.thread.ts != nil && q.thread.ts.traceNr != st.TraceNr {
 		if q.thread.ts.traceNr != 0 {
-			q.thread.ts.stack = q.thread.ts.stack[:0]
+			q.thread.ts.flush()
 		}
 		q.thread.ts.traceNr = st.TraceNr
 	}

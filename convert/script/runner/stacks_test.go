@@ -1,0 +1,123 @@
+package runner
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfpt/perfpt/record"
+	"github.com/perfpt/perfpt/record/synth"
+	"github.com/perfpt/perfpt/record/testprog"
+)
+
+// stackInvocations exercise --itrace=g (call chains from the thread stack)
+// and l (last-branch stacks) on instruction samples, with their default
+// sizes and small ones that cut the chain and the stack.
+var stackInvocations = [][]string{
+	{"--itrace=i100ig"},
+	{"--itrace=i10ig8"},
+	{"--itrace=i1000il", "-F", "+brstack"},
+	{"--itrace=i100il4", "-F", "+brstacksym"},
+	{"--itrace=i1000igl", "-F", "+brstack"},
+	{"--itrace=i1000ipg"},
+}
+
+// stackInvocationsFull are compared too with PERFPT_FULL=1: branch samples
+// (which get neither stack in perf), the smallest sizes, other field sets.
+var stackInvocationsFull = [][]string{
+	{"--itrace=cgr"},
+	{"--itrace=bl", "-F", "+brstack,+flags"},
+	{"--itrace=i1000iglb", "-F", "+brstacksym,+flags"},
+	{"--itrace=i100ig1l1", "-F", "+brstack"},
+	{"--itrace=i100ig3"},
+	{"--itrace=i100ig", "-F", "ip,sym,symoff,dso"},
+	{"--itrace=i100il", "-F", "ip,sym,brstacksym,dso"},
+	{"--itrace=i1000ig1024l1024", "-F", "+brstack"},
+	{"--itrace=g"},
+	{"--itrace=l", "-F", "+brstack"},
+	{"--itrace=pl", "-F", "+brstack"},
+}
+
+// stackPrograms: a threaded program, a dynamically linked one (PLT calls,
+// recursion deeper than the default chain, siglongjmp out of a signal
+// handler) and a static -O0 build of it; all programs with PERFPT_FULL=1.
+var stackPrograms = func() []string {
+	if os.Getenv("PERFPT_FULL") != "" {
+		return allPrograms
+	}
+	return []string{"threads-static-O2", "mix-dyn-O2", "mix-static-O0"}
+}()
+
+func runStacks(t *testing.T, opt record.Options, invocations [][]string) {
+	if testing.Short() {
+		t.Skip("records programs")
+	}
+	need(t, "perf", "gcc", "make")
+	for _, name := range stackPrograms {
+		t.Run(name, func(t *testing.T) {
+			var args []string
+			if strings.HasPrefix(name, "forkexec") {
+				args = []string{testprog.Path(t, "tiny")}
+			}
+			data := recordPT(t, testprog.Path(t, name), opt, args...)
+			for _, inv := range invocations {
+				compare(t, data, inv...)
+			}
+		})
+	}
+}
+
+// perCPUTimed is what perfpt record --emulate writes by default: one
+// emulated CPU running every thread, with context switches, TSC and MTC.
+var perCPUTimed = record.Options{WriteOptions: record.WriteOptions{PerCPU: true,
+	PT: synth.Config{TSC: true, MTC: true, MTCPeriod: 3}}}
+
+// TestPTStacks compares --itrace=g and l output with perf script's on
+// per-CPU recordings with TSC and MTC (threads share the CPU, each with
+// its own thread stack).
+func TestPTStacks(t *testing.T) {
+	inv := stackInvocations
+	if os.Getenv("PERFPT_FULL") != "" {
+		inv = append(append([][]string{}, inv...), stackInvocationsFull...)
+	}
+	runStacks(t, perCPUTimed, inv)
+}
+
+// TestPTStacksVariants compares on untimed recordings with one AUX stream
+// per thread and on recordings without return compression (every return
+// a TIP), where the thread stack sees the same calls through other
+// packets.
+func TestPTStacksVariants(t *testing.T) {
+	if os.Getenv("PERFPT_FULL") == "" {
+		t.Skip("PERFPT_FULL=1 compares more recordings")
+	}
+	inv := [][]string{{"--itrace=i100igl", "-F", "+brstack"}, {"--itrace=i10ig8l4", "-F", "+brstacksym", "--ns"}}
+	t.Run("per-thread", func(t *testing.T) {
+		runStacks(t, record.Options{}, inv)
+	})
+	t.Run("noretcomp", func(t *testing.T) {
+		runStacks(t, record.Options{WriteOptions: record.WriteOptions{PT: synth.Config{TSC: true, NoRetComp: true}}}, inv)
+	})
+}
+
+// TestPTStacksTSX compares g and l on the committed PTWRITE/TSX
+// recordings: transaction, ptwrite and psb/cbr samples get the stacks as
+// instruction samples do, and the branch stack carries the in-transaction
+// and abort flags.
+func TestPTStacksTSX(t *testing.T) {
+	need(t, "perf")
+	dir := filepath.Join("..", "..", "..", "testdata", "ptwtsx")
+	symfs := "--symfs=" + filepath.Join(dir, "symfs")
+	for _, name := range []string{"ptw-fup", "ptw-cyc", "tsx"} {
+		t.Run(name, func(t *testing.T) {
+			data := filepath.Join(dir, name+".perf.data")
+			if _, err := os.Stat(data); err != nil {
+				t.Skipf("no fixture: %v", err)
+			}
+			compare(t, data, symfs, "--itrace=i1iwxgl", "-F", "+brstacksym")
+			compare(t, data, symfs, "--itrace=i1ixgl4", "-F", "+brstack,+flags")
+			compare(t, data, symfs, "--itrace=wxpg3")
+		})
+	}
+}
