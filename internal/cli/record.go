@@ -18,7 +18,7 @@ import (
 )
 
 const recordUsage = `perfpt record [-e intel_pt//u] [-o perf.data] [--per-thread | -a] [-C CPUS] [--snapshot] -- CMD ARGS
-   perfpt record --emulate [-e intel_pt/ptw,fup_on_ptw/u] [-o perf.data] [--per-thread] [--single-step] [--noretcomp] [--timing none|tsc|mtc|cyc] -- CMD ARGS
+   perfpt record --emulate [-e intel_pt/ptw,fup_on_ptw/u] [--emulate-cpuid] [-o perf.data] [--per-thread] [--single-step] [--noretcomp] [--timing none|tsc|mtc|cyc] -- CMD ARGS
    perfpt record -e cpu-clock[:u|:k] [-F FREQ] [-g] [--per-thread | -a] [-C CPUS] [-o perf.data] -- CMD ARGS`
 
 func recordCommand() *ucli.Command {
@@ -37,6 +37,7 @@ func recordCommand() *ucli.Command {
 			&ucli.IntFlag{Name: "psb-period", Value: 4096, Usage: "bytes between PSB+ packets"},
 			&ucli.IntFlag{Name: "aux-buffer", Value: 64 << 10, Usage: "bytes per AUXTRACE buffer (emulate)"},
 			&ucli.BoolFlag{Name: "keep-aslr", Usage: "leave address-space randomisation on (emulate)"},
+			&ucli.BoolFlag{Name: "emulate-cpuid", Usage: "CPUID reports RTM, Intel PT and PTWRITE, which the emulation performs (emulate; off: the host's CPUID)"},
 			&ucli.StringFlag{Name: "buildid-dir", Usage: "build-id cache to save the [vdso] in (default $PERF_BUILDID_DIR or ~/.debug)"},
 			&ucli.BoolFlag{Name: "no-buildid-cache", Aliases: []string{"N"}, Usage: "do not save the [vdso] in the build-id cache"},
 			&ucli.IntFlag{Name: "freq", Aliases: []string{"F"}, Value: 4000, Usage: "sampling frequency (software events)"},
@@ -126,6 +127,7 @@ func runEmulate(ctx context.Context, c *ucli.Context, argv []string) error {
 		opt.Trace.Pin = true
 	}
 	opt.Trace.KeepASLR = c.Bool("keep-aslr")
+	opt.Trace.CPUID = c.Bool("emulate-cpuid")
 	opt.PT.NoRetComp = c.Bool("noretcomp")
 	if err := emulateTerms(c.String("event"), &opt.PT); err != nil {
 		return err

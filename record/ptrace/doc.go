@@ -25,7 +25,11 @@
 // abort can restore the registers of the outermost XBEGIN and the memory
 // the transaction wrote (a journal of each instruction's possible
 // destinations), set EAX to the abort status and go on at the fallback
-// address (flow.TxBegin, TxCommit, TxAbort).
+// address (flow.TxBegin, TxCommit, TxAbort). Signals inside a transaction
+// abort it (faults it raised are suppressed, as RTM does); XEND outside one
+// and PTWRITE of an unreadable operand raise SIGSEGV. With Options.CPUID,
+// CPUID also reports RTM, Intel PT and PTWRITE, so that programs that check
+// take those paths.
 //
 // Address-space layout randomisation is turned off for the command unless
 // Options.KeepASLR is set, so two runs give the same addresses. The child is

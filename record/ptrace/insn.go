@@ -30,6 +30,7 @@ const (
 	clXEnd   // XEND
 	clXAbort // XABORT imm8
 	clXTest  // XTEST
+	clCPUID  // CPUID, with Options.CPUID
 )
 
 // special says whether the tracer performs the instruction itself.

@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"golang.org/x/arch/x86/x86asm"
 )
 
 const pageSize = 4096
@@ -35,6 +37,8 @@ type addrSpace struct {
 	bps   map[uint64]byte // breakpoint address -> original byte
 	known map[mapping]bool
 	maps  []mapping
+	// cpuid: the tracer performs CPUID (Options.CPUID).
+	cpuid bool
 }
 
 func newAddrSpace(pid int) (*addrSpace, error) {
@@ -59,6 +63,7 @@ func (as *addrSpace) fork(pid int) (*addrSpace, error) {
 		c.known[m] = true
 	}
 	c.maps = append(c.maps, as.maps...)
+	c.cpuid = as.cpuid
 	return c, nil
 }
 
@@ -124,6 +129,9 @@ func (as *addrSpace) insn(ip uint64) (insn, error) {
 	if err != nil {
 		// Not a branch x86asm knows: the CPU runs it, one step at a time.
 		in = insn{ip: ip, class: clUnknown}
+	}
+	if as.cpuid && in.inst.Op == x86asm.CPUID {
+		in.class = clCPUID
 	}
 	as.insns[ip] = in
 	return in, nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/perfpt/perfpt/record/flow"
+	"github.com/perfpt/perfpt/record/native"
 	"golang.org/x/arch/x86/x86asm"
 	"golang.org/x/sys/unix"
 )
@@ -109,10 +110,28 @@ func (t *tracer) special(th *thread, in *insn) (uint64, error) {
 			r.Eflags |= flagZF
 		}
 		t.retire(th, in.ip)
+	case clCPUID:
+		c := cpuid(uint32(r.Rax), uint32(r.Rcx))
+		r.Rax, r.Rbx, r.Rcx, r.Rdx = uint64(c.EAX), uint64(c.EBX), uint64(c.ECX), uint64(c.EDX)
+		t.retire(th, in.ip)
 	default:
 		return 0, fmt.Errorf("cannot perform %v at %#x", in.inst, in.ip)
 	}
 	return next, nil
+}
+
+// cpuid answers CPUID as the CPU the tracer plays (Options.CPUID).
+func cpuid(leaf, sub uint32) native.CPUID {
+	c, _ := native.NativeCPUID(leaf, sub)
+	switch {
+	case leaf == 0:
+		c.EAX = max(c.EAX, 0x14) // leaf 0x14 exists
+	case leaf == 7 && sub == 0:
+		c.EBX |= 1<<11 | 1<<25 // RTM, Intel PT
+	case leaf == 0x14 && sub == 0:
+		c.EBX |= 1 << 4 // PTWRITE
+	}
+	return c
 }
 
 // ptwOperand reads PTWRITE's 32- or 64-bit operand.

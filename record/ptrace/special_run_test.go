@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/perfpt/perfpt/record/flow"
+	"github.com/perfpt/perfpt/record/native"
 	"github.com/perfpt/perfpt/record/testprog"
 	"golang.org/x/sys/unix"
 )
@@ -123,6 +124,31 @@ func fastAgrees(t *testing.T, argv []string, step *Result) {
 		}
 		if d := flow.Equal(step.Trace, res.Trace); d != "" {
 			t.Errorf("fast (interp %v) differs from single-step: %s", !opt.NoInterp, d)
+		}
+	}
+}
+
+// TestCPUID runs rtmroll c, which exits 0 when CPUID reports RTM and
+// PTWRITE: with Options.CPUID it must, in both modes; without, CPUID
+// reports the host.
+func TestCPUID(t *testing.T) {
+	prog := testprog.Path(t, "rtmroll")
+	host := 1
+	if c, ok := native.NativeCPUID(7, 0); ok && c.EBX>>11&1 == 1 {
+		if c, _ := native.NativeCPUID(0x14, 0); c.EBX>>4&1 == 1 {
+			host = 0
+		}
+	}
+	null := devnull(t)
+	for _, mode := range []Mode{Fast, Step} {
+		for _, fake := range []bool{true, false} {
+			res, err := Run(context.Background(), []string{prog, "c"}, Options{Mode: mode, CPUID: fake, Stdout: null, Stderr: null})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := map[bool]int{true: 0, false: host}[fake]; res.Exit != want {
+				t.Errorf("%v, CPUID %v: exit %d, want %d", mode, fake, res.Exit, want)
+			}
 		}
 	}
 }

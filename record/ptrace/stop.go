@@ -30,6 +30,7 @@ func (t *tracer) stopped(th *thread, ws unix.WaitStatus) error {
 		if err != nil {
 			return err
 		}
+		as.cpuid = t.opt.CPUID
 		th.as = as
 		t.side(flow.Side{Kind: flow.Comm, Pid: th.pid, Tid: th.tid, Name: comm(th.tid), Exec: true}, t.clock)
 		if err := t.refreshMaps(th, t.clock); err != nil {
@@ -267,6 +268,7 @@ func (t *tracer) event(th *thread, ev int) error {
 		if err != nil {
 			return err
 		}
+		as.cpuid = t.opt.CPUID
 		t.closeLater = append(t.closeLater, th.as)
 		th.as = as
 		th.blk = nil

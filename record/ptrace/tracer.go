@@ -58,6 +58,12 @@ type Options struct {
 	ClockStart uint64
 	// NoInterp turns off fast mode's interpreter of simple blocks.
 	NoInterp bool
+	// CPUID makes CPUID describe the CPU the tracer plays: the host's
+	// answers, plus RTM and Intel PT (leaf 7 EBX bits 11 and 25) and
+	// PTWRITE (leaf 0x14 EBX bit 4). Off, CPUID runs natively and reports
+	// the host, which may lack them (programs that check will not use them;
+	// glibc picks other string functions when RTM is reported).
+	CPUID bool
 }
 
 // Stats count what the tracer did.

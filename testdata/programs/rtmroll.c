@@ -7,7 +7,8 @@
  * and is not delivered. The exit status is 0 when all is as on a CPU
  * with RTM. With an argument it checks faults outside transactions
  * instead: `x` runs XEND (#GP), `p` PTWRITE from address 0 (#PF); both
- * must die of SIGSEGV. */
+ * must die of SIGSEGV; `c` exits 0 when CPUID reports RTM (leaf 7 EBX
+ * bit 11) and PTWRITE (leaf 0x14 EBX bit 4), else 1. */
 
 static unsigned char buf[256];
 static unsigned long counter;
@@ -35,8 +36,23 @@ static __attribute__((noreturn)) void sys_exit(long code)
 
 __asm__(".globl _start\n_start:\n\tmov %rsp, %rdi\n\tand $-16, %rsp\n\tcall cstart\n\thlt");
 
+static void cpuid(unsigned int leaf, unsigned int r[4])
+{
+	__asm__ volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf), "c"(0));
+}
+
 static void faults(char what)
 {
+	if (what == 'c') {
+		unsigned int r[4];
+		cpuid(0, r);
+		if (r[0] < 0x14)
+			sys_exit(1);
+		cpuid(7, r);
+		int rtm = r[1] >> 11 & 1;
+		cpuid(0x14, r);
+		sys_exit(rtm && (r[1] >> 4 & 1) ? 0 : 1);
+	}
 	if (what == 'x')
 		__asm__ volatile("xend" : : : "memory");
 	else
