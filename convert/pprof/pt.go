@@ -2,6 +2,7 @@ package pprof
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"github.com/google/pprof/profile"
@@ -60,6 +61,7 @@ type ptAgg struct {
 	m       *session.Machine
 	threads map[int32]*ptThread
 	recs    recTable
+	block   func(*session.Block) // blockFunc
 	// cycles holds each record's CYC cycles (by record index), nil when
 	// the recording has no CYC packets.
 	cycles []uint64
@@ -109,6 +111,14 @@ func (a *ptAgg) newNode(parent int32, t *ptThread, site uint64) int32 {
 	return int32(len(a.nodes) - 1)
 }
 
+// stackMoves has bit f&stackFlags set for the Block flags that can move
+// the stack: calls, returns and unconditional jumps (conditional branches
+// never do), tested with a shift instead of two branches.
+const (
+	stackFlags = script.FlagBranch | script.FlagCall | script.FlagReturn | script.FlagConditional
+	stackMoves = 0xfcfe
+)
+
 // b2u is 1 for true: compiled to a flag move, not a branch.
 func b2u(x bool) uint64 {
 	var u uint64
@@ -118,53 +128,60 @@ func b2u(x bool) uint64 {
 	return u
 }
 
-func (a *ptAgg) block(b *session.Block) {
-	t := a.last
-	if t == nil || t.tid != b.TID {
-		t = a.thread(b)
-	}
-	if t.cpu != b.CPU {
-		// Records are per CPU.
-		t.cpu = b.CPU
-		t.nc = nodeCPU(t.cur, t.cpu)
-	}
-	// The guess, whose record the previous block loaded, is nearly
-	// always right; else the hash index finds the record and the guess
-	// is learnt.
-	ri := t.cand
-	r := &a.recs.recs[ri]
-	if r.start != b.Start || r.end != b.End || r.nc != t.nc {
-		ri = a.lookup(t, b)
-		r = &a.recs.recs[ri]
-	}
-	r.insns += b.NInsn
-	if a.cycles != nil {
-		a.cycles[ri] += b.Cycles
-	}
-	// Taken branches only, as perf's branches samples, computed without
-	// a branch on what the trace decided.
-	f := b.Flags
-	taken := b2u(b.To != r.fall)
-	r.branches += uint64(f&script.FlagBranch) & b2u(b.To != 0) & taken
-	if b.Time != 0 {
-		if t.lastTime != 0 && b.Time > t.lastTime {
-			r.nanos += b.Time - t.lastTime
+// blockFunc returns the per-block handler, a closure over a: the session
+// calls it directly (a method value would add a call per block). Not
+// inlined: the copy of the closure in an inlined blockFunc would not have
+// b2u and nodeCPU inlined (Go 1.26).
+//
+//go:noinline
+func (a *ptAgg) blockFunc() func(*session.Block) {
+	return func(b *session.Block) {
+		t := a.last
+		if t.tid != b.TID {
+			t = a.thread(b)
 		}
-		t.lastTime = b.Time
-		if f&script.FlagTraceEnd != 0 {
-			// The thread stopped (switched out): the time until its
-			// trace resumes is not its own.
-			t.lastTime = 0
+		if t.cpu != b.CPU {
+			// Records are per CPU.
+			t.cpu = b.CPU
+			t.nc = nodeCPU(t.cur, t.cpu)
 		}
+		// The guess, whose record the previous block loaded, is nearly
+		// always right; else the hash index finds the record and the guess
+		// is learnt.
+		ri := t.cand
+		r := &a.recs.recs[ri]
+		if r.start != b.Start || r.end != b.End || r.nc != t.nc {
+			ri = a.lookup(t, b)
+			r = &a.recs.recs[ri]
+		}
+		r.insns += b.NInsn
+		if a.cycles != nil {
+			a.cycles[ri] += b.Cycles
+		}
+		// Taken branches only, as perf's branches samples, computed without
+		// a branch on what the trace decided.
+		f := b.Flags
+		taken := b2u(b.To != r.fall)
+		r.branches += uint64(f&script.FlagBranch) & b2u(b.To != 0) & taken
+		if b.Time != 0 {
+			if t.lastTime != 0 && b.Time > t.lastTime {
+				r.nanos += b.Time - t.lastTime
+			}
+			t.lastTime = b.Time
+			if f&script.FlagTraceEnd != 0 {
+				// The thread stopped (switched out): the time until its
+				// trace resumes is not its own.
+				t.lastTime = 0
+			}
+		}
+		t.prev, t.taken = ri, taken
+		t.cand = r.succ[taken]
+		if stackMoves>>(f&stackFlags)&1 != 0 {
+			a.move(t, b)
+		}
+		// Load the guess now, while the decoder works on the next block.
+		t.warm = a.recs.recs[t.cand].nc
 	}
-	t.prev, t.taken = ri, taken
-	t.cand = r.succ[taken]
-	// Conditional branches never change the stack.
-	if f&(script.FlagCall|script.FlagReturn) != 0 || f&(script.FlagBranch|script.FlagConditional) == script.FlagBranch {
-		a.move(t, b)
-	}
-	// Load the guess now, while the decoder works on the next block.
-	t.warm = a.recs.recs[t.cand].nc
 }
 
 // lookup finds or makes the record of block b under the thread's stack
@@ -347,6 +364,9 @@ func newPTAgg(s *session.Session, o *Options) *ptAgg {
 	if s.HasCycles() {
 		a.cycles = make([]uint64, 1, 1024) // record 0 is unused
 	}
+	// A thread no Block has: the first Block looks its thread up.
+	a.last = &ptThread{tid: math.MinInt32}
+	a.block = a.blockFunc()
 	return a
 }
 
