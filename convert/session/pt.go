@@ -122,12 +122,10 @@ type ptQueue struct {
 	lastInsn   uint64
 	cbrSeen    uint32
 
-	// IPC (intel_pt_sample and the synth functions): the counts at the
-	// current state, the counts at the last branch and instruction
-	// samples that carried an IPC, and the counts of the sample being
-	// made (smpInsn, smpCyc: 0 when it has none).
-	ipcInsn, ipcCyc       uint64
-	sampleIPC             bool
+	// IPC (intel_pt_synth_branch_sample, ..._instruction_sample): the
+	// counts at the last branch and instruction samples that carried an
+	// IPC, and the counts of the sample being made (smpInsn, smpCyc: 0
+	// when it has none).
 	lastBrInsn, lastBrCyc uint64
 	lastInInsn, lastInCyc uint64
 	smpInsn, smpCyc       uint64

@@ -74,6 +74,8 @@ func (p *ptState) newDecoder(q *ptQueue) *ptperf.Decoder {
 		BranchEnable:      !(cfg&cfgPassThru != 0 && cfg&cfgBranchEn == 0),
 		MaxNonTurboRatio:  p.maxNonTurbo,
 		Ctl:               cfg,
+		// Only branch and instruction samples have IPC.
+		IPC: p.branchesEv != nil || p.instructionsEv != nil,
 	}
 	if len(p.priv) > ptCYCBit {
 		if bits := p.priv[ptMTCFreqBits]; bits != 0 {
@@ -506,12 +508,6 @@ func (p *ptState) sample(q *ptQueue) {
 	}
 	q.haveSample = false
 	st := q.state
-	q.ipcInsn = st.TotInsnCnt
-	if p.opts.ApproxIPC {
-		q.ipcCyc, q.sampleIPC = st.Cycles, true
-	} else {
-		q.ipcCyc, q.sampleIPC = st.TotCycCnt, st.Flags&ptperf.FlagSampleIPC != 0
-	}
 	if p.psbEv != nil {
 		if st.Type&ptperf.TypePSBEvt != 0 && !p.skipEvent() {
 			p.emitSynth(q, p.psbEv, st, script.Synth{Kind: script.SynthPSB, Offset: st.PSBOffset})
@@ -532,7 +528,7 @@ func (p *ptState) sample(q *ptQueue) {
 			period = 1
 		}
 		q.lastInsn = st.TotInsnCnt
-		q.ipcSample(&q.lastInInsn, &q.lastInCyc)
+		q.ipcSample(st, p.opts.ApproxIPC, &q.lastInInsn, &q.lastInCyc)
 		p.emitSample(q, p.instructionsEv, st.FromIP, st.ToIP, period, q.flags)
 	}
 	if p.txEv != nil && st.Type&ptperf.TypeTransaction != 0 && !p.skipEvent() {
@@ -554,23 +550,29 @@ func (p *ptState) sample(q *ptQueue) {
 		if p.skipEvent() {
 			return
 		}
-		q.ipcSample(&q.lastBrInsn, &q.lastBrCyc)
+		q.ipcSample(st, p.opts.ApproxIPC, &q.lastBrInsn, &q.lastBrCyc)
 		p.emitSample(q, p.branchesEv, st.FromIP, st.ToIP, 1, q.flags)
 	}
 }
 
 // ipcSample sets the IPC counts of the branch or instruction sample being
-// made, from the counts at that kind's last sample with an IPC (updated):
-// cycles only when the state may sample IPC, instructions only with
-// cycles (intel_pt_synth_branch_sample, intel_pt_synth_instruction_sample).
-func (q *ptQueue) ipcSample(lastInsn, lastCyc *uint64) {
+// made from state st (intel_pt_sample's ipc_insn_cnt, ipc_cyc_cnt and
+// sample_ipc; approx: itrace A), from the counts at that kind's last sample
+// with an IPC (updated): cycles only when the state may sample IPC,
+// instructions only with cycles (intel_pt_synth_branch_sample,
+// intel_pt_synth_instruction_sample).
+func (q *ptQueue) ipcSample(st *ptperf.State, approx bool, lastInsn, lastCyc *uint64) {
+	insn, cyc, ok := st.TotInsnCnt, st.TotCycCnt, st.Flags&ptperf.FlagSampleIPC != 0
+	if approx {
+		cyc, ok = st.Cycles, true
+	}
 	q.smpInsn, q.smpCyc = 0, 0
-	if q.sampleIPC {
-		q.smpCyc = q.ipcCyc - *lastCyc
+	if ok {
+		q.smpCyc = cyc - *lastCyc
 	}
 	if q.smpCyc != 0 {
-		q.smpInsn = q.ipcInsn - *lastInsn
-		*lastInsn, *lastCyc = q.ipcInsn, q.ipcCyc
+		q.smpInsn = insn - *lastInsn
+		*lastInsn, *lastCyc = insn, cyc
 	}
 }
 

@@ -12,31 +12,48 @@ import "github.com/perfpt/perfpt/ptdecode/packet"
 
 // mtcCycCntPGE mirrors intel_pt_mtc_cyc_cnt_pge.
 func (d *Decoder) mtcCycCntPGE() {
-	if d.haveCyc {
+	if d.haveCyc || !d.p.IPC {
 		return
 	}
+	d.cycEstFlush()
 	d.cycCntTimestamp = d.timestamp
 	d.baseCycCnt = d.totCycCnt
 }
 
 // mtcCycCntCBR mirrors intel_pt_mtc_cyc_cnt_cbr.
 func (d *Decoder) mtcCycCntCBR() {
+	d.cycEstFlush()
 	d.tscToCyc = float64(d.cbr) / d.maxNonTurboFP
 	if d.pge {
 		d.mtcCycCntPGE()
 	}
 }
 
-// mtcCycCntUpd mirrors intel_pt_mtc_cyc_cnt_upd.
+// mtcCycCntUpd mirrors intel_pt_mtc_cyc_cnt_upd, lazily: perf raises the
+// count to the estimate at each MTC/TMA; the estimate grows with the
+// timestamp (for a given base), so only the greatest timestamp since the
+// count was last used matters. cycEstFlush applies it before the count is
+// read or changed, or the base or ratio change.
 func (d *Decoder) mtcCycCntUpd() {
-	if d.haveCyc {
+	if d.haveCyc || !d.p.IPC {
 		return
 	}
 	d.sampleCyc = true
 	if !d.pge || d.timestamp <= d.cycCntTimestamp {
 		return
 	}
-	delta := d.timestamp - d.cycCntTimestamp
+	if d.timestamp > d.cycEstTS {
+		d.cycEstTS = d.timestamp
+	}
+}
+
+// cycEstFlush raises the cycle count to the pending MTC estimate.
+func (d *Decoder) cycEstFlush() {
+	if d.cycEstTS == 0 {
+		return
+	}
+	delta := d.cycEstTS - d.cycCntTimestamp
+	d.cycEstTS = 0
 	// The explicit conversion keeps the product rounded (no fused
 	// multiply-add), as C computes it.
 	tot := f2u(float64(float64(delta)*d.tscToCyc) + float64(d.baseCycCnt))
@@ -60,6 +77,7 @@ func f2u(f float64) uint64 {
 // calcCycTimestamp mirrors intel_pt_calc_cyc_timestamp.
 func (d *Decoder) calcCycTimestamp() {
 	ts := d.cycRefTimestamp
+	d.cycEstFlush()
 	d.haveCyc = true
 	d.cycleCnt += d.pkt.Payload
 	if d.pge {

@@ -192,6 +192,10 @@ type Params struct {
 	// Ctl is the intel_pt event's config (perf's params.ctl): its cyc
 	// bit and cyc_thresh field change when IPC may be sampled.
 	Ctl uint64
+	// IPC asks for the cycle counts of the states (TotCycCnt, Cycles and
+	// FlagSampleIPC); without it the estimate from MTC and CBR is skipped
+	// (CYC payloads are still counted for TakeCycles).
+	IPC bool
 }
 
 // State is one decoder state (struct intel_pt_state).
@@ -298,6 +302,7 @@ type Decoder struct {
 	tscToCyc         float64
 	maxNonTurboFP    float64
 	cycPend          uint64 // CYC payloads counted while tracing, not yet taken
+	cycEstTS         uint64 // the timestamp of a pending MTC estimate (cycEstFlush), or 0
 
 	// sampling
 	totInsnCnt       uint64
@@ -403,6 +408,7 @@ func (d *Decoder) haveIP() bool {
 func (d *Decoder) updateSampleTime() {
 	d.sampleTimestamp = d.timestamp
 	d.sampleInsnCnt = d.timestampInsnCnt
+	d.cycEstFlush()
 	d.state.Cycles = d.totCycCnt
 }
 

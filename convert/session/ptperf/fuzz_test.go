@@ -68,6 +68,7 @@ func decodeAll(trace []byte, code []byte, period uint64) (states, errs int) {
 		TSCCTCRatioN:     2,
 		TSCCTCRatioD:     1,
 		MaxNonTurboRatio: 20,
+		IPC:              true,
 	})
 	for n := 0; n < 1<<20; n++ {
 		st := d.Decode()
@@ -184,7 +185,7 @@ func TestDecodeEvents(t *testing.T) {
 		},
 		Walker:            &codeWalker{base: 0x400000, code: seedCode},
 		ReturnCompression: true, BranchEnable: true, PeriodType: PeriodInstructions, Period: 1,
-		Ctl: 1 << 1, MTCPeriod: 3, TSCCTCRatioN: 2, TSCCTCRatioD: 1, MaxNonTurboRatio: 20,
+		Ctl: 1 << 1, MTCPeriod: 3, TSCCTCRatioN: 2, TSCCTCRatioD: 1, MaxNonTurboRatio: 20, IPC: true,
 	})
 	var types uint32
 	var ptw []uint64

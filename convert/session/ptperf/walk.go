@@ -1257,7 +1257,7 @@ func (d *Decoder) Decode() *State {
 		if s != eOVERFLOW {
 			d.state.FromIP = d.ip
 		}
-		d.updateSampleTime()
+		d.updateSampleTime() // flushes the MTC estimate
 		d.sampleTotCycCnt = d.totCycCnt
 	} else {
 		d.state.Err = 0
@@ -1272,7 +1272,7 @@ func (d *Decoder) Decode() *State {
 			d.state.CBR = d.cbr
 		}
 		if sampleTime(d.pktState) {
-			d.updateSampleTime()
+			d.updateSampleTime() // flushes the MTC estimate
 			if d.sampleCyc {
 				d.sampleTotCycCnt = d.totCycCnt
 				d.state.Flags |= FlagSampleIPC
