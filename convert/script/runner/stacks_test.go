@@ -121,3 +121,34 @@ func TestPTStacksTSX(t *testing.T) {
 		})
 	}
 }
+
+// TestPTStacksCorrupted damages the AUX data of untimed recordings (as
+// TestPTCorrupted does): decode errors start new traces, which empty the
+// thread stacks and the branch rings in perf.
+func TestPTStacksCorrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records programs")
+	}
+	need(t, "perf", "gcc", "make")
+	names := []string{"mix-dyn-O2"}
+	if os.Getenv("PERFPT_FULL") != "" {
+		names = append(names, "threads-dyn-O2", "mix-static-O0")
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			data := recordPT(t, testprog.Path(t, name), record.Options{})
+			for _, c := range []struct {
+				fill byte
+				n    int
+				at   float64
+			}{
+				{0xff, 7, 0.5},  // bad packets
+				{0x00, 64, 0.3}, // PADs: flow mismatch
+				{0x55, 12, 0.7}, // garbage TNTs
+			} {
+				bad := corrupt(t, data, c.fill, c.n, c.at)
+				compare(t, bad, "--itrace=i100igl8e", "-F", "+brstack")
+			}
+		})
+	}
+}
