@@ -13,11 +13,11 @@ import (
 type Block struct {
 	PID, TID int32
 	CPU      int32
+	Flags    uint32 // how the last instruction left: script.Flag*
 	Time     uint64
 	Start    uint64 // first instruction
 	End      uint64 // last instruction
 	NInsn    uint64
-	Flags    uint32 // how the last instruction left: script.Flag*
 	To       uint64 // where execution went next (0: trace stopped)
 	// Cycles is the CYC cycles the decoder counted since the queue's
 	// previous Block, up to this one (0 without CYC packets).

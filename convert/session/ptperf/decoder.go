@@ -420,7 +420,9 @@ const ctlCYCEnable = 1 << 1
 // State.TotCycCnt it moves at each CYC packet and has no estimate from MTC.
 func (d *Decoder) TakeCycles() uint64 {
 	c := d.cycPend
-	d.cycPend = 0
+	if c != 0 {
+		d.cycPend = 0
+	}
 	return c
 }
 
