@@ -163,16 +163,18 @@ func (a *ptAgg) blockFunc() func(*session.Block) {
 		f := b.Flags
 		taken := b2u(b.To != r.fall)
 		r.branches += uint64(f&script.FlagBranch) & b2u(b.To != 0) & taken
-		if b.Time != 0 {
+		// The time advances in MTC steps: most Blocks have their
+		// predecessor's.
+		if b.Time != t.lastTime && b.Time != 0 {
 			if t.lastTime != 0 && b.Time > t.lastTime {
 				r.nanos += b.Time - t.lastTime
 			}
 			t.lastTime = b.Time
-			if f&script.FlagTraceEnd != 0 {
-				// The thread stopped (switched out): the time until its
-				// trace resumes is not its own.
-				t.lastTime = 0
-			}
+		}
+		if f&script.FlagTraceEnd != 0 && b.Time != 0 {
+			// The thread stopped (switched out): the time until its
+			// trace resumes is not its own.
+			t.lastTime = 0
 		}
 		t.prev, t.taken = ri, taken
 		t.cand = r.succ[taken]
