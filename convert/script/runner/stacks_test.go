@@ -104,18 +104,19 @@ func TestPTStacksVariants(t *testing.T) {
 // TestPTStacksTSX compares g and l on the committed PTWRITE/TSX
 // recordings: transaction, ptwrite and psb/cbr samples get the stacks as
 // instruction samples do, and the branch stack carries the in-transaction
-// and abort flags.
+// and abort flags (rtmroll: aborts that unwind calls made inside the
+// transaction).
 func TestPTStacksTSX(t *testing.T) {
 	need(t, "perf")
 	dir := filepath.Join("..", "..", "..", "testdata", "ptwtsx")
 	symfs := "--symfs=" + filepath.Join(dir, "symfs")
-	for _, name := range []string{"ptw-fup", "ptw-cyc", "tsx"} {
+	for _, name := range []string{"ptw-fup", "ptw-cyc", "tsx", "rtmroll"} {
 		t.Run(name, func(t *testing.T) {
 			data := filepath.Join(dir, name+".perf.data")
 			if _, err := os.Stat(data); err != nil {
 				t.Skipf("no fixture: %v", err)
 			}
-			compare(t, data, symfs, "--itrace=i1iwxgl", "-F", "+brstacksym")
+			compare(t, data, symfs, "--itrace=i1iwxgl16", "-F", "+brstacksym")
 			compare(t, data, symfs, "--itrace=i1ixgl4", "-F", "+brstack,+flags")
 			compare(t, data, symfs, "--itrace=wxpg3")
 		})
