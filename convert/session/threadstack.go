@@ -116,7 +116,9 @@ func (ts *threadStack) pop(ret uint64) {
 
 // threadStackEvent feeds a decoded branch to the thread stack of q's
 // thread (intel_pt_sample's thread_stack__event call), or only tracks the
-// trace number when no thread stack is wanted.
+// trace number when no thread stack is wanted. The instruction length is
+// the queue's (ptq->insn_len): 0 for asynchronous branches, so that an
+// interrupt's return address is the interrupted IP.
 func (p *ptState) threadStackEvent(q *ptQueue, st *ptperf.State) {
 	if q.thread == nil {
 		return
@@ -126,7 +128,7 @@ func (p *ptState) threadStackEvent(q *ptQueue, st *ptperf.State) {
 		if p.opts.LastBranch {
 			brSz = p.opts.LastBranchSz
 		}
-		q.thread.stackEventBr(q.flags, st.FromIP, st.ToIP, uint64(st.InsnLen), st.TraceNr, p.callstack, brSz)
+		q.thread.stackEventBr(q.flags, st.FromIP, st.ToIP, uint64(q.insnLen), st.TraceNr, p.callstack, brSz)
 	} else if q.thread.ts != nil && q.thread.ts.traceNr != st.TraceNr {
 		if q.thread.ts.traceNr != 0 {
 			q.thread.ts.flush()
