@@ -49,23 +49,30 @@ var stackPrograms = func() []string {
 	return []string{"threads-static-O2", "mix-dyn-O2", "mix-static-O0"}
 }()
 
-func runStacks(t *testing.T, opt record.Options, invocations [][]string) {
+// eachRecording records each program with opt (forkexec execs tiny) and
+// hands the recording to check, in a subtest per program.
+func eachRecording(t *testing.T, names []string, opt record.Options, check func(t *testing.T, data string)) {
 	if testing.Short() {
 		t.Skip("records programs")
 	}
 	need(t, "perf", "gcc", "make")
-	for _, name := range stackPrograms {
+	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
-			var args []string
+			prog, args := testprog.Path(t, name), []string(nil)
 			if strings.HasPrefix(name, "forkexec") {
-				args = []string{testprog.Path(t, "tiny")}
+				args = append(args, testprog.Path(t, "tiny"))
 			}
-			data := recordPT(t, testprog.Path(t, name), opt, args...)
-			for _, inv := range invocations {
-				compare(t, data, inv...)
-			}
+			check(t, recordPT(t, prog, opt, args...))
 		})
 	}
+}
+
+func runStacks(t *testing.T, opt record.Options, invocations [][]string) {
+	eachRecording(t, stackPrograms, opt, func(t *testing.T, data string) {
+		for _, inv := range invocations {
+			compare(t, data, inv...)
+		}
+	})
 }
 
 // perCPUTimed is what perfpt record --emulate writes by default: one
@@ -127,29 +134,15 @@ func TestPTStacksTSX(t *testing.T) {
 // TestPTCorrupted does): decode errors start new traces, which empty the
 // thread stacks and the branch rings in perf.
 func TestPTStacksCorrupted(t *testing.T) {
-	if testing.Short() {
-		t.Skip("records programs")
-	}
-	need(t, "perf", "gcc", "make")
 	names := []string{"mix-dyn-O2"}
 	if os.Getenv("PERFPT_FULL") != "" {
 		names = append(names, "threads-dyn-O2", "mix-static-O0")
 	}
-	for _, name := range names {
-		t.Run(name, func(t *testing.T) {
-			data := recordPT(t, testprog.Path(t, name), record.Options{})
-			for _, c := range []struct {
-				fill byte
-				n    int
-				at   float64
-			}{
-				{0xff, 7, 0.5},  // bad packets
-				{0x00, 64, 0.3}, // PADs: flow mismatch
-				{0x55, 12, 0.7}, // garbage TNTs
-			} {
-				bad := corrupt(t, data, c.fill, c.n, c.at)
-				compare(t, bad, "--itrace=i100igl8e", "-F", "+brstack")
-			}
-		})
-	}
+	eachRecording(t, names, record.Options{}, func(t *testing.T, data string) {
+		// Bad packets, PADs (a flow mismatch), garbage TNTs.
+		for _, c := range [...]struct{ fill, n, at100 int }{{0xff, 7, 50}, {0, 64, 30}, {0x55, 12, 70}} {
+			bad := corrupt(t, data, byte(c.fill), c.n, float64(c.at100)/100)
+			compare(t, bad, "--itrace=i100igl8e", "-F", "+brstack")
+		}
+	})
 }
