@@ -138,3 +138,25 @@ func BenchmarkBranchRing(b *testing.B) {
 		th.stackEventBr(uint32(script.FlagBranch), i, i+2, 2, 1, false, 64)
 	}
 }
+
+// BenchmarkStacksOn measures what g16 and l64 add to an instruction
+// sample of a thread 12 calls deep (addresses without maps).
+func BenchmarkStacksOn(b *testing.B) {
+	m := newMachine(nil)
+	th := m.FindNewThread(1, 1)
+	call := uint32(script.FlagBranch | script.FlagCall)
+	for i := uint64(0); i < 80; i++ {
+		th.stackEventBr(call, 0x1000+i*0x10, 0x2000+i*0x10, 5, 1, i < 12, 64)
+	}
+	ev := &script.Event{}
+	p := &ptState{s: &Session{m: m}, useThreadStack: true, instructionsEv: ev, kernelStart: kstart}
+	p.opts.Callchain, p.opts.LastBranch, p.opts.CallchainSz, p.opts.LastBranchSz = true, true, 16, 64
+	smp := script.Sample{Ev: ev, IP: 0x5000}
+	b.ReportAllocs()
+	for b.Loop() {
+		p.attachStacks(&smp, th, false)
+	}
+	if len(smp.Callchain) != 13 || len(smp.BranchStack) != 64 {
+		b.Fatalf("%d frames, %d branches", len(smp.Callchain), len(smp.BranchStack))
+	}
+}
