@@ -51,7 +51,12 @@ func benchRecording(b *testing.B) string {
 // BenchmarkBareDecode decodes the recording as `perfpt script --itrace=e`
 // does: the baseline of issue 7's 1.3x budget.
 func BenchmarkBareDecode(b *testing.B) {
-	data := benchRecording(b)
+	benchDecode(b, benchRecording(b), 0, session.Handler{})
+}
+
+// benchDecode decodes data as `perfpt script --itrace=e` does, with the
+// given workers (0: one per CPU) and handler.
+func benchDecode(b *testing.B, data string, workers int, h session.Handler) {
 	it, err := script.ParseItrace("e")
 	if err != nil {
 		b.Fatal(err)
@@ -60,15 +65,20 @@ func BenchmarkBareDecode(b *testing.B) {
 	start := benchcpu.Now()
 	defer benchcpu.Report(b, start)
 	for b.Loop() {
-		s, err := session.Open(data, session.Options{Itrace: it})
+		s, err := session.Open(data, session.Options{Itrace: it, Workers: workers})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := s.Run(session.Handler{}); err != nil {
+		if err := s.Run(h); err != nil {
 			b.Fatal(err)
 		}
 		s.Close()
 	}
+}
+
+// sumBlocks is a Block handler that only reads each Block.
+func sumBlocks(n *uint64) session.Handler {
+	return session.Handler{Block: func(bl *session.Block) { *n += bl.NInsn }}
 }
 
 // BenchmarkConvertPT is `perfpt pprof` on the recording, without writing.
@@ -97,25 +107,8 @@ func TestMain(m *testing.M) {
 // Blocks to an empty handler: what the session's block delivery costs
 // before pprof does anything.
 func BenchmarkDecodeBlocks(b *testing.B) {
-	data := benchRecording(b)
-	it, err := script.ParseItrace("e")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	start := benchcpu.Now()
-	defer benchcpu.Report(b, start)
 	var n uint64
-	for b.Loop() {
-		s, err := session.Open(data, session.Options{Itrace: it})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := s.Run(session.Handler{Block: func(bl *session.Block) { n += bl.NInsn }}); err != nil {
-			b.Fatal(err)
-		}
-		s.Close()
-	}
+	benchDecode(b, benchRecording(b), 0, sumBlocks(&n))
 }
 
 // largeData returns the recording named by $PERFPT_BENCH_DATA (e.g. the
@@ -131,24 +124,7 @@ func largeData(b *testing.B) string {
 // BenchmarkBareDecodeLarge is BenchmarkBareDecode on $PERFPT_BENCH_DATA
 // with one worker.
 func BenchmarkBareDecodeLarge(b *testing.B) {
-	data := largeData(b)
-	it, err := script.ParseItrace("e")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	start := benchcpu.Now()
-	defer benchcpu.Report(b, start)
-	for b.Loop() {
-		s, err := session.Open(data, session.Options{Itrace: it, Workers: 1})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := s.Run(session.Handler{}); err != nil {
-			b.Fatal(err)
-		}
-		s.Close()
-	}
+	benchDecode(b, largeData(b), 1, session.Handler{})
 }
 
 // BenchmarkConvertPTLarge is BenchmarkConvertPT on $PERFPT_BENCH_DATA with
@@ -168,25 +144,8 @@ func BenchmarkConvertPTLarge(b *testing.B) {
 // BenchmarkDecodeBlocksLarge is BenchmarkDecodeBlocks on $PERFPT_BENCH_DATA
 // with one worker.
 func BenchmarkDecodeBlocksLarge(b *testing.B) {
-	data := largeData(b)
-	it, err := script.ParseItrace("e")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	start := benchcpu.Now()
-	defer benchcpu.Report(b, start)
 	var n uint64
-	for b.Loop() {
-		s, err := session.Open(data, session.Options{Itrace: it, Workers: 1})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := s.Run(session.Handler{Block: func(bl *session.Block) { n += bl.NInsn }}); err != nil {
-			b.Fatal(err)
-		}
-		s.Close()
-	}
+	benchDecode(b, largeData(b), 1, sumBlocks(&n))
 }
 
 // BenchmarkPTProfile is the profile building after the decode: the fixed
@@ -279,27 +238,10 @@ func BenchmarkWritePT(b *testing.B) {
 // BenchmarkDecodeBatchesLarge is BenchmarkDecodeBlocksLarge with the Blocks
 // delivered in batches (Handler.Blocks).
 func BenchmarkDecodeBatchesLarge(b *testing.B) {
-	data := largeData(b)
-	it, err := script.ParseItrace("e")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	start := benchcpu.Now()
-	defer benchcpu.Report(b, start)
 	var n uint64
-	for b.Loop() {
-		s, err := session.Open(data, session.Options{Itrace: it, Workers: 1})
-		if err != nil {
-			b.Fatal(err)
+	benchDecode(b, largeData(b), 1, session.Handler{Blocks: func(bs []session.Block) {
+		for i := range bs {
+			n += bs[i].NInsn
 		}
-		if err := s.Run(session.Handler{Blocks: func(bs []session.Block) {
-			for i := range bs {
-				n += bs[i].NInsn
-			}
-		}}); err != nil {
-			b.Fatal(err)
-		}
-		s.Close()
-	}
+	}})
 }
