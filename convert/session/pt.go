@@ -131,6 +131,7 @@ type ptQueue struct {
 	smpInsn, smpCyc       uint64
 	pend                  Block
 	hasPend               bool
+	rq                    runQueue  // the batch for Handler.Runs
 	rbuf                  [2][]byte // alternating read buffers
 	rsel                  int
 	look                  []byte   // lookahead buffer
@@ -179,7 +180,8 @@ type ptState struct {
 	haveRange                 bool
 	rangeStart, rangeEnd      uint64 // TSC
 	block                     Block
-	blocks                    []Block // the batch for Handler.Blocks
+	blocks                    []Block    // the batch for Handler.Blocks
+	runQs, runQsSpare         []*ptQueue // queues with runs for Handler.Runs
 	tick                      uint64
 	res                       resolver
 	bufNr                     uint64

@@ -60,7 +60,7 @@ func (p *ptState) parWorkers() int {
 // options of this session, now.
 func (p *ptState) parallel() bool {
 	o := &p.opts
-	if p.parWorkers() < 2 || p.h.Block != nil || p.h.Blocks != nil || p.instructionsEv == nil {
+	if p.parWorkers() < 2 || p.h.Block != nil || p.h.Blocks != nil || p.h.Runs != nil || p.instructionsEv == nil {
 		return false
 	}
 	if p.branchesEv != nil || p.psbEv != nil || p.cbrEv != nil || p.txEv != nil || p.ptwEv != nil ||

@@ -245,6 +245,7 @@ func (p *ptState) setPidTidCPU(q *ptQueue) {
 			q.cpu = -1
 		}
 	}
+	q.rq.ok = false // Runs: check the batch's thread
 }
 
 // sampleFlags mirrors intel_pt_sample_flags.
@@ -321,7 +322,12 @@ func (p *ptState) runDecoder(q *ptQueue, timestamp *uint64) bool {
 		if q.hasPend && st.Type&ptperf.TypeBranch != 0 && st.FromIP == q.pend.End {
 			// The branch that ended the pending run is resolved: deliver
 			// the run before the branch's sample.
-			q.flushPend(st.ToIP, 0)
+			if p.h.Runs != nil {
+				q.hasPend = false
+				q.resolveRun(st.ToIP, 0)
+			} else {
+				q.flushPend(st.ToIP, 0)
+			}
 		}
 		if !p.timeless && (st.FromIP >= p.kernelStart || st.FromIP == 0) && st.ToIP != 0 && st.ToIP < p.kernelStart {
 			q.timestamp = st.EstTimestamp

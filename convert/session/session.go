@@ -43,6 +43,15 @@ type Handler struct {
 	// the slice valid during the call only. A batch is handed over when
 	// full, before any other callback and when Run ends.
 	Blocks func([]Block)
+	// Runs, when set instead of Block and Blocks, gets the runs (what
+	// a Block says, 32 bytes each, written in place) in batches of one
+	// thread on one CPU, with the time and cycles as marks where they
+	// change. Runs of different threads may come in another order than
+	// Block's; a thread's come in order. Batches are handed over when
+	// full, before any other callback (a run whose successor is not
+	// known yet waits for the next batch) and when Run ends; the
+	// RunBatch is valid during the call only.
+	Runs func(*RunBatch)
 	// Progress gets, now and then, how far the run is: done out of total
 	// (bytes of the file, or of AUX trace data while PT is decoded).
 	Progress func(done, total int64)
@@ -362,7 +371,7 @@ func (s *Session) ParallelDecode(h Handler) bool {
 		w = runtime.NumCPU()
 	}
 	it := o.Itrace
-	if w < 2 || it == nil || !s.HasAuxtrace() || h.Block != nil || h.Blocks != nil || o.ThreadStack {
+	if w < 2 || it == nil || !s.HasAuxtrace() || h.Block != nil || h.Blocks != nil || h.Runs != nil || o.ThreadStack {
 		return false
 	}
 	if !it.Instructions || it.Branches || it.PwrEvents || it.Callchain || it.AddCallchain || it.ThreadStack ||

@@ -180,7 +180,12 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 		return nil
 	}
 	if q.hasPend {
-		q.flushPend(*ip, 0)
+		if p.h.Runs != nil {
+			q.hasPend = false
+			q.resolveRun(*ip, 0)
+		} else {
+			q.flushPend(*ip, 0)
+		}
 	}
 	kernel := *ip >= p.kernelStart
 	t := q.thread
@@ -191,7 +196,7 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 		// One instruction (sampling every instruction): whatever it
 		// is, the walk stops after it, *ip left at it.
 		if l := w.last; l != nil && w.ms == t.Maps && w.gen == t.Maps.gen && *ip >= l.Start && *ip < l.End &&
-			w.cc != nil && (q.job != nil || p.h.Block == nil && p.h.Blocks == nil) {
+			w.cc != nil && (q.job != nil || p.h.Block == nil && p.h.Blocks == nil && p.h.Runs == nil) {
 			if !w.cc.insnAt(l.MapIP(*ip), in) {
 				*insnCnt = 0
 				return ptperf.WalkNoInsn
@@ -201,7 +206,7 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 		}
 	}
 	m := p.s.m
-	blocks := q.job == nil && (p.h.Block != nil || p.h.Blocks != nil)
+	blocks := q.job == nil && (p.h.Block != nil || p.h.Blocks != nil || p.h.Runs != nil)
 	var cnt uint64
 	oneMap := true
 	for {
@@ -292,6 +297,10 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 // handler's reads).
 func (q *ptQueue) emitBlock(start, last, n uint64, in *ptperf.Insn, pend bool) {
 	p := q.pt
+	if p.h.Runs != nil {
+		q.emitRun(start, last, n, in, pend)
+		return
+	}
 	var flags uint32
 	if pend && in.Branch != ptperf.BrNone && in.Length != 0 {
 		flags = in.Op.Flags()
@@ -336,8 +345,11 @@ func (p *ptState) sendBlock(b *Block) {
 	}
 }
 
-// flushBlocks hands the batched Blocks over.
+// flushBlocks hands the batched Blocks (or Runs) over.
 func (p *ptState) flushBlocks() {
+	if len(p.runQs) > 0 {
+		p.flushRuns()
+	}
 	if len(p.blocks) > 0 {
 		p.h.Blocks(p.blocks)
 		p.blocks = p.blocks[:0]
@@ -352,6 +364,10 @@ func (q *ptQueue) flushPend(to uint64, flags uint32) {
 	}
 	q.hasPend = false
 	p := q.pt
+	if p.h.Runs != nil {
+		q.resolveRun(to, flags)
+		return
+	}
 	if p.h.Blocks != nil {
 		b := p.newBlock()
 		*b = q.pend

@@ -1,0 +1,180 @@
+package session
+
+import (
+	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/session/ptperf"
+)
+
+// Run is one straight-line run of instructions for Handler.Runs: what a
+// Block says, in 32 bytes, without the thread, time and cycles (those are
+// in its RunBatch).
+type Run struct {
+	Start uint64 // first instruction
+	End   uint64 // last instruction
+	// To is the next address executed (0: unknown, or the trace stopped
+	// after the run).
+	To    uint64
+	NInsn uint32
+	// Flags are the branch kinds of the last instruction (script.Flag*,
+	// as Block.Flags: FlagBranch|FlagCall, FlagReturn, FlagConditional,
+	// ..., FlagTraceEnd when the trace stopped after it; 0 when the run
+	// ended without a branch: a run split at the end of a mapping, or
+	// one cut by an asynchronous event), and RunTaken.
+	Flags uint16
+	// Mark, when not 0, is 1 + the index in RunBatch.Marks of the time
+	// and cycles that apply from this run on.
+	Mark uint16
+}
+
+// RunTaken is set in Run.Flags when the run's last instruction is a
+// conditional branch that was taken.
+const RunTaken = 1 << 15
+
+// RunMark is a change of time, or cycles counted, within a RunBatch.
+type RunMark struct {
+	Time   uint64 // the time of the run and the following ones
+	Cycles uint64 // the Block.Cycles of the run (this run's only)
+}
+
+// RunBatch is a batch of runs of one thread on one CPU, in execution order.
+type RunBatch struct {
+	PID, TID, CPU int32
+	// Time is the time of the first run (0 in untimed recordings).
+	Time  uint64
+	Runs  []Run
+	Marks []RunMark
+}
+
+// runQueue is a queue's batch for Handler.Runs.
+type runQueue struct {
+	b       RunBatch
+	ts      uint64 // the queue timestamp of the last run's time
+	pendIdx int    // the unresolved last run (q.hasPend)
+	pendFT  uint64 // its fall-through address (taken or not)
+	dirty   bool   // in ptState.runQs
+	// ok: the batch has room and is for the queue's thread (cleared
+	// where the queue's thread may change: setPidTidCPU)
+	ok bool
+}
+
+// emitRun appends one run to q's batch (emitBlock for Handler.Runs). A
+// pending run stays in the batch and is resolved in place (resolveRun).
+func (q *ptQueue) emitRun(start, last, n uint64, in *ptperf.Insn, pend bool) {
+	p := q.pt
+	rq := &q.rq
+	b := &rq.b
+	if !rq.ok || len(b.Runs) == cap(b.Runs) {
+		if len(b.Runs) == cap(b.Runs) || len(b.Runs) == 0 || b.TID != q.tid || b.PID != q.pid || b.CPU != q.cpu {
+			q.newRunBatch()
+		}
+		rq.ok = true
+	}
+	i := len(b.Runs)
+	b.Runs = b.Runs[:i+1]
+	r := &b.Runs[i]
+	r.Start, r.End, r.NInsn, r.Mark = start, last, uint32(n), 0
+	if c := q.dec.TakeCycles(); q.timestamp != rq.ts || c != 0 {
+		rq.ts = q.timestamp
+		k := len(b.Marks)
+		b.Marks = b.Marks[:k+1] // room for one per run
+		b.Marks[k] = RunMark{Time: p.perfTime(q.timestamp), Cycles: c}
+		r.Mark = uint16(k + 1)
+	}
+	if !pend {
+		r.Flags, r.To = 0, last+uint64(in.Length) // contiguous: continues in the next map
+		return
+	}
+	var flags uint16
+	if in.Branch != ptperf.BrNone && in.Length != 0 {
+		flags = uint16(in.Op.Flags())
+	}
+	r.Flags, r.To = flags, 0
+	rq.pendIdx, rq.pendFT = i, last+uint64(in.Length)
+	q.pend.End = last
+	q.hasPend = true
+}
+
+// newRunBatch hands q's batch over (all but an unresolved last run, which
+// starts the new batch) and starts a batch for q's current thread.
+func (q *ptQueue) newRunBatch() {
+	p := q.pt
+	rq := &q.rq
+	b := &rq.b
+	if b.Runs == nil {
+		b.Runs = make([]Run, 0, blockBatch)
+		b.Marks = make([]RunMark, 0, blockBatch)
+	}
+	if len(b.Runs) > 0 && (b.TID != q.tid || b.PID != q.pid || b.CPU != q.cpu) && q.hasPend {
+		// The thread changed: the pending run's successor is unknown.
+		q.hasPend = false
+	}
+	var carry Run
+	var carryMark RunMark
+	hasCarry := q.hasPend && len(b.Runs) > 0
+	if hasCarry {
+		carry = b.Runs[len(b.Runs)-1]
+		if carry.Mark != 0 {
+			carryMark = b.Marks[carry.Mark-1]
+		}
+		b.Runs = b.Runs[:len(b.Runs)-1]
+	}
+	if len(b.Runs) > 0 {
+		p.h.Runs(b)
+	}
+	b.Runs, b.Marks = b.Runs[:0], b.Marks[:0]
+	if hasCarry {
+		b.Time = carryMark.Time
+		if carry.Mark == 0 {
+			b.Time = p.perfTime(rq.ts)
+		}
+		carry.Mark = 0
+		if carryMark.Cycles != 0 {
+			b.Marks = append(b.Marks, carryMark)
+			carry.Mark = 1
+		}
+		b.Runs = append(b.Runs, carry)
+		rq.pendIdx = 0
+	} else {
+		b.Time = p.perfTime(q.timestamp)
+		rq.ts = q.timestamp
+	}
+	b.PID, b.TID, b.CPU = q.pid, q.tid, q.cpu
+	rq.ok = true
+	if !rq.dirty {
+		rq.dirty = true
+		p.runQs = append(p.runQs, q)
+	}
+}
+
+// resolveRun is flushPend for Handler.Runs: the pending run learns where
+// execution went.
+func (q *ptQueue) resolveRun(to uint64, flags uint32) {
+	rq := &q.rq
+	r := &rq.b.Runs[rq.pendIdx]
+	r.To = to
+	r.Flags |= uint16(flags)
+	if r.Flags&script.FlagConditional != 0 && to != rq.pendFT && to != 0 {
+		r.Flags |= RunTaken
+	}
+}
+
+// flushRuns hands every queue's batch over (before another callback and
+// at the end), keeping unresolved runs for later: their queues stay in
+// runQs.
+func (p *ptState) flushRuns() {
+	qs := p.runQs
+	p.runQs = p.runQsSpare[:0]
+	for _, q := range qs {
+		q.rq.dirty = false
+		switch n := len(q.rq.b.Runs); {
+		case n > 1 || n == 1 && !q.hasPend:
+			q.newRunBatch() // back in runQs when it keeps a run
+		case n == 1:
+			q.rq.dirty = true
+			p.runQs = append(p.runQs, q)
+		default:
+			q.rq.ok = false // the next run registers the queue again
+		}
+	}
+	p.runQsSpare = qs[:0]
+}
