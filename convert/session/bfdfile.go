@@ -17,7 +17,8 @@ type bfdFuncs struct {
 type bfdSym struct {
 	value uint64
 	shndx elf.SectionIndex
-	file  string // "" when addr2line reports no file
+	file  string // the STT_FILE name, possibly empty
+	known bool   // false when addr2line reports no file ("??")
 	ord   int
 }
 
@@ -49,14 +50,12 @@ func loadBFDFuncs(path string) *bfdFuncs {
 			}
 			continue
 		case elf.STT_NOTYPE, elf.STT_FUNC, elf.STT_GNU_IFUNC:
+			known := haveFile && (elf.ST_BIND(s.Info) == elf.STB_LOCAL || state != fileAfterSymbolSeen)
 			name := ""
-			switch {
-			case !haveFile:
-			case elf.ST_BIND(s.Info) != elf.STB_LOCAL && state == fileAfterSymbolSeen:
-			default:
+			if known {
 				name = file
 			}
-			b.syms = append(b.syms, bfdSym{value: s.Value, shndx: s.Section, file: name, ord: i})
+			b.syms = append(b.syms, bfdSym{value: s.Value, shndx: s.Section, file: name, known: known, ord: i})
 		}
 		if state == nothingSeen {
 			state = symbolSeen
@@ -66,10 +65,13 @@ func loadBFDFuncs(path string) *bfdFuncs {
 	return b
 }
 
-// file returns the file addr2line prints for pc ("" for "??").
-func (b *bfdFuncs) file(pc uint64) string {
+// file returns the file addr2line prints for pc, and false when it
+// prints "??". A file symbol with an empty name (as before the assembly
+// entry points of Debian's ld.so debug file) gives "", true: addr2line
+// prints ":?", which perf makes ":0".
+func (b *bfdFuncs) file(pc uint64) (string, bool) {
 	if b == nil {
-		return ""
+		return "", false
 	}
 	var sec elf.SectionIndex = -1
 	for i, s := range b.secs {
@@ -79,7 +81,7 @@ func (b *bfdFuncs) file(pc uint64) string {
 		}
 	}
 	if sec < 0 {
-		return ""
+		return "", false
 	}
 	i := sort.Search(len(b.syms), func(i int) bool { return b.syms[i].value > pc })
 	// The best symbol is the one with the greatest value <= pc in pc's
@@ -98,7 +100,7 @@ func (b *bfdFuncs) file(pc uint64) string {
 		}
 	}
 	if best < 0 {
-		return ""
+		return "", false
 	}
-	return b.syms[best].file
+	return b.syms[best].file, b.syms[best].known
 }

@@ -3,6 +3,7 @@ package session
 import (
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/perfpt/perfpt/convert/script"
@@ -55,8 +56,8 @@ func (d *DSO) srclineOf(l *script.Loc) string {
 				// No DWARF for pc, but addr2line names the function from
 				// the symbol table: "??:?", which perf prints as nothing.
 				out = "??:0"
-				if f := src.bfd.file(pc); f != "" {
-					out = filepath.Base(f) + ":0"
+				if f, ok := src.bfd.file(pc); ok {
+					out = baseName(f) + ":0"
 				}
 				src.fails = 0
 			} else if len(src.frames) > 0 {
@@ -101,4 +102,9 @@ func (r *resolver) Srcline(l *script.Loc) string {
 		return ""
 	}
 	return mp.DSO.srclineOf(l)
+}
+
+// baseName is perf's gnu_basename: the part after the last '/', "" for "".
+func baseName(path string) string {
+	return path[strings.LastIndexByte(path, '/')+1:]
 }
