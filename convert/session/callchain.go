@@ -23,11 +23,12 @@ func (p *ptState) addStacks(smp *script.Sample, t *Thread) {
 	if smp.Ev == p.branchesEv {
 		return
 	}
+	ts := t.stackOf(int32(smp.CPU)) // smp.CPU is the queue's cpu, -1 without one
 	if p.opts.Callchain {
-		smp.Callchain = p.s.m.stackCallchain(t, p.opts.CallchainSz+1, smp.IP, p.kernelStart)
+		smp.Callchain = p.s.m.stackCallchain(t, ts, p.opts.CallchainSz+1, smp.IP, p.kernelStart)
 	}
 	if p.opts.LastBranch {
-		smp.BranchStack = t.ts.brSample(p.opts.LastBranchSz)
+		smp.BranchStack = ts.brSample(p.opts.LastBranchSz)
 	}
 }
 
@@ -87,12 +88,12 @@ func (ts *threadStack) brSample(sz int) []script.BranchEntry {
 }
 
 // stackCallchain is the resolved call chain of a PT sample at ip in
-// thread t (thread_stack__sample, then thread__resolve_callchain).
-func (m *Machine) stackCallchain(t *Thread, sz int, ip, kernelStart uint64) []script.Frame {
-	ts := t.ts
+// thread t with thread stack ts, which may be nil (thread_stack__sample,
+// then thread__resolve_callchain).
+func (m *Machine) stackCallchain(t *Thread, ts *threadStack, sz int, ip, kernelStart uint64) []script.Frame {
 	if ts == nil {
 		var ips [2]uint64
-		return m.callchain(t, (*threadStack)(nil).stackIPs(ips[:0], sz, ip, kernelStart), nil)
+		return m.callchain(t, ts.stackIPs(ips[:0], sz, ip, kernelStart), nil)
 	}
 	ts.ips = ts.stackIPs(ts.ips, sz, ip, kernelStart)
 	ts.frames = m.callchain(t, ts.ips, ts.frames)

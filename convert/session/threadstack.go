@@ -19,6 +19,13 @@ type threadStack struct {
 	br          []script.BranchEntry
 	brPos, brNr int
 
+	// callstack says the stack was set up for calls (perf allocates
+	// ts->stack only then); the idle task's per-CPU stacks count only so.
+	callstack bool
+	// cpus holds the idle task's stacks of CPUs 1 and up (index: CPU);
+	// the thread's own stack is CPU 0's.
+	cpus []*threadStack
+
 	// Buffers of the stacks attached to the thread's samples.
 	ips     []uint64
 	frames  []script.Frame
@@ -32,19 +39,79 @@ type tsEntry struct {
 
 // stackEvent mirrors thread_stack__event without a branch ring.
 func (t *Thread) stackEvent(flags uint32, from, to, insnLen, traceNr uint64, callstack bool) {
-	t.stackEventBr(flags, from, to, insnLen, traceNr, callstack, 0)
+	t.stackEventBr(0, flags, from, to, insnLen, traceNr, callstack, 0)
 }
 
-// stackEventBr mirrors thread_stack__event; brSz is the size of the
-// last-branch ring (0: none).
-func (t *Thread) stackEventBr(flags uint32, from, to, insnLen, traceNr uint64, callstack bool, brSz int) {
+// idle says t is the idle task (perf's thread_stack__per_cpu): pid and
+// tid 0 stand for one task per CPU, each with its own stack.
+func (t *Thread) idle() bool { return t.TID == 0 && t.PID == 0 }
+
+// stackOf mirrors thread__stack: t's stack, or the idle task's stack of
+// cpu (CPU 0 for a negative cpu) if it was set up for calls; nil if none.
+func (t *Thread) stackOf(cpu int32) *threadStack {
 	ts := t.ts
-	if ts == nil {
-		ts = &threadStack{traceNr: traceNr}
-		if brSz > 0 {
-			ts.br = make([]script.BranchEntry, brSz)
+	if ts == nil || !t.idle() {
+		return ts
+	}
+	if cpu > 0 {
+		if int(cpu) >= len(ts.cpus) {
+			return nil
 		}
-		t.ts = ts
+		ts = ts.cpus[cpu]
+	}
+	if ts == nil || !ts.callstack {
+		return nil
+	}
+	return ts
+}
+
+// newStack mirrors thread_stack__new and thread_stack__init: the stack
+// of t (of cpu for the idle task), set up when it was not set up for
+// calls yet (then the ring starts empty again).
+func (t *Thread) newStack(cpu int32, callstack bool, brSz int) *threadStack {
+	slot := &t.ts
+	if t.idle() && cpu > 0 {
+		if t.ts == nil {
+			t.ts = &threadStack{}
+		}
+		if int(cpu) >= len(t.ts.cpus) {
+			t.ts.cpus = append(t.ts.cpus, make([]*threadStack, int(cpu)+1-len(t.ts.cpus))...)
+		}
+		slot = &t.ts.cpus[cpu]
+	}
+	ts := *slot
+	if ts == nil {
+		ts = &threadStack{}
+		*slot = ts
+	}
+	if !ts.callstack {
+		ts.callstack = callstack
+		if brSz > 0 {
+			ts.br, ts.brNr = make([]script.BranchEntry, brSz), 0
+		}
+	}
+	return ts
+}
+
+// stackDepth mirrors thread_stack__depth: the depth of t's stack on cpu
+// (callindent), and whether t has a thread stack at all (thread->ts).
+func (t *Thread) stackDepth(cpu int32) (int, bool) {
+	if t.ts == nil {
+		return 0, false
+	}
+	if ts := t.stackOf(cpu); ts != nil {
+		return len(ts.stack), true
+	}
+	return 0, true
+}
+
+// stackEventBr mirrors thread_stack__event for the branch of a sample on
+// cpu; brSz is the size of the last-branch ring (0: none).
+func (t *Thread) stackEventBr(cpu int32, flags uint32, from, to, insnLen, traceNr uint64, callstack bool, brSz int) {
+	ts := t.stackOf(cpu)
+	if ts == nil {
+		ts = t.newStack(cpu, callstack, brSz)
+		ts.traceNr = traceNr
 	}
 	if traceNr != ts.traceNr {
 		if ts.traceNr != 0 {
@@ -128,11 +195,12 @@ func (p *ptState) threadStackEvent(q *ptQueue, st *ptperf.State) {
 		if p.opts.LastBranch {
 			brSz = p.opts.LastBranchSz
 		}
-		q.thread.stackEventBr(q.flags, st.FromIP, st.ToIP, uint64(q.insnLen), st.TraceNr, p.callstack, brSz)
-	} else if q.thread.ts != nil && q.thread.ts.traceNr != st.TraceNr {
-		if q.thread.ts.traceNr != 0 {
-			q.thread.ts.flush()
+		q.thread.stackEventBr(q.cpu, q.flags, st.FromIP, st.ToIP, uint64(q.insnLen), st.TraceNr, p.callstack, brSz)
+	} else if ts := q.thread.stackOf(q.cpu); ts != nil && ts.traceNr != st.TraceNr {
+		// thread_stack__set_trace_nr
+		if ts.traceNr != 0 {
+			ts.flush()
 		}
-		q.thread.ts.traceNr = st.TraceNr
+		ts.traceNr = st.TraceNr
 	}
 }
