@@ -58,7 +58,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		}
 	}
 	opts := session.Options{Symfs: cfg.Symfs, Kallsyms: cfg.Kallsyms, Workers: cfg.Workers,
-		Itrace: it, Callchains: !cfg.NoCallchain}
+		Itrace: it, Callchains: !cfg.NoCallchain || ptCallchains(it)}
 	var err error
 	if opts.CPUs, err = parseList(cfg.CPUs, true); err != nil {
 		return err
@@ -112,7 +112,9 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	useCallchain := !cfg.NoCallchain && anyCallchain
 	// process_attr for the events synthesised from PT.
 	s.OnSynthEvent = func(e *script.Event, firstOfType bool) error {
-		if e.SampleType&script.SampleCallchain != 0 && !cfg.NoCallchain {
+		// intel_pt_process_auxtrace_info turns callchains on for
+		// --itrace=g even under -G, for every event from then on.
+		if e.SampleType&script.SampleCallchain != 0 {
 			useCallchain = true
 		}
 		if !firstOfType {
@@ -290,3 +292,7 @@ func parseTime(s string) (from, to uint64, err error) {
 }
 
 var _ = os.Stderr
+
+// ptCallchains says --itrace asks for callchains on PT samples, which
+// perf turns on globally (symbol_conf.use_callchain) whatever -G says.
+func ptCallchains(it *script.Itrace) bool { return it != nil && it.Callchain }
