@@ -64,3 +64,13 @@ func BenchmarkDeliveryRuns(b *testing.B) {
 		}}
 	})
 }
+
+func BenchmarkDeliveryLeanRuns(b *testing.B) {
+	benchDelivery(b, func(n *uint64) Handler {
+		return Handler{LeanRuns: true, Runs: func(rb *RunBatch) {
+			for i := range rb.Runs {
+				*n += uint64(rb.Runs[i].NInsn)
+			}
+		}}
+	})
+}

@@ -73,6 +73,13 @@ func (q *ptQueue) emitRun(start, last, n uint64, in *ptperf.Insn, pend bool) {
 	b.Runs = b.Runs[:i+1]
 	r := &b.Runs[i]
 	r.Start, r.End, r.NInsn, r.Mark = start, last, uint32(n), 0
+	if p.h.LeanRuns {
+		r.Flags, r.To = 0, 0
+		if pend && in.Branch != ptperf.BrNone && in.Length != 0 {
+			r.Flags = uint16(in.Op.Flags())
+		}
+		return
+	}
 	if c := q.dec.TakeCycles(); q.timestamp != rq.ts || c != 0 {
 		rq.ts = q.timestamp
 		k := len(b.Marks)

@@ -35,6 +35,7 @@ func TestRuns(t *testing.T) {
 				data = recordPT(t, c.prog, c.cfg)
 			}
 			type key struct{ pid, tid int32 }
+			wantLean := map[key][]string{}
 			run := func(runs bool) (map[key][]string, int) {
 				it, err := script.ParseItrace("cre")
 				if err != nil {
@@ -77,6 +78,8 @@ func TestRuns(t *testing.T) {
 						k := key{b.PID, b.TID}
 						out[k] = append(out[k], fmt.Sprintf("%d %d %x-%x %d %#x %x %d", b.CPU, b.Time, b.Start, b.End,
 							b.NInsn, b.Flags, b.To, b.Cycles))
+						wantLean[k] = append(wantLean[k], fmt.Sprintf("%x-%x %d %#x", b.Start, b.End, b.NInsn,
+							b.Flags&^script.FlagTraceEnd))
 					}
 				}
 				if err := s.Run(h); err != nil {
@@ -105,6 +108,18 @@ func TestRuns(t *testing.T) {
 			if taken == 0 {
 				t.Error("no taken conditional")
 			}
+			lean := runLean(t, data)
+			for k, w := range wantLean {
+				g := lean[k]
+				if len(g) != len(w) {
+					t.Fatalf("LeanRuns, thread %v: %d runs, %d blocks", k, len(g), len(w))
+				}
+				for i := range g {
+					if g[i] != w[i] {
+						t.Fatalf("LeanRuns, thread %v, run %d: %s, block %s", k, i, g[i], w[i])
+					}
+				}
+			}
 			t.Logf("%d runs in %d threads identical to the blocks (%d taken conditionals)", n, len(want), taken)
 		})
 	}
@@ -127,4 +142,31 @@ func recordPerCPU(t *testing.T, name string, pt synth.Config) string {
 		t.Skipf("emulated recording of %s failed: %v", name, err)
 	}
 	return data
+}
+
+// runLean returns the LeanRuns of data by thread: range, count and flags.
+func runLean(t *testing.T, data string) map[struct{ pid, tid int32 }][]string {
+	it, err := script.ParseItrace("cre")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(data, Options{Itrace: it, BuildIDDir: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	out := map[struct{ pid, tid int32 }][]string{}
+	h := Handler{Sample: func(*script.Sample) {}, LeanRuns: true, Runs: func(b *RunBatch) {
+		if len(b.Marks) != 0 {
+			t.Fatalf("LeanRuns batch with %d marks", len(b.Marks))
+		}
+		for _, r := range b.Runs {
+			k := struct{ pid, tid int32 }{b.PID, b.TID}
+			out[k] = append(out[k], fmt.Sprintf("%x-%x %d %#x", r.Start, r.End, r.NInsn, r.Flags))
+		}
+	}}
+	if err := s.Run(h); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
