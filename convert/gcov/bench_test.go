@@ -112,10 +112,10 @@ func BenchmarkAggregatorBlocks(b *testing.B) {
 		for _, t := range a.order {
 			t.counts = NewCounts(t.prog)
 		}
-		a.threads, a.last = map[int32]*threadCache{}, nil
-		// As the session hands them over: batches of up to 256.
-		for i := 0; i < len(blocks); i += 256 {
-			a.Blocks(blocks[i:min(i+256, len(blocks))])
+		a.threads, a.last = map[int32]*threadCache{}, noThread()
+		h := a.Handler()
+		for i := range blocks {
+			h(&blocks[i])
 		}
 	}
 	b.ReportMetric(float64(benchcpu.Now()-start)/float64(b.N)/float64(len(blocks)), "cpu-ns/block")

@@ -7,9 +7,9 @@ type runKey struct{ start, last uint64 }
 // succ is one run-to-run edge: the key of the run that followed, inline so
 // that matching it reads no other memory.
 type succ struct {
-	start, last uint64
-	to          *run
-	n           uint64
+	key runKey
+	to  *run
+	n   uint64
 }
 
 // run is one distinct straight-line run with the runs that followed it. A
@@ -21,6 +21,18 @@ type run struct {
 	ns   int32 // used entries of s
 	s    [2]succ
 	more []succ
+}
+
+// noRun is the start and last of an unused inline successor slot: no
+// run's address, so a lookup that compares only the keys never matches it.
+const noRun = ^uint64(0)
+
+// newRun returns the run of key k, without successors.
+func newRun(k runKey) *run {
+	r := &run{key: k}
+	r.s[0].key = runKey{noRun, noRun}
+	r.s[1].key = runKey{noRun, noRun}
+	return r
 }
 
 // succs returns the edges of r (for the report and Merge, not the hot path).
@@ -45,7 +57,7 @@ func (r *run) addEdge(to *run, n uint64) {
 			return
 		}
 	}
-	e := succ{start: to.key.start, last: to.key.last, to: to, n: n}
+	e := succ{key: to.key, to: to, n: n}
 	if int(r.ns) < len(r.s) {
 		r.s[r.ns] = e
 		r.ns++
@@ -87,7 +99,7 @@ type Counts struct {
 // NewCounts returns an empty aggregation for p.
 func NewCounts(p *Program) *Counts {
 	c := &Counts{prog: p, runs: map[runKey]*run{}, threads: map[int64]*thread{},
-		outside: &run{}, unknown: &run{}, procs: map[int64]bool{}}
+		outside: newRun(runKey{}), unknown: newRun(runKey{}), procs: map[int64]bool{}}
 	if len(p.insns) > 0 {
 		c.lo, c.hi = p.insns[0].addr, p.insns[len(p.insns)-1].addr+1
 	}
@@ -129,18 +141,19 @@ func (c *Counts) step(t *thread, start, last uint64) {
 	prev := t.cur
 	// The two inline successors first: most runs end in a conditional
 	// jump or a call.
-	if s := &prev.s[0]; s.start == start && s.last == last && prev.ns > 0 {
+	k := runKey{start, last}
+	if s := &prev.s[0]; s.key == k {
 		s.n++
 		t.cur = s.to
 		return
 	}
-	if s := &prev.s[1]; s.start == start && s.last == last && prev.ns > 1 {
+	if s := &prev.s[1]; s.key == k {
 		s.n++
 		t.cur = s.to
 		return
 	}
 	for i := range prev.more {
-		if s := &prev.more[i]; s.start == start && s.last == last {
+		if s := &prev.more[i]; s.key == k {
 			s.n++
 			t.cur = s.to
 			return
@@ -154,7 +167,7 @@ func (c *Counts) newEdge(t *thread, prev *run, start, last uint64) {
 	k := runKey{start, last}
 	r := c.runs[k]
 	if r == nil {
-		r = &run{key: k}
+		r = newRun(k)
 		c.runs[k] = r
 	}
 	prev.addEdge(r, 1)
@@ -202,7 +215,7 @@ func (c *Counts) Merge(o *Counts) {
 		}
 		m := c.runs[r.key]
 		if m == nil {
-			m = &run{key: r.key}
+			m = newRun(r.key)
 			c.runs[r.key] = m
 		}
 		local[r] = m

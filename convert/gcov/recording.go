@@ -2,6 +2,7 @@ package gcov
 
 import (
 	"debug/elf"
+	"math"
 	"sort"
 
 	"github.com/perfpt/perfpt/convert/session"
@@ -31,19 +32,24 @@ func (t *tracked) vaddr(off uint64) uint64 {
 	return off
 }
 
+// noThread returns Aggregator.last before the first block: no thread
+// (perf's tids are at least -1) and an empty segment, so the fast path
+// never takes it.
+func noThread() *threadCache { return &threadCache{id: pidTID{math.MinInt32, math.MinInt32}} }
+
+// pidTID names a thread of a process (one comparison in the fast path).
+type pidTID struct{ pid, tid int32 }
+
 // threadCache remembers, per thread, the map its last block was in.
 type threadCache struct {
-	mp  *session.Map
-	tr  *tracked
-	ct  *thread // the thread's state in tr.counts
-	pid int32
-	tid int32
+	mp *session.Map
+	tr *tracked
+	ct *thread // the thread's state in tr.counts
+	id pidTID  // the pid is -1 until the thread's first run in tr
 	// Addresses in [vlo, vlo+vlen) of mp lie in one segment of tr: their
 	// link-time address is ip + vdelta (wrapping). vlen is 0 when tr is
 	// nil or the segment is not known yet.
 	vlo, vlen, vdelta uint64
-	// lo, lo+span is the program's span (Counts.lo, Counts.hi).
-	lo, span uint64
 }
 
 // linkAddr returns the link-time address of ip, which lies in tc.mp,
@@ -69,8 +75,7 @@ func (tc *threadCache) linkAddr(ip uint64) uint64 {
 }
 
 // Aggregator feeds decoded PT blocks of a session into per-object Counts.
-// Use Blocks as the session's Blocks handler (or Handler or Block as its
-// Block handler).
+// Use Handler as the session's Block handler.
 type Aggregator struct {
 	// Symfs is where source files are also looked for (perf's --symfs).
 	Symfs   string
@@ -78,13 +83,13 @@ type Aggregator struct {
 	objs    map[*session.DSO]*tracked
 	threads map[int32]*threadCache
 	order   []*tracked
-	last    *threadCache // the thread of the previous block
+	last    *threadCache // the thread of the previous block, or noThread
 	handle  func(*session.Block)
 }
 
 // NewAggregator returns an Aggregator resolving addresses with m.
 func NewAggregator(m *session.Machine) *Aggregator {
-	a := &Aggregator{m: m, objs: map[*session.DSO]*tracked{}, threads: map[int32]*threadCache{}}
+	a := &Aggregator{m: m, objs: map[*session.DSO]*tracked{}, threads: map[int32]*threadCache{}, last: noThread()}
 	a.handle = a.newHandle()
 	return a
 }
@@ -131,80 +136,80 @@ func (a *Aggregator) Block(b *session.Block) { a.handle(b) }
 
 // Handler returns the session Block handler of a: Block's work in a
 // closure, so that the session's call per block reaches it directly (a
-// method value a.Block would add a call through its wrapper).
+// method value a.Block would add a call through its wrapper). The session
+// hands each Block over in place; in batches (Handler.Blocks) it would
+// copy each one first, which costs more than the call.
 func (a *Aggregator) Handler() func(*session.Block) { return a.handle }
 
-// newHandle returns the function behind Block and Handler.
+// newHandle returns the function behind Block and Handler. It is not
+// inlined: the copies of the closure made where newHandle is inlined do
+// not inline count (Go 1.26).
+//
+//go:noinline
 func (a *Aggregator) newHandle() func(*session.Block) {
 	return func(b *session.Block) {
-		// The fast path: the same thread as the previous block, in the
-		// same segment of a tracked object.
-		if tc := a.last; tc != nil && tc.tid == b.TID && tc.pid == b.PID && b.Start-tc.vlo < tc.vlen {
-			start, last := b.Start+tc.vdelta, b.End+tc.vdelta
-			// Counts.step's first case inline: the previous run's
-			// first successor again.
-			t := tc.ct
-			if prev := t.cur; prev.ns > 0 && prev.s[0].start == start && prev.s[0].last == last && start-tc.lo < tc.span {
-				prev.s[0].n++
-				t.cur = prev.s[0].to
-				return
-			}
-			tc.tr.counts.step(t, start, last)
-			return
+		id := pidTID{b.PID, b.TID}
+		if tc := a.last; tc.id != id || !tc.count(b.Start, b.End) {
+			a.block(id, b.Start, b.End)
 		}
-		a.block(b)
 	}
 }
 
-// Blocks takes a batch of decoded runs (session.Handler.Blocks): the
-// fast path of Block in a loop here, so that it is inlined and the session
-// makes one call per batch instead of one per run.
-func (a *Aggregator) Blocks(bs []session.Block) {
-	for i := range bs {
-		b := &bs[i]
-		if tc := a.last; tc != nil && tc.tid == b.TID && tc.pid == b.PID && b.Start-tc.vlo < tc.vlen {
-			start, last := b.Start+tc.vdelta, b.End+tc.vdelta
-			t := tc.ct
-			if prev := t.cur; prev.ns > 0 && prev.s[0].start == start && prev.s[0].last == last && start-tc.lo < tc.span {
-				prev.s[0].n++
-				t.cur = prev.s[0].to
-				continue
-			}
-			tc.tr.counts.step(t, start, last)
-			continue
-		}
-		a.block(b)
+// count is the fast path of a run from start to end (run-time addresses)
+// of the thread of tc, where the previous run of the thread was: the run
+// lies in the same segment of a tracked object and is one of the previous
+// run's two inline successors again. It counts the run and reports
+// whether it did. A successor is a run of the program, so the run needs no
+// range check, and unused slots hold noRun, which matches no run. count
+// is small enough to be inlined.
+func (tc *threadCache) count(start, end uint64) bool {
+	if start-tc.vlo >= tc.vlen {
+		return false
 	}
+	k := runKey{start + tc.vdelta, end + tc.vdelta}
+	t := tc.ct
+	prev := t.cur
+	s := &prev.s[0]
+	if s.key != k {
+		s = &prev.s[1]
+	}
+	if s.key != k {
+		return false
+	}
+	s.n++
+	t.cur = s.to
+	return true
 }
 
-// block is Block's path for a thread or map change.
-func (a *Aggregator) block(b *session.Block) {
+// block is the path of a run that the fast path does not count: a new
+// successor, or a thread or map change.
+func (a *Aggregator) block(id pidTID, bstart, bend uint64) {
+	pid, tid := id.pid, id.tid
 	tc := a.last
-	if tc == nil || tc.tid != b.TID {
-		tc = a.threads[b.TID]
+	if tc.id.tid != tid {
+		tc = a.threads[tid]
 		if tc == nil {
-			tc = &threadCache{pid: -1, tid: b.TID}
-			a.threads[b.TID] = tc
+			tc = &threadCache{id: pidTID{-1, tid}}
+			a.threads[tid] = tc
 		}
 		a.last = tc
 	}
 	mp := tc.mp
-	if mp == nil || b.Start < mp.Start || b.Start >= mp.End {
+	if mp == nil || bstart < mp.Start || bstart >= mp.End {
 		var nmp *session.Map
-		if t := a.m.FindThread(b.TID); t != nil {
-			nmp = t.Maps.Find(b.Start)
+		if t := a.m.FindThread(tid); t != nil {
+			nmp = t.Maps.Find(bstart)
 		}
 		var tr *tracked
 		if nmp != nil && nmp.DSO != nil {
 			tr = a.object(nmp.DSO)
 		}
 		if tc.tr != nil && tc.tr != tr {
-			tc.tr.counts.Leave(int64(b.TID))
+			tc.tr.counts.Leave(int64(tid))
 		}
 		tc.mp, tc.tr, tc.ct = nmp, tr, nil
 		if tr != nil {
-			tc.ct = tr.counts.thread(int64(b.TID))
-			tc.lo, tc.span = tr.counts.lo, tr.counts.hi-tr.counts.lo
+			tc.ct = tr.counts.thread(int64(tid))
 		}
 		tc.vlo, tc.vlen = 0, 0
 	}
@@ -212,12 +217,12 @@ func (a *Aggregator) block(b *session.Block) {
 	if tr == nil {
 		return
 	}
-	if tc.pid != b.PID {
-		tc.pid = b.PID
-		tr.counts.Process(int64(b.PID))
+	if tc.id.pid != pid {
+		tc.id.pid = pid
+		tr.counts.Process(int64(pid))
 	}
-	start := tc.linkAddr(b.Start)
-	tr.counts.step(tc.ct, start, start+(b.End-b.Start))
+	start := tc.linkAddr(bstart)
+	tr.counts.step(tc.ct, start, start+(bend-bstart))
 }
 
 // Report returns the coverage of every object seen, merged by source file.
@@ -253,7 +258,7 @@ func FromRecording(path string, o RecordingOptions) (*Report, []*Program, error)
 	defer s.Close()
 	a := NewAggregator(s.Machine())
 	a.Symfs = o.Symfs
-	if err := s.Run(session.Handler{Blocks: a.Blocks}); err != nil {
+	if err := s.Run(session.Handler{Block: a.handle}); err != nil {
 		return nil, nil, err
 	}
 	return a.Report(), a.Programs(), nil
