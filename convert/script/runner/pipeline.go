@@ -96,7 +96,16 @@ type batch struct {
 	insn [][16]byte
 	full []full
 	errs []script.ErrorLine
+	// fullBytes counts the callchain and branch-stack bytes of full,
+	// which can be kilobytes per sample (--itrace=l with brstacksym).
+	fullBytes int
 }
+
+// fullBudget is the callchain and branch-stack bytes a batch may carry
+// before it is sent, however few recs it has: it keeps the pipeline's
+// memory bounded (4096 samples with 64-entry resolved branch stacks
+// would be 50 MB per batch).
+const fullBudget = 1 << 20
 
 func (b *batch) reset() {
 	b.recs = b.recs[:0]
@@ -105,6 +114,7 @@ func (b *batch) reset() {
 	b.insn = b.insn[:0]
 	b.full = b.full[:0]
 	b.errs = b.errs[:0]
+	b.fullBytes = 0
 }
 
 type pipeline struct {
@@ -284,6 +294,12 @@ func (pl *pipeline) full(s *script.Sample, al *script.Loc, useCC bool) {
 			}
 			it.s.BranchLocs = it.brLocs
 		}
+	}
+	b.fullBytes += len(it.s.Callchain)*int(unsafe.Sizeof(script.Frame{})) +
+		len(it.s.BranchStack)*int(unsafe.Sizeof(script.BranchEntry{})) +
+		len(it.s.BranchLocs)*int(unsafe.Sizeof(script.Loc{}))
+	if b.fullBytes >= fullBudget {
+		pl.send()
 	}
 }
 
