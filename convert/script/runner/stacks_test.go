@@ -24,7 +24,8 @@ var stackInvocations = [][]string{
 }
 
 // stackInvocationsFull are compared too with PERFPT_FULL=1: branch samples
-// (which get neither stack in perf), the smallest sizes, other field sets.
+// (which get neither stack in perf), the smallest sizes, other field sets,
+// and G/L (for other events' samples: none here) beside g/l.
 var stackInvocationsFull = [][]string{
 	{"--itrace=cgr"},
 	{"--itrace=bl", "-F", "+brstack,+flags"},
@@ -37,6 +38,8 @@ var stackInvocationsFull = [][]string{
 	{"--itrace=g"},
 	{"--itrace=l", "-F", "+brstack"},
 	{"--itrace=pl", "-F", "+brstack"},
+	{"--itrace=i100igG"},
+	{"--itrace=i100ilL", "-F", "+brstack"},
 }
 
 // stackPrograms: a threaded program, a dynamically linked one (PLT calls,
