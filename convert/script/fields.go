@@ -367,3 +367,27 @@ func (f *Fields) EnableCallchainFields(t OutputType) {
 		o.fields |= FieldSym
 	}
 }
+
+// unprintable are the fields perf script knows but this printer does not
+// print yet.
+const unprintable = FieldTrace | FieldIregs | FieldUregs | FieldDataSrc | FieldWeight | FieldBPFOutput |
+	FieldBrstackinsn | FieldBrstackinsnlen | FieldBrstackoff | FieldPhysAddr | FieldMetric | FieldMisc |
+	FieldSrccode | FieldTOD | FieldDataPageSize | FieldCodePageSize | FieldInsLat | FieldMachinePID | FieldVCPU
+
+// Unprintable returns the names of the fields that -F added to perf's
+// defaults and that the printer cannot print yet, so that the caller can refuse them rather
+// than print less than perf would.
+func (f *Fields) Unprintable() []string {
+	def := DefaultFields()
+	var asked Field
+	for t := range f.out {
+		asked |= f.out[t].fields &^ def.out[t].fields & unprintable
+	}
+	var names []string
+	for i, name := range fieldNames {
+		if asked&(1<<i) != 0 {
+			names = append(names, name)
+		}
+	}
+	return names
+}
