@@ -1,7 +1,11 @@
 package session
 
 import (
+	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/perfpt/perfpt/convert/script"
 
 	"github.com/perfpt/perfpt/perfdata"
 	"github.com/perfpt/perfpt/ptdecode/packet"
@@ -87,5 +91,50 @@ func TestBlockCycles(t *testing.T) {
 			}
 			t.Logf("%d blocks, %d with cycles, %d cycles", blocks, with, sum)
 		})
+	}
+}
+
+// TestIPCParallel checks that with Options.IPC the IPC counts of
+// instruction samples are the same with 2 workers as with 1 (the session
+// then decodes a recording with cycles sequentially), chunks cut small.
+func TestIPCParallel(t *testing.T) {
+	// CYC with TSC but no MTC (whose timing makes chunks be decoded again).
+	data := recordPT(t, "mix-static-O2", synth.Config{TSC: true, CYC: true})
+	defer func(n int) { chunkBytes = n }(chunkBytes)
+	chunkBytes = 300
+	run := func(workers int, ipc bool) (string, int) {
+		it, err := script.ParseItrace("i0ns")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Open(data, Options{Itrace: it, Workers: workers, IPC: ipc, BuildIDDir: "-"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		var b strings.Builder
+		n := 0
+		err = s.Run(Handler{Sample: func(smp *script.Sample) {
+			if smp.CycCnt != 0 {
+				n++
+			}
+			fmt.Fprintf(&b, "%x %d %d\n", smp.IP, smp.InsnCnt, smp.CycCnt)
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b.String(), n
+	}
+	want, n := run(1, true)
+	if n == 0 {
+		t.Fatal("no sample with IPC")
+	}
+	if got, _ := run(2, true); got != want {
+		t.Error("IPC counts with 2 workers differ from 1 worker's")
+	}
+	if got, _ := run(2, false); got == want {
+		t.Log("without Options.IPC the counts happen to be equal too")
+	} else {
+		t.Log("without Options.IPC the counts differ (parallel chunks), as expected")
 	}
 }

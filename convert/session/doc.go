@@ -36,9 +36,9 @@
 // instructions and cycles since the previous sample of that kind that had
 // them; 0 when perf would print no IPC): from CYC packets, or estimated
 // from MTC and CBR when the recording has none, as perf does (itrace A:
-// approximate IPC). Chunks decoded in parallel (below) start their counts
-// afresh: the first IPC of a chunk may differ from a sequential decode's,
-// and samples of chunks replayed without Handler.Fork carry none.
+// approximate IPC). Set Options.IPC when they are used: chunks decoded in
+// parallel (below) start their counts afresh, so recordings that can count
+// cycles are then decoded sequentially.
 //
 // Error gets decoder errors as perf's PERF_RECORD_AUXTRACE_ERROR events
 // (code, message, IP, time, cpu/pid/tid), and recorded AUXTRACE_ERRORs.

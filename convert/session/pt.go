@@ -49,6 +49,7 @@ const (
 	cfgPassThru = 1 << 0
 	cfgPT       = 1 << 0
 	cfgCYC      = 1 << 1
+	cfgMTC      = 1 << 9
 	cfgBranchEn = 1 << 13
 	cfgTNTDis   = 1 << 55
 )
@@ -306,6 +307,21 @@ func (s *Session) cycConfig() bool {
 	for _, a := range s.f.Attrs {
 		if a.Type >= perfTypeMaxCore && len(a.IDs) > 0 && a.Config&cfgPT != 0 && a.Config&cfgBranchEn != 0 {
 			return a.Config&cfgCYC != 0
+		}
+	}
+	return false
+}
+
+// mayCountCycles says whether PT samples can have IPC counts: the intel_pt
+// config has cyc, or mtc (cycles estimated from MTC and CBR).
+func (s *Session) mayCountCycles() bool {
+	if s.pt != nil {
+		cfg, _ := s.pt.config()
+		return cfg&(cfgCYC|cfgMTC) != 0
+	}
+	for _, a := range s.f.Attrs {
+		if a.Type >= perfTypeMaxCore && len(a.IDs) > 0 && a.Config&cfgPT != 0 && a.Config&cfgBranchEn != 0 {
+			return a.Config&(cfgCYC|cfgMTC) != 0
 		}
 	}
 	return false

@@ -64,7 +64,7 @@ func (p *ptState) parallel() bool {
 		return false
 	}
 	if p.branchesEv != nil || p.psbEv != nil || p.cbrEv != nil || p.txEv != nil || p.ptwEv != nil ||
-		p.useThreadStack || o.InitialSkip != 0 || o.Quick != 0 {
+		p.useThreadStack || o.InitialSkip != 0 || o.Quick != 0 || p.s.opts.IPC && p.s.mayCountCycles() {
 		return false
 	}
 	if typ, period := p.period(); typ != ptperf.PeriodInstructions || period != 1 {

@@ -31,6 +31,11 @@ type Options struct {
 	CPUs, PIDs, TIDs map[int32]bool
 	// TimeFrom/TimeTo (perf script --time), 0 for open ends.
 	TimeFrom, TimeTo uint64
+	// IPC says the samples' IPC counts (InsnCnt, CycCnt) are used (perf
+	// script -F ipc): recordings that can count cycles (cyc or mtc in
+	// the config) are then decoded sequentially, where the counts are
+	// exact.
+	IPC bool
 }
 
 // Handler receives a session's events; nil callbacks are skipped.
@@ -376,7 +381,8 @@ func (s *Session) ParallelDecode(h Handler) bool {
 		w = runtime.NumCPU()
 	}
 	it := o.Itrace
-	if w < 2 || it == nil || !s.HasAuxtrace() || h.Block != nil || h.Blocks != nil || h.Runs != nil || o.ThreadStack {
+	if w < 2 || it == nil || !s.HasAuxtrace() || h.Block != nil || h.Blocks != nil || h.Runs != nil || o.ThreadStack ||
+		o.IPC && s.mayCountCycles() {
 		return false
 	}
 	if !it.Instructions || it.Branches || it.PwrEvents || it.Callchain || it.AddCallchain || it.ThreadStack ||

@@ -58,7 +58,8 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		}
 	}
 	opts := session.Options{Symfs: cfg.Symfs, Kallsyms: cfg.Kallsyms, Workers: cfg.Workers,
-		Itrace: it, Callchains: !cfg.NoCallchain || ptCallchains(it)}
+		Itrace: it, Callchains: !cfg.NoCallchain || ptCallchains(it),
+		IPC: fields.Has(script.TypeHardware, script.FieldIPC)}
 	var err error
 	if opts.CPUs, err = parseList(cfg.CPUs, true); err != nil {
 		return err
