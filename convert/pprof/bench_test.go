@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -160,7 +161,7 @@ func BenchmarkPTProfile(b *testing.B) {
 	defer s.Close()
 	a := newPTAgg(s, &o)
 	defer a.cr.close()
-	if err := s.Run(session.Handler{Block: a.block}); err != nil {
+	if err := s.Run(session.Handler{Runs: a.runs}); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
@@ -173,31 +174,35 @@ func BenchmarkPTProfile(b *testing.B) {
 	}
 }
 
-// BenchmarkPTBlocks replays the recording's decoded blocks into the
-// aggregation: pprof's own per-block cost, without the decode.
-func BenchmarkPTBlocks(b *testing.B) {
-	benchBlocks(b, benchRecording(b))
+// BenchmarkPTRuns replays the recording's decoded runs into the
+// aggregation: pprof's own per-run cost, without the decode.
+func BenchmarkPTRuns(b *testing.B) {
+	benchRuns(b, benchRecording(b))
 }
 
-// BenchmarkPTBlocksLarge is BenchmarkPTBlocks on $PERFPT_BENCH_DATA.
-func BenchmarkPTBlocksLarge(b *testing.B) {
-	benchBlocks(b, largeData(b))
+// BenchmarkPTRunsLarge is BenchmarkPTRuns on $PERFPT_BENCH_DATA.
+func BenchmarkPTRunsLarge(b *testing.B) {
+	benchRuns(b, largeData(b))
 }
 
-// benchBlocks replays the first 2^14 blocks of data 64 times per op: the
-// blocks stay in the cache, as the session's Block does, so that the
-// memory bandwidth of a long replay is not what is measured.
-func benchBlocks(b *testing.B, data string) {
+// benchRuns replays the first 2^14 runs of data 64 times per op: they
+// stay in the cache, as the session's batches do, so that the memory
+// bandwidth of a long replay is not what is measured.
+func benchRuns(b *testing.B, data string) {
 	o := Options{Workers: 1}
 	s, err := session.Open(data, o.session())
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	var blocks []session.Block
-	if err := s.Run(session.Handler{Block: func(bl *session.Block) {
-		if len(blocks) < 1<<14 {
-			blocks = append(blocks, *bl)
+	var batches []session.RunBatch
+	n := 0
+	if err := s.Run(session.Handler{Runs: func(rb *session.RunBatch) {
+		if n < 1<<14 {
+			c := *rb
+			c.Runs, c.Marks = slices.Clone(rb.Runs), slices.Clone(rb.Marks)
+			batches = append(batches, c)
+			n += len(rb.Runs)
 		}
 	}}); err != nil {
 		b.Fatal(err)
@@ -207,15 +212,14 @@ func benchBlocks(b *testing.B, data string) {
 	defer benchcpu.Report(b, start)
 	for b.Loop() {
 		a := newPTAgg(s, &o)
-		h := a.handler()
 		for range 64 {
-			for i := range blocks {
-				h(&blocks[i])
+			for i := range batches {
+				a.runs(&batches[i])
 			}
 		}
 		a.cr.close()
 	}
-	b.ReportMetric(float64(benchcpu.Now()-start)/float64(b.N)/float64(64*len(blocks)), "cpu-ns/block")
+	b.ReportMetric(float64(benchcpu.Now()-start)/float64(b.N)/float64(64*n), "cpu-ns/run")
 }
 
 // BenchmarkWritePT is perfpt pprof's writing of the recurse profile
@@ -235,13 +239,13 @@ func BenchmarkWritePT(b *testing.B) {
 	}
 }
 
-// BenchmarkDecodeBatchesLarge is BenchmarkDecodeBlocksLarge with the Blocks
-// delivered in batches (Handler.Blocks).
-func BenchmarkDecodeBatchesLarge(b *testing.B) {
+// BenchmarkDecodeRunsLarge is BenchmarkDecodeBlocksLarge with the runs
+// delivered in batches (Handler.Runs, as pprof takes them).
+func BenchmarkDecodeRunsLarge(b *testing.B) {
 	var n uint64
-	benchDecode(b, largeData(b), 1, session.Handler{Blocks: func(bs []session.Block) {
-		for i := range bs {
-			n += bs[i].NInsn
+	benchDecode(b, largeData(b), 1, session.Handler{Runs: func(rb *session.RunBatch) {
+		for i := range rb.Runs {
+			n += uint64(rb.Runs[i].NInsn)
 		}
 	}})
 }

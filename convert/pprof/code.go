@@ -6,9 +6,9 @@ import (
 )
 
 // codeReader reads instruction bytes of mapped files, for splitting blocks
-// into instructions and finding fall-through addresses. Only the pages of
-// executed code are read (a conversion touches a few hundred KB of code,
-// not the whole text of libc), each once.
+// into instructions. Only the pages of executed code are read (a
+// conversion touches a few hundred KB of code, not the whole text of
+// libc), each once.
 type codeReader struct {
 	files map[string]*codeFile
 	buf   []byte

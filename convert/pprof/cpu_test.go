@@ -1,6 +1,7 @@
 package pprof
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,9 +22,9 @@ func stackKey(s *profile.Sample) string {
 	return b.String()
 }
 
-// TestPTCPULabelPerSample replays a recording's blocks as if the thread
-// had moved from CPU 0 to CPU 1 halfway: every sample carries the CPU its
-// instructions ran on, each CPU's instructions add up to its blocks', and
+// TestPTCPULabelPerSample replays a recording's runs as if the thread had
+// moved from CPU 0 to CPU 1 halfway: every sample carries the CPU its
+// instructions ran on, each CPU's instructions add up to its runs', and
 // the call stacks are those of the unsplit replay (the stack survives the
 // move).
 func TestPTCPULabelPerSample(t *testing.T) {
@@ -38,20 +39,25 @@ func TestPTCPULabelPerSample(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	var blocks []session.Block
-	if err := s.Run(session.Handler{Block: func(b *session.Block) { blocks = append(blocks, *b) }}); err != nil {
+	// The batches, copied: the session reuses them.
+	var batches []session.RunBatch
+	if err := s.Run(session.Handler{Runs: func(rb *session.RunBatch) {
+		c := *rb
+		c.Runs, c.Marks = slices.Clone(rb.Runs), slices.Clone(rb.Marks)
+		batches = append(batches, c)
+	}}); err != nil {
 		t.Fatal(err)
 	}
-	if len(blocks) < 100 {
-		t.Fatalf("%d blocks", len(blocks))
+	if len(batches) < 4 {
+		t.Fatalf("%d batches", len(batches))
 	}
 	replay := func(cpuOf func(i int) int32) *profile.Profile {
 		a := newPTAgg(s, &o)
 		defer a.cr.close()
-		for i := range blocks {
-			b := blocks[i]
-			b.CPU = cpuOf(i)
-			a.block(&b)
+		for i := range batches {
+			rb := batches[i]
+			rb.CPU = cpuOf(i)
+			a.runs(&rb)
 		}
 		p, err := a.profile(Function)
 		if err != nil {
@@ -59,10 +65,12 @@ func TestPTCPULabelPerSample(t *testing.T) {
 		}
 		return p
 	}
-	half := len(blocks) / 2
+	half := len(batches) / 2
 	want := [2]int64{}
-	for i, b := range blocks {
-		want[min(i/half, 1)] += int64(b.NInsn)
+	for i, rb := range batches {
+		for _, r := range rb.Runs {
+			want[min(i/half, 1)] += int64(r.NInsn)
+		}
 	}
 	split := replay(func(i int) int32 { return int32(min(i/half, 1)) })
 	whole := replay(func(int) int32 { return -1 })

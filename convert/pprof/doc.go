@@ -12,8 +12,11 @@
 //
 // From Intel PT recordings the values are exact counts,
 // `instructions/count` and `branches/count` (taken branches), aggregated
-// per basic block while the trace is decoded, with the call stack each
-// thread had at the time. When the trace has timestamps (TSC, MTC) a
+// per basic block while the trace is decoded (the session's
+// Handler.Runs), with the call stack each thread had at the time. A
+// block's record is found through the record that last followed the
+// previous block's branch, taken or not, checked by key, else through a
+// hash index: no map lookup per block. When the trace has timestamps (TSC, MTC) a
 // `time/nanoseconds` value estimates where the time went: each block gets
 // the time from its thread's previous block to it, only while the trace
 // runs (the gaps after a trace stop, in the untraced kernel or switched
@@ -44,5 +47,5 @@
 // stack carried across the move.
 //
 // Every profile passes profile.CheckValid before it is written. Write
-// compresses faster than profile.Write (same format).
+// encodes and compresses faster than profile.Write (same format).
 package pprof

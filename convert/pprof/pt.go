@@ -35,7 +35,6 @@ type ptThread struct {
 	// the way it went (taken: 0 or 1). 0: none.
 	prev, cand int32
 	taken      uint64
-	warm       uint64 // a load of cand, done early
 	// stack holds one node per active call (recursion folded: a node can
 	// appear more than once); deeper calls than maxDepth are only counted.
 	stack    []int32
@@ -61,14 +60,14 @@ type ptAgg struct {
 	m       *session.Machine
 	threads map[int32]*ptThread
 	recs    recTable
-	block   func(*session.Block) // blockFunc
-	// cycles holds each record's CYC cycles (by record index), nil when
-	// the recording has no CYC packets.
-	cycles []uint64
-	edges  edgeTable
-	nodes  []callNode
-	cr     *codeReader
-	last   *ptThread // the thread of the previous block
+	// hasCycles: the recording has CYC packets (cycles/count).
+	hasCycles bool
+	// timeFilter: Options.TimeFrom or TimeTo is set.
+	timeFilter bool
+	edges      edgeTable
+	nodes      []callNode
+	cr         *codeReader
+	last       *ptThread // the thread of the previous block
 	// callerLocs caches each node's caller locations (by node id) while
 	// a profile is built.
 	callerLocs [][]*profile.Location
@@ -83,24 +82,18 @@ const maxDepth = 1024
 // the frame whose call site lies within this distance before To.
 const maxCallLen = 15
 
-// blockFiltered is block behind the pid, tid and time filters.
-func (a *ptAgg) blockFiltered(b *session.Block) {
-	if a.o.PIDs != nil && !a.o.PIDs[b.PID] || a.o.TIDs != nil && !a.o.TIDs[b.TID] {
-		return
-	}
-	if b.Time != 0 && (a.o.TimeFrom != 0 && b.Time < a.o.TimeFrom || a.o.TimeTo != 0 && b.Time > a.o.TimeTo) {
-		return
-	}
-	a.block(b)
+// inTime reports whether time tm passes the time filter.
+func (a *ptAgg) inTime(tm uint64) bool {
+	return tm == 0 || (a.o.TimeFrom == 0 || tm >= a.o.TimeFrom) && (a.o.TimeTo == 0 || tm <= a.o.TimeTo)
 }
 
-func (a *ptAgg) thread(b *session.Block) *ptThread {
-	t := a.threads[b.TID]
+func (a *ptAgg) thread(rb *session.RunBatch) *ptThread {
+	t := a.threads[rb.TID]
 	if t == nil {
-		t = &ptThread{pid: b.PID, tid: b.TID, cpu: b.CPU}
+		t = &ptThread{pid: rb.PID, tid: rb.TID, cpu: rb.CPU}
 		t.root = a.newNode(-1, t, 0)
 		t.setTop(0)
-		a.threads[b.TID] = t
+		a.threads[rb.TID] = t
 	}
 	a.last = t
 	return t
@@ -128,50 +121,59 @@ func b2u(x bool) uint64 {
 	return u
 }
 
-// blockFunc returns the per-block handler, a closure over a: the session
-// calls it directly (a method value would add a call per block). Not
-// inlined: the copy of the closure in an inlined blockFunc would not have
-// b2u and nodeCPU inlined (Go 1.26).
-//
-//go:noinline
-func (a *ptAgg) blockFunc() func(*session.Block) {
-	return func(b *session.Block) {
-		t := a.last
-		if t.tid != b.TID {
-			t = a.thread(b)
+// runs aggregates a batch of runs of one thread (Handler.Runs). The loop
+// is the per-run work: the session calls once per batch.
+func (a *ptAgg) runs(rb *session.RunBatch) {
+	if a.o.PIDs != nil && !a.o.PIDs[rb.PID] || a.o.TIDs != nil && !a.o.TIDs[rb.TID] {
+		return
+	}
+	t := a.last
+	if t.tid != rb.TID {
+		t = a.thread(rb)
+	}
+	if t.cpu != rb.CPU {
+		// Records are per CPU.
+		t.cpu = rb.CPU
+		t.nc = nodeCPU(t.cur, t.cpu)
+	}
+	tm := rb.Time
+	for i := range rb.Runs {
+		run := &rb.Runs[i]
+		var cyc uint64
+		if run.Mark != 0 {
+			m := &rb.Marks[run.Mark-1]
+			tm, cyc = m.Time, m.Cycles
 		}
-		if t.cpu != b.CPU {
-			// Records are per CPU.
-			t.cpu = b.CPU
-			t.nc = nodeCPU(t.cur, t.cpu)
+		if a.timeFilter && !a.inTime(tm) {
+			continue
 		}
-		// The guess, whose record the previous block loaded, is nearly
-		// always right; else the hash index finds the record and the guess
-		// is learnt.
+		// The guess, whose record the previous run loaded, is nearly
+		// always right; else the hash index finds the record and the
+		// guess is learnt.
 		ri := t.cand
 		r := &a.recs.recs[ri]
-		if r.start != b.Start || r.end != b.End || r.nc != t.nc {
-			ri = a.lookup(t, b)
+		if r.start != run.Start || r.end != run.End || r.nc != t.nc {
+			ri = a.lookup(t, run.Start, run.End)
 			r = &a.recs.recs[ri]
 		}
-		r.insns += b.NInsn
-		if a.cycles != nil {
-			a.cycles[ri] += b.Cycles
-		}
-		// Taken branches only, as perf's branches samples, computed without
-		// a branch on what the trace decided.
-		f := b.Flags
-		taken := b2u(b.To != r.fall)
-		r.branches += uint64(f&script.FlagBranch) & b2u(b.To != 0) & taken
-		// The time advances in MTC steps: most Blocks have their
+		r.insns += uint64(run.NInsn)
+		r.cycles += cyc
+		// Taken branches only, as perf's branches samples: unconditional
+		// ones that went somewhere and conditional ones taken, computed
+		// without a branch on what the trace decided.
+		f := uint32(run.Flags)
+		taken := uint64(f/session.RunTaken) & 1
+		notCond := uint64(f/script.FlagConditional)&1 ^ 1
+		r.branches += uint64(f&script.FlagBranch) & b2u(run.To != 0) & (taken | notCond)
+		// The time advances in MTC steps: most runs have their
 		// predecessor's.
-		if b.Time != t.lastTime && b.Time != 0 {
-			if t.lastTime != 0 && b.Time > t.lastTime {
-				r.nanos += b.Time - t.lastTime
+		if tm != t.lastTime && tm != 0 {
+			if t.lastTime != 0 && tm > t.lastTime {
+				r.nanos += tm - t.lastTime
 			}
-			t.lastTime = b.Time
+			t.lastTime = tm
 		}
-		if f&script.FlagTraceEnd != 0 && b.Time != 0 {
+		if f&script.FlagTraceEnd != 0 && tm != 0 {
 			// The thread stopped (switched out): the time until its
 			// trace resumes is not its own.
 			t.lastTime = 0
@@ -179,27 +181,18 @@ func (a *ptAgg) blockFunc() func(*session.Block) {
 		t.prev, t.taken = ri, taken
 		t.cand = r.succ[taken]
 		if stackMoves>>(f&stackFlags)&1 != 0 {
-			a.move(t, b)
+			a.move(t, f, run.End, run.To)
 		}
-		// Load the guess now, while the decoder works on the next block.
-		t.warm = a.recs.recs[t.cand].nc
 	}
 }
 
-// lookup finds or makes the record of block b under the thread's stack
-// and CPU, and makes it the successor of the thread's previous block.
-func (a *ptAgg) lookup(t *ptThread, b *session.Block) int32 {
-	ri := a.recs.find(b.Start, b.End, t.nc)
+// lookup finds or makes the record of the run [start, end] under the
+// thread's stack and CPU, and makes it the successor of the thread's
+// previous run.
+func (a *ptAgg) lookup(t *ptThread, start, end uint64) int32 {
+	ri := a.recs.find(start, end, t.nc)
 	if ri == 0 {
-		var fall uint64
-		if b.Flags&script.FlagConditional != 0 {
-			fall = a.fallAddr(b.TID, b.End)
-		}
-		ri = a.recs.insert(b.Start, b.End, t.nc)
-		a.recs.recs[ri].fall = fall
-		if a.cycles != nil {
-			a.cycles = append(a.cycles, 0)
-		}
+		ri = a.recs.insert(start, end, t.nc)
 	}
 	if t.prev != 0 {
 		a.recs.recs[t.prev].succ[t.taken] = ri
@@ -207,28 +200,9 @@ func (a *ptAgg) lookup(t *ptThread, b *session.Block) int32 {
 	return ri
 }
 
-// fallAddr returns the address after the instruction at ip of thread
-// tid, or 0.
-func (a *ptAgg) fallAddr(tid int32, ip uint64) uint64 {
-	t := a.m.FindThread(tid)
-	if t == nil {
-		return 0
-	}
-	mp := t.Maps.Find(ip)
-	if mp == nil || mp.DSO == nil || mp.DSO.File() == "" {
-		return 0
-	}
-	code := a.cr.read(mp.DSO.File(), mp.MapIP(ip), 1, insn.MaxSize)
-	var in insn.Insn
-	if code == nil || insn.Decode(&in, code, insn.Mode64) != nil {
-		return 0
-	}
-	return ip + uint64(in.Size)
-}
-
-// move updates the thread's call stack after block b.
-func (a *ptAgg) move(t *ptThread, b *session.Block) {
-	f := b.Flags
+// move updates the thread's call stack after a run that ended at end
+// with a branch of kind f to to.
+func (a *ptAgg) move(t *ptThread, f uint32, end, to uint64) {
 	switch {
 	case f&(script.FlagSyscallRet|script.FlagInterrupt|script.FlagAsync|script.FlagTraceBegin|script.FlagTraceEnd) != 0:
 		// Kernel entries and trace gaps resume where they left.
@@ -237,7 +211,7 @@ func (a *ptAgg) move(t *ptThread, b *session.Block) {
 			t.overflow++
 			return
 		}
-		t.stack = append(t.stack, a.fold(t.cur, b.End))
+		t.stack = append(t.stack, a.fold(t.cur, end))
 		t.setTop(len(t.stack))
 	case f&script.FlagReturn != 0:
 		if t.overflow > 0 {
@@ -246,8 +220,8 @@ func (a *ptAgg) move(t *ptThread, b *session.Block) {
 		}
 		for i := len(t.stack) - 1; i >= 0; i-- {
 			n := &a.nodes[t.stack[i]]
-			if n.ret == b.To || n.ret == 0 && b.To > n.site && b.To-n.site <= maxCallLen {
-				n.ret = b.To
+			if n.ret == to || n.ret == 0 && to > n.site && to-n.site <= maxCallLen {
+				n.ret = to
 				t.setTop(i)
 				return
 			}
@@ -257,7 +231,7 @@ func (a *ptAgg) move(t *ptThread, b *session.Block) {
 		if len(t.stack) > 0 {
 			t.setTop(len(t.stack) - 1)
 		}
-	case f&script.FlagBranch != 0 && f&script.FlagConditional == 0 && b.To != 0 && a.crossesMaps(t, b):
+	case f&script.FlagBranch != 0 && f&script.FlagConditional == 0 && to != 0 && a.crossesMaps(t, end, to):
 		// longjmp: a jump from another object (libc) to the return
 		// address of a call made earlier from a frame up the stack
 		// resumes that frame. (Jumps inside a function can land on a
@@ -268,7 +242,7 @@ func (a *ptAgg) move(t *ptThread, b *session.Block) {
 				n = t.stack[i]
 			}
 			for _, c := range a.nodes[n].children {
-				if a.nodes[c].ret == b.To {
+				if a.nodes[c].ret == to {
 					t.overflow = 0
 					t.setTop(i + 1)
 					return
@@ -278,20 +252,21 @@ func (a *ptAgg) move(t *ptThread, b *session.Block) {
 	}
 }
 
-// crossesMaps reports whether block b jumps from one mapping to another.
-func (a *ptAgg) crossesMaps(t *ptThread, b *session.Block) bool {
-	if b.End >= t.mapLo && b.End < t.mapHi && b.To >= t.mapLo && b.To < t.mapHi {
+// crossesMaps reports whether thread t jumps from end in one mapping to
+// to in another.
+func (a *ptAgg) crossesMaps(t *ptThread, end, to uint64) bool {
+	if end >= t.mapLo && end < t.mapHi && to >= t.mapLo && to < t.mapHi {
 		return false
 	}
-	th := a.m.FindThread(b.TID)
+	th := a.m.FindThread(t.tid)
 	if th == nil {
 		return false
 	}
-	from := th.Maps.Find(b.End)
+	from := th.Maps.Find(end)
 	if from != nil {
 		t.mapLo, t.mapHi = from.Start, from.End
 	}
-	return from != th.Maps.Find(b.To)
+	return from != th.Maps.Find(to)
 }
 
 // fold returns the node for a call from site made in frame cur: the
@@ -363,27 +338,17 @@ func (c *codeReader) insnAddrs(mp *session.Map, start, end uint64, dst []uint64)
 func newPTAgg(s *session.Session, o *Options) *ptAgg {
 	a := &ptAgg{o: o, m: s.Machine(), threads: map[int32]*ptThread{}, recs: newRecTable(), edges: newEdgeTable()}
 	a.cr = newCodeReader()
-	if s.HasCycles() {
-		a.cycles = make([]uint64, 1, 1024) // record 0 is unused
-	}
-	// A thread no Block has: the first Block looks its thread up.
+	a.hasCycles = s.HasCycles()
+	a.timeFilter = o.TimeFrom != 0 || o.TimeTo != 0
+	// A thread no run has: the first run looks its thread up.
 	a.last = &ptThread{tid: math.MinInt32}
-	a.block = a.blockFunc()
 	return a
-}
-
-// handler returns the Block handler: the filters cost nothing when unset.
-func (a *ptAgg) handler() func(*session.Block) {
-	if o := a.o; o.PIDs != nil || o.TIDs != nil || o.TimeFrom != 0 || o.TimeTo != 0 {
-		return a.blockFiltered
-	}
-	return a.block
 }
 
 func fromPT(s *session.Session, o Options) (*profile.Profile, error) {
 	a := newPTAgg(s, &o)
 	defer a.cr.close()
-	if err := s.Run(session.Handler{Block: a.handler()}); err != nil {
+	if err := s.Run(session.Handler{Runs: a.runs}); err != nil {
 		return nil, err
 	}
 	return a.profile(o.Granularity)
@@ -417,7 +382,7 @@ func (a *ptAgg) profile(gran Granularity) (*profile.Profile, error) {
 		timeIdx = len(types)
 		types = append(types, &profile.ValueType{Type: "time", Unit: "nanoseconds"})
 	}
-	if a.cycles != nil {
+	if a.hasCycles {
 		cycIdx = len(types)
 		types = append(types, &profile.ValueType{Type: "cycles", Unit: "count"})
 	}
@@ -516,7 +481,7 @@ func (a *ptAgg) profile(gran Granularity) (*profile.Profile, error) {
 					vals[timeIdx] = int64(r.nanos)
 				}
 				if cycIdx >= 0 {
-					vals[cycIdx] = int64(a.cycles[ri])
+					vals[cycIdx] = int64(r.cycles)
 				}
 			}
 			id := loc.ID

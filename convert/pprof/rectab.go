@@ -10,12 +10,10 @@ type blockRec struct {
 	insns    uint64 // the sum of Block.NInsn
 	branches uint64 // taken branches
 	nanos    uint64
-	// fall is the address after the block's last instruction: a
-	// conditional branch to it was not taken (0: unknown).
-	fall uint64
-	// succ holds the records that last followed this one, [0] after a
-	// fall-through (or a branch not taken), [1] after a taken branch:
-	// the guess for the next block of the thread (0: none).
+	cycles   uint64 // CYC cycles
+	// succ holds the records that last followed this one, [1] after a
+	// conditional branch taken, [0] else: the guess for the next run of
+	// the thread (0: none).
 	succ [2]int32
 }
 
