@@ -32,10 +32,16 @@ func needTools(t *testing.T, tools ...string) {
 // emulate records a test program with the emulated recorder, or skips.
 func emulate(t *testing.T, name string, pt synth.Config) string {
 	t.Helper()
+	return emulateOpt(t, name, record.WriteOptions{PT: pt})
+}
+
+// emulateOpt is emulate with the recorder's write options (PerCPU...).
+func emulateOpt(t *testing.T, name string, wo record.WriteOptions) string {
+	t.Helper()
 	needTools(t, "perf", "gcc", "make")
 	dir := t.TempDir()
 	data := filepath.Join(dir, name+".data")
-	opt := record.Options{Output: data, WriteOptions: record.WriteOptions{PT: pt}}
+	opt := record.Options{Output: data, WriteOptions: wo}
 	opt.BuildIDDir = filepath.Join(dir, "debug")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -77,7 +77,8 @@ func psbFUP(buf []byte) (uint64, bool) {
 		return 0, false
 	}
 	for buf = buf[len(psbBytes):]; len(buf) > 0; {
-		p, err := packet.Decode(buf, 0)
+		var p packet.Packet
+		err := decodePacket(&p, buf)
 		if err != nil || p.Size == 0 {
 			return 0, false
 		}

@@ -142,7 +142,7 @@ func (d *Decoder) calcCycToTSC() {
 		if len(buf) == 0 {
 			return
 		}
-		if err := packet.DecodeInto(&p, buf, 0); err != nil || p.Size == 0 {
+		if err := decodePacket(&p, buf); err != nil || p.Size == 0 {
 			return
 		}
 		n = int(p.Size)

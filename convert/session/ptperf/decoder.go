@@ -483,7 +483,7 @@ func (d *Decoder) getNextPacket() status {
 			}
 		}
 		// In place: a copy of a just-built packet would stall.
-		err := packet.DecodeInto(&d.pkt, d.buf, 0)
+		err := decodePacket(&d.pkt, d.buf)
 		p := &d.pkt
 		if err != nil || p.Size == 0 {
 			return d.badPacket()
@@ -520,7 +520,8 @@ func (d *Decoder) lookahead(cb func(p *packet.Packet) bool) {
 		if len(buf) == 0 {
 			return
 		}
-		p, err := packet.Decode(buf, 0)
+		var p packet.Packet
+		err := decodePacket(&p, buf)
 		if err != nil || p.Size == 0 {
 			return
 		}
@@ -532,4 +533,37 @@ func (d *Decoder) lookahead(cb func(p *packet.Packet) bool) {
 			return
 		}
 	}
+}
+
+// decodePacket decodes the packet at the start of buf into p as perf's
+// packet decoder does: ptdecode/packet's (libipt's rules), but for a CYC
+// packet with nine extension bytes, which perf accepts (intel_pt_get_cyc
+// reads up to ten bytes; the payload bits past 64 are lost) and libipt
+// does not. Corrupted trace data shows such packets.
+func decodePacket(p *packet.Packet, buf []byte) error {
+	err := packet.DecodeInto(p, buf, 0)
+	if err != nil && len(buf) > 0 && buf[0]&3 == 3 {
+		if v, n, ok := perfCYC(buf); ok {
+			*p = packet.Packet{Kind: packet.KindCYC, Size: uint8(n), Payload: v}
+			return nil
+		}
+	}
+	return err
+}
+
+// perfCYC mirrors intel_pt_get_cyc.
+func perfCYC(buf []byte) (payload uint64, n int, ok bool) {
+	b := uint(buf[0])
+	payload = uint64(b >> 3)
+	b >>= 2
+	n = 1
+	for shift := uint(5); b&1 != 0; shift += 7 {
+		if n > 9 || n >= len(buf) {
+			return 0, 0, false
+		}
+		b = uint(buf[n])
+		n++
+		payload |= uint64(b>>1) << shift
+	}
+	return payload, n, true
 }

@@ -20,7 +20,8 @@ func firstPSBTSC(buf []byte) (tsc uint64, psb int, ok bool) {
 // nextTSC mirrors intel_pt_next_tsc: the first TSC before PSBEND.
 func nextTSC(buf []byte) (uint64, bool) {
 	for len(buf) > 0 {
-		p, err := packet.Decode(buf, 0)
+		var p packet.Packet
+		err := decodePacket(&p, buf)
 		if err != nil || p.Size == 0 {
 			return 0, false
 		}

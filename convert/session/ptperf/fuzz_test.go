@@ -228,3 +228,23 @@ func TestDecodeEvents(t *testing.T) {
 		t.Errorf("CYC cycles %d, want 10", cyc)
 	}
 }
+
+// TestPerfCYC checks the CYC packets perf accepts and libipt does not.
+func TestPerfCYC(t *testing.T) {
+	for _, c := range []struct {
+		in   []byte
+		ok   bool
+		n    int
+		want uint64
+	}{
+		{[]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x75, 0x59, 0x76}, true, 10, 0x6b1d7fffffffffff},
+		{[]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00}, false, 0, 0},
+		{[]byte{0x4b}, true, 1, 9},
+	} {
+		var p packet.Packet
+		err := decodePacket(&p, c.in)
+		if (err == nil) != c.ok || c.ok && (p.Kind != packet.KindCYC || int(p.Size) != c.n || p.Payload != c.want) {
+			t.Errorf("% x: %v %+v, want ok %v size %d payload %#x", c.in, err, p, c.ok, c.n, c.want)
+		}
+	}
+}
