@@ -163,7 +163,7 @@ func TestPTWTSXPerf(t *testing.T) {
 		t.Fatal(err)
 	}
 	symfs := "--symfs=" + filepath.Join(dir, "symfs")
-	for _, name := range []string{"ptw-fup", "ptw-cyc", "tsx"} {
+	for _, name := range []string{"ptw-fup", "ptw-cyc", "tsx", "rtmroll"} {
 		t.Run(name, func(t *testing.T) {
 			data := filepath.Join(dir, name+".perf.data")
 			if _, err := os.Stat(data); err != nil {
