@@ -172,7 +172,7 @@ func TestPTWTSXPerf(t *testing.T) {
 			for _, inv := range [][]string{
 				{"--itrace=w"}, {"--itrace=x"}, {"--itrace=w", "--ns"}, {"--itrace=x", "--ns"},
 				{"--itrace=wxb", "-F", "+flags,+addr"}, {"--itrace=wx", "-F", "+flags,+ipc"},
-				{"--itrace=bi0ns", "-F", "+flags"}, {},
+				{"--itrace=bi0ns", "-F", "+flags"}, {"--itrace=bi100i", "-F", "+flags,+ipc"}, {},
 			} {
 				perfCompare(t, data, 1, append(inv, symfs)...)
 			}
