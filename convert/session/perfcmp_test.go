@@ -146,6 +146,8 @@ func TestCYCPerf(t *testing.T) {
 				perfCompare(t, data, 1, "--itrace=b", "-F", "+ipc,+flags", "--ns")
 				perfCompare(t, data, 1, "--itrace=i100i", "-F", "+ipc")
 				perfCompare(t, data, 1, "--itrace=cr", "-F", "+ipc")
+				perfCompare(t, data, 1, "--itrace=bA", "-F", "+ipc")
+				perfCompare(t, data, 1, "--itrace=i10iA", "-F", "+ipc")
 				// Options.IPC: decoded sequentially at -j 2 too.
 				perfCompare(t, data, 2, "--itrace=i0ns", "-F", "+ipc")
 			})
