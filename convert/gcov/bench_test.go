@@ -66,9 +66,10 @@ func BenchmarkBareDecode(b *testing.B) {
 	}
 }
 
-// BenchmarkBlockDelivery is the bare decode with a Block handler that only
-// counts: the session's cost of delivering blocks, which gcov cannot avoid.
-func BenchmarkBlockDelivery(b *testing.B) {
+// BenchmarkRunDelivery is the bare decode with a lean Runs handler that
+// only counts: the session's cost of delivering the runs, which gcov
+// cannot avoid.
+func BenchmarkRunDelivery(b *testing.B) {
 	data := benchRecording(b)
 	b.ReportAllocs()
 	start := benchcpu.Now()
@@ -79,7 +80,7 @@ func BenchmarkBlockDelivery(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := s.Run(session.Handler{Block: func(*session.Block) { n++ }}); err != nil {
+		if err := s.Run(session.Handler{LeanRuns: true, Runs: func(rb *session.RunBatch) { n += uint64(len(rb.Runs)) }}); err != nil {
 			b.Fatal(err)
 		}
 		s.Close()
@@ -87,23 +88,28 @@ func BenchmarkBlockDelivery(b *testing.B) {
 	b.ReportMetric(float64(n)/float64(b.N), "blocks/op")
 }
 
-// BenchmarkAggregatorBlocks replays the recording's blocks into an
-// Aggregator: gcov's own per-block work, without the decoding.
-func BenchmarkAggregatorBlocks(b *testing.B) {
+// BenchmarkAggregatorRuns replays the recording's runs into an
+// Aggregator: gcov's own per-run work, without the decoding.
+func BenchmarkAggregatorRuns(b *testing.B) {
 	data := benchRecording(b)
 	s, err := session.Open(data, session.Options{Itrace: BareItrace(), Workers: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	var blocks []session.Block
-	if err := s.Run(session.Handler{Block: func(bl *session.Block) { blocks = append(blocks, *bl) }}); err != nil {
+	var batches []session.RunBatch
+	n := 0
+	err = s.Run(session.Handler{LeanRuns: true, Runs: func(rb *session.RunBatch) {
+		batches = append(batches, session.RunBatch{PID: rb.PID, TID: rb.TID, Runs: append([]session.Run(nil), rb.Runs...)})
+		n += len(rb.Runs)
+	}})
+	if err != nil {
 		b.Fatal(err)
 	}
 	// The programs are loaded once, outside the timed loop.
 	a := NewAggregator(s.Machine())
-	for i := range blocks {
-		a.Block(&blocks[i])
+	for i := range batches {
+		a.Runs(&batches[i])
 	}
 	b.ReportAllocs()
 	start := benchcpu.Now()
@@ -113,12 +119,11 @@ func BenchmarkAggregatorBlocks(b *testing.B) {
 			t.counts = NewCounts(t.prog)
 		}
 		a.threads, a.last = map[int32]*threadCache{}, noThread()
-		h := a.Handler()
-		for i := range blocks {
-			h(&blocks[i])
+		for i := range batches {
+			a.Runs(&batches[i])
 		}
 	}
-	b.ReportMetric(float64(benchcpu.Now()-start)/float64(b.N)/float64(len(blocks)), "cpu-ns/block")
+	b.ReportMetric(float64(benchcpu.Now()-start)/float64(b.N)/float64(n), "cpu-ns/block")
 }
 
 // BenchmarkFromRecording is `perfpt gcov` without writing files.

@@ -50,13 +50,15 @@
 // instructions and are missed. For optimised code the machine blocks are
 // counted as they are.
 //
-// Cost: the Aggregator takes the session's Blocks one call at a time
-// (Handler), which hands each over in place; Handler.Blocks would copy
-// every Block into its batch, which costs more than the call. Its fast
-// path (threadCache.count, inlined) is the same thread in the same
+// Cost: FromRecording takes the session's runs in lean batches
+// (Handler.Runs with LeanRuns: 32-byte runs of one thread written in
+// place, no times, cycles or successors), through Aggregator.Runs. Its
+// fast path (threadCache.count, inlined) is the same thread in the same
 // segment of a tracked object, and one of the previous run's two inline
-// successors again: a few nanoseconds per block. On a 27.5 M-instruction
-// -O0 recording (5.85 M blocks) delivery costs about 7% of a bare decode
-// and `perfpt gcov` about 1.2x (BenchmarkBareDecode, BenchmarkBlockDelivery,
-// BenchmarkFromRecording).
+// successors again: about 3 ns per run (BenchmarkAggregatorRuns). On a
+// 27.5 M-instruction -O0 recording (5.85 M runs) the delivery costs about
+// 8% of a bare decode and FromRecording about 1.13x (BenchmarkBareDecode,
+// BenchmarkRunDelivery, BenchmarkFromRecording). Handler.Block (in place,
+// one call per run) costs more, and Handler.Blocks, which copies each
+// Block into its batch, more still.
 package gcov
