@@ -592,7 +592,11 @@ func (p *ptState) emitSample(q *ptQueue, ev *script.Event, ip, addr, period uint
 	if smp == nil {
 		return
 	}
-	p.s.m.resolveInto(&smp.IPLoc, t, kernel, ip, &q.lc)
+	if p.s.opts.NoIPLoc {
+		smp.IPLoc = script.Loc{Addr: ip}
+	} else {
+		p.s.m.resolveInto(&smp.IPLoc, t, kernel, ip, &q.lc)
+	}
 	p.deliver(smp, t, kernel)
 }
 
@@ -702,7 +706,11 @@ func (p *ptState) emitSynth(q *ptQueue, ev *script.Event, st *ptperf.State, sy s
 		smp.Addr = st.ToIP
 	}
 	kernel := ip >= p.kernelStart
-	smp.IPLoc = m.Resolve(t, kernel, ip)
+	if p.s.opts.NoIPLoc {
+		smp.IPLoc = script.Loc{Addr: ip}
+	} else {
+		smp.IPLoc = m.Resolve(t, kernel, ip)
+	}
 	p.deliver(smp, t, kernel)
 }
 

@@ -36,6 +36,11 @@ type Options struct {
 	// the config) are then decoded sequentially, where the counts are
 	// exact.
 	IPC bool
+	// NoIPLoc says the PT samples' IPLoc is not used (nothing printed
+	// needs the IP's symbol or DSO: no sym, symoff, dso, srcline,
+	// callindent or callchain): their IPLoc then holds only Addr = IP,
+	// and the IPs are not resolved. Res still resolves on demand.
+	NoIPLoc bool
 }
 
 // Handler receives a session's events; nil callbacks are skipped.
