@@ -50,6 +50,9 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if u := fields.Unprintable(); len(u) > 0 {
+		return fmt.Errorf("-F %s: not supported by perfpt script yet", strings.Join(u, ","))
+	}
 	var it *script.Itrace
 	if cfg.ItraceSet {
 		var err error
