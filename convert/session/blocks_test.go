@@ -15,15 +15,7 @@ import (
 func TestBlocksBatched(t *testing.T) {
 	data := recordPT(t, "mix-dyn-O2", synth.Config{TSC: true})
 	run := func(batched bool) string {
-		it, err := script.ParseItrace("cre")
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := Open(data, Options{Itrace: it, BuildIDDir: "-"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
+		s := openItrace(t, data, "cre", Options{})
 		var out strings.Builder
 		block := func(b *Block) { fmt.Fprintf(&out, "%+v\n", *b) }
 		h := Handler{

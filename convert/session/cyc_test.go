@@ -103,18 +103,10 @@ func TestIPCParallel(t *testing.T) {
 	defer func(n int) { chunkBytes = n }(chunkBytes)
 	chunkBytes = 300
 	run := func(workers int, ipc bool) (string, int) {
-		it, err := script.ParseItrace("i0ns")
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := Open(data, Options{Itrace: it, Workers: workers, IPC: ipc, BuildIDDir: "-"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
+		s := openItrace(t, data, "i0ns", Options{Workers: workers, IPC: ipc})
 		var b strings.Builder
 		n := 0
-		err = s.Run(Handler{Sample: func(smp *script.Sample) {
+		err := s.Run(Handler{Sample: func(smp *script.Sample) {
 			if smp.CycCnt != 0 {
 				n++
 			}

@@ -14,17 +14,9 @@ import (
 func TestNoIPLoc(t *testing.T) {
 	data := recordPT(t, "mix-dyn-O2", synth.Config{})
 	run := func(itrace string, workers int, noLoc bool) string {
-		it, err := script.ParseItrace(itrace)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := Open(data, Options{Itrace: it, Workers: workers, NoIPLoc: noLoc, BuildIDDir: "-"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
+		s := openItrace(t, data, itrace, Options{Workers: workers, NoIPLoc: noLoc})
 		var b strings.Builder
-		err = s.Run(Handler{Sample: func(smp *script.Sample) {
+		err := s.Run(Handler{Sample: func(smp *script.Sample) {
 			if noLoc && (smp.IPLoc.Addr != smp.IP || smp.IPLoc.HasMap || smp.IPLoc.Sym != nil) {
 				t.Fatalf("IPLoc %+v with NoIPLoc, IP %#x", smp.IPLoc, smp.IP)
 			}

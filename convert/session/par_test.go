@@ -27,6 +27,12 @@ func TestMain(m *testing.M) {
 // recordPT records a test program with the emulated recorder, or skips.
 func recordPT(t *testing.T, name string, pt synth.Config) string {
 	t.Helper()
+	return recordPTOpt(t, name, record.WriteOptions{PT: pt})
+}
+
+// recordPTOpt is recordPT with the recorder's write options (PerCPU...).
+func recordPTOpt(t *testing.T, name string, wo record.WriteOptions) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("records programs")
 	}
@@ -37,7 +43,7 @@ func recordPT(t *testing.T, name string, pt synth.Config) string {
 	}
 	dir := t.TempDir()
 	data := filepath.Join(dir, name+".data")
-	opt := record.Options{Output: data, WriteOptions: record.WriteOptions{PT: pt}}
+	opt := record.Options{Output: data, WriteOptions: wo}
 	opt.BuildIDDir = filepath.Join(dir, "debug")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

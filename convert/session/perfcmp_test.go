@@ -2,18 +2,16 @@ package session_test
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/perfpt/perfpt/convert/script/runner"
+	"github.com/perfpt/perfpt/convert/session"
 	"github.com/perfpt/perfpt/record"
 	"github.com/perfpt/perfpt/record/synth"
-	"github.com/perfpt/perfpt/record/testprog"
 )
 
 // needTools skips without the tools a perf comparison needs.
@@ -39,16 +37,7 @@ func emulate(t *testing.T, name string, pt synth.Config) string {
 func emulateOpt(t *testing.T, name string, wo record.WriteOptions) string {
 	t.Helper()
 	needTools(t, "perf", "gcc", "make")
-	dir := t.TempDir()
-	data := filepath.Join(dir, name+".data")
-	opt := record.Options{Output: data, WriteOptions: wo}
-	opt.BuildIDDir = filepath.Join(dir, "debug")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if _, err := record.Emulate(ctx, []string{testprog.Path(t, name)}, opt); err != nil {
-		t.Skipf("emulated recording of %s failed: %v", name, err)
-	}
-	return data
+	return session.RecordPTOpt(t, name, wo)
 }
 
 // perfCompare runs perf script and perfpt's runner with the same

@@ -84,17 +84,20 @@ func decodeAll(trace []byte, code []byte, period uint64) (states, errs int) {
 	return
 }
 
-func seedTrace() []byte {
-	var e packet.Encoder
-	_ = e
-	b := []byte{}
-	add := func(p packet.Packet) {
+// packetAdder returns a function appending packets to *b.
+func packetAdder(b *[]byte) func(packet.Packet) {
+	return func(p packet.Packet) {
 		var err error
-		b, err = packet.Append(b, p)
+		*b, err = packet.Append(*b, p)
 		if err != nil {
 			panic(err)
 		}
 	}
+}
+
+func seedTrace() []byte {
+	b := []byte{}
+	add := packetAdder(&b)
 	add(packet.Packet{Kind: packet.KindPSB})
 	add(packet.Packet{Kind: packet.KindModeExec, Flags: packet.FlagCSL})
 	add(packet.Packet{Kind: packet.KindFUP, IPC: packet.IPCSext48, Payload: 0x400000})
@@ -108,13 +111,7 @@ func seedTrace() []byte {
 // seedEvents is a trace with timing, CYC, PTWRITE, power and TSX packets.
 func seedEvents() []byte {
 	b := []byte{}
-	add := func(p packet.Packet) {
-		var err error
-		b, err = packet.Append(b, p)
-		if err != nil {
-			panic(err)
-		}
-	}
+	add := packetAdder(&b)
 	add(packet.Packet{Kind: packet.KindPSB})
 	add(packet.Packet{Kind: packet.KindTSC, Payload: 0x1000})
 	add(packet.Packet{Kind: packet.KindTMA, CTC: 0x808, FC: 3})

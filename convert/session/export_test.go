@@ -1,0 +1,8 @@
+package session
+
+// For the tests of package session_test (perf comparisons through the
+// runner, which imports this package).
+var (
+	RecordPTOpt = recordPTOpt
+	CorruptAux  = corruptAux
+)
