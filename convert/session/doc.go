@@ -36,7 +36,7 @@
 // instructions and cycles since the previous sample of that kind that had
 // them; 0 when perf would print no IPC): from CYC packets, or estimated
 // from MTC and CBR when the recording has none, as perf does (itrace A:
-// approximate IPC). Set Options.IPC when they are used: chunks decoded in
+// approximate IPC), when Options.IPC asks for them: chunks decoded in
 // parallel (below) start their counts afresh, so recordings that can count
 // cycles are then decoded sequentially.
 //

@@ -178,6 +178,7 @@ type ptState struct {
 	maxNonTurbo               uint32
 	cbr2khz                   uint64
 	useThreadStack, callstack bool
+	ipc, noIPLoc              bool // Options.IPC, Options.NoIPLoc
 	haveRange                 bool
 	rangeStart, rangeEnd      uint64 // TSC
 	block                     Block
@@ -216,6 +217,7 @@ func (s *Session) startPT(r *perfdata.RecordAuxtraceInfo) error {
 	}
 	p := &ptState{s: s, priv: r.Priv, curTID: map[int32][2]int32{}, kernelStart: 1 << 63}
 	p.walker.p = p
+	p.ipc, p.noIPLoc = s.opts.IPC, s.opts.NoIPLoc
 	p.blocks = make([]Block, 0, blockBatch)
 	for _, a := range s.f.Attrs {
 		if uint64(a.Type) == r.Priv[ptPMUType] && len(a.IDs) > 0 {

@@ -223,7 +223,7 @@ func (j *job) add(p *ptState, q *ptQueue, ev *script.Event, ip, addr, period uin
 	var mp *Map
 	var sym *symbol.Symbol
 	a := ip
-	if !p.s.opts.NoIPLoc {
+	if !p.noIPLoc {
 		mp, sym, a = p.s.m.resolveRO(&j.ro, q.thread, kernel, ip)
 	}
 	j.recs = append(j.recs, rec{ip: ip, addr: addr, period: period, a: a, mp: mp, sym: sym,
@@ -244,7 +244,7 @@ func (j *job) format(p *ptState, q *ptQueue, ev *script.Event, ip, addr, period 
 	kernel := p.fillSample(smp, q, t, ev, ip, addr, period, flags, tm)
 	m := p.s.m
 	l := &smp.IPLoc
-	if p.s.opts.NoIPLoc {
+	if p.noIPLoc {
 		*l = script.Loc{Addr: ip}
 	} else if mp, sym, a := m.resolveRO(&j.ro, t, kernel, ip); mp != nil {
 		l.HasMap, l.DSO, l.Kernel, l.MapStart, l.Addr, l.Ref = true, mp.DSO.Name, mp.DSO.Kernel, mp.Start, a, mp

@@ -74,8 +74,9 @@ func (p *ptState) newDecoder(q *ptQueue) *ptperf.Decoder {
 		BranchEnable:      !(cfg&cfgPassThru != 0 && cfg&cfgBranchEn == 0),
 		MaxNonTurboRatio:  p.maxNonTurbo,
 		Ctl:               cfg,
-		// Only branch and instruction samples have IPC.
-		IPC: p.branchesEv != nil || p.instructionsEv != nil,
+		// IPC is counted only when it is used (and only branch and
+		// instruction samples have it).
+		IPC: p.ipc && (p.branchesEv != nil || p.instructionsEv != nil),
 	}
 	if len(p.priv) > ptCYCBit {
 		if bits := p.priv[ptMTCFreqBits]; bits != 0 {
@@ -534,11 +535,13 @@ func (p *ptState) sample(q *ptQueue) {
 			period = 1
 		}
 		q.lastInsn = st.TotInsnCnt
-		q.ipcSample(st, p.opts.ApproxIPC, &q.lastInInsn, &q.lastInCyc)
+		if p.ipc {
+			q.ipcSample(st, p.opts.ApproxIPC, &q.lastInInsn, &q.lastInCyc)
+		}
 		p.emitSample(q, p.instructionsEv, st.FromIP, st.ToIP, period, q.flags)
 	}
 	if p.txEv != nil && st.Type&ptperf.TypeTransaction != 0 && !p.skipEvent() {
-		q.smpInsn, q.smpCyc = 0, 0
+		q.smpInsn, q.smpCyc = 0, 0 // transactions have no IPC
 		p.emitSample(q, p.txEv, st.FromIP, st.ToIP, 1, q.flags)
 	}
 	if p.ptwEv != nil && st.Type&ptperf.TypePTW != 0 && !p.skipEvent() {
@@ -556,7 +559,9 @@ func (p *ptState) sample(q *ptQueue) {
 		if p.skipEvent() {
 			return
 		}
-		q.ipcSample(st, p.opts.ApproxIPC, &q.lastBrInsn, &q.lastBrCyc)
+		if p.ipc {
+			q.ipcSample(st, p.opts.ApproxIPC, &q.lastBrInsn, &q.lastBrCyc)
+		}
 		p.emitSample(q, p.branchesEv, st.FromIP, st.ToIP, 1, q.flags)
 	}
 }
@@ -592,7 +597,7 @@ func (p *ptState) emitSample(q *ptQueue, ev *script.Event, ip, addr, period uint
 	if smp == nil {
 		return
 	}
-	if p.s.opts.NoIPLoc {
+	if p.noIPLoc {
 		smp.IPLoc = script.Loc{Addr: ip}
 	} else {
 		p.s.m.resolveInto(&smp.IPLoc, t, kernel, ip, &q.lc)
@@ -706,7 +711,7 @@ func (p *ptState) emitSynth(q *ptQueue, ev *script.Event, st *ptperf.State, sy s
 		smp.Addr = st.ToIP
 	}
 	kernel := ip >= p.kernelStart
-	if p.s.opts.NoIPLoc {
+	if p.noIPLoc {
 		smp.IPLoc = script.Loc{Addr: ip}
 	} else {
 		smp.IPLoc = m.Resolve(t, kernel, ip)

@@ -31,10 +31,10 @@ type Options struct {
 	CPUs, PIDs, TIDs map[int32]bool
 	// TimeFrom/TimeTo (perf script --time), 0 for open ends.
 	TimeFrom, TimeTo uint64
-	// IPC says the samples' IPC counts (InsnCnt, CycCnt) are used (perf
-	// script -F ipc): recordings that can count cycles (cyc or mtc in
-	// the config) are then decoded sequentially, where the counts are
-	// exact.
+	// IPC asks for the IPC counts (InsnCnt, CycCnt) of PT branch and
+	// instruction samples (perf script -F ipc); without it they are 0.
+	// Recordings that can count cycles (cyc or mtc in the config) are
+	// then decoded sequentially, where the counts are exact.
 	IPC bool
 	// NoIPLoc says the PT samples' IPLoc is not used (nothing printed
 	// needs the IP's symbol or DSO: no sym, symoff, dso, srcline,

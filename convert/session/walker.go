@@ -345,8 +345,15 @@ func (p *ptState) sendBlock(b *Block) {
 	}
 }
 
-// flushBlocks hands the batched Blocks (or Runs) over.
+// flushBlocks hands the batched Blocks (or Runs) over. Called before
+// every sample: kept small enough to inline.
 func (p *ptState) flushBlocks() {
+	if len(p.runQs)|len(p.blocks) != 0 {
+		p.flushBatches()
+	}
+}
+
+func (p *ptState) flushBatches() {
 	if len(p.runQs) > 0 {
 		p.flushRuns()
 	}

@@ -180,6 +180,11 @@ func (d *Decoder) Snapshot() Snap {
 			CycleCnt: d.cycleCnt, CycRefTimestamp: d.cycRefTimestamp, CBRCycToTSC: d.cbrCycToTSC,
 			CycToTSC: d.cycToTSC},
 	}
+	if d.p.Ctl&ctlCYCEnable == 0 {
+		// Without CYC packets the CYC timing state is never used (a
+		// CBR change still moves its reference).
+		s.Timing.CycleCnt, s.Timing.CycRefTimestamp, s.Timing.CBRCycToTSC = 0, 0, 0
+	}
 	if d.noProgress >= 2 {
 		// Read (not just overwritten) only from the third jump on.
 		s.StuckIP, s.StuckIPPrd, s.StuckIPCnt = d.stuckIP, d.stuckIPPrd, d.stuckIPCnt
