@@ -53,11 +53,12 @@
 // Cost: FromRecording takes the session's runs in lean batches
 // (Handler.Runs with LeanRuns: 32-byte runs of one thread written in
 // place, no times, cycles or successors), through Aggregator.Runs. Its
-// fast path (threadCache.count, inlined) is the same thread in the same
+// fast path (threadCache.countRuns) is the same thread in the same
 // segment of a tracked object, and one of the previous run's two inline
-// successors again: about 3 ns per run (BenchmarkAggregatorRuns). On a
-// 27.5 M-instruction -O0 recording (5.85 M runs) the delivery costs about
-// 8% of a bare decode and FromRecording about 1.13x (BenchmarkBareDecode,
+// successors again, with the thread's current run kept in a register:
+// about 2 ns per run (BenchmarkAggregatorRuns). On a 27.5 M-instruction
+// -O0 recording (5.85 M runs) the delivery costs about 8% of a bare
+// decode and FromRecording about 1.1x (BenchmarkBareDecode,
 // BenchmarkRunDelivery, BenchmarkFromRecording). Handler.Block (in place,
 // one call per run) costs more, and Handler.Blocks, which copies each
 // Block into its batch, more still.

@@ -161,12 +161,46 @@ func (a *Aggregator) newHandle() func(*session.Block) {
 // runs of 32 bytes written in place, and one call per batch.
 func (a *Aggregator) Runs(b *session.RunBatch) {
 	id := pidTID{b.PID, b.TID}
-	for i := range b.Runs {
-		r := &b.Runs[i]
-		if tc := a.last; tc.id != id || !tc.count(r.Start, r.End) {
-			a.block(id, r.Start, r.End)
+	rs := b.Runs
+	for len(rs) > 0 {
+		if tc := a.last; tc.id == id {
+			if rs = rs[tc.countRuns(rs):]; len(rs) == 0 {
+				return
+			}
 		}
+		a.block(id, rs[0].Start, rs[0].End)
+		rs = rs[1:]
 	}
+}
+
+// countRuns is count over the leading runs of rs, with the thread's
+// current run kept in a register: it returns how many runs it counted.
+func (tc *threadCache) countRuns(rs []session.Run) int {
+	if tc.vlen == 0 {
+		return 0
+	}
+	t := tc.ct
+	cur := t.cur
+	vlo, vlen, vdelta := tc.vlo, tc.vlen, tc.vdelta
+	i := 0
+	for ; i < len(rs); i++ {
+		r := &rs[i]
+		if r.Start-vlo >= vlen {
+			break
+		}
+		k := runKey{r.Start + vdelta, r.End + vdelta}
+		s := &cur.s[0]
+		if s.key != k {
+			s = &cur.s[1]
+		}
+		if s.key != k {
+			break
+		}
+		s.n++
+		cur = s.to
+	}
+	t.cur = cur
+	return i
 }
 
 // count is the fast path of a run from start to end (run-time addresses)

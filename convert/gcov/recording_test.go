@@ -1,6 +1,7 @@
 package gcov
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/json"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfpt/perfpt/convert/session"
 	"github.com/perfpt/perfpt/record"
 )
 
@@ -178,5 +180,42 @@ func TestEmulatedMultiFile(t *testing.T) {
 	}
 	if len(files) != 3 {
 		t.Errorf("gcov files %v, want main.c, util.c, util.h", files)
+	}
+}
+
+// TestRunsMatchBlock checks that the Aggregator counts the same from the
+// session's lean run batches (FromRecording's path) as from one Block at a
+// time, on programs with threads and library calls (thread and map
+// changes inside batches).
+func TestRunsMatchBlock(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records programs")
+	}
+	for _, name := range []string{"threads", "mathlib"} {
+		t.Run(name, func(t *testing.T) {
+			bin := buildC(t, t.TempDir(), name, name, "-g", "-O0")
+			data := emulate(t, bin, programInputs(t, name)[0])
+			var out [2]bytes.Buffer
+			for i, h := range []func(a *Aggregator) session.Handler{
+				func(a *Aggregator) session.Handler { return session.Handler{Block: a.Handler()} },
+				func(a *Aggregator) session.Handler { return session.Handler{Runs: a.Runs, LeanRuns: true} },
+			} {
+				s, err := session.Open(data, session.Options{Itrace: BareItrace()})
+				if err != nil {
+					t.Fatal(err)
+				}
+				a := NewAggregator(s.Machine())
+				if err := s.Run(h(a)); err != nil {
+					t.Fatal(err)
+				}
+				s.Close()
+				if err := a.Report().WriteJSON(&out[i], JSONOptions{Branches: true}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if out[0].Len() == 0 || out[0].String() != out[1].String() {
+				t.Errorf("Runs and Block differ:\n%s", firstDiff(out[0].String(), out[1].String()))
+			}
+		})
 	}
 }
