@@ -634,7 +634,9 @@ func (p *ptState) fillSample(smp *script.Sample, q *ptQueue, t *Thread, ev *scri
 	smp.PID, smp.TID, smp.CPU, smp.Time = q.pid, q.tid, uint32(q.cpu), tm
 	smp.Period, smp.IP, smp.Addr, smp.Flags = period, ip, addr, flags
 	smp.InsnLen, smp.Insn = q.insnLen, q.insn[:]
-	smp.InsnCnt, smp.CycCnt = q.smpInsn, q.smpCyc
+	if p.ipc {
+		smp.InsnCnt, smp.CycCnt = q.smpInsn, q.smpCyc
+	}
 	smp.Callchain = nil
 	smp.Synth = script.Synth{}
 	if ip == 0 {
