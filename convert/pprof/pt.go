@@ -30,11 +30,11 @@ type ptThread struct {
 	cur      int32  // the top of stack, or root
 	cpu      int32  // the CPU of the previous block (-1: unknown)
 	nc       uint64 // nodeCPU(cur, cpu): the key part of the next block
-	// prev is the record of the thread's previous block and cand the
-	// guess for the next one: prev's successor after prev's branch went
-	// the way it went (taken: 0 or 1). 0: none.
+	// prev is the record of the thread's previous run and cand the
+	// guess for the next one: prev's successor in slot (0 or 1) of
+	// prev.succ. 0: none.
 	prev, cand int32
-	taken      uint64
+	slot       uint64
 	// stack holds one node per active call (recursion folded: a node can
 	// appear more than once); deeper calls than maxDepth are only counted.
 	stack    []int32
@@ -178,11 +178,18 @@ func (a *ptAgg) runs(rb *session.RunBatch) {
 			// trace resumes is not its own.
 			t.lastTime = 0
 		}
-		t.prev, t.taken = ri, taken
-		t.cand = r.succ[taken]
+		// The guess for the next run: after a conditional branch, by
+		// whether it was taken; after a call, return or jump, by whether
+		// the frame changed (a return in folded recursion stays in it,
+		// the return from its outermost call does not).
+		slot := taken
 		if stackMoves>>(f&stackFlags)&1 != 0 {
+			cur := t.cur
 			a.move(t, f, run.End, run.To)
+			slot = b2u(t.cur != cur)
 		}
+		t.prev, t.slot = ri, slot
+		t.cand = r.succ[slot]
 	}
 }
 
@@ -195,7 +202,7 @@ func (a *ptAgg) lookup(t *ptThread, start, end uint64) int32 {
 		ri = a.recs.insert(start, end, t.nc)
 	}
 	if t.prev != 0 {
-		a.recs.recs[t.prev].succ[t.taken] = ri
+		a.recs.recs[t.prev].succ[t.slot] = ri
 	}
 	return ri
 }

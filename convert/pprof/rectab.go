@@ -11,9 +11,9 @@ type blockRec struct {
 	branches uint64 // taken branches
 	nanos    uint64
 	cycles   uint64 // CYC cycles
-	// succ holds the records that last followed this one, [1] after a
-	// conditional branch taken, [0] else: the guess for the next run of
-	// the thread (0: none).
+	// succ holds the records that last followed this one: [1] after a
+	// conditional branch taken or a call, return or jump that changed the
+	// frame, [0] else. The guess for the next run of the thread (0: none).
 	succ [2]int32
 }
 
