@@ -25,8 +25,12 @@ func TestCorruptTimedPerf(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			data := emulateOpt(t, "mix-dyn-O2", record.WriteOptions{PT: c.cfg, PerCPU: c.perCPU})
-			for _, at := range []float64{0.3, 0.5, 0.7, 0.9} {
-				for _, fill := range []byte{0xff, 0x00, 0x55, 0x02} {
+			ats, fills := []float64{0.3, 0.5, 0.7, 0.9}, []byte{0xff, 0x00, 0x55, 0x02}
+			if raceOn {
+				ats, fills = ats[:2], fills[:2]
+			}
+			for _, at := range ats {
+				for _, fill := range fills {
 					t.Run(fmt.Sprintf("%02x@%.1f", fill, at), func(t *testing.T) {
 						bad := session.CorruptAux(t, data, fill, 7, at)
 						perfCompare(t, bad, 2, "--itrace=i100ie")
