@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 )
 
 // labelLine matches a source line that holds only a label: `case X:`,
@@ -13,6 +14,11 @@ var labelLine = regexp.MustCompile(`^\s*(case\s+[^:;?]+?|default|[A-Za-z_]\w*)\s
 
 // switchLine matches a line that starts a switch statement.
 var switchLine = regexp.MustCompile(`^\s*switch\s*\(`)
+
+// isSwitch and isLabel match switchLine and labelLine, with a cheap test
+// first for what every match contains: most lines are neither.
+func isSwitch(s string) bool { return strings.Contains(s, "switch") && switchLine.MatchString(s) }
+func isLabel(s string) bool  { return strings.IndexByte(s, ':') >= 0 && labelLine.MatchString(s) }
 
 // source returns the lines of file fi (index 0 is line 1), or nil when the
 // file cannot be read.
@@ -72,7 +78,7 @@ func (p *Program) findLabels() {
 			}
 		}
 		for ln := fn.startLine + 1; ln < fn.endLine && int(ln) <= len(src); ln++ {
-			if _, ok := first[ln]; ok || !labelLine.MatchString(src[ln-1]) {
+			if _, ok := first[ln]; ok || !isLabel(src[ln-1]) {
 				continue
 			}
 			next := -1

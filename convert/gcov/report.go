@@ -129,7 +129,8 @@ func (p *Program) Report(c *Counts) *Report {
 	returned := map[uint64]uint64{}
 	taken := map[uint64]uint64{}
 	rets := map[int32]uint64{} // function -> returns executed
-	switchTo := map[switchEdge]uint64{}
+	// switchTo[gline of a switch][target] = jumps from its dispatch
+	switchTo := map[int32]map[uint64]uint64{}
 
 	visit := func(from *run, s succ) {
 		to, ok := info(s.to)
@@ -160,7 +161,12 @@ func (p *Program) Report(c *Counts) *Report {
 			prevG = fi.lastG
 			if fromInsn.kind == kJcc || fromInsn.kind == kJmp || fromInsn.kind == kJmpInd {
 				if fromInsn.gline >= 0 && p.switches[fromInsn.gline] != nil {
-					switchTo[switchEdge{fromInsn.gline, s.to.key.start}] += s.n
+					m := switchTo[fromInsn.gline]
+					if m == nil {
+						m = map[uint64]uint64{}
+						switchTo[fromInsn.gline] = m
+					}
+					m[s.to.key.start] += s.n
 				}
 				backward = s.to.key.start <= fromInsn.addr
 				if fromInsn.kind == kJcc && fromInsn.target == s.to.key.start && fromInsn.target != fromInsn.addr+uint64(fromInsn.size) {
@@ -385,7 +391,7 @@ func (p *Program) Report(c *Counts) *Report {
 	}
 	for g, sw := range p.switches {
 		if l := lines[g]; l != nil {
-			p.switchBranches(l, sw, switchTo, g)
+			p.switchBranches(l, sw, switchTo[g], g)
 		}
 	}
 	for fi, f := range files {
@@ -396,7 +402,7 @@ func (p *Program) Report(c *Counts) *Report {
 			}
 			// A switch statement is one block for gcc however the
 			// dispatch was lowered (jump table or compare tree).
-			if l.Number <= len(src) && switchLine.MatchString(src[l.Number-1]) {
+			if l.Number <= len(src) && isSwitch(src[l.Number-1]) {
 				l.Unexecuted = false
 			}
 		}

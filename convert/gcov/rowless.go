@@ -135,7 +135,7 @@ func (p *Program) findRowless() {
 				}
 				ref := int32(-1)
 				switch {
-				case labelLine.MatchString(text):
+				case isLabel(text):
 					for l := ln + 1; l <= end; l++ {
 						if has[l] {
 							ref = l

@@ -13,12 +13,15 @@ type switchInfo struct {
 	deflt   uint64   // address of the default label's code, 0 if none
 }
 
-type switchEdge struct {
-	gline int32
-	to    uint64
-}
-
 var caseLabel = regexp.MustCompile(`^\s*(case\s+[^:]+|default)\s*:`)
+
+// caseLabelOf is caseLabel.FindStringSubmatch, with a cheap test first.
+func caseLabelOf(s string) []string {
+	if strings.IndexByte(s, ':') < 0 {
+		return nil
+	}
+	return caseLabel.FindStringSubmatch(s)
+}
 
 // findSwitches finds, for every line that starts a switch statement, the
 // addresses of the code of its case labels.
@@ -50,7 +53,7 @@ func (p *Program) findSwitches() {
 		}
 		for ln := fn.startLine; ln <= fn.endLine && int(ln) <= len(src); ln++ {
 			g, ok := glineOf[ln]
-			if !ok || !switchLine.MatchString(src[ln-1]) {
+			if !ok || !isSwitch(src[ln-1]) {
 				continue
 			}
 			sw := &switchInfo{}
@@ -60,7 +63,7 @@ func (p *Program) findSwitches() {
 			for l := ln; l <= fn.endLine && int(l) <= len(src); l++ {
 				text := src[l-1]
 				if l > ln && depth == 1 {
-					if m := caseLabel.FindStringSubmatch(text); m != nil {
+					if m := caseLabelOf(text); m != nil {
 						if a, ok := first[l]; ok {
 							if m[1] == "default" {
 								sw.deflt = a
@@ -120,21 +123,19 @@ func stripStrings(s string) string {
 }
 
 // switchBranches replaces the machine-level branches of a switch line by
-// one branch per outcome, counted from the jumps that left the line.
-func (p *Program) switchBranches(l *Line, sw *switchInfo, edges map[switchEdge]uint64, g int32) {
+// one branch per outcome, counted from the jumps that left the line (the
+// times each target was jumped to from line g's code).
+func (p *Program) switchBranches(l *Line, sw *switchInfo, jumps map[uint64]uint64, g int32) {
 	counts := make([]uint64, len(sw.targets)+1)
 	idx := map[uint64]int{}
 	for i, a := range sw.targets {
 		idx[a] = i
 	}
-	for e, n := range edges {
-		if e.gline != g {
-			continue
-		}
-		if i := p.index(e.to); i >= 0 && p.insns[i].gline == g {
+	for to, n := range jumps {
+		if i := p.index(to); i >= 0 && p.insns[i].gline == g {
 			continue // a jump inside the dispatch
 		}
-		if i, ok := idx[e.to]; ok {
+		if i, ok := idx[to]; ok {
 			counts[i] += n
 		} else {
 			counts[len(counts)-1] += n
