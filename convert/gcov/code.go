@@ -174,6 +174,14 @@ func (p *Program) decode(f *elf.File) error {
 		return i
 	}
 	rows := p.Table.Rows()
+	// Room for the instructions: about one per 4 bytes of -O0 code.
+	var codeBytes uint64
+	for _, sf := range p.Table.Funcs() {
+		if sf.High > sf.Low && sf.High-sf.Low <= 1<<24 {
+			codeBytes += sf.High - sf.Low
+		}
+	}
+	p.insns = make([]insn, 0, min(codeBytes/4, 1<<22))
 	for _, sf := range p.Table.Funcs() {
 		if sf.High <= sf.Low || sf.High-sf.Low > 1<<24 {
 			continue

@@ -29,7 +29,7 @@ func (p *Program) findSwitches() {
 	for fi := range p.funcs {
 		fn := &p.funcs[fi]
 		src := p.source(fn.file)
-		if src == nil {
+		if src == nil || !hasSwitch(src, fn) {
 			continue
 		}
 		// First instruction address of each line of the function.
@@ -94,6 +94,16 @@ func (p *Program) findSwitches() {
 			}
 		}
 	}
+}
+
+// hasSwitch reports whether a line of fn's source starts a switch.
+func hasSwitch(src []string, fn *function) bool {
+	for ln := fn.startLine; ln <= fn.endLine && int(ln) <= len(src); ln++ {
+		if ln >= 1 && isSwitch(src[ln-1]) {
+			return true
+		}
+	}
+	return false
 }
 
 // stripStrings blanks out character and string literals and comments
