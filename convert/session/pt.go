@@ -132,7 +132,6 @@ type ptQueue struct {
 	smpInsn, smpCyc       uint64
 	pend                  Block
 	hasPend               bool
-	rq                    runQueue  // the batch for Handler.Runs
 	rbuf                  [2][]byte // alternating read buffers
 	rsel                  int
 	look                  []byte   // lookahead buffer
@@ -151,6 +150,8 @@ type ptQueue struct {
 	par      *parQueue
 	stopArm  uint64 // the stop position given to dec
 	pendStop int    // runSeq returns this next
+
+	rq runQueue // the batch for Handler.Runs
 }
 
 type heapItem struct {
@@ -178,29 +179,31 @@ type ptState struct {
 	maxNonTurbo               uint32
 	cbr2khz                   uint64
 	useThreadStack, callstack bool
-	ipc, noIPLoc              bool // Options.IPC, Options.NoIPLoc
 	haveRange                 bool
 	rangeStart, rangeEnd      uint64 // TSC
 	block                     Block
-	blocks                    []Block    // the batch for Handler.Blocks
-	runQs, runQsSpare         []*ptQueue // queues with runs for Handler.Runs
+	blocks                    []Block // the batch for Handler.Blocks
 	tick                      uint64
 	res                       resolver
 	bufNr                     uint64
 
 	branchesEv, instructionsEv, psbEv, cbrEv *script.Event
+	branchesFilter                           uint32
+	h                                        Handler
+	workH                                    Handler // h as parallel decoding started
+	parStats                                 [2]int
+	todo                                     chan *job
+	freeRecs                                 chan []rec
+	freeSegs                                 chan Segment
+	workers, producers                       sync.WaitGroup
+	smp                                      script.Sample
+	walker                                   walker
+
+	// (after the fields the sample path reads)
+	ipc, noIPLoc bool // Options.IPC, Options.NoIPLoc
 	// --itrace=x, w and the power events of p
 	txEv, ptwEv, mwaitEv, pwreEv, exstopEv, pwrxEv *script.Event
-	branchesFilter                                 uint32
-	h                                              Handler
-	workH                                          Handler // h as parallel decoding started
-	parStats                                       [2]int
-	todo                                           chan *job
-	freeRecs                                       chan []rec
-	freeSegs                                       chan Segment
-	workers, producers                             sync.WaitGroup
-	smp                                            script.Sample
-	walker                                         walker
+	runQs, runQsSpare                              []*ptQueue // queues with runs for Handler.Runs
 }
 
 func (p *ptState) isPTAttr(a *perfdata.Attr) bool { return a != nil && a == p.attr }

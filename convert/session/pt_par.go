@@ -242,6 +242,9 @@ func (j *job) format(p *ptState, q *ptQueue, ev *script.Event, ip, addr, period 
 	t := q.thread
 	smp := &j.smp
 	kernel := p.fillSample(smp, q, t, ev, ip, addr, period, flags, tm)
+	if p.ipc {
+		smp.InsnCnt, smp.CycCnt = q.smpInsn, q.smpCyc
+	}
 	m := p.s.m
 	l := &smp.IPLoc
 	if p.noIPLoc {

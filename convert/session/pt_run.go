@@ -623,6 +623,9 @@ func (p *ptState) prepSample(q *ptQueue, ev *script.Event, ip, addr, period uint
 	}
 	smp := &p.smp
 	kernel := p.fillSample(smp, q, t, ev, ip, addr, period, flags, tm)
+	if p.ipc {
+		smp.InsnCnt, smp.CycCnt = q.smpInsn, q.smpCyc
+	}
 	return smp, t, kernel
 }
 
@@ -634,9 +637,6 @@ func (p *ptState) fillSample(smp *script.Sample, q *ptQueue, t *Thread, ev *scri
 	smp.PID, smp.TID, smp.CPU, smp.Time = q.pid, q.tid, uint32(q.cpu), tm
 	smp.Period, smp.IP, smp.Addr, smp.Flags = period, ip, addr, flags
 	smp.InsnLen, smp.Insn = q.insnLen, q.insn[:]
-	if p.ipc {
-		smp.InsnCnt, smp.CycCnt = q.smpInsn, q.smpCyc
-	}
 	smp.Callchain = nil
 	smp.Synth = script.Synth{}
 	if ip == 0 {

@@ -206,23 +206,24 @@ type State struct {
 	FromNR, ToNR bool
 	TotInsnCnt   uint64
 	TotCycCnt    uint64 // cycles at the last IPC sample point (tot_cyc_cnt)
-	Cycles       uint64 // cycles at the last sample time (approximate IPC)
 	Timestamp    uint64
 	EstTimestamp uint64
 	TraceNr      uint64
 	PSBOffset    uint64
 	CBR          uint32
 	CBRPayload   uint64
+	Flags        uint32
+	InsnOp       Op
+	InsnLen      int
+	Insn         [16]byte
+	// (after the fields read for every sample)
+	Cycles uint64 // cycles at the last sample time (approximate IPC)
 	// Payloads of PTWRITE, MWAIT, PWRE and PWRX (perf's raw packet
 	// payloads: the synthesised events' raw data).
 	PTWPayload   uint64
 	MWaitPayload uint64
 	PwrEPayload  uint64
 	PwrXPayload  uint64
-	Flags        uint32
-	InsnOp       Op
-	InsnLen      int
-	Insn         [16]byte
 }
 
 // Decoder is perf's struct intel_pt_decoder, for the packets modelled.
