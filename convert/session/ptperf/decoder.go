@@ -409,8 +409,10 @@ func (d *Decoder) haveIP() bool {
 func (d *Decoder) updateSampleTime() {
 	d.sampleTimestamp = d.timestamp
 	d.sampleInsnCnt = d.timestampInsnCnt
-	d.cycEstFlush()
-	d.state.Cycles = d.totCycCnt
+	if d.p.IPC {
+		d.cycEstFlush()
+		d.state.Cycles = d.totCycCnt
+	}
 }
 
 // ctlCYCEnable is the cyc bit of the config (RTIT_CTL.CYCEn).
@@ -484,7 +486,10 @@ func (d *Decoder) getNextPacket() status {
 			}
 		}
 		// In place: a copy of a just-built packet would stall.
-		err := decodePacket(&d.pkt, d.buf)
+		err := packet.DecodeInto(&d.pkt, d.buf, 0)
+		if err != nil {
+			err = decodePacket(&d.pkt, d.buf) // perf's CYC rule
+		}
 		p := &d.pkt
 		if err != nil || p.Size == 0 {
 			return d.badPacket()

@@ -1273,7 +1273,7 @@ func (d *Decoder) Decode() *State {
 		}
 		if sampleTime(d.pktState) {
 			d.updateSampleTime() // flushes the MTC estimate
-			if d.sampleCyc {
+			if d.sampleCyc && d.p.IPC {
 				d.sampleTotCycCnt = d.totCycCnt
 				d.state.Flags |= FlagSampleIPC
 				d.sampleCyc = false
@@ -1281,7 +1281,7 @@ func (d *Decoder) Decode() *State {
 		}
 		// Without CYC (cycles from TSC/MTC only) IPC can be sampled as
 		// soon as the cycle count changes.
-		if !d.haveCyc {
+		if !d.haveCyc && d.p.IPC {
 			d.state.Flags |= FlagSampleIPC
 		}
 	}
