@@ -174,14 +174,14 @@ func (p *Program) decode(f *elf.File) error {
 		return i
 	}
 	rows := p.Table.Rows()
-	// Room for the instructions: about one per 4 bytes of -O0 code.
+	// Room for the instructions: about one per 3 bytes of -O0 code.
 	var codeBytes uint64
 	for _, sf := range p.Table.Funcs() {
 		if sf.High > sf.Low && sf.High-sf.Low <= 1<<24 {
 			codeBytes += sf.High - sf.Low
 		}
 	}
-	p.insns = make([]insn, 0, min(codeBytes/4, 1<<22))
+	p.insns = make([]insn, 0, min(codeBytes/3, 1<<22))
 	for _, sf := range p.Table.Funcs() {
 		if sf.High <= sf.Low || sf.High-sf.Low > 1<<24 {
 			continue
@@ -219,6 +219,8 @@ func (p *Program) decode(f *elf.File) error {
 	p.markLeaders()
 	// Assign gcov lines, row by row within each function.
 	opt := optimizedRanges(f)
+	type span struct{ row, a, b int }
+	var spans []span // one function's, reused
 	for fi := range p.funcs {
 		fn := &p.funcs[fi]
 		ins := p.insns[fn.first:fn.end]
@@ -231,8 +233,7 @@ func (p *Program) decode(f *elf.File) error {
 			continue
 		}
 		// Group the function's instructions by covering row.
-		type span struct{ row, a, b int }
-		var spans []span
+		spans = spans[:0]
 		for k := range ins {
 			ri, ok := p.Table.RowIndex(ins[k].addr)
 			if !ok {

@@ -67,15 +67,21 @@ func (p *Program) findLabels() {
 		}
 		// First instruction of each line of this function in this file.
 		first := map[int32]int{}
-		for k := fn.first; k < fn.end; k++ {
-			for _, g := range append(p.pre[k], p.insns[k].gline) {
-				if g < 0 || p.lines[g].file != fn.file {
-					continue
-				}
-				if _, ok := first[p.lines[g].line]; !ok {
-					first[p.lines[g].line] = k
-				}
+		enter := func(g int32, k int) {
+			if g < 0 || p.lines[g].file != fn.file {
+				return
 			}
+			if _, ok := first[p.lines[g].line]; !ok {
+				first[p.lines[g].line] = k
+			}
+		}
+		for k := fn.first; k < fn.end; k++ {
+			// The statements entered before the instruction, then its
+			// own line.
+			for _, g := range p.pre[k] {
+				enter(g, k)
+			}
+			enter(p.insns[k].gline, k)
 		}
 		for ln := fn.startLine + 1; ln < fn.endLine && int(ln) <= len(src); ln++ {
 			if _, ok := first[ln]; ok || !isLabel(src[ln-1]) {
