@@ -1,7 +1,10 @@
 package gcov
 
 import (
+	"bytes"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -146,4 +149,58 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(benchDir)
 	}
 	os.Exit(code)
+}
+
+// BenchmarkLoadReportLarge is gcov's fixed cost on a large program: Load,
+// an empty Report and the .gcov text of a generated -g -O0 program of 3000
+// functions (about 1.4 MB), which decode and report every function.
+func BenchmarkLoadReportLarge(b *testing.B) {
+	gcc, err := exec.LookPath("gcc")
+	if err != nil {
+		b.Skip("gcc not installed")
+	}
+	dir := b.TempDir()
+	src, bin := filepath.Join(dir, "large.c"), filepath.Join(dir, "large")
+	if err := os.WriteFile(src, largeProgram(3000), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if out, err := exec.Command(gcc, "-g", "-O0", "-o", bin, src).CombinedOutput(); err != nil {
+		b.Fatalf("gcc: %v\n%s", err, out)
+	}
+	b.ReportAllocs()
+	start := benchcpu.Now()
+	defer benchcpu.Report(b, start)
+	for b.Loop() {
+		p, err := Load(bin)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rep := p.Report(NewCounts(p))
+		var buf bytes.Buffer
+		for _, f := range rep.Files {
+			if err := rep.WriteText(&buf, f, p.SourceLines(f.Name), TextOptions{Branches: true}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// largeProgram returns the C source of n functions with a loop, an
+// if/else chain and a switch each, called through a table.
+func largeProgram(n int) []byte {
+	var w bytes.Buffer
+	w.WriteString("#include <stdio.h>\n#include <stdlib.h>\n")
+	for i := range n {
+		fmt.Fprintf(&w, "int f%d(int x) {\n\tint s = 0;\n\tfor (int j = 0; j < x; j++) {\n", i)
+		fmt.Fprintf(&w, "\t\tif (j %% 3 == %d)\n\t\t\ts += j * %d;\n\t\telse if (j %% 5 == 1)\n\t\t\ts -= %d;\n", i%3, i%7+1, i%11)
+		w.WriteString("\t\telse\n\t\t\ts ^= j;\n\t}\n\tswitch (x & 3) {\n\tcase 0: s += 1; break;\n")
+		w.WriteString("\tcase 1: s += 2; break;\n\tdefault: s += 3; break;\n\t}\n\treturn s;\n}\n")
+	}
+	w.WriteString("int (*tab[])(int) = {")
+	for i := range n {
+		fmt.Fprintf(&w, "f%d,", i)
+	}
+	fmt.Fprintf(&w, "};\nint main(int argc, char **argv) {\n\tint n = argc > 1 ? atoi(argv[1]) : 1, s = 0;\n")
+	fmt.Fprintf(&w, "\tfor (int i = 0; i < %d; i += 7)\n\t\ts += tab[i](n);\n\tprintf(\"%%d\\n\", s);\n\treturn 0;\n}\n", n)
+	return w.Bytes()
 }
