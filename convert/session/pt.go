@@ -123,19 +123,12 @@ type ptQueue struct {
 	lastInsn   uint64
 	cbrSeen    uint32
 
-	// IPC (intel_pt_synth_branch_sample, ..._instruction_sample): the
-	// counts at the last branch and instruction samples that carried an
-	// IPC, and the counts of the sample being made (smpInsn, smpCyc: 0
-	// when it has none).
-	lastBrInsn, lastBrCyc uint64
-	lastInInsn, lastInCyc uint64
-	smpInsn, smpCyc       uint64
-	pend                  Block
-	hasPend               bool
-	rbuf                  [2][]byte // alternating read buffers
-	rsel                  int
-	look                  []byte   // lookahead buffer
-	lc                    locCache // last IP range resolved for this queue's samples
+	pend    Block
+	hasPend bool
+	rbuf    [2][]byte // alternating read buffers
+	rsel    int
+	look    []byte   // lookahead buffer
+	lc      locCache // last IP range resolved for this queue's samples
 
 	selTimestamp uint64 // time-range state (intel_pt_time_filter)
 	selStart     bool
@@ -151,7 +144,14 @@ type ptQueue struct {
 	stopArm  uint64 // the stop position given to dec
 	pendStop int    // runSeq returns this next
 
-	rq runQueue // the batch for Handler.Runs
+	// IPC (intel_pt_synth_branch_sample, ..._instruction_sample): the
+	// counts at the last branch and instruction samples that carried an
+	// IPC, and the counts of the sample being made (smpInsn, smpCyc: 0
+	// when it has none).
+	lastBrInsn, lastBrCyc uint64
+	lastInInsn, lastInCyc uint64
+	smpInsn, smpCyc       uint64
+	rq                    runQueue // the batch for Handler.Runs
 }
 
 type heapItem struct {

@@ -228,9 +228,12 @@ type State struct {
 
 // Decoder is perf's struct intel_pt_decoder, for the packets modelled.
 type Decoder struct {
-	p       Params
+	// First, so that the instruction bytes copied for every walk (scratch
+	// to state.Insn) do not straddle cache lines (TestInsnLayout).
 	scratch Insn   // the instruction walked (kept here: it would escape)
 	walkCnt uint64 // likewise the walker's instruction count
+	state   State
+	p       Params
 
 	buf    []byte
 	pos    uint64
@@ -243,7 +246,6 @@ type Decoder struct {
 	bufTimestamp   uint64
 
 	pktState pktState
-	state    State
 
 	// IPs and flow
 	ip, lastIP uint64
@@ -410,9 +412,17 @@ func (d *Decoder) updateSampleTime() {
 	d.sampleTimestamp = d.timestamp
 	d.sampleInsnCnt = d.timestampInsnCnt
 	if d.p.IPC {
-		d.cycEstFlush()
-		d.state.Cycles = d.totCycCnt
+		d.sampleCycles()
 	}
+}
+
+// sampleCycles is updateSampleTime's part for IPC (not inlined, so that
+// updateSampleTime is).
+//
+//go:noinline
+func (d *Decoder) sampleCycles() {
+	d.cycEstFlush()
+	d.state.Cycles = d.totCycCnt
 }
 
 // ctlCYCEnable is the cyc bit of the config (RTIT_CTL.CYCEn).

@@ -2,6 +2,7 @@ package ptperf
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/perfpt/perfpt/ptdecode/insn"
 	"github.com/perfpt/perfpt/ptdecode/packet"
@@ -242,6 +243,22 @@ func TestPerfCYC(t *testing.T) {
 		err := decodePacket(&p, c.in)
 		if (err == nil) != c.ok || c.ok && (p.Kind != packet.KindCYC || int(p.Size) != c.n || p.Payload != c.want) {
 			t.Errorf("% x: %v %+v, want ok %v size %d payload %#x", c.in, err, p, c.ok, c.n, c.want)
+		}
+	}
+}
+
+// TestInsnLayout checks that the 16 instruction bytes copied at every
+// walk (Decoder.scratch.Buf to Decoder.state.Insn) lie within one cache
+// line each (a Decoder is allocated 64-byte aligned): a copy straddling
+// two lines cost ~5% of a bare decode.
+func TestInsnLayout(t *testing.T) {
+	var d Decoder
+	for _, off := range []uintptr{
+		unsafe.Offsetof(d.scratch) + unsafe.Offsetof(d.scratch.Buf),
+		unsafe.Offsetof(d.state) + unsafe.Offsetof(d.state.Insn),
+	} {
+		if off%64+16 > 64 {
+			t.Errorf("instruction bytes at offset %d straddle a cache line", off)
 		}
 	}
 }
