@@ -62,7 +62,10 @@
 // Runs are delivered only while PT is decoded; Sample may be nil. With
 // Handler.Blocks instead of Block the runs come in batches (up to 256, in
 // the same order, handed over before any other callback), which costs
-// less per run.
+// less per run. Handler.Runs is the leanest delivery: 32-byte Runs written
+// in place into batches of one thread (RunBatch), time and cycles as marks
+// where they change; with Handler.LeanRuns only the range, the count and
+// the branch kind (what gcov needs).
 //
 // The values passed to callbacks are reused after they return. Callbacks
 // run on the goroutine that called Run, but for Segments (below).
