@@ -45,9 +45,13 @@ type RunBatch struct {
 	Marks []RunMark
 }
 
-// runQueue is a queue's batch for Handler.Runs.
+// runQueue is a queue's batch for Handler.Runs: runs and marks are
+// written into fixed arrays (no slice growth, no bounds checks), the
+// RunBatch's slices set when it is handed over.
 type runQueue struct {
 	b       RunBatch
+	buf     *runBuf
+	n, nm   int    // runs and marks in buf
 	ts      uint64 // the queue timestamp of the last run's time
 	pendIdx int    // the unresolved last run (q.hasPend)
 	pendFT  uint64 // its fall-through address (taken or not)
@@ -57,21 +61,27 @@ type runQueue struct {
 	ok bool
 }
 
+type runBuf struct {
+	runs  [blockBatch]Run
+	marks [blockBatch]RunMark
+}
+
 // emitRun appends one run to q's batch (emitBlock for Handler.Runs). A
 // pending run stays in the batch and is resolved in place (resolveRun).
 func (q *ptQueue) emitRun(start, last, n uint64, in *ptperf.Insn, pend bool) {
 	p := q.pt
 	rq := &q.rq
-	b := &rq.b
-	if !rq.ok || len(b.Runs) == cap(b.Runs) {
-		if len(b.Runs) == cap(b.Runs) || len(b.Runs) == 0 || b.TID != q.tid || b.PID != q.pid || b.CPU != q.cpu {
+	if !rq.ok || rq.n == blockBatch {
+		b := &rq.b
+		if rq.n == blockBatch || rq.n == 0 || b.TID != q.tid || b.PID != q.pid || b.CPU != q.cpu {
 			q.newRunBatch()
 		}
 		rq.ok = true
 	}
-	i := len(b.Runs)
-	b.Runs = b.Runs[:i+1]
-	r := &b.Runs[i]
+	bf := rq.buf
+	i := rq.n
+	rq.n = i + 1
+	r := &bf.runs[i&(blockBatch-1)]
 	r.Start, r.End, r.NInsn, r.Mark = start, last, uint32(n), 0
 	if p.h.LeanRuns {
 		r.Flags, r.To = 0, 0
@@ -82,9 +92,9 @@ func (q *ptQueue) emitRun(start, last, n uint64, in *ptperf.Insn, pend bool) {
 	}
 	if c := q.dec.TakeCycles(); q.timestamp != rq.ts || c != 0 {
 		rq.ts = q.timestamp
-		k := len(b.Marks)
-		b.Marks = b.Marks[:k+1] // room for one per run
-		b.Marks[k] = RunMark{Time: p.perfTime(q.timestamp), Cycles: c}
+		k := rq.nm
+		rq.nm = k + 1 // at most one per run
+		bf.marks[k&(blockBatch-1)] = RunMark{Time: p.perfTime(q.timestamp), Cycles: c}
 		r.Mark = uint16(k + 1)
 	}
 	if !pend {
@@ -107,28 +117,29 @@ func (q *ptQueue) newRunBatch() {
 	p := q.pt
 	rq := &q.rq
 	b := &rq.b
-	if b.Runs == nil {
-		b.Runs = make([]Run, 0, blockBatch)
-		b.Marks = make([]RunMark, 0, blockBatch)
+	if rq.buf == nil {
+		rq.buf = new(runBuf)
 	}
-	if len(b.Runs) > 0 && (b.TID != q.tid || b.PID != q.pid || b.CPU != q.cpu) && q.hasPend {
+	bf := rq.buf
+	if rq.n > 0 && (b.TID != q.tid || b.PID != q.pid || b.CPU != q.cpu) && q.hasPend {
 		// The thread changed: the pending run's successor is unknown.
 		q.hasPend = false
 	}
 	var carry Run
 	var carryMark RunMark
-	hasCarry := q.hasPend && len(b.Runs) > 0
+	hasCarry := q.hasPend && rq.n > 0
 	if hasCarry {
-		carry = b.Runs[len(b.Runs)-1]
+		rq.n--
+		carry = bf.runs[rq.n]
 		if carry.Mark != 0 {
-			carryMark = b.Marks[carry.Mark-1]
+			carryMark = bf.marks[carry.Mark-1]
 		}
-		b.Runs = b.Runs[:len(b.Runs)-1]
 	}
-	if len(b.Runs) > 0 {
+	if rq.n > 0 {
+		b.Runs, b.Marks = bf.runs[:rq.n], bf.marks[:rq.nm]
 		p.h.Runs(b)
 	}
-	b.Runs, b.Marks = b.Runs[:0], b.Marks[:0]
+	rq.n, rq.nm = 0, 0
 	if hasCarry {
 		b.Time = carryMark.Time
 		if carry.Mark == 0 {
@@ -136,10 +147,12 @@ func (q *ptQueue) newRunBatch() {
 		}
 		carry.Mark = 0
 		if carryMark.Cycles != 0 {
-			b.Marks = append(b.Marks, carryMark)
+			bf.marks[0] = carryMark
+			rq.nm = 1
 			carry.Mark = 1
 		}
-		b.Runs = append(b.Runs, carry)
+		bf.runs[0] = carry
+		rq.n = 1
 		rq.pendIdx = 0
 	} else {
 		b.Time = p.perfTime(q.timestamp)
@@ -157,7 +170,7 @@ func (q *ptQueue) newRunBatch() {
 // execution went.
 func (q *ptQueue) resolveRun(to uint64, flags uint32) {
 	rq := &q.rq
-	r := &rq.b.Runs[rq.pendIdx]
+	r := &rq.buf.runs[rq.pendIdx&(blockBatch-1)]
 	r.To = to
 	r.Flags |= uint16(flags)
 	if r.Flags&script.FlagConditional != 0 && to != rq.pendFT && to != 0 {
@@ -173,7 +186,7 @@ func (p *ptState) flushRuns() {
 	p.runQs = p.runQsSpare[:0]
 	for _, q := range qs {
 		q.rq.dirty = false
-		switch n := len(q.rq.b.Runs); {
+		switch n := q.rq.n; {
 		case n > 1 || n == 1 && !q.hasPend:
 			q.newRunBatch() // back in runQs when it keeps a run
 		case n == 1:
