@@ -179,6 +179,8 @@ type ptState struct {
 	maxNonTurbo               uint32
 	cbr2khz                   uint64
 	useThreadStack, callstack bool
+	flow                      bool // the handler takes Block, Blocks or Runs (setHandler)
+	xw                        bool // transactions or ptwrite samples are synthesised
 	haveRange                 bool
 	rangeStart, rangeEnd      uint64 // TSC
 	block                     Block
@@ -446,6 +448,7 @@ func (p *ptState) synthEvents() error {
 			}
 		}
 	}
+	p.xw = p.txEv != nil || p.ptwEv != nil
 	if p.opts.IntrEvents && a.Config&(1<<31) != 0 {
 		if _, err = add("evt", script.PerfTypeSynth, synthEvt, 1, st); err != nil {
 			return err

@@ -391,10 +391,16 @@ func (p *ptState) processTimeless(tid int32) {
 	}
 }
 
+// setHandler sets the handler and what the walker delivers for it.
+func (p *ptState) setHandler(h Handler) {
+	p.h = h
+	p.flow = h.Block != nil || h.Blocks != nil || h.Runs != nil
+}
+
 // event mirrors intel_pt_process_event, called before each time-ordered
 // record is processed.
 func (p *ptState) event(r perfdata.Record, h Handler) {
-	p.h = h
+	p.setHandler(h)
 	c := r.Common()
 	var timestamp uint64
 	if c.Format&perfdata.SampleFormatTime != 0 && c.Time != 0 && c.Time != ^uint64(0) {
@@ -447,7 +453,7 @@ func (p *ptState) event(r perfdata.Record, h Handler) {
 
 // finish mirrors intel_pt_flush.
 func (p *ptState) finish(h Handler) error {
-	p.h = h
+	p.setHandler(h)
 	p.updateQueues()
 	if p.timeless {
 		p.processTimeless(-1)
@@ -540,13 +546,8 @@ func (p *ptState) sample(q *ptQueue) {
 		}
 		p.emitSample(q, p.instructionsEv, st.FromIP, st.ToIP, period, q.flags)
 	}
-	if p.txEv != nil && st.Type&ptperf.TypeTransaction != 0 && !p.skipEvent() {
-		q.smpInsn, q.smpCyc = 0, 0 // transactions have no IPC
-		p.emitSample(q, p.txEv, st.FromIP, st.ToIP, 1, q.flags)
-	}
-	if p.ptwEv != nil && st.Type&ptperf.TypePTW != 0 && !p.skipEvent() {
-		p.emitSynth(q, p.ptwEv, st, script.Synth{Kind: script.SynthPTWrite,
-			IP: st.Flags&ptperf.FlagFUPIP != 0, Payload: st.PTWPayload})
+	if p.xw {
+		p.xwSamples(q, st)
 	}
 	if st.Type&ptperf.TypeBranch == 0 {
 		return
@@ -563,6 +564,19 @@ func (p *ptState) sample(q *ptQueue) {
 			q.ipcSample(st, p.opts.ApproxIPC, &q.lastBrInsn, &q.lastBrCyc)
 		}
 		p.emitSample(q, p.branchesEv, st.FromIP, st.ToIP, 1, q.flags)
+	}
+}
+
+// xwSamples delivers the transaction and ptwrite samples of a state
+// (intel_pt_synth_transaction_sample, intel_pt_synth_ptwrite_sample).
+func (p *ptState) xwSamples(q *ptQueue, st *ptperf.State) {
+	if p.txEv != nil && st.Type&ptperf.TypeTransaction != 0 && !p.skipEvent() {
+		q.smpInsn, q.smpCyc = 0, 0 // transactions have no IPC
+		p.emitSample(q, p.txEv, st.FromIP, st.ToIP, 1, q.flags)
+	}
+	if p.ptwEv != nil && st.Type&ptperf.TypePTW != 0 && !p.skipEvent() {
+		p.emitSynth(q, p.ptwEv, st, script.Synth{Kind: script.SynthPTWrite,
+			IP: st.Flags&ptperf.FlagFUPIP != 0, Payload: st.PTWPayload})
 	}
 }
 

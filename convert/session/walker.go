@@ -196,7 +196,7 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 		// One instruction (sampling every instruction): whatever it
 		// is, the walk stops after it, *ip left at it.
 		if l := w.last; l != nil && w.ms == t.Maps && w.gen == t.Maps.gen && *ip >= l.Start && *ip < l.End &&
-			w.cc != nil && (q.job != nil || p.h.Block == nil && p.h.Blocks == nil && p.h.Runs == nil) {
+			w.cc != nil && (q.job != nil || !p.flow) {
 			if !w.cc.insnAt(l.MapIP(*ip), in) {
 				*insnCnt = 0
 				return ptperf.WalkNoInsn
@@ -206,7 +206,7 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 		}
 	}
 	m := p.s.m
-	blocks := q.job == nil && (p.h.Block != nil || p.h.Blocks != nil || p.h.Runs != nil)
+	blocks := q.job == nil && p.flow
 	var cnt uint64
 	oneMap := true
 	for {
