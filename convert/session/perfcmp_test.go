@@ -27,13 +27,8 @@ func needTools(t *testing.T, tools ...string) {
 	}
 }
 
-// emulate records a test program with the emulated recorder, or skips.
-func emulate(t *testing.T, name string, pt synth.Config) string {
-	t.Helper()
-	return emulateOpt(t, name, record.WriteOptions{PT: pt})
-}
-
-// emulateOpt is emulate with the recorder's write options (PerCPU...).
+// emulateOpt records a test program with the emulated recorder and the
+// given write options (PT config, PerCPU), or skips.
 func emulateOpt(t *testing.T, name string, wo record.WriteOptions) string {
 	t.Helper()
 	needTools(t, "perf", "gcc", "make")
@@ -115,12 +110,14 @@ func perfCompare(t *testing.T, data string, workers int, args ...string) {
 // packets refine.
 func TestCYCPerf(t *testing.T) {
 	cfgs := []struct {
-		name string
-		cfg  synth.Config
+		name   string
+		cfg    synth.Config
+		perCPU bool
 	}{
-		{"cyc", synth.Config{TSC: true, MTC: true, MTCPeriod: 3, CYC: true}},
-		{"cyc-noretcomp", synth.Config{TSC: true, MTC: true, CYC: true, NoRetComp: true}},
-		{"mtc", synth.Config{TSC: true, MTC: true, MTCPeriod: 3}},
+		{"cyc", synth.Config{TSC: true, MTC: true, MTCPeriod: 3, CYC: true}, false},
+		{"cyc-noretcomp", synth.Config{TSC: true, MTC: true, CYC: true, NoRetComp: true}, false},
+		{"mtc", synth.Config{TSC: true, MTC: true, MTCPeriod: 3}, false},
+		{"percpu-cyc", synth.Config{TSC: true, MTC: true, MTCPeriod: 3, CYC: true}, true},
 	}
 	progs := []string{"tiny", "mix-static-O2"}
 	if os.Getenv("PERFPT_FULL") != "" {
@@ -129,7 +126,7 @@ func TestCYCPerf(t *testing.T) {
 	for _, c := range cfgs {
 		for _, prog := range progs {
 			t.Run(c.name+"/"+prog, func(t *testing.T) {
-				data := emulate(t, prog, c.cfg)
+				data := emulateOpt(t, prog, record.WriteOptions{PT: c.cfg, PerCPU: c.perCPU})
 				perfCompare(t, data, 1)
 				perfCompare(t, data, 1, "--ns")
 				perfCompare(t, data, 1, "--itrace=b", "-F", "+ipc,+flags", "--ns")
