@@ -181,13 +181,17 @@ type ptState struct {
 	useThreadStack, callstack bool
 	flow                      bool // the handler takes Block, Blocks or Runs (setHandler)
 	xw                        bool // transactions or ptwrite samples are synthesised
-	haveRange                 bool
-	rangeStart, rangeEnd      uint64 // TSC
-	block                     Block
-	blocks                    []Block // the batch for Handler.Blocks
-	tick                      uint64
-	res                       resolver
-	bufNr                     uint64
+	// synth: some state makes a sample or feeds a thread stack (psb/cbr,
+	// instructions, branches, x, w, g/l); without it sample has nothing
+	// to do.
+	synth                bool
+	haveRange            bool
+	rangeStart, rangeEnd uint64 // TSC
+	block                Block
+	blocks               []Block // the batch for Handler.Blocks
+	tick                 uint64
+	res                  resolver
+	bufNr                uint64
 
 	branchesEv, instructionsEv, psbEv, cbrEv *script.Event
 	branchesFilter                           uint32
@@ -278,6 +282,7 @@ func (s *Session) startPT(r *perfdata.RecordAuxtraceInfo) error {
 	if err := p.synthEvents(); err != nil {
 		return err
 	}
+	p.synth = p.psbEv != nil || p.instructionsEv != nil || p.branchesEv != nil || p.xw || p.useThreadStack
 	if s.HasAuxtrace() {
 		if err := p.queueIndex(); err != nil {
 			return err

@@ -514,12 +514,23 @@ func (p *ptState) skipEvent() bool {
 	return p.numEvents-1 < p.opts.InitialSkip
 }
 
-// sample mirrors intel_pt_sample for the events modelled.
+// sample mirrors intel_pt_sample for the events modelled. Called for
+// every state: small enough to inline, the work is in synthSamples.
 func (p *ptState) sample(q *ptQueue) {
 	if !q.haveSample {
 		return
 	}
 	q.haveSample = false
+	// Without synth there is no thread stack either (only
+	// stackEventBr, with useThreadStack, makes them): nothing to do.
+	if p.synth {
+		p.synthSamples(q)
+	}
+}
+
+// synthSamples is sample when the states make samples or feed thread
+// stacks.
+func (p *ptState) synthSamples(q *ptQueue) {
 	st := q.state
 	if p.psbEv != nil {
 		if st.Type&ptperf.TypePSBEvt != 0 && !p.skipEvent() {

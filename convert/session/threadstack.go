@@ -186,10 +186,15 @@ func (ts *threadStack) pop(ret uint64) {
 // trace number when no thread stack is wanted. The instruction length is
 // the queue's (ptq->insn_len): 0 for asynchronous branches, so that an
 // interrupt's return address is the interrupted IP.
+// Small enough to inline: without g/l only threads that have a stack
+// need the call.
 func (p *ptState) threadStackEvent(q *ptQueue, st *ptperf.State) {
-	if q.thread == nil {
-		return
+	if t := q.thread; t != nil && (p.useThreadStack || t.ts != nil) {
+		p.stackEvent(q, st)
 	}
+}
+
+func (p *ptState) stackEvent(q *ptQueue, st *ptperf.State) {
 	if p.useThreadStack {
 		brSz := 0
 		if p.opts.LastBranch {
