@@ -633,8 +633,7 @@ func (p *ptState) emitSample(q *ptQueue, ev *script.Event, ip, addr, period uint
 // prepSample fills p.smp for emitSample but for the IP's location; nil
 // means the sample is not delivered.
 func (p *ptState) prepSample(q *ptQueue, ev *script.Event, ip, addr, period uint64, flags uint32) (*script.Sample, *Thread, bool) {
-	h := p.h
-	if h.Sample == nil {
+	if p.h.Sample == nil {
 		return nil, nil, false
 	}
 	tm := p.perfTime(q.timestamp)

@@ -1281,7 +1281,7 @@ func (d *Decoder) Decode() *State {
 		}
 		// Without CYC (cycles from TSC/MTC only) IPC can be sampled as
 		// soon as the cycle count changes.
-		if !d.haveCyc && d.p.IPC {
+		if d.p.IPC && !d.haveCyc {
 			d.state.Flags |= FlagSampleIPC
 		}
 	}
@@ -1291,7 +1291,9 @@ func (d *Decoder) Decode() *State {
 	d.state.Timestamp = d.sampleTimestamp
 	d.state.EstTimestamp = d.estTimestamp()
 	d.state.TotInsnCnt = d.totInsnCnt
-	d.state.TotCycCnt = d.sampleTotCycCnt
+	if d.p.IPC {
+		d.state.TotCycCnt = d.sampleTotCycCnt
+	}
 	return &d.state
 }
 
