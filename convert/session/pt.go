@@ -180,6 +180,7 @@ type ptState struct {
 	cbr2khz                   uint64
 	useThreadStack, callstack bool
 	flow                      bool // the handler takes Block, Blocks or Runs (setHandler)
+	deliverHooks              bool // flow or useThreadStack: deliver attaches stacks, flushes batches
 	xw                        bool // transactions or ptwrite samples are synthesised
 	// synth: some state makes a sample or feeds a thread stack (psb/cbr,
 	// instructions, branches, x, w, g/l); without it sample has nothing

@@ -395,6 +395,7 @@ func (p *ptState) processTimeless(tid int32) {
 func (p *ptState) setHandler(h Handler) {
 	p.h = h
 	p.flow = h.Block != nil || h.Blocks != nil || h.Runs != nil
+	p.deliverHooks = p.flow || p.useThreadStack
 }
 
 // event mirrors intel_pt_process_event, called before each time-ordered
@@ -678,8 +679,10 @@ func (p *ptState) deliver(smp *script.Sample, t *Thread, kernel bool) {
 		smp.HasThreadStack = true
 		smp.Depth = len(t.ts.stack)
 	}
-	p.attachStacks(smp, t, kernel)
-	p.flushBlocks()
+	if p.deliverHooks { // one test per sample when both are off
+		p.attachStacks(smp, t, kernel)
+		p.flushBlocks()
+	}
 	p.h.Sample(smp)
 }
 
