@@ -1279,11 +1279,6 @@ func (d *Decoder) Decode() *State {
 				d.sampleCyc = false
 			}
 		}
-		// Without CYC (cycles from TSC/MTC only) IPC can be sampled as
-		// soon as the cycle count changes.
-		if d.p.IPC && !d.haveCyc {
-			d.state.Flags |= FlagSampleIPC
-		}
 	}
 	if d.state.Type&TypePSBEvt != 0 && d.tscTimestamp != 0 {
 		d.sampleTimestamp = d.tscTimestamp
@@ -1292,6 +1287,11 @@ func (d *Decoder) Decode() *State {
 	d.state.EstTimestamp = d.estTimestamp()
 	d.state.TotInsnCnt = d.totInsnCnt
 	if d.p.IPC {
+		// Without CYC (cycles from TSC/MTC only) IPC can be sampled as
+		// soon as the cycle count changes.
+		if s == ok && !d.haveCyc {
+			d.state.Flags |= FlagSampleIPC
+		}
 		d.state.TotCycCnt = d.sampleTotCycCnt
 	}
 	return &d.state
