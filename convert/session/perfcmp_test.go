@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfpt/perfpt/internal/linediff"
+
 	"github.com/perfpt/perfpt/convert/script/runner"
 	"github.com/perfpt/perfpt/convert/session"
 	"github.com/perfpt/perfpt/record"
@@ -70,29 +72,7 @@ func perfCompare(t *testing.T, data string, workers int, args ...string) {
 			bytes.Count(want, []byte("IPC: ")))
 		return
 	}
-	gl, wl := strings.Split(got.String(), "\n"), strings.Split(string(want), "\n")
-	n, first := 0, -1
-	for i := 0; i < max(len(gl), len(wl)); i++ {
-		var g, w string
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if g != w {
-			if first < 0 {
-				first = i
-			}
-			n++
-		}
-	}
-	line := func(l []string, i int) string {
-		if i < len(l) {
-			return l[i]
-		}
-		return "(none)"
-	}
+	r := linediff.Compare(got.String(), string(want))
 	if os.Getenv("PERFPT_KEEP") != "" {
 		os.WriteFile("/tmp/perfcmp.got", got.Bytes(), 0o644)
 		os.WriteFile("/tmp/perfcmp.want", want, 0o644)
@@ -100,8 +80,7 @@ func perfCompare(t *testing.T, data string, workers int, args ...string) {
 			os.WriteFile("/tmp/perfcmp.data", b, 0o644)
 		}
 	}
-	t.Fatalf("perfpt script %v -j %d: %d of %d lines differ; first, line %d:\n  perfpt: %s\n  perf:   %s",
-		args, workers, n, len(wl), first+1, line(gl, first), line(wl, first))
+	t.Fatalf("perfpt script %v -j %d: %d of %d lines differ; first, %s", args, workers, r.N, r.Lines, r.String("perfpt", "perf"))
 }
 
 // TestCYCPerf compares, on recordings with CYC packets (and with MTC

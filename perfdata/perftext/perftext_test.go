@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfpt/perfpt/internal/linediff"
+
 	"github.com/perfpt/perfpt/perfdata"
 )
 
@@ -72,20 +74,11 @@ func TestHeaderMatchesPerf(t *testing.T) {
 }
 
 func diff(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := 0; i < len(g) || i < len(w); i++ {
-		var a, b string
-		if i < len(g) {
-			a = g[i]
-		}
-		if i < len(w) {
-			b = w[i]
-		}
-		if a != b {
-			return "got:  " + a + "\nperf: " + b
-		}
+	r := linediff.Compare(got, want)
+	if r.N == 0 {
+		return ""
 	}
-	return ""
+	return "got:  " + r.A + "\nperf: " + r.B
 }
 
 // exactTypes are the record types whose whole perf -D line Dump reproduces.

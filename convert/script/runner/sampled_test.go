@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/perfpt/perfpt/internal/linediff"
 )
 
 func need(t *testing.T, tools ...string) {
@@ -20,38 +22,8 @@ func need(t *testing.T, tools ...string) {
 
 // diffLines returns how many lines differ and the first difference.
 func diffLines(a, b []byte) (int, string) {
-	al, bl := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
-	n, first := 0, ""
-	for i := 0; i < max(len(al), len(bl)); i++ {
-		var x, y string
-		if i < len(al) {
-			x = al[i]
-		}
-		if i < len(bl) {
-			y = bl[i]
-		}
-		if x != y {
-			if n == 0 {
-				first = "line " + itoa(i+1) + ":\n  perfpt: " + x + "\n  perf:   " + y
-			}
-			n++
-		}
-	}
-	return n, first
-}
-
-func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(i)) }
-
-func fmtInt(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	var b []byte
-	for i > 0 {
-		b = append([]byte{byte('0' + i%10)}, b...)
-		i /= 10
-	}
-	return string(b)
+	r := linediff.Compare(string(a), string(b))
+	return r.N, r.String("perfpt", "perf")
 }
 
 // workerCounts are the -j values compared (all give the same bytes).
