@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/perfpt/perfpt/internal/benchcpu"
+	"github.com/perfpt/perfpt/record/testprog"
 
 	"github.com/perfpt/perfpt/convert/script"
 	"github.com/perfpt/perfpt/convert/session"
@@ -95,9 +96,10 @@ func BenchmarkConvertPT(b *testing.B) {
 	}
 }
 
-// TestMain removes the benchmark recording.
+// TestMain removes the benchmark recording and the test programs.
 func TestMain(m *testing.M) {
 	code := m.Run()
+	testprog.Cleanup()
 	if benchData != "" {
 		os.RemoveAll(filepath.Dir(benchData))
 	}

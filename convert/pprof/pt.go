@@ -316,11 +316,13 @@ func (c *codeReader) insnAddrs(mp *session.Map, start, end uint64, dst []uint64)
 	if mp == nil || mp.DSO == nil || end < start || end-start > 1<<16 {
 		return nil
 	}
-	path := mp.DSO.File()
-	if path == "" {
-		return nil
+	var code []byte
+	if path := mp.DSO.File(); path != "" {
+		code = c.read(path, mp.MapIP(start), int(end-start)+1, int(end-start)+maxCallLen)
+	} else if mem := mp.DSO.Code(); mp.MapIP(start) < uint64(len(mem)) && mp.MapIP(end) < uint64(len(mem)) {
+		// The vdso: its code is in the recording.
+		code = mem[mp.MapIP(start):min(mp.MapIP(end)+maxCallLen, uint64(len(mem)))]
 	}
-	code := c.read(path, mp.MapIP(start), int(end-start)+1, int(end-start)+maxCallLen)
 	if code == nil {
 		return nil
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/perfpt/perfpt/convert/script"
 	"github.com/perfpt/perfpt/convert/session"
 	"github.com/perfpt/perfpt/record"
+	"github.com/perfpt/perfpt/record/testprog"
 )
 
 // emulatePT records bin with the emulated intel_pt//u recorder.
@@ -408,4 +409,65 @@ func TestPTThreads(t *testing.T) {
 			t.Errorf("tid %d: ours %d instructions, perf script %d", tid, ours[tid], n)
 		}
 	}
+}
+
+// TestPTAddressesMatchPerf: at address granularity the instructions of
+// every leaf address equal the `perf script --itrace=i0ns -F ip` lines of
+// that address, the vdso's included (its code is in the recording, not
+// in a file).
+func TestPTAddressesMatchPerf(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records a program")
+	}
+	if _, err := exec.LookPath("perf"); err != nil {
+		t.Skip("perf not installed")
+	}
+	data, _ := emulatePT(t, testprog.Path(t, "mix-dyn-O2"))
+	out, err := exec.Command("perf", "script", "-i", data, "--itrace=i0ns", "-F", "ip,dso").Output()
+	if err != nil {
+		t.Fatalf("perf script: %v", err)
+	}
+	want := map[uint64]int64{}
+	vdso := 0
+	for _, l := range strings.Split(string(out), "\n") {
+		f := strings.Fields(l)
+		if len(f) == 0 {
+			continue
+		}
+		ip, err := strconv.ParseUint(f[0], 16, 64)
+		if err != nil {
+			t.Fatalf("perf script line %q", l)
+		}
+		want[ip]++
+		if strings.Contains(l, "vdso") {
+			vdso++
+		}
+	}
+	if vdso == 0 {
+		t.Fatal("no vdso instructions in the trace")
+	}
+	p, err := Convert(data, Options{Granularity: Address})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[uint64]int64{}
+	for _, s := range p.Sample {
+		got[s.Location[0].Address] += s.Value[0]
+	}
+	bad := 0
+	for ip, n := range want {
+		if got[ip] != n {
+			if bad++; bad <= 5 {
+				t.Errorf("%#x: %d instructions, perf %d", ip, got[ip], n)
+			}
+		}
+	}
+	for ip, n := range got {
+		if _, ok := want[ip]; !ok && n != 0 {
+			if bad++; bad <= 5 {
+				t.Errorf("%#x: %d instructions, perf none", ip, n)
+			}
+		}
+	}
+	t.Logf("%d addresses (%d vdso instructions), %d differ", len(want), vdso, bad)
 }

@@ -45,6 +45,14 @@ func (d *DSO) File() string {
 	return d.file
 }
 
+// Code returns the DSO's code when it is held in memory instead of read
+// from File (the vdso, as the recording saved it), indexed by the offsets
+// Map.MapIP gives; nil otherwise.
+func (d *DSO) Code() []byte {
+	d.Symbols()
+	return d.code
+}
+
 // Map is one mapping of a DSO into an address space (perf's struct map).
 type Map struct {
 	Start, End uint64
