@@ -228,3 +228,35 @@ func BenchmarkAppend(b *testing.B) {
 	}
 	benchcpu.ReportMB(b, start, len(benchTrace))
 }
+
+// BenchmarkBatch measures the packet loop with Decoder.Batch over
+// BenchmarkDecoder's trace: every packet decoded into an Item, the loop
+// reading each one's kind and payload word as a consumer would.
+func BenchmarkBatch(b *testing.B) {
+	buf := benchTrace
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	packets := 0
+	for d := NewDecoder(buf); d.Next(); {
+		packets++
+	}
+	var d Decoder
+	items := make([]Item, BatchSize)
+	start := benchcpu.Now()
+	for b.Loop() {
+		d.Reset(buf)
+		var sum uint64
+		m := 0
+		for n := d.Batch(items); n > 0; n = d.Batch(items) {
+			for _, it := range items[:n] {
+				sum += uint64(it.Kind()) + it.Raw()
+			}
+			m += n
+		}
+		if d.Err() != nil || m != packets || sum == 0 {
+			b.Fatal(d.Err(), m, packets)
+		}
+	}
+	benchcpu.ReportMB(b, start, len(buf))
+	reportPerPacket(b, start, packets)
+}

@@ -30,6 +30,8 @@ type Decoder struct {
 	// fast is buf while Next may take its fast paths, and buf[:0] when it
 	// must take the general one (after an error, inside a block).
 	fast []byte
+	// stride is the distance of Batch's lanes, from the last round.
+	stride int
 }
 
 // NewDecoder returns a decoder for buf positioned at offset 0 but not
