@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,6 +21,7 @@ import (
 	"github.com/perfpt/perfpt/convert/script"
 	"github.com/perfpt/perfpt/convert/session"
 	"github.com/perfpt/perfpt/record"
+	"github.com/perfpt/perfpt/record/synth"
 	"github.com/perfpt/perfpt/record/testprog"
 )
 
@@ -289,43 +292,61 @@ func TestPTTime(t *testing.T) {
 	t.Logf("%d ns traced, %d ns in fib", ns, fib)
 }
 
-// TestPTWorkers: decoding with parallel workers (-j) gives the same
-// profile values as one worker.
+// TestPTWorkers: decoding with parallel workers (-j: the session decodes
+// chunks of the trace ahead and delivers their runs in order) gives the
+// same profile as one worker, sample for sample: every stack, label and
+// value, time included.
 func TestPTWorkers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records a program")
 	}
 	bin := buildShared(t, "recurse")
-	data, insns := emulatePT(t, bin, "16", "2")
-	sum := func(workers int) map[string][2]int64 {
-		p, err := Convert(data, Options{Granularity: Function, Workers: workers})
+	// Frequent PSBs: many chunks.
+	opt := record.Options{WriteOptions: record.WriteOptions{PT: synth.Config{PSBPeriod: 256, TSC: true, MTC: true}}}
+	data, insns := emulatePTWith(t, opt, bin, "16", "2")
+	profile := func(workers int) (map[string][]int64, int64) {
+		p, err := Convert(data, Options{Granularity: Address, Workers: workers})
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := map[string][2]int64{}
+		m := map[string][]int64{}
+		var total int64
 		for _, s := range p.Sample {
-			n := leafName(s.Location[0])
-			if len(s.Location) > 1 {
-				n += ";" + leafName(s.Location[1])
+			k := fmt.Sprint(s.Label, s.NumLabel)
+			for _, l := range s.Location {
+				k += fmt.Sprintf(" %x", l.Address)
 			}
-			v := m[n]
-			v[0] += s.Value[0]
-			v[1] += s.Value[1]
-			m[n] = v
+			v := m[k]
+			if v == nil {
+				v = make([]int64, len(s.Value))
+			}
+			for i, x := range s.Value {
+				v[i] += x
+			}
+			m[k] = v
+			total += s.Value[0]
 		}
-		return m
+		return m, total
 	}
-	one, two := sum(1), sum(2)
-	var total int64
-	for k, v := range one {
-		total += v[0]
-		if two[k] != v {
-			t.Errorf("%s: -j 1 %v, -j 2 %v", k, v, two[k])
-		}
-	}
+	one, total := profile(1)
 	if uint64(total) != insns {
 		t.Errorf("%d instructions in the profile, %d traced", total, insns)
 	}
+	for _, j := range []int{2, 4} {
+		got, _ := profile(j)
+		bad := 0
+		for k, v := range one {
+			if !slices.Equal(got[k], v) {
+				if bad++; bad <= 3 {
+					t.Errorf("-j %d: %s: %v, -j 1 %v", j, k, got[k], v)
+				}
+			}
+		}
+		if len(got) != len(one) {
+			t.Errorf("-j %d: %d samples, -j 1 %d", j, len(got), len(one))
+		}
+	}
+	t.Logf("%d samples, %d instructions, identical at -j 1, 2 and 4", len(one), total)
 }
 
 // TestPTGranularity: the three granularities carry the same instruction

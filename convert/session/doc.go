@@ -84,7 +84,14 @@
 // Blocks), to per-thread queues of untimed recordings and, once every
 // COMM/FORK/MMAP record has been processed, of timed ones (with an
 // AUXTRACE index and no time range). Queues of untimed recordings are
-// also decoded side by side. Everything else decodes sequentially.
+// also decoded side by side. Handler.Runs alone (no samples, --itrace=e:
+// what pprof and gcov ask for) decodes in chunks too, but for full runs of
+// recordings with CYC packets (a run's cycles are not in the snapshot): a
+// chunk's decoder fills its own run batches, handed over in order, and
+// what it saw before its first run (the first walk, branch or trace end)
+// resolves the run pending before the chunk. A thread's runs are the
+// sequential decode's; only the batch boundaries may differ. Everything
+// else decodes sequentially.
 //
 // Session.ParallelDecode says beforehand whether this can happen for a
 // handler. The samples of chunks go to Handler.Sample on Run's goroutine, or, with

@@ -137,8 +137,15 @@ type ptQueue struct {
 	started bool // runDecoder has run on it
 	// Parallel decoding (pt_par.go): a queue copy decoding one chunk
 	// collects its samples in job and reads the mapped data.
-	job      *job
-	mapped   bool
+	job    *job
+	mapped bool
+	// own is, for a job's copy of a queue, the queue it decodes for: with
+	// Handler.Runs the copy's runs go to that queue's batch once it takes
+	// over (into the job's batches while it decodes ahead). virt: the
+	// copy started at a PSB after a run that may still wait for its
+	// successor.
+	own      *ptQueue
+	virt     bool
 	doneAt   uint64 // AUX bytes done by a parallel decode (progress)
 	dropped  int    // buffers whose mapped pages were dropped
 	par      *parQueue
@@ -203,6 +210,8 @@ type ptState struct {
 	branchesFilter                           uint32
 	h                                        Handler
 	workH                                    Handler // h as parallel decoding started
+	workFlow                                 bool    // flow as parallel decoding started
+	freeRunBufs                              chan *runBuf
 	parStats                                 [2]int
 	todo                                     chan *job
 	freeRecs                                 chan []rec

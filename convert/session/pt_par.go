@@ -60,14 +60,25 @@ func (p *ptState) parWorkers() int {
 // options of this session, now.
 func (p *ptState) parallel() bool {
 	o := &p.opts
-	if p.parWorkers() < 2 || p.h.Block != nil || p.h.Blocks != nil || p.h.Runs != nil || p.instructionsEv == nil {
+	if p.parWorkers() < 2 || p.h.Block != nil || p.h.Blocks != nil {
+		return false
+	}
+	if p.h.Runs != nil {
+		// Runs alone: the runs are logged by the chunks' decoders and
+		// delivered in order. The cycles of a run (Block.Cycles) are not
+		// in the snapshots: recordings with CYC decode sequentially
+		// unless the runs are lean.
+		if p.instructionsEv != nil || !p.h.LeanRuns && p.s.HasCycles() {
+			return false
+		}
+	} else if p.instructionsEv == nil {
 		return false
 	}
 	if p.branchesEv != nil || p.psbEv != nil || p.cbrEv != nil || p.txEv != nil || p.ptwEv != nil ||
 		p.useThreadStack || o.InitialSkip != 0 || o.Quick != 0 || p.s.opts.IPC && p.s.mayCountCycles() {
 		return false
 	}
-	if typ, period := p.period(); typ != ptperf.PeriodInstructions || period != 1 {
+	if typ, period := p.period(); p.instructionsEv != nil && (typ != ptperf.PeriodInstructions || period != 1) {
 		return false
 	}
 	// Timed queues are decoded a little at a time between records: only
@@ -125,18 +136,19 @@ func (p *ptState) processTimelessPar(tid int32) {
 // chunks ahead; runDecoder replays them, or decodes on the Run goroutine
 // (live) where a chunk is not proved equal.
 type parQueue struct {
-	order   chan *job // the queue's jobs in chunk order
-	quit    chan struct{}
-	cur     *job // the job being replayed
-	idx     int  // its next record
-	emitted int  // the bytes of its Segment emitted
-	half    bool // the state record at idx has stopped the replay once
-	live    *ptQueue
-	liveOK  bool    // live stopped cleanly at a chunk start
-	liveEnd parSnap // its state there
-	seqStop uint64  // live decodes to the chunk start seqStop (0: choose)
-	first   bool    // the first job starts the queue: taken as it is
-	done    bool
+	order    chan *job // the queue's jobs in chunk order
+	quit     chan struct{}
+	cur      *job // the job being replayed
+	idx      int  // its next record
+	batchIdx int  // its next batch of runs
+	emitted  int  // the bytes of its Segment emitted
+	half     bool // the state record at idx has stopped the replay once
+	live     *ptQueue
+	liveOK   bool    // live stopped cleanly at a chunk start
+	liveEnd  parSnap // its state there
+	seqStop  uint64  // live decodes to the chunk start seqStop (0: choose)
+	first    bool    // the first job starts the queue: taken as it is
+	done     bool
 }
 
 // parSnap is what must be equal where a chunk's decode takes over.
@@ -148,6 +160,11 @@ type parSnap struct {
 func (p *ptState) psnap(q *ptQueue) parSnap {
 	s := parSnap{Snap: q.dec.Snapshot()}
 	s.TotInsn -= q.lastInsn
+	if p.instructionsEv == nil {
+		// No samples (Handler.Runs): the counts toward them do not
+		// matter.
+		s.TotInsn, s.PeriodInsn = 0, 0
+	}
 	if p.timeless {
 		s.Timing = ptperf.Timing{}
 	} else {
@@ -184,13 +201,35 @@ const (
 	// a state was taken (timed queues): the queue's timestamp in addr
 	// (runDecoder may stop here), the Segment's length in period
 	recState
+	// Handler.Runs: hand job.batches over up to index period
+	recBatches
+	// Handler.Runs: the queue's timestamp changed to addr where
+	// runDecoder does not stop (an error)
+	recTime
 )
+
+// leadLog is what a job's decoder saw, before its first run, that may
+// resolve the run pending before its chunk (Handler.Runs).
+type leadLog struct {
+	// to is where execution went on (0: the trace stopped); for a
+	// branch, from is its source: it resolves the pending run only if
+	// that run ends there
+	to, from uint64
+	flags    uint32 // extra flags
+	branch   bool
+}
 
 // job is the decode of one chunk.
 type job struct {
-	q, jq   *ptQueue // the queue and the copy that decodes the chunk
-	c       chunk
-	recs    []rec
+	q, jq *ptQueue // the queue and the copy that decodes the chunk
+	c     chunk
+	recs  []rec
+	// Handler.Runs: the batches the job's decoder made (recBatches),
+	// their buffers, and what may resolve the run pending before it
+	batches []RunBatch
+	bufs    []*runBuf
+	lead    []leadLog
+	batchAt int // batches up to here are in a recBatches
 	errs    []script.ErrorLine
 	ro      roCache
 	startOK bool
@@ -205,6 +244,21 @@ type job struct {
 	lastTS uint64 // the queue's timestamp at the last state logged
 	smp    script.Sample
 	res    roResolver
+}
+
+// push appends r to the job's records, after the run batches made before
+// it.
+func (j *job) push(r rec) {
+	j.markBatches()
+	j.recs = append(j.recs, r)
+}
+
+// markBatches records that the batches made so far are handed over here.
+func (j *job) markBatches() {
+	if len(j.batches) > j.batchAt {
+		j.batchAt = len(j.batches)
+		j.recs = append(j.recs, rec{kind: recBatches, period: uint64(j.batchAt)})
+	}
 }
 
 func (j *job) add(p *ptState, q *ptQueue, ev *script.Event, ip, addr, period uint64, flags uint32) {
@@ -226,7 +280,7 @@ func (j *job) add(p *ptState, q *ptQueue, ev *script.Event, ip, addr, period uin
 	if !p.noIPLoc {
 		mp, sym, a = p.s.m.resolveRO(&j.ro, q.thread, kernel, ip)
 	}
-	j.recs = append(j.recs, rec{ip: ip, addr: addr, period: period, a: a, mp: mp, sym: sym,
+	j.push(rec{ip: ip, addr: addr, period: period, a: a, mp: mp, sym: sym,
 		flags: flags, kind: kind, insnLen: uint8(q.insnLen), insn: q.insn})
 }
 
@@ -285,8 +339,68 @@ func (j *job) addError(e script.ErrorLine) {
 		j.seg.Error(&e)
 		return
 	}
-	j.recs = append(j.recs, rec{kind: recError, period: uint64(len(j.errs))})
+	if jq := j.jq; jq.pt.workFlow {
+		// The runs before an error are handed over before it
+		// (flushRuns), but a pending one.
+		if n := jq.rq.n; n > 1 || n == 1 && !jq.hasPend {
+			jq.newRunBatch()
+		}
+	}
+	j.push(rec{kind: recError, period: uint64(len(j.errs))})
 	j.errs = append(j.errs, e)
+}
+
+// owner returns the queue whose runs q delivers: q, or the queue a copy
+// decodes for.
+func (q *ptQueue) owner() *ptQueue {
+	if q.own != nil {
+		return q.own
+	}
+	return q
+}
+
+// syncOwner gives the timestamp of a queue copy that took over a parallel
+// decode to its queue, whose run batches take their times from it.
+func (q *ptQueue) syncOwner() {
+	if o := q.own; o != nil && q.job == nil {
+		o.timestamp = q.timestamp
+	}
+}
+
+// resolveFrom resolves the pending run with the address executed next
+// (0: the trace stopped) and extra flags, on a queue copy: logged by a
+// job's decoder, delivered to the owner's batch by a copy that took over.
+func (q *ptQueue) resolveFrom(to uint64, flags uint32) {
+	if j := q.job; j != nil {
+		if q.hasPend {
+			q.hasPend = false
+			q.resolveRun(to, flags)
+		} else if q.virt {
+			j.lead = append(j.lead, leadLog{to: to, flags: flags})
+		}
+		q.virt = false
+		return
+	}
+	q.owner().flushPend(to, flags)
+}
+
+// resolveBranch is runDecoder's resolution of the pending run by the
+// branch of state st, for runSeq.
+func (q *ptQueue) resolveBranch(st *ptperf.State) {
+	if j := q.job; j != nil {
+		if q.hasPend {
+			if st.FromIP == q.pend.End {
+				q.hasPend = false
+				q.resolveRun(st.ToIP, 0)
+			}
+		} else if q.virt {
+			j.lead = append(j.lead, leadLog{to: st.ToIP, from: st.FromIP, branch: true})
+		}
+		return
+	}
+	if o := q.owner(); o.hasPend && st.FromIP == o.pend.End {
+		o.flushPend(st.ToIP, 0)
+	}
 }
 
 // Results of runSeq.
@@ -327,11 +441,23 @@ func (p *ptState) runSeq(q *ptQueue, stop uint64, ts *uint64) int {
 		}
 		p.sample(q)
 		st := q.dec.Decode()
+		if st.Err != 0 || st.Type&ptperf.TypeTraceEnd != 0 {
+			var f uint32
+			if st.Err == 0 {
+				f = script.FlagTraceEnd
+			}
+			q.resolveFrom(0, f)
+		}
 		if st.Err != 0 {
 			if st.Err == ptperf.ErrNoData {
 				return seqDone
 			}
 			q.timestamp = st.EstTimestamp
+			q.syncOwner()
+			if j := q.job; j != nil && p.workFlow && !p.timeless {
+				// Not a stop: j.lastTS stays.
+				j.push(rec{kind: recTime, addr: q.timestamp})
+			}
 			if p.opts.Errors {
 				p.synthError(q, st)
 			}
@@ -343,7 +469,11 @@ func (p *ptState) runSeq(q *ptQueue, stop uint64, ts *uint64) int {
 		q.state = st
 		q.haveSample = true
 		q.sampleFlags()
+		if st.Type&ptperf.TypeBranch != 0 && (q.job == nil || q.hasPend || q.virt) {
+			q.resolveBranch(st)
+		}
 		p.updateTimestamp(q, st)
+		q.syncOwner()
 		if j := q.job; j != nil && !p.timeless && q.timestamp != j.lastTS {
 			// Only states that change the timestamp can stop
 			// runDecoder: it is entered with a limit above the
@@ -354,7 +484,7 @@ func (p *ptState) runSeq(q *ptQueue, stop uint64, ts *uint64) int {
 			if j.seg != nil {
 				r.period = uint64(j.seg.Len())
 			}
-			j.recs = append(j.recs, r)
+			j.push(r)
 		}
 		switch q.dec.Reached() {
 		case ptperf.StopReached:
@@ -418,6 +548,14 @@ func (p *ptState) replay(q *ptQueue, pq *parQueue, j *job, ts *uint64) bool {
 				p.flushBlocks()
 				p.h.Error(&j.errs[r.period])
 			}
+		case recTime:
+			q.timestamp = r.addr
+		case recBatches:
+			for ; pq.batchIdx < int(r.period); pq.batchIdx++ {
+				p.h.Runs(&j.batches[pq.batchIdx])
+				p.freeRunBuf(j.bufs[pq.batchIdx])
+				j.bufs[pq.batchIdx] = nil
+			}
 		default:
 			ev := p.instructionsEv
 			if r.kind == recBranch {
@@ -442,6 +580,61 @@ func (p *ptState) replay(q *ptQueue, pq *parQueue, j *job, ts *uint64) bool {
 	return false
 }
 
+// startRuns begins the replay of job j's runs on q: q's pending run is
+// resolved by what j's decoder saw first, and q's batch is handed over,
+// so that j's batches follow it (Handler.Runs).
+func (p *ptState) startRuns(q *ptQueue, j *job) {
+	// A job's first run follows a walk, which resolves any run pending
+	// before it: if j has runs, q's batch has none pending now.
+	for _, l := range j.lead {
+		if q.hasPend && (!l.branch || q.pend.End == l.from) {
+			q.flushPend(l.to, l.flags)
+		}
+	}
+	if (len(j.batches) > 0 || j.jq.rq.n > 0) && q.rq.n > 0 {
+		q.newRunBatch()
+	}
+}
+
+// endRuns makes the batch that job copy jq was filling, which holds its
+// pending run, q's.
+func (p *ptState) endRuns(q, jq *ptQueue) {
+	if jq.rq.buf == nil {
+		return // jq made no run
+	}
+	p.freeRunBuf(q.rq.buf)
+	dirty := q.rq.dirty
+	q.rq = jq.rq
+	q.rq.dirty = dirty
+	if q.rq.n > 0 && !dirty {
+		q.rq.dirty = true
+		p.runQs = append(p.runQs, q)
+	}
+	q.hasPend, q.pend.End = jq.hasPend, jq.pend.End
+	jq.rq, jq.hasPend = runQueue{}, false
+}
+
+// runBuf returns a buffer for a batch of runs.
+func (p *ptState) runBuf() *runBuf {
+	select {
+	case b := <-p.freeRunBufs:
+		return b
+	default:
+		return new(runBuf)
+	}
+}
+
+// freeRunBuf keeps b for reuse.
+func (p *ptState) freeRunBuf(b *runBuf) {
+	if b == nil || p.freeRunBufs == nil {
+		return
+	}
+	select {
+	case p.freeRunBufs <- b:
+	default:
+	}
+}
+
 // parRun is runDecoder for a queue decoded in parallel.
 func (p *ptState) parRun(q *ptQueue, ts *uint64) bool {
 	pq := q.par
@@ -453,6 +646,11 @@ func (p *ptState) parRun(q *ptQueue, ts *uint64) bool {
 			pq.cur = nil
 			pq.live = j.jq
 			j.jq.job = nil
+			j.jq.virt = false
+			if p.flow {
+				// Its last batch and pending run are now q's.
+				p.endRuns(q, j.jq)
+			}
 			q.doneAt = j.c.pos
 			if p.h.Progress != nil {
 				p.progress()
@@ -476,7 +674,10 @@ func (p *ptState) parRun(q *ptQueue, ts *uint64) bool {
 				// with a new timestamp have the live decoder's
 				// (equal to the job's start: it is in the Snap).
 				q.timestamp = pq.live.timestamp
-				pq.cur, pq.idx, pq.half, pq.emitted = j, 0, false, 0
+				pq.cur, pq.idx, pq.batchIdx, pq.half, pq.emitted = j, 0, 0, false, 0
+				if p.flow {
+					p.startRuns(q, j)
+				}
 				p.parStats[0]++
 				continue
 			}
@@ -531,7 +732,14 @@ func (p *ptState) release(j *job) {
 	case p.freeRecs <- j.recs[:0]:
 	default:
 	}
-	j.recs, j.errs = nil, nil
+	for _, b := range j.bufs {
+		p.freeRunBuf(b)
+	}
+	if jq := j.jq; jq != nil && jq.job == j {
+		p.freeRunBuf(jq.rq.buf)
+		jq.rq.buf = nil
+	}
+	j.recs, j.errs, j.batches, j.bufs, j.lead = nil, nil, nil, nil, nil
 	if j.seg != nil {
 		j.seg.Reset()
 		select {
@@ -597,8 +805,12 @@ func (p *ptState) startWorkers() {
 	// Workers and producers read the handler here: p.h is rewritten
 	// for each record.
 	p.workH = p.h
+	p.workFlow = p.flow
 	p.todo = make(chan *job, 4*n)
 	p.freeRecs = make(chan []rec, 4*n)
+	// Enough for the batches of the jobs in flight (chunkBytes of trace
+	// makes some 70 batches).
+	p.freeRunBufs = make(chan *runBuf, 512)
 	p.freeSegs = make(chan Segment, 4*n)
 	for i := 0; i < n; i++ {
 		p.workers.Add(1)
@@ -659,6 +871,7 @@ func (p *ptState) runJob(j *job) {
 	if j.seg != nil {
 		j.segLen = j.seg.Len()
 	}
+	j.markBatches()
 }
 
 // traceNr is the trace number the queue's decoder gets from its first
@@ -679,7 +892,10 @@ func (p *ptState) newJob(q, id *ptQueue, c chunk, recs []rec) *job {
 		pid: id.pid, tid: id.tid, cpu: id.cpu, thread: id.thread, cbrSeen: id.cbrSeen, mapped: true, job: j}
 	if !c.first {
 		jq.next, jq.oldBuffer = c.buf+1, true
+		// The run before the chunk may wait for its successor.
+		jq.virt = p.workH.Runs != nil && !p.workH.LeanRuns
 	}
+	jq.own = q
 	jq.dec = p.newDecoder(jq)
 	j.jq = jq
 	if p.workH.Fork != nil {

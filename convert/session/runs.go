@@ -58,7 +58,8 @@ type runQueue struct {
 	dirty   bool   // in ptState.runQs
 	// ok: the batch has room and is for the queue's thread (cleared
 	// where the queue's thread may change: setPidTidCPU)
-	ok bool
+	ok   bool
+	lean bool // Handler.LeanRuns
 }
 
 type runBuf struct {
@@ -66,9 +67,13 @@ type runBuf struct {
 	marks [blockBatch]RunMark
 }
 
-// emitRun appends one run to q's batch (emitBlock for Handler.Runs). A
-// pending run stays in the batch and is resolved in place (resolveRun).
-func (q *ptQueue) emitRun(start, last, n uint64, in *ptperf.Insn, pend bool) {
+// emitRun appends one run to q's batch (emitBlock for Handler.Runs): its
+// first and last instruction, their count, the branch flags and length of
+// the last one, and whether it waits for its successor (pend; else it
+// continues in the next mapping). ts is the queue's timestamp and cyc the
+// cycles counted up to the run (ignored with LeanRuns). A pending run
+// stays in the batch and is resolved in place (resolveRun).
+func (q *ptQueue) emitRun(ts, cyc, start, last, n uint64, flags uint16, length uint64, pend bool) {
 	p := q.pt
 	rq := &q.rq
 	if !rq.ok || rq.n == blockBatch {
@@ -83,32 +88,36 @@ func (q *ptQueue) emitRun(start, last, n uint64, in *ptperf.Insn, pend bool) {
 	rq.n = i + 1
 	r := &bf.runs[i&(blockBatch-1)]
 	r.Start, r.End, r.NInsn, r.Mark = start, last, uint32(n), 0
-	if p.h.LeanRuns {
+	if rq.lean {
 		r.Flags, r.To = 0, 0
-		if pend && in.Branch != ptperf.BrNone && in.Length != 0 {
-			r.Flags = uint16(in.Op.Flags())
+		if pend {
+			r.Flags = flags
 		}
 		return
 	}
-	if c := q.dec.TakeCycles(); q.timestamp != rq.ts || c != 0 {
-		rq.ts = q.timestamp
+	if ts != rq.ts && !p.timeless || cyc != 0 {
+		rq.ts = ts
 		k := rq.nm
 		rq.nm = k + 1 // at most one per run
-		bf.marks[k&(blockBatch-1)] = RunMark{Time: p.perfTime(q.timestamp), Cycles: c}
+		bf.marks[k&(blockBatch-1)] = RunMark{Time: p.perfTime(ts), Cycles: cyc}
 		r.Mark = uint16(k + 1)
 	}
 	if !pend {
-		r.Flags, r.To = 0, last+uint64(in.Length) // contiguous: continues in the next map
+		r.Flags, r.To = 0, last+length // contiguous: continues in the next map
 		return
 	}
-	var flags uint16
-	if in.Branch != ptperf.BrNone && in.Length != 0 {
-		flags = uint16(in.Op.Flags())
-	}
 	r.Flags, r.To = flags, 0
-	rq.pendIdx, rq.pendFT = i, last+uint64(in.Length)
+	rq.pendIdx, rq.pendFT = i, last+length
 	q.pend.End = last
 	q.hasPend = true
+}
+
+// runFlags returns the Run.Flags of a run whose last instruction is in.
+func runFlags(in *ptperf.Insn) uint16 {
+	if in.Branch != ptperf.BrNone && in.Length != 0 {
+		return uint16(in.Op.Flags())
+	}
+	return 0
 }
 
 // newRunBatch hands q's batch over (all but an unresolved last run, which
@@ -118,7 +127,13 @@ func (q *ptQueue) newRunBatch() {
 	rq := &q.rq
 	b := &rq.b
 	if rq.buf == nil {
-		rq.buf = new(runBuf)
+		rq.buf = p.runBuf()
+	}
+	j := q.job
+	if j != nil {
+		rq.lean = p.workH.LeanRuns // p.h is the Run goroutine's
+	} else {
+		rq.lean = p.h.LeanRuns
 	}
 	bf := rq.buf
 	if rq.n > 0 && (b.TID != q.tid || b.PID != q.pid || b.CPU != q.cpu) && q.hasPend {
@@ -137,7 +152,15 @@ func (q *ptQueue) newRunBatch() {
 	}
 	if rq.n > 0 {
 		b.Runs, b.Marks = bf.runs[:rq.n], bf.marks[:rq.nm]
-		p.h.Runs(b)
+		if j != nil {
+			// A chunk decoded ahead keeps its batches for the
+			// replay (pt_par.go).
+			j.batches, j.bufs = append(j.batches, *b), append(j.bufs, bf)
+			bf = p.runBuf()
+			rq.buf = bf
+		} else {
+			p.h.Runs(b)
+		}
 	}
 	rq.n, rq.nm = 0, 0
 	if hasCarry {
@@ -160,7 +183,7 @@ func (q *ptQueue) newRunBatch() {
 	}
 	b.PID, b.TID, b.CPU = q.pid, q.tid, q.cpu
 	rq.ok = true
-	if !rq.dirty {
+	if !rq.dirty && j == nil {
 		rq.dirty = true
 		p.runQs = append(p.runQs, q)
 	}

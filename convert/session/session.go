@@ -386,12 +386,19 @@ func (s *Session) ParallelDecode(h Handler) bool {
 		w = runtime.NumCPU()
 	}
 	it := o.Itrace
-	if w < 2 || it == nil || !s.HasAuxtrace() || h.Block != nil || h.Blocks != nil || h.Runs != nil || o.ThreadStack ||
+	if w < 2 || it == nil || !s.HasAuxtrace() || h.Block != nil || h.Blocks != nil || o.ThreadStack ||
 		o.IPC && s.mayCountCycles() {
 		return false
 	}
-	if !it.Instructions || it.Branches || it.PwrEvents || it.Callchain || it.AddCallchain || it.ThreadStack ||
+	if it.Branches || it.PwrEvents || it.Callchain || it.AddCallchain || it.ThreadStack ||
 		it.LastBranch || it.AddLastBranch || it.InitialSkip != 0 || it.Quick != 0 {
+		return false
+	}
+	if h.Runs != nil {
+		// Runs alone, without CYC cycles unless lean (pt_par.go).
+		return !it.Instructions && (h.LeanRuns || !s.HasCycles())
+	}
+	if !it.Instructions {
 		return false
 	}
 	if it.PeriodType == script.PeriodInstructions {

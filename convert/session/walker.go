@@ -179,13 +179,17 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 	if toIP != 0 && *ip == toIP {
 		return nil
 	}
-	if q.hasPend {
-		if p.h.Runs != nil {
+	if q.hasPend || q.virt {
+		if q.own != nil {
+			q.resolveFrom(*ip, 0) // a copy's (pt_par.go)
+		} else if p.h.Runs != nil {
 			q.hasPend = false
 			q.resolveRun(*ip, 0)
 		} else {
 			q.flushPend(*ip, 0)
 		}
+	} else if o := q.own; o != nil && q.job == nil && o.hasPend {
+		o.flushPend(*ip, 0) // a copy that took over a parallel decode
 	}
 	kernel := *ip >= p.kernelStart
 	t := q.thread
@@ -206,7 +210,12 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 		}
 	}
 	m := p.s.m
-	blocks := q.job == nil && p.flow
+	var blocks bool
+	if q.job != nil {
+		blocks = p.workFlow // p.flow is the Run goroutine's
+	} else {
+		blocks = p.flow
+	}
 	var cnt uint64
 	oneMap := true
 	for {
@@ -297,8 +306,21 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 // handler's reads).
 func (q *ptQueue) emitBlock(start, last, n uint64, in *ptperf.Insn, pend bool) {
 	p := q.pt
+	if q.job != nil {
+		// A chunk decoded ahead: the job's batches (pt_par.go).
+		q.virt = false
+		q.emitRun(q.timestamp, 0, start, last, n, runFlags(in), uint64(in.Length), pend)
+		return
+	}
 	if p.h.Runs != nil {
-		q.emitRun(start, last, n, in, pend)
+		var cyc uint64
+		if !p.h.LeanRuns {
+			cyc = q.dec.TakeCycles()
+		}
+		// A queue copy that took over a parallel decode delivers
+		// into its queue's batch.
+		o := q.owner()
+		o.emitRun(q.timestamp, cyc, start, last, n, runFlags(in), uint64(in.Length), pend)
 		return
 	}
 	var flags uint32

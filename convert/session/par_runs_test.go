@@ -1,0 +1,143 @@
+package session
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/record/synth"
+)
+
+// decodeRuns decodes data with --itrace=e as pprof and gcov do, and
+// returns every run of Handler.Runs (lean or not) with its thread, CPU,
+// time and cycles, and every error line, as text in the order the handler
+// got them (batch boundaries left out: they may differ), with the chunk
+// statistics.
+func decodeRuns(t *testing.T, data string, workers int, lean bool) ([]byte, [2]int) {
+	t.Helper()
+	s := openItrace(t, data, "e", Options{Workers: workers})
+	var out bytes.Buffer
+	h := Handler{
+		LeanRuns: lean,
+		Error:    func(e *script.ErrorLine) { printError(&out, e) },
+		Runs: func(b *RunBatch) {
+			if len(b.Runs) == 0 || len(b.Runs) > blockBatch {
+				t.Fatalf("batch of %d runs", len(b.Runs))
+			}
+			tm := b.Time
+			for _, r := range b.Runs {
+				var cyc uint64
+				if r.Mark != 0 {
+					tm, cyc = b.Marks[r.Mark-1].Time, b.Marks[r.Mark-1].Cycles
+				}
+				if lean {
+					tm = 0 // lean runs have only their batch's time
+				}
+				fmt.Fprintf(&out, "%d/%d %d %d %x-%x %d %#x %x %d\n", b.PID, b.TID, b.CPU, tm, r.Start, r.End, r.NInsn, r.Flags, r.To, cyc)
+			}
+		},
+	}
+	if err := s.Run(h); err != nil {
+		t.Fatal(err)
+	}
+	var st [2]int
+	if s.pt != nil {
+		st = s.pt.parStats
+	}
+	return out.Bytes(), st
+}
+
+// byThread sorts decodeRuns' lines by thread (stably: a thread's runs
+// stay in order, as do the errors), since threads' runs may come in
+// another order.
+func byThread(out []byte) []byte {
+	lines := bytes.SplitAfter(out, []byte("\n"))
+	key := func(l []byte) string {
+		if i := bytes.IndexByte(l, ' '); i > 0 && bytes.IndexByte(l[:i], '/') > 0 {
+			return string(l[:i])
+		}
+		return "" // an error line
+	}
+	slices.SortStableFunc(lines, func(a, b []byte) int { return strings.Compare(key(a), key(b)) })
+	return bytes.Join(lines, nil)
+}
+
+// checkRunWorkers compares the runs of each number of workers with one
+// worker's; some chunks must have been decoded ahead.
+func checkRunWorkers(t *testing.T, data string, lean bool, workers ...int) {
+	t.Helper()
+	checkRunWorkersPar(t, data, lean, true, workers...)
+}
+
+func checkRunWorkersPar(t *testing.T, data string, lean, par bool, workers ...int) {
+	t.Helper()
+	want, _ := decodeRuns(t, data, 1, lean)
+	if len(want) == 0 {
+		t.Fatal("no runs")
+	}
+	want = byThread(want)
+	for _, j := range workers {
+		got, st := decodeRuns(t, data, j, lean)
+		got = byThread(got)
+		if !bytes.Equal(got, want) {
+			t.Errorf("lean %v -j %d: runs differ from -j 1 (%d vs %d bytes)%s", lean, j, len(got), len(want), firstDiff(got, want))
+			continue
+		}
+		if par && st[0] == 0 {
+			t.Errorf("lean %v -j %d: no chunk taken", lean, j)
+		}
+		t.Logf("lean %v -j %d: %d bytes identical; %d chunks taken, %d redone", lean, j, len(got), st[0], st[1])
+	}
+}
+
+// TestParallelRuns checks that parallel decoding delivers the sequential
+// decode's runs (Handler.Runs, lean or not: every run, successor, flag,
+// time and cycle count, in order, and the errors between them): a chunk's
+// decoder fills batches that are handed over in order, and the run
+// pending at a chunk's start is resolved by what that decoder saw first.
+func TestParallelRuns(t *testing.T) {
+	defer func(n int) { chunkBytes = n }(chunkBytes)
+	cases := []struct {
+		name, prog string
+		pt         synth.Config
+	}{
+		{"untimed", "mix-static-O0", synth.Config{PSBPeriod: 256}},
+		{"tsc", "mix-dyn-O2", synth.Config{PSBPeriod: 256, TSC: true}},
+		{"threads-mtc", "threads-dyn-O2", synth.Config{PSBPeriod: 512, TSC: true, MTC: true, MTCPeriod: 3}},
+		{"noretcomp", "mix-dyn-O2", synth.Config{PSBPeriod: 256, NoRetComp: true}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			data := recordPT(t, c.prog, c.pt)
+			for _, lean := range []bool{false, true} {
+				chunkBytes = 1
+				checkRunWorkers(t, data, lean, 2, 4)
+				chunkBytes = 300
+				checkRunWorkers(t, data, lean, 2)
+				// (Chunks after the damage may all be redone.)
+				bad := corruptAux(t, data, 0x55, 8, 0.4)
+				checkRunWorkersPar(t, bad, lean, false, 2)
+				parRedo = func(pos uint64) bool { return pos%3 == 1 }
+				checkRunWorkers(t, data, lean, 2)
+				parRedo = func(uint64) bool { return false }
+			}
+		})
+	}
+}
+
+// TestParallelRunsCYC: with CYC packets full runs carry cycles, which the
+// chunks' snapshots do not cover: they decode sequentially. Lean runs,
+// which have none, may decode in parallel (but the CYC timing state
+// differs at most chunk starts, so most chunks are decoded again).
+func TestParallelRunsCYC(t *testing.T) {
+	data := recordPT(t, "mix-dyn-O2", synth.Config{PSBPeriod: 256, TSC: true, MTC: true, CYC: true})
+	defer func(n int) { chunkBytes = n }(chunkBytes)
+	chunkBytes = 1
+	if _, st := decodeRuns(t, data, 2, false); st[0] != 0 {
+		t.Errorf("runs with cycles: %d chunks taken", st[0])
+	}
+	checkRunWorkersPar(t, data, true, false, 2)
+}
