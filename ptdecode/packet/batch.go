@@ -31,12 +31,14 @@ const (
 	laneSteps  = 224 // packets a lane decodes in the loop; the rest of laneCap is for extending it
 	laneMax    = 8   // the longest packet of the lane step
 	laneMargin = 16  // a lane step reads up to 16 bytes from its offset
+	laneMore   = 8   // steps the loop runs at a time past laneSteps
+	laneAhead  = 8   // bytes past the next lane's start a lane should reach
 
 	// BatchSize is the smallest len(out) with which Batch decodes several
 	// streams at once: give it at least that many Items (16 KiB).
 	BatchSize = batchLanes * laneCap
 
-	cycStops = 0x0101010101010100 // bit 0 of bytes 1..7: a CYC extension byte continues
+	cycStops = 0x01010100         // bit 0 of bytes 1..4: a CYC extension byte continues (the step takes CYCs of up to 5 bytes)
 	tnt64Min = 0x2a3              // TNT-64: ext. opcode a3, payload >= 2 (a stop bit and a branch)
 	tnt64Bad = 0xff000000000000ff // bits of w&(1<<56-1) - tnt64Min that are 0 in a good TNT-64
 )
@@ -171,13 +173,14 @@ func (d *Decoder) lanes(items *[BatchSize]Item) int {
 	if avail := r.safe - r.start; 4*stride > avail {
 		stride = avail / 8
 	}
-	p0, p1, p2, p3 := r.start, r.start+stride, r.start+2*stride, r.start+3*stride
-	lim := min(laneSteps, (r.safe-p3)/laneMax+1)
-	r.lim = lim
+	p0, p1, p2, p3 := r.start, r.start+1*stride, r.start+2*stride, r.start+3*stride
+	starts := [batchLanes]int{p0, p1, p2, p3}
+	r.lim = min(laneCap, (r.safe-p3)/laneMax+1)
+	lim := min(laneSteps, r.lim)
 	bp := unsafe.Pointer(unsafe.SliceData(buf))
 	lt := laneTabP
 	// ip is the lane 0 item of the step; lane j's is j regions further.
-	// The loop stays inside items: lim <= laneSteps < laneCap.
+	// The loop stays inside items: it runs at most r.lim <= laneCap steps.
 	base := unsafe.Pointer(items)
 	ip, end := base, unsafe.Add(base, lim*itemSize)
 	for {
@@ -231,7 +234,19 @@ func (d *Decoder) lanes(items *[BatchSize]Item) int {
 			}
 		}
 		if cold < 0 {
-			break
+			// Run a few more steps if a lane has not yet reached the next
+			// one's start: cheaper than extending it in converge.
+			i := int((uintptr(ip) - uintptr(base)) / itemSize)
+			pos := [batchLanes]int{p0, p1, p2, p3}
+			more := false
+			for j := range batchLanes - 1 {
+				more = more || r.stop[j] == laneCap && r.stop[j+1] == laneCap && pos[j] < starts[j+1]+laneAhead
+			}
+			if !more || i+laneMore > r.lim {
+				break
+			}
+			end = unsafe.Add(base, (i+laneMore)*itemSize)
+			continue
 		}
 		// Lane cold's packet the slow way, the later lanes' of the same
 		// step one at a time, then back to the loop.
@@ -242,7 +257,7 @@ func (d *Decoder) lanes(items *[BatchSize]Item) int {
 			pos[j] = r.step(j, i, pos[j])
 		}
 		p0, p1, p2, p3 = pos[0], pos[1], pos[2], pos[3]
-		end = unsafe.Add(base, r.lim*itemSize)
+		end = unsafe.Add(base, min(r.lim, int((uintptr(end)-uintptr(base))/itemSize))*itemSize)
 		ip = unsafe.Add(ip, itemSize)
 	}
 	steps := int((uintptr(ip) - uintptr(base)) / itemSize)
@@ -250,7 +265,7 @@ func (d *Decoder) lanes(items *[BatchSize]Item) int {
 		r.cnt[j] = min(r.stop[j], steps)
 	}
 	// Aim lane j+1 a little short of where lane j ends.
-	if r.cnt[0] == laneSteps {
+	if r.cnt[0] >= laneSteps {
 		d.stride = (items[laneSteps-1].Offset() - r.start) * 15 / 16
 	}
 	n := r.stitch()

@@ -33,9 +33,10 @@ func (it Item) Size() int {
 	return cycSize(it.raw)
 }
 
-// cycSize returns the size of the CYC packet of up to 8 bytes whose first
-// 8 bytes are w: its last extension byte is the first of w[1:] with bit 0
-// clear (9 if none, which the lanes leave to the general decoder).
+// cycSize returns the size of the CYC packet of up to 5 bytes whose first
+// bytes are w: its last extension byte is the first of bytes 1..4 of w
+// with bit 0 clear (9 if none: such a CYC the lanes leave to the general
+// decoder, which sets its size).
 func cycSize(w uint64) int { return (bits.TrailingZeros64(^w&cycStops|1<<63) + 15) >> 3 }
 
 // Raw returns the packet's bytes as a little-endian word: its first 8
