@@ -33,6 +33,7 @@ const (
 	laneMargin = 16  // a lane step reads up to 16 bytes from its offset
 	laneMore   = 8   // steps the loop runs at a time past laneSteps
 	laneAhead  = 8   // bytes past the next lane's start a lane should reach
+	strideNum  = 16  // lanes start strideNum/16 of a lane's reach apart
 
 	// BatchSize is the smallest len(out) with which Batch decodes several
 	// streams at once: give it at least that many Items (16 KiB).
@@ -174,11 +175,23 @@ func (d *Decoder) lanes(items *[BatchSize]Item) int {
 		stride = avail / 8
 	}
 	p0, p1, p2, p3 := r.start, r.start+1*stride, r.start+2*stride, r.start+3*stride
+	// A guessed start on a byte the lane step cannot take is most likely
+	// inside a packet: try the next bytes (saves a trip to slow).
+	for p1 < r.safe && laneTab.size8[buf[p1]] > laneMax<<3 {
+		p1++
+	}
+	for p2 < r.safe && laneTab.size8[buf[p2]] > laneMax<<3 {
+		p2++
+	}
+	for p3 < r.safe && laneTab.size8[buf[p3]] > laneMax<<3 {
+		p3++
+	}
 	starts := [batchLanes]int{p0, p1, p2, p3}
 	r.lim = min(laneCap, (r.safe-p3)/laneMax+1)
 	lim := min(laneSteps, r.lim)
 	bp := unsafe.Pointer(unsafe.SliceData(buf))
 	lt := laneTabP
+	_ = lt.meta[0] // one nil check, not one per step
 	// ip is the lane 0 item of the step; lane j's is j regions further.
 	// The loop stays inside items: it runs at most r.lim <= laneCap steps.
 	base := unsafe.Pointer(items)
@@ -264,9 +277,19 @@ func (d *Decoder) lanes(items *[BatchSize]Item) int {
 	for j := range batchLanes {
 		r.cnt[j] = min(r.stop[j], steps)
 	}
-	// Aim lane j+1 a little short of where lane j ends.
-	if r.cnt[0] >= laneSteps {
-		d.stride = (items[laneSteps-1].Offset() - r.start) * 15 / 16
+	// Aim lane j+1 where lane j ends after laneSteps packets: the least
+	// distance a lane covered in this round (the density of packets varies
+	// along a trace); a lane that falls short runs laneMore more steps.
+	cover := 0
+	for j := range batchLanes {
+		if r.cnt[j] >= laneSteps && r.first[j] == 0 {
+			if c := items[j*laneCap+laneSteps-1].Offset() - starts[j]; cover == 0 || c < cover {
+				cover = c
+			}
+		}
+	}
+	if cover > 0 {
+		d.stride = cover * strideNum / 16
 	}
 	n := r.stitch()
 	if n == 0 {
@@ -282,12 +305,13 @@ func (d *Decoder) lanes(items *[BatchSize]Item) int {
 }
 
 // slow decodes for lane j, at step i, the packet at pos that the lane step
-// does not, and returns the lane's next offset. A lane other than 0 that
-// meets a bad packet has started inside a packet: it drops its items and
-// tries at the next byte. A lane that meets a BBP (which starts a block of
-// items the lane cannot tell from TNT) or lane 0 that meets a bad packet
-// stops: its items end before the packet, for Next to decode. A stopped
+// does not, and returns the lane's next offset. Lane 0 stops at a bad
+// packet or a BBP (which starts a block of items the lane cannot tell from
+// TNT): its items end before the packet, for Next to decode; a stopped
 // lane goes on at the round's start, harmlessly, until the loop ends.
+// Another lane has most likely started inside a packet: it drops its items
+// and tries at the next byte. (If the packet is real, the lanes before,
+// which stop at it, never meet the items after it.)
 func (r *laneRound) slow(j, i, pos int) int {
 	for pos <= r.safe {
 		if it, ok := r.one(pos); ok {
@@ -299,7 +323,7 @@ func (r *laneRound) slow(j, i, pos int) int {
 			r.lim = max(min(r.lim, i+1+(r.safe-next)/laneMax), i+1)
 			return next
 		}
-		if j == 0 || r.buf[pos] == opcExt && pos+1 < len(r.buf) && r.buf[pos+1] == extBBP {
+		if j == 0 {
 			break
 		}
 		r.first[j] = i
