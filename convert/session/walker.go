@@ -73,6 +73,7 @@ type runPage [pageSlots]runEntry
 
 type runEntry struct {
 	st         atomic.Uint32
+	flags      uint16 // runFlags(&in)
 	cnt, bytes uint64
 	in         ptperf.Insn
 }
@@ -109,7 +110,7 @@ func (c *codeCache) setRun(off, cnt, bytes uint64, in *ptperf.Insn) {
 	if !e.st.CompareAndSwap(slotEmpty, slotBusy) {
 		return
 	}
-	e.cnt, e.bytes, e.in = cnt, bytes, *in
+	e.cnt, e.bytes, e.in, e.flags = cnt, bytes, *in, runFlags(in)
 	e.st.Store(slotReady)
 }
 
@@ -241,7 +242,7 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 				*ip += e.bytes
 				*in = e.in
 				*insnCnt = e.cnt
-				if blocks {
+				if blocks && !q.fastRun(start, *ip, e.cnt, e.flags, uint64(e.in.Length)) {
 					q.emitBlock(start, *ip, e.cnt, in, true)
 				}
 				return nil

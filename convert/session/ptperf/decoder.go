@@ -439,6 +439,9 @@ func (d *Decoder) TakeCycles() uint64 {
 	return c
 }
 
+// CyclesPending reports whether TakeCycles would return cycles.
+func (d *Decoder) CyclesPending() bool { return d.cycPend != 0 }
+
 func (d *Decoder) reposition() {
 	d.ip = 0
 	d.pktState = stNoPSB
