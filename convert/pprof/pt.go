@@ -139,13 +139,13 @@ func (a *ptAgg) runs(rb *session.RunBatch) {
 	tm := rb.Time
 	for i := range rb.Runs {
 		run := &rb.Runs[i]
-		var cyc uint64
-		if run.Mark != 0 {
-			m := &rb.Marks[run.Mark-1]
-			tm, cyc = m.Time, m.Cycles
-		}
-		if a.timeFilter && !a.inTime(tm) {
-			continue
+		if a.timeFilter {
+			if run.Mark != 0 {
+				tm = rb.Marks[run.Mark-1].Time
+			}
+			if !a.inTime(tm) {
+				continue
+			}
 		}
 		// The guess, whose record the previous run loaded, is nearly
 		// always right; else the hash index finds the record and the
@@ -157,7 +157,6 @@ func (a *ptAgg) runs(rb *session.RunBatch) {
 			r = &a.recs.recs[ri]
 		}
 		r.insns += uint64(run.NInsn)
-		r.cycles += cyc
 		// Taken branches only, as perf's branches samples: unconditional
 		// ones that went somewhere and conditional ones taken, computed
 		// without a branch on what the trace decided.
@@ -166,17 +165,9 @@ func (a *ptAgg) runs(rb *session.RunBatch) {
 		notCond := uint64(f/script.FlagConditional)&1 ^ 1
 		r.branches += uint64(f&script.FlagBranch) & b2u(run.To != 0) & (taken | notCond)
 		// The time advances in MTC steps: most runs have their
-		// predecessor's.
-		if tm != t.lastTime && tm != 0 {
-			if t.lastTime != 0 && tm > t.lastTime {
-				r.nanos += tm - t.lastTime
-			}
-			t.lastTime = tm
-		}
-		if f&script.FlagTraceEnd != 0 && tm != 0 {
-			// The thread stopped (switched out): the time until its
-			// trace resumes is not its own.
-			t.lastTime = 0
+		// predecessor's time, and no cycles.
+		if run.Mark != 0 || tm != t.lastTime || f&script.FlagTraceEnd != 0 {
+			tm = a.runTime(t, r, rb, run, tm)
 		}
 		// The guess for the next run: after a conditional branch, by
 		// whether it was taken; after a call, return or jump, by whether
@@ -191,6 +182,29 @@ func (a *ptAgg) runs(rb *session.RunBatch) {
 		t.prev, t.slot = ri, slot
 		t.cand = r.succ[slot]
 	}
+}
+
+// runTime accounts for the time and cycles of run (whose record is r):
+// its mark, the time since the thread's previous run, and a trace stop
+// after it. It returns the run's time.
+func (a *ptAgg) runTime(t *ptThread, r *blockRec, rb *session.RunBatch, run *session.Run, tm uint64) uint64 {
+	if run.Mark != 0 {
+		m := &rb.Marks[run.Mark-1]
+		tm = m.Time
+		r.cycles += m.Cycles
+	}
+	if tm != t.lastTime && tm != 0 {
+		if t.lastTime != 0 && tm > t.lastTime {
+			r.nanos += tm - t.lastTime
+		}
+		t.lastTime = tm
+	}
+	if run.Flags&script.FlagTraceEnd != 0 && tm != 0 {
+		// The thread stopped (switched out): the time until its trace
+		// resumes is not its own.
+		t.lastTime = 0
+	}
+	return tm
 }
 
 // lookup finds or makes the record of the run [start, end] under the
