@@ -137,8 +137,9 @@ func (a *ptAgg) runs(rb *session.RunBatch) {
 		t.nc = nodeCPU(t.cur, t.cpu)
 	}
 	tm := rb.Time
-	for i := range rb.Runs {
-		run := &rb.Runs[i]
+	runs := rb.Runs
+	for i := range runs {
+		run := &runs[i]
 		if a.timeFilter {
 			if run.Mark != 0 {
 				tm = rb.Marks[run.Mark-1].Time
