@@ -60,8 +60,9 @@ type runQueue struct {
 	// where the queue's thread may change: setPidTidCPU)
 	ok   bool
 	lean bool // Handler.LeanRuns
-	// fast: the batch is the walking queue's own (fastRun may fill it):
-	// not that of a queue whose copy took over a parallel decode
+	// fast: the batch is the walking queue's own (WalkInsn may fill it
+	// directly): not that of a queue whose copy took over a parallel
+	// decode
 	fast bool
 }
 
@@ -113,29 +114,6 @@ func (q *ptQueue) emitRun(ts, cyc, start, last, n uint64, flags uint16, length u
 	rq.pendIdx, rq.pendFT = i, last+length
 	q.pend.End = last
 	q.hasPend = true
-}
-
-// fastRun is emitRun for a pending run in the usual case, or false to
-// leave it to emitBlock: a Handler.Runs batch of this queue (not of a copy
-// that took over) with room, and no mark (no new time, no cycles).
-func (q *ptQueue) fastRun(start, last, n uint64, flags uint16, length uint64) bool {
-	rq := &q.rq
-	i := rq.n
-	if !rq.ok || !rq.fast || i >= blockBatch {
-		return false
-	}
-	if !rq.lean {
-		if q.timestamp != rq.ts && !q.pt.timeless || q.dec.CyclesPending() {
-			return false
-		}
-		rq.pendIdx, rq.pendFT = i, last+length
-		q.pend.End = last
-		q.hasPend = true
-	}
-	rq.n = i + 1
-	r := &rq.buf.runs[i&(blockBatch-1)]
-	r.Start, r.End, r.To, r.NInsn, r.Flags, r.Mark = start, last, 0, uint32(n), flags, 0
-	return true
 }
 
 // runFlags returns the Run.Flags of a run whose last instruction is in.
