@@ -30,8 +30,9 @@ type Decoder struct {
 	// fast is buf while Next may take its fast paths, and buf[:0] when it
 	// must take the general one (after an error, inside a block).
 	fast []byte
-	// stride is the distance of Batch's lanes, from the last round.
-	stride int
+	// stride is the distance of Batch's lanes, from the last round;
+	// special the share of long CYC and TNT-64 packets (in 64).
+	stride, special int
 }
 
 // NewDecoder returns a decoder for buf positioned at offset 0 but not
