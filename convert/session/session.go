@@ -59,8 +59,9 @@ type Handler struct {
 	// change. Runs of different threads may come in another order than
 	// Block's; a thread's come in order. Batches are handed over when
 	// full, before any other callback (a run whose successor is not
-	// known yet waits for the next batch) and when Run ends; the
-	// RunBatch is valid during the call only.
+	// known yet waits for the next batch) and when Run ends, and with
+	// parallel decoding (Options.Workers) where a piece decoded ahead
+	// begins; the RunBatch is valid during the call only.
 	Runs func(*RunBatch)
 	// LeanRuns makes Runs carry only Start, End, NInsn and the branch
 	// kind of the last instruction in Flags: no To, RunTaken,
