@@ -35,8 +35,8 @@ const (
 	laneSteps  = 224 // packets a lane decodes in the loop; the rest of laneCap is for extending it
 	laneMax    = 8   // the longest packet of the lane step
 	laneMargin = 16  // a lane step reads up to 16 bytes from its offset
-	laneMore   = 8   // steps the loop runs at a time past laneSteps
-	laneAhead  = 8   // bytes past the next lane's start a lane should reach
+	laneMore   = 4   // steps the loop runs at a time past laneSteps
+	laneAhead  = 4   // bytes past the next lane's start a lane should reach
 	// The branch-free loop runs when more than specialMax of
 	// specialSample packets are long CYC or TNT-64 (about 5%, measured:
 	// a mispredicted branch costs the lanes about 38 cycles, the

@@ -17,10 +17,7 @@ func BenchmarkDecoder(b *testing.B) {
 	buf := benchTrace
 	b.SetBytes(int64(len(buf)))
 	b.ReportAllocs()
-	packets := 0
-	for d := NewDecoder(buf); d.Next(); {
-		packets++
-	}
+	packets := countPackets(buf)
 	var d Decoder
 	start := benchcpu.Now()
 	for b.Loop() {
@@ -149,6 +146,15 @@ func tntTrace() []byte {
 	return buf
 }
 
+// countPackets returns the number of packets Next decodes in buf.
+func countPackets(buf []byte) int {
+	n := 0
+	for d := NewDecoder(buf); d.Next(); {
+		n++
+	}
+	return n
+}
+
 // reportPerPacket adds cpu-ns/packet for n packets per op.
 func reportPerPacket(b *testing.B, start time.Duration, n int) {
 	if d := benchcpu.Now() - start; d > 0 && n > 0 {
@@ -236,10 +242,7 @@ func BenchmarkBatch(b *testing.B) {
 	buf := benchTrace
 	b.SetBytes(int64(len(buf)))
 	b.ReportAllocs()
-	packets := 0
-	for d := NewDecoder(buf); d.Next(); {
-		packets++
-	}
+	packets := countPackets(buf)
 	var d Decoder
 	items := make([]Item, BatchSize)
 	start := benchcpu.Now()
