@@ -159,6 +159,10 @@ func (d *Decoder) Batch(out []Item) int {
 	return n
 }
 
+// laneLoop, when not 0, makes Batch always run lanesFlat (1) or
+// lanesBranchy (2), for the tests.
+var laneLoop = 0
+
 // laneMinBytes is the least buffer left for which Batch runs lanes.
 const laneMinBytes = 256
 
@@ -214,6 +218,9 @@ func (d *Decoder) lanes(items *[BatchSize]Item) int {
 	// but the others decode faster) and none in the other: the loop is
 	// chosen by their share in the last round.
 	branchy := d.special < specialMax
+	if laneLoop != 0 {
+		branchy = laneLoop == 2
+	}
 	bp := unsafe.Pointer(unsafe.SliceData(buf))
 	lt := laneTabP
 	_ = lt.meta[0] // one nil check, not one per step

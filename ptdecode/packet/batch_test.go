@@ -123,6 +123,26 @@ func batchInputs(t *testing.T) map[string][]byte {
 	for i := range 6 {
 		in[fmt.Sprintf("rand%d", i)] = randStream(r, 2000+r.IntN(20000))
 	}
+	// TNT-8, TIP and MTC only, as a recording without CYC: Batch picks
+	// lanesBranchy.
+	var e Encoder
+	ip := uint64(0x401000)
+	for len(e.Buf) < 32<<10 {
+		var err error
+		switch n := r.IntN(100); {
+		case n < 70:
+			err = e.Append(Packet{Kind: KindTNT8, Bits: 6, Payload: r.Uint64() & 63})
+		case n < 97:
+			ip = ip&^0xffff | uint64(r.IntN(1<<16))
+			err = e.AppendIP(KindTIP, ip)
+		default:
+			err = e.Append(Packet{Kind: KindMTC, CTC: uint16(r.IntN(256))})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	in["tnt-tip"] = e.Buf
 	for i := range 3 {
 		b := make([]byte, 3000)
 		for k := range b {
@@ -154,9 +174,13 @@ func batchInputs(t *testing.T) map[string][]byte {
 // packet, and leaves the decoder where Next does, for every input and
 // setting.
 func TestBatch(t *testing.T) {
+	defer func() { laneLoop = 0 }()
 	for name, buf := range batchInputs(t) {
-		for _, o := range batchOptsAll {
-			compareBatch(t, name, buf, o)
+		for loop := range 3 { // the lane loop Batch picks, lanesFlat, lanesBranchy
+			laneLoop = loop
+			for _, o := range batchOptsAll {
+				compareBatch(t, fmt.Sprint(name, " loop ", loop), buf, o)
+			}
 		}
 	}
 }
@@ -204,7 +228,9 @@ func FuzzBatch(f *testing.F) {
 			at = int(data[0]) * 16
 		}
 		mixed := append(append(append([]byte(nil), bg[:at]...), data...), bg[at:]...)
-		for m := range 8 {
+		defer func() { laneLoop = 0 }()
+		for m := range 16 {
+			laneLoop = 1 + m>>3
 			o := batchOpts{errata: m&1 != 0, noBlocks: m&2 != 0, sync: m&4 != 0, out: BatchSize}
 			compareBatch(t, "data", data, o)
 			compareBatch(t, "mixed", mixed, o)

@@ -4,8 +4,10 @@
 //
 // Decoding is allocation free: [Decode] reads one packet at a byte offset into
 // a fixed-size [Packet] value, and a [Decoder] iterates a buffer packet by
-// packet. [Append] is the exact inverse: it writes the bytes a CPU would
-// write for a Packet, so decode(encode(p)) == p for every valid packet.
+// packet. [Decoder.Batch] decodes the same packets many at a time into
+// 16-byte [Item] values, faster. [Append] is the exact inverse: it writes
+// the bytes a CPU would write for a Packet, so decode(encode(p)) == p for
+// every valid packet.
 //
 // IP packets (TIP, TIP.PGE, TIP.PGD, FUP) carry a compressed IP; [LastIP]
 // reconstructs full addresses the way the hardware's last-IP register does,
