@@ -144,6 +144,35 @@ func BenchmarkConvertPTLarge(b *testing.B) {
 	}
 }
 
+// BenchmarkConvertPTLargeParallel is BenchmarkConvertPTLarge with one
+// decode worker per CPU (the default of perfpt pprof): compare its ns/op
+// (wall) with BenchmarkDecodeRunsLargeParallel's, the parallel decode
+// with an empty Runs handler.
+func BenchmarkConvertPTLargeParallel(b *testing.B) {
+	data := largeData(b)
+	b.ReportAllocs()
+	start := benchcpu.Now()
+	defer benchcpu.Report(b, start)
+	for b.Loop() {
+		if _, err := Convert(data, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecodeRunsLargeParallel is the decode of $PERFPT_BENCH_DATA on
+// one worker per CPU, its runs delivered to a handler that only reads
+// them: the parallel bare decode (perfpt script --itrace=e decodes on one
+// worker).
+func BenchmarkDecodeRunsLargeParallel(b *testing.B) {
+	var n uint64
+	benchDecode(b, largeData(b), 0, session.Handler{Runs: func(rb *session.RunBatch) {
+		for i := range rb.Runs {
+			n += uint64(rb.Runs[i].NInsn)
+		}
+	}})
+}
+
 // BenchmarkDecodeBlocksLarge is BenchmarkDecodeBlocks on $PERFPT_BENCH_DATA
 // with one worker.
 func BenchmarkDecodeBlocksLarge(b *testing.B) {
