@@ -265,3 +265,38 @@ func BenchmarkBatch(b *testing.B) {
 	benchcpu.ReportMB(b, start, len(buf))
 	reportPerPacket(b, start, packets)
 }
+
+// BenchmarkBatchOnly is BenchmarkBatch without the consumer's loop: what
+// Batch itself costs (the items are written to memory, so it is not dead
+// code).
+func BenchmarkBatchOnly(b *testing.B) {
+	benchBatchOnly(b, benchTrace)
+}
+
+// BenchmarkBatchOnlyTNT is BenchmarkBatchOnly over BenchmarkOffsetChain's
+// all-TNT-8 trace, next to BenchmarkDecoderTNT (Batch runs lanesBranchy
+// there: no long CYC or TNT-64).
+func BenchmarkBatchOnlyTNT(b *testing.B) {
+	benchBatchOnly(b, tntTrace())
+}
+
+func benchBatchOnly(b *testing.B, buf []byte) {
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	packets := countPackets(buf)
+	var d Decoder
+	items := make([]Item, BatchSize)
+	start := benchcpu.Now()
+	for b.Loop() {
+		d.Reset(buf)
+		m := 0
+		for n := d.Batch(items); n > 0; n = d.Batch(items) {
+			m += n
+		}
+		if m != packets {
+			b.Fatal(d.Err(), m, packets)
+		}
+	}
+	benchcpu.ReportMB(b, start, len(buf))
+	reportPerPacket(b, start, packets)
+}
