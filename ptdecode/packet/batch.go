@@ -117,7 +117,8 @@ func load64(p unsafe.Pointer) uint64 { return binary.LittleEndian.Uint64((*[8]by
 
 // Batch decodes packets into out, as successive calls of Next would, and
 // returns how many; 0 at the end of the buffer or on an error (Err says
-// which). Afterwards the decoder is where those calls of Next would leave
+// which; it may already be set after a call that returned the good packets
+// before the bad one). Afterwards the decoder is where those calls of Next would leave
 // it (Offset, PacketOffset, Packet, SyncOffset), so Batch and Next can be
 // mixed. Batch may return fewer packets than fit, for instance before a
 // rare packet it leaves to Next; it never allocates.
