@@ -397,9 +397,10 @@ if want pprof; then
 	# decode-dominated: the large generated recording (no DWARF, so no gcov)
 	GEN=$WORK/gen-${BIG_MB}m
 	if ptgen "$BIG_MB"; then
-		compare "pprof against a bare decode (one worker each): $(info insns "$GEN.info") instructions, $(mb "$GEN.data") MB generated perf.data" "" "" \
+		compare "pprof against a bare decode (one worker each, then pprof's default -j): $(info insns "$GEN.info") instructions, $(mb "$GEN.data") MB generated perf.data" "" "" \
 			"bare decode (perfpt $BARE -j 1)" "$PERFPT $BARE -j 1 -i $GEN.data" \
-			"perfpt pprof -j 1" "$PERFPT pprof -j 1 -i $GEN.data -o $WORK/bench-gen.pb.gz"
+			"perfpt pprof -j 1" "$PERFPT pprof -j 1 -i $GEN.data -o $WORK/bench-gen.pb.gz" \
+			"perfpt pprof" "$PERFPT pprof -i $GEN.data -o $WORK/bench-gen.pb.gz"
 	fi
 fi
 
