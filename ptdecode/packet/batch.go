@@ -30,7 +30,6 @@ import (
 // block, with the SKD007 erratum on, or past an error: those are left to
 // Next.
 const (
-	batchLanes = 4
 	laneCap    = 256 // items of a lane's region of out
 	laneSteps  = 224 // packets a lane decodes in the loop; the rest of laneCap is for extending it
 	laneMax    = 8   // the longest packet of the lane step
@@ -197,23 +196,21 @@ func (d *Decoder) lanes(items *[BatchSize]Item) int {
 	if stride <= 0 {
 		stride = 2 * laneSteps
 	}
-	if avail := r.safe - r.start; 4*stride > avail {
-		stride = avail / 8
+	if avail := r.safe - r.start; batchLanes*stride > avail {
+		stride = avail / (2 * batchLanes)
 	}
-	p0, p1, p2, p3 := r.start, r.start+1*stride, r.start+2*stride, r.start+3*stride
 	// A guessed start on a byte the lane step cannot take is most likely
 	// inside a packet: try the next bytes (saves a trip to slow).
-	for p1 < r.safe && laneTab.alt8[buf[p1]] > laneMax<<3 {
-		p1++
+	var pos [batchLanes]int
+	for j := range pos {
+		p := r.start + j*stride
+		for j > 0 && p < r.safe && laneTab.alt8[buf[p]] > laneMax<<3 {
+			p++
+		}
+		pos[j] = p
 	}
-	for p2 < r.safe && laneTab.alt8[buf[p2]] > laneMax<<3 {
-		p2++
-	}
-	for p3 < r.safe && laneTab.alt8[buf[p3]] > laneMax<<3 {
-		p3++
-	}
-	starts := [batchLanes]int{p0, p1, p2, p3}
-	r.lim = min(laneCap, (r.safe-p3)/laneMax+1)
+	starts := pos
+	r.lim = min(laneCap, (r.safe-pos[batchLanes-1])/laneMax+1)
 	lim := min(laneSteps, r.lim)
 	// Long CYC and TNT-64 packets take a branch in one loop (mispredicted,
 	// but the others decode faster) and none in the other: the loop is
@@ -234,15 +231,14 @@ func (d *Decoder) lanes(items *[BatchSize]Item) int {
 		// registers; a lane step it cannot take ends it (cold = the lane).
 		var cold int
 		if branchy {
-			ip, cold, p0, p1, p2, p3 = lanesBranchy(bp, lt, ip, end, p0, p1, p2, p3)
+			ip, cold = lanesBranchy(bp, lt, ip, end, &pos)
 		} else {
-			ip, cold, p0, p1, p2, p3 = lanesFlat(bp, lt, ip, end, p0, p1, p2, p3)
+			ip, cold = lanesFlat(bp, lt, ip, end, &pos)
 		}
 		if cold < 0 {
 			// Run a few more steps if a lane has not yet reached the next
 			// one's start: cheaper than extending it in converge.
 			i := int((uintptr(ip) - uintptr(base)) / itemSize)
-			pos := [batchLanes]int{p0, p1, p2, p3}
 			more := false
 			for j := range batchLanes - 1 {
 				more = more || r.stop[j] == laneCap && r.stop[j+1] == laneCap && pos[j] < starts[j+1]+laneAhead
@@ -256,12 +252,10 @@ func (d *Decoder) lanes(items *[BatchSize]Item) int {
 		// Lane cold's packet the slow way, the later lanes' of the same
 		// step one at a time, then back to the loop.
 		i := int((uintptr(ip) - uintptr(base)) / itemSize)
-		pos := [batchLanes]int{p0, p1, p2, p3}
 		pos[cold] = r.slow(cold, i, pos[cold])
 		for j := cold + 1; j < batchLanes; j++ {
 			pos[j] = r.step(j, i, pos[j])
 		}
-		p0, p1, p2, p3 = pos[0], pos[1], pos[2], pos[3]
 		end = unsafe.Add(base, min(r.lim, int((uintptr(end)-uintptr(base))/itemSize))*itemSize)
 		ip = unsafe.Add(ip, itemSize)
 	}

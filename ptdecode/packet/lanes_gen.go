@@ -7,19 +7,24 @@ import (
 	"unsafe"
 )
 
+// batchLanes is the number of lanes of Decoder.Batch.
+const batchLanes = 4
+
 // lanesFlat is the lane loop without a branch on the kind: long CYC and
 // TNT-64 packets cost a few instructions more for every packet.
 // It runs steps from item ip to end over the buffer at bp with the lanes
-// at p0..p3 and returns where it stopped: the item, the lane whose packet
-// the step cannot take (-1 at end), and the lanes' offsets.
-func lanesFlat(bp unsafe.Pointer, lt *laneTabT, ip, end unsafe.Pointer, p0, p1, p2, p3 int) (unsafe.Pointer, int, int, int, int, int) {
+// at *ps and returns where it stopped: the item and the lane whose packet
+// the step cannot take (-1 at end), the lanes' offsets in *ps.
+func lanesFlat(bp unsafe.Pointer, lt *laneTabT, ip, end unsafe.Pointer, ps *[batchLanes]int) (unsafe.Pointer, int) {
+	p0, p1, p2, p3 := ps[0], ps[1], ps[2], ps[3]
 	for ; uintptr(ip) < uintptr(end); ip = unsafe.Add(ip, itemSize) {
 		{
 			w := load64(unsafe.Add(bp, p0))
 			c := uint8(w)
 			s := (uint64(bits.TrailingZeros64(^w&cycStops|1<<63))&lt.cyc[c] + lt.alt8[c]) >> 3
 			if t := (w>>8 - tnt64Min) & lt.check[c]; s > laneMax || t != 0 {
-				return ip, 0, p0, p1, p2, p3
+				ps[0], ps[1], ps[2], ps[3] = p0, p1, p2, p3
+				return ip, 0
 			}
 			*(*Item)(unsafe.Add(ip, 0*laneCap*itemSize)) = Item{raw: w, meta: lt.meta[c] | uint64(p0)}
 			p0 += int(s)
@@ -29,7 +34,8 @@ func lanesFlat(bp unsafe.Pointer, lt *laneTabT, ip, end unsafe.Pointer, p0, p1, 
 			c := uint8(w)
 			s := (uint64(bits.TrailingZeros64(^w&cycStops|1<<63))&lt.cyc[c] + lt.alt8[c]) >> 3
 			if t := (w>>8 - tnt64Min) & lt.check[c]; s > laneMax || t != 0 {
-				return ip, 1, p0, p1, p2, p3
+				ps[0], ps[1], ps[2], ps[3] = p0, p1, p2, p3
+				return ip, 1
 			}
 			*(*Item)(unsafe.Add(ip, 1*laneCap*itemSize)) = Item{raw: w, meta: lt.meta[c] | uint64(p1)}
 			p1 += int(s)
@@ -39,7 +45,8 @@ func lanesFlat(bp unsafe.Pointer, lt *laneTabT, ip, end unsafe.Pointer, p0, p1, 
 			c := uint8(w)
 			s := (uint64(bits.TrailingZeros64(^w&cycStops|1<<63))&lt.cyc[c] + lt.alt8[c]) >> 3
 			if t := (w>>8 - tnt64Min) & lt.check[c]; s > laneMax || t != 0 {
-				return ip, 2, p0, p1, p2, p3
+				ps[0], ps[1], ps[2], ps[3] = p0, p1, p2, p3
+				return ip, 2
 			}
 			*(*Item)(unsafe.Add(ip, 2*laneCap*itemSize)) = Item{raw: w, meta: lt.meta[c] | uint64(p2)}
 			p2 += int(s)
@@ -49,21 +56,24 @@ func lanesFlat(bp unsafe.Pointer, lt *laneTabT, ip, end unsafe.Pointer, p0, p1, 
 			c := uint8(w)
 			s := (uint64(bits.TrailingZeros64(^w&cycStops|1<<63))&lt.cyc[c] + lt.alt8[c]) >> 3
 			if t := (w>>8 - tnt64Min) & lt.check[c]; s > laneMax || t != 0 {
-				return ip, 3, p0, p1, p2, p3
+				ps[0], ps[1], ps[2], ps[3] = p0, p1, p2, p3
+				return ip, 3
 			}
 			*(*Item)(unsafe.Add(ip, 3*laneCap*itemSize)) = Item{raw: w, meta: lt.meta[c] | uint64(p3)}
 			p3 += int(s)
 		}
 	}
-	return ip, -1, p0, p1, p2, p3
+	ps[0], ps[1], ps[2], ps[3] = p0, p1, p2, p3
+	return ip, -1
 }
 
 // lanesBranchy is the lane loop that branches to decode a long CYC or a
 // TNT-64 packet: faster where they are rare.
 // It runs steps from item ip to end over the buffer at bp with the lanes
-// at p0..p3 and returns where it stopped: the item, the lane whose packet
-// the step cannot take (-1 at end), and the lanes' offsets.
-func lanesBranchy(bp unsafe.Pointer, lt *laneTabT, ip, end unsafe.Pointer, p0, p1, p2, p3 int) (unsafe.Pointer, int, int, int, int, int) {
+// at *ps and returns where it stopped: the item and the lane whose packet
+// the step cannot take (-1 at end), the lanes' offsets in *ps.
+func lanesBranchy(bp unsafe.Pointer, lt *laneTabT, ip, end unsafe.Pointer, ps *[batchLanes]int) (unsafe.Pointer, int) {
+	p0, p1, p2, p3 := ps[0], ps[1], ps[2], ps[3]
 	for ; uintptr(ip) < uintptr(end); ip = unsafe.Add(ip, itemSize) {
 		{
 			w := load64(unsafe.Add(bp, p0))
@@ -76,7 +86,8 @@ func lanesBranchy(bp unsafe.Pointer, lt *laneTabT, ip, end unsafe.Pointer, p0, p
 				}
 			}
 			if s > laneMax {
-				return ip, 0, p0, p1, p2, p3
+				ps[0], ps[1], ps[2], ps[3] = p0, p1, p2, p3
+				return ip, 0
 			}
 			*(*Item)(unsafe.Add(ip, 0*laneCap*itemSize)) = Item{raw: w, meta: lt.meta[c] | uint64(p0)}
 			p0 += int(s)
@@ -92,7 +103,8 @@ func lanesBranchy(bp unsafe.Pointer, lt *laneTabT, ip, end unsafe.Pointer, p0, p
 				}
 			}
 			if s > laneMax {
-				return ip, 1, p0, p1, p2, p3
+				ps[0], ps[1], ps[2], ps[3] = p0, p1, p2, p3
+				return ip, 1
 			}
 			*(*Item)(unsafe.Add(ip, 1*laneCap*itemSize)) = Item{raw: w, meta: lt.meta[c] | uint64(p1)}
 			p1 += int(s)
@@ -108,7 +120,8 @@ func lanesBranchy(bp unsafe.Pointer, lt *laneTabT, ip, end unsafe.Pointer, p0, p
 				}
 			}
 			if s > laneMax {
-				return ip, 2, p0, p1, p2, p3
+				ps[0], ps[1], ps[2], ps[3] = p0, p1, p2, p3
+				return ip, 2
 			}
 			*(*Item)(unsafe.Add(ip, 2*laneCap*itemSize)) = Item{raw: w, meta: lt.meta[c] | uint64(p2)}
 			p2 += int(s)
@@ -124,11 +137,13 @@ func lanesBranchy(bp unsafe.Pointer, lt *laneTabT, ip, end unsafe.Pointer, p0, p
 				}
 			}
 			if s > laneMax {
-				return ip, 3, p0, p1, p2, p3
+				ps[0], ps[1], ps[2], ps[3] = p0, p1, p2, p3
+				return ip, 3
 			}
 			*(*Item)(unsafe.Add(ip, 3*laneCap*itemSize)) = Item{raw: w, meta: lt.meta[c] | uint64(p3)}
 			p3 += int(s)
 		}
 	}
-	return ip, -1, p0, p1, p2, p3
+	ps[0], ps[1], ps[2], ps[3] = p0, p1, p2, p3
+	return ip, -1
 }
