@@ -62,7 +62,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	}
 	opts := session.Options{Symfs: cfg.Symfs, Kallsyms: cfg.Kallsyms, Workers: cfg.Workers,
 		Itrace: it, Callchains: !cfg.NoCallchain || ptCallchains(it),
-		IPC: fields.Has(script.TypeHardware, script.FieldIPC)}
+		IPC: fields.Has(script.TypeHardware, script.FieldIPC), NoIPLoc: ptNoIPLoc(fields, it)}
 	var err error
 	if opts.CPUs, err = parseList(cfg.CPUs, true); err != nil {
 		return err
@@ -300,3 +300,16 @@ var _ = os.Stderr
 // ptCallchains says --itrace asks for callchains on PT samples, which
 // perf turns on globally (symbol_conf.use_callchain) whatever -G says.
 func ptCallchains(it *script.Itrace) bool { return it != nil && it.Callchain }
+
+// ptNoIPLoc says that PT samples need no map or symbol for their IP
+// (session.Options.NoIPLoc): nothing printed for them (the hardware and
+// synth output types) names the IP's symbol, DSO or source, and no call
+// chain or branch stack comes with them.
+func ptNoIPLoc(fields *script.Fields, it *script.Itrace) bool {
+	if it == nil || it.Callchain || it.AddCallchain || it.ThreadStack || it.LastBranch || it.AddLastBranch {
+		return false
+	}
+	const named = script.FieldSym | script.FieldSymOff | script.FieldDSO | script.FieldSrcline |
+		script.FieldSrccode | script.FieldCallindent
+	return !fields.Has(script.TypeHardware, named) && !fields.Has(script.TypeSynth, named)
+}
