@@ -60,10 +60,6 @@ type runQueue struct {
 	// where the queue's thread may change: setPidTidCPU)
 	ok   bool
 	lean bool // Handler.LeanRuns
-	// fast: the batch is the walking queue's own (WalkInsn may fill it
-	// directly): not that of a queue whose copy took over a parallel
-	// decode
-	fast bool
 }
 
 type runBuf struct {
@@ -87,33 +83,55 @@ func (q *ptQueue) emitRun(ts, cyc, start, last, n uint64, flags uint16, length u
 		}
 		rq.ok = true
 	}
-	bf := rq.buf
-	i := rq.n
-	rq.n = i + 1
-	r := &bf.runs[i&(blockBatch-1)]
-	r.Start, r.End, r.NInsn, r.Mark = start, last, uint32(n), 0
+	r := q.appendRun(start, last, n, flags, length, pend)
 	if rq.lean {
-		r.Flags, r.To = 0, 0
-		if pend {
-			r.Flags = flags
-		}
 		return
 	}
 	if ts != rq.ts && !p.timeless || cyc != 0 {
 		rq.ts = ts
 		k := rq.nm
 		rq.nm = k + 1 // at most one per run
-		bf.marks[k&(blockBatch-1)] = RunMark{Time: p.perfTime(ts), Cycles: cyc}
+		rq.buf.marks[k&(blockBatch-1)] = RunMark{Time: p.perfTime(ts), Cycles: cyc}
 		r.Mark = uint16(k + 1)
 	}
-	if !pend {
+}
+
+// runFits says whether the next run of the walking queue q goes straight
+// into its batch (appendRun, without emitRun's checks): the batch is for
+// q's thread and has room, and the run needs no mark (the time is the
+// batch's last, no cycles are pending). A queue copy that took over a
+// parallel decode never has a batch of its own: its runs go to its
+// queue's through emitBlock.
+func (q *ptQueue) runFits() bool {
+	rq := &q.rq
+	return rq.ok && rq.n < blockBatch && (rq.lean || (q.timestamp == rq.ts || q.pt.timeless) && !q.dec.CyclesPending())
+}
+
+// appendRun writes a run without a mark at the end of q's batch, which
+// has room, and returns it. A pending run (one that waits for its
+// successor, resolveRun) is noted, but with LeanRuns; a run that
+// continues in the next mapping gets that as its successor.
+func (q *ptQueue) appendRun(start, last, n uint64, flags uint16, length uint64, pend bool) *Run {
+	rq := &q.rq
+	i := rq.n
+	rq.n = i + 1
+	r := &rq.buf.runs[i&(blockBatch-1)]
+	r.Start, r.End, r.NInsn, r.Mark = start, last, uint32(n), 0
+	switch {
+	case rq.lean:
+		r.Flags, r.To = 0, 0
+		if pend {
+			r.Flags = flags
+		}
+	case !pend:
 		r.Flags, r.To = 0, last+length // contiguous: continues in the next map
-		return
+	default:
+		r.Flags, r.To = flags, 0
+		rq.pendIdx, rq.pendFT = i, last+length
+		q.pend.End = last
+		q.hasPend = true
 	}
-	r.Flags, r.To = flags, 0
-	rq.pendIdx, rq.pendFT = i, last+length
-	q.pend.End = last
-	q.hasPend = true
+	return r
 }
 
 // runFlags returns the Run.Flags of a run whose last instruction is in.
@@ -187,7 +205,6 @@ func (q *ptQueue) newRunBatch() {
 	}
 	b.PID, b.TID, b.CPU = q.pid, q.tid, q.cpu
 	rq.ok = true
-	rq.fast = q.own == nil || j != nil
 	if !rq.dirty && j == nil {
 		rq.dirty = true
 		p.runQs = append(p.runQs, q)

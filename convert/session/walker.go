@@ -243,21 +243,8 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 				*in = e.in
 				*insnCnt = e.cnt
 				if blocks {
-					// emitRun's usual case, inline: a Handler.Runs
-					// batch of this queue's with room, no mark (no
-					// new time, no cycles).
-					rq := &q.rq
-					if i := rq.n; rq.ok && rq.fast && i < blockBatch &&
-						(rq.lean || (q.timestamp == rq.ts || p.timeless) && !q.dec.CyclesPending()) {
-						last := *ip
-						if !rq.lean {
-							rq.pendIdx, rq.pendFT = i, last+uint64(e.in.Length)
-							q.pend.End = last
-							q.hasPend = true
-						}
-						rq.n = i + 1
-						r := &rq.buf.runs[i&(blockBatch-1)]
-						r.Start, r.End, r.To, r.NInsn, r.Flags, r.Mark = start, last, 0, uint32(e.cnt), e.flags, 0
+					if q.runFits() {
+						q.appendRun(start, *ip, e.cnt, e.flags, uint64(e.in.Length), true)
 					} else {
 						q.emitBlock(start, *ip, e.cnt, in, true)
 					}
