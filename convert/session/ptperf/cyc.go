@@ -82,7 +82,12 @@ func (d *Decoder) calcCycTimestamp() {
 	d.cycleCnt += d.pkt.Payload
 	if d.pge {
 		d.totCycCnt += d.pkt.Payload
-		d.cycPend += d.pkt.Payload
+		if d.p.Ctl&ctlCYCEnable != 0 {
+			// Only a trace recorded with cyc has cycles to hand out
+			// (TakeCycles): a CYC packet read from damaged data in
+			// another one counts for nothing.
+			d.cycPend += d.pkt.Payload
+		}
 	}
 	d.sampleCyc = true
 	if d.cycRefTimestamp == 0 {

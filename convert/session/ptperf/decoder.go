@@ -429,7 +429,8 @@ func (d *Decoder) sampleCycles() {
 const ctlCYCEnable = 1 << 1
 
 // TakeCycles returns the cycles counted from CYC packets while tracing was
-// enabled since its last call (0 without CYC packets). Unlike
+// enabled since its last call (0 without CYC packets, and always 0 when
+// the config has no cyc bit). Unlike
 // State.TotCycCnt it moves at each CYC packet and has no estimate from MTC.
 func (d *Decoder) TakeCycles() uint64 {
 	c := d.cycPend
