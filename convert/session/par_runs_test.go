@@ -66,7 +66,7 @@ func byThread(out []byte) []byte {
 }
 
 // checkRunWorkers compares the runs of each number of workers with one
-// worker's; some chunks must have been decoded ahead.
+// worker's, thread by thread; some chunks must have been decoded ahead.
 func checkRunWorkers(t *testing.T, data string, lean bool, workers ...int) {
 	t.Helper()
 	checkRunWorkersPar(t, data, lean, true, workers...)
@@ -74,23 +74,10 @@ func checkRunWorkers(t *testing.T, data string, lean bool, workers ...int) {
 
 func checkRunWorkersPar(t *testing.T, data string, lean, par bool, workers ...int) {
 	t.Helper()
-	want, _ := decodeRuns(t, data, 1, lean)
-	if len(want) == 0 {
-		t.Fatal("no runs")
-	}
-	want = byThread(want)
-	for _, j := range workers {
-		got, st := decodeRuns(t, data, j, lean)
-		got = byThread(got)
-		if !bytes.Equal(got, want) {
-			t.Errorf("lean %v -j %d: runs differ from -j 1 (%d vs %d bytes)%s", lean, j, len(got), len(want), firstDiff(got, want))
-			continue
-		}
-		if par && st[0] == 0 {
-			t.Errorf("lean %v -j %d: no chunk taken", lean, j)
-		}
-		t.Logf("lean %v -j %d: %d bytes identical; %d chunks taken, %d redone", lean, j, len(got), st[0], st[1])
-	}
+	checkSame(t, fmt.Sprintf("runs (lean %v)", lean), par, func(j int) ([]byte, [2]int) {
+		out, st := decodeRuns(t, data, j, lean)
+		return byThread(out), st
+	}, workers...)
 }
 
 // TestParallelRuns checks that parallel decoding delivers the sequential
@@ -100,15 +87,7 @@ func checkRunWorkersPar(t *testing.T, data string, lean, par bool, workers ...in
 // pending at a chunk's start is resolved by what that decoder saw first.
 func TestParallelRuns(t *testing.T) {
 	defer func(n int) { chunkBytes = n }(chunkBytes)
-	cases := []struct {
-		name, prog string
-		pt         synth.Config
-	}{
-		{"untimed", "mix-static-O0", synth.Config{PSBPeriod: 256}},
-		{"tsc", "mix-dyn-O2", synth.Config{PSBPeriod: 256, TSC: true}},
-		{"threads-mtc", "threads-dyn-O2", synth.Config{PSBPeriod: 512, TSC: true, MTC: true, MTCPeriod: 3}},
-		{"noretcomp", "mix-dyn-O2", synth.Config{PSBPeriod: 256, NoRetComp: true}},
-	}
+	cases := append(slices.Clone(parCases), parCase{"noretcomp", "mix-dyn-O2", synth.Config{PSBPeriod: 256, NoRetComp: true}})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			data := recordPT(t, c.prog, c.pt)

@@ -181,18 +181,43 @@ func decodeText(t testing.TB, data, itrace string, workers int) ([]byte, [2]int)
 // worker's and reports how many chunks were taken and redone.
 func checkWorkers(t *testing.T, data, itrace string, workers ...int) {
 	t.Helper()
-	want, _ := decodeText(t, data, itrace, 1)
+	checkSame(t, itrace, false, func(j int) ([]byte, [2]int) { return decodeText(t, data, itrace, j) }, workers...)
+}
+
+// checkSame compares what decode gives with each number of workers with
+// what it gives with one, and reports how many chunks were taken and
+// redone; with needTaken some chunk must have been decoded ahead.
+func checkSame(t *testing.T, what string, needTaken bool, decode func(workers int) ([]byte, [2]int), workers ...int) {
+	t.Helper()
+	want, _ := decode(1)
 	if len(want) == 0 {
-		t.Fatalf("%s: no output", itrace)
+		t.Fatalf("%s: no output", what)
 	}
 	for _, j := range workers {
-		got, st := decodeText(t, data, itrace, j)
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s -j %d: output differs from -j 1 (%d vs %d bytes)%s", itrace, j, len(got), len(want), firstDiff(got, want))
-		} else {
-			t.Logf("%s -j %d: %d bytes identical; %d chunks taken, %d redone", itrace, j, len(got), st[0], st[1])
+		got, st := decode(j)
+		switch {
+		case !bytes.Equal(got, want):
+			t.Errorf("%s -j %d: output differs from -j 1 (%d vs %d bytes)%s", what, j, len(got), len(want), firstDiff(got, want))
+		case needTaken && st[0] == 0:
+			t.Errorf("%s -j %d: no chunk taken", what, j)
+		default:
+			t.Logf("%s -j %d: %d bytes identical; %d chunks taken, %d redone", what, j, len(got), st[0], st[1])
 		}
 	}
+}
+
+// parCase is a recording of prog with many PSBs for the parallel
+// decoding tests.
+type parCase struct {
+	name, prog string
+	pt         synth.Config
+}
+
+var parCases = []parCase{
+	{"untimed", "mix-static-O0", synth.Config{PSBPeriod: 256}},
+	{"tsc", "mix-dyn-O2", synth.Config{PSBPeriod: 256, TSC: true}},
+	{"threads", "threads-static-O2", synth.Config{PSBPeriod: 256}},
+	{"threads-mtc", "threads-dyn-O2", synth.Config{PSBPeriod: 512, TSC: true, MTC: true, MTCPeriod: 3}},
 }
 
 func firstDiff(a, b []byte) string {
@@ -210,16 +235,7 @@ func firstDiff(a, b []byte) string {
 // untimed, TSC and TSC+MTC timed, several threads, corrupted AUX data.
 func TestParallelDecode(t *testing.T) {
 	defer func(n int) { chunkBytes = n }(chunkBytes)
-	cases := []struct {
-		name, prog string
-		pt         synth.Config
-	}{
-		{"untimed", "mix-static-O0", synth.Config{PSBPeriod: 256}},
-		{"tsc", "mix-dyn-O2", synth.Config{PSBPeriod: 256, TSC: true}},
-		{"threads", "threads-static-O2", synth.Config{PSBPeriod: 256}},
-		{"threads-mtc", "threads-dyn-O2", synth.Config{PSBPeriod: 512, TSC: true, MTC: true, MTCPeriod: 3}},
-	}
-	for _, c := range cases {
+	for _, c := range parCases {
 		t.Run(c.name, func(t *testing.T) {
 			data := recordPT(t, c.prog, c.pt)
 			// Every PSB starts a chunk; then chunks of several PSBs.
