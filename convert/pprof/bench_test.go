@@ -85,15 +85,7 @@ func sumBlocks(n *uint64) session.Handler {
 
 // BenchmarkConvertPT is `perfpt pprof` on the recording, without writing.
 func BenchmarkConvertPT(b *testing.B) {
-	data := benchRecording(b)
-	b.ReportAllocs()
-	start := benchcpu.Now()
-	defer benchcpu.Report(b, start)
-	for b.Loop() {
-		if _, err := Convert(data, Options{}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchConvert(b, benchRecording(b), 0)
 }
 
 // TestMain removes the benchmark recording and the test programs.
@@ -133,15 +125,7 @@ func BenchmarkBareDecodeLarge(b *testing.B) {
 // BenchmarkConvertPTLarge is BenchmarkConvertPT on $PERFPT_BENCH_DATA with
 // one worker.
 func BenchmarkConvertPTLarge(b *testing.B) {
-	data := largeData(b)
-	b.ReportAllocs()
-	start := benchcpu.Now()
-	defer benchcpu.Report(b, start)
-	for b.Loop() {
-		if _, err := Convert(data, Options{Workers: 1}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchConvert(b, largeData(b), 1)
 }
 
 // BenchmarkConvertPTLargeParallel is BenchmarkConvertPTLarge with one
@@ -149,12 +133,17 @@ func BenchmarkConvertPTLarge(b *testing.B) {
 // (wall) with BenchmarkDecodeRunsLargeParallel's, the parallel decode
 // with an empty Runs handler.
 func BenchmarkConvertPTLargeParallel(b *testing.B) {
-	data := largeData(b)
+	benchConvert(b, largeData(b), 0)
+}
+
+// benchConvert converts data with the given decode workers (0: one per
+// CPU), without writing.
+func benchConvert(b *testing.B, data string, workers int) {
 	b.ReportAllocs()
 	start := benchcpu.Now()
 	defer benchcpu.Report(b, start)
 	for b.Loop() {
-		if _, err := Convert(data, Options{}); err != nil {
+		if _, err := Convert(data, Options{Workers: workers}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -166,11 +155,16 @@ func BenchmarkConvertPTLargeParallel(b *testing.B) {
 // worker).
 func BenchmarkDecodeRunsLargeParallel(b *testing.B) {
 	var n uint64
-	benchDecode(b, largeData(b), 0, session.Handler{Runs: func(rb *session.RunBatch) {
+	benchDecode(b, largeData(b), 0, sumRuns(&n))
+}
+
+// sumRuns is a Runs handler that only reads each run.
+func sumRuns(n *uint64) session.Handler {
+	return session.Handler{Runs: func(rb *session.RunBatch) {
 		for i := range rb.Runs {
-			n += uint64(rb.Runs[i].NInsn)
+			*n += uint64(rb.Runs[i].NInsn)
 		}
-	}})
+	}}
 }
 
 // BenchmarkDecodeBlocksLarge is BenchmarkDecodeBlocks on $PERFPT_BENCH_DATA
@@ -274,9 +268,5 @@ func BenchmarkWritePT(b *testing.B) {
 // delivered in batches (Handler.Runs, as pprof takes them).
 func BenchmarkDecodeRunsLarge(b *testing.B) {
 	var n uint64
-	benchDecode(b, largeData(b), 1, session.Handler{Runs: func(rb *session.RunBatch) {
-		for i := range rb.Runs {
-			n += uint64(rb.Runs[i].NInsn)
-		}
-	}})
+	benchDecode(b, largeData(b), 1, sumRuns(&n))
 }
