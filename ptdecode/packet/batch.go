@@ -136,13 +136,13 @@ func load64(p unsafe.Pointer) uint64 { return binary.LittleEndian.Uint64((*[8]by
 func (d *Decoder) Batch(out []Item) int {
 	n := 0
 	for n < len(out) && d.err == nil {
-		if d.block == 0 && !d.skd007 && d.pos >= 0 && len(d.buf)-d.pos >= laneMinBytes {
-			if len(out)-n >= BatchSize {
-				if m := d.lanes((*[BatchSize]Item)(out[n:])); m > 0 {
-					n += m
-					continue
-				}
-			} else if n > 0 {
+		if d.block == 0 && !d.skd007 && d.pos >= 0 {
+			m, small := d.bulk(out[n:])
+			if m > 0 {
+				n += m
+				continue
+			}
+			if small && n > 0 {
 				break
 			}
 		}
@@ -159,8 +159,31 @@ func (d *Decoder) Batch(out []Item) int {
 	return n
 }
 
-// laneLoop, when not 0, makes Batch always run lanesFlat (1) or
-// lanesBranchy (2), for the tests.
+// bulk decodes packets at d's offset into out with the SIMD kernel or,
+// without it, the lanes, and returns how many; 0 when it could not decode
+// the packet there, with small true when out has too little room for it.
+func (d *Decoder) bulk(out []Item) (n int, small bool) {
+	if useSIMD && laneLoop == 0 {
+		switch {
+		case len(d.buf)-d.pos < simdMinBytes:
+			return 0, false
+		case len(out) < simdMinOut:
+			return 0, true
+		}
+		return d.simd(out), false
+	}
+	switch {
+	case len(d.buf)-d.pos < laneMinBytes:
+		return 0, false
+	case len(out) < BatchSize:
+		return 0, true
+	}
+	return d.lanes((*[BatchSize]Item)(out)), false
+}
+
+// laneLoop, when not 0, makes Batch run the lanes instead of the SIMD
+// kernel, for the tests: always lanesFlat (1), always lanesBranchy (2),
+// or the one the trace calls for (3).
 var laneLoop = 0
 
 // laneMinBytes is the least buffer left for which Batch runs lanes.
@@ -216,7 +239,7 @@ func (d *Decoder) lanes(items *[BatchSize]Item) int {
 	// but the others decode faster) and none in the other: the loop is
 	// chosen by their share in the last round.
 	branchy := d.special < specialMax
-	if laneLoop != 0 {
+	if laneLoop == 1 || laneLoop == 2 {
 		branchy = laneLoop == 2
 	}
 	bp := unsafe.Pointer(unsafe.SliceData(buf))

@@ -176,7 +176,7 @@ func batchInputs(t *testing.T) map[string][]byte {
 func TestBatch(t *testing.T) {
 	defer func() { laneLoop = 0 }()
 	for name, buf := range batchInputs(t) {
-		for loop := range 3 { // the lane loop Batch picks, lanesFlat, lanesBranchy
+		for loop := range 4 { // the SIMD kernel (where the CPU has it), lanesFlat, lanesBranchy, the lane loop Batch picks
 			laneLoop = loop
 			for _, o := range batchOptsAll {
 				compareBatch(t, fmt.Sprint(name, " loop ", loop), buf, o)
@@ -229,8 +229,8 @@ func FuzzBatch(f *testing.F) {
 		}
 		mixed := append(append(append([]byte(nil), bg[:at]...), data...), bg[at:]...)
 		defer func() { laneLoop = 0 }()
-		for m := range 16 {
-			laneLoop = 1 + m>>3
+		for m := range 32 {
+			laneLoop = m >> 3 // the SIMD kernel and the three lane choices
 			o := batchOpts{errata: m&1 != 0, noBlocks: m&2 != 0, sync: m&4 != 0, out: BatchSize}
 			compareBatch(t, "data", data, o)
 			compareBatch(t, "mixed", mixed, o)

@@ -1,0 +1,16 @@
+package packet
+
+import "golang.org/x/sys/cpu"
+
+// useSIMD says whether Batch runs the AVX-512 kernel (simd_amd64.s); the
+// tests clear it to run the lanes.
+var useSIMD = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VBMI && cpu.X86.HasPOPCNT
+
+// simdScan decodes packets from offset pos of the buffer at buf into the
+// Items at out (room for max), window after window while the window's
+// offset is at most lim, and returns how many and the offset of the
+// packet after them (a packet it leaves to the general decoder, or where
+// it stopped for want of buffer or room). See simd.go.
+//
+//go:noescape
+func simdScan(buf *byte, pos, lim int, out *Item, max int, tab *simdTabT) (n, next int)
