@@ -1,11 +1,148 @@
 #include "textflag.h"
 #include "go_asm.h"
 
-// The kernel of simd.go. Registers:
-//   SI buffer, BX window offset B, R8 lim, DI out, R9 items written,
-//   R10 room, DX tables;
-//   Z14 the window's entry e (every byte), Z15..Z31 constants.
+// The kernel of simd.go, software-pipelined: each round computes a window
+// while it writes the Items of the one before, whose packet count is then
+// long known (the branches of its loop resolve early).
 //
+// Registers: SI buffer, DX tables (constants are memory operands), R8 the
+// last window offset, R9 the Items counted, R10 room; BX the offset of the
+// window computed, AX its address, R12 its packet count; R13, CX and DI the
+// offset, packet count and first Item of the window written.
+// Z31 the identity on 64..127 (upper table of the permutations), Z30..Z27
+// the lower halves of the size and kind tables, Z26 the entry e of the
+// window computed (every byte), K7 bytes 5 and 6 of the Items' meta.
+// A window is in one of two register sets: W0 (its bytes), W64 (the next
+// 64), SZ (sizes), KD (kinds), S (the packets' starts), X (next^64(e)).
+
+// WINDOW computes the window at AX, BX into the set given, and its packet
+// count into R12. Z0..Z9 are scratch.
+#define WINDOW(W0, W64, SZ, KD, S, X) \
+	VMOVDQU8 (AX), W0 \
+	VMOVDQU8 1(AX), Z0 \
+	VMOVDQU8 2(AX), Z1 \
+	VMOVDQU8 3(AX), Z2 \
+	VMOVDQU8 4(AX), Z3 \
+	VMOVDQU8 64(AX), W64 \
+	VMOVDQA64 W0, SZ \
+	VPERMI2B (simdTabT_size+64)(DX), Z30, SZ \
+	VMOVDQA64 W0, Z4 \
+	VPERMI2B (simdTabT_size+192)(DX), Z29, Z4 \
+	VPMOVB2M W0, K1 \
+	VMOVDQU8 Z4, K1, SZ \
+	VMOVDQA64 W0, KD \
+	VPERMI2B (simdTabT_kind+64)(DX), Z28, KD \
+	VMOVDQA64 W0, Z4 \
+	VPERMI2B (simdTabT_kind+192)(DX), Z27, Z4 \
+	VMOVDQU8 Z4, K1, KD \
+	VPANDD simdTabT_b1(DX), Z0, Z4 \
+	VPANDD Z4, Z1, Z5 \
+	VPANDD Z5, Z2, Z6 \
+	VPANDD Z6, Z3, Z7 \
+	VPADDB simdTabT_b2(DX), Z4, Z4 \
+	VPADDB Z5, Z4, Z4 \
+	VPADDB Z6, Z4, Z4 \
+	VPTESTNMB Z7, Z7, K2 \
+	VMOVDQU8.Z Z4, K2, Z4 \
+	VPMOVB2M SZ, K3 \
+	VMOVDQU8 Z4, K3, SZ \
+	VPCMPEQB simdTabT_b2(DX), W0, K4 \
+	VPCMPEQB simdTabT_ba3(DX), Z0, K4, K4 \
+	VMOVDQU8 5(AX), Z4 \
+	VMOVDQU8 6(AX), Z5 \
+	VMOVDQU8 7(AX), Z6 \
+	VPTERNLOGD $0xfe, Z6, Z5, Z4 \
+	VPTERNLOGD $0xfe, Z3, Z2, Z4 \
+	VPTESTNMB Z4, Z4, K5 \
+	VPCMPUB $2, simdTabT_b1(DX), Z1, K5, K5 \
+	KANDNQ K4, K5, K4 \
+	VMOVDQU8 simdTabT_b8(DX), K4, SZ \
+	VPADDB simdTabT_iota(DX), SZ, Z8 \
+	VMOVDQA64 Z26, S \
+	KMOVQ (simdTabT_lanes+0)(DX), K1 \
+	VPERMI2B Z31, Z8, K1, S \
+	VMOVDQA64 Z8, Z9 \
+	VPERMI2B Z31, Z8, Z9 \
+	KMOVQ (simdTabT_lanes+8)(DX), K1 \
+	VPERMI2B Z31, Z9, K1, S \
+	VMOVDQA64 Z9, Z8 \
+	VPERMI2B Z31, Z9, Z8 \
+	KMOVQ (simdTabT_lanes+16)(DX), K1 \
+	VPERMI2B Z31, Z8, K1, S \
+	VMOVDQA64 Z8, Z9 \
+	VPERMI2B Z31, Z8, Z9 \
+	KMOVQ (simdTabT_lanes+24)(DX), K1 \
+	VPERMI2B Z31, Z9, K1, S \
+	VMOVDQA64 Z9, Z8 \
+	VPERMI2B Z31, Z9, Z8 \
+	KMOVQ (simdTabT_lanes+32)(DX), K1 \
+	VPERMI2B Z31, Z8, K1, S \
+	VMOVDQA64 Z8, Z9 \
+	VPERMI2B Z31, Z8, Z9 \
+	KMOVQ (simdTabT_lanes+40)(DX), K1 \
+	VPERMI2B Z31, Z9, K1, S \
+	VMOVDQA64 Z9, Z8 \
+	VPERMI2B Z31, Z9, Z8 \
+	VMOVDQA64 Z26, X \
+	VPERMI2B Z31, Z8, X \
+	VPCMPUB $1, X, S, K2 \
+	KMOVQ K2, R12 \
+	POPCNTQ R12, R12
+
+// EMIT writes the Items of the window in the set given (offset R13, CX
+// packets) at DI, 8 at a time, and moves DI past them. Z10..Z13 and Z0..Z4
+// are scratch; L names the loop.
+#define EMIT(W0, W64, SZ, KD, S, L) \
+	VPBROADCASTQ R13, Z10 \
+	VMOVDQU64 simdTabT_rep(DX), Z11 \
+	MOVQ CX, R11 \
+	MOVQ DI, AX \
+L: \
+	VPERMB S, Z11, Z0 \
+	VPADDB simdTabT_inc(DX), Z0, Z1 \
+	VPERMI2B W64, W0, Z1 \
+	VPADDB simdTabT_moff(DX), Z0, Z2 \
+	VPERMI2B.Z KD, SZ, K7, Z2 \
+	VPANDQ simdTabT_qff(DX), Z0, Z0 \
+	VPADDQ Z10, Z0, Z0 \
+	VPSLLQ $56, Z1, Z3 \
+	VPTERNLOGQ $0xfe, Z3, Z2, Z0 \
+	VMOVDQU64 simdTabT_ilo(DX), Z3 \
+	VPERMI2Q Z0, Z1, Z3 \
+	VMOVDQU64 simdTabT_ihi(DX), Z4 \
+	VPERMI2Q Z0, Z1, Z4 \
+	VMOVDQU64 Z3, (DI) \
+	VMOVDQU64 Z4, 64(DI) \
+	ADDQ $128, DI \
+	VPADDB simdTabT_b8(DX), Z11, Z11 \
+	SUBQ $8, R11 \
+	JGT L \
+	SHLQ $4, CX \
+	LEAQ (AX)(CX*1), DI
+
+// NEXT moves to the window after the one in the set given (X): to STOP if
+// a packet there is left to the general decoder, to END if there is no
+// buffer or room for it; else AX is its address.
+#define NEXT(X, STOP, END) \
+	VPCMPUB $1, simdTabT_b64(DX), X, K1 \
+	KORTESTQ K1, K1 \
+	JNZ STOP \
+	VPSUBB simdTabT_b64(DX), X, Z26 \
+	LEAQ 64(R13), BX \
+	CMPQ BX, R8 \
+	JGT END \
+	MOVQ R10, AX \
+	SUBQ R9, AX \
+	CMPQ AX, $64 \
+	JLT END \
+	LEAQ (SI)(BX*1), AX
+
+// DONE ends the round: the window computed is the one to write.
+#define DONE \
+	MOVQ R12, CX \
+	ADDQ R12, R9 \
+	MOVQ BX, R13
+
 // func simdScan(buf *byte, pos, lim int, out *Item, max int, tab *simdTabT) (n, next int)
 TEXT ·simdScan(SB), NOSPLIT, $0-64
 	MOVQ buf+0(FP), SI
@@ -16,173 +153,62 @@ TEXT ·simdScan(SB), NOSPLIT, $0-64
 	MOVQ tab+40(FP), DX
 	XORQ R9, R9
 
-	VMOVDQU64 simdTabT_iota(DX), Z31
-	VMOVDQU64 simdTabT_idhi(DX), Z30
-	VMOVDQU64 (simdTabT_size+0)(DX), Z29
-	VMOVDQU64 (simdTabT_size+128)(DX), Z28
-	VMOVDQU64 (simdTabT_kind+0)(DX), Z27
-	VMOVDQU64 (simdTabT_kind+128)(DX), Z26
-	MOVL $1, AX
-	VPBROADCASTB AX, Z25
-	MOVL $2, AX
-	VPBROADCASTB AX, Z24
-	MOVL $0xa3, AX
-	VPBROADCASTB AX, Z23
-	MOVL $8, AX
-	VPBROADCASTB AX, Z22
-	MOVL $64, AX
-	VPBROADCASTB AX, Z21
-	VMOVDQU64 simdTabT_rep(DX), Z20
-	VMOVDQU64 simdTabT_inc(DX), Z19
-	VMOVDQU64 simdTabT_moff(DX), Z18
-	MOVL $0xff, AX
-	VPBROADCASTQ AX, Z17
-	VMOVDQU64 simdTabT_ilo(DX), Z16
-	VMOVDQU64 simdTabT_ihi(DX), Z15
+	VMOVDQU64 simdTabT_idhi(DX), Z31
+	VMOVDQU64 (simdTabT_size+0)(DX), Z30
+	VMOVDQU64 (simdTabT_size+128)(DX), Z29
+	VMOVDQU64 (simdTabT_kind+0)(DX), Z28
+	VMOVDQU64 (simdTabT_kind+128)(DX), Z27
 	KMOVQ simdTabT_meta56(DX), K7
 
 	// Windows are 64 bytes apart from pos rounded down.
 	MOVQ BX, AX
 	ANDQ $63, AX
-	VPBROADCASTB AX, Z14
+	VPBROADCASTB AX, Z26
 	SUBQ AX, BX
+	CMPQ BX, R8
+	JGT none
+	CMPQ R10, $64
+	JLT none
+	LEAQ (SI)(BX*1), AX
+	WINDOW(Z25, Z24, Z23, Z22, Z21, Z20)
+	DONE
 
 loop:
-	CMPQ BX, R8
-	JGT done
-	MOVQ R10, AX
-	SUBQ R9, AX
-	CMPQ AX, $64
-	JLT done
-	LEAQ (SI)(BX*1), AX
-	VMOVDQU8 (AX), Z0
-	VMOVDQU8 1(AX), Z1
-	VMOVDQU8 2(AX), Z2
-	VMOVDQU8 3(AX), Z3
-	VMOVDQU8 4(AX), Z4
-
-	// Z5 size, Z6 kind, by first byte (two 128-byte tables, bit 7 picks).
-	VMOVDQA64 Z0, Z5
-	VPERMI2B (simdTabT_size+64)(DX), Z29, Z5
-	VMOVDQA64 Z0, Z7
-	VPERMI2B (simdTabT_size+192)(DX), Z28, Z7
-	VPMOVB2M Z0, K1
-	VMOVDQU8 Z7, K1, Z5
-	VMOVDQA64 Z0, Z6
-	VPERMI2B (simdTabT_kind+64)(DX), Z27, Z6
-	VMOVDQA64 Z0, Z7
-	VPERMI2B (simdTabT_kind+192)(DX), Z26, Z7
-	VMOVDQU8 Z7, K1, Z6
-
-	// CYC with extension bytes: 2 + the number of bytes 1..3 that all
-	// continue (bit 0 set); a stop if bytes 1..4 all do.
-	VPANDD Z25, Z1, Z7
-	VPANDD Z7, Z2, Z8
-	VPANDD Z8, Z3, Z9
-	VPANDD Z9, Z4, Z10
-	VPADDB Z24, Z7, Z7
-	VPADDB Z8, Z7, Z7
-	VPADDB Z9, Z7, Z7
-	VPTESTNMB Z10, Z10, K2
-	VMOVDQU8.Z Z7, K2, Z7
-	VPMOVB2M Z5, K3
-	VMOVDQU8 Z7, K3, Z5
-
-	// TNT-64: 02 a3 and a payload (bytes 2..7) above 1, size 8.
-	VPCMPEQB Z24, Z0, K4
-	VPCMPEQB Z23, Z1, K4, K4
-	VMOVDQU8 5(AX), Z8
-	VMOVDQU8 6(AX), Z9
-	VMOVDQU8 7(AX), Z10
-	VPTERNLOGD $0xfe, Z10, Z9, Z8
-	VPTERNLOGD $0xfe, Z4, Z3, Z8
-	VPTESTNMB Z8, Z8, K5
-	VPCMPUB $2, Z25, Z2, K5, K5
-	KANDNQ K4, K5, K4
-	VMOVDQU8 Z22, K4, Z5
-
-	// Z7 = next (J1); Z8 = S, lane n the start of packet n from e; the
-	// next^(2^k) alternate in Z7 and Z9.
-	VPADDB Z31, Z5, Z7
-	VMOVDQA64 Z14, Z8
-	KMOVQ (simdTabT_lanes+0)(DX), K1
-	VPERMI2B Z30, Z7, K1, Z8
-	VMOVDQA64 Z7, Z9
-	VPERMI2B Z30, Z7, Z9
-	KMOVQ (simdTabT_lanes+8)(DX), K1
-	VPERMI2B Z30, Z9, K1, Z8
-	VMOVDQA64 Z9, Z7
-	VPERMI2B Z30, Z9, Z7
-	KMOVQ (simdTabT_lanes+16)(DX), K1
-	VPERMI2B Z30, Z7, K1, Z8
-	VMOVDQA64 Z7, Z9
-	VPERMI2B Z30, Z7, Z9
-	KMOVQ (simdTabT_lanes+24)(DX), K1
-	VPERMI2B Z30, Z9, K1, Z8
-	VMOVDQA64 Z9, Z7
-	VPERMI2B Z30, Z9, Z7
-	KMOVQ (simdTabT_lanes+32)(DX), K1
-	VPERMI2B Z30, Z7, K1, Z8
-	VMOVDQA64 Z7, Z9
-	VPERMI2B Z30, Z7, Z9
-	KMOVQ (simdTabT_lanes+40)(DX), K1
-	VPERMI2B Z30, Z9, K1, Z8
-	VMOVDQA64 Z9, Z7
-	VPERMI2B Z30, Z9, Z7
-
-	// Z13 = X = next^64(e); the packets are the lanes of S below X.
-	VMOVDQA64 Z14, Z13
-	VPERMI2B Z30, Z7, Z13
-	VPCMPUB $1, Z13, Z8, K2
-	KMOVQ K2, CX
-	POPCNTQ CX, CX
-
-	// The Items, 8 at a time (up to 7 more are written past them).
-	VMOVDQU8 64(AX), Z1
-	VPBROADCASTQ BX, Z2
-	VMOVDQA64 Z20, Z3
-	MOVQ CX, R11
-	MOVQ DI, R12
-
-emit:
-	VPERMB Z8, Z3, Z4
-	VPADDB Z19, Z4, Z9
-	VPERMI2B Z1, Z0, Z9
-	VPADDB Z18, Z4, Z10
-	VPERMI2B.Z Z6, Z5, K7, Z10
-	VPANDQ Z17, Z4, Z4
-	VPADDQ Z2, Z4, Z4
-	VPSLLQ $56, Z9, Z11
-	VPTERNLOGQ $0xfe, Z11, Z10, Z4
-	VMOVDQA64 Z16, Z11
-	VPERMI2Q Z4, Z9, Z11
-	VMOVDQA64 Z15, Z12
-	VPERMI2Q Z4, Z9, Z12
-	VMOVDQU64 Z11, (R12)
-	VMOVDQU64 Z12, 64(R12)
-	ADDQ $128, R12
-	VPADDB Z22, Z3, Z3
-	SUBQ $8, R11
-	JGT emit
-
-	ADDQ CX, R9
-	SHLQ $4, CX
-	ADDQ CX, DI
-	VPCMPUB $1, Z21, Z13, K1
-	KORTESTQ K1, K1
-	JNZ stop
-	VPSUBB Z21, Z13, Z14
-	ADDQ $64, BX
+	NEXT(Z20, stopA, endA)
+	WINDOW(Z19, Z18, Z17, Z16, Z15, Z14)
+	EMIT(Z25, Z24, Z23, Z22, Z21, emitA)
+	DONE
+	NEXT(Z14, stopB, endB)
+	WINDOW(Z25, Z24, Z23, Z22, Z21, Z20)
+	EMIT(Z19, Z18, Z17, Z16, Z15, emitB)
+	DONE
 	JMP loop
 
+stopA:
+	EMIT(Z25, Z24, Z23, Z22, Z21, emitA1)
+	VMOVQ X20, AX
+	JMP stop
+
+stopB:
+	EMIT(Z19, Z18, Z17, Z16, Z15, emitB1)
+	VMOVQ X14, AX
+
 stop:
-	VMOVQ X13, AX
+	// The packet left to the general decoder is at X in the window.
 	MOVBQZX AL, AX
-	ADDQ AX, BX
+	LEAQ (R13)(AX*1), BX
 	JMP ret
 
-done:
-	VMOVQ X14, AX
+endA:
+	EMIT(Z25, Z24, Z23, Z22, Z21, emitA2)
+	JMP none
+
+endB:
+	EMIT(Z19, Z18, Z17, Z16, Z15, emitB2)
+
+none:
+	// The next packet is at the entry of the window at BX.
+	VMOVQ X26, AX
 	MOVBQZX AL, AX
 	ADDQ AX, BX
 
