@@ -42,6 +42,7 @@ type File struct {
 
 	path    string
 	mem     []byte      // whole file when mmapped or given as bytes
+	mapped  bool        // mem is Open's mapping of the file (not bytes given)
 	ra      io.ReaderAt // the source in file mode
 	size    int64       // file size, -1 when unknown
 	closer  func() error
@@ -90,6 +91,7 @@ func Open(path string) (*File, error) {
 		return nil, err
 	}
 	f.path = path
+	f.mapped = true
 	f.closer = func() error {
 		err := unmap()
 		if err2 := fh.Close(); err == nil {

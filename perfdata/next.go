@@ -86,7 +86,11 @@ func (rs *Records) enqueue() bool {
 		if !ok || t == 0 || t == ^uint64(0) {
 			return true
 		}
-		own := rs.src.mem != nil && !raw.Compressed
+		// A record of a mapped file is queued as a slice of the mapping,
+		// but for one the reader gives the pages of back as it goes
+		// (dropMem): decoding it when it is flushed would map its pages
+		// again, behind the reader, for good.
+		own := rs.src.mem != nil && !raw.Compressed && !rs.src.dropMem
 		rs.queue.push(t, raw, own)
 		rs.ready = rs.ready[:len(rs.ready)-1]
 		if rs.queue.bytes > rs.MaxQueueBytes {

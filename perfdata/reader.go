@@ -20,6 +20,12 @@ type rawReader struct {
 	mem     []byte
 	memBase int64
 	pos     int
+	// dropMem: mem is a file mapping whose pages the reader gives back
+	// (dropMapped) every dropStep bytes, up to dropped, so that a pass
+	// over a big file leaves no more of it resident than the records
+	// kept since (reading a header maps up to 64 KiB around it).
+	dropMem bool
+	dropped int
 
 	// Stream mode (ReaderAt section or pipe).
 	r      io.Reader
@@ -64,6 +70,7 @@ func (f *File) newRawReader() (*rawReader, error) {
 	case f.mem != nil:
 		rr.mem = f.mem[f.Data.Offset : f.Data.Offset+f.Data.Size]
 		rr.memBase = f.Data.Offset
+		rr.dropMem = f.mapped
 	default:
 		rr.r = io.NewSectionReader(f.ra, f.Data.Offset, f.Data.Size)
 		rr.off = f.Data.Offset
@@ -132,7 +139,17 @@ func header(raw *RawRecord, b []byte, off int64) {
 	raw.AuxData = nil
 }
 
+// dropStep is how far a reader of a mapped file reads between two calls
+// of dropMapped.
+const dropStep = 1 << 20
+
 func (rr *rawReader) nextMem(raw *RawRecord) error {
+	if rr.dropMem && rr.pos-rr.dropped >= dropStep {
+		// The records before this one have been returned; slices of them
+		// stay valid (the pages come back from the page cache if read).
+		dropMapped(rr.mem[rr.dropped:rr.pos])
+		rr.dropped = rr.pos
+	}
 	rest := rr.mem[rr.pos:]
 	off := rr.memBase + int64(rr.pos)
 	if len(rest) == 0 {
