@@ -10,9 +10,11 @@ import (
 var pageSize = uintptr(os.Getpagesize())
 
 // dropPages tells the kernel we no longer need the whole pages of b, a
-// slice of the mmapped perf.data: AUX data is read with pread when it is
-// decoded, and pages mapped around record headers by fault-around would
-// otherwise stay in the resident set, growing it with the trace.
+// slice of the mmapped perf.data: the parallel decode reads AUX data
+// through the mapping, and the pages of the chunks it has finished would
+// otherwise stay in the resident set, growing it with the trace. (The
+// sequential decode reads AUX data with pread, and the record readers
+// drop the pages they pass: perfdata's dropMapped.)
 func dropPages(b []byte) {
 	if len(b) == 0 {
 		return

@@ -3,7 +3,6 @@ package session
 import (
 	"fmt"
 	"sync"
-	"unsafe"
 
 	"github.com/perfpt/perfpt/convert/script"
 	"github.com/perfpt/perfpt/convert/session/ptperf"
@@ -169,10 +168,6 @@ type heapItem struct {
 
 // ptState is perf's struct intel_pt for one session.
 type ptState struct {
-	// prevAux is the mapped data of the last AUXTRACE record whose pages
-	// were dropped, and prevAuxOff its file offset (dropAround).
-	prevAux                   []byte
-	prevAuxOff                int64
 	s                         *Session
 	attr                      *perfdata.Attr
 	priv                      []uint64
@@ -522,9 +517,6 @@ func (p *ptState) queueIndex() error {
 
 func (p *ptState) addBuffer(r *perfdata.RecordAuxtrace) error {
 	if p.dataQueued {
-		if p.s.aux != nil {
-			p.dropAround(r)
-		}
 		return nil
 	}
 	p.queueBuffer(r)
@@ -557,7 +549,6 @@ func (p *ptState) queueBuffer(r *perfdata.RecordAuxtrace) {
 		// that memory does not grow with the trace (mmapped pages
 		// would count in the RSS once touched).
 		b.off, b.size = r.DataOffset, int(r.AuxSize)
-		p.dropAround(r)
 	} else {
 		b.data = r.Data
 	}
@@ -569,28 +560,4 @@ func (p *ptState) nextBufferNr() uint64 {
 	n := p.bufNr
 	p.bufNr++
 	return n
-}
-
-// dropAround drops the mapped pages from the previous AUXTRACE record's
-// data to the end of r's: reading a record header maps up to 64 KiB
-// around it (fault-around), including the tail of the data before it and
-// the head of the data after, so dropping r.Data alone left ~60 KiB per
-// buffer resident during the first pass over the file (147 MB at 256 MiB
-// of PT). Both slices alias the one file mapping, which the equal
-// pointer and file-offset distances check.
-func (p *ptState) dropAround(r *perfdata.RecordAuxtrace) {
-	cur := r.Data
-	if len(cur) == 0 {
-		return
-	}
-	region := cur
-	if prev := p.prevAux; len(prev) > 0 && r.DataOffset > p.prevAuxOff {
-		start := uintptr(unsafe.Pointer(&prev[0]))
-		end := uintptr(unsafe.Pointer(&cur[0])) + uintptr(len(cur))
-		if uintptr(unsafe.Pointer(&cur[0]))-start == uintptr(r.DataOffset-p.prevAuxOff) && end > start {
-			region = unsafe.Slice(&prev[0], end-start)
-		}
-	}
-	dropPages(region)
-	p.prevAux, p.prevAuxOff = cur, r.DataOffset
 }

@@ -11,12 +11,6 @@ func (q *ptQueue) getTrace(b *ptperf.Buffer) error {
 	for q.next < len(q.bufs) {
 		buf := &q.bufs[q.next]
 		q.next++
-		if q.job == nil && q.par == nil {
-			// The buffers before this one are decoded: their mapped
-			// pages, which reading the records around them brings in
-			// again, go (the parallel decode drops them per chunk).
-			q.pt.dropBehind(q, q.next-1)
-		}
 		b.Data = buf.data
 		if q.mapped {
 			b.Data = buf.mapped
