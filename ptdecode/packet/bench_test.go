@@ -239,7 +239,10 @@ func BenchmarkAppend(b *testing.B) {
 // BenchmarkDecoder's trace: every packet decoded into an Item, the loop
 // reading each one's kind and payload word as a consumer would.
 func BenchmarkBatch(b *testing.B) {
-	buf := benchTrace
+	benchBatch(b, benchTrace)
+}
+
+func benchBatch(b *testing.B, buf []byte) {
 	b.SetBytes(int64(len(buf)))
 	b.ReportAllocs()
 	packets := countPackets(buf)
@@ -265,6 +268,37 @@ func BenchmarkBatch(b *testing.B) {
 	benchcpu.ReportMB(b, start, len(buf))
 	reportPerPacket(b, start, packets)
 }
+
+// BenchmarkBatchRec is BenchmarkBatch over a trace with a recording's mix
+// (genRecTrace: TNT-8 and TIP, no CYC or TNT-64).
+func BenchmarkBatchRec(b *testing.B) {
+	benchBatch(b, recTrace)
+}
+
+// BenchmarkDecoderRec is BenchmarkDecoder over BenchmarkBatchRec's trace.
+func BenchmarkDecoderRec(b *testing.B) {
+	buf := recTrace
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	packets := countPackets(buf)
+	var d Decoder
+	start := benchcpu.Now()
+	for b.Loop() {
+		d.Reset(buf)
+		n := 0
+		for d.Next() {
+			n += int(d.Packet().Kind)
+		}
+		if d.Err() != nil || n == 0 {
+			b.Fatal(d.Err())
+		}
+	}
+	benchcpu.ReportMB(b, start, len(buf))
+	reportPerPacket(b, start, packets)
+}
+
+// recTrace is 4 MiB of genRecTrace.
+var recTrace = genRecTrace(4<<20, 1)
 
 // BenchmarkBatchOnly is BenchmarkBatch without the consumer's loop: what
 // Batch itself costs (the items are written to memory, so it is not dead
