@@ -221,6 +221,10 @@ func TestBatchMixed(t *testing.T) {
 // generated trace (so that the lanes run into them), with every setting.
 func FuzzBatch(f *testing.F) {
 	addSeeds(f)
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range 4 {
+		f.Add(kernelStream(r, 1500, i%2 == 1))
+	}
 	bg := genTrace(6<<10, 9)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		at := 0
