@@ -40,7 +40,6 @@ type simdTabT struct {
 	ihi    [8]uint64 // and of packets 4..7
 	lanes  [6]uint64 // the lanes n with bit k set
 	meta56 uint64    // bytes 5 and 6 of each word: size and kind in Item.meta
-	qff    [8]uint64 // 0xff
 	b1     [64]byte  // the bytes 1, 2, 8, 64 and 0xa3
 	b2     [64]byte
 	b8     [64]byte
@@ -81,9 +80,6 @@ var simdTab = func() (t simdTabT) {
 	t.meta56 = 0x6060606060606060
 	for i := range 64 {
 		t.b1[i], t.b2[i], t.b8[i], t.b64[i], t.ba3[i] = 1, 2, 8, 64, 0xa3
-	}
-	for i := range t.qff {
-		t.qff[i] = 0xff
 	}
 	return t
 }()

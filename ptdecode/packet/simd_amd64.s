@@ -5,25 +5,27 @@
 // while it writes the Items of the one before, whose packet count is then
 // long known (the branches of its loop resolve early).
 //
-// Registers: SI buffer, DX tables (constants are memory operands), R8 the
-// last window offset, R9 the Items counted, R10 room; BX the offset of the
-// window computed, AX its address, R12 its packet count; R13, CX and DI the
-// offset, packet count and first Item of the window written.
+// Registers: SI buffer, DX tables, R8 the last window offset, R9 the Items
+// counted, R10 room; BX the offset of the window computed, AX its address,
+// R12 its packet count; R13, CX and DI the offset, packet count and first
+// Item of the window to write.
 // Z31 the identity on 64..127 (upper table of the permutations), Z30..Z27
 // the lower halves of the size and kind tables, Z26 the entry e of the
-// window computed (every byte), K7 bytes 5 and 6 of the Items' meta.
-// A window is in one of two register sets: W0 (its bytes), W64 (the next
-// 64), SZ (sizes), KD (kinds), S (the packets' starts), X (next^64(e)).
+// next window (every byte), Z13..Z17 constants of EMIT; K6 says that the
+// window computed stops at a packet left to Next, K7 picks bytes 5 and 6
+// of the Items' meta.
+// A window is in one of two register sets: W0 (its bytes), SZ (sizes), KD
+// (kinds), S (the packets' starts).
 
-// WINDOW computes the window at AX, BX into the set given, and its packet
-// count into R12. Z0..Z9 are scratch.
-#define WINDOW(W0, W64, SZ, KD, S, X) \
+// WINDOW computes the window at AX, BX into the set given, its packet
+// count into R12, the next window's entry into Z26 and K6. Z0..Z9 are
+// scratch.
+#define WINDOW(W0, SZ, KD, S) \
 	VMOVDQU8 (AX), W0 \
 	VMOVDQU8 1(AX), Z0 \
 	VMOVDQU8 2(AX), Z1 \
 	VMOVDQU8 3(AX), Z2 \
 	VMOVDQU8 4(AX), Z3 \
-	VMOVDQU8 64(AX), W64 \
 	VMOVDQA64 W0, SZ \
 	VPERMI2B (simdTabT_size+64)(DX), Z30, SZ \
 	VMOVDQA64 W0, Z4 \
@@ -53,10 +55,10 @@
 	VMOVDQU8 7(AX), Z6 \
 	VPTERNLOGD $0xfe, Z6, Z5, Z4 \
 	VPTERNLOGD $0xfe, Z3, Z2, Z4 \
-	VPTESTNMB Z4, Z4, K5 \
-	VPCMPUB $2, simdTabT_b1(DX), Z1, K5, K5 \
-	KANDNQ K4, K5, K4 \
-	VMOVDQU8 simdTabT_b8(DX), K4, SZ \
+	VPTESTNMB Z4, Z4, K3 \
+	VPCMPUB $2, simdTabT_b1(DX), Z1, K3, K3 \
+	KANDNQ K4, K3, K4 \
+	VMOVDQU8 Z13, K4, SZ \
 	VPADDB simdTabT_iota(DX), SZ, Z8 \
 	VMOVDQA64 Z26, S \
 	KMOVQ (simdTabT_lanes+0)(DX), K1 \
@@ -77,15 +79,17 @@
 	KMOVQ (simdTabT_lanes+40)(DX), K1 \
 	VPERMI2B Z31, Z8, K1, S \
 	VPERMT2B Z31, Z8, Z8 \
-	VMOVDQA64 Z26, X \
-	VPERMI2B Z31, Z8, X \
-	VPCMPUB $1, X, S, K2 \
+	VMOVDQA64 Z26, Z9 \
+	VPERMI2B Z31, Z8, Z9 \
+	VPCMPUB $1, Z9, S, K2 \
 	KMOVQ K2, R12 \
-	POPCNTQ R12, R12
+	POPCNTQ R12, R12 \
+	VPCMPUB $1, simdTabT_b64(DX), Z9, K6 \
+	VPSUBB simdTabT_b64(DX), Z9, Z26
 
 // EMIT writes the Items of the window in the set given (offset R13, CX
-// packets) at DI, 8 at a time, and moves DI past them. Z10..Z13 and Z0..Z4
-// are scratch; L names the loop.
+// packets; W64 is the next 64 bytes) at DI, 8 at a time, and moves DI past
+// them. Z0..Z4, Z10 and Z11 are scratch; L names the loop.
 #define EMIT(W0, W64, SZ, KD, S, L) \
 	VPBROADCASTQ R13, Z10 \
 	VMOVDQU64 simdTabT_rep(DX), Z11 \
@@ -93,35 +97,32 @@
 	MOVQ DI, AX \
 L: \
 	VPERMB S, Z11, Z0 \
-	VPADDB simdTabT_inc(DX), Z0, Z1 \
+	VPADDB Z17, Z0, Z1 \
 	VPERMI2B W64, W0, Z1 \
-	VPADDB simdTabT_moff(DX), Z0, Z2 \
+	VPADDB Z16, Z0, Z2 \
 	VPERMI2B.Z KD, SZ, K7, Z2 \
-	VPANDQ simdTabT_qff(DX), Z0, Z0 \
+	VPSRLQ $56, Z0, Z0 \
 	VPADDQ Z10, Z0, Z0 \
 	VPSLLQ $56, Z1, Z3 \
 	VPTERNLOGQ $0xfe, Z3, Z2, Z0 \
-	VMOVDQU64 simdTabT_ilo(DX), Z3 \
-	VPERMI2Q Z0, Z1, Z3 \
-	VMOVDQU64 simdTabT_ihi(DX), Z4 \
-	VPERMI2Q Z0, Z1, Z4 \
-	VMOVDQU64 Z3, (DI) \
+	VMOVDQA64 Z1, Z4 \
+	VPERMT2Q Z0, Z15, Z1 \
+	VPERMT2Q Z0, Z14, Z4 \
+	VMOVDQU64 Z1, (DI) \
 	VMOVDQU64 Z4, 64(DI) \
 	ADDQ $128, DI \
-	VPADDB simdTabT_b8(DX), Z11, Z11 \
+	VPADDB Z13, Z11, Z11 \
 	SUBQ $8, R11 \
 	JGT L \
 	SHLQ $4, CX \
 	LEAQ (AX)(CX*1), DI
 
-// NEXT moves to the window after the one in the set given (X): to STOP if
-// a packet there is left to the general decoder, to END if there is no
-// buffer or room for it; else AX is its address.
-#define NEXT(X, STOP, END) \
-	VPCMPUB $1, simdTabT_b64(DX), X, K1 \
-	KORTESTQ K1, K1 \
+// NEXT moves to the window after the one to write: to STOP if that one
+// stops at a packet left to Next, to END if there is no buffer or room for
+// the next; else AX is its address.
+#define NEXT(STOP, END) \
+	KORTESTQ K6, K6 \
 	JNZ STOP \
-	VPSUBB simdTabT_b64(DX), X, Z26 \
 	LEAQ 64(R13), BX \
 	CMPQ BX, R8 \
 	JGT END \
@@ -152,6 +153,11 @@ TEXT ·simdScan(SB), NOSPLIT, $0-64
 	VMOVDQU64 (simdTabT_size+128)(DX), Z29
 	VMOVDQU64 (simdTabT_kind+0)(DX), Z28
 	VMOVDQU64 (simdTabT_kind+128)(DX), Z27
+	VMOVDQU64 simdTabT_inc(DX), Z17
+	VMOVDQU64 simdTabT_moff(DX), Z16
+	VMOVDQU64 simdTabT_ilo(DX), Z15
+	VMOVDQU64 simdTabT_ihi(DX), Z14
+	VMOVDQU64 simdTabT_b8(DX), Z13
 	KMOVQ simdTabT_meta56(DX), K7
 
 	// Windows are 64 bytes apart from pos rounded down.
@@ -164,41 +170,45 @@ TEXT ·simdScan(SB), NOSPLIT, $0-64
 	CMPQ R10, $64
 	JLT none
 	LEAQ (SI)(BX*1), AX
-	WINDOW(Z25, Z24, Z23, Z22, Z21, Z20)
+	WINDOW(Z25, Z24, Z23, Z22)
 	DONE
 
 loop:
-	NEXT(Z20, stopA, endA)
-	WINDOW(Z19, Z18, Z17, Z16, Z15, Z14)
-	EMIT(Z25, Z24, Z23, Z22, Z21, emitA)
+	NEXT(stopA, endA)
+	WINDOW(Z21, Z20, Z19, Z18)
+	EMIT(Z25, Z21, Z24, Z23, Z22, emitA)
 	DONE
-	NEXT(Z14, stopB, endB)
-	WINDOW(Z25, Z24, Z23, Z22, Z21, Z20)
-	EMIT(Z19, Z18, Z17, Z16, Z15, emitB)
+	NEXT(stopB, endB)
+	WINDOW(Z25, Z24, Z23, Z22)
+	EMIT(Z21, Z25, Z20, Z19, Z18, emitB)
 	DONE
 	JMP loop
 
 stopA:
-	EMIT(Z25, Z24, Z23, Z22, Z21, emitA1)
-	VMOVQ X20, AX
+	VMOVDQU8 64(SI)(R13*1), Z12
+	EMIT(Z25, Z12, Z24, Z23, Z22, emitA1)
 	JMP stop
 
 stopB:
-	EMIT(Z19, Z18, Z17, Z16, Z15, emitB1)
-	VMOVQ X14, AX
+	VMOVDQU8 64(SI)(R13*1), Z12
+	EMIT(Z21, Z12, Z20, Z19, Z18, emitB1)
 
 stop:
-	// The packet left to the general decoder is at X in the window.
+	// The packet left to Next is at X = e+64 (mod 256) in the window.
+	VMOVQ X26, AX
+	ADDB $64, AL
 	MOVBQZX AL, AX
 	LEAQ (R13)(AX*1), BX
 	JMP ret
 
 endA:
-	EMIT(Z25, Z24, Z23, Z22, Z21, emitA2)
+	VMOVDQU8 64(SI)(R13*1), Z12
+	EMIT(Z25, Z12, Z24, Z23, Z22, emitA2)
 	JMP none
 
 endB:
-	EMIT(Z19, Z18, Z17, Z16, Z15, emitB2)
+	VMOVDQU8 64(SI)(R13*1), Z12
+	EMIT(Z21, Z12, Z20, Z19, Z18, emitB2)
 
 none:
 	// The next packet is at the entry of the window at BX.
