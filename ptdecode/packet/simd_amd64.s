@@ -11,9 +11,9 @@
 // Item of the window to write.
 // Z31 the identity on 64..127 (upper table of the permutations), Z30..Z27
 // the lower halves of the size and kind tables, Z26 the entry e of the
-// next window (every byte), Z13..Z17 constants of EMIT; K6 says that the
-// window computed stops at a packet left to Next, K7 picks bytes 5 and 6
-// of the Items' meta.
+// next window (every byte), Z10..Z17 constants (bytes 64, 2, 1, 8, and
+// EMIT's); K6 says that the window computed stops at a packet left to
+// Next, K7 picks bytes 5 and 6 of the Items' meta.
 // A window is in one of two register sets: W0 (its bytes), SZ (sizes), KD
 // (kinds), S (the packets' starts).
 
@@ -37,18 +37,18 @@
 	VMOVDQA64 W0, Z4 \
 	VPERMI2B (simdTabT_kind+192)(DX), Z27, Z4 \
 	VMOVDQU8 Z4, K1, KD \
-	VPANDD simdTabT_b1(DX), Z0, Z4 \
+	VPANDD Z12, Z0, Z4 \
 	VPANDD Z4, Z1, Z5 \
 	VPANDD Z5, Z2, Z6 \
 	VPANDD Z6, Z3, Z7 \
-	VPADDB simdTabT_b2(DX), Z4, Z4 \
+	VPADDB Z11, Z4, Z4 \
 	VPADDB Z5, Z4, Z4 \
 	VPADDB Z6, Z4, Z4 \
 	VPTESTNMB Z7, Z7, K2 \
 	VMOVDQU8.Z Z4, K2, Z4 \
 	VPMOVB2M SZ, K3 \
 	VMOVDQU8 Z4, K3, SZ \
-	VPCMPEQB simdTabT_b2(DX), W0, K4 \
+	VPCMPEQB Z11, W0, K4 \
 	VPCMPEQB simdTabT_ba3(DX), Z0, K4, K4 \
 	VMOVDQU8 5(AX), Z4 \
 	VMOVDQU8 6(AX), Z5 \
@@ -56,7 +56,7 @@
 	VPTERNLOGD $0xfe, Z6, Z5, Z4 \
 	VPTERNLOGD $0xfe, Z3, Z2, Z4 \
 	VPTESTNMB Z4, Z4, K3 \
-	VPCMPUB $2, simdTabT_b1(DX), Z1, K3, K3 \
+	VPCMPUB $2, Z12, Z1, K3, K3 \
 	KANDNQ K4, K3, K4 \
 	VMOVDQU8 Z13, K4, SZ \
 	VPADDB simdTabT_iota(DX), SZ, Z8 \
@@ -84,25 +84,25 @@
 	VPCMPUB $1, Z9, S, K2 \
 	KMOVQ K2, R12 \
 	POPCNTQ R12, R12 \
-	VPCMPUB $1, simdTabT_b64(DX), Z9, K6 \
-	VPSUBB simdTabT_b64(DX), Z9, Z26
+	VPCMPUB $1, Z10, Z9, K6 \
+	VPSUBB Z10, Z9, Z26
 
 // EMIT writes the Items of the window in the set given (offset R13, CX
 // packets; W64 is the next 64 bytes) at DI, 8 at a time, and moves DI past
-// them. Z0..Z4, Z10 and Z11 are scratch; L names the loop.
+// them. Z0..Z4, Z8 and Z9 are scratch; L names the loop.
 #define EMIT(W0, W64, SZ, KD, S, L) \
-	VPBROADCASTQ R13, Z10 \
-	VMOVDQU64 simdTabT_rep(DX), Z11 \
+	VPBROADCASTQ R13, Z9 \
+	VMOVDQU64 simdTabT_rep(DX), Z8 \
 	MOVQ CX, R11 \
 	MOVQ DI, AX \
 L: \
-	VPERMB S, Z11, Z0 \
+	VPERMB S, Z8, Z0 \
 	VPADDB Z17, Z0, Z1 \
 	VPERMI2B W64, W0, Z1 \
 	VPADDB Z16, Z0, Z2 \
 	VPERMI2B.Z KD, SZ, K7, Z2 \
 	VPSRLQ $56, Z0, Z0 \
-	VPADDQ Z10, Z0, Z0 \
+	VPADDQ Z9, Z0, Z0 \
 	VPSLLQ $56, Z1, Z3 \
 	VPTERNLOGQ $0xfe, Z3, Z2, Z0 \
 	VMOVDQA64 Z1, Z4 \
@@ -111,7 +111,7 @@ L: \
 	VMOVDQU64 Z1, (DI) \
 	VMOVDQU64 Z4, 64(DI) \
 	ADDQ $128, DI \
-	VPADDB Z13, Z11, Z11 \
+	VPADDB Z13, Z8, Z8 \
 	SUBQ $8, R11 \
 	JGT L \
 	SHLQ $4, CX \
@@ -158,6 +158,9 @@ TEXT ·simdScan(SB), NOSPLIT, $0-64
 	VMOVDQU64 simdTabT_ilo(DX), Z15
 	VMOVDQU64 simdTabT_ihi(DX), Z14
 	VMOVDQU64 simdTabT_b8(DX), Z13
+	VMOVDQU64 simdTabT_b1(DX), Z12
+	VMOVDQU64 simdTabT_b2(DX), Z11
+	VMOVDQU64 simdTabT_b64(DX), Z10
 	KMOVQ simdTabT_meta56(DX), K7
 
 	// Windows are 64 bytes apart from pos rounded down.
@@ -185,13 +188,13 @@ loop:
 	JMP loop
 
 stopA:
-	VMOVDQU8 64(SI)(R13*1), Z12
-	EMIT(Z25, Z12, Z24, Z23, Z22, emitA1)
+	VMOVDQU8 64(SI)(R13*1), Z5
+	EMIT(Z25, Z5, Z24, Z23, Z22, emitA1)
 	JMP stop
 
 stopB:
-	VMOVDQU8 64(SI)(R13*1), Z12
-	EMIT(Z21, Z12, Z20, Z19, Z18, emitB1)
+	VMOVDQU8 64(SI)(R13*1), Z5
+	EMIT(Z21, Z5, Z20, Z19, Z18, emitB1)
 
 stop:
 	// The packet left to Next is at X = e+64 (mod 256) in the window.
@@ -202,13 +205,13 @@ stop:
 	JMP ret
 
 endA:
-	VMOVDQU8 64(SI)(R13*1), Z12
-	EMIT(Z25, Z12, Z24, Z23, Z22, emitA2)
+	VMOVDQU8 64(SI)(R13*1), Z5
+	EMIT(Z25, Z5, Z24, Z23, Z22, emitA2)
 	JMP none
 
 endB:
-	VMOVDQU8 64(SI)(R13*1), Z12
-	EMIT(Z21, Z12, Z20, Z19, Z18, emitB2)
+	VMOVDQU8 64(SI)(R13*1), Z5
+	EMIT(Z21, Z5, Z20, Z19, Z18, emitB2)
 
 none:
 	// The next packet is at the entry of the window at BX.
