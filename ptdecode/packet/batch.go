@@ -145,9 +145,9 @@ func (d *Decoder) Batch(out []Item) int {
 	n := 0
 	for n < len(out) && d.err == nil {
 		if d.block == 0 && !d.skd007 && d.pos >= 0 {
-			m, small := d.bulk(out[n:])
-			if m > 0 {
-				n += m
+			m, small, stop := d.bulk(out[n:])
+			n += m
+			if m > 0 && !stop {
 				continue
 			}
 			if small && n > 0 {
@@ -170,23 +170,25 @@ func (d *Decoder) Batch(out []Item) int {
 // bulk decodes packets at d's offset into out with the SIMD kernel or,
 // without it, the lanes, and returns how many; 0 when it could not decode
 // the packet there, with small true when out has too little room for it.
-func (d *Decoder) bulk(out []Item) (n int, small bool) {
+// stop says that the next packet is one for Next (the kernel knows).
+func (d *Decoder) bulk(out []Item) (n int, small, stop bool) {
 	if useSIMD && laneLoop == 0 {
 		switch {
 		case len(d.buf)-d.pos < simdMinBytes:
-			return 0, false
+			return 0, false, false
 		case len(out) < simdMinOut:
-			return 0, true
+			return 0, true, false
 		}
-		return d.simd(out), false
+		n, stop = d.simd(out)
+		return n, false, stop
 	}
 	switch {
 	case len(d.buf)-d.pos < laneMinBytes:
-		return 0, false
+		return 0, false, false
 	case len(out) < BatchSize:
-		return 0, true
+		return 0, true, false
 	}
-	return d.lanes((*[BatchSize]Item)(out)), false
+	return d.lanes((*[BatchSize]Item)(out)), false, false
 }
 
 // laneLoop, when not 0, makes Batch run the lanes instead of the SIMD

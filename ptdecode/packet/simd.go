@@ -97,14 +97,16 @@ const (
 )
 
 // simd runs the kernel at d's offset and writes the packets to out
-// (len(out) >= simdMinOut); 0 when it could not decode the packet there.
-func (d *Decoder) simd(out []Item) int {
-	n, next := simdScan(unsafe.SliceData(d.buf), d.pos, len(d.buf)-simdWindow, unsafe.SliceData(out), len(out), &simdTab)
+// (len(out) >= simdMinOut): n packets (0 when it could not decode the
+// packet there); stop says that the packet after them is one it leaves to
+// Next.
+func (d *Decoder) simd(out []Item) (n int, stop bool) {
+	n, next, stop := simdScan(unsafe.SliceData(d.buf), d.pos, len(d.buf)-simdWindow, unsafe.SliceData(out), len(out), &simdTab)
 	if n == 0 {
-		return 0
+		return 0, stop
 	}
 	last := &out[n-1]
 	d.cur, d.pos = last.Offset(), next
 	d.pkt = last.Packet()
-	return n
+	return n, stop
 }

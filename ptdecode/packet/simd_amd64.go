@@ -9,8 +9,9 @@ var useSIMD = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VBMI
 // simdScan decodes packets from offset pos of the buffer at buf into the
 // Items at out (room for max), window after window while the window's
 // offset is at most lim, and returns how many and the offset of the
-// packet after them (a packet it leaves to the general decoder, or where
-// it stopped for want of buffer or room). See simd.go.
+// packet after them; stop says that that packet is one it leaves to the
+// general decoder (else it stopped for want of buffer or room). See
+// simd.go.
 //
 //go:noescape
-func simdScan(buf *byte, pos, lim int, out *Item, max int, tab *simdTabT) (n, next int)
+func simdScan(buf *byte, pos, lim int, out *Item, max int, tab *simdTabT) (n, next int, stop bool)

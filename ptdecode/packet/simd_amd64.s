@@ -138,8 +138,8 @@ L: \
 	ADDQ R12, R9 \
 	MOVQ BX, R13
 
-// func simdScan(buf *byte, pos, lim int, out *Item, max int, tab *simdTabT) (n, next int)
-TEXT ·simdScan(SB), NOSPLIT, $0-64
+// func simdScan(buf *byte, pos, lim int, out *Item, max int, tab *simdTabT) (n, next int, stop bool)
+TEXT ·simdScan(SB), NOSPLIT, $0-65
 	MOVQ buf+0(FP), SI
 	MOVQ pos+8(FP), BX
 	MOVQ lim+16(FP), R8
@@ -198,6 +198,7 @@ stopB:
 
 stop:
 	// The packet left to Next is at X = e+64 (mod 256) in the window.
+	MOVL $1, R11
 	VMOVQ X26, AX
 	ADDB $64, AL
 	MOVBQZX AL, AX
@@ -215,6 +216,7 @@ endB:
 
 none:
 	// The next packet is at the entry of the window at BX.
+	XORL R11, R11
 	VMOVQ X26, AX
 	MOVBQZX AL, AX
 	ADDQ AX, BX
@@ -223,4 +225,5 @@ ret:
 	VZEROUPPER
 	MOVQ R9, n+48(FP)
 	MOVQ BX, next+56(FP)
+	MOVB R11, stop+64(FP)
 	RET

@@ -6,6 +6,6 @@ package packet
 var useSIMD = false
 
 // simdScan is never called without the kernel.
-func simdScan(buf *byte, pos, lim int, out *Item, max int, tab *simdTabT) (n, next int) {
-	return 0, pos
+func simdScan(buf *byte, pos, lim int, out *Item, max int, tab *simdTabT) (n, next int, stop bool) {
+	return 0, pos, false
 }
