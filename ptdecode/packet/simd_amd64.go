@@ -2,8 +2,9 @@ package packet
 
 import "golang.org/x/sys/cpu"
 
-// useSIMD says whether Batch runs the AVX-512 kernel (simd_amd64.s); the
-// tests clear it to run the lanes.
+// useSIMD says whether Batch runs the AVX-512 kernel (simd_amd64.s): the
+// CPU has AVX-512 F, BW and VBMI (VPERMB, VPERMI2B) and POPCNT. (laneLoop
+// makes Batch run the lanes anyway, for the tests.)
 var useSIMD = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VBMI && cpu.X86.HasPOPCNT
 
 // simdScan decodes packets from offset pos of the buffer at buf into the
