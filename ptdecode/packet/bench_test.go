@@ -14,7 +14,10 @@ var benchTrace = genTrace(4<<20, 1)
 // mix decoded with Decoder.Next, as a decoder's hot loop does. It reports
 // bytes/s of trace and must not allocate.
 func BenchmarkDecoder(b *testing.B) {
-	buf := benchTrace
+	benchDecoder(b, benchTrace)
+}
+
+func benchDecoder(b *testing.B, buf []byte) {
 	b.SetBytes(int64(len(buf)))
 	b.ReportAllocs()
 	packets := countPackets(buf)
@@ -85,23 +88,7 @@ func BenchmarkOffsetChain(b *testing.B) {
 // all-TNT-8 trace: Decoder.Next with no mispredicted branch, next to the
 // chain's floor.
 func BenchmarkDecoderTNT(b *testing.B) {
-	buf := tntTrace()
-	b.SetBytes(int64(len(buf)))
-	b.ReportAllocs()
-	var d Decoder
-	start := benchcpu.Now()
-	for b.Loop() {
-		d.Reset(buf)
-		n := 0
-		for d.Next() {
-			n += int(d.Packet().Kind)
-		}
-		if d.Err() != nil || n == 0 {
-			b.Fatal(d.Err())
-		}
-	}
-	benchcpu.ReportMB(b, start, len(buf))
-	reportPerPacket(b, start, len(buf))
+	benchDecoder(b, tntTrace())
 }
 
 // callFloor is the least a packet-at-a-time iterator can do per call: a
@@ -277,24 +264,7 @@ func BenchmarkBatchRec(b *testing.B) {
 
 // BenchmarkDecoderRec is BenchmarkDecoder over BenchmarkBatchRec's trace.
 func BenchmarkDecoderRec(b *testing.B) {
-	buf := recTrace
-	b.SetBytes(int64(len(buf)))
-	b.ReportAllocs()
-	packets := countPackets(buf)
-	var d Decoder
-	start := benchcpu.Now()
-	for b.Loop() {
-		d.Reset(buf)
-		n := 0
-		for d.Next() {
-			n += int(d.Packet().Kind)
-		}
-		if d.Err() != nil || n == 0 {
-			b.Fatal(d.Err())
-		}
-	}
-	benchcpu.ReportMB(b, start, len(buf))
-	reportPerPacket(b, start, packets)
+	benchDecoder(b, recTrace)
 }
 
 // recTrace is 4 MiB of genRecTrace.

@@ -13,23 +13,12 @@ func genTrace(size int, seed uint64) []byte {
 	ip := uint64(0x401000)
 	tsc := uint64(0x1000000)
 	ctc := uint8(0)
-	must := func(err error) {
-		if err != nil {
-			panic(err)
-		}
-	}
 	lastPSB := -1 << 20
 	for len(e.Buf) < size {
 		if len(e.Buf)-lastPSB >= 4096 {
 			lastPSB = len(e.Buf)
 			tsc += uint64(r.IntN(1 << 16))
-			must(e.Append(Packet{Kind: KindPSB}))
-			must(e.Append(Packet{Kind: KindTSC, Payload: tsc & (1<<56 - 1)}))
-			must(e.Append(Packet{Kind: KindTMA, CTC: uint16(r.IntN(1 << 16)), FC: uint16(r.IntN(512))}))
-			must(e.Append(Packet{Kind: KindCBR, Payload: 0x20}))
-			must(e.Append(Packet{Kind: KindModeExec, Flags: FlagCSL}))
-			must(e.AppendIP(KindFUP, ip))
-			must(e.Append(Packet{Kind: KindPSBEnd}))
+			appendPSBPlus(&e, r, tsc, ip)
 			continue
 		}
 		switch n := r.IntN(100); {
@@ -78,22 +67,11 @@ func genRecTrace(size int, seed uint64) []byte {
 	var e Encoder
 	e.Buf = make([]byte, 0, size+64)
 	ip := uint64(0x401000)
-	must := func(err error) {
-		if err != nil {
-			panic(err)
-		}
-	}
 	lastPSB := -1 << 20
 	for len(e.Buf) < size {
 		if len(e.Buf)-lastPSB >= 4096 {
 			lastPSB = len(e.Buf)
-			must(e.Append(Packet{Kind: KindPSB}))
-			must(e.Append(Packet{Kind: KindTSC, Payload: uint64(r.IntN(1 << 40))}))
-			must(e.Append(Packet{Kind: KindTMA, CTC: uint16(r.IntN(1 << 16)), FC: uint16(r.IntN(512))}))
-			must(e.Append(Packet{Kind: KindCBR, Payload: 0x20}))
-			must(e.Append(Packet{Kind: KindModeExec, Flags: FlagCSL}))
-			must(e.Append(Packet{Kind: KindFUP, IPC: IPCSext48, Payload: ip}))
-			must(e.Append(Packet{Kind: KindPSBEnd}))
+			appendPSBPlus(&e, r, uint64(r.IntN(1<<40)), ip)
 			continue
 		}
 		switch n := r.IntN(1000); {
@@ -109,4 +87,24 @@ func genRecTrace(size int, seed uint64) []byte {
 		}
 	}
 	return e.Buf
+}
+
+// appendPSBPlus appends a PSB+ as a CPU writes it: PSB, TSC, TMA, CBR,
+// MODE.Exec, FUP (ip), PSBEND.
+func appendPSBPlus(e *Encoder, r *rand.Rand, tsc, ip uint64) {
+	must(e.Append(Packet{Kind: KindPSB}))
+	must(e.Append(Packet{Kind: KindTSC, Payload: tsc & (1<<56 - 1)}))
+	must(e.Append(Packet{Kind: KindTMA, CTC: uint16(r.IntN(1 << 16)), FC: uint16(r.IntN(512))}))
+	must(e.Append(Packet{Kind: KindCBR, Payload: 0x20}))
+	must(e.Append(Packet{Kind: KindModeExec, Flags: FlagCSL}))
+	must(e.AppendIP(KindFUP, ip))
+	must(e.Append(Packet{Kind: KindPSBEnd}))
+}
+
+// must panics on an error of the encoder (the generators build valid
+// packets).
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
 }

@@ -17,6 +17,13 @@
 // A window is in one of two register sets: W0 (its bytes), SZ (sizes), KD
 // (kinds), S (the packets' starts).
 
+// DOUBLE moves the lanes n of S that have bit k set (lanes at OFF = 8k) on
+// by next^(2^k) (Z8), then squares Z8.
+#define DOUBLE(S, OFF) \
+	KMOVQ (simdTabT_lanes+OFF)(DX), K1 \
+	VPERMI2B Z31, Z8, K1, S \
+	VPERMT2B Z31, Z8, Z8
+
 // WINDOW computes the window at AX, BX into the set given, its packet
 // count into R12, the next window's entry into Z26 and K6. Z0..Z9 are
 // scratch.
@@ -61,24 +68,12 @@
 	VMOVDQU8 Z13, K4, SZ \
 	VPADDB simdTabT_iota(DX), SZ, Z8 \
 	VMOVDQA64 Z26, S \
-	KMOVQ (simdTabT_lanes+0)(DX), K1 \
-	VPERMI2B Z31, Z8, K1, S \
-	VPERMT2B Z31, Z8, Z8 \
-	KMOVQ (simdTabT_lanes+8)(DX), K1 \
-	VPERMI2B Z31, Z8, K1, S \
-	VPERMT2B Z31, Z8, Z8 \
-	KMOVQ (simdTabT_lanes+16)(DX), K1 \
-	VPERMI2B Z31, Z8, K1, S \
-	VPERMT2B Z31, Z8, Z8 \
-	KMOVQ (simdTabT_lanes+24)(DX), K1 \
-	VPERMI2B Z31, Z8, K1, S \
-	VPERMT2B Z31, Z8, Z8 \
-	KMOVQ (simdTabT_lanes+32)(DX), K1 \
-	VPERMI2B Z31, Z8, K1, S \
-	VPERMT2B Z31, Z8, Z8 \
-	KMOVQ (simdTabT_lanes+40)(DX), K1 \
-	VPERMI2B Z31, Z8, K1, S \
-	VPERMT2B Z31, Z8, Z8 \
+	DOUBLE(S, 0) \
+	DOUBLE(S, 8) \
+	DOUBLE(S, 16) \
+	DOUBLE(S, 24) \
+	DOUBLE(S, 32) \
+	DOUBLE(S, 40) \
 	VMOVDQA64 Z26, Z9 \
 	VPERMI2B Z31, Z8, Z9 \
 	VPCMPUB $1, Z9, S, K2 \
@@ -187,16 +182,37 @@ loop:
 	DONE
 	JMP loop
 
-stopA:
-	VMOVDQU8 64(SI)(R13*1), Z5
-	EMIT(Z25, Z5, Z24, Z23, Z22, emitA1)
-	JMP stop
-
+// The last window to write, moved to set A if in B: its 64 bytes after
+// are loaded; R12 says whether it stops at a packet left to Next.
 stopB:
-	VMOVDQU8 64(SI)(R13*1), Z5
-	EMIT(Z21, Z5, Z20, Z19, Z18, emitB1)
+	MOVL $1, R12
+	JMP lastB
 
-stop:
+endB:
+	XORL R12, R12
+
+lastB:
+	VMOVDQA64 Z21, Z25
+	VMOVDQA64 Z20, Z24
+	VMOVDQA64 Z19, Z23
+	VMOVDQA64 Z18, Z22
+	JMP lastA
+
+stopA:
+	MOVL $1, R12
+	JMP lastA
+
+endA:
+	XORL R12, R12
+
+lastA:
+	VMOVDQU8 64(SI)(R13*1), Z5
+	EMIT(Z25, Z5, Z24, Z23, Z22, emitLast)
+
+last:
+	TESTQ R12, R12
+	JZ none
+
 	// The packet left to Next is at X = e+64 (mod 256) in the window.
 	MOVL $1, R11
 	VMOVQ X26, AX
@@ -204,15 +220,6 @@ stop:
 	MOVBQZX AL, AX
 	LEAQ (R13)(AX*1), BX
 	JMP ret
-
-endA:
-	VMOVDQU8 64(SI)(R13*1), Z5
-	EMIT(Z25, Z5, Z24, Z23, Z22, emitA2)
-	JMP none
-
-endB:
-	VMOVDQU8 64(SI)(R13*1), Z5
-	EMIT(Z21, Z5, Z20, Z19, Z18, emitB2)
 
 none:
 	// The next packet is at the entry of the window at BX.
