@@ -256,6 +256,14 @@ func benchBatch(b *testing.B, buf []byte) {
 	reportPerPacket(b, start, packets)
 }
 
+// BenchmarkBatchLanes is BenchmarkBatch with the lanes, Batch's path on
+// CPUs without the SIMD kernel (the same as BenchmarkBatch there).
+func BenchmarkBatchLanes(b *testing.B) {
+	defer func() { laneLoop = 0 }()
+	laneLoop = 3
+	benchBatch(b, benchTrace)
+}
+
 // BenchmarkBatchRec is BenchmarkBatch over a trace with a recording's mix
 // (genRecTrace: TNT-8 and TIP, no CYC or TNT-64).
 func BenchmarkBatchRec(b *testing.B) {
