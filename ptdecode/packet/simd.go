@@ -107,6 +107,9 @@ func (d *Decoder) simd(out []Item) (n int, stop bool) {
 	}
 	last := &out[n-1]
 	d.cur, d.pos = last.Offset(), next
-	d.pkt = last.Packet()
+	// The kernel's packets are quick's (raw holds their bytes).
+	if quick(&d.pkt, byte(last.raw), last.raw>>8, true) == 0 {
+		d.pkt = last.Packet()
+	}
 	return n, stop
 }
