@@ -115,3 +115,56 @@ func TestRecordsDropPages(t *testing.T) {
 		f.Close()
 	}
 }
+
+// TestRecordsKeptBytes: byte slices of records read in time order from a
+// mapped file (here MMAP2 build ids) stay intact after later records,
+// although the queue copies the records into reused buffers.
+func TestRecordsKeptBytes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ids.data")
+	w, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := SampleFormatTID | SampleFormatTime | SampleFormatIdentifier
+	a := EventAttr{Type: AttrTypeSoftware, Config: SWDummy, SampleType: st, SamplePeriod: 1,
+		Flags: AttrFlagSampleIDAll | AttrFlagMmap2}
+	if _, err := w.AddAttr(a, []uint64{1}, "dummy:u"); err != nil {
+		t.Fatal(err)
+	}
+	const n = 50
+	id := func(i int) []byte { return bytes.Repeat([]byte{byte(i + 1)}, 20) }
+	for i := range n {
+		c := RecordCommon{Misc: MiscUser | MiscMmapBuildID, SampleID: SampleID{PID: 1, TID: 1, Time: uint64(1000 + i), ID: 1}}
+		r := &RecordMmap2{RecordCommon: c, PID: 1, TID: 1, Addr: 0x1000, Len: 0x1000, BuildID: id(i), Filename: "/bin/x"}
+		if err := w.WriteRecord(r); err != nil {
+			t.Fatal(err)
+		}
+		if i%5 == 4 {
+			if err := w.WriteRecord(&RecordFinishedRound{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var ids [][]byte
+	for rs := f.Records(TimeOrder); rs.Next(); {
+		if r, ok := rs.Record.(*RecordMmap2); ok {
+			ids = append(ids, r.BuildID)
+		}
+	}
+	if len(ids) != n {
+		t.Fatalf("%d MMAP2 records, want %d", len(ids), n)
+	}
+	for i, b := range ids {
+		if !bytes.Equal(b, id(i)) {
+			t.Fatalf("build id %d is %x after the pass, want %x", i, b, id(i))
+		}
+	}
+}

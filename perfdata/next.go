@@ -61,7 +61,7 @@ func (rs *Records) Next() bool {
 
 func (rs *Records) start() {
 	rs.started = true
-	rs.dec = decoder{f: rs.f, reuse: rs.Reuse, copyBytes: rs.src.mem == nil}
+	rs.dec = decoder{f: rs.f, reuse: rs.Reuse}
 	rs.src.ownAux = !rs.Reuse
 	rs.src.lazyAux = rs.LazyAux
 	if rs.MaxQueueBytes == 0 {
@@ -105,6 +105,11 @@ func (rs *Records) emit(raw *RawRecord) bool {
 	if raw.Type >= recordTypeMax || (raw.Type >= recordTypeKernelMax && raw.Type < RecordTypeUserStart) {
 		rs.Skipped[raw.Type]++
 	}
+	// Byte slices of the record (a build id, raw sample data, a user
+	// stack) may alias the file's mapping, valid until Close, but not a
+	// buffer reused for the next records: the time-order queue's copy or
+	// the unpacked COMPRESSED data.
+	rs.dec.copyBytes = rs.src.mem == nil || raw.owned || raw.Compressed
 	r, err := rs.dec.decode(raw)
 	if err != nil {
 		rs.err = err
