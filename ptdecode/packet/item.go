@@ -139,8 +139,12 @@ func makeItem(buf []byte, off int, p *Packet) Item {
 	size := int(p.Size)
 	k := off + max(0, size-8)
 	var raw uint64
-	for i := min(len(buf), k+8) - 1; i >= k; i-- {
-		raw = raw<<8 | uint64(buf[i])
+	if k+8 <= len(buf) {
+		raw = le64(buf[k : k+8])
+	} else {
+		for i := len(buf) - 1; i >= k; i-- {
+			raw = raw<<8 | uint64(buf[i])
+		}
 	}
 	aux := buf[off+max(0, size-9)]
 	return Item{raw: raw, meta: uint64(off) | uint64(size)<<40 | uint64(p.Kind)<<48 | uint64(aux)<<56}
