@@ -15,10 +15,13 @@ import "unsafe"
 // bit k of n is set). The packets are the lanes below X = next^64(e): the
 // first offset out of the window (the next window's entry is X-64) or, if
 // X < 64, a stop where the kernel returns. The windows are 64-byte steps
-// apart, so only X depends on the previous window: the windows overlap in
-// the CPU. Each packet then becomes an Item with byte permutations too: its
-// 8 bytes gathered from the window and the next 64 bytes, its size and kind
-// from per-byte tables, its offset B+i.
+// apart from the decoder's offset rounded down, so only X depends on the
+// previous window: the windows overlap in the CPU. Each packet then becomes
+// an Item with byte permutations too: its 8 bytes gathered from the window
+// and the next 64 bytes, its size and kind from per-byte tables, its
+// offset B+i. The Items of a window are written after the next window is
+// computed (software pipelining: the loop that writes them knows their
+// number long before).
 //
 // The kernel takes what the lane step takes: the packets whose size their
 // first byte tells, up to 8 bytes (not a full-IP TIP), a valid TNT-64 and
