@@ -99,7 +99,7 @@ func TestParallelRuns(t *testing.T) {
 				// (Chunks after the damage may all be redone.)
 				bad := corruptAux(t, data, 0x55, 8, 0.4)
 				checkRunWorkersPar(t, bad, lean, false, 2)
-				parRedo = func(pos uint64) bool { return pos%3 == 1 }
+				parRedo = redoEveryOther()
 				checkRunWorkers(t, data, lean, 2)
 				parRedo = func(uint64) bool { return false }
 			}
