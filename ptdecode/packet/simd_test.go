@@ -146,18 +146,9 @@ func TestSIMDStress(t *testing.T) {
 // where the CPU has it), with two settings instead of 32: many more inputs
 // a second for the kernel.
 func FuzzBatchSIMD(f *testing.F) {
-	addSeeds(f)
-	r := rand.New(rand.NewPCG(6, 7))
-	for i := range 4 {
-		f.Add(kernelStream(r, 1500, i%2 == 1))
-	}
-	bg := genTrace(6<<10, 9)
+	mix := batchFuzzSeeds(f, 6)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		at := 0
-		if len(data) > 0 {
-			at = int(data[0]) * 16
-		}
-		mixed := append(append(append([]byte(nil), bg[:at]...), data...), bg[at:]...)
+		mixed := mix(data)
 		for _, o := range []batchOpts{{out: BatchSize}, {out: simdMinOut + 1, sync: true, noBlocks: true}} {
 			compareBatch(t, "data", data, o)
 			compareBatch(t, "mixed", mixed, o)
