@@ -4,9 +4,10 @@ package perfdata
 
 import (
 	"os"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/perfpt/perfpt/internal/mapfile"
 )
 
 // mmapFile maps the whole file read-only.
@@ -21,19 +22,6 @@ func mmapFile(fh *os.File, size int64) ([]byte, func() error, error) {
 	return b, func() error { return unix.Munmap(b) }, nil
 }
 
-// dropMapped gives the whole pages of b, a slice of a file mapping, back to
-// the kernel: they leave the resident set, and reading b afterwards maps
-// them again from the page cache, with the same contents.
-func dropMapped(b []byte) {
-	if len(b) == 0 {
-		return
-	}
-	page := uintptr(os.Getpagesize())
-	start := uintptr(unsafe.Pointer(&b[0]))
-	lo := (start + page - 1) &^ (page - 1)
-	hi := (start + uintptr(len(b))) &^ (page - 1)
-	if hi <= lo {
-		return
-	}
-	_ = unix.Madvise(b[lo-start:hi-start], unix.MADV_DONTNEED)
-}
+// dropMapped gives the whole pages of b, a slice of the file mapping, back
+// to the kernel (mapfile.Drop).
+func dropMapped(b []byte) { mapfile.Drop(b) }

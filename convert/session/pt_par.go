@@ -9,6 +9,7 @@ import (
 	"github.com/perfpt/perfpt/convert/script"
 	"github.com/perfpt/perfpt/convert/session/ptperf"
 	"github.com/perfpt/perfpt/convert/symbol"
+	"github.com/perfpt/perfpt/internal/mapfile"
 )
 
 // Parallel decoding of timeless queues.
@@ -958,7 +959,12 @@ func (p *ptState) dropBehind(q *ptQueue, upto int) {
 		return
 	}
 	for ; q.dropped < upto && q.dropped < len(q.bufs); q.dropped++ {
-		dropPages(q.bufs[q.dropped].mapped)
+		// The parallel decode reads AUX data through the mapping:
+		// the pages of finished chunks would otherwise stay in the
+		// resident set, growing it with the trace. (The sequential
+		// decode reads with pread; the record readers drop what
+		// they pass.)
+		mapfile.Drop(q.bufs[q.dropped].mapped)
 	}
 }
 

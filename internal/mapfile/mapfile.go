@@ -7,6 +7,7 @@ package mapfile
 import (
 	"io"
 	"os"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -36,4 +37,23 @@ func Open(name string) (data []byte, release func(), err error) {
 		return nil, nil, err
 	}
 	return data, func() {}, nil
+}
+
+// Drop gives the whole pages of b, a slice of a file mapping, back to the
+// kernel: they leave the resident set, and reading b afterwards maps them
+// again from the page cache, with the same contents. Long passes over a
+// mapped file call it behind them so that the resident set does not grow
+// with the file.
+func Drop(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	page := uintptr(os.Getpagesize())
+	start := uintptr(unsafe.Pointer(&b[0]))
+	lo := (start + page - 1) &^ (page - 1)
+	hi := (start + uintptr(len(b))) &^ (page - 1)
+	if hi <= lo {
+		return
+	}
+	_ = unix.Madvise(b[lo-start:hi-start], unix.MADV_DONTNEED)
 }
