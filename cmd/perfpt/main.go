@@ -5,7 +5,7 @@
 //
 // With PERFPT_CPUPROFILE=FILE set, perfpt writes a CPU profile of its run to
 // FILE: how default.pgo (the profile-guided optimisation profile of this
-// command) is made, see the Makefile's pgo target.
+// command) is made: see scripts/pgo.sh.
 package main
 
 import (
