@@ -66,10 +66,8 @@ func (p *ptState) parallel() bool {
 	}
 	if p.h.Runs != nil {
 		// Runs alone: the runs are logged by the chunks' decoders and
-		// delivered in order. The cycles of a run (Block.Cycles) are not
-		// in the snapshots: recordings with CYC decode sequentially
-		// unless the runs are lean.
-		if p.instructionsEv != nil || !p.h.LeanRuns && p.s.HasCycles() {
+		// delivered in order.
+		if p.instructionsEv != nil || !p.s.runsInChunks(p.h.LeanRuns) {
 			return false
 		}
 	} else if p.instructionsEv == nil {

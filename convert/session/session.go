@@ -396,8 +396,7 @@ func (s *Session) ParallelDecode(h Handler) bool {
 		return false
 	}
 	if h.Runs != nil {
-		// Runs alone, without CYC cycles unless lean (pt_par.go).
-		return !it.Instructions && (h.LeanRuns || !s.HasCycles())
+		return !it.Instructions && s.runsInChunks(h.LeanRuns)
 	}
 	if !it.Instructions {
 		return false
@@ -407,6 +406,12 @@ func (s *Session) ParallelDecode(h Handler) bool {
 	}
 	return it.Period == 0
 }
+
+// runsInChunks says whether Handler.Runs alone (no samples) can be
+// decoded in chunks: lean runs, or full ones of a recording without CYC
+// packets (a run's cycles depend on the chunk before and are not in the
+// snapshots that prove a chunk equal, pt_par.go).
+func (s *Session) runsInChunks(lean bool) bool { return lean || !s.HasCycles() }
 
 type resolver struct {
 	m      *Machine
