@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/internal/linediff"
 	"github.com/perfpt/perfpt/perfdata"
 	"github.com/perfpt/perfpt/record"
 	"github.com/perfpt/perfpt/record/synth"
@@ -231,12 +232,11 @@ func redoEveryOther() func(uint64) bool {
 	}
 }
 
+// firstDiff describes the first line where a and b differ (linediff),
+// after "; ", or "".
 func firstDiff(a, b []byte) string {
-	la, lb := bytes.Split(a, []byte("\n")), bytes.Split(b, []byte("\n"))
-	for i := 0; i < len(la) && i < len(lb); i++ {
-		if !bytes.Equal(la[i], lb[i]) {
-			return fmt.Sprintf("; line %d:\n got %s\nwant %s", i+1, la[i], lb[i])
-		}
+	if r := linediff.Compare(string(a), string(b)); r.N > 0 {
+		return "; " + r.String("got", "want")
 	}
 	return ""
 }
