@@ -113,8 +113,9 @@ func New(r io.ReaderAt) (*File, error) {
 	return newFile(r, nil, size)
 }
 
-// NewBytes reads a file-mode perf.data held in memory. Record slices
-// (AUXTRACE data, raw sample data) alias b.
+// NewBytes reads a perf.data held in memory: file mode, or a pipe-mode
+// stream saved whole. Record slices (AUXTRACE data, raw sample data) alias
+// b.
 func NewBytes(b []byte) (*File, error) {
 	return newFile(nil, b, int64(len(b)))
 }
