@@ -65,11 +65,19 @@ func buildShared(t testing.TB, name string) string {
 }
 
 // perfFlatInsns counts `perf script --itrace=i0ns -F ip,sym` lines per symbol.
-func perfFlatInsns(t *testing.T, data string) map[string]int64 {
-	out, err := exec.Command("perf", "script", "-i", data, "--itrace=i0ns", "-F", "ip,sym").Output()
+// perfOutput returns what perf prints with args (a test that calls it
+// has checked that perf is installed).
+func perfOutput(t *testing.T, args ...string) []byte {
+	t.Helper()
+	out, err := exec.Command("perf", args...).Output()
 	if err != nil {
-		t.Fatalf("perf script: %v", err)
+		t.Fatalf("perf %s: %v", args[0], err)
 	}
+	return out
+}
+
+func perfFlatInsns(t *testing.T, data string) map[string]int64 {
+	out := perfOutput(t, "script", "-i", data, "--itrace=i0ns", "-F", "ip,sym")
 	m := map[string]int64{}
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
@@ -86,10 +94,7 @@ func perfFlatInsns(t *testing.T, data string) map[string]int64 {
 // perfTakenBranches counts perf's branch samples other than trace begin
 // and end.
 func perfTakenBranches(t *testing.T, data string) int64 {
-	out, err := exec.Command("perf", "script", "-i", data, "--itrace=b", "-F", "ip,addr,flags").Output()
-	if err != nil {
-		t.Fatalf("perf script: %v", err)
-	}
+	out := perfOutput(t, "script", "-i", data, "--itrace=b", "-F", "ip,addr,flags")
 	var n int64
 	for _, l := range strings.Split(string(out), "\n") {
 		if strings.TrimSpace(l) != "" && !strings.Contains(l, "tr strt") && !strings.Contains(l, "tr end") {
@@ -104,11 +109,8 @@ var childrenLine = regexp.MustCompile(`^\s+([0-9.]+)%\s+([0-9.]+)%\s+\S+\s+(\S+)
 // perfChildren returns perf report's Children percentage per symbol, with
 // call chains synthesised from the PT flow (--itrace=i0nsg).
 func perfChildren(t *testing.T, data string) map[string]float64 {
-	out, err := exec.Command("perf", "report", "-i", data, "--itrace=i0nsg", "--stdio", "--children",
-		"--sort", "sym").Output()
-	if err != nil {
-		t.Fatalf("perf report: %v", err)
-	}
+	out := perfOutput(t, "report", "-i", data, "--itrace=i0nsg", "--stdio", "--children",
+		"--sort", "sym")
 	m := map[string]float64{}
 	for _, l := range strings.Split(string(out), "\n") {
 		if s := childrenLine.FindStringSubmatch(l); s != nil {
@@ -413,10 +415,7 @@ func TestPTThreads(t *testing.T) {
 	for _, s := range p.Sample {
 		ours[s.NumLabel["tid"][0]] += s.Value[0]
 	}
-	out, err := exec.Command("perf", "script", "-i", data, "--itrace=i0ns", "-F", "tid").Output()
-	if err != nil {
-		t.Fatalf("perf script: %v", err)
-	}
+	out := perfOutput(t, "script", "-i", data, "--itrace=i0ns", "-F", "tid")
 	want := map[int64]int64{}
 	for _, f := range strings.Fields(string(out)) {
 		tid, _ := strconv.ParseInt(f, 10, 64)
@@ -444,10 +443,7 @@ func TestPTAddressesMatchPerf(t *testing.T) {
 		t.Skip("perf not installed")
 	}
 	data, _ := emulatePT(t, testprog.Path(t, "mix-dyn-O2"))
-	out, err := exec.Command("perf", "script", "-i", data, "--itrace=i0ns", "-F", "ip,dso").Output()
-	if err != nil {
-		t.Fatalf("perf script: %v", err)
-	}
+	out := perfOutput(t, "script", "-i", data, "--itrace=i0ns", "-F", "ip,dso")
 	want := map[uint64]int64{}
 	vdso := 0
 	for _, l := range strings.Split(string(out), "\n") {
