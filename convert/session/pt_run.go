@@ -300,12 +300,24 @@ func (p *ptState) runDecoder(q *ptQueue, timestamp *uint64) bool {
 		}
 		p.sample(q)
 		st := q.dec.Decode()
-		if q.hasPend && (st.Err != 0 || st.Type&ptperf.TypeTraceEnd != 0) {
-			var f uint32
-			if st.Err == 0 {
-				f = script.FlagTraceEnd
+		if q.hasPend {
+			// The pending run is resolved: the trace stopped (or broke
+			// off with an error) after it, or the branch that ended it
+			// went to st.ToIP. The run is delivered before the state's
+			// sample.
+			switch {
+			case st.Err != 0:
+				q.flushPend(0, 0)
+			case st.Type&ptperf.TypeTraceEnd != 0:
+				q.flushPend(0, script.FlagTraceEnd)
+			case st.Type&ptperf.TypeBranch != 0 && st.FromIP == q.pend.End:
+				if p.h.Runs != nil {
+					q.hasPend = false
+					q.resolveRun(st.ToIP, 0)
+				} else {
+					q.flushPend(st.ToIP, 0)
+				}
 			}
-			q.flushPend(0, f)
 		}
 		if st.Err != 0 {
 			if st.Err == ptperf.ErrNoData {
@@ -320,16 +332,6 @@ func (p *ptState) runDecoder(q *ptQueue, timestamp *uint64) bool {
 		q.state = st
 		q.haveSample = true
 		q.sampleFlags()
-		if q.hasPend && st.Type&ptperf.TypeBranch != 0 && st.FromIP == q.pend.End {
-			// The branch that ended the pending run is resolved: deliver
-			// the run before the branch's sample.
-			if p.h.Runs != nil {
-				q.hasPend = false
-				q.resolveRun(st.ToIP, 0)
-			} else {
-				q.flushPend(st.ToIP, 0)
-			}
-		}
 		if !p.timeless && (st.FromIP >= p.kernelStart || st.FromIP == 0) && st.ToIP != 0 && st.ToIP < p.kernelStart {
 			q.timestamp = st.EstTimestamp
 		} else if st.Timestamp > q.timestamp {

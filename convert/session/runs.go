@@ -27,7 +27,9 @@ type Run struct {
 }
 
 // RunTaken is set in Run.Flags when the run's last instruction is a
-// conditional branch that was taken.
+// branch that was taken, as perf's branches samples count them: a
+// conditional branch that jumped, or any other branch that went somewhere
+// (To not 0).
 const RunTaken = 1 << 15
 
 // RunMark is a change of time, or cycles counted, within a RunBatch.
@@ -217,10 +219,11 @@ func (q *ptQueue) resolveRun(to uint64, flags uint32) {
 	rq := &q.rq
 	r := &rq.buf.runs[rq.pendIdx&(blockBatch-1)]
 	r.To = to
-	r.Flags |= uint16(flags)
-	if r.Flags&script.FlagConditional != 0 && to != rq.pendFT && to != 0 {
-		r.Flags |= RunTaken
+	f := r.Flags | uint16(flags)
+	if f&script.FlagBranch != 0 && to != 0 && (to != rq.pendFT || f&script.FlagConditional == 0) {
+		f |= RunTaken
 	}
+	r.Flags = f
 }
 
 // flushRuns hands every queue's batch over (before another callback and

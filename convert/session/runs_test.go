@@ -32,7 +32,7 @@ type threadKey struct{ pid, tid int32 }
 // flowByThread decodes data with --itrace=cre (samples and errors delivered
 // in between) and returns the flow, thread by thread, as lines: through
 // Handler.Block (full and lean lines), or Handler.Runs (lean: LeanRuns),
-// and the number of runs with RunTaken.
+// and the number of conditional runs with RunTaken.
 func flowByThread(t *testing.T, data string, runs, lean bool) (full, leanOut map[threadKey][]string, taken int) {
 	s := openItrace(t, data, "cre", Options{})
 	full, leanOut = map[threadKey][]string{}, map[threadKey][]string{}
@@ -58,7 +58,16 @@ func flowByThread(t *testing.T, data string, runs, lean bool) (full, leanOut map
 				if r.Flags == 0 && to != 0 && to > r.End {
 					to = r.End + 1 // Block's mark of a run continued in the next map
 				}
-				if r.Flags&RunTaken != 0 {
+				// RunTaken: a taken conditional, or another branch
+				// that went somewhere.
+				branch := r.Flags&script.FlagBranch != 0
+				cond := r.Flags&script.FlagConditional != 0
+				switch isTaken := r.Flags&RunTaken != 0; {
+				case isTaken && (!branch || r.To == 0):
+					t.Fatalf("RunTaken on run %x-%x flags %#x to %x", r.Start, r.End, r.Flags, r.To)
+				case !isTaken && branch && !cond && r.To != 0:
+					t.Fatalf("no RunTaken on run %x-%x flags %#x to %x", r.Start, r.End, r.Flags, r.To)
+				case isTaken && cond:
 					taken++
 				}
 				add(threadKey{b.PID, b.TID}, b.CPU, tm, r.Start, r.End, uint64(r.NInsn), uint32(r.Flags&^RunTaken), to, cyc)
