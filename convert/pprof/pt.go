@@ -138,6 +138,8 @@ func (a *ptAgg) runs(rb *session.RunBatch) {
 	}
 	tm := rb.Time
 	runs := rb.Runs
+	// The thread's guess state, kept in registers through the batch.
+	prev, slot, cand := t.prev, t.slot, t.cand
 	for i := range runs {
 		run := &runs[i]
 		if a.timeFilter {
@@ -151,38 +153,41 @@ func (a *ptAgg) runs(rb *session.RunBatch) {
 		// The guess, whose record the previous run loaded, is nearly
 		// always right; else the hash index finds the record and the
 		// guess is learnt.
-		ri := t.cand
+		ri := cand
 		r := &a.recs.recs[ri]
 		if r.start != run.Start || r.end != run.End || r.nc != t.nc {
-			ri = a.lookup(t, run.Start, run.End)
+			ri = a.lookup(t, run.Start, run.End, prev, slot)
 			r = &a.recs.recs[ri]
 		}
 		r.insns += uint64(run.NInsn)
-		// Taken branches only, as perf's branches samples: unconditional
-		// ones that went somewhere and conditional ones taken, computed
-		// without a branch on what the trace decided.
+		// Taken branches only, as perf's branches samples (RunTaken).
 		f := uint32(run.Flags)
-		taken := uint64(f/session.RunTaken) & 1
-		notCond := uint64(f/script.FlagConditional)&1 ^ 1
-		r.branches += uint64(f&script.FlagBranch) & b2u(run.To != 0) & (taken | notCond)
+		taken := uint64(f / session.RunTaken)
+		r.branches += taken
 		// The time advances in MTC steps: most runs have their
 		// predecessor's time, and no cycles.
-		if run.Mark != 0 || tm != t.lastTime || f&script.FlagTraceEnd != 0 {
+		if uint32(run.Mark)|f&script.FlagTraceEnd != 0 || tm != t.lastTime {
 			tm = a.runTime(t, r, rb, run, tm)
 		}
 		// The guess for the next run: after a conditional branch, by
 		// whether it was taken; after a call, return or jump, by whether
 		// the frame changed (a return in folded recursion stays in it,
 		// the return from its outermost call does not).
-		slot := taken
+		slot = taken
 		if stackMoves>>(f&stackFlags)&1 != 0 {
-			cur := t.cur
-			a.move(t, f, run.End, run.To)
-			slot = b2u(t.cur != cur)
+			// A jump within the map of the thread's last jump (most
+			// jumps) stays in the frame: move is not needed.
+			if f&(script.FlagCall|script.FlagReturn) != 0 || !t.inMap(run.End, run.To) {
+				cur := t.cur
+				a.move(t, f, run.End, run.To)
+				slot = b2u(t.cur != cur)
+			} else {
+				slot = 0
+			}
 		}
-		t.prev, t.slot = ri, slot
-		t.cand = r.succ[slot]
+		prev, cand = ri, r.succ[slot]
 	}
+	t.prev, t.slot, t.cand = prev, slot, cand
 }
 
 // runTime accounts for the time and cycles of run (whose record is r):
@@ -210,14 +215,14 @@ func (a *ptAgg) runTime(t *ptThread, r *blockRec, rb *session.RunBatch, run *ses
 
 // lookup finds or makes the record of the run [start, end] under the
 // thread's stack and CPU, and makes it the successor of the thread's
-// previous run.
-func (a *ptAgg) lookup(t *ptThread, start, end uint64) int32 {
+// previous run, prev (0: none), in its slot.
+func (a *ptAgg) lookup(t *ptThread, start, end uint64, prev int32, slot uint64) int32 {
 	ri := a.recs.find(start, end, t.nc)
 	if ri == 0 {
 		ri = a.recs.insert(start, end, t.nc)
 	}
-	if t.prev != 0 {
-		a.recs.recs[t.prev].succ[t.slot] = ri
+	if prev != 0 {
+		a.recs.recs[prev].succ[slot] = ri
 	}
 	return ri
 }
@@ -274,10 +279,15 @@ func (a *ptAgg) move(t *ptThread, f uint32, end, to uint64) {
 	}
 }
 
+// inMap reports whether end and to are in the map whose range t caches.
+func (t *ptThread) inMap(end, to uint64) bool {
+	return end-t.mapLo < t.mapHi-t.mapLo && to-t.mapLo < t.mapHi-t.mapLo
+}
+
 // crossesMaps reports whether thread t jumps from end in one mapping to
 // to in another.
 func (a *ptAgg) crossesMaps(t *ptThread, end, to uint64) bool {
-	if end >= t.mapLo && end < t.mapHi && to >= t.mapLo && to < t.mapHi {
+	if t.inMap(end, to) {
 		return false
 	}
 	th := a.m.FindThread(t.tid)
