@@ -16,7 +16,12 @@
 // Handler.Runs), with the call stack each thread had at the time. A
 // block's record is found through the record that last followed the
 // previous block's branch, taken or not, checked by key, else through a
-// hash index: no map lookup per block. When the trace has timestamps (TSC, MTC) a
+// hash index: no map lookup per block. The runs that need nothing more
+// (the guess holds, no mark, and the stack moves by a known call, a return
+// to a frame on it, or not at all: most of them) go through fastRuns, in
+// assembly on amd64 (aggfast_amd64.s, where the compiler's version kept
+// its state in memory), checked against its Go version by TestFastRuns
+// and FuzzFastRuns. When the trace has timestamps (TSC, MTC) a
 // `time/nanoseconds` value estimates where the time went: each block gets
 // the time from its thread's previous block to it, only while the trace
 // runs (the gaps after a trace stop, in the untraced kernel or switched

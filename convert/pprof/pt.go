@@ -68,6 +68,7 @@ type ptAgg struct {
 	nodes      []callNode
 	cr         *codeReader
 	last       *ptThread // the thread of the previous block
+	fs         fastState // ptAgg.fast's
 	// callerLocs caches each node's caller locations (by node id) while
 	// a profile is built.
 	callerLocs [][]*profile.Location
@@ -138,9 +139,14 @@ func (a *ptAgg) runs(rb *session.RunBatch) {
 	}
 	tm := rb.Time
 	runs := rb.Runs
-	// The thread's guess state, kept in registers through the batch.
-	prev, slot, cand := t.prev, t.slot, t.cand
-	for i := range runs {
+	for i := 0; i < len(runs); i++ {
+		if !a.timeFilter && (tm == t.lastTime || tm == 0) {
+			// Most runs: fastRuns takes them up to one that needs
+			// this loop (whose runTime would change nothing here).
+			if i += a.fast(t, runs[i:]); i == len(runs) {
+				break
+			}
+		}
 		run := &runs[i]
 		if a.timeFilter {
 			if run.Mark != 0 {
@@ -153,10 +159,10 @@ func (a *ptAgg) runs(rb *session.RunBatch) {
 		// The guess, whose record the previous run loaded, is nearly
 		// always right; else the hash index finds the record and the
 		// guess is learnt.
-		ri := cand
+		ri := t.cand
 		r := &a.recs.recs[ri]
 		if r.start != run.Start || r.end != run.End || r.nc != t.nc {
-			ri = a.lookup(t, run.Start, run.End, prev, slot)
+			ri = a.lookup(t, run.Start, run.End)
 			r = &a.recs.recs[ri]
 		}
 		r.insns += uint64(run.NInsn)
@@ -173,21 +179,14 @@ func (a *ptAgg) runs(rb *session.RunBatch) {
 		// whether it was taken; after a call, return or jump, by whether
 		// the frame changed (a return in folded recursion stays in it,
 		// the return from its outermost call does not).
-		slot = taken
+		slot := taken
 		if stackMoves>>(f&stackFlags)&1 != 0 {
-			// A jump within the map of the thread's last jump (most
-			// jumps) stays in the frame: move is not needed.
-			if f&(script.FlagCall|script.FlagReturn) != 0 || !t.inMap(run.End, run.To) {
-				cur := t.cur
-				a.move(t, f, run.End, run.To)
-				slot = b2u(t.cur != cur)
-			} else {
-				slot = 0
-			}
+			cur := t.cur
+			a.move(t, f, run.End, run.To)
+			slot = b2u(t.cur != cur)
 		}
-		prev, cand = ri, r.succ[slot]
+		t.prev, t.slot, t.cand = ri, slot, r.succ[slot]
 	}
-	t.prev, t.slot, t.cand = prev, slot, cand
 }
 
 // runTime accounts for the time and cycles of run (whose record is r):
@@ -215,14 +214,14 @@ func (a *ptAgg) runTime(t *ptThread, r *blockRec, rb *session.RunBatch, run *ses
 
 // lookup finds or makes the record of the run [start, end] under the
 // thread's stack and CPU, and makes it the successor of the thread's
-// previous run, prev (0: none), in its slot.
-func (a *ptAgg) lookup(t *ptThread, start, end uint64, prev int32, slot uint64) int32 {
+// previous run.
+func (a *ptAgg) lookup(t *ptThread, start, end uint64) int32 {
 	ri := a.recs.find(start, end, t.nc)
 	if ri == 0 {
 		ri = a.recs.insert(start, end, t.nc)
 	}
-	if prev != 0 {
-		a.recs.recs[prev].succ[slot] = ri
+	if t.prev != 0 {
+		a.recs.recs[t.prev].succ[t.slot] = ri
 	}
 	return ri
 }

@@ -1,0 +1,23 @@
+package pprof
+
+import (
+	"unsafe"
+
+	"github.com/perfpt/perfpt/convert/session"
+)
+
+// fastRuns is fastRunsGo in assembly (aggfast_amd64.s).
+//
+//go:noescape
+func fastRuns(s *fastState, runs []session.Run) int
+
+// The assembly scales indexes by shifts: a blockRec is 64 bytes, a Run 32
+// and an edge 16 (compile-time checks).
+var (
+	_ [unsafe.Sizeof(blockRec{}) - 64]byte
+	_ [64 - unsafe.Sizeof(blockRec{})]byte
+	_ [runSize - 32]byte
+	_ [32 - runSize]byte
+	_ [unsafe.Sizeof(edge{}) - 16]byte
+	_ [16 - unsafe.Sizeof(edge{})]byte
+)

@@ -1,0 +1,203 @@
+#include "textflag.h"
+#include "go_asm.h"
+
+// fastRuns is fastRunsGo (aggfast.go), run for run: see there for what it
+// does. The compiler keeps that loop's state in memory (it spills and
+// reloads it on every run); here it lives in registers.
+//
+// Registers: DI the fastState, SI the run, R9 the end of the runs, R10
+// and R11 the records and their count, R12 the thread's nc, R13 the
+// guess (cand); AX the record, CX the run's flags, DX the slot; BX and
+// R8 scratch. s.cur, the stack, s.prev and s.slot stay in memory.
+
+// func fastRuns(s *fastState, runs []session.Run) int
+TEXT ·fastRuns(SB), NOSPLIT, $0-40
+	MOVQ    s+0(FP), DI
+	MOVQ    runs_base+8(FP), SI
+	MOVQ    runs_len+16(FP), R9
+	SHLQ    $5, R9              // const_runSize
+	ADDQ    SI, R9
+	MOVQ    (fastState_recs+0)(DI), R10
+	MOVQ    (fastState_recs+8)(DI), R11
+	MOVQ    fastState_nc(DI), R12
+	MOVLQSX fastState_cand(DI), R13
+
+loop:
+	CMPQ    SI, R9
+	JAE     done
+	CMPQ    R13, R11            // the guess is a record (unsigned: cand >= 0)
+	JAE     done
+	MOVQ    R13, AX
+	SHLQ    $6, AX              // blockRec__size
+	ADDQ    R10, AX
+	MOVQ    const_runStart(SI), BX
+	CMPQ    BX, blockRec_start(AX)
+	JNE     done
+	MOVQ    const_runEnd(SI), BX
+	CMPQ    BX, blockRec_end(AX)
+	JNE     done
+	CMPQ    R12, blockRec_nc(AX)
+	JNE     done
+	MOVWLZX const_runFlags(SI), CX
+	MOVWLZX const_runMark(SI), BX
+	TESTL   BX, BX
+	JNZ     done
+	TESTL   $const_fTraceEnd, CX
+	JNZ     done
+	MOVL    CX, BX
+	ANDL    $const_stackFlags, BX
+	MOVL    $const_stackMoves, R8
+	BTL     BX, R8
+	JCS     move
+	MOVL    CX, DX
+	SHRL    $const_fTakenBit, DX // the slot: taken
+
+count:
+	// The run is taken: AX its record, CX its flags, DX the slot.
+	MOVL    const_runNInsn(SI), BX
+	ADDQ    BX, blockRec_insns(AX)
+	SHRL    $const_fTakenBit, CX
+	ADDQ    CX, blockRec_branches(AX)
+	MOVL    R13, fastState_prev(DI)
+	MOVQ    DX, fastState_slot(DI)
+	MOVLQSX blockRec_succ(AX)(DX*4), R13
+	ADDQ    $const_runSize, SI
+	JMP     loop
+
+move:
+	// The stack may move (move's cases, in its order).
+	TESTL   $const_fNoMove, CX
+	JNZ     same
+	TESTL   $const_fCall, CX
+	JNZ     call
+	TESTL   $const_fReturn, CX
+	JNZ     ret
+
+	// A jump (the only other kind that moves): one within the map of the
+	// thread's last jump, or to nowhere, stays in the frame.
+	MOVQ    const_runTo(SI), BX
+	TESTQ   BX, BX
+	JZ      same
+	SUBQ    fastState_lo(DI), BX
+	CMPQ    BX, fastState_span(DI)
+	JAE     done
+	MOVQ    const_runEnd(SI), BX
+	SUBQ    fastState_lo(DI), BX
+	CMPQ    BX, fastState_span(DI)
+	JAE     done
+
+same:
+	XORL    DX, DX
+	JMP     count
+
+call:
+	// The node of the call from End in frame cur (the edge index), pushed
+	// if the stack has room. R8 the hash, then the edge; BX scratch.
+	MOVQ    (fastState_stack+8)(DI), BX
+	CMPQ    BX, $const_maxDepth
+	JGE     done
+	CMPQ    BX, (fastState_stack+16)(DI)
+	JEQ     done
+	MOVLQSX fastState_cur(DI), R8
+	MOVQ    $const_hashMul1, BX
+	IMULQ   BX, R8
+	XORQ    const_runEnd(SI), R8
+	MOVQ    $const_hashMul2, BX
+	IMULQ   BX, R8
+	MOVQ    CX, DX              // keep the flags
+	MOVQ    fastState_eshift(DI), CX
+	SHRQ    CX, R8
+	MOVQ    DX, CX
+
+probe:
+	MOVQ    R8, BX
+	SHLQ    $4, BX              // edge__size
+	ADDQ    (fastState_edges+0)(DI), BX
+	MOVQ    edge_site(BX), DX
+	CMPQ    DX, const_runEnd(SI)
+	JNE     next
+	MOVL    edge_from(BX), DX
+	DECL    DX
+	CMPL    DX, fastState_cur(DI)
+	JEQ     found
+	INCL    DX
+
+next:
+	MOVL    edge_from(BX), DX
+	TESTL   DX, DX
+	JZ      done                // not in the index: runs' loop folds it
+	INCQ    R8
+	MOVQ    (fastState_edges+8)(DI), DX
+	DECQ    DX
+	ANDQ    DX, R8
+	JMP     probe
+
+found:
+	// Push the node (BX's edge's to) and enter it.
+	MOVLQSX edge_to(BX), R8
+	MOVQ    (fastState_stack+8)(DI), BX
+	MOVQ    (fastState_stack+0)(DI), DX
+	MOVL    R8, (DX)(BX*4)
+	INCQ    BX
+	MOVQ    BX, (fastState_stack+8)(DI)
+	JMP     enter
+
+ret:
+	// The innermost frame whose call returns to To (move's test); not
+	// found, or calls beyond the depth: runs' loop.
+	CMPL    fastState_overflow(DI), $0
+	JNE     done
+	MOVQ    (fastState_stack+8)(DI), BX
+
+search:
+	DECQ    BX
+	JS      done
+	MOVQ    (fastState_stack+0)(DI), DX
+	MOVLQSX (DX)(BX*4), R8
+	CMPQ    R8, (fastState_nodes+8)(DI)
+	JAE     done
+	IMULQ   $callNode__size, R8
+	ADDQ    (fastState_nodes+0)(DI), R8
+	MOVQ    callNode_ret(R8), DX
+	CMPQ    DX, const_runTo(SI)
+	JEQ     popped
+	TESTQ   DX, DX
+	JNZ     search
+	MOVQ    const_runTo(SI), DX
+	SUBQ    callNode_site(R8), DX
+	JBE     search              // To <= site
+	CMPQ    DX, $const_maxCallLen
+	JA      search
+
+popped:
+	// The frame at BX returned: its node (R8) learns the return address
+	// and the stack ends below it; the new top or the root is entered.
+	MOVQ    const_runTo(SI), DX
+	MOVQ    DX, callNode_ret(R8)
+	MOVQ    BX, (fastState_stack+8)(DI)
+	MOVLQSX fastState_root(DI), R8
+	TESTQ   BX, BX
+	JZ      enter
+	MOVQ    (fastState_stack+0)(DI), DX
+	MOVLQSX -4(DX)(BX*4), R8
+
+enter:
+	// R8 the frame after the run: the slot says whether it changed.
+	XORL    DX, DX
+	CMPL    R8, fastState_cur(DI)
+	JEQ     count
+	MOVL    $1, DX
+	MOVL    R8, fastState_cur(DI)
+	LEAQ    1(R8), R12          // nc: node+1 << 32 | cpu
+	SHLQ    $32, R12
+	MOVL    fastState_cpu(DI), BX
+	ORQ     BX, R12
+	JMP     count
+
+done:
+	MOVQ    R12, fastState_nc(DI)
+	MOVL    R13, fastState_cand(DI)
+	SUBQ    runs_base+8(FP), SI
+	SHRQ    $5, SI
+	MOVQ    SI, ret+32(FP)
+	RET

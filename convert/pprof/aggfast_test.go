@@ -1,0 +1,174 @@
+package pprof
+
+import (
+	"encoding/binary"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/session"
+)
+
+// fastCase is a random fastState and runs for fastRuns: a few block
+// ranges shared by many records, so that the guesses often hold and runs
+// go on; calls through a real edge index; returns to frames on the stack
+// or not; jumps in and out of the cached map; marks and trace stops.
+type fastCase struct {
+	s    fastState
+	runs []session.Run
+}
+
+func newFastCase(seed uint64) *fastCase {
+	rng := rand.New(rand.NewPCG(seed, seed^0x5eed))
+	c := &fastCase{}
+	s := &c.s
+	nNodes := 1 + rng.IntN(3)
+	for i := range nNodes {
+		n := callNode{parent: int32(i) - 1, site: 0x1000 + uint64(rng.IntN(8))*0x10}
+		if rng.IntN(2) == 0 {
+			n.ret = n.site + 5
+		}
+		s.nodes = append(s.nodes, n)
+	}
+	// A small index, so that probes collide.
+	edges := edgeTable{slots: make([]edge, 4), shift: 62}
+	for range rng.IntN(24) {
+		from, site := int32(rng.IntN(nNodes)), 0x1000+uint64(rng.IntN(8))*0x10+4
+		if edges.find(from, site) < 0 {
+			edges.insert(from, site, int32(rng.IntN(nNodes)))
+		}
+	}
+	s.edges, s.eshift = edges.slots, uint64(edges.shift)
+	ranges := [][2]uint64{{0x1000, 0x1004}, {0x1010, 0x1014}, {0x1020, 0x1024}, {0x1030, 0x1034}}[:1+rng.IntN(4)]
+	s.cpu = int32(rng.IntN(3)) - 1
+	s.recs = make([]blockRec, 1+rng.IntN(16))
+	for i := 1; i < len(s.recs); i++ {
+		rg := ranges[rng.IntN(len(ranges))]
+		s.recs[i] = blockRec{start: rg[0], end: rg[1], nc: nodeCPU(int32(rng.IntN(nNodes)), s.cpu),
+			insns: uint64(rng.IntN(100)), succ: [2]int32{int32(rng.IntN(len(s.recs))), int32(rng.IntN(len(s.recs)))}}
+	}
+	depth := rng.IntN(5)
+	s.stack = make([]int32, depth, depth+rng.IntN(3))
+	for i := range s.stack {
+		s.stack[i] = int32(rng.IntN(nNodes))
+	}
+	s.root = int32(rng.IntN(nNodes))
+	s.cur = s.root
+	if depth > 0 {
+		s.cur = s.stack[depth-1]
+	}
+	s.nc = nodeCPU(s.cur, s.cpu)
+	s.lo, s.span = 0x1000, uint64(rng.IntN(0x40))
+	s.cand = int32(rng.IntN(len(s.recs)))
+	s.prev, s.slot = int32(rng.IntN(len(s.recs))), uint64(rng.IntN(2))
+	if rng.IntN(8) == 0 {
+		s.overflow = 1
+	}
+	kinds := []uint16{
+		script.FlagBranch | script.FlagConditional, script.FlagBranch | script.FlagConditional | session.RunTaken,
+		script.FlagBranch | script.FlagCall | session.RunTaken, script.FlagBranch | script.FlagReturn | session.RunTaken,
+		script.FlagBranch | session.RunTaken, script.FlagBranch, 0,
+		script.FlagBranch | script.FlagSyscallRet | session.RunTaken, script.FlagBranch | script.FlagAsync | script.FlagInterrupt,
+		script.FlagBranch | script.FlagTraceEnd, script.FlagBranch | script.FlagCall | script.FlagTraceBegin,
+	}
+	// Most runs are made to match the guess the state will have then
+	// (simulated with fastRunsGo), until one is not taken.
+	sim := c.clone()
+	for range 1 + rng.IntN(64) {
+		rg := ranges[rng.IntN(len(ranges))]
+		if sim != nil && rng.IntN(8) != 0 && int(sim.s.cand) < len(sim.s.recs) {
+			r := &sim.s.recs[sim.s.cand]
+			rg = [2]uint64{r.start, r.end}
+			if rng.IntN(4) != 0 {
+				// The guess's stack too (what runs before saw of
+				// this record may differ: no matter).
+				r.nc = sim.s.nc
+				c.s.recs[sim.s.cand].nc = sim.s.nc
+			}
+		}
+		r := session.Run{Start: rg[0], End: rg[1], NInsn: uint32(1 + rng.IntN(9)), Flags: kinds[rng.IntN(len(kinds))]}
+		switch rng.IntN(4) {
+		case 0:
+			r.To = 0
+		case 1:
+			r.To = 0x1000 + uint64(rng.IntN(8))*0x10 + 5 // a return address
+		default:
+			r.To = 0x1000 + uint64(rng.IntN(0x60))
+		}
+		if rng.IntN(32) == 0 {
+			r.Mark = 1
+		}
+		c.runs = append(c.runs, r)
+		if sim != nil && fastRunsGo(&sim.s, c.runs[len(c.runs)-1:]) == 0 {
+			sim = nil
+		}
+	}
+	return c
+}
+
+// clone copies everything fastRuns writes.
+func (c *fastCase) clone() *fastCase {
+	d := &fastCase{s: c.s, runs: c.runs}
+	d.s.recs = slices.Clone(c.s.recs)
+	d.s.nodes = slices.Clone(c.s.nodes)
+	d.s.stack = slices.Grow(slices.Clone(c.s.stack), cap(c.s.stack)-len(c.s.stack))
+	d.s.stack = d.s.stack[:len(c.s.stack):cap(c.s.stack)]
+	return d
+}
+
+// checkFastRuns fails unless fastRuns (the assembly, where there is one)
+// does what fastRunsGo does on case c: the runs taken, and the state,
+// records, nodes and stack after.
+func checkFastRuns(t *testing.T, c *fastCase) int {
+	t.Helper()
+	want, got := c.clone(), c.clone()
+	nw := fastRunsGo(&want.s, want.runs)
+	ng := fastRuns(&got.s, got.runs)
+	if ng != nw {
+		t.Fatalf("fastRuns took %d runs, fastRunsGo %d", ng, nw)
+	}
+	// The stacks' arrays (beyond their lengths too, where a push wrote).
+	ws, gs := want.s.stack[:cap(want.s.stack)], got.s.stack[:cap(got.s.stack)]
+	if !slices.Equal(ws, gs) || len(want.s.stack) != len(got.s.stack) {
+		t.Fatalf("stack %v (len %d), want %v (len %d)", gs, len(got.s.stack), ws, len(want.s.stack))
+	}
+	want.s.stack, got.s.stack = nil, nil
+	if !reflect.DeepEqual(want.s, got.s) {
+		t.Fatalf("state after %d runs:\n got  %+v\n want %+v", ng, got.s, want.s)
+	}
+	return nw
+}
+
+// TestFastRuns compares fastRuns with fastRunsGo on random cases.
+func TestFastRuns(t *testing.T) {
+	taken, moved := 0, 0
+	for seed := range uint64(20000) {
+		c := newFastCase(seed)
+		n := checkFastRuns(t, c)
+		taken += n
+		for _, r := range c.runs[:n] {
+			if r.Flags&(script.FlagCall|script.FlagReturn) != 0 {
+				moved++
+			}
+		}
+	}
+	if taken < 20000 || moved < 2000 {
+		t.Errorf("too easy: %d runs taken, %d calls and returns", taken, moved)
+	}
+	t.Logf("%d runs taken, %d calls and returns", taken, moved)
+}
+
+// FuzzFastRuns is TestFastRuns's comparison on cases made from the
+// fuzzer's seeds.
+func FuzzFastRuns(f *testing.F) {
+	for i := range uint64(8) {
+		f.Add(binary.LittleEndian.AppendUint64(nil, i*0x9e3779b97f4a7c15))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var seed [8]byte
+		copy(seed[:], b)
+		checkFastRuns(t, newFastCase(binary.LittleEndian.Uint64(seed[:])))
+	})
+}
