@@ -246,7 +246,7 @@ func (p *ptState) setPidTidCPU(q *ptQueue) {
 			q.cpu = -1
 		}
 	}
-	q.rq.ok = false // Runs: check the batch's thread
+	q.rq.lim = 0 // Runs: check the batch's thread
 }
 
 // sampleFlags mirrors intel_pt_sample_flags.

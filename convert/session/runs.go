@@ -58,10 +58,13 @@ type runQueue struct {
 	pendIdx int    // the unresolved last run (q.hasPend)
 	pendFT  uint64 // its fall-through address (taken or not)
 	dirty   bool   // in ptState.runQs
-	// ok: the batch has room and is for the queue's thread (cleared
-	// where the queue's thread may change: setPidTidCPU)
-	ok   bool
+	// lim is blockBatch while the batch is for the queue's thread, else
+	// 0 (where the queue's thread may change: setPidTidCPU): runs go
+	// straight in while n < lim, else through emitRun's checks.
+	lim  int
 	lean bool // Handler.LeanRuns
+	// tsFree: a run's time needs no mark (LeanRuns, or no timestamps)
+	tsFree bool
 }
 
 type runBuf struct {
@@ -78,12 +81,12 @@ type runBuf struct {
 func (q *ptQueue) emitRun(ts, cyc, start, last, n uint64, flags uint16, length uint64, pend bool) {
 	p := q.pt
 	rq := &q.rq
-	if !rq.ok || rq.n == blockBatch {
+	if rq.n >= rq.lim {
 		b := &rq.b
 		if rq.n == blockBatch || rq.n == 0 || b.TID != q.tid || b.PID != q.pid || b.CPU != q.cpu {
 			q.newRunBatch()
 		}
-		rq.ok = true
+		rq.lim = blockBatch
 	}
 	r := q.appendRun(start, last, n, flags, length, pend)
 	if rq.lean {
@@ -106,7 +109,7 @@ func (q *ptQueue) emitRun(ts, cyc, start, last, n uint64, flags uint16, length u
 // queue's through emitBlock.
 func (q *ptQueue) runFits() bool {
 	rq := &q.rq
-	return rq.ok && rq.n < blockBatch && (rq.lean || (q.timestamp == rq.ts || q.pt.timeless) && !q.dec.CyclesPending())
+	return rq.n < rq.lim && (q.timestamp == rq.ts || rq.tsFree) && (!q.dec.CyclesPending() || rq.lean)
 }
 
 // appendRun writes a run without a mark at the end of q's batch, which
@@ -159,6 +162,7 @@ func (q *ptQueue) newRunBatch() {
 	} else {
 		rq.lean = p.h.LeanRuns
 	}
+	rq.tsFree = rq.lean || p.timeless
 	bf := rq.buf
 	if rq.n > 0 && (b.TID != q.tid || b.PID != q.pid || b.CPU != q.cpu) && q.hasPend {
 		// The thread changed: the pending run's successor is unknown.
@@ -206,7 +210,7 @@ func (q *ptQueue) newRunBatch() {
 		rq.ts = q.timestamp
 	}
 	b.PID, b.TID, b.CPU = q.pid, q.tid, q.cpu
-	rq.ok = true
+	rq.lim = blockBatch
 	if !rq.dirty && j == nil {
 		rq.dirty = true
 		p.runQs = append(p.runQs, q)
@@ -241,7 +245,7 @@ func (p *ptState) flushRuns() {
 			q.rq.dirty = true
 			p.runQs = append(p.runQs, q)
 		default:
-			q.rq.ok = false // the next run registers the queue again
+			q.rq.lim = 0 // the next run registers the queue again
 		}
 	}
 	p.runQsSpare = qs[:0]
