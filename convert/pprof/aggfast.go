@@ -8,15 +8,18 @@ import (
 )
 
 // fastState is what the fast loop (fastRuns) reads and updates of the
-// aggregation and of one thread: the tables it reads (records, call-tree
-// nodes, the edge index), the thread's stack, which it moves within its
-// capacity, and the guess state. ptAgg.fast fills it from the thread and
-// writes it back.
+// aggregation and of one thread: the tables it reads (records and their
+// index, call-tree nodes, the edge index), the records' counts and
+// successors, the thread's stack, which it moves within its capacity, and
+// the guess state. ptAgg.fast fills it from the thread and writes it
+// back.
 type fastState struct {
 	recs   []blockRec
+	rslots []int32 // recTable.slots
 	nodes  []callNode
 	edges  []edge // edgeTable.slots
 	stack  []int32
+	rshift uint64 // recTable.shift
 	eshift uint64 // edgeTable.shift
 	// lo and span (hi - lo) are the map range of the thread's last jump
 	// (ptThread.mapLo, mapHi).
@@ -53,16 +56,14 @@ const (
 	fNoMove    = script.FlagSyscallRet | script.FlagInterrupt | script.FlagAsync | script.FlagTraceBegin
 	fTakenBit  = 15 // session.RunTaken
 	fStackMask = stackFlags
-	hashMul1   = 0x9e3779b97f4a7c15 // recHash
-	hashMul2   = 0xbf58476d1ce4e5b9
 )
 
 // fast runs fastRuns on t from runs[0] on and returns how many runs it
 // took.
 func (a *ptAgg) fast(t *ptThread, runs []session.Run) int {
 	s := &a.fs
-	s.recs, s.nodes, s.edges, s.stack = a.recs.recs, a.nodes, a.edges.slots, t.stack
-	s.eshift = uint64(a.edges.shift)
+	s.recs, s.rslots, s.nodes, s.edges, s.stack = a.recs.recs, a.recs.slots, a.nodes, a.edges.slots, t.stack
+	s.rshift, s.eshift = uint64(a.recs.shift), uint64(a.edges.shift)
 	s.lo, s.span = t.mapLo, t.mapHi-t.mapLo
 	s.nc, s.slot = t.nc, t.slot
 	s.root, s.cpu, s.cur, s.prev, s.cand = t.root, t.cpu, t.cur, t.prev, t.cand
@@ -74,22 +75,31 @@ func (a *ptAgg) fast(t *ptThread, runs []session.Run) int {
 }
 
 // fastRunsGo is what runs' loop does for a run, for as many runs as need
-// nothing else: the guess is the run's record, the run has no mark and
-// no trace stop after it, and the stack moves, if at all, by a call whose
+// nothing else: the run's record exists (the guess, else found in the
+// index, and then learnt as lookup does), the run has no mark and no
+// trace stop after it, and the stack moves, if at all, by a call whose
 // node is in the edge index and that the stack has room for, by a return
 // to a frame on the stack, or not (a jump within the map of the thread's
-// last jump). It returns the number of runs taken; the next is left as
-// it was. fastRuns is this in assembly where there is one.
+// last jump). It returns the number of runs taken; the next is left as it
+// was, but that its record may be found and learnt (the guess is then
+// right for runs' loop). fastRuns is this in assembly where there is one.
 func fastRunsGo(s *fastState, runs []session.Run) int {
 	i := 0
 	for ; i < len(runs); i++ {
 		run := &runs[i]
-		if uint64(s.cand) >= uint64(len(s.recs)) {
-			break
+		if c := s.cand; uint64(c) >= uint64(len(s.recs)) || s.recs[c].start != run.Start || s.recs[c].end != run.End || s.recs[c].nc != s.nc {
+			ri := recFind(s.recs, s.rslots, s.rshift, run.Start, run.End, s.nc)
+			if ri == 0 {
+				break // a new record: runs' loop inserts it
+			}
+			if s.prev != 0 {
+				s.recs[s.prev].succ[s.slot] = ri
+			}
+			s.cand = ri
 		}
 		r := &s.recs[s.cand]
 		f := uint32(run.Flags)
-		if r.start != run.Start || r.end != run.End || r.nc != s.nc || uint32(run.Mark)|f&fTraceEnd != 0 {
+		if uint32(run.Mark)|f&fTraceEnd != 0 {
 			break
 		}
 		taken := uint64(f >> fTakenBit)
@@ -146,18 +156,4 @@ func fastRunsGo(s *fastState, runs []session.Run) int {
 		s.prev, s.slot, s.cand = s.cand, slot, r.succ[slot]
 	}
 	return i
-}
-
-// edgeFind is edgeTable.find on the table's slots and shift.
-func edgeFind(slots []edge, shift uint64, from int32, site uint64) int32 {
-	mask := uint64(len(slots) - 1)
-	for i := recHash(site, uint64(from), uint8(shift)); ; i = (i + 1) & mask {
-		e := &slots[i]
-		if e.site == site && e.from == from+1 {
-			return e.to
-		}
-		if e.from == 0 {
-			return -1
-		}
-	}
 }

@@ -6,9 +6,9 @@
 // reloads it on every run); here it lives in registers.
 //
 // Registers: DI the fastState, SI the run, R9 the end of the runs, R10
-// and R11 the records and their count, R12 the thread's nc, R13 the
-// guess (cand); AX the record, CX the run's flags, DX the slot; BX and
-// R8 scratch. s.cur, the stack, s.prev and s.slot stay in memory.
+// the records, R11 stackMoves, R12 the thread's nc, R13 the guess (cand);
+// AX the record, CX the run's flags, DX the slot; BX and R8 scratch.
+// s.cur, the stack, s.prev and s.slot stay in memory.
 
 // func fastRuns(s *fastState, runs []session.Run) int
 TEXT ·fastRuns(SB), NOSPLIT, $0-40
@@ -18,36 +18,35 @@ TEXT ·fastRuns(SB), NOSPLIT, $0-40
 	SHLQ    $5, R9              // const_runSize
 	ADDQ    SI, R9
 	MOVQ    (fastState_recs+0)(DI), R10
-	MOVQ    (fastState_recs+8)(DI), R11
+	MOVL    $const_stackMoves, R11
 	MOVQ    fastState_nc(DI), R12
 	MOVLQSX fastState_cand(DI), R13
 
 loop:
 	CMPQ    SI, R9
 	JAE     done
-	CMPQ    R13, R11            // the guess is a record (unsigned: cand >= 0)
-	JAE     done
+	CMPQ    R13, (fastState_recs+8)(DI) // unsigned: a bad guess misses
+	JAE     miss
 	MOVQ    R13, AX
 	SHLQ    $6, AX              // blockRec__size
 	ADDQ    R10, AX
 	MOVQ    const_runStart(SI), BX
 	CMPQ    BX, blockRec_start(AX)
-	JNE     done
+	JNE     miss
 	MOVQ    const_runEnd(SI), BX
 	CMPQ    BX, blockRec_end(AX)
-	JNE     done
+	JNE     miss
 	CMPQ    R12, blockRec_nc(AX)
-	JNE     done
-	MOVWLZX const_runFlags(SI), CX
-	MOVWLZX const_runMark(SI), BX
-	TESTL   BX, BX
-	JNZ     done
-	TESTL   $const_fTraceEnd, CX
+	JNE     miss
+
+hit:
+	// Flags and Mark in one load: no mark, no trace stop.
+	MOVL    const_runFlags(SI), CX
+	TESTL   $(0xffff0000|const_fTraceEnd), CX
 	JNZ     done
 	MOVL    CX, BX
 	ANDL    $const_stackFlags, BX
-	MOVL    $const_stackMoves, R8
-	BTL     BX, R8
+	BTL     BX, R11
 	JCS     move
 	MOVL    CX, DX
 	SHRL    $const_fTakenBit, DX // the slot: taken
@@ -193,6 +192,61 @@ enter:
 	MOVL    fastState_cpu(DI), BX
 	ORQ     BX, R12
 	JMP     count
+
+miss:
+	// The guess is wrong: the record from the index (recFind), learnt
+	// as the successor of the thread's previous run (lookup); a new
+	// one is runs' loop's to insert. R8 the slot index, DX its mask,
+	// CX the record's index, AX the record.
+	MOVQ    R12, R8
+	MOVQ    $const_hashMul1, BX
+	IMULQ   BX, R8
+	XORQ    const_runStart(SI), R8
+	MOVQ    $const_hashMul2, BX
+	IMULQ   BX, R8
+	MOVQ    fastState_rshift(DI), CX
+	SHRQ    CX, R8
+	MOVQ    (fastState_rslots+8)(DI), DX
+	DECQ    DX
+
+rprobe:
+	MOVQ    (fastState_rslots+0)(DI), BX
+	MOVLQSX (BX)(R8*4), CX
+	TESTQ   CX, CX
+	JZ      done
+	CMPQ    CX, (fastState_recs+8)(DI)
+	JAE     done
+	MOVQ    CX, AX
+	SHLQ    $6, AX
+	ADDQ    R10, AX
+	MOVQ    const_runStart(SI), BX
+	CMPQ    BX, blockRec_start(AX)
+	JNE     rnext
+	CMPQ    R12, blockRec_nc(AX)
+	JNE     rnext
+	MOVQ    const_runEnd(SI), BX
+	CMPQ    BX, blockRec_end(AX)
+	JEQ     rfound
+
+rnext:
+	INCQ    R8
+	ANDQ    DX, R8
+	JMP     rprobe
+
+rfound:
+	MOVLQSX fastState_prev(DI), BX
+	TESTQ   BX, BX
+	JZ      rguess
+	CMPQ    BX, (fastState_recs+8)(DI)
+	JAE     rguess
+	SHLQ    $6, BX
+	ADDQ    R10, BX
+	MOVQ    fastState_slot(DI), DX
+	MOVL    CX, blockRec_succ(BX)(DX*4)
+
+rguess:
+	MOVQ    CX, R13
+	JMP     hit
 
 done:
 	MOVQ    R12, fastState_nc(DI)

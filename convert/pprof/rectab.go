@@ -23,6 +23,12 @@ func (r *blockRec) cpu() int32  { return int32(uint32(r.nc)) }
 // nodeCPU packs a call-tree node and a CPU (-1: unknown) into a key.
 func nodeCPU(node, cpu int32) uint64 { return uint64(node+1)<<32 | uint64(uint32(cpu)) }
 
+// The multipliers of recHash (also the assembly's).
+const (
+	hashMul1 = 0x9e3779b97f4a7c15
+	hashMul2 = 0xbf58476d1ce4e5b9
+)
+
 // recTable holds the block records, keyed by (start, end, nc): the records
 // themselves, dense (index 0 unused), and an open-addressed hash index of
 // them (linear probing, at most half full), used only when the successor
@@ -39,21 +45,40 @@ func newRecTable() recTable {
 }
 
 func recHash(start, nc uint64, shift uint8) uint64 {
-	return ((start ^ nc*0x9e3779b97f4a7c15) * 0xbf58476d1ce4e5b9) >> shift
+	return ((start ^ nc*hashMul1) * hashMul2) >> shift
+}
+
+// recFind is recTable.find on the table's records, slots and shift.
+func recFind(recs []blockRec, slots []int32, shift uint64, start, end, nc uint64) int32 {
+	mask := uint64(len(slots) - 1)
+	for i := recHash(start, nc, uint8(shift)); ; i = (i + 1) & mask {
+		ri := slots[i]
+		if ri == 0 {
+			return 0
+		}
+		if r := &recs[ri]; r.start == start && r.nc == nc && r.end == end {
+			return ri
+		}
+	}
+}
+
+// edgeFind is edgeTable.find on the table's slots and shift.
+func edgeFind(slots []edge, shift uint64, from int32, site uint64) int32 {
+	mask := uint64(len(slots) - 1)
+	for i := recHash(site, uint64(from), uint8(shift)); ; i = (i + 1) & mask {
+		e := &slots[i]
+		if e.site == site && e.from == from+1 {
+			return e.to
+		}
+		if e.from == 0 {
+			return -1
+		}
+	}
 }
 
 // find returns the index of the record of (start, end, nc), or 0.
 func (t *recTable) find(start, end, nc uint64) int32 {
-	mask := uint64(len(t.slots) - 1)
-	for i := recHash(start, nc, t.shift); ; i = (i + 1) & mask {
-		ri := t.slots[i]
-		if ri == 0 {
-			return 0
-		}
-		if r := &t.recs[ri]; r.start == start && r.nc == nc && r.end == end {
-			return ri
-		}
-	}
+	return recFind(t.recs, t.slots, uint64(t.shift), start, end, nc)
 }
 
 // insert adds a record of (start, end, nc), which is not in the table,
@@ -103,16 +128,7 @@ func newEdgeTable() edgeTable {
 
 // find returns the node entered by a call from site in node from, or -1.
 func (t *edgeTable) find(from int32, site uint64) int32 {
-	mask := uint64(len(t.slots) - 1)
-	for i := recHash(site, uint64(from), t.shift); ; i = (i + 1) & mask {
-		e := &t.slots[i]
-		if e.site == site && e.from == from+1 {
-			return e.to
-		}
-		if e.from == 0 {
-			return -1
-		}
-	}
+	return edgeFind(t.slots, uint64(t.shift), from, site)
 }
 
 func (t *edgeTable) insert(from int32, site uint64, to int32) {
