@@ -19,13 +19,17 @@ type fastState struct {
 	nodes  []callNode
 	edges  []edge // edgeTable.slots
 	stack  []int32
-	rshift uint64 // recTable.shift
+	marks  []session.RunMark // the batch's
+	rshift uint64            // recTable.shift
 	eshift uint64 // edgeTable.shift
 	// lo and span (hi - lo) are the map range of the thread's last jump
 	// (ptThread.mapLo, mapHi).
 	lo, span uint64
 	nc       uint64
 	slot     uint64
+	// tm is the time of the batch's runs so far, last the thread's
+	// lastTime (runs' and runTime's).
+	tm, last uint64
 	root     int32
 	cpu      int32
 	cur      int32
@@ -34,7 +38,7 @@ type fastState struct {
 	overflow int32 // 1: the thread has calls beyond maxDepth
 }
 
-// Offsets in session.Run, for the assembly (go_asm.h has only this
+// Offsets in session.Run and RunMark, for the assembly (go_asm.h has only this
 // package's types).
 const (
 	runStart = unsafe.Offsetof(session.Run{}.Start)
@@ -44,6 +48,10 @@ const (
 	runFlags = unsafe.Offsetof(session.Run{}.Flags)
 	runMark  = unsafe.Offsetof(session.Run{}.Mark)
 	runSize  = unsafe.Sizeof(session.Run{})
+
+	markTime   = unsafe.Offsetof(session.RunMark{}.Time)
+	markCycles = unsafe.Offsetof(session.RunMark{}.Cycles)
+	markSize   = unsafe.Sizeof(session.RunMark{})
 )
 
 // The flags fastRuns tests.
@@ -53,14 +61,14 @@ const (
 	fReturn    = script.FlagReturn
 	fCond      = script.FlagConditional
 	fTraceEnd  = script.FlagTraceEnd
-	fNoMove    = script.FlagSyscallRet | script.FlagInterrupt | script.FlagAsync | script.FlagTraceBegin
+	fNoMove    = script.FlagSyscallRet | script.FlagInterrupt | script.FlagAsync | script.FlagTraceBegin | script.FlagTraceEnd
 	fTakenBit  = 15 // session.RunTaken
 	fStackMask = stackFlags
 )
 
-// fast runs fastRuns on t from runs[0] on and returns how many runs it
-// took.
-func (a *ptAgg) fast(t *ptThread, runs []session.Run) int {
+// fast runs fastRuns on t from runs[0] on, at time tm, with the batch's
+// marks, and returns how many runs it took and the time after them.
+func (a *ptAgg) fast(t *ptThread, runs []session.Run, marks []session.RunMark, tm uint64) (int, uint64) {
 	s := &a.fs
 	s.recs, s.rslots, s.nodes, s.edges, s.stack = a.recs.recs, a.recs.slots, a.nodes, a.edges.slots, t.stack
 	s.rshift, s.eshift = uint64(a.recs.shift), uint64(a.edges.shift)
@@ -68,21 +76,25 @@ func (a *ptAgg) fast(t *ptThread, runs []session.Run) int {
 	s.nc, s.slot = t.nc, t.slot
 	s.root, s.cpu, s.cur, s.prev, s.cand = t.root, t.cpu, t.cur, t.prev, t.cand
 	s.overflow = int32(min(t.overflow, 1))
+	s.marks, s.tm, s.last = marks, tm, t.lastTime
 	n := fastRuns(s, runs)
 	t.stack, t.cur, t.nc = s.stack, s.cur, s.nc
 	t.prev, t.slot, t.cand = s.prev, s.slot, s.cand
-	return n
+	t.lastTime = s.last
+	return n, s.tm
 }
 
 // fastRunsGo is what runs' loop does for a run, for as many runs as need
 // nothing else: the run's record exists (the guess, else found in the
-// index, and then learnt as lookup does), the run has no mark and no
-// trace stop after it, and the stack moves, if at all, by a call whose
-// node is in the edge index and that the stack has room for, by a return
-// to a frame on the stack, or not (a jump within the map of the thread's
-// last jump). It returns the number of runs taken; the next is left as it
-// was, but that its record may be found and learnt (the guess is then
-// right for runs' loop). fastRuns is this in assembly where there is one.
+// index, and then learnt as lookup does), and the stack moves, if at all,
+// by a call whose node is in the edge index and that the stack has room
+// for, by a return to a frame on the stack, or not (a jump within the map
+// of the thread's last jump). Marks and trace stops are runTime's; it
+// stops after a trace stop that leaves the time stale (s.tm != s.last,
+// which runs' loop handles), and it starts with s.tm == s.last or s.tm ==
+// 0. It returns the number of runs taken; the next is left as it was, but
+// that its record may be found and learnt (the guess is then right for
+// runs' loop). fastRuns is this in assembly where there is one.
 func fastRunsGo(s *fastState, runs []session.Run) int {
 	i := 0
 	for ; i < len(runs); i++ {
@@ -99,7 +111,7 @@ func fastRunsGo(s *fastState, runs []session.Run) int {
 		}
 		r := &s.recs[s.cand]
 		f := uint32(run.Flags)
-		if uint32(run.Mark)|f&fTraceEnd != 0 {
+		if int(run.Mark) > len(s.marks) {
 			break
 		}
 		taken := uint64(f >> fTakenBit)
@@ -143,6 +155,24 @@ func fastRunsGo(s *fastState, runs []session.Run) int {
 		}
 		r.insns += uint64(run.NInsn)
 		r.branches += taken
+		stale := false
+		if uint32(run.Mark)|f&fTraceEnd != 0 {
+			// runTime (the time is not stale here).
+			if run.Mark != 0 {
+				m := &s.marks[run.Mark-1]
+				s.tm = m.Time
+				r.cycles += m.Cycles
+			}
+			if s.tm != s.last && s.tm != 0 {
+				if s.last != 0 && s.tm > s.last {
+					r.nanos += s.tm - s.last
+				}
+				s.last = s.tm
+			}
+			if f&fTraceEnd != 0 && s.tm != 0 {
+				s.last, stale = 0, true
+			}
+		}
 		if depth > len(s.stack) {
 			s.stack = s.stack[:depth]
 			s.stack[depth-1] = next
@@ -154,6 +184,9 @@ func fastRunsGo(s *fastState, runs []session.Run) int {
 			s.cur, s.nc = next, nodeCPU(next, s.cpu)
 		}
 		s.prev, s.slot, s.cand = s.cand, slot, r.succ[slot]
+		if stale {
+			return i + 1
+		}
 	}
 	return i
 }

@@ -11,8 +11,8 @@ import (
 //go:noescape
 func fastRuns(s *fastState, runs []session.Run) int
 
-// The assembly scales indexes by shifts: a blockRec is 64 bytes, a Run 32
-// and an edge 16 (compile-time checks).
+// The assembly scales indexes by shifts: a blockRec is 64 bytes, a Run 32,
+// an edge and a RunMark 16 (compile-time checks).
 var (
 	_ [unsafe.Sizeof(blockRec{}) - 64]byte
 	_ [64 - unsafe.Sizeof(blockRec{})]byte
@@ -20,4 +20,6 @@ var (
 	_ [32 - runSize]byte
 	_ [unsafe.Sizeof(edge{}) - 16]byte
 	_ [16 - unsafe.Sizeof(edge{})]byte
+	_ [markSize - 16]byte
+	_ [16 - markSize]byte
 )

@@ -40,28 +40,87 @@ loop:
 	JNE     miss
 
 hit:
-	// Flags and Mark in one load: no mark, no trace stop.
+	// CX: Flags | Mark<<16.
 	MOVL    const_runFlags(SI), CX
 	TESTL   $(0xffff0000|const_fTraceEnd), CX
-	JNZ     done
+	JNZ     marked
+
+kind:
 	MOVL    CX, BX
 	ANDL    $const_stackFlags, BX
 	BTL     BX, R11
 	JCS     move
-	MOVL    CX, DX
+	MOVWLZX const_runFlags(SI), DX
 	SHRL    $const_fTakenBit, DX // the slot: taken
 
 count:
-	// The run is taken: AX its record, CX its flags, DX the slot.
+	// The run is taken: AX its record, CX its flags and mark, DX the
+	// slot.
 	MOVL    const_runNInsn(SI), BX
 	ADDQ    BX, blockRec_insns(AX)
-	SHRL    $const_fTakenBit, CX
-	ADDQ    CX, blockRec_branches(AX)
+	BTL     $const_fTakenBit, CX
+	ADCQ    $0, blockRec_branches(AX)
+	TESTL   $(0xffff0000|const_fTraceEnd), CX
+	JNZ     timed
+
+counted:
 	MOVL    R13, fastState_prev(DI)
 	MOVQ    DX, fastState_slot(DI)
 	MOVLQSX blockRec_succ(AX)(DX*4), R13
 	ADDQ    $const_runSize, SI
 	JMP     loop
+
+marked:
+	// A mark must be one of the batch's.
+	MOVL    CX, BX
+	SHRL    $16, BX
+	CMPQ    BX, (fastState_marks+8)(DI)
+	JA      done
+	JMP     kind
+
+timed:
+	// runTime: the mark's time and cycles, the time since the thread's
+	// last, a trace stop. R8 the time, BX scratch.
+	MOVL    CX, BX
+	SHRL    $16, BX
+	JZ      unmarked
+	DECL    BX
+	SHLQ    $4, BX              // const_markSize
+	ADDQ    (fastState_marks+0)(DI), BX
+	MOVQ    const_markCycles(BX), R8
+	ADDQ    R8, blockRec_cycles(AX)
+	MOVQ    const_markTime(BX), R8
+	MOVQ    R8, fastState_tm(DI)
+
+unmarked:
+	MOVQ    fastState_tm(DI), R8
+	TESTQ   R8, R8
+	JZ      counted             // no time: nothing
+	MOVQ    fastState_last(DI), BX
+	CMPQ    R8, BX
+	JEQ     stop
+	TESTQ   BX, BX
+	JZ      setlast
+	CMPQ    R8, BX
+	JBE     setlast
+	SUBQ    BX, R8
+	ADDQ    R8, blockRec_nanos(AX)
+	MOVQ    fastState_tm(DI), R8
+
+setlast:
+	MOVQ    R8, fastState_last(DI)
+
+stop:
+	// A trace stop: the time until the thread's trace resumes is not its
+	// own. The time is stale then: runs' loop takes the next run.
+	TESTL   $const_fTraceEnd, CX
+	JZ      counted
+	MOVQ    $0, fastState_last(DI)
+	MOVL    R13, fastState_prev(DI)
+	MOVQ    DX, fastState_slot(DI)
+	MOVLQSX blockRec_succ(AX)(DX*4), R13
+	ADDQ    $const_runSize, SI
+	JMP     done
 
 move:
 	// The stack may move (move's cases, in its order).

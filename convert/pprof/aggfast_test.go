@@ -15,7 +15,7 @@ import (
 // ranges, with records under most nodes in a real index, so that guesses
 // hold or records are found and runs go on; calls through a real edge
 // index; returns to frames on the stack or not; jumps in and out of the
-// cached map; marks and trace stops.
+// cached map; marks (and bad ones), times and trace stops.
 type fastCase struct {
 	s    fastState
 	runs []session.Run
@@ -78,6 +78,15 @@ func newFastCase(seed uint64) *fastCase {
 	if rng.IntN(8) == 0 {
 		s.overflow = 1
 	}
+	// The time: not stale at the start (runs' test before fastRuns).
+	times := []uint64{0, 100, 150, 300}
+	s.last = times[rng.IntN(len(times))]
+	if s.tm = s.last; rng.IntN(4) == 0 {
+		s.tm = 0
+	}
+	for range rng.IntN(4) {
+		s.marks = append(s.marks, session.RunMark{Time: times[rng.IntN(len(times))], Cycles: uint64(rng.IntN(3))})
+	}
 	kinds := []uint16{
 		script.FlagBranch | script.FlagConditional, script.FlagBranch | script.FlagConditional | session.RunTaken,
 		script.FlagBranch | script.FlagCall | session.RunTaken, script.FlagBranch | script.FlagReturn | session.RunTaken,
@@ -103,8 +112,8 @@ func newFastCase(seed uint64) *fastCase {
 		default:
 			r.To = 0x1000 + uint64(rng.IntN(0x60))
 		}
-		if rng.IntN(32) == 0 {
-			r.Mark = 1
+		if rng.IntN(6) == 0 {
+			r.Mark = uint16(rng.IntN(len(s.marks) + 2)) // sometimes not one
 		}
 		c.runs = append(c.runs, r)
 		if sim != nil && fastRunsGo(&sim.s, c.runs[len(c.runs)-1:]) == 0 {
@@ -149,7 +158,7 @@ func checkFastRuns(t *testing.T, c *fastCase) int {
 
 // TestFastRuns compares fastRuns with fastRunsGo on random cases.
 func TestFastRuns(t *testing.T) {
-	taken, moved, found := 0, 0, 0
+	taken, moved, found, timed := 0, 0, 0, 0
 	for seed := range uint64(20000) {
 		c := newFastCase(seed)
 		n := checkFastRuns(t, c)
@@ -160,16 +169,19 @@ func TestFastRuns(t *testing.T) {
 			if r.Flags&(script.FlagCall|script.FlagReturn) != 0 {
 				moved++
 			}
+			if r.Mark != 0 || r.Flags&script.FlagTraceEnd != 0 {
+				timed++
+			}
 			if g := sim.s.cand; int(g) >= len(sim.s.recs) || sim.s.recs[g].start != r.Start || sim.s.recs[g].end != r.End || sim.s.recs[g].nc != sim.s.nc {
 				found++
 			}
 			fastRunsGo(&sim.s, c.runs[i:i+1])
 		}
 	}
-	if taken < 15000 || moved < 2000 || found < 2000 {
-		t.Errorf("too easy: %d runs taken, %d calls and returns, %d records found", taken, moved, found)
+	if taken < 15000 || moved < 2000 || found < 2000 || timed < 2000 {
+		t.Errorf("too easy: %d runs taken, %d calls and returns, %d records found, %d marks or trace stops", taken, moved, found, timed)
 	}
-	t.Logf("%d runs taken: %d calls and returns, %d records found in the index", taken, moved, found)
+	t.Logf("%d runs taken: %d calls and returns, %d records found in the index, %d marks or trace stops", taken, moved, found, timed)
 }
 
 // FuzzFastRuns is TestFastRuns's comparison on cases made from the

@@ -142,8 +142,10 @@ func (a *ptAgg) runs(rb *session.RunBatch) {
 	for i := 0; i < len(runs); i++ {
 		if !a.timeFilter && (tm == t.lastTime || tm == 0) {
 			// Most runs: fastRuns takes them up to one that needs
-			// this loop (whose runTime would change nothing here).
-			if i += a.fast(t, runs[i:]); i == len(runs) {
+			// this loop.
+			var n int
+			n, tm = a.fast(t, runs[i:], rb.Marks, tm)
+			if i += n; i == len(runs) {
 				break
 			}
 		}
