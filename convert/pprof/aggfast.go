@@ -21,7 +21,7 @@ type fastState struct {
 	stack  []int32
 	marks  []session.RunMark // the batch's
 	rshift uint64            // recTable.shift
-	eshift uint64 // edgeTable.shift
+	eshift uint64            // edgeTable.shift
 	// lo and span (hi - lo) are the map range of the thread's last jump
 	// (ptThread.mapLo, mapHi).
 	lo, span uint64
