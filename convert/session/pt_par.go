@@ -362,7 +362,7 @@ func (q *ptQueue) owner() *ptQueue {
 // decode to its queue, whose run batches take their times from it.
 func (q *ptQueue) syncOwner() {
 	if o := q.own; o != nil && q.job == nil {
-		o.timestamp = q.timestamp
+		o.setTimestamp(q.timestamp)
 	}
 }
 
@@ -413,9 +413,9 @@ const (
 // updateTimestamp is runDecoder's update of the queue's timestamp.
 func (p *ptState) updateTimestamp(q *ptQueue, st *ptperf.State) {
 	if !p.timeless && (st.FromIP >= p.kernelStart || st.FromIP == 0) && st.ToIP != 0 && st.ToIP < p.kernelStart {
-		q.timestamp = st.EstTimestamp
+		q.setTimestamp(st.EstTimestamp)
 	} else if st.Timestamp > q.timestamp {
-		q.timestamp = st.Timestamp
+		q.setTimestamp(st.Timestamp)
 	}
 }
 
@@ -451,7 +451,7 @@ func (p *ptState) runSeq(q *ptQueue, stop uint64, ts *uint64) int {
 			if st.Err == ptperf.ErrNoData {
 				return seqDone
 			}
-			q.timestamp = st.EstTimestamp
+			q.setTimestamp(st.EstTimestamp)
 			q.syncOwner()
 			if j := q.job; j != nil && p.workFlow && !p.timeless {
 				// Not a stop: j.lastTS stays.
@@ -510,7 +510,7 @@ func (p *ptState) replay(q *ptQueue, pq *parQueue, j *job, ts *uint64) bool {
 		for ; pq.idx < len(j.recs); pq.idx++ {
 			r := &j.recs[pq.idx]
 			if !pq.half {
-				q.timestamp = r.addr
+				q.setTimestamp(r.addr)
 				if q.timestamp >= *ts {
 					*ts = q.timestamp
 					pq.half = true
@@ -534,7 +534,7 @@ func (p *ptState) replay(q *ptQueue, pq *parQueue, j *job, ts *uint64) bool {
 		switch r.kind {
 		case recState:
 			if !pq.half {
-				q.timestamp = r.addr
+				q.setTimestamp(r.addr)
 				if !p.timeless && q.timestamp >= *ts {
 					*ts = q.timestamp
 					pq.half = true
@@ -548,7 +548,7 @@ func (p *ptState) replay(q *ptQueue, pq *parQueue, j *job, ts *uint64) bool {
 				p.h.Error(&j.errs[r.period])
 			}
 		case recTime:
-			q.timestamp = r.addr
+			q.setTimestamp(r.addr)
 		case recBatches:
 			for ; pq.batchIdx < int(r.period); pq.batchIdx++ {
 				p.h.Runs(&j.batches[pq.batchIdx])
@@ -605,6 +605,7 @@ func (p *ptState) endRuns(q, jq *ptQueue) {
 	dirty := q.rq.dirty
 	q.rq = jq.rq
 	q.rq.dirty = dirty
+	q.rq.lim = 0 // the next run checks the batch's thread and time (emitRun)
 	if q.rq.n > 0 && !dirty {
 		q.rq.dirty = true
 		p.runQs = append(p.runQs, q)
@@ -672,7 +673,7 @@ func (p *ptState) parRun(q *ptQueue, ts *uint64) bool {
 				// Samples replayed before the job's first state
 				// with a new timestamp have the live decoder's
 				// (equal to the job's start: it is in the Snap).
-				q.timestamp = pq.live.timestamp
+				q.setTimestamp(pq.live.timestamp)
 				pq.cur, pq.idx, pq.batchIdx, pq.half, pq.emitted = j, 0, 0, false, 0
 				if p.flow {
 					p.startRuns(q, j)
@@ -717,7 +718,7 @@ func (p *ptState) parFinish(q *ptQueue) {
 		}
 	}
 	if pq.live != nil {
-		q.timestamp = pq.live.timestamp
+		q.setTimestamp(pq.live.timestamp)
 	}
 	q.doneAt = 0
 	for i := range q.bufs {

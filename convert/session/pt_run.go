@@ -155,7 +155,7 @@ func (p *ptState) updateQueues() {
 		if st.Err == ptperf.ErrNoData {
 			continue
 		}
-		q.timestamp = st.Timestamp
+		q.setTimestamp(st.Timestamp)
 		q.state = st
 		q.haveSample = true
 		if q.selStart && q.selTimestamp != 0 && q.timestamp < q.selTimestamp {
@@ -323,7 +323,7 @@ func (p *ptState) runDecoder(q *ptQueue, timestamp *uint64) bool {
 			if st.Err == ptperf.ErrNoData {
 				return true
 			}
-			q.timestamp = st.EstTimestamp
+			q.setTimestamp(st.EstTimestamp)
 			if p.opts.Errors {
 				p.synthError(q, st)
 			}
@@ -333,9 +333,9 @@ func (p *ptState) runDecoder(q *ptQueue, timestamp *uint64) bool {
 		q.haveSample = true
 		q.sampleFlags()
 		if !p.timeless && (st.FromIP >= p.kernelStart || st.FromIP == 0) && st.ToIP != 0 && st.ToIP < p.kernelStart {
-			q.timestamp = st.EstTimestamp
+			q.setTimestamp(st.EstTimestamp)
 		} else if st.Timestamp > q.timestamp {
-			q.timestamp = st.Timestamp
+			q.setTimestamp(st.Timestamp)
 		}
 		if q.selTimestamp != 0 && p.timeFilter(q, &ff) {
 			return true

@@ -58,13 +58,12 @@ type runQueue struct {
 	pendIdx int    // the unresolved last run (q.hasPend)
 	pendFT  uint64 // its fall-through address (taken or not)
 	dirty   bool   // in ptState.runQs
-	// lim is blockBatch while the batch is for the queue's thread, else
-	// 0 (where the queue's thread may change: setPidTidCPU): runs go
-	// straight in while n < lim, else through emitRun's checks.
+	// lim is blockBatch while the batch is for the queue's thread and
+	// its last run has the queue's time, else 0 (where the thread may
+	// change, setPidTidCPU, and where the time does, setTimestamp): runs
+	// go straight in while n < lim, else through emitRun's checks.
 	lim  int
 	lean bool // Handler.LeanRuns
-	// tsFree: a run's time needs no mark (LeanRuns, or no timestamps)
-	tsFree bool
 }
 
 type runBuf struct {
@@ -103,13 +102,20 @@ func (q *ptQueue) emitRun(ts, cyc, start, last, n uint64, flags uint16, length u
 
 // runFits says whether the next run of the walking queue q goes straight
 // into its batch (appendRun, without emitRun's checks): the batch is for
-// q's thread and has room, and the run needs no mark (the time is the
-// batch's last, no cycles are pending). A queue copy that took over a
-// parallel decode never has a batch of its own: its runs go to its
-// queue's through emitBlock.
+// q's thread and has room, and the run needs no mark (the time has not
+// changed since the batch's last run: setTimestamp clears lim; no cycles
+// are pending). A queue copy that took over a parallel decode never has a
+// batch of its own: its runs go to its queue's through emitBlock.
 func (q *ptQueue) runFits() bool {
 	rq := &q.rq
-	return rq.n < rq.lim && (q.timestamp == rq.ts || rq.tsFree) && (!q.dec.CyclesPending() || rq.lean)
+	return rq.n < rq.lim && (!q.dec.CyclesPending() || rq.lean)
+}
+
+// setTimestamp sets the queue's timestamp; for Handler.Runs its next run
+// goes through emitRun, which marks a new time.
+func (q *ptQueue) setTimestamp(ts uint64) {
+	q.timestamp = ts
+	q.rq.lim = 0
 }
 
 // appendRun writes a run without a mark at the end of q's batch, which
@@ -162,7 +168,6 @@ func (q *ptQueue) newRunBatch() {
 	} else {
 		rq.lean = p.h.LeanRuns
 	}
-	rq.tsFree = rq.lean || p.timeless
 	bf := rq.buf
 	if rq.n > 0 && (b.TID != q.tid || b.PID != q.pid || b.CPU != q.cpu) && q.hasPend {
 		// The thread changed: the pending run's successor is unknown.
@@ -211,6 +216,9 @@ func (q *ptQueue) newRunBatch() {
 	}
 	b.PID, b.TID, b.CPU = q.pid, q.tid, q.cpu
 	rq.lim = blockBatch
+	if q.timestamp != rq.ts && !rq.lean && !p.timeless {
+		rq.lim = 0 // a carried run's time is not the queue's: emitRun marks it
+	}
 	if !rq.dirty && j == nil {
 		rq.dirty = true
 		p.runQs = append(p.runQs, q)
