@@ -38,8 +38,8 @@ type fastState struct {
 	overflow int32 // 1: the thread has calls beyond maxDepth
 }
 
-// Offsets in session.Run and RunMark, for the assembly (go_asm.h has only this
-// package's types).
+// Offsets in session.Run and RunMark, for the assembly (go_asm.h has only
+// this package's types).
 const (
 	runStart = unsafe.Offsetof(session.Run{}.Start)
 	runEnd   = unsafe.Offsetof(session.Run{}.End)
@@ -56,14 +56,13 @@ const (
 
 // The flags fastRuns tests.
 const (
-	fBranch    = script.FlagBranch
-	fCall      = script.FlagCall
-	fReturn    = script.FlagReturn
-	fCond      = script.FlagConditional
-	fTraceEnd  = script.FlagTraceEnd
-	fNoMove    = script.FlagSyscallRet | script.FlagInterrupt | script.FlagAsync | script.FlagTraceBegin | script.FlagTraceEnd
-	fTakenBit  = 15 // session.RunTaken
-	fStackMask = stackFlags
+	fBranch   = script.FlagBranch
+	fCall     = script.FlagCall
+	fReturn   = script.FlagReturn
+	fCond     = script.FlagConditional
+	fTraceEnd = script.FlagTraceEnd
+	fNoMove   = script.FlagSyscallRet | script.FlagInterrupt | script.FlagAsync | script.FlagTraceBegin | script.FlagTraceEnd
+	fTakenBit = 15 // session.RunTaken
 )
 
 // fast runs fastRuns on t from runs[0] on, at time tm, with the batch's

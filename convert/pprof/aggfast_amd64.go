@@ -12,7 +12,8 @@ import (
 func fastRuns(s *fastState, runs []session.Run) int
 
 // The assembly scales indexes by shifts: a blockRec is 64 bytes, a Run 32,
-// an edge and a RunMark 16 (compile-time checks).
+// an edge and a RunMark 16; RunTaken is bit fTakenBit (compile-time
+// checks).
 var (
 	_ [unsafe.Sizeof(blockRec{}) - 64]byte
 	_ [64 - unsafe.Sizeof(blockRec{})]byte
@@ -22,4 +23,6 @@ var (
 	_ [16 - unsafe.Sizeof(edge{})]byte
 	_ [markSize - 16]byte
 	_ [16 - markSize]byte
+	_ [session.RunTaken - 1<<fTakenBit]byte
+	_ [1<<fTakenBit - session.RunTaken]byte
 )
