@@ -110,9 +110,6 @@ func fastRunsGo(s *fastState, runs []session.Run) int {
 		}
 		r := &s.recs[s.cand]
 		f := uint32(run.Flags)
-		if int(run.Mark) > len(s.marks) {
-			break
-		}
 		taken := uint64(f >> fTakenBit)
 		slot := taken
 		next, depth := s.cur, len(s.stack)
@@ -157,7 +154,7 @@ func fastRunsGo(s *fastState, runs []session.Run) int {
 		stale := false
 		if uint32(run.Mark)|f&fTraceEnd != 0 {
 			// runTime (the time is not stale here).
-			if run.Mark != 0 {
+			if run.Mark != 0 && int(run.Mark) <= len(s.marks) {
 				m := &s.marks[run.Mark-1]
 				s.tm = m.Time
 				r.cycles += m.Cycles

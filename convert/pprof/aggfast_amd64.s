@@ -27,9 +27,8 @@ loop:
 	JAE     done
 	CMPQ    R13, (fastState_recs+8)(DI) // unsigned: a bad guess misses
 	JAE     miss
-	MOVQ    R13, AX
-	SHLQ    $6, AX              // blockRec__size
-	ADDQ    R10, AX
+	LEAQ    0(R13*8), AX
+	LEAQ    (R10)(AX*8), AX     // blockRec__size: 64
 	MOVQ    const_runStart(SI), BX
 	CMPQ    BX, blockRec_start(AX)
 	JNE     miss
@@ -42,10 +41,6 @@ loop:
 hit:
 	// CX: Flags | Mark<<16.
 	MOVL    const_runFlags(SI), CX
-	TESTL   $(0xffff0000|const_fTraceEnd), CX
-	JNZ     marked
-
-kind:
 	MOVL    CX, BX
 	ANDL    $const_stackFlags, BX
 	BTL     BX, R11
@@ -70,20 +65,14 @@ counted:
 	ADDQ    $const_runSize, SI
 	JMP     loop
 
-marked:
-	// A mark must be one of the batch's.
-	MOVL    CX, BX
-	SHRL    $16, BX
-	CMPQ    BX, (fastState_marks+8)(DI)
-	JA      done
-	JMP     kind
-
 timed:
 	// runTime: the mark's time and cycles, the time since the thread's
 	// last, a trace stop. R8 the time, BX scratch.
 	MOVL    CX, BX
 	SHRL    $16, BX
 	JZ      unmarked
+	CMPQ    BX, (fastState_marks+8)(DI)
+	JA      unmarked            // not one of the batch's: none
 	DECL    BX
 	SHLQ    $4, BX              // const_markSize
 	ADDQ    (fastState_marks+0)(DI), BX

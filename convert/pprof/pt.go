@@ -151,7 +151,7 @@ func (a *ptAgg) runs(rb *session.RunBatch) {
 		}
 		run := &runs[i]
 		if a.timeFilter {
-			if run.Mark != 0 {
+			if run.Mark != 0 && int(run.Mark) <= len(rb.Marks) {
 				tm = rb.Marks[run.Mark-1].Time
 			}
 			if !a.inTime(tm) {
@@ -192,10 +192,10 @@ func (a *ptAgg) runs(rb *session.RunBatch) {
 }
 
 // runTime accounts for the time and cycles of run (whose record is r):
-// its mark, the time since the thread's previous run, and a trace stop
-// after it. It returns the run's time.
+// its mark (none if not one of the batch's), the time since the thread's
+// previous run, and a trace stop after it. It returns the run's time.
 func (a *ptAgg) runTime(t *ptThread, r *blockRec, rb *session.RunBatch, run *session.Run, tm uint64) uint64 {
-	if run.Mark != 0 {
+	if run.Mark != 0 && int(run.Mark) <= len(rb.Marks) {
 		m := &rb.Marks[run.Mark-1]
 		tm = m.Time
 		r.cycles += m.Cycles
