@@ -135,8 +135,7 @@ func fastRunsGo(s *fastState, runs []session.Run) int {
 					if depth < 0 {
 						return i
 					}
-					n := &s.nodes[s.stack[depth]]
-					if n.ret == run.To || n.ret == 0 && run.To > n.site && run.To-n.site <= maxCallLen {
+					if s.nodes[s.stack[depth]].returnsTo(run.To) {
 						break
 					}
 				}
@@ -144,30 +143,19 @@ func fastRunsGo(s *fastState, runs []session.Run) int {
 				if depth > 0 {
 					next = s.stack[depth-1]
 				}
-			case f&fBranch != 0 && f&fCond == 0 && run.To != 0 && (run.End-s.lo >= s.span || run.To-s.lo >= s.span):
+			case f&fBranch != 0 && f&fCond == 0 && run.To != 0 && !inRange(run.End, run.To, s.lo, s.span):
 				return i // maybe a longjmp: move looks at the maps
 			}
 			slot = b2u(next != s.cur)
 		}
 		r.insns += uint64(run.NInsn)
 		r.branches += taken
+		// runTime's work (the time is not stale here); a trace stop that
+		// leaves it stale ends the loop after the run.
 		stale := false
 		if uint32(run.Mark)|f&fTraceEnd != 0 {
-			// runTime (the time is not stale here).
-			if run.Mark != 0 && int(run.Mark) <= len(s.marks) {
-				m := &s.marks[run.Mark-1]
-				s.tm = m.Time
-				r.cycles += m.Cycles
-			}
-			if s.tm != s.last && s.tm != 0 {
-				if s.last != 0 && s.tm > s.last {
-					r.nanos += s.tm - s.last
-				}
-				s.last = s.tm
-			}
-			if f&fTraceEnd != 0 && s.tm != 0 {
-				s.last, stale = 0, true
-			}
+			s.tm, s.last = timeStep(r, s.marks, run, s.tm, s.last)
+			stale = f&fTraceEnd != 0 && s.tm != 0
 		}
 		if depth > len(s.stack) {
 			s.stack = s.stack[:depth]

@@ -128,8 +128,7 @@ func (c *fastCase) clone() *fastCase {
 	d := &fastCase{s: c.s, runs: c.runs}
 	d.s.recs = slices.Clone(c.s.recs)
 	d.s.nodes = slices.Clone(c.s.nodes)
-	d.s.stack = slices.Grow(slices.Clone(c.s.stack), cap(c.s.stack)-len(c.s.stack))
-	d.s.stack = d.s.stack[:len(c.s.stack):cap(c.s.stack)]
+	d.s.stack = append(make([]int32, 0, cap(c.s.stack)), c.s.stack...)
 	return d
 }
 

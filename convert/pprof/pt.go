@@ -100,6 +100,13 @@ func (a *ptAgg) thread(rb *session.RunBatch) *ptThread {
 	return t
 }
 
+// returnsTo reports whether a return to to leaves frame n: to is the
+// return address seen before, or, for a frame not yet returned from, lies
+// within a call instruction's length after the call site.
+func (n *callNode) returnsTo(to uint64) bool {
+	return n.ret == to || n.ret == 0 && to > n.site && to-n.site <= maxCallLen
+}
+
 func (a *ptAgg) newNode(parent int32, t *ptThread, site uint64) int32 {
 	a.nodes = append(a.nodes, callNode{parent: parent, thr: t, site: site})
 	return int32(len(a.nodes) - 1)
@@ -191,27 +198,35 @@ func (a *ptAgg) runs(rb *session.RunBatch) {
 	}
 }
 
-// runTime accounts for the time and cycles of run (whose record is r):
-// its mark (none if not one of the batch's), the time since the thread's
-// previous run, and a trace stop after it. It returns the run's time.
+// runTime accounts for the time and cycles of run (whose record is r)
+// (timeStep). It returns the run's time.
 func (a *ptAgg) runTime(t *ptThread, r *blockRec, rb *session.RunBatch, run *session.Run, tm uint64) uint64 {
-	if run.Mark != 0 && int(run.Mark) <= len(rb.Marks) {
-		m := &rb.Marks[run.Mark-1]
+	tm, t.lastTime = timeStep(r, rb.Marks, run, tm, t.lastTime)
+	return tm
+}
+
+// timeStep is the time and cycles of run, whose record is r, at time tm
+// after the thread's last time last: its mark's time and cycles (none if
+// the mark is not one of marks), the time since last, and a trace stop
+// after it. It returns the run's time and the thread's last time after it.
+func timeStep(r *blockRec, marks []session.RunMark, run *session.Run, tm, last uint64) (uint64, uint64) {
+	if run.Mark != 0 && int(run.Mark) <= len(marks) {
+		m := &marks[run.Mark-1]
 		tm = m.Time
 		r.cycles += m.Cycles
 	}
-	if tm != t.lastTime && tm != 0 {
-		if t.lastTime != 0 && tm > t.lastTime {
-			r.nanos += tm - t.lastTime
+	if tm != last && tm != 0 {
+		if last != 0 && tm > last {
+			r.nanos += tm - last
 		}
-		t.lastTime = tm
+		last = tm
 	}
 	if run.Flags&script.FlagTraceEnd != 0 && tm != 0 {
 		// The thread stopped (switched out): the time until its trace
 		// resumes is not its own.
-		t.lastTime = 0
+		last = 0
 	}
-	return tm
+	return tm, last
 }
 
 // lookup finds or makes the record of the run [start, end] under the
@@ -248,7 +263,7 @@ func (a *ptAgg) move(t *ptThread, f uint32, end, to uint64) {
 		}
 		for i := len(t.stack) - 1; i >= 0; i-- {
 			n := &a.nodes[t.stack[i]]
-			if n.ret == to || n.ret == 0 && to > n.site && to-n.site <= maxCallLen {
+			if n.returnsTo(to) {
 				n.ret = to
 				t.setTop(i)
 				return
@@ -281,9 +296,10 @@ func (a *ptAgg) move(t *ptThread, f uint32, end, to uint64) {
 }
 
 // inMap reports whether end and to are in the map whose range t caches.
-func (t *ptThread) inMap(end, to uint64) bool {
-	return end-t.mapLo < t.mapHi-t.mapLo && to-t.mapLo < t.mapHi-t.mapLo
-}
+func (t *ptThread) inMap(end, to uint64) bool { return inRange(end, to, t.mapLo, t.mapHi-t.mapLo) }
+
+// inRange reports whether end and to are in [lo, lo+span).
+func inRange(end, to, lo, span uint64) bool { return end-lo < span && to-lo < span }
 
 // crossesMaps reports whether thread t jumps from end in one mapping to
 // to in another.
