@@ -410,15 +410,6 @@ const (
 	seqDone               // no more data
 )
 
-// updateTimestamp is runDecoder's update of the queue's timestamp.
-func (p *ptState) updateTimestamp(q *ptQueue, st *ptperf.State) {
-	if !p.timeless && (st.FromIP >= p.kernelStart || st.FromIP == 0) && st.ToIP != 0 && st.ToIP < p.kernelStart {
-		q.setTimestamp(st.EstTimestamp)
-	} else if st.Timestamp > q.timestamp {
-		q.setTimestamp(st.Timestamp)
-	}
-}
-
 // runSeq is runDecoder (without time ranges or Blocks) that also stops
 // where its decoder has returned the PSB event of the PSB at queue
 // position stop (seqClean) or has gone past that PSB otherwise

@@ -286,6 +286,16 @@ func (q *ptQueue) sampleFlags() {
 	}
 }
 
+// updateTimestamp is runDecoder's update of the queue's timestamp after
+// state st (runSeq's and the chunk decoders' too).
+func (p *ptState) updateTimestamp(q *ptQueue, st *ptperf.State) {
+	if !p.timeless && (st.FromIP >= p.kernelStart || st.FromIP == 0) && st.ToIP != 0 && st.ToIP < p.kernelStart {
+		q.setTimestamp(st.EstTimestamp)
+	} else if st.Timestamp > q.timestamp {
+		q.setTimestamp(st.Timestamp)
+	}
+}
+
 // runDecoder mirrors intel_pt_run_decoder; it returns true when the
 // queue ran out of data.
 func (p *ptState) runDecoder(q *ptQueue, timestamp *uint64) bool {
@@ -312,6 +322,8 @@ func (p *ptState) runDecoder(q *ptQueue, timestamp *uint64) bool {
 				q.flushPend(0, script.FlagTraceEnd)
 			case st.Type&ptperf.TypeBranch != 0 && st.FromIP == q.pend.End:
 				if p.h.Runs != nil {
+					// flushPend's Runs case, inlined (once per
+					// branch; flushPend is too big to inline).
 					q.hasPend = false
 					q.resolveRun(st.ToIP, 0)
 				} else {
@@ -332,11 +344,7 @@ func (p *ptState) runDecoder(q *ptQueue, timestamp *uint64) bool {
 		q.state = st
 		q.haveSample = true
 		q.sampleFlags()
-		if !p.timeless && (st.FromIP >= p.kernelStart || st.FromIP == 0) && st.ToIP != 0 && st.ToIP < p.kernelStart {
-			q.setTimestamp(st.EstTimestamp)
-		} else if st.Timestamp > q.timestamp {
-			q.setTimestamp(st.Timestamp)
-		}
+		p.updateTimestamp(q, st)
 		if q.selTimestamp != 0 && p.timeFilter(q, &ff) {
 			return true
 		}
