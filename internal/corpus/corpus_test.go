@@ -1,0 +1,443 @@
+package corpus
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/perfpt/perfpt/internal/linediff"
+)
+
+// optionSets are the perf script command lines compared on every
+// recording (issue 16's list).
+var optionSets = [][]string{
+	nil,
+	{"-F", "comm,tid,time,ip,sym,dso"},
+	{"-G"},
+	{"-F", "+period,+event"},
+	{"--show-task-events"},
+	{"--show-mmap-events"},
+	{"--no-demangle"},
+}
+
+// TestCorpus runs perf script and perfpt script on every recording below
+// $PERFPT_CORPUS with each of optionSets and reports, per recording and
+// in total, how many runs are byte-identical (same standard output, same
+// exit status), with the differences grouped by cause.
+//
+// Optional settings: PERFPT_CORPUS_MIN fails the test when fewer runs are
+// identical; PERFPT_CORPUS_CACHE keeps perf's outputs in that folder
+// (keyed by the recording's hash, the options and perf's version);
+// PERFPT_CORPUS_OUT writes both outputs of every differing run there;
+// PERFPT_CORPUS_RUN keeps only the recordings whose path matches that
+// regular expression. A perfpt crash or time-out always fails.
+func TestCorpus(t *testing.T) {
+	dir := os.Getenv("PERFPT_CORPUS")
+	if dir == "" {
+		t.Skip("PERFPT_CORPUS not set: point it at a folder of perf.data recordings made elsewhere (see its SOURCES.md)")
+	}
+	if _, err := exec.LookPath("perf"); err != nil {
+		t.Skip("perf not installed")
+	}
+	files, err := recordings(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if re := os.Getenv("PERFPT_CORPUS_RUN"); re != "" {
+		keep, err := regexp.Compile(re)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fs []string
+		for _, f := range files {
+			if keep.MatchString(f) {
+				fs = append(fs, f)
+			}
+		}
+		files = fs
+	}
+	if len(files) == 0 {
+		t.Skipf("no recordings in %s", dir)
+	}
+	bin := buildPerfpt(t)
+	version, _ := exec.Command("perf", "version").Output()
+	c := &comparer{bin: bin, perfVersion: strings.TrimSpace(string(version)),
+		cache: os.Getenv("PERFPT_CORPUS_CACHE"), out: os.Getenv("PERFPT_CORPUS_OUT")}
+
+	type key struct{ file, opts int }
+	results := make(map[key]result)
+	var mu sync.Mutex
+	work := make(chan key)
+	var wg sync.WaitGroup
+	for w := 0; w < 2; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range work {
+				r := c.compare(dir, files[k.file], optionSets[k.opts])
+				mu.Lock()
+				results[k] = r
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range files {
+		for j := range optionSets {
+			work <- key{i, j}
+		}
+	}
+	close(work)
+	wg.Wait()
+
+	identical, stderrSame := 0, 0
+	causes := map[string][]string{}
+	filesAll := 0
+	for i, f := range files {
+		n := 0
+		var bad []string
+		for j, opts := range optionSets {
+			r := results[key{i, j}]
+			if r.fatal != "" {
+				t.Errorf("%s %s: %s", f, optString(opts), r.fatal)
+			}
+			if r.cause == "" {
+				n++
+				identical++
+			} else {
+				bad = append(bad, fmt.Sprintf("    [%s] %s", optString(opts), r.cause))
+				causes[r.cause] = append(causes[r.cause], f+" ["+optString(opts)+"]"+r.example)
+			}
+			if r.stderrSame {
+				stderrSame++
+			}
+		}
+		if n == len(optionSets) {
+			filesAll++
+		}
+		t.Logf("%s: %d/%d identical\n%s", f, n, len(optionSets), strings.Join(bad, "\n"))
+	}
+	total := len(files) * len(optionSets)
+	var names []string
+	for c := range causes {
+		names = append(names, c)
+	}
+	sort.Slice(names, func(a, b int) bool {
+		if len(causes[names[a]]) != len(causes[names[b]]) {
+			return len(causes[names[a]]) > len(causes[names[b]])
+		}
+		return names[a] < names[b]
+	})
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "corpus: %d of %d runs byte-identical (%d recordings x %d option sets); %d of %d recordings identical with every option set; stderr also identical in %d runs\n",
+		identical, total, len(files), len(optionSets), filesAll, len(files), stderrSame)
+	fmt.Fprintf(&sb, "differences by cause (runs, first example):\n")
+	for _, n := range names {
+		fmt.Fprintf(&sb, "  %4d  %s\n        e.g. %s\n", len(causes[n]), n, causes[n][0])
+	}
+	t.Log(sb.String())
+	if min := os.Getenv("PERFPT_CORPUS_MIN"); min != "" {
+		want, err := strconv.Atoi(min)
+		if err != nil {
+			t.Fatalf("PERFPT_CORPUS_MIN=%q: %v", min, err)
+		}
+		if identical < want {
+			t.Errorf("%d runs identical, PERFPT_CORPUS_MIN is %d", identical, want)
+		}
+	}
+}
+
+// recordings lists the files below dir that look like perf.data
+// recordings: a perf.data magic, or a name with "perf.data" in it (broken
+// files are compared too: perf's error and exit status).
+func recordings(dir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if strings.HasPrefix(d.Name(), ".") && path != dir {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		var magic [8]byte
+		n, _ := f.Read(magic[:])
+		f.Close()
+		m := string(magic[:n])
+		name := d.Name()
+		if m == "PERFILE2" || m == "2ELIFREP" || m == "PERFFILE" ||
+			(strings.Contains(name, "perf.data") && !strings.HasSuffix(name, ".buildids") && m != "\x7fELF") {
+			rel, _ := filepath.Rel(dir, path)
+			out = append(out, rel)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+// buildPerfpt builds cmd/perfpt into a temporary folder: each run is a
+// process of its own, so that a crash or a hang is one failed run.
+func buildPerfpt(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go not in PATH: cannot build cmd/perfpt")
+	}
+	bin := filepath.Join(t.TempDir(), "perfpt")
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/perfpt/perfpt/cmd/perfpt")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func optString(opts []string) string {
+	if len(opts) == 0 {
+		return "default"
+	}
+	return strings.Join(opts, " ")
+}
+
+type comparer struct {
+	bin, perfVersion string
+	cache, out       string
+}
+
+// result is one run's comparison: cause is empty when identical.
+type result struct {
+	cause, example string
+	stderrSame     bool
+	fatal          string // a perfpt crash or time-out
+}
+
+// run is one tool's run: its output, error stream and exit status (-1
+// when it did not finish in time).
+type run struct {
+	stdout, stderr []byte
+	status         int
+}
+
+const runTimeout = 3 * time.Minute
+
+func execRun(name string, args ...string) run {
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Stdin = nil
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := run{stdout: out.Bytes(), stderr: errb.Bytes()}
+	var ee *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		r.status = -1
+	case errors.As(err, &ee):
+		r.status = ee.ExitCode()
+	case err != nil:
+		r.status = -1
+		r.stderr = append(r.stderr, err.Error()...)
+	}
+	return r
+}
+
+// perf runs perf script, through the cache when there is one.
+func (c *comparer) perf(path string, opts []string) run {
+	args := append([]string{"script", "-i", path}, opts...)
+	if c.cache == "" {
+		return execRun("perf", args...)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return execRun("perf", args...)
+	}
+	h := sha256.New()
+	h.Write(data)
+	fmt.Fprintf(h, "\x00%s\x00%q", c.perfVersion, opts)
+	base := filepath.Join(c.cache, hex.EncodeToString(h.Sum(nil))[:32])
+	stdout, err1 := os.ReadFile(base + ".out")
+	stderr, err2 := os.ReadFile(base + ".err")
+	st, err3 := os.ReadFile(base + ".status")
+	if err1 == nil && err2 == nil && err3 == nil {
+		if n, err := strconv.Atoi(string(st)); err == nil {
+			return run{stdout: stdout, stderr: stderr, status: n}
+		}
+	}
+	r := execRun("perf", args...)
+	if r.status != -1 && os.MkdirAll(c.cache, 0o755) == nil {
+		os.WriteFile(base+".out", r.stdout, 0o644)
+		os.WriteFile(base+".err", r.stderr, 0o644)
+		os.WriteFile(base+".status", []byte(strconv.Itoa(r.status)), 0o644)
+	}
+	return r
+}
+
+func (c *comparer) compare(dir, file string, opts []string) result {
+	path := filepath.Join(dir, file)
+	want := c.perf(path, opts)
+	got := execRun(c.bin, append([]string{"script", "-i", path}, opts...)...)
+	var r result
+	r.stderrSame = bytes.Equal(want.stderr, got.stderr)
+	r.cause, r.example = classify(want, got)
+	if got.status == -1 {
+		r.fatal = "perfpt did not finish in " + runTimeout.String()
+	} else if i := bytes.Index(got.stderr, []byte("panic: ")); i >= 0 && got.status == 2 {
+		r.fatal = "perfpt crashed: " + firstLine(got.stderr[i:])
+	}
+	if r.cause != "" && c.out != "" {
+		base := filepath.Join(c.out, strings.NewReplacer("/", "_", " ", "").Replace(file+"@"+optString(opts)))
+		if os.MkdirAll(c.out, 0o755) == nil {
+			os.WriteFile(base+".perf", append(want.stdout, want.stderr...), 0o644)
+			os.WriteFile(base+".perfpt", append(got.stdout, got.stderr...), 0o644)
+		}
+	}
+	return r
+}
+
+func firstLine(b []byte) string {
+	s := string(b)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimSpace(s)
+}
+
+var (
+	reNum  = regexp.MustCompile(`\b(0x)?[0-9a-f]*[0-9][0-9a-f]*\b`)
+	rePath = regexp.MustCompile(`(/[^ :'"]+)+`)
+)
+
+// norm turns a message into a cause key: numbers and paths replaced.
+func norm(s string) string {
+	s = rePath.ReplaceAllString(s, "PATH")
+	s = reNum.ReplaceAllString(s, "N")
+	if len(s) > 110 {
+		s = s[:110] + "..."
+	}
+	return s
+}
+
+// classify names the cause of a difference between perf's run (want)
+// and perfpt's (got), with an example; empty when they are identical.
+func classify(want, got run) (cause, example string) {
+	if bytes.Equal(want.stdout, got.stdout) && want.status == got.status {
+		return "", ""
+	}
+	switch {
+	case got.status == -1:
+		return "perfpt time-out", ""
+	case want.status == -1:
+		return "perf time-out", ""
+	case got.status == 2 && bytes.Contains(got.stderr, []byte("panic: ")):
+		return "perfpt crash", ": " + firstLine(got.stderr[bytes.Index(got.stderr, []byte("panic: ")):])
+	case got.status != 0 && want.status == 0:
+		msg := firstLine(got.stderr)
+		return "perfpt fails where perf prints: " + norm(strings.TrimPrefix(msg, "perfpt: ")), ": " + msg
+	case want.status != 0 && got.status == 0:
+		msg := lastLine(want.stderr)
+		return "perf fails (status " + strconv.Itoa(want.status) + ": " + norm(msg) + "), perfpt prints", ": " + msg
+	case want.status != got.status:
+		return fmt.Sprintf("both fail, status perf %d perfpt %d", want.status, got.status),
+			": perf: " + lastLine(want.stderr) + " | perfpt: " + firstLine(got.stderr)
+	}
+	d := linediff.Compare(string(got.stdout), string(want.stdout))
+	if d.N == 0 {
+		// Only a final newline differs.
+		return "trailing newline", ""
+	}
+	ex := fmt.Sprintf(" line %d (%d of %d lines differ):\n          perf:   %s\n          perfpt: %s", d.First+1, d.N, d.Lines, d.B, d.A)
+	return diffCause(d.B, d.A), ex
+}
+
+func lastLine(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
+}
+
+var reRecord = regexp.MustCompile(`PERF_RECORD_[A-Z_0-9]+`)
+
+// diffCause describes how perfpt's line (got) differs from perf's (want).
+func diffCause(want, got string) string {
+	if got == "(none)" {
+		return "perfpt prints fewer lines"
+	}
+	if want == "(none)" {
+		return "perfpt prints more lines"
+	}
+	kind := "sample line"
+	switch {
+	case reRecord.MatchString(want) || reRecord.MatchString(got):
+		w, g := reRecord.FindString(want), reRecord.FindString(got)
+		if w != g {
+			return fmt.Sprintf("record order: perf %s, perfpt %s", orNone(w), orNone(g))
+		}
+		kind = w + " line"
+	case strings.HasPrefix(want, "\t") || strings.HasPrefix(got, "\t"):
+		kind = "callchain line"
+	case strings.TrimSpace(want) == "" || strings.TrimSpace(got) == "":
+		kind = "blank line"
+	}
+	wf, gf := strings.Fields(want), strings.Fields(got)
+	if strings.Join(wf, " ") == strings.Join(gf, " ") {
+		return kind + ": spacing"
+	}
+	if len(wf) != len(gf) {
+		return fmt.Sprintf("%s: %d fields in perf, %d in perfpt", kind, len(wf), len(gf))
+	}
+	for i := range wf {
+		w, g := wf[i], gf[i]
+		if w == g {
+			continue
+		}
+		switch {
+		case g == "[unknown]":
+			return kind + ": perf resolves, perfpt [unknown]"
+		case w == "[unknown]":
+			return kind + ": perfpt resolves, perf [unknown]"
+		case strings.Contains(g, "_Z") && !strings.Contains(w, "_Z"):
+			return kind + ": perf demangles"
+		case strings.HasPrefix(w, "(") && strings.HasPrefix(g, "("):
+			return kind + ": DSO differs"
+		case i == 0 && kind == "sample line":
+			return kind + ": comm differs"
+		case strings.HasSuffix(w, ":") && strings.HasSuffix(g, ":"):
+			return kind + ": event name or time differs"
+		case strings.Contains(w, "+0x") || strings.Contains(g, "+0x"):
+			return kind + ": symbol differs"
+		}
+		return fmt.Sprintf("%s: field %d differs", kind, i+1)
+	}
+	return kind + ": other"
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "a sample"
+	}
+	return s
+}
