@@ -88,33 +88,33 @@ func (c *cursor) cstr(n uint64) string {
 }
 
 // cstrAligned reads a NUL-terminated string padded to 8 bytes, as the
-// kernel stores names in MMAP/COMM records; it consumes the rest of the
-// string's padded length but stops at limit bytes from the end (the
-// sample_id trailer).
-func (c *cursor) cstrAligned(limit int) string {
-	return string(c.cstrAlignedBytes(limit))
+// kernel stores names in MMAP/COMM records (see cstrRecord).
+func (c *cursor) cstrAligned(rec []byte) string {
+	return string(c.cstrRecord(rec))
 }
 
-// cstrAlignedBytes is cstrAligned without the conversion to string.
-func (c *cursor) cstrAlignedBytes(limit int) []byte {
-	end := len(c.b) - limit
-	if end < c.off {
-		c.fail(1)
+// cstrRecord reads the NUL-terminated name at the cursor and consumes its
+// padded length (at most what is left before the sample_id trailer). rec
+// is the whole record, of which the cursor's bytes are a prefix: like
+// perf, which reads the name as a C string from the record
+// (perf_event__fprintf_mmap2, machine__process_mmap2_event), the string
+// runs on into the trailer when the record has no NUL before it. Old
+// kernels wrote MMAP2 records without prot and flags, whose names start 8
+// bytes early and end in the trailer. A name with no NUL in the record
+// ends at the record's end.
+func (c *cursor) cstrRecord(rec []byte) []byte {
+	if c.off > len(rec) {
 		return nil
 	}
-	rest := c.b[c.off:end]
-	i := bytes.IndexByte(rest, 0)
-	if i < 0 {
-		c.fail(len(rest) + 1)
-		return nil
+	rest := rec[c.off:]
+	if i := bytes.IndexByte(rest, 0); i >= 0 {
+		rest = rest[:i]
 	}
-	s := rest[:i]
-	n := (i + 8) &^ 7
-	if n > len(rest) {
-		n = len(rest)
+	n := min((len(rest)+8)&^7, len(c.b)-c.off)
+	if n > 0 {
+		c.off += n
 	}
-	c.off += n
-	return s
+	return rest
 }
 
 // u64s decodes n u64s into dst[:0] (allocating when dst is too small).

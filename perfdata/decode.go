@@ -209,7 +209,7 @@ func (d *decoder) decode(raw *RawRecord) (Record, error) {
 		c, err := d.common(raw, &r.RecordCommon)
 		r.PID, r.TID = c.i32(), c.i32()
 		r.Addr, r.Len, r.PgOff = c.u64(), c.u64(), c.u64()
-		r.Filename = d.str(c.cstrAlignedBytes(0))
+		r.Filename = d.str(c.cstrRecord(raw.Data))
 		return r, firstErr(err, c.err)
 	case RecordTypeMmap2:
 		r := get[RecordMmap2](d, raw.Type)
@@ -233,13 +233,13 @@ func (d *decoder) decode(raw *RawRecord) (Record, error) {
 			r.BuildID = nil
 		}
 		r.Prot, r.Flags = c.u32(), c.u32()
-		r.Filename = d.str(c.cstrAlignedBytes(0))
+		r.Filename = d.str(c.cstrRecord(raw.Data))
 		return r, firstErr(err, c.err)
 	case RecordTypeComm:
 		r := get[RecordComm](d, raw.Type)
 		c, err := d.common(raw, &r.RecordCommon)
 		r.PID, r.TID = c.i32(), c.i32()
-		r.Comm = d.str(c.cstrAlignedBytes(0))
+		r.Comm = d.str(c.cstrRecord(raw.Data))
 		return r, firstErr(err, c.err)
 	case RecordTypeExit:
 		r := get[RecordExit](d, raw.Type)
@@ -319,7 +319,7 @@ func (d *decoder) decode(raw *RawRecord) (Record, error) {
 		c, err := d.common(raw, &r.RecordCommon)
 		r.Addr, r.Len = c.u64(), c.u32()
 		r.KsymType, r.KsymFlags = c.u16(), c.u16()
-		r.Name = c.cstrAligned(0)
+		r.Name = c.cstrAligned(raw.Data)
 		return r, firstErr(err, c.err)
 	case RecordTypeBPFEvent:
 		r := get[RecordBPFEvent](d, raw.Type)
@@ -331,7 +331,7 @@ func (d *decoder) decode(raw *RawRecord) (Record, error) {
 		r := get[RecordCgroup](d, raw.Type)
 		c, err := d.common(raw, &r.RecordCommon)
 		r.CgroupID = c.u64()
-		r.Path = c.cstrAligned(0)
+		r.Path = c.cstrAligned(raw.Data)
 		return r, firstErr(err, c.err)
 	case RecordTypeTextPoke:
 		r := get[RecordTextPoke](d, raw.Type)
