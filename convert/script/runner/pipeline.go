@@ -277,6 +277,11 @@ func (pl *pipeline) full(s *script.Sample, al *script.Loc, useCC bool) {
 	n := copy(it.insn[:], s.Insn)
 	it.s.Insn = it.insn[:n]
 	if s.Callchain != nil {
+		// An empty callchain (perf drops a corrupt one whole) is
+		// printed as one, not as a sample without: keep it non-nil.
+		if it.frames == nil {
+			it.frames = make([]script.Frame, 0, max(len(s.Callchain), 16))
+		}
 		it.frames = append(it.frames[:0], s.Callchain...)
 		it.s.Callchain = it.frames
 	}
