@@ -370,7 +370,7 @@ func (f *Fields) EnableCallchainFields(t OutputType) {
 
 // unprintable are the fields perf script knows but this printer does not
 // print yet.
-const unprintable = FieldTrace | FieldIregs | FieldUregs | FieldDataSrc | FieldWeight | FieldBPFOutput |
+const unprintable = FieldIregs | FieldUregs | FieldDataSrc | FieldWeight | FieldBPFOutput |
 	FieldBrstackinsn | FieldBrstackinsnlen | FieldBrstackoff | FieldPhysAddr | FieldMetric | FieldMisc |
 	FieldSrccode | FieldTOD | FieldDataPageSize | FieldCodePageSize | FieldInsLat | FieldMachinePID | FieldVCPU
 

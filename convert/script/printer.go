@@ -127,6 +127,10 @@ func (p *Printer) Print(s *Sample) {
 	if pl.bts {
 		b = p.bts(b, s, pl)
 	} else {
+		if pl.f&FieldTrace != 0 && s.Raw != nil && s.Ev.Format != nil {
+			// event_format__fprintf
+			b = s.Ev.Trace.Append(b, s.Ev.Format, s.Raw)
+		}
 		if pl.synth {
 			b = appendSynth(b, &s.Synth)
 		}

@@ -1,6 +1,10 @@
 package script
 
-import "github.com/perfpt/perfpt/convert/symbol"
+import (
+	"github.com/perfpt/perfpt/convert/symbol"
+	"github.com/perfpt/perfpt/convert/traceevent"
+	"github.com/perfpt/perfpt/perfdata/tracing"
+)
 
 // Sample-type bits the printer looks at (PERF_SAMPLE_*).
 const (
@@ -22,6 +26,11 @@ type Event struct {
 	Config       uint64
 	SampleType   uint64
 	SamplePeriod uint64
+	// Format is a tracepoint's format from the tracing data (nil when
+	// the event is no tracepoint or the data has no format for it);
+	// Trace prints its records.
+	Format *tracing.Format
+	Trace  *traceevent.Printer
 }
 
 // OutputType returns the event's output class.
@@ -74,13 +83,15 @@ type Resolver interface {
 
 // Sample is one sample to print, real or synthesised.
 type Sample struct {
-	Ev        *Event
-	Comm      string
-	PID, TID  int32
-	CPU       uint32
-	Time      uint64
-	Period    uint64
-	IP, Addr  uint64
+	Ev       *Event
+	Comm     string
+	PID, TID int32
+	CPU      uint32
+	Time     uint64
+	Period   uint64
+	IP, Addr uint64
+	// Raw is the PERF_SAMPLE_RAW payload (a tracepoint's record).
+	Raw       []byte
 	Flags     uint32
 	InsnLen   int
 	Insn      []byte

@@ -8,7 +8,9 @@ import (
 
 	"github.com/perfpt/perfpt/convert/script"
 	"github.com/perfpt/perfpt/convert/symbol"
+	"github.com/perfpt/perfpt/convert/traceevent"
 	"github.com/perfpt/perfpt/perfdata"
+	"github.com/perfpt/perfpt/perfdata/tracing"
 )
 
 // Options configures a session.
@@ -116,6 +118,12 @@ type Session struct {
 	// file, and processed so far (parallel decoding waits for all)
 	mutTotal, mutSeen int
 
+	// tracing is the recording's tracing data (tracepoint formats), nil
+	// until read; tracingErr says why it could not be read.
+	tracing    *tracing.Data
+	tracingErr error
+	tp         *traceevent.Printer
+
 	// OnSynthEvent is called when an event is synthesised (perf's
 	// process_attr), with whether it is the first of its output type.
 	OnSynthEvent func(e *script.Event, firstOfType bool) error
@@ -152,6 +160,9 @@ func New(f *perfdata.File, o Options) (*Session, error) {
 	s.anyFilter = o.CPUs != nil || o.PIDs != nil || o.TIDs != nil || o.TimeFrom != 0 || o.TimeTo != 0
 	if o.Kallsyms != "" {
 		s.m.kPath = o.Kallsyms
+	}
+	if b, ok := f.FeatureData(perfdata.FeatTracingData); ok {
+		s.setTracing(b)
 	}
 	if feats, err := f.Features(); err == nil {
 		s.feats = feats
@@ -193,6 +204,7 @@ func (s *Session) event(a *perfdata.Attr) *script.Event {
 	}
 	e := &script.Event{Name: name, AttrType: uint32(a.Type), Config: a.Config,
 		SampleType: uint64(a.SampleType), SamplePeriod: a.SamplePeriod}
+	s.setFormat(a, e)
 	if a.Flags&perfdata.AttrFlagFreq != 0 {
 		e.SamplePeriod = 0
 	}
@@ -281,6 +293,8 @@ func (s *Session) Run(h Handler) error {
 			s.sample(r, &smp)
 			s.flushBlocks()
 			h.Sample(&smp)
+		case *perfdata.RecordTracingData:
+			s.setTracing(r.Data)
 		case *perfdata.RecordComm:
 			t := s.m.FindNewThread(r.PID, r.TID)
 			t.Comm, t.commSet = r.Comm, true
@@ -343,7 +357,7 @@ func (s *Session) sample(r *perfdata.RecordSample, smp *script.Sample) {
 	t := s.m.FindNewThread(r.PID, r.TID)
 	kernel := r.CPUMode() == perfdata.MiscKernel
 	*smp = script.Sample{Ev: ev, Comm: t.Comm, PID: r.PID, TID: r.TID, CPU: r.CPU, Time: r.Time,
-		Period: r.Period, IP: r.IP, Addr: r.Addr, Callchain: smp.Callchain[:0]}
+		Period: r.Period, IP: r.IP, Addr: r.Addr, Raw: r.Raw, Callchain: smp.Callchain[:0]}
 	if r.Attr != nil && r.Attr.SampleType&perfdata.SampleFormatPeriod == 0 {
 		// evsel__parse_sample: the period defaults to the attr's.
 		smp.Period = r.Attr.SamplePeriod

@@ -87,6 +87,7 @@ type full struct {
 	frames []script.Frame
 	br     []script.BranchEntry
 	brLocs []script.Loc
+	raw    []byte // a tracepoint's record
 }
 
 type batch struct {
@@ -212,7 +213,7 @@ func (pl *pipeline) sample(s *script.Sample, useCC bool) {
 	case s.AddrOK:
 		al = &s.AddrLoc
 	}
-	if (s.Callchain != nil && useCC) || s.Synth.Kind != script.SynthNone || s.InsnCnt != 0 || s.CycCnt != 0 || s.BranchStack != nil ||
+	if (s.Callchain != nil && useCC) || s.Raw != nil || s.Synth.Kind != script.SynthNone || s.InsnCnt != 0 || s.CycCnt != 0 || s.BranchStack != nil ||
 		s.SrclineOK || len(s.Insn) > 16 || uint(s.Depth) > maxDepth || uint(s.InsnLen) > 16 {
 		pl.full(s, al, useCC)
 		return
@@ -276,6 +277,10 @@ func (pl *pipeline) full(s *script.Sample, al *script.Loc, useCC bool) {
 	}
 	n := copy(it.insn[:], s.Insn)
 	it.s.Insn = it.insn[:n]
+	if s.Raw != nil {
+		it.raw = append(it.raw[:0], s.Raw...)
+		it.s.Raw = it.raw
+	}
 	if s.Callchain != nil {
 		// An empty callchain (perf drops a corrupt one whole) is
 		// printed as one, not as a sample without: keep it non-nil.
@@ -302,7 +307,7 @@ func (pl *pipeline) full(s *script.Sample, al *script.Loc, useCC bool) {
 	}
 	b.fullBytes += len(it.s.Callchain)*int(unsafe.Sizeof(script.Frame{})) +
 		len(it.s.BranchStack)*int(unsafe.Sizeof(script.BranchEntry{})) +
-		len(it.s.BranchLocs)*int(unsafe.Sizeof(script.Loc{}))
+		len(it.s.BranchLocs)*int(unsafe.Sizeof(script.Loc{})) + len(it.s.Raw)
 	if b.fullBytes >= fullBudget {
 		pl.send()
 	}

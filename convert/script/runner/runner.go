@@ -114,6 +114,19 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		}
 	}
 	useCallchain := !cfg.NoCallchain && anyCallchain
+	if err := s.TracingErr(); err != nil {
+		fmt.Fprintf(stderr, "Warning: %s: tracing data: %v; tracepoint fields are not printed\n", input, err)
+	}
+	// perf_session__check_output_opt: with call chains, tracepoints print
+	// ip, sym, symoff and dso unless -F set their fields.
+	if useCallchain && !fields.UserSet(script.TypeTracepoint) {
+		for _, e := range s.Events() {
+			if e.AttrType == 2 && e.SampleType&script.SampleCallchain != 0 {
+				fields.Add(script.TypeTracepoint, script.FieldIP|script.FieldSym|script.FieldSymOff|script.FieldDSO)
+				break
+			}
+		}
+	}
 	// process_attr for the events synthesised from PT.
 	s.OnSynthEvent = func(e *script.Event, firstOfType bool) error {
 		// intel_pt_process_auxtrace_info turns callchains on for
