@@ -12,6 +12,11 @@ const Magic = 0x32454c4946524550
 // magicSwapped is Magic as read from a big-endian file.
 const magicSwapped = 0x50455246494c4532
 
+// magicLegacy is the first 8 bytes of a perf.data of the first format
+// ("PERFFILE"), whose endianness only its attr size tells (perf's
+// check_magic_endian, try_all_file_abis).
+const magicLegacy = 0x454c494646524550
+
 const (
 	fileHeaderSize = 104 // struct perf_file_header
 	pipeHeaderSize = 16  // struct perf_pipe_file_header
@@ -33,6 +38,9 @@ type File struct {
 	Attrs []*Attr
 	// Pipe is true for a pipe-mode stream.
 	Pipe bool
+	// Legacy is true for a file of the first format (magic PERFFILE),
+	// which perf reports as header version 0 (PERF_HEADER_VERSION_1).
+	Legacy bool
 	// Data is the data section (file mode).
 	Data Section
 	// FeatureSections lists, for each feature bit set in the header, where
@@ -182,7 +190,7 @@ func wrapEOF(err error) error {
 func checkMagic(h []byte) error {
 	m := binary.LittleEndian.Uint64(h)
 	switch {
-	case m == Magic:
+	case m == Magic || m == magicLegacy:
 		return nil
 	case m == magicSwapped || binary.BigEndian.Uint64(h) == Magic:
 		return errAt(0, "magic", ErrBigEndian)

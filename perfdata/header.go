@@ -42,13 +42,25 @@ func newFile(ra io.ReaderAt, mem []byte, size int64) (*File, error) {
 		f.ra = nil
 		return f, nil
 	}
-	if hsize != fileHeaderSize {
+	// perf_file_header__read: a header without the feature bitmap
+	// (72 bytes, the first format) has no features.
+	if hsize != fileHeaderSize && hsize != fileHeaderNoFeatures {
 		return nil, errAt(8, "file header size (expected 104)", ErrBadSize)
 	}
-	if n, err := f.ra.ReadAt(h[:], 0); n < fileHeaderSize {
+	if n, err := f.ra.ReadAt(h[:hsize], 0); n < int(hsize) {
 		return nil, errAt(int64(n), "file header", wrapEOF(orEOF(err)))
 	}
 	f.attrSize = int64(le.Uint64(h[16:]))
+	f.Legacy = le.Uint64(h[:]) == magicLegacy
+	if f.Legacy && !legacyAttrSize(f.attrSize) {
+		// try_all_file_abis: the attr size of a PERFFILE header
+		// must be one of the first five ABIs' (a big-endian file
+		// has it swapped).
+		if legacyAttrSize(int64(binary.BigEndian.Uint64(h[16:]))) {
+			return nil, errAt(0, "magic", ErrBigEndian)
+		}
+		return nil, errAt(16, "attr_size of a PERFFILE (first format) header", ErrBadMagic)
+	}
 	attrs := Section{int64(le.Uint64(h[24:])), int64(le.Uint64(h[32:]))}
 	f.Data = Section{int64(le.Uint64(h[40:])), int64(le.Uint64(h[48:]))}
 	// h[56:72] is the unused event_types section.
@@ -71,6 +83,21 @@ func newFile(ra io.ReaderAt, mem []byte, size int64) (*File, error) {
 	f.buildIDMap()
 	f.nameAttrs()
 	return f, nil
+}
+
+// fileHeaderNoFeatures is the size of a struct perf_file_header without
+// its feature bitmap (offsetof adds_features), which perf still reads.
+const fileHeaderNoFeatures = 72
+
+// legacyAttrSize reports whether n is the on-file attr size (attr and ids
+// section) of one of the ABIs perf accepts in a PERFFILE header
+// (attr_file_abi_sizes: PERF_ATTR_SIZE_VER0 to VER4).
+func legacyAttrSize(n int64) bool {
+	switch n - 16 {
+	case 64, 72, 80, 96, 104:
+		return true
+	}
+	return false
 }
 
 func orEOF(err error) error {

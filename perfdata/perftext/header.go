@@ -51,7 +51,12 @@ func Header(w io.Writer, f *perfdata.File, opt HeaderOptions) error {
 	if !opt.Captured.IsZero() {
 		fmt.Fprintf(bw, "# captured on    : %s\n", opt.Captured.Format("Mon Jan _2 15:04:05 2006"))
 	}
-	fmt.Fprintf(bw, "# header version : 1\n")
+	// perf's PERF_HEADER_VERSION_1 (magic PERFFILE) is 0, _2 is 1.
+	version := 1
+	if f.Legacy {
+		version = 0
+	}
+	fmt.Fprintf(bw, "# header version : %d\n", version)
 	fmt.Fprintf(bw, "# data offset    : %d\n", f.Data.Offset)
 	fmt.Fprintf(bw, "# data size      : %d\n", f.Data.Size)
 	fmt.Fprintf(bw, "# feat offset    : %d\n", f.Data.Offset+f.Data.Size)
