@@ -1,0 +1,408 @@
+package unwind
+
+import (
+	"errors"
+	"sort"
+	"sync"
+)
+
+// Errors of a CFI lookup or step. ErrNoInfo is libunwind's UNW_ENOINFO: the
+// module has unwind tables, but none covers the pc (the stepper then tries
+// libunwind's heuristics); every other error stops the unwind.
+var (
+	ErrNoInfo   = errors.New("unwind: no FDE covers the pc")
+	ErrNoTable  = errors.New("unwind: no unwind table for the module")
+	ErrBadCFI   = errors.New("unwind: corrupt CFI")
+	ErrBadExpr  = errors.New("unwind: bad DWARF expression")
+	ErrNoMap    = errors.New("unwind: address outside every map")
+	ErrBadReg   = errors.New("unwind: register not sampled or not unwound")
+	ErrBadFrame = errors.New("unwind: ip and CFA unchanged")
+)
+
+// Table is the call frame information of one ELF file, with addresses in
+// the file's own (link-time) address space. It is immutable once made and
+// safe for concurrent use.
+type Table struct {
+	// Name is the file the CFI came from (for messages).
+	Name string
+	// LoadBase is perf's elf_base_address of the file: its first
+	// PT_LOAD's address rounded down to the page. A map of the file at
+	// start with page offset pgoff has bias start - pgoff - LoadBase.
+	LoadBase uint64
+
+	eh     []byte // .eh_frame
+	ehAddr uint64 // its sh_addr
+	hdr    bool   // .eh_frame_hdr was found: eh is searched through it
+	// hdrAddr is .eh_frame_hdr's sh_addr, the base of hdrTab's entries.
+	hdrAddr uint64
+	hdrTab  []byte // the binary-search table, 8 bytes an entry
+
+	df     []byte // .debug_frame
+	dfOnce sync.Once
+	dfIdx  []span
+}
+
+type span struct {
+	lo, hi uint64
+	off    int
+}
+
+// FDE is the frame description entry covering a pc, with its CIE.
+type FDE struct {
+	Start, End uint64 // link-time addresses covered
+	instr      []byte
+	instrAddr  uint64 // link-time address of instr[0] (eh_frame), for pcrel set_loc
+	cie        cie
+}
+
+// Signal says the FDE's CIE has the "S" augmentation (a signal frame).
+func (f *FDE) Signal() bool { return f.cie.signal }
+
+type cie struct {
+	codeAlign uint64
+	dataAlign int64
+	ra        uint64
+	fdeEnc    uint8
+	signal    bool
+	z         bool
+	instr     []byte
+	instrAddr uint64
+}
+
+// NewTable makes a table from section contents: ehFrame and its address,
+// the .eh_frame_hdr contents and address (nil when the file has none; its
+// search table then is not used and .eh_frame is not searched, as perf's
+// find_proc_info does), and .debug_frame (nil for none). The slices are
+// kept, not copied.
+func NewTable(name string, ehFrame []byte, ehAddr uint64, hdr []byte, hdrAddr uint64, debugFrame []byte) *Table {
+	t := &Table{Name: name, eh: ehFrame, ehAddr: ehAddr, df: debugFrame}
+	if hdr != nil {
+		t.hdr = true
+		t.hdrAddr = hdrAddr
+		t.hdrTab = hdrSearchTable(hdr)
+	}
+	return t
+}
+
+// hdrSearchTable reads .eh_frame_hdr as perf's unwind_spec_ehframe does
+// (eh_frame_ptr and fde_count in the few encodings it knows) and returns
+// the fde_count entries of the table that follows, cut to the section.
+func hdrSearchTable(h []byte) []byte {
+	c := cur{b: h}
+	c.u8() // version: not checked by perf
+	ptrEnc, cntEnc := c.u8(), c.u8()
+	c.u8() // table_enc: libunwind assumes datarel sdata4
+	if _, ok := perfEncoded(&c, ptrEnc); !ok {
+		return nil
+	}
+	n, ok := perfEncoded(&c, cntEnc)
+	if !ok || c.bad {
+		return nil
+	}
+	rest := uint64(c.left()) / 8
+	if n > rest {
+		n = rest
+	}
+	return h[c.off : c.off+int(n)*8]
+}
+
+// perfEncoded is perf's __dw_read_encoded_value: only absolute or
+// pc-relative 4- and 8-byte values. Only the size matters here: perf
+// skips eh_frame_ptr, and a pc-relative fde_count is meaningless (perf
+// adds a host address to it).
+func perfEncoded(c *cur, enc uint8) (uint64, bool) {
+	if enc == peOmit {
+		return 0, true
+	}
+	if enc == peAbsptr {
+		return c.u64(), !c.bad
+	}
+	if a := enc & 0x70; a != peAbsptr && a != pePcrel {
+		return 0, false
+	}
+	if enc&0x07 == 0 {
+		enc |= peUdata4
+	}
+	switch enc & 0x0f {
+	case peSdata4, peUdata4, peSdata8, peUdata8:
+		return c.format(enc)
+	}
+	return 0, false
+}
+
+// HasEHFrameHdr says whether the table searches .eh_frame.
+func (t *Table) HasEHFrameHdr() bool { return t != nil && t.hdr }
+
+// HasDebugFrame says whether the table has .debug_frame.
+func (t *Table) HasDebugFrame() bool { return t != nil && t.df != nil }
+
+// Find returns the FDE covering the link-time address pc, as perf's
+// find_proc_info looks for it: through .eh_frame_hdr first, then
+// .debug_frame. The error is ErrNoTable when the file has neither,
+// ErrNoInfo when they do not cover pc, ErrBadCFI when the entry found
+// cannot be read.
+func (t *Table) Find(pc uint64, f *FDE) error {
+	if t == nil {
+		return ErrNoTable
+	}
+	err := ErrNoTable
+	if t.hdr {
+		if err = t.findHdr(pc, f); err == nil {
+			return nil
+		}
+	}
+	if t.df != nil && (err == ErrNoInfo || err == ErrNoTable) {
+		// perf goes on to .debug_frame whatever went wrong, and returns
+		// the first error when .debug_frame has nothing.
+		if t.findDebugFrame(pc, f) == nil {
+			return nil
+		}
+	}
+	return err
+}
+
+// findHdr mirrors libunwind's remote_lookup over .eh_frame_hdr's table
+// (entries relative to the header, compared unsigned) and
+// dwarf_extract_proc_info_from_fde.
+func (t *Table) findHdr(pc uint64, f *FDE) error {
+	tab := t.hdrTab
+	rel := pc - t.hdrAddr
+	lo, hi := 0, len(tab)/8
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		start := uint64(int64(int32(le32(tab[mid*8:]))))
+		if rel < start {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	if hi <= 0 {
+		return ErrNoInfo
+	}
+	fdeAddr := t.hdrAddr + uint64(int64(int32(le32(tab[(hi-1)*8+4:]))))
+	off := fdeAddr - t.ehAddr
+	if fdeAddr < t.ehAddr || off >= uint64(len(t.eh)) {
+		return ErrBadCFI
+	}
+	if err := parseFDE(t.eh, int(off), true, t.ehAddr, f); err != nil {
+		return err
+	}
+	if pc < f.Start || pc >= f.End {
+		return ErrNoInfo
+	}
+	return nil
+}
+
+func le32(b []byte) uint32 {
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
+
+func (t *Table) findDebugFrame(pc uint64, f *FDE) error {
+	t.dfOnce.Do(t.indexDebugFrame)
+	idx := t.dfIdx
+	i := sort.Search(len(idx), func(i int) bool { return idx[i].lo > pc }) - 1
+	if i < 0 || pc >= idx[i].hi {
+		return ErrNoInfo
+	}
+	if err := parseFDE(t.df, idx[i].off, false, 0, f); err != nil {
+		return err
+	}
+	return nil
+}
+
+// maxFDEs bounds the .debug_frame index (each FDE is at least 16 bytes, so
+// a section gives at most len/16 of them anyway).
+func (t *Table) indexDebugFrame() {
+	var f FDE
+	for off := 0; off < len(t.df); {
+		next, isCIE, ok := entryBounds(t.df, off, false)
+		if !ok {
+			break
+		}
+		if !isCIE && parseFDE(t.df, off, false, 0, &f) == nil && f.Start < f.End {
+			t.dfIdx = append(t.dfIdx, span{f.Start, f.End, off})
+		}
+		off = next
+	}
+	sort.SliceStable(t.dfIdx, func(i, j int) bool { return t.dfIdx[i].lo < t.dfIdx[j].lo })
+}
+
+// entryBounds reads the length and id of the CIE or FDE at off: the
+// offset of the next entry, whether this one is a CIE, and false at a
+// terminator or a length past the end.
+func entryBounds(sec []byte, off int, eh bool) (next int, isCIE, ok bool) {
+	c := cur{b: sec, off: off}
+	n := uint64(c.u32())
+	is64 := false
+	if n == 0xffffffff {
+		n, is64 = c.u64(), true
+	}
+	if c.bad || n == 0 || n > uint64(c.left()) {
+		return 0, false, false
+	}
+	next = c.off + int(n)
+	var id uint64
+	if is64 {
+		id = c.u64()
+	} else {
+		id = uint64(c.u32())
+	}
+	if c.bad {
+		return 0, false, false
+	}
+	switch {
+	case eh:
+		isCIE = id == 0
+	case is64:
+		isCIE = id == ^uint64(0)
+	default:
+		isCIE = id == 0xffffffff
+	}
+	return next, isCIE, true
+}
+
+// parseFDE reads the FDE at off of sec (.eh_frame when eh, with secAddr
+// its address, else .debug_frame) and its CIE.
+func parseFDE(sec []byte, off int, eh bool, secAddr uint64, f *FDE) error {
+	c := cur{b: sec, off: off}
+	n := uint64(c.u32())
+	is64 := false
+	if n == 0xffffffff {
+		n, is64 = c.u64(), true
+	}
+	if c.bad || n == 0 || n > uint64(c.left()) {
+		return ErrBadCFI
+	}
+	end := c.off + int(n)
+	idAt := c.off
+	var id uint64
+	if is64 {
+		id = c.u64()
+	} else {
+		id = uint64(c.u32())
+	}
+	var cieOff uint64
+	if eh {
+		if id == 0 {
+			return ErrBadCFI // a CIE where an FDE was expected
+		}
+		cieOff = uint64(idAt) - id
+	} else {
+		if (!is64 && id == 0xffffffff) || (is64 && id == ^uint64(0)) {
+			return ErrBadCFI
+		}
+		cieOff = id
+	}
+	if cieOff >= uint64(len(sec)) {
+		return ErrBadCFI
+	}
+	if err := parseCIE(sec, int(cieOff), eh, secAddr, &f.cie); err != nil {
+		return err
+	}
+	c.b = sec[:end]
+	enc := f.cie.fdeEnc
+	start, ok := c.encoded(enc, secAddr, 0, 0)
+	if !ok {
+		return ErrBadCFI
+	}
+	length, ok := c.format(enc)
+	if !ok {
+		return ErrBadCFI
+	}
+	if f.cie.z {
+		c.take(int(min(c.uleb(), uint64(len(sec)))))
+	}
+	if c.bad {
+		return ErrBadCFI
+	}
+	f.Start, f.End = start, start+length
+	f.instr = sec[c.off:end]
+	f.instrAddr = secAddr + uint64(c.off)
+	return nil
+}
+
+// parseCIE mirrors libunwind's parse_cie.
+func parseCIE(sec []byte, off int, eh bool, secAddr uint64, ci *cie) error {
+	next, isCIE, ok := entryBounds(sec, off, eh)
+	if !ok || !isCIE {
+		return ErrBadCFI
+	}
+	c := cur{b: sec[:next], off: off}
+	if c.u32() == 0xffffffff {
+		c.u64()
+		c.u64()
+	} else {
+		c.u32()
+	}
+	*ci = cie{}
+	if eh {
+		ci.fdeEnc = peAbsptr
+	}
+	version := c.u8()
+	if version != 1 && version != 3 && version != 4 {
+		return ErrBadCFI
+	}
+	aug := c.cstr()
+	if version == 4 {
+		if c.u8() != 8 { // address_size
+			return ErrBadCFI
+		}
+		c.u8() // segment_selector_size
+	}
+	ci.codeAlign = c.uleb()
+	ci.dataAlign = c.sleb()
+	if version == 1 {
+		ci.ra = uint64(c.u8())
+	} else {
+		ci.ra = c.uleb()
+	}
+	if c.bad {
+		return ErrBadCFI
+	}
+	i := 0
+	if len(aug) >= 2 && aug[0] == 'e' && aug[1] == 'h' {
+		c.u64() // old GCC's eh_ptr
+		i = 2
+	}
+	augEnd := -1
+	if i < len(aug) && aug[i] == 'z' {
+		l := c.uleb()
+		if c.bad || l > uint64(c.left()) {
+			return ErrBadCFI
+		}
+		ci.z = true
+		augEnd = c.off + int(l)
+		i++
+	}
+loop:
+	for ; i < len(aug); i++ {
+		switch aug[i] {
+		case 'L':
+			c.u8()
+		case 'R':
+			ci.fdeEnc = c.u8()
+		case 'P':
+			pe := c.u8()
+			if _, ok := c.format(pe); !ok {
+				return ErrBadCFI
+			}
+		case 'S':
+			ci.signal = true
+		default:
+			if !ci.z {
+				return ErrBadCFI
+			}
+			break loop // the augmentation length skips what we do not know
+		}
+	}
+	if augEnd >= 0 {
+		c.off = augEnd
+	}
+	if c.bad || c.off > next {
+		return ErrBadCFI
+	}
+	ci.instr = sec[c.off:next]
+	ci.instrAddr = secAddr + uint64(c.off)
+	return nil
+}

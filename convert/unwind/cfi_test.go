@@ -1,0 +1,80 @@
+package unwind
+
+import (
+	"encoding/binary"
+	"testing"
+)
+
+func TestRowAndStep(t *testing.T) {
+	// push %rbp at 0x3000; CFA = rsp+16 from 0x3001, rbp at CFA-16.
+	eh := cieFDE([]byte{0x41, 0x0e, 16, 0x86, 2})
+	tab := hostile(eh, []int32{0x2000}, []int32{0x1000 + int32(4+binary.LittleEndian.Uint32(eh))})
+	var f FDE
+	if err := tab.Find(0x3005, &f); err != nil {
+		t.Fatal(err)
+	}
+	if f.Start != 0x3000 || f.End != 0x3100 {
+		t.Fatalf("FDE %#x-%#x", f.Start, f.End)
+	}
+	var r Row
+	if err := f.Row(0x3005, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.cfaReg != RegRSP || r.cfaOff != 16 || r.reg[RegRBP].where != whereCFARel || int64(r.reg[RegRBP].off) != -16 {
+		t.Fatalf("row %+v", r)
+	}
+	if err := f.Row(0x3000, &r); err != nil || r.cfaOff != 8 {
+		t.Fatalf("row at entry: %v %+v", err, r)
+	}
+	if err := tab.Find(0x3100, &f); err != ErrNoInfo {
+		t.Fatalf("past the FDE: %v", err)
+	}
+	// A stack: [sp] = saved rbp, [sp+8] = return address 0x3050.
+	stack := make([]byte, 64)
+	binary.LittleEndian.PutUint64(stack[0:], 0x7777)
+	binary.LittleEndian.PutUint64(stack[8:], 0x3050)
+	var regs Regs
+	regs.V[RegRIP], regs.V[RegRSP], regs.V[RegRBP] = 0x3005, 0x8000, 1
+	regs.Valid = 1<<RegRIP | 1<<RegRSP | 1<<RegRBP
+	sp := &memSpace{t: tab, lo: 0x1000, hi: 0x4000}
+	var u Unwinder
+	out, _, ok := u.Unwind(&regs, Stack{Data: stack, DynSize: 64}, sp, 3, nil)
+	if !ok || len(out) != 3 || out[0] != 0x3005 || out[1] != 0x304f {
+		t.Fatalf("chain %#x ok=%v", out, ok)
+	}
+}
+
+func TestHostileCFI(t *testing.T) {
+	for name, prog := range map[string][]byte{
+		"truncated offset":      {0x86},
+		"truncated expression":  {0x0f, 20, 0x77},
+		"restore without state": {0x0b},
+		"remember overflow":     {0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a},
+		"register 40":           {0x07, 40},
+		"hi_user":               {0x3f},
+	} {
+		eh := cieFDE(prog)
+		tab := hostile(eh, []int32{0x2000}, []int32{0x1000 + int32(4+binary.LittleEndian.Uint32(eh))})
+		var f FDE
+		if err := tab.Find(0x3005, &f); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var r Row
+		if err := f.Row(0x3005, &r); err != ErrBadCFI {
+			t.Errorf("%s: %v, want ErrBadCFI", name, err)
+		}
+	}
+}
+
+func TestExprLoopBounded(t *testing.T) {
+	var regs Regs
+	u := Unwinder{regs: &regs}
+	// DW_OP_skip -3: jumps to itself forever in libunwind.
+	if _, _, err := u.eval([]byte{0x2f, 0xfd, 0xff}, 0); err != ErrBadExpr {
+		t.Fatalf("got %v", err)
+	}
+	v, isReg, err := u.eval([]byte{0x31, 0x32, 0x22}, 0) // lit1 lit2 plus
+	if err != nil || isReg || v != 3 {
+		t.Fatalf("1+2 = %d %v %v", v, isReg, err)
+	}
+}
