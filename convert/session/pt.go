@@ -1,6 +1,7 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 
@@ -464,14 +465,12 @@ func (p *ptState) synthEvents() error {
 		}
 	}
 	p.xw = p.txEv != nil || p.ptwEv != nil
-	if p.opts.IntrEvents && a.Config&(1<<31) != 0 {
-		if _, err = add("evt", script.PerfTypeSynth, synthEvt, 1, st); err != nil {
-			return err
-		}
-	}
-	if p.opts.IntrEvents && len(p.priv) > ptFilterStrLen+2 {
-		// cap_event_trace follows the filter string; not modelled beyond
-		// naming the event when set.
+	// perf synthesises "evt" samples from event trace (the event config
+	// bit) and "iflag" samples when the CPU can trace events
+	// (cap_event_trace); perfpt decodes neither CFE/EVD packets nor
+	// interrupt flag changes yet, so it refuses rather than print less.
+	if p.opts.IntrEvents && (a.Config&cfgEvent != 0 || p.capEventTrace()) {
+		return errors.New("--itrace=I: event trace (CFE/EVD packets, the evt and iflag events) is not supported by perfpt yet")
 	}
 	return nil
 }
@@ -488,8 +487,22 @@ const (
 	synthEvt
 )
 
-// cfgPwrEvt is the pwr_evt config bit: MWAIT, PWRE, EXSTOP, PWRX packets.
-const cfgPwrEvt = 1 << 4
+// cfgPwrEvt is the pwr_evt config bit: MWAIT, PWRE, EXSTOP, PWRX packets;
+// cfgEvent the event bit: event trace (CFE and EVD packets).
+const (
+	cfgPwrEvt = 1 << 4
+	cfgEvent  = 1 << 31
+)
+
+// capEventTrace reads cap_event_trace, the private word after the filter
+// string of AUXTRACE_INFO (intel_pt_process_auxtrace_info).
+func (p *ptState) capEventTrace() bool {
+	if len(p.priv) <= ptFilterStrLen || p.priv[ptFilterStrLen] >= uint64(len(p.priv))*8 {
+		return false
+	}
+	i := ptFilterStrLen + 1 + int((p.priv[ptFilterStrLen]+8)/8)
+	return i < len(p.priv) && p.priv[i] != 0
+}
 
 const (
 	sampleMask = (1 << 24) - 1 // PERF_SAMPLE_MASK covers the classic bits

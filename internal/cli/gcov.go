@@ -10,6 +10,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/perfpt/perfpt/convert/gcov"
+	"github.com/perfpt/perfpt/internal/perfopt"
 )
 
 func gcovCommand() *ucli.Command {
@@ -33,10 +34,10 @@ func gcovCommand() *ucli.Command {
 		Action: func(c *ucli.Context) error {
 			var o gcov.RecordingOptions
 			var err error
-			if o.PIDs, err = parseIDList(c.String("pid")); err != nil {
+			if o.PIDs, err = perfopt.ParseIDs(c.String("pid"), "pid"); err != nil {
 				return err
 			}
-			if o.TIDs, err = parseIDList(c.String("tid")); err != nil {
+			if o.TIDs, err = perfopt.ParseIDs(c.String("tid"), "tid"); err != nil {
 				return err
 			}
 			o.Workers, o.Symfs = c.Int("jobs"), c.String("symfs")

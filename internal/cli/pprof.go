@@ -1,14 +1,12 @@
 package cli
 
 import (
-	"fmt"
 	"os"
-	"strconv"
-	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/perfpt/perfpt/convert/pprof"
+	"github.com/perfpt/perfpt/internal/perfopt"
 )
 
 func pprofCommand() *ucli.Command {
@@ -32,13 +30,13 @@ func pprofCommand() *ucli.Command {
 			if o.Granularity, err = pprof.ParseGranularity(c.String("granularity")); err != nil {
 				return err
 			}
-			if o.PIDs, err = parseIDList(c.String("pid")); err != nil {
+			if o.PIDs, err = perfopt.ParseIDs(c.String("pid"), "pid"); err != nil {
 				return err
 			}
-			if o.TIDs, err = parseIDList(c.String("tid")); err != nil {
+			if o.TIDs, err = perfopt.ParseIDs(c.String("tid"), "tid"); err != nil {
 				return err
 			}
-			if o.TimeFrom, o.TimeTo, err = parseTimeRange(c.String("time")); err != nil {
+			if o.TimeFrom, o.TimeTo, err = perfopt.ParseTime(c.String("time")); err != nil {
 				return err
 			}
 			o.Workers, o.Symfs = c.Int("jobs"), c.String("symfs")
@@ -61,55 +59,4 @@ func pprofCommand() *ucli.Command {
 			return f.Close()
 		},
 	}
-}
-
-// parseIDList parses "1,2,3"; "" gives nil (no filter).
-func parseIDList(s string) (map[int32]bool, error) {
-	if s == "" {
-		return nil, nil
-	}
-	m := map[int32]bool{}
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.ParseInt(strings.TrimSpace(f), 10, 32)
-		if err != nil {
-			return nil, fmt.Errorf("invalid id %q", f)
-		}
-		m[int32(v)] = true
-	}
-	return m, nil
-}
-
-// parseTimeRange parses perf's "START,STOP" in seconds (either may be
-// empty) into nanoseconds.
-func parseTimeRange(s string) (from, to uint64, err error) {
-	if s == "" {
-		return 0, 0, nil
-	}
-	a, b, _ := strings.Cut(s, ",")
-	conv := func(v string) (uint64, error) {
-		v = strings.TrimSpace(v)
-		if v == "" {
-			return 0, nil
-		}
-		sec, frac, _ := strings.Cut(v, ".")
-		n, err := strconv.ParseUint(sec, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("invalid time %q", v)
-		}
-		ns := n * 1e9
-		if frac != "" {
-			frac = (frac + "000000000")[:9]
-			f, err := strconv.ParseUint(frac, 10, 64)
-			if err != nil {
-				return 0, fmt.Errorf("invalid time %q", v)
-			}
-			ns += f
-		}
-		return ns, nil
-	}
-	if from, err = conv(a); err != nil {
-		return
-	}
-	to, err = conv(b)
-	return
 }

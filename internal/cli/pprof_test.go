@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/pprof/profile"
@@ -45,15 +46,11 @@ func TestPprofCommandFlags(t *testing.T) {
 	if code := Main([]string{"perfpt", "pprof", "--granularity", "bogus"}, nil, &stdout, &stderr); code != 1 {
 		t.Errorf("bad granularity: exit %d", code)
 	}
-	ids, err := parseIDList("1,2, 3")
-	if err != nil || len(ids) != 3 || !ids[3] {
-		t.Errorf("parseIDList: %v %v", ids, err)
-	}
-	from, to, err := parseTimeRange("1000.5,1001")
-	if err != nil || from != 1000_500_000_000 || to != 1001_000_000_000 {
-		t.Errorf("parseTimeRange: %d %d %v", from, to, err)
-	}
-	if _, _, err := parseTimeRange("x,"); err == nil {
-		t.Error("bad time accepted")
+	for _, args := range [][]string{{"--time", "5,1"}, {"--time", "x,"}, {"--pid", "1;2"}, {"--time", "1.0123456789,"}} {
+		stderr.Reset()
+		if code := Main(append([]string{"perfpt", "pprof", "-i", "/nonexistent"}, args...), nil, &stdout, &stderr); code != 1 ||
+			!strings.Contains(stderr.String(), args[0][2:]) {
+			t.Errorf("pprof %v: exit %d, %q; want a refusal naming %s", args, code, stderr.String(), args[0])
+		}
 	}
 }

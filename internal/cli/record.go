@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -63,6 +64,9 @@ func runRecord(c *ucli.Context) error {
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ev := c.String("event")
+	if err := checkRecordFlags(c, ev); err != nil {
+		return fmt.Errorf("record: %w", err)
+	}
 	if c.Bool("emulate") {
 		return runEmulate(ctx, c, argv)
 	}
@@ -85,9 +89,6 @@ func runRecord(c *ucli.Context) error {
 		}
 		return nil
 	}
-	if c.Bool("snapshot") || c.Bool("snapshot-on-exit") {
-		return errors.New("record: --snapshot needs the intel_pt event (-e intel_pt//)")
-	}
 	opt := native.Options{Output: c.String("output"), Event: ev, Freq: c.Int("freq"), CallGraph: c.Bool("call-graph"),
 		Target: target, Header: record.HostFeatures(os.Args)}
 	res, err := native.Record(ctx, argv, opt)
@@ -102,6 +103,53 @@ func runRecord(c *ucli.Context) error {
 	}
 	if err != nil {
 		return fmt.Errorf("record: %w", err)
+	}
+	return nil
+}
+
+// Which record flags apply in which mode: the emulation's own flags only
+// with --emulate; the native recorders' flags (sampling, targets,
+// snapshots) only without it, each with the events it applies to. A flag
+// given where it has no effect is refused, naming it.
+var (
+	emulateOnlyFlags = []string{"single-step", "noretcomp", "timing", "mtc-period", "psb-period", "aux-buffer",
+		"keep-aslr", "emulate-cpuid", "buildid-dir", "no-buildid-cache"}
+	sampledOnlyFlags  = []string{"freq", "call-graph"}
+	nativeOnlyFlags   = []string{"all-cpus", "cpu"}
+	nativePTOnlyFlags = []string{"snapshot", "snapshot-on-exit"}
+)
+
+// checkRecordFlags refuses the flags that the chosen mode would ignore.
+func checkRecordFlags(c *ucli.Context, ev string) error {
+	set := func(names []string) string {
+		for _, n := range names {
+			if c.IsSet(n) {
+				return n
+			}
+		}
+		return ""
+	}
+	pt := native.IsIntelPT(ev)
+	if c.Bool("emulate") {
+		if n := set(sampledOnlyFlags); n != "" {
+			return fmt.Errorf("--%s applies to software events, not to --emulate (which traces every instruction)", n)
+		}
+		if n := set(nativeOnlyFlags); n != "" {
+			return fmt.Errorf("--%s is not supported with --emulate (the emulation traces CMD and its children only)", n)
+		}
+		if n := set(nativePTOnlyFlags); n != "" {
+			return fmt.Errorf("--%s is not supported with --emulate (it writes the whole trace)", n)
+		}
+		return nil
+	}
+	if n := set(emulateOnlyFlags); n != "" {
+		return fmt.Errorf("--%s needs --emulate", n)
+	}
+	if n := set(sampledOnlyFlags); n != "" && pt {
+		return fmt.Errorf("--%s applies to software events, not to %s", n, ev)
+	}
+	if n := set(nativePTOnlyFlags); n != "" && !pt {
+		return fmt.Errorf("--%s needs the intel_pt event (-e intel_pt//)", n)
 	}
 	return nil
 }
@@ -129,13 +177,16 @@ func runEmulate(ctx context.Context, c *ucli.Context, argv []string) error {
 	opt.Trace.KeepASLR = c.Bool("keep-aslr")
 	opt.Trace.CPUID = c.Bool("emulate-cpuid")
 	opt.PT.NoRetComp = c.Bool("noretcomp")
-	if err := emulateTerms(c.String("event"), &opt.PT); err != nil {
-		return err
+	if err := psbBytes(c.Int("psb-period")); err != nil {
+		return fmt.Errorf("record: --psb-period: %w", err)
 	}
 	opt.PT.PSBPeriod = c.Int("psb-period")
+	if p := c.Uint("mtc-period"); p > maxMTCPeriod {
+		return fmt.Errorf("record: --mtc-period %d: the mtc_period field holds 0 to %d", p, maxMTCPeriod)
+	}
 	opt.PT.MTCPeriod = c.Uint("mtc-period")
 	switch t := c.String("timing"); t {
-	case "none", "":
+	case "none":
 	case "tsc":
 		opt.PT.TSC = true
 	case "mtc":
@@ -145,7 +196,15 @@ func runEmulate(ctx context.Context, c *ucli.Context, argv []string) error {
 	default:
 		return fmt.Errorf("record: --timing %q: want none, tsc, mtc or cyc", t)
 	}
-	opt.AuxBufSize = c.Int("aux-buffer")
+	if err := emulateTerms(c.String("event"), &opt.PT); err != nil {
+		return fmt.Errorf("record: %w", err)
+	}
+	if c.IsSet("mtc-period") && !opt.PT.MTC {
+		return errors.New("record: --mtc-period needs MTC packets (--timing mtc or cyc)")
+	}
+	if opt.AuxBufSize = c.Int("aux-buffer"); opt.AuxBufSize < minAuxBuffer {
+		return fmt.Errorf("record: --aux-buffer %d: want at least %d bytes", opt.AuxBufSize, minAuxBuffer)
+	}
 	opt.PerCPU = !c.Bool("per-thread")
 	if opt.PerCPU && !opt.PT.Timing() {
 		return errors.New("record: --timing none needs --per-thread (per-CPU decoding places context switches by time)")
@@ -175,28 +234,94 @@ func runEmulate(ctx context.Context, c *ucli.Context, argv []string) error {
 	return nil
 }
 
-// emulateTerms applies the terms of an intel_pt//u event string that the
-// emulation honours: ptw, fup_on_ptw and noretcomp (others, such as the
-// timing terms that --timing sets, are left alone).
+// Limits of the emulation's flags, as the hardware has them: mtc_period and
+// psb_period are 4-bit fields of the intel_pt config (the kernel's
+// arch/x86/events/intel/pt.c format), psb_period p meaning a PSB+ every
+// 2^(11+p) bytes.
+const (
+	maxMTCPeriod = 15
+	maxPSBPeriod = 15
+	// minAuxBuffer: an AUXTRACE buffer holds at least a PSB+ and the
+	// packets up to the next boundary.
+	minAuxBuffer = 256
+)
+
+// psbBytes checks a --psb-period in bytes: a power of two that the
+// psb_period field can say, so that the config written agrees with the
+// packets.
+func psbBytes(n int) error {
+	for p := 0; p <= maxPSBPeriod; p++ {
+		if n == 1<<(11+p) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%d bytes: want a power of two from %d to %d (psb_period 0 to %d)", n, 1<<11, 1<<(11+maxPSBPeriod), maxPSBPeriod)
+}
+
+// emulateTerms applies the terms of an intel_pt event string to the
+// emulation's configuration, on top of what --timing, --mtc-period,
+// --psb-period and --noretcomp set (perf applies a PMU's terms on top of its
+// default config): pt, branch, tsc, mtc, mtc_period=, cyc, psb_period=,
+// noretcomp, ptw and fup_on_ptw. Other terms, and modifiers other than u
+// (the emulation sees user space only), are refused, naming them.
 func emulateTerms(ev string, pt *synth.Config) error {
 	if !native.IsIntelPT(ev) {
-		return fmt.Errorf("record: --emulate records intel_pt only, not %q", ev)
+		return fmt.Errorf("--emulate records intel_pt only, not %q", ev)
 	}
 	parts := strings.Split(ev, "/")
-	if len(parts) < 3 {
-		return nil
+	if len(parts) != 3 {
+		return fmt.Errorf("event %q: --emulate traces user space only: write intel_pt//u", ev)
+	}
+	if parts[2] != "u" {
+		return fmt.Errorf("event %q: modifier %q: --emulate traces user space only (modifier u)", ev, parts[2])
 	}
 	for _, term := range strings.Split(parts[1], ",") {
-		name, val, hasVal := strings.Cut(strings.TrimSpace(term), "=")
-		on := !hasVal || (val != "0" && val != "")
+		term = strings.TrimSpace(term)
+		if term == "" {
+			continue
+		}
+		name, val, hasVal := strings.Cut(term, "=")
+		n := uint64(1)
+		if hasVal {
+			var err error
+			if n, err = strconv.ParseUint(val, 0, 64); err != nil {
+				return fmt.Errorf("event %q: term %q: bad value", ev, term)
+			}
+		}
+		on := n != 0
 		switch name {
+		case "pt", "branch":
+			if !on {
+				return fmt.Errorf("event %q: %s=0 is not supported by --emulate, which traces every branch", ev, name)
+			}
+		case "tsc":
+			pt.TSC = on
+		case "mtc":
+			pt.MTC = on
+		case "cyc":
+			pt.CYC = on
+		case "mtc_period":
+			if n > maxMTCPeriod {
+				return fmt.Errorf("event %q: mtc_period=%d: the field holds 0 to %d", ev, n, maxMTCPeriod)
+			}
+			pt.MTCPeriod = uint(n)
+		case "psb_period":
+			if n > maxPSBPeriod {
+				return fmt.Errorf("event %q: psb_period=%d: the field holds 0 to %d", ev, n, maxPSBPeriod)
+			}
+			pt.PSBPeriod = 1 << (11 + n)
+		case "noretcomp":
+			pt.NoRetComp = on
 		case "ptw":
 			pt.PTW = on
 		case "fup_on_ptw":
 			pt.FUPOnPTW = on
-		case "noretcomp":
-			pt.NoRetComp = pt.NoRetComp || on
+		default:
+			return fmt.Errorf("event %q: term %q is not supported by --emulate", ev, name)
 		}
+	}
+	if (pt.MTC || pt.CYC) && !pt.TSC {
+		return fmt.Errorf("event %q: mtc and cyc need tsc under --emulate (its timing starts from TSC packets)", ev)
 	}
 	return nil
 }

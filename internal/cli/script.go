@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -13,8 +14,8 @@ import (
 )
 
 const scriptUsage = `perfpt script [-i FILE] [-F FIELDS] [--itrace[=OPTS]] [--ns] [-C CPUS]
-       [--pid PIDS] [--tid TIDS] [--time START,STOP] [--symfs DIR] [-k VMLINUX]
-       [--kallsyms FILE] [-G] [-j N]
+       [--pid PIDS] [--tid TIDS] [--time START,STOP] [--symfs DIR]
+       [--kallsyms FILE] [-G] [-f] [-j N]
 
 Options are perf script's, parsed as perf parses them: "-Fip,sym",
 "-F+flags,+addr", "--itrace=i100i", "-i perf.data". -j N decodes and
@@ -52,10 +53,17 @@ func isTerminal(f *os.File) bool {
 	return err == nil
 }
 
-// parseScriptArgs parses perf script's options.
-func parseScriptArgs(args []string) (cfg runner.Config, help bool, err error) {
-	// Options that take a value: short letter or long name -> setter.
-	set := map[string]func(string) error{
+// refuseVmlinux refuses -k/--vmlinux: kernel symbols come from
+// /proc/kallsyms or --kallsyms until a vmlinux can be read.
+func refuseVmlinux(string) error {
+	return errors.New("-k/--vmlinux: reading kernel symbols from a vmlinux is not supported by perfpt yet (use --kallsyms)")
+}
+
+// scriptOptions is perf script's option table for cfg: the options that
+// take a value (short letter or long name -> setter), and those that do not.
+// --itrace (whose value is optional) and -h/--help are parsed apart.
+func scriptOptions(cfg *runner.Config) (set map[string]func(string) error, flags map[string]func()) {
+	set = map[string]func(string) error{
 		"i":        func(v string) error { cfg.Input = v; return nil },
 		"input":    func(v string) error { cfg.Input = v; return nil },
 		"F":        func(v string) error { cfg.Fields = append(cfg.Fields, v); return nil },
@@ -66,8 +74,8 @@ func parseScriptArgs(args []string) (cfg runner.Config, help bool, err error) {
 		"tid":      func(v string) error { cfg.TIDs = v; return nil },
 		"time":     func(v string) error { cfg.Time = v; return nil },
 		"symfs":    func(v string) error { cfg.Symfs = v; return nil },
-		"k":        func(v string) error { return nil },
-		"vmlinux":  func(v string) error { return nil },
+		"k":        refuseVmlinux,
+		"vmlinux":  refuseVmlinux,
 		"kallsyms": func(v string) error { cfg.Kallsyms = v; return nil },
 		"j": func(v string) error {
 			n, err := strconv.Atoi(v)
@@ -78,15 +86,19 @@ func parseScriptArgs(args []string) (cfg runner.Config, help bool, err error) {
 			return nil
 		},
 	}
-	flags := map[string]func(){
+	flags = map[string]func(){
 		"ns":              func() { cfg.Nanosecs = true },
 		"G":               func() { cfg.NoCallchain = true },
 		"hide-call-graph": func() { cfg.NoCallchain = true },
-		"f":               func() {},
-		"force":           func() {},
-		"q":               func() {},
-		"quiet":           func() {},
+		"f":               func() { cfg.Force = true },
+		"force":           func() { cfg.Force = true },
 	}
+	return set, flags
+}
+
+// parseScriptArgs parses perf script's options.
+func parseScriptArgs(args []string) (cfg runner.Config, help bool, err error) {
+	set, flags := scriptOptions(&cfg)
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {

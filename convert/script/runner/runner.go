@@ -9,14 +9,14 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/perfpt/perfpt/convert/script"
 	"github.com/perfpt/perfpt/convert/session"
+	"github.com/perfpt/perfpt/internal/perfopt"
+	"golang.org/x/sys/unix"
 )
 
 // Config is perf script's command line, parsed.
@@ -33,6 +33,7 @@ type Config struct {
 	Kallsyms    string   // --kallsyms
 	Workers     int      // -j; < 1: one per CPU
 	NoCallchain bool     // -G
+	Force       bool     // -f: read a file another user owns
 	// Progress, when set, receives a progress line now and then (the CLI
 	// passes stderr when it is a terminal).
 	Progress io.Writer
@@ -59,24 +60,25 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		if it, err = script.ParseItrace(cfg.Itrace); err != nil {
 			return err
 		}
+		if err := refuseItrace(it); err != nil {
+			return err
+		}
 	}
 	opts := session.Options{Symfs: cfg.Symfs, Kallsyms: cfg.Kallsyms, Workers: cfg.Workers,
 		Itrace: it, Callchains: !cfg.NoCallchain || ptCallchains(it),
 		IPC: fields.Has(script.TypeHardware, script.FieldIPC), NoIPLoc: ptNoIPLoc(fields, it)}
 	var err error
-	if opts.CPUs, err = parseList(cfg.CPUs, true); err != nil {
+	if opts.CPUs, err = perfopt.ParseCPUs(cfg.CPUs); err != nil {
 		return err
 	}
-	if opts.PIDs, err = parseList(cfg.PIDs, false); err != nil {
+	if opts.PIDs, err = perfopt.ParseIDs(cfg.PIDs, "pid"); err != nil {
 		return err
 	}
-	if opts.TIDs, err = parseList(cfg.TIDs, false); err != nil {
+	if opts.TIDs, err = perfopt.ParseIDs(cfg.TIDs, "tid"); err != nil {
 		return err
 	}
-	if cfg.Time != "" {
-		if opts.TimeFrom, opts.TimeTo, err = parseTime(cfg.Time); err != nil {
-			return err
-		}
+	if opts.TimeFrom, opts.TimeTo, err = perfopt.ParseTime(cfg.Time); err != nil {
+		return err
 	}
 	if fields.Has(script.TypeHardware, script.FieldCallindent) {
 		opts.ThreadStack = true
@@ -84,6 +86,11 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	input := cfg.Input
 	if input == "" {
 		input = "perf.data"
+	}
+	if !cfg.Force {
+		if err := checkOwner(input); err != nil {
+			return err
+		}
 	}
 	s, err := session.Open(input, opts)
 	if err != nil {
@@ -225,6 +232,33 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	return err
 }
 
+// refuseItrace refuses the --itrace letters that perf honours and perfpt
+// does not yet: q/qq (the decoder's hop and leap modes, which skip TNT
+// packets or whole PSB intervals and sample only the IPs of FUP and TIP
+// packets) and d (perf's decoder debug log, intel_pt.log).
+func refuseItrace(it *script.Itrace) error {
+	if it.Quick > 0 {
+		return errors.New("--itrace=q: the quick (hop/leap) decoding modes are not supported by perfpt yet")
+	}
+	if it.Log {
+		return errors.New("--itrace=d: the decoder debug log (intel_pt.log) is not supported by perfpt yet")
+	}
+	return nil
+}
+
+// checkOwner refuses, as perf's open_file_read does without -f, a file
+// that neither the current user nor root owns.
+func checkOwner(path string) error {
+	var st unix.Stat_t
+	if unix.Stat(path, &st) != nil {
+		return nil // session.Open reports it
+	}
+	if st.Uid != 0 && int(st.Uid) != unix.Geteuid() {
+		return fmt.Errorf("File %s not owned by current user or root (use -f to override)", path)
+	}
+	return nil
+}
+
 type progress struct {
 	w     io.Writer
 	last  time.Time
@@ -245,70 +279,6 @@ func (p *progress) done() {
 		fmt.Fprint(p.w, "\r                    \r")
 	}
 }
-
-// parseList parses a comma list of numbers (and ranges a-b for CPUs).
-func parseList(s string, ranges bool) (map[int32]bool, error) {
-	if s == "" {
-		return nil, nil
-	}
-	m := map[int32]bool{}
-	for _, part := range strings.Split(s, ",") {
-		if part == "" {
-			continue
-		}
-		lo, hi := part, part
-		if ranges {
-			if i := strings.IndexByte(part, '-'); i > 0 {
-				lo, hi = part[:i], part[i+1:]
-			}
-		}
-		a, err1 := strconv.Atoi(lo)
-		b, err2 := strconv.Atoi(hi)
-		if err1 != nil || err2 != nil || b < a {
-			return nil, fmt.Errorf("invalid list %q", s)
-		}
-		for v := a; v <= b; v++ {
-			m[int32(v)] = true
-		}
-	}
-	return m, nil
-}
-
-// parseTime parses perf's --time start,stop (seconds with up to 9
-// decimals; either side may be empty).
-func parseTime(s string) (from, to uint64, err error) {
-	parts := strings.SplitN(s, ",", 2)
-	if len(parts) != 2 {
-		return 0, 0, errors.New("invalid time string")
-	}
-	conv := func(x string) (uint64, error) {
-		x = strings.TrimSpace(x)
-		if x == "" {
-			return 0, nil
-		}
-		sec, frac, _ := strings.Cut(x, ".")
-		sv, err := strconv.ParseUint(sec, 10, 64)
-		if err != nil {
-			return 0, errors.New("invalid time string")
-		}
-		if len(frac) > 9 {
-			frac = frac[:9]
-		}
-		frac += strings.Repeat("0", 9-len(frac))
-		fv, err := strconv.ParseUint(frac, 10, 64)
-		if err != nil {
-			return 0, errors.New("invalid time string")
-		}
-		return sv*1e9 + fv, nil
-	}
-	if from, err = conv(parts[0]); err != nil {
-		return
-	}
-	to, err = conv(parts[1])
-	return
-}
-
-var _ = os.Stderr
 
 // ptCallchains says --itrace asks for callchains on PT samples, which
 // perf turns on globally (symbol_conf.use_callchain) whatever -G says.
