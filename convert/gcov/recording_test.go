@@ -14,6 +14,7 @@ import (
 
 	"github.com/perfpt/perfpt/convert/session"
 	"github.com/perfpt/perfpt/record"
+	"github.com/perfpt/perfpt/record/testprog"
 )
 
 // emulate records bin with args with the emulated intel_pt//u recorder.
@@ -31,7 +32,7 @@ func emulate(t testing.TB, bin string, args []string) string {
 	defer devnull.Close()
 	opt.Trace.Stdout = devnull
 	if _, err := record.Emulate(ctx, append([]string{bin}, args...), opt); err != nil {
-		t.Skipf("emulated recording of %s failed: %v", bin, err)
+		testprog.EmulateFailed(t, bin, err)
 	}
 	return data
 }

@@ -6,6 +6,10 @@ import (
 	"github.com/perfpt/perfpt/convert/session"
 )
 
+// fastRunsAsm says fastRuns is assembly, which the tests compare with
+// fastRunsGo.
+const fastRunsAsm = true
+
 // fastRuns is fastRunsGo in assembly (aggfast_amd64.s).
 //
 //go:noescape

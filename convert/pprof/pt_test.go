@@ -45,7 +45,7 @@ func emulatePTWith(t testing.TB, opt record.Options, bin string, args ...string)
 	opt.Trace.Stdout = devnull
 	res, err := record.Emulate(ctx, append([]string{bin}, args...), opt)
 	if err != nil {
-		t.Skipf("emulated recording failed: %v", err)
+		testprog.EmulateFailed(t, bin, err)
 	}
 	return data, res.Insns
 }
@@ -227,7 +227,7 @@ func TestPTListShowsLines(t *testing.T) {
 	f.Close()
 	list, err := exec.Command("go", "tool", "pprof", "-list", "^fib$", out).CombinedOutput()
 	if err != nil {
-		t.Skipf("go tool pprof: %v\n%s", err, list)
+		t.Fatalf("go tool pprof cannot read our profile: %v\n%s", err, list)
 	}
 	// fib(10) makes 177 calls: the `if (n < 2)` line runs in each.
 	re := regexp.MustCompile(`(?m)^\s+(\d+)\s+\d+\s+\d+:\s+if \(n < 2\)`)

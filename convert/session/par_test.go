@@ -49,7 +49,7 @@ func recordPTOpt(t *testing.T, name string, wo record.WriteOptions) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if _, err := record.Emulate(ctx, []string{testprog.Path(t, name)}, opt); err != nil {
-		t.Skipf("emulated recording of %s failed: %v", name, err)
+		testprog.EmulateFailed(t, name, err)
 	}
 	return data
 }

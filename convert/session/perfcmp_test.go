@@ -134,7 +134,7 @@ func TestPTWTSXPerf(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			data := filepath.Join(dir, name+".perf.data")
 			if _, err := os.Stat(data); err != nil {
-				t.Skipf("no fixture: %v", err)
+				t.Fatalf("committed fixture missing: %v", err)
 			}
 			for _, inv := range [][]string{
 				{"--itrace=w"}, {"--itrace=x"}, {"--itrace=w", "--ns"}, {"--itrace=x", "--ns"},

@@ -109,7 +109,7 @@ func TestPwrEventsPerf(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			src := filepath.Join(dir, name+".perf.data")
 			if _, err := os.Stat(src); err != nil {
-				t.Skipf("no fixture: %v", err)
+				t.Fatalf("committed fixture missing: %v", err)
 			}
 			data := withPwrEvents(t, src, 0x40106c)
 			for _, inv := range [][]string{

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/perfpt/perfpt/record"
+	"github.com/perfpt/perfpt/record/testprog"
 )
 
 // emulateC builds testdata/gcov/<name>.c -g -O0 and records it with the
@@ -43,7 +44,7 @@ func emulateC(t *testing.T, name string, args ...string) (bin, data string) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if _, err := record.Emulate(ctx, append([]string{bin}, args...), opt); err != nil {
-		t.Skipf("emulated recording failed: %v", err)
+		testprog.EmulateFailed(t, bin, err)
 	}
 	return bin, data
 }

@@ -5,11 +5,13 @@
 package testprog
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -114,3 +116,15 @@ type buildError struct {
 }
 
 func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
+
+// EmulateFailed ends a test whose emulated recording (record.Emulate)
+// returned err: a skip when this machine does not let the tests use ptrace
+// (EPERM: a container's seccomp policy or Yama's ptrace_scope), a failure
+// otherwise, since the recorder is the project's own code.
+func EmulateFailed(t testing.TB, what string, err error) {
+	t.Helper()
+	if errors.Is(err, syscall.EPERM) {
+		t.Skipf("%s: ptrace is not permitted on this machine: %v", what, err)
+	}
+	t.Fatalf("emulated recording of %s failed: %v", what, err)
+}

@@ -20,7 +20,7 @@ func BenchmarkScriptPT(b *testing.B) {
 	opt := record.Options{Output: data}
 	opt.BuildIDDir = filepath.Join(b.TempDir(), "debug")
 	if _, err := record.Emulate(context.Background(), []string{prog}, opt); err != nil {
-		b.Skipf("recording: %v", err)
+		testprog.EmulateFailed(b, prog, err)
 	}
 	for _, c := range []struct {
 		name   string

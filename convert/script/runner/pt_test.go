@@ -28,7 +28,7 @@ func recordPT(t *testing.T, prog string, opt record.Options, args ...string) str
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if _, err := record.Emulate(ctx, append([]string{prog}, args...), opt); err != nil {
-		t.Skipf("emulated recording of %s failed: %v", prog, err)
+		testprog.EmulateFailed(t, prog, err)
 	}
 	return data
 }

@@ -124,7 +124,7 @@ func TestPTStacksTSX(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			data := filepath.Join(dir, name+".perf.data")
 			if _, err := os.Stat(data); err != nil {
-				t.Skipf("no fixture: %v", err)
+				t.Fatalf("committed fixture missing: %v", err)
 			}
 			compare(t, data, symfs, "--itrace=i1iwxgl16", "-F", "+brstacksym")
 			compare(t, data, symfs, "--itrace=i1ixgl4", "-F", "+brstack,+flags")
