@@ -3,7 +3,6 @@ package pprof
 import (
 	"github.com/google/pprof/profile"
 
-	"github.com/perfpt/perfpt/convert/gcov"
 	"github.com/perfpt/perfpt/convert/script"
 	"github.com/perfpt/perfpt/convert/session"
 	"github.com/perfpt/perfpt/perfdata"
@@ -25,7 +24,17 @@ func (o *Options) session() session.Options {
 	// PT recordings: the session delivers decoded blocks; no samples are
 	// synthesised from the trace (a bare decode).
 	return session.Options{Symfs: o.Symfs, Workers: o.Workers, Callchains: true,
-		PIDs: o.PIDs, TIDs: o.TIDs, TimeFrom: o.TimeFrom, TimeTo: o.TimeTo, Itrace: gcov.BareItrace()}
+		PIDs: o.PIDs, TIDs: o.TIDs, TimeFrom: o.TimeFrom, TimeTo: o.TimeTo, Itrace: bareItrace()}
+}
+
+// bareItrace is `--itrace=e`: the whole flow is decoded (and delivered as
+// blocks) but only errors are synthesised.
+func bareItrace() *script.Itrace {
+	it, err := script.ParseItrace("e")
+	if err != nil {
+		panic(err) // a constant that parses
+	}
+	return it
 }
 
 // Convert reads the perf.data file at path and returns its profile: exact

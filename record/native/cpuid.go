@@ -4,22 +4,18 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+
+	"github.com/perfpt/perfpt/internal/cpuid"
 )
 
 // CPUID is one CPUID result.
-type CPUID struct{ EAX, EBX, ECX, EDX uint32 }
+type CPUID = cpuid.Regs
 
 // CPUIDFunc returns CPUID leaf/subleaf; ok is false when it cannot be read.
 type CPUIDFunc func(leaf, sub uint32) (r CPUID, ok bool)
 
 // NativeCPUID executes CPUID on the current CPU (amd64 only).
-func NativeCPUID(leaf, sub uint32) (CPUID, bool) {
-	if !hasCPUID() {
-		return CPUID{}, false
-	}
-	a, b, c, d := cpuid(leaf, sub)
-	return CPUID{a, b, c, d}, true
-}
+func NativeCPUID(leaf, sub uint32) (CPUID, bool) { return cpuid.Native(leaf, sub) }
 
 // DevCPUID returns a CPUIDFunc reading /dev/cpu/N/cpuid (the cpuid
 // driver: a 16-byte pread at offset subleaf<<32|leaf; root only).
@@ -35,7 +31,7 @@ func DevCPUID(cpu int) CPUIDFunc {
 			return CPUID{}, false
 		}
 		le := binary.LittleEndian
-		return CPUID{le.Uint32(b[0:]), le.Uint32(b[4:]), le.Uint32(b[8:]), le.Uint32(b[12:])}, true
+		return CPUID{EAX: le.Uint32(b[0:]), EBX: le.Uint32(b[4:]), ECX: le.Uint32(b[8:]), EDX: le.Uint32(b[12:])}, true
 	}
 }
 

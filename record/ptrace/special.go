@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/perfpt/perfpt/internal/cpuid"
 	"github.com/perfpt/perfpt/record/flow"
-	"github.com/perfpt/perfpt/record/native"
 	"golang.org/x/arch/x86/x86asm"
 	"golang.org/x/sys/unix"
 )
@@ -111,7 +111,7 @@ func (t *tracer) special(th *thread, in *insn) (uint64, error) {
 		}
 		t.retire(th, in.ip)
 	case clCPUID:
-		c := cpuid(uint32(r.Rax), uint32(r.Rcx))
+		c := emulatedCPUID(uint32(r.Rax), uint32(r.Rcx))
 		r.Rax, r.Rbx, r.Rcx, r.Rdx = uint64(c.EAX), uint64(c.EBX), uint64(c.ECX), uint64(c.EDX)
 		t.retire(th, in.ip)
 	default:
@@ -121,8 +121,8 @@ func (t *tracer) special(th *thread, in *insn) (uint64, error) {
 }
 
 // cpuid answers CPUID as the CPU the tracer plays (Options.CPUID).
-func cpuid(leaf, sub uint32) native.CPUID {
-	c, _ := native.NativeCPUID(leaf, sub)
+func emulatedCPUID(leaf, sub uint32) cpuid.Regs {
+	c, _ := cpuid.Native(leaf, sub)
 	switch {
 	case leaf == 0:
 		c.EAX = max(c.EAX, 0x14) // leaf 0x14 exists

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/perfpt/perfpt/internal/cpuid"
 	"github.com/perfpt/perfpt/record/flow"
-	"github.com/perfpt/perfpt/record/native"
 	"github.com/perfpt/perfpt/record/testprog"
 	"golang.org/x/sys/unix"
 )
@@ -134,8 +134,8 @@ func fastAgrees(t *testing.T, argv []string, step *Result) {
 func TestCPUID(t *testing.T) {
 	prog := testprog.Path(t, "rtmroll")
 	host := 1
-	if c, ok := native.NativeCPUID(7, 0); ok && c.EBX>>11&1 == 1 {
-		if c, _ := native.NativeCPUID(0x14, 0); c.EBX>>4&1 == 1 {
+	if c, ok := cpuid.Native(7, 0); ok && c.EBX>>11&1 == 1 {
+		if c, _ := cpuid.Native(0x14, 0); c.EBX>>4&1 == 1 {
 			host = 0
 		}
 	}

@@ -1,4 +1,4 @@
-package native
+package cpuid
 
 // cpuid executes the CPUID instruction (cpuid_amd64.s).
 func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)

@@ -1,6 +1,6 @@
 //go:build !amd64
 
-package native
+package cpuid
 
 func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32) { return 0, 0, 0, 0 }
 
