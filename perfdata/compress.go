@@ -22,7 +22,6 @@ type decompressor struct {
 	in     []byte // rest of the current piece
 	next   func() ([]byte, bool)
 	stop   func()
-	out    []byte
 	err    error
 	closed bool
 }

@@ -65,7 +65,6 @@ type File struct {
 	featRaw   map[Feature][]byte
 	feats     *Features
 	timeConv  *RecordTimeConv
-	compState *decompressor
 }
 
 // Open opens and mmaps the perf.data file at path (file or pipe format).

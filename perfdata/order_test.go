@@ -32,7 +32,7 @@ func TestQueueLimit(t *testing.T) {
 	if err := rs.Err(); err != nil || n != want {
 		t.Fatalf("%d records, want %d, err %v", n, want, err)
 	}
-	if rs.queue.h != nil && len(rs.queue.h) != 0 {
+	if len(rs.queue.h) != 0 {
 		t.Errorf("queue not empty")
 	}
 }

@@ -56,7 +56,6 @@ type function struct {
 	blocks           int
 	hasCode          bool
 	optimized        bool // built with optimisation (DW_AT_producer)
-	linesWithCodeSet map[int32]bool
 }
 
 // Program is the static side of coverage: the code and line table of one ELF

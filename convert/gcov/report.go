@@ -49,7 +49,6 @@ type Function struct {
 	BlocksExecuted   int
 	LinesWithCode    int
 	LinesExecuted    int
-	firstInsn, nInsn int
 }
 
 // File is the coverage of one source file.

@@ -81,7 +81,6 @@ type locKey struct {
 	addr   uint64
 	caller bool
 	name   string // line and function granularity
-	line   int64
 }
 
 // addrKey identifies a location at Address granularity (no string to

@@ -66,11 +66,6 @@ func padLeftStr(b []byte, v string, w int) []byte {
 	return append(b, v...)
 }
 
-func padRight(b, v []byte, w int) []byte {
-	b = append(b, v...)
-	return appendSpaces(b, w-len(v))
-}
-
 func padRightStr(b []byte, v string, w int) []byte {
 	b = append(b, v...)
 	return appendSpaces(b, w-len(v))

@@ -105,7 +105,6 @@ type Session struct {
 	m       *Machine
 	events  map[*perfdata.Attr]*script.Event
 	feats   *perfdata.Features
-	hasAux  bool
 	pt      *ptState
 	synth   []*script.Event
 	evOrder []*script.Event

@@ -10,9 +10,6 @@ import (
 	ucli "github.com/urfave/cli/v2"
 )
 
-// errNotImplemented is returned by commands that are not built yet.
-var errNotImplemented = errors.New("not implemented yet")
-
 // exitError carries an exit status without printing anything more.
 type exitError struct{ code int }
 

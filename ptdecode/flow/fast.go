@@ -103,6 +103,8 @@ const (
 // after it (refilling TNT, taking a TIP, the uncached path) is done by
 // the general functions. Only IP, NInsn, EndIP and Class change from one
 // block to the next there: the handler must not modify the block.
+//
+//lint:ignore ST1008 err comes second as in the other block walkers' (Status, error) pairs; two results follow
 func (d *BlockDecoder) fastRuns(b *Block, h Handler, off uint64) (s Status, err error, _ uint64, more bool) {
 	m := d.msec
 	start := m.Start

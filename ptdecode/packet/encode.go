@@ -24,6 +24,8 @@ func Append(dst []byte, p Packet) ([]byte, error) {
 }
 
 // ipOpcodes are the opcodes of the IP packets, indexed by Kind-KindTIP.
+//
+//lint:ignore SA4000 KindTIP-KindTIP is index 0, written like the others
 var ipOpcodes = [...]byte{KindTIP - KindTIP: opcTIP, KindTIPPGE - KindTIP: opcPGE,
 	KindTIPPGD - KindTIP: opcPGD, KindFUP - KindTIP: opcFUP}
 

@@ -27,7 +27,6 @@ func pge(ip uint64) P      { return ipPkt(packet.KindTIPPGE, packet.IPCSext48, i
 func pgd(ip uint64) P      { return ipPkt(packet.KindTIPPGD, packet.IPCSext48, ip) }
 func fupNone() P           { return ipPkt(packet.KindFUP, packet.IPCSuppressed, 0) }
 func tipNone() P           { return ipPkt(packet.KindTIP, packet.IPCSuppressed, 0) }
-func pgeNone() P           { return ipPkt(packet.KindTIPPGE, packet.IPCSuppressed, 0) }
 func pgdNone() P           { return ipPkt(packet.KindTIPPGD, packet.IPCSuppressed, 0) }
 func tsc(v uint64) P       { return P{Kind: packet.KindTSC, Payload: v} }
 func cbr(r uint64) P       { return P{Kind: packet.KindCBR, Payload: r} }

@@ -84,11 +84,12 @@ type Context struct {
 	abi   uint8
 }
 
-// Warnings of sideband decoding (libipt's pt_sb_error_code).
+// Warnings of sideband decoding (libipt's pt_sb_error_code): named Warn*
+// rather than Err* because decoding goes on after them.
 var (
-	WarnLost        = errors.New("sideband lost")
-	WarnTraceLost   = errors.New("trace lost")
-	WarnSectionLost = errors.New("image section lost")
+	WarnLost        = errors.New("sideband lost")      //lint:ignore ST1012 a warning, not an error (above)
+	WarnTraceLost   = errors.New("trace lost")         //lint:ignore ST1012 a warning, not an error (above)
+	WarnSectionLost = errors.New("image section lost") //lint:ignore ST1012 a warning, not an error (above)
 )
 
 func isWarning(err error) bool {

@@ -483,8 +483,6 @@ func (d *Decoder) getNextData(reposition bool) status {
 	return ok
 }
 
-func isTNT(k packet.Kind) bool { return k == packet.KindTNT8 || k == packet.KindTNT64 }
-
 // getNextPacket mirrors intel_pt_get_next_packet (PAD skipped).
 func (d *Decoder) getNextPacket() status {
 	d.lastPacketKind = d.pkt.Kind

@@ -248,6 +248,9 @@ func (d *Decoder) walkFUP() status {
 			d.pktState = stErrResync
 			return eNOENT
 		}
+		// perf calls intel_pt_bug here, drops its -ENOSYS and walks on;
+		// returning it stops the walk at the impossible case instead.
+		//lint:ignore SA4004 the loop ends on every path but one that cannot happen
 		return eNOSYS
 	}
 }
