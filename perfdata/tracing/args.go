@@ -109,7 +109,7 @@ func (a *argParser) list() {
 	var tok string
 	for {
 		if t == tokNewline {
-			t, tok = a.l.item()
+			t, _ = a.l.item()
 			if t == tokNone {
 				return
 			}
@@ -122,7 +122,7 @@ func (a *argParser) list() {
 		}
 		a.f.Args = append(a.f.Args, arg)
 		if t == tokOp {
-			t, tok = a.op(arg, tok)
+			t, _ = a.op(arg, tok)
 			if t == tokError {
 				a.f.Args = a.f.Args[:len(a.f.Args)-1]
 				return
