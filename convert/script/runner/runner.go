@@ -120,6 +120,11 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	for _, e := range s.Events() {
+		if err := refuseUnprinted(e, fields); err != nil {
+			return err
+		}
+	}
 	useCallchain := !cfg.NoCallchain && anyCallchain
 	if err := s.TracingErr(); err != nil {
 		fmt.Fprintf(stderr, "Warning: %s: tracing data: %v; tracepoint fields are not printed\n", input, err)
@@ -242,6 +247,52 @@ func refuseItrace(it *script.Itrace) error {
 	}
 	if it.Log {
 		return errors.New("--itrace=d: the decoder debug log (intel_pt.log) is not supported by perfpt yet")
+	}
+	return nil
+}
+
+// Sample type bits of the fields below (PERF_SAMPLE_*).
+const (
+	sampleRaw          = 1 << 10
+	sampleWeight       = 1 << 14
+	sampleDataSrc      = 1 << 15
+	samplePhysAddr     = 1 << 19
+	sampleDataPageSize = 1 << 22
+	sampleCodePageSize = 1 << 23
+	sampleWeightStruct = 1 << 24
+)
+
+// unprinted lists the fields that perf script prints for an event when its
+// sample type has them (and -F leaves them on) and that perfpt's printer
+// cannot print yet.
+var unprinted = []struct {
+	field  script.Field
+	name   string
+	sample uint64 // any of these bits
+	only   func(e *script.Event) bool
+}{
+	{script.FieldTrace, "trace", sampleRaw, func(e *script.Event) bool { return e.OutputType() == script.TypeTracepoint }},
+	{script.FieldBPFOutput, "bpf-output", sampleRaw, func(e *script.Event) bool { return e.AttrType == 1 && e.Config == 10 }},
+	{script.FieldDataSrc, "data_src", sampleDataSrc, nil},
+	{script.FieldWeight, "weight", sampleWeight | sampleWeightStruct, nil},
+	{script.FieldPhysAddr, "phys_addr", samplePhysAddr, nil},
+	{script.FieldDataPageSize, "data_page_size", sampleDataPageSize, nil},
+	{script.FieldCodePageSize, "code_page_size", sampleCodePageSize, nil},
+	{script.FieldInsLat, "ins_lat", sampleWeightStruct, nil},
+}
+
+// refuseUnprinted refuses an event for which perf would print a field that
+// perfpt cannot print yet, rather than print less than perf: a
+// tracepoint's arguments, a bpf-output event's data, a memory event's
+// data source, weight, physical address, page sizes and instruction
+// latency. -F without the field (-F -trace) lets the event through.
+func refuseUnprinted(e *script.Event, fields *script.Fields) error {
+	t := e.OutputType()
+	for _, u := range unprinted {
+		if !fields.Has(t, u.field) || e.SampleType&u.sample == 0 || (u.only != nil && !u.only(e)) {
+			continue
+		}
+		return fmt.Errorf("event '%s': perfpt script cannot print its %s field yet (remove it with -F -%s)", e.Name, u.name, u.name)
 	}
 	return nil
 }
