@@ -180,6 +180,12 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 	if toIP != 0 && *ip == toIP {
 		return nil
 	}
+	if toNR {
+		// VMX non-root (guest) code: perf walks it in a guest machine
+		// (--guestkallsyms and the like), which perfpt does not model;
+		// without one perf's intel_pt_walk_next_insn fails the same way.
+		return ptperf.WalkNoInsn
+	}
 	if q.hasPend || q.virt {
 		if q.own != nil {
 			q.resolveFrom(*ip, 0) // a copy's (pt_par.go)

@@ -134,6 +134,7 @@ type Snap struct {
 	StuckIPPrd   int
 	StuckIPCnt   int
 	NR, NextNR   bool
+	PIPNR        bool
 	ExecMode     packet.ExecMode
 	PeriodInsn   uint64
 	TotInsn      uint64
@@ -168,7 +169,7 @@ func (d *Decoder) Snapshot() Snap {
 	s := Snap{
 		PktState: int(d.pktState), IP: d.ip, LastIP: d.lastIP, PSBIP: d.psbIP, HaveLastIP: d.haveLastIP,
 		Stack: len(d.stack), PGE: d.pge, InPSB: d.inPSB, Overflow: d.overflow, SetFUPModeEx: d.setFUPModeEx,
-		NoProgress: d.noProgress, NR: d.nr, NextNR: d.nextNR, ExecMode: d.execMode,
+		NoProgress: d.noProgress, NR: d.nr, NextNR: d.nextNR, PIPNR: d.pipNR, ExecMode: d.execMode,
 		PeriodInsn: d.periodInsnCnt, TotInsn: d.totInsnCnt, TraceNr: d.state.TraceNr,
 		Pos: d.pos, BufLen: len(d.buf), Step: d.step, NextBufLen: len(d.nextBuf),
 		InSync: d.pktState == stInSync,

@@ -272,6 +272,7 @@ type Decoder struct {
 	stuckIPPrd   int
 	stuckIPCnt   int
 	nr, nextNR   bool
+	pipNR        bool // the NR bit of the last PIP (pip_payload & 1)
 	execMode     packet.ExecMode
 
 	// timing

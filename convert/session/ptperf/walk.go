@@ -298,8 +298,15 @@ func (d *Decoder) walkTIP() status {
 	return eNOSYS
 }
 
-func (d *Decoder) updateNR() {}
-func (d *Decoder) setNR()    {}
+// The non-root (VMX guest) bit of the last PIP packet, and the states' NR
+// bits: perf's intel_pt_update_pip, intel_pt_update_nr, intel_pt_set_nr and
+// intel_pt_set_pip. A PIP changes the NR of the states from the next branch
+// on (updateNR, at TIPs); PSB+, TIP.PGE, overflows and errors apply it at
+// once (setNR).
+func (d *Decoder) updatePIP() { d.pipNR = d.pkt.Flags&packet.FlagNR != 0 }
+func (d *Decoder) updateNR()  { d.nextNR = d.pipNR }
+func (d *Decoder) setNR()     { d.nr, d.nextNR = d.pipNR, d.pipNR }
+func (d *Decoder) setPIP()    { d.updatePIP(); d.setNR() }
 
 // walkTNT mirrors intel_pt_walk_tnt.
 func (d *Decoder) walkTNT() status {
@@ -516,6 +523,7 @@ func (d *Decoder) calcCBR() {
 
 func (d *Decoder) overflowed() status {
 	d.txFlags = 0
+	d.setNR()
 	d.timestampInsnCnt = 0
 	d.pktState = stInSync
 	d.state.FromIP = d.ip
@@ -556,6 +564,8 @@ func (d *Decoder) walkPSBEnd() status {
 			d.calcCBR()
 		case packet.KindModeExec:
 			d.modeExecStatus()
+		case packet.KindPIP:
+			d.setPIP()
 		case packet.KindModeTSX:
 			d.updateInTx()
 		case packet.KindFUP:
@@ -611,6 +621,7 @@ func (d *Decoder) walkFUPTIP() status {
 			d.pge = false
 			d.continuousPeriod = false
 			d.state.Type |= TypeTraceEnd
+			d.updateNR()
 			return ok
 		case packet.KindTIPPGE:
 			d.pge = true
@@ -623,6 +634,7 @@ func (d *Decoder) walkFUPTIP() status {
 			}
 			d.state.Type |= TypeTraceBegin
 			d.mtcCycCntPGE()
+			d.setNR()
 			return ok
 		case packet.KindTIP:
 			d.state.FromIP = d.ip
@@ -632,7 +644,10 @@ func (d *Decoder) walkFUPTIP() status {
 				d.setIP()
 				d.state.ToIP = d.ip
 			}
+			d.updateNR()
 			return ok
+		case packet.KindPIP:
+			d.updatePIP()
 		case packet.KindMTC:
 			d.calcMTC()
 			if d.p.PeriodType == PeriodMTC {
@@ -642,7 +657,7 @@ func (d *Decoder) walkFUPTIP() status {
 			d.modeExec()
 		case packet.KindCYC:
 			d.calcCycTimestamp()
-		case packet.KindPIP, packet.KindVMCS, packet.KindMNT, packet.KindPad:
+		case packet.KindVMCS, packet.KindMNT, packet.KindPad:
 		default:
 			return eNOSYS
 		}
@@ -891,7 +906,9 @@ func (d *Decoder) walkTrace() status {
 				return s
 			}
 			goto next
-		case packet.KindPSBEnd, packet.KindVMCS, packet.KindMNT, packet.KindPad, packet.KindPIP:
+		case packet.KindPIP:
+			d.updatePIP()
+		case packet.KindPSBEnd, packet.KindVMCS, packet.KindMNT, packet.KindPad:
 		case packet.KindPTW:
 			if d.pkt.Flags&packet.FlagIP != 0 {
 				d.fupPTWPayload = d.pkt.Payload
@@ -986,6 +1003,8 @@ func (d *Decoder) walkPSB() status {
 			d.calcCycTimestamp()
 		case packet.KindCBR:
 			d.calcCBR()
+		case packet.KindPIP:
+			d.setPIP()
 		case packet.KindModeExec:
 			d.modeExecStatus()
 		case packet.KindModeTSX:
@@ -1066,6 +1085,8 @@ func (d *Decoder) walkToIP() status {
 			d.calcCycTimestamp()
 		case packet.KindCBR:
 			d.calcCBR()
+		case packet.KindPIP:
+			d.setPIP()
 		case packet.KindModeExec:
 			d.modeExecStatus()
 		case packet.KindModeTSX:
@@ -1262,6 +1283,7 @@ func (d *Decoder) Decode() *State {
 		}
 		d.updateSampleTime() // flushes the MTC estimate
 		d.sampleTotCycCnt = d.totCycCnt
+		d.setNR()
 	} else {
 		d.state.Err = 0
 		if d.cbr != d.cbrSeen {
@@ -1286,6 +1308,8 @@ func (d *Decoder) Decode() *State {
 	if d.state.Type&TypePSBEvt != 0 && d.tscTimestamp != 0 {
 		d.sampleTimestamp = d.tscTimestamp
 	}
+	d.state.FromNR, d.state.ToNR = d.nr, d.nextNR
+	d.nr = d.nextNR
 	d.state.Timestamp = d.sampleTimestamp
 	d.state.EstTimestamp = d.estTimestamp()
 	d.state.TotInsnCnt = d.totInsnCnt
