@@ -44,14 +44,30 @@ func ldflags(name string) []string {
 	return nil
 }
 
-// buildC compiles testdata/gcov/<name>.c into dir with flags.
+// sourceOf returns the source of test program name: testdata/gcov/<name>.c,
+// or <name>.cc for the C++ programs.
+func sourceOf(t testing.TB, name string) string {
+	src := filepath.Join(repoRoot(t), "testdata", "gcov", name+".c")
+	if _, err := os.Stat(src); err != nil {
+		src += "c"
+	}
+	return src
+}
+
+// buildC compiles testdata/gcov/<name>.c (or .cc, with g++) into dir with
+// flags.
 func buildC(t testing.TB, dir, name, out string, flags ...string) string {
 	t.Helper()
 	gcc, err := exec.LookPath("gcc")
 	if err != nil {
 		t.Skip("gcc not installed")
 	}
-	src := filepath.Join(repoRoot(t), "testdata", "gcov", name+".c")
+	src := sourceOf(t, name)
+	if strings.HasSuffix(src, ".cc") {
+		if gcc, err = exec.LookPath("g++"); err != nil {
+			t.Skip("g++ not installed")
+		}
+	}
 	bin := filepath.Join(dir, out)
 	args := append(append(append([]string{}, flags...), "-o", bin, src), ldflags(name)...)
 	cmd := exec.Command(gcc, args...)

@@ -14,6 +14,7 @@ import (
 type TextOptions struct {
 	Branches bool // -b: function summaries, branch and call lines
 	Counts   bool // -c: branch and call counts instead of percentages
+	Demangle bool // -m: demangled function names (with parameters)
 	// Graph and Data name the notes and data files in the preamble; empty
 	// means the source name with .gcno and .gcda.
 	Graph, Data string

@@ -1,0 +1,297 @@
+package gcov
+
+import (
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// unseenPrograms are the programs of issue 20, written to exercise what
+// the first seven test programs do not: conditions split over lines with a
+// call on the second, sparse switches, if/else inside else-if branches,
+// several returns with array, struct or address-taken locals, runs of case
+// labels, several labels on a line, functions that fall off their end, and
+// C++ (templates, header functions, constructors and destructors,
+// exceptions, lambdas).
+var unseenPrograms = []string{
+	"lexer", "sparse", "elseif", "cleanup", "varargs", "sorting", "machine",
+	"tree", "floats", "strbuf", "matrix", "bits", "hashtab",
+	"shapes", "stack", "except", "lambda",
+}
+
+// gcovResult is what gcc 12's gcov says of one run: the JSON of every
+// source file of the program (gcov -b -c -j), and the .gcov texts written
+// plainly and with -b -c, by base name.
+type gcovResult struct {
+	json         *gcovJSON
+	text, btext  map[string]string
+	mtext        map[string]string // -b -c -m
+	testdataRoot string
+}
+
+// runGcov builds name with --coverage and opt in a new directory, runs it
+// with args and runs gcov on it three ways.
+func runGcov(t testing.TB, name string, args []string, opt string) *gcovResult {
+	t.Helper()
+	gcovTool, err := exec.LookPath("gcov")
+	if err != nil {
+		t.Skip("gcov not installed")
+	}
+	dir := t.TempDir()
+	bin := buildC(t, dir, name, name, "-g", opt, "--coverage", "-fprofile-update=atomic")
+	run := exec.Command(bin, args...)
+	run.Dir = dir
+	if b, err := run.CombinedOutput(); err != nil {
+		if _, ok := err.(*exec.ExitError); !ok {
+			t.Fatalf("%s: %v\n%s", name, err, b)
+		}
+	}
+	res := &gcovResult{text: map[string]string{}, btext: map[string]string{}, mtext: map[string]string{},
+		testdataRoot: filepath.Join(repoRoot(t), "testdata", "gcov")}
+	texts := func(flags ...string) map[string]string {
+		old, _ := filepath.Glob(filepath.Join(dir, "*.gcov"))
+		for _, f := range old {
+			os.Remove(f)
+		}
+		cmd := exec.Command(gcovTool, append(flags, name+".gcno")...)
+		cmd.Dir = dir
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("gcov %v: %v\n%s", flags, err, b)
+		}
+		out := map[string]string{}
+		files, _ := filepath.Glob(filepath.Join(dir, "*.gcov"))
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[strings.TrimSuffix(filepath.Base(f), ".gcov")] = string(b)
+		}
+		return out
+	}
+	res.text = texts()
+	res.btext = texts("-b", "-c")
+	res.mtext = texts("-b", "-c", "-m")
+	cmd := exec.Command(gcovTool, "-b", "-c", "-j", name+".gcno")
+	cmd.Dir = dir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("gcov -j: %v\n%s", err, b)
+	}
+	f, err := os.Open(filepath.Join(dir, name+".gcov.json.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.json = &gcovJSON{}
+	if err := json.NewDecoder(zr).Decode(res.json); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// ours is our coverage of one run: the report and the program it is of.
+type ours struct {
+	prog *Program
+	rep  *Report
+}
+
+// traceReport records bin run with args, from qemu's exec log where qemu
+// is installed, else with the emulated PT recorder, and returns our report.
+func traceReport(t testing.TB, bin string, args []string) ours {
+	t.Helper()
+	if _, err := exec.LookPath("qemu-x86_64"); err == nil {
+		prog, err := Load(bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := NewCounts(prog)
+		c.Process(1)
+		qemuFlow(t, bin, args, c)
+		return ours{prog, prog.Report(c)}
+	}
+	rep, progs, err := FromRecording(emulate(t, bin, args), RecordingOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(progs) == 0 {
+		t.Fatalf("%s: no program with debug information in the recording", bin)
+	}
+	return ours{progs[0], rep}
+}
+
+// programAgreement compares our reports of one program with gcov's, over
+// all its runs and all its source files (headers too).
+type programAgreement struct {
+	agreement
+	textFiles, textSame int // .gcov texts (plain) identical
+	bFiles, bSame       int // -b -c texts identical
+	mFiles, mSame       int // -b -c -m texts identical
+	firstText           string
+}
+
+// compareRun adds one run's comparison.
+func (a *programAgreement) compareRun(t testing.TB, name string, args []string, o ours, g *gcovResult) {
+	ourFiles := map[string]*File{}
+	for _, f := range o.rep.Files {
+		ourFiles[filepath.Base(f.Name)] = f
+	}
+	type lc struct {
+		count uint64
+		ok    bool
+	}
+	for _, gf := range g.json.Files {
+		path := gf.File
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(g.testdataRoot, path)
+		}
+		if filepath.Dir(path) != g.testdataRoot {
+			continue // system headers
+		}
+		base := filepath.Base(path)
+		of := ourFiles[base]
+		// gcov's JSON lists a line once per function of a group (several
+		// functions starting on one line): the .gcov text sums them.
+		gl := map[int]lc{}
+		for _, l := range gf.Lines {
+			c := gl[l.LineNumber]
+			gl[l.LineNumber] = lc{c.count + l.Count, true}
+		}
+		ol := map[int]lc{}
+		if of != nil {
+			for _, l := range of.Lines {
+				ol[l.Number] = lc{l.Count, true}
+			}
+		}
+		all := map[int]bool{}
+		for n := range gl {
+			all[n] = true
+		}
+		for n := range ol {
+			all[n] = true
+		}
+		nums := make([]int, 0, len(all))
+		for n := range all {
+			nums = append(nums, n)
+		}
+		sort.Ints(nums)
+		for _, n := range nums {
+			x, y := ol[n], gl[n]
+			a.lines++
+			if x.ok == y.ok && (x.count > 0) == (y.count > 0) {
+				a.status++
+			}
+			if x.ok == y.ok && x.count == y.count {
+				a.exact++
+			} else {
+				a.diffs = append(a.diffs, formatDiff(base, args, n, x.ok, x.count, y.ok, y.count))
+			}
+		}
+		ourFns := map[string]uint64{}
+		if of != nil {
+			for _, fn := range of.Functions {
+				ourFns[fn.Name] += fn.Called
+			}
+		}
+		for _, fn := range gf.Functions {
+			a.funcs++
+			if c, ok := ourFns[fn.Name]; ok && c == fn.ExecutionCount {
+				a.funcsOK++
+			} else {
+				a.diffs = append(a.diffs, fmt.Sprintf("%s [%s]: function %s called: ours %d (%v), gcov %d",
+					base, strings.Join(args, " "), fn.Name, c, ok, fn.ExecutionCount))
+			}
+		}
+		if of == nil {
+			continue
+		}
+		src := o.prog.SourceLines(of.Name)
+		render := func(opt TextOptions) string {
+			var b strings.Builder
+			opt.Graph, opt.Data = name+".gcno", name+".gcda"
+			if err := o.rep.WriteText(&b, of, src, opt); err != nil {
+				t.Fatal(err)
+			}
+			return b.String()
+		}
+		// gcov names the source as the compiler saw it.
+		fix := func(s string) string {
+			return strings.Replace(s, "Source:"+of.Name, "Source:"+gf.File, 1)
+		}
+		if want, ok := g.text[base]; ok {
+			a.textFiles++
+			if got := fix(render(TextOptions{})); got == want {
+				a.textSame++
+			} else if a.firstText == "" {
+				a.firstText = base + ":\n" + firstDiff(got, want)
+			}
+		}
+		if want, ok := g.btext[base]; ok {
+			a.bFiles++
+			got := fix(render(TextOptions{Branches: true, Counts: true}))
+			if got == want {
+				a.bSame++
+			}
+			a.compareBranches(got, want)
+		}
+		if want, ok := g.mtext[base]; ok {
+			a.mFiles++
+			if got := fix(render(TextOptions{Branches: true, Counts: true, Demangle: true})); got == want {
+				a.mSame++
+			}
+		}
+	}
+}
+
+func (a *programAgreement) log(t testing.TB, name, opt string) {
+	pct := func(n, d int) float64 { return 100 * float64(n) / float64(max(d, 1)) }
+	t.Logf("%s %s: %d line comparisons: executed/never/no-code %.2f%%, exact count %.2f%%; functions called %d/%d",
+		name, opt, a.lines, pct(a.status, a.lines), pct(a.exact, a.lines), a.funcsOK, a.funcs)
+	t.Logf("%s %s: .gcov texts identical %d/%d, -b -c %d/%d, -b -c -m %d/%d; branch/call lines identical %d/%d, function lines %d/%d",
+		name, opt, a.textSame, a.textFiles, a.bSame, a.bFiles, a.mSame, a.mFiles, a.brLinesSame, a.brLines, a.fnLinesSame, a.fnLines)
+	if a.firstText != "" {
+		t.Logf("first .gcov text difference: %s", a.firstText)
+	}
+	for i, d := range a.diffs {
+		if i >= 40 {
+			break
+		}
+		t.Log(d)
+	}
+}
+
+// TestUnseenProgramsO0 is issue 20's bar at -O0: on every program written
+// for it, over all its runs, every line's executability and every
+// function's call count equal gcov's, and at least 99.5% of the lines have
+// gcov's exact count.
+func TestUnseenProgramsO0(t *testing.T) {
+	if testing.Short() {
+		t.Skip("traces programs")
+	}
+	for _, name := range unseenPrograms {
+		t.Run(name, func(t *testing.T) {
+			if only := os.Getenv("GCOV_PROGRAM"); only != "" && only != name {
+				t.Skip("GCOV_PROGRAM=" + only)
+			}
+			bin := buildC(t, t.TempDir(), name, name, "-g", "-O0")
+			var a programAgreement
+			for _, args := range programInputs(t, name) {
+				g := runGcov(t, name, args, "-O0")
+				a.compareRun(t, name, args, traceReport(t, bin, args), g)
+			}
+			a.log(t, name, "-O0")
+			if a.status != a.lines || a.funcsOK != a.funcs || 1000*a.exact < 995*a.lines {
+				t.Errorf("%s -O0: below issue 20's bar (every line's executability, every call count, 99.5%% exact counts)", name)
+			}
+		})
+	}
+}
