@@ -216,6 +216,7 @@ func (p *Program) decode(f *elf.File) error {
 		fn.end = sort.Search(len(p.insns), func(k int) bool { return p.insns[k].addr >= fn.high })
 	}
 	p.markLeaders()
+	p.markPureCalls(f)
 	// Assign gcov lines, row by row within each function.
 	opt := optimizedRanges(f)
 	type span struct{ row, a, b int }
@@ -254,6 +255,9 @@ func (p *Program) decode(f *elf.File) error {
 			r := rows[s.row]
 			file := intern(p.Table.FileName(r.File))
 			line := r.Line
+			if si > 0 && spans[si-1].row >= 0 && splitCondition(&rows[spans[si-1].row], &r, ins[s.a:s.b], &ins[s.a-1]) {
+				line = rows[spans[si-1].row].Line
+			}
 			g := int32(-1)
 			switch {
 			case si == 0 && fn.startLine > 0:
@@ -275,7 +279,6 @@ func (p *Program) decode(f *elf.File) error {
 		}
 		fn.hasCode = true
 	}
-	p.markPureCalls(f)
 	p.findLabels()
 	p.findSwitches()
 	for _, ic := range p.Table.InlinedCalls() {
@@ -285,6 +288,27 @@ func (p *Program) decode(f *elf.File) error {
 	}
 	p.findRowless()
 	return nil
+}
+
+// splitCondition reports whether the instructions ins of row r are the
+// test of a condition's second operand written on a line of its own
+// (`a ||` on one line, `b)` on the next, r the first line), and gcov counts
+// the test on the operand's line: gcc's line table gives the compare and
+// jump the line of the whole condition, with the discriminator of the
+// operand's row prev. gcov puts the test in the operand's block, on the
+// operand's line, unless the operand ends in a call that may not return
+// (before: the instruction before ins): gcc ends the block there, and the
+// test's block then counts on the condition's first line, like the line
+// table (checked with gcc 12 on if and while conditions, calls, pure calls
+// and comparisons).
+func splitCondition(prev, r *srcline.Row, ins []insn, before *insn) bool {
+	if r.Discriminator == 0 || prev.Discriminator != r.Discriminator || prev.File != r.File || prev.Line <= r.Line {
+		return false
+	}
+	if (before.kind == kCall || before.kind == kCallInd) && !before.pure {
+		return false
+	}
+	return len(ins) <= 3 && ins[len(ins)-1].kind == kJcc
 }
 
 func epilogueOnly(ins []insn) bool {
@@ -331,12 +355,15 @@ func classify(in x86asm.Inst, err error, addr uint64, size int, fn int32) insn {
 		out.kind = kEpilogue
 	case x86asm.NOP:
 		out.kind = kNop
-	case x86asm.MOVQ:
-		// A float return value moved back into xmm0 after the return line.
-		if r, ok := in.Args[0].(x86asm.Reg); ok && r == x86asm.X0 {
-			if r2, ok := in.Args[1].(x86asm.Reg); ok && r2 == x86asm.RAX {
-				out.kind = kEpilogue
-			}
+	case x86asm.MOVQ, x86asm.MOVD:
+		// A float return value moved through rax/eax and back into
+		// xmm0 on the closing brace: the return's copy, not code of
+		// the brace's line.
+		r, ok := in.Args[0].(x86asm.Reg)
+		r2, ok2 := in.Args[1].(x86asm.Reg)
+		if ok && ok2 && (r == x86asm.X0 && (r2 == x86asm.RAX || r2 == x86asm.EAX) ||
+			r2 == x86asm.X0 && (r == x86asm.RAX || r == x86asm.EAX)) {
+			out.kind = kEpilogue
 		}
 	case x86asm.ADD:
 		if r, ok := in.Args[0].(x86asm.Reg); ok && r == x86asm.RSP {

@@ -8,9 +8,10 @@ import (
 	"strings"
 )
 
-// labelLine matches a source line that holds only a label: `case X:`,
-// `default:` or `name:`, optionally followed by a comment.
-var labelLine = regexp.MustCompile(`^\s*(case\s+[^:;?]+?|default|[A-Za-z_]\w*)\s*:\s*(/[/*].*)?$`)
+// labelLine matches a source line that holds only labels: `case X:`,
+// `case A ... B:`, `default:` or `name:`, several on one line too, and an
+// opening brace or a comment after them. Group 1 is a named label.
+var labelLine = regexp.MustCompile(`^\s*(?:(?:case\s+[^:;?]+?|default|([A-Za-z_]\w*))\s*:\s*)+(?:\{\s*)?(?:/[/*].*)?$`)
 
 // switchLine matches a line that starts a switch statement.
 var switchLine = regexp.MustCompile(`^\s*switch\s*\(`)
@@ -87,6 +88,14 @@ func (p *Program) findLabels() {
 			if _, ok := first[ln]; ok || !isLabel(src[ln-1]) {
 				continue
 			}
+			// Labels on consecutive lines start one block, and gcc
+			// gives it the location of the first: the others are not
+			// lines with code.
+			if prev := prevCodeLine(src, ln); prev > fn.startLine && isLabel(src[prev-1]) {
+				if _, ok := first[prev]; !ok {
+					continue
+				}
+			}
 			next := -1
 			for l2 := ln + 1; l2 <= fn.endLine; l2++ {
 				if k, ok := first[l2]; ok {
@@ -118,4 +127,38 @@ func (p *Program) SourceLines(name string) []string {
 		}
 	}
 	return nil
+}
+
+// prevCodeLine returns the number of the last line before ln that is not
+// blank or a comment, or 0.
+func prevCodeLine(src []string, ln int32) int32 {
+	for l := ln - 1; l >= 1; l-- {
+		t := strings.TrimSpace(src[l-1])
+		if t == "" || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "*") {
+			continue
+		}
+		return l
+	}
+	return 0
+}
+
+// labelCounts reports whether an arrival at the code after label li from
+// an instruction of gcov line fromG (-1: a return or another object) counts
+// for the label. gcc gives a label a block of its own, entered from above
+// (the switch's dispatch, the statement before it, a call's return) and by
+// gotos; at -O0 gcc still forwards jumps over blocks that only jump on, so
+// a loop right after the label is entered by its back edge at the code the
+// label's block jumped to: such arrivals, from lines after the label that
+// are not gotos, are the loop's.
+func (p *Program) labelCounts(li int, fromG int32) bool {
+	if fromG < 0 {
+		return true
+	}
+	lb := &p.labels[li]
+	from, at := p.lines[fromG], p.lines[lb.gline]
+	if from.file != at.file || from.line < at.line {
+		return true
+	}
+	src := p.source(from.file)
+	return int(from.line) <= len(src) && gotoStmt.MatchString(src[from.line-1])
 }

@@ -227,6 +227,14 @@ func (a *programAgreement) compareRun(t testing.TB, name string, args []string, 
 		fix := func(s string) string {
 			return strings.Replace(s, "Source:"+of.Name, "Source:"+gf.File, 1)
 		}
+		if d := os.Getenv("GCOV_DUMP"); d != "" {
+			// Both texts of the first run, for reading the differences.
+			p := filepath.Join(d, base)
+			if _, err := os.Stat(p + ".gcov"); err != nil {
+				os.WriteFile(p+".gcov", []byte(g.btext[base]), 0o644)
+				os.WriteFile(p+".ours", []byte(fix(render(TextOptions{Branches: true, Counts: true}))), 0o644)
+			}
+		}
 		if want, ok := g.text[base]; ok {
 			a.textFiles++
 			if got := fix(render(TextOptions{})); got == want {

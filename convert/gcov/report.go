@@ -131,6 +131,21 @@ func (p *Program) Report(c *Counts) *Report {
 	// switchTo[gline of a switch][target] = jumps from its dispatch
 	switchTo := map[int32]map[uint64]uint64{}
 
+	// Arrivals at the code after a label that count for the label (see
+	// labelCounts): labelN per label.
+	labelAt := map[int][]int{}
+	for i, lb := range p.labels {
+		labelAt[lb.insn] = append(labelAt[lb.insn], i)
+	}
+	labelN := make([]uint64, len(p.labels))
+	arrive := func(k int, fromG int32, n uint64) {
+		for _, li := range labelAt[k] {
+			if p.labelCounts(li, fromG) {
+				labelN[li] += n
+			}
+		}
+	}
+
 	visit := func(from *run, s succ) {
 		to, ok := info(s.to)
 		if !ok {
@@ -176,6 +191,9 @@ func (p *Program) Report(c *Counts) *Report {
 		if to.first >= 0 && (to.first != prevG || backward) {
 			count[to.first] += s.n
 		}
+		if len(labelAt) > 0 {
+			arrive(to.i0, prevG, s.n)
+		}
 	}
 	visitAll := func(r *run) {
 		for _, s := range r.succs() {
@@ -195,6 +213,13 @@ func (p *Program) Report(c *Counts) *Report {
 		n := runN[r]
 		exec[ri.i0] += n
 		exec[ri.i1+1] -= n
+		if len(labelAt) > 0 {
+			for k := ri.i0 + 1; k <= ri.i1; k++ {
+				if _, ok := labelAt[k]; ok {
+					arrive(k, p.insns[k-1].gline, n)
+				}
+			}
+		}
 		// In optimised code the statements of a block are interleaved:
 		// a line is entered at most once per pass over a run.
 		once := p.funcs[p.insns[ri.i0].fn].optimized
@@ -338,11 +363,11 @@ func (p *Program) Report(c *Counts) *Report {
 				l.Calls = append(l.Calls, Call{Executed: exec[k], Returned: returned[in.addr+uint64(in.size)]})
 			}
 		}
-		for _, lb := range p.labels {
+		for li, lb := range p.labels {
 			if lb.fn != int32(fi) || lines[lb.gline] != nil {
 				continue
 			}
-			l := &Line{Number: int(p.lines[lb.gline].line), Count: exec[lb.insn], Function: fn.name}
+			l := &Line{Number: int(p.lines[lb.gline].line), Count: labelN[li], Function: fn.name}
 			lines[lb.gline] = l
 			f := getFile(p.lines[lb.gline].file)
 			f.Lines = append(f.Lines, l)
