@@ -46,16 +46,17 @@ type lineKey struct {
 
 // function is one out-of-line function of the program.
 type function struct {
-	name             string
-	file             int32
-	startLine        int32
-	startCol         int32
-	endLine          int32
-	low, high        uint64
-	first, end       int // insns[first:end]
-	blocks           int
-	hasCode          bool
-	optimized        bool // built with optimisation (DW_AT_producer)
+	name         string
+	file         int32
+	startLine    int32
+	startCol     int32
+	endLine      int32
+	low, high    uint64
+	first, end   int // insns[first:end]
+	blocks       int
+	hasCode      bool
+	optimized    bool // built with optimisation (DW_AT_producer)
+	returnsValue bool // not a void function
 }
 
 // Program is the static side of coverage: the code and line table of one ELF
@@ -86,8 +87,11 @@ type Program struct {
 	// statements that start at the instruction before its own line (gcov
 	// lines entered in this order just before it).
 	pre map[int][]int32
-	// rowless are statements of optimised code without line-table rows.
+	// rowless are statements without line-table rows: of optimised code,
+	// and va_end at -O0.
 	rowless []rowless
+	// forwards are breaks whose block gcc's jump forwarding bypassed.
+	forwards []forwarded
 }
 
 type inlineEntry struct {
@@ -101,6 +105,9 @@ type label struct {
 	gline int32
 	insn  int // index of the first instruction of the next line with code
 	fn    int32
+	// fallOff marks the closing brace of a function that returns a value
+	// and can fall off its end (see canFallOff).
+	fallOff bool
 }
 
 // Load reads the ELF binary at path: its DWARF line table and the code of
@@ -194,7 +201,7 @@ func (p *Program) decode(f *elf.File) error {
 		}
 		fi := int32(len(p.funcs))
 		fn := function{name: sf.Name, file: intern(sf.File), startLine: int32(sf.Line), startCol: int32(sf.Column),
-			low: sf.Low, high: sf.High, first: len(p.insns)}
+			low: sf.Low, high: sf.High, first: len(p.insns), returnsValue: sf.ReturnsValue}
 		p.lowFn[sf.Low] = fi
 		for off := 0; off < len(b); {
 			in, err := x86asm.Decode(b[off:], 64)
@@ -266,7 +273,11 @@ func (p *Program) decode(f *elf.File) error {
 				g = gline(fn.file, fn.startLine)
 			case si == len(spans)-1 && epilogueOnly(ins[s.a:s.b]):
 				// The closing brace holding only the epilogue is not a
-				// line with code for gcov.
+				// line with code for gcov, unless a function that
+				// returns a value can fall off its end there.
+				if fn.returnsValue && p.canFallOff(fn, fn.first+s.a) {
+					p.labels = append(p.labels, label{gline: gline(file, line), insn: fn.first + s.a, fn: int32(fi), fallOff: true})
+				}
 			default:
 				g = gline(file, line)
 			}
@@ -280,6 +291,7 @@ func (p *Program) decode(f *elf.File) error {
 		fn.hasCode = true
 	}
 	p.findLabels()
+	p.findForwarded()
 	p.findSwitches()
 	for _, ic := range p.Table.InlinedCalls() {
 		if i := p.index(ic.Entry); i >= 0 && ic.DeclFile != "" {

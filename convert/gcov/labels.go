@@ -151,14 +151,49 @@ func prevCodeLine(src []string, ln int32) int32 {
 // label's block jumped to: such arrivals, from lines after the label that
 // are not gotos, are the loop's.
 func (p *Program) labelCounts(li int, fromG int32) bool {
+	lb := &p.labels[li]
+	if lb.fallOff {
+		return fromG >= 0 && !p.returnLine(fromG)
+	}
 	if fromG < 0 {
 		return true
 	}
-	lb := &p.labels[li]
 	from, at := p.lines[fromG], p.lines[lb.gline]
 	if from.file != at.file || from.line < at.line {
 		return true
 	}
 	src := p.source(from.file)
 	return int(from.line) <= len(src) && gotoStmt.MatchString(src[from.line-1])
+}
+
+// returnLine reports whether gcov line g holds a return statement.
+func (p *Program) returnLine(g int32) bool {
+	k := p.lines[g]
+	src := p.source(k.file)
+	return int(k.line) <= len(src) && k.line > 0 && anyReturn.MatchString(src[k.line-1])
+}
+
+// canFallOff reports whether control can reach the epilogue of -O0
+// function fn, which starts at instruction k, other than from a return
+// statement. gcc ends a function that returns a value and can fall off
+// its end with a return without a value on the closing brace: gcov counts
+// the brace as often as that happens (##### when never), while a function
+// that always returns leaves the brace without code. The epilogue has no
+// instruction of the implicit return, so the rule is gcc's modelled from
+// the code that reaches the epilogue and the source of its lines.
+func (p *Program) canFallOff(fn *function, k int) bool {
+	at := p.insns[k].addr
+	if k > fn.first {
+		prev := &p.insns[k-1]
+		if prev.kind != kJmp && prev.kind != kJmpInd && prev.kind != kRet && prev.gline >= 0 && !p.returnLine(prev.gline) {
+			return true
+		}
+	}
+	for j := fn.first; j < fn.end; j++ {
+		in := &p.insns[j]
+		if (in.kind == kJcc || in.kind == kJmp) && in.target == at && in.gline >= 0 && !p.returnLine(in.gline) {
+			return true
+		}
+	}
+	return false
 }

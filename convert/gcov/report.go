@@ -194,6 +194,17 @@ func (p *Program) Report(c *Counts) *Report {
 		if len(labelAt) > 0 {
 			arrive(to.i0, prevG, s.n)
 		}
+		if fromInsn != nil && len(p.forwards) > 0 && (fromInsn.kind == kJmp || fromInsn.kind == kJcc) &&
+			fromInsn.target == s.to.key.start && fromInsn.gline >= 0 {
+			from := p.lines[fromInsn.gline]
+			for _, fw := range p.forwards {
+				if fw.target == fromInsn.target && fw.insn != idx(fromInsn.addr) {
+					if at := p.lines[fw.gline]; from.file == at.file && from.line >= fw.chain && from.line < at.line {
+						count[fw.gline] += s.n
+					}
+				}
+			}
+		}
 	}
 	visitAll := func(r *run) {
 		for _, s := range r.succs() {

@@ -45,6 +45,7 @@ type origin struct {
 	declLine      int64
 	declCol       int64
 	external      bool
+	typed         bool // DW_AT_type: the function returns a value
 }
 
 type builder struct {
@@ -213,7 +214,7 @@ func (b *builder) unit(r *dwarf.Reader) error {
 					b.t.funcs = append(b.t.funcs, Func{
 						Name: s.name, LinkageName: o.linkage, Low: rg[0], High: rg[1],
 						File: name, Line: int(o.declLine), Column: int(o.declCol),
-						External: o.external, entry: cur,
+						External: o.external, ReturnsValue: o.typed, entry: cur,
 					})
 				}
 			}
@@ -235,6 +236,7 @@ func (b *builder) origin(e *dwarf.Entry) origin {
 	o.declLine, _ = e.Val(dwarf.AttrDeclLine).(int64)
 	o.declCol, _ = e.Val(dwarf.AttrDeclColumn).(int64)
 	o.external, _ = e.Val(dwarf.AttrExternal).(bool)
+	o.typed = e.Val(dwarf.AttrType) != nil
 	for _, a := range []dwarf.Attr{dwarf.AttrAbstractOrigin, dwarf.AttrSpecification} {
 		off, ok := e.Val(a).(dwarf.Offset)
 		if !ok {
@@ -251,6 +253,7 @@ func (b *builder) origin(e *dwarf.Entry) origin {
 			o.declFile, o.declLine, o.declCol = p.declFile, p.declLine, p.declCol
 		}
 		o.external = o.external || p.external
+		o.typed = o.typed || p.typed
 	}
 	return o
 }
@@ -275,6 +278,7 @@ func (b *builder) lookup(off dwarf.Offset, depth int) origin {
 	o.declLine, _ = e.Val(dwarf.AttrDeclLine).(int64)
 	o.declCol, _ = e.Val(dwarf.AttrDeclColumn).(int64)
 	o.external, _ = e.Val(dwarf.AttrExternal).(bool)
+	o.typed = e.Val(dwarf.AttrType) != nil
 	for _, a := range []dwarf.Attr{dwarf.AttrAbstractOrigin, dwarf.AttrSpecification} {
 		if next, ok := e.Val(a).(dwarf.Offset); ok {
 			p := b.lookup(next, depth+1)
@@ -288,6 +292,7 @@ func (b *builder) lookup(off dwarf.Offset, depth int) origin {
 				o.declFile, o.declLine, o.declCol = p.declFile, p.declLine, p.declCol
 			}
 			o.external = o.external || p.external
+			o.typed = o.typed || p.typed
 		}
 	}
 	b.names[off] = o

@@ -30,7 +30,10 @@ type Func struct {
 	Line        int    // declaration line (DW_AT_decl_line)
 	Column      int    // declaration column, 0 if absent
 	External    bool   // DW_AT_external
-	entry       int32  // index of the subprogram scope
+	// ReturnsValue is true when the function has a return type
+	// (DW_AT_type), false for void functions.
+	ReturnsValue bool
+	entry        int32 // index of the subprogram scope
 }
 
 // Frame is one level of an inline chain. The innermost frame has the
