@@ -38,17 +38,17 @@ type item struct {
 
 // Function is the coverage summary of one function.
 type Function struct {
-	Name             string
-	StartLine        int
-	StartColumn      int
-	EndLine          int
-	EndColumn        int
-	Called           uint64
-	Returned         uint64
-	Blocks           int
-	BlocksExecuted   int
-	LinesWithCode    int
-	LinesExecuted    int
+	Name           string
+	StartLine      int
+	StartColumn    int
+	EndLine        int
+	EndColumn      int
+	Called         uint64
+	Returned       uint64
+	Blocks         int
+	BlocksExecuted int
+	LinesWithCode  int
+	LinesExecuted  int
 }
 
 // File is the coverage of one source file.
