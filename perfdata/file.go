@@ -2,8 +2,11 @@ package perfdata
 
 import (
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 )
 
 // Magic is the first 8 bytes of a little-endian perf.data ("PERFILE2").
@@ -47,6 +50,10 @@ type File struct {
 	// its section lies (file mode; in pipe mode features arrive as
 	// HEADER_FEATURE records and are kept in memory).
 	FeatureSections map[Feature]Section
+	// Dir is the perf.data directory Open was given (perf record --kcore
+	// or --threads write one: the records in Dir/data, the kernel's code
+	// in Dir/kcore_dir), "" for a plain file.
+	Dir string
 
 	path    string
 	mem     []byte      // whole file when mmapped or given as bytes
@@ -68,10 +75,23 @@ type File struct {
 }
 
 // Open opens and mmaps the perf.data file at path (file or pipe format).
-// Close releases it.
+// A directory is read as perf reads one (perf_data__open, open_dir): its
+// "data" file, the directory kept in File.Dir. Close releases it.
 func Open(path string) (*File, error) {
+	dir := ""
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		dir, path = path, filepath.Join(path, "data")
+	}
 	fh, err := os.Open(path)
 	if err != nil {
+		if dir != "" {
+			// perf's open_file_read: "failed to open DIR/data: ..."
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return nil, fmt.Errorf("failed to open %s: %w", path, err)
+		}
 		return nil, err
 	}
 	st, err := fh.Stat()
@@ -87,7 +107,7 @@ func Open(path string) (*File, error) {
 			fh.Close()
 			return nil, err2
 		}
-		f.path = path
+		f.path, f.Dir = path, dir
 		f.closer = fh.Close
 		return f, nil
 	}
@@ -97,7 +117,7 @@ func Open(path string) (*File, error) {
 		fh.Close()
 		return nil, err
 	}
-	f.path = path
+	f.path, f.Dir = path, dir
 	f.mapped = true
 	f.closer = func() error {
 		err := unmap()
@@ -162,6 +182,10 @@ func (f *File) Close() error {
 	f.ra = nil
 	return c()
 }
+
+// Path returns the path of the file Open opened (DIR/data for a
+// directory), "" for a File made otherwise.
+func (f *File) Path() string { return f.path }
 
 // ReaderAt returns the file's contents for random access, e.g. to read an
 // AUXTRACE buffer lazily at RecordAuxtrace.DataOffset. Nil in pipe mode.

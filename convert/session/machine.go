@@ -21,6 +21,8 @@ type DSO struct {
 	file string // the file holding the code (for the instruction decoder)
 	code []byte // the code itself when it is not a file ([vdso])
 
+	symOpts *symbol.Options // where the files are (the build-id cache)
+
 	cc         codeCache
 	symsFile   string // perf's symsrc_filename
 	textOffset uint64
@@ -209,7 +211,7 @@ func (m *Machine) dso(name string, buildID []byte) *DSO {
 	if d := m.dsos[name]; d != nil {
 		return d
 	}
-	d := &DSO{Name: name, BuildID: buildID}
+	d := &DSO{Name: name, BuildID: buildID, symOpts: m.symOpts}
 	switch {
 	case name == "" || name[0] == '[' || name == "//anon" || hasPrefix(name, "/dev/zero") || hasPrefix(name, "/anon_hugepage"):
 		// Special mappings have no symbols here ([vdso] is handled by

@@ -232,6 +232,9 @@ type job struct {
 	errs    []script.ErrorLine
 	ro      roCache
 	startOK bool
+	// tainted: the decode walked code that cannot be read, whose errors
+	// depend on the walks before the chunk (codeCache.silent)
+	tainted bool
 	start   parSnap
 	clean   bool // stopped after the PSB event of the next chunk's PSB
 	done    bool // the data ended
@@ -659,7 +662,7 @@ func (p *ptState) parRun(q *ptQueue, ts *uint64) bool {
 			if ok {
 				<-j.ready
 			}
-			if ok && (pq.first || pq.liveOK && j.startOK && pq.liveEnd == j.start && !parRedo(j.c.pos)) {
+			if ok && !j.tainted && (pq.first || pq.liveOK && j.startOK && pq.liveEnd == j.start && !parRedo(j.c.pos)) {
 				pq.first = false
 				// Samples replayed before the job's first state
 				// with a new timestamp have the live decoder's
@@ -673,6 +676,9 @@ func (p *ptState) parRun(q *ptQueue, ts *uint64) bool {
 				continue
 			}
 			if ok {
+				// A first chunk redone is decoded by q itself, from
+				// the start.
+				pq.first = false
 				pq.seqStop = j.c.end
 				p.parStats[1]++
 				if parDebug {

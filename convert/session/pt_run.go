@@ -223,10 +223,13 @@ func (p *ptState) heapPop() {
 	}
 }
 
-// setPidTidCPU mirrors intel_pt_set_pid_tid_cpu.
+// setPidTidCPU mirrors intel_pt_set_pid_tid_cpu: with switch sideband
+// (have_sched_switch) or no thread of its own, a queue decodes for the
+// thread the sideband says runs on its CPU (machine__get_current_tid;
+// none for a per-thread queue, whose CPU is -1).
 func (p *ptState) setPidTidCPU(q *ptQueue) {
 	m := p.s.m
-	if q.qtid == -1 || p.sched != 0 && p.sched != 2 && false {
+	if q.qtid == -1 || p.sched != 0 {
 		cur, ok := p.curTID[q.cpu]
 		q.tid = -1
 		if ok {

@@ -135,16 +135,28 @@ func (s *Session) HasAuxtrace() bool {
 
 // Open opens (and mmaps) the perf.data file at path.
 func Open(path string, o Options) (*Session, error) {
+	if path == "-" {
+		// perf's "-i -": a pipe-mode stream on standard input.
+		f, err := perfdata.NewPipe(os.Stdin)
+		if err != nil {
+			return nil, err
+		}
+		return New(f, o)
+	}
 	f, err := perfdata.Open(path)
 	if err != nil {
 		return nil, err
 	}
+	path = f.Path()
 	s, err := New(f, o)
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
-	if f.Size() > 0 {
+	// A pipe-mode stream saved to a file has its offsets counted after
+	// its 16-byte header, not from the file's start: its AUXTRACE data
+	// is read in the file's mapping (r.Data) instead.
+	if f.Size() > 0 && !f.Pipe {
 		if aux, err := os.Open(path); err == nil {
 			s.aux = aux
 		}
@@ -506,6 +518,9 @@ func (m *Machine) mmap(pid, tid int32, addr, length, pgoff uint64, name string, 
 	end := addr + length
 	if end < addr {
 		end = ^uint64(0)
+	}
+	if name == "[vdso]" {
+		t.Maps.vdsoMapped()
 	}
 	t.Maps.Insert(&Map{Start: addr, End: end, PgOff: pgoff, DSO: d})
 }

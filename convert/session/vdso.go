@@ -53,6 +53,18 @@ var ownVdso = sync.OnceValue(func() []byte {
 // vdsoDSO fills d as perf's vdso DSO: symbols and code from our own vdso.
 func vdsoSymbols(d *DSO) *symbol.Table {
 	img := ownVdso()
+	if d.BuildID != nil {
+		// The build-id table lists [vdso]: perf uses that DSO, whose
+		// file is in the build-id cache (none: no symbols), not its
+		// own vdso (__machine__findnew_vdso finds it by name).
+		img = nil
+		if f := d.symOpts.BuildIDCacheFile(d.BuildID, "vdso"); f != "" {
+			img, _ = os.ReadFile(f)
+		}
+		if img == nil {
+			return &symbol.Table{}
+		}
+	}
 	if img == nil {
 		return &symbol.Table{}
 	}

@@ -48,10 +48,15 @@ func (w *queueWalker) findMap(ms *Maps, ip uint64) *Map {
 // uses a slot only in state 2, and decodes for itself when the slot is
 // being written by another.
 type codeCache struct {
-	once  sync.Once
-	data  []byte
-	insns []atomic.Pointer[insnPage] // by offset / pageSlots
-	runs  []atomic.Pointer[runPage]
+	once sync.Once
+	data []byte
+	// failed: the DSO's code could not be read (perf's
+	// DSO_DATA_STATUS_ERROR once a read was tried). tried and seen are
+	// perf's dso->data.status and its DSO_DATA_STATUS_SEEN_ITRACE bit as
+	// the sequential decode sets them (see silent).
+	failed, tried, seen bool
+	insns               []atomic.Pointer[insnPage] // by offset / pageSlots
+	runs                []atomic.Pointer[runPage]
 }
 
 const pageSlots = 256
@@ -122,11 +127,50 @@ func (d *DSO) codeCache() *codeCache {
 		} else if f := d.File(); f != "" {
 			c.data, _ = os.ReadFile(f)
 		}
+		c.failed = len(c.data) == 0
 		n := uint64(len(c.data))/pageSlots + 1
 		c.insns = make([]atomic.Pointer[insnPage], n)
 		c.runs = make([]atomic.Pointer[runPage], n)
 	})
 	return c
+}
+
+// vdsoMapped mirrors machine__thread_dso_type, which perf calls when it
+// maps a [vdso] (machine__findnew_vdso): it opens the data of the
+// address space's DSOs that have a path, in address order, until one
+// opens. Those that cannot be read get DSO_DATA_STATUS_ERROR then, before
+// any PT walk, so that their first walk is already the last reported one
+// (codeCache.silent).
+func (ms *Maps) vdsoMapped() {
+	for _, mp := range ms.list {
+		d := mp.DSO
+		if d == nil || d.Name == "" || d.Name[0] != '/' {
+			continue
+		}
+		if !d.codeCache().failed {
+			return
+		}
+		d.cc.tried = true
+	}
+}
+
+// silent mirrors the data status test of intel_pt_walk_next_insn for a
+// DSO whose code cannot be read: the walk fails without a report (perf's
+// -ENOENT, which the decoder passes over) once the status is
+// DSO_DATA_STATUS_ERROR and dso__data_status_seen says the itrace walker
+// saw it so before. The status becomes an error at the first read, so
+// the first two walks into such a DSO are reported (the second one marks
+// it seen), later ones are not. Only the sequential decode calls it.
+func (c *codeCache) silent() bool {
+	if !c.tried {
+		c.tried = true
+		return false
+	}
+	if c.seen {
+		return true
+	}
+	c.seen = true
+	return false
 }
 
 // insnAt decodes (or recalls) the instruction at DSO offset off.
@@ -207,7 +251,7 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 		// One instruction (sampling every instruction): whatever it
 		// is, the walk stops after it, *ip left at it.
 		if l := w.last; l != nil && w.ms == t.Maps && w.gen == t.Maps.gen && *ip >= l.Start && *ip < l.End &&
-			w.cc != nil && (q.job != nil || !p.flow) {
+			w.cc != nil && !w.cc.failed && (q.job != nil || !p.flow) {
 			if !w.cc.insnAt(l.MapIP(*ip), in) {
 				*insnCnt = 0
 				return ptperf.WalkNoInsn
@@ -240,6 +284,20 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 		cc := w.cc
 		if kernel || mp != w.last {
 			cc = mp.DSO.codeCache()
+		}
+		if cc.failed {
+			*insnCnt = 0
+			if j := q.job; j != nil {
+				// Whether perf reports this failure depends on the
+				// walks before it in the sequential decode: the
+				// chunk is decoded again there (pt_par.go).
+				j.tainted = true
+				return ptperf.WalkNoInsn
+			}
+			if cc.silent() {
+				return ptperf.WalkNoData
+			}
+			return ptperf.WalkNoInsn
 		}
 		off := mp.MapIP(*ip)
 		if toIP == 0 && oneMap && maxInsnCnt != 1 {

@@ -13,12 +13,17 @@ import (
 type Options struct {
 	// Symfs is perf's --symfs directory, prefixed to every system path.
 	Symfs string
-	// BuildIDDir is perf's build-id cache (default ~/.debug); "" means
-	// the default, "-" none.
+	// BuildIDDir is perf's build-id cache (default ~/.debug, or
+	// Symfs/.debug with a Symfs); "" means the default, "-" none.
 	BuildIDDir string
 }
 
 func (o *Options) buildIDDir() string {
+	if o != nil && o.BuildIDDir == "" && o.Symfs != "" {
+		// symbol__config_symfs: a --symfs skips the local cache for
+		// the one in the symfs.
+		return filepath.Join(o.Symfs, ".debug")
+	}
 	if o == nil || o.BuildIDDir == "" {
 		if h, err := os.UserHomeDir(); err == nil {
 			return filepath.Join(h, ".debug")
@@ -242,4 +247,26 @@ func readBuildID(f *elf.File) []byte {
 		}
 	}
 	return nil
+}
+
+// BuildIDCacheFile mirrors dso__build_id_filename: the file of the build-id
+// cache that holds the DSO with this build id, base being "elf", "debug",
+// "vdso" or "kallsyms" (the link itself for an old-style cache, where it
+// is a file). It returns "" without a cache or build id, or when the file
+// is not there.
+func (o *Options) BuildIDCacheFile(buildID []byte, base string) string {
+	dir := o.buildIDDir()
+	hexID := hex.EncodeToString(buildID)
+	if dir == "" || len(hexID) <= 2 {
+		return ""
+	}
+	link := filepath.Join(dir, ".build-id", hexID[:2], hexID[2:])
+	if st, err := os.Stat(link); err == nil && st.Mode().IsRegular() {
+		return link
+	}
+	f := link + "/" + base
+	if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
+		return f
+	}
+	return ""
 }
