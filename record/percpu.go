@@ -67,3 +67,111 @@ func perCPU(tr *flow.Trace, opt WriteOptions, st *WriteStats, add func(uint64, p
 	}
 	return nil
 }
+
+// perCPUs adds the records of an opt.CPUs-CPU recording of tr (see
+// synth.EncodeCPUs): per CPU an ITRACE_START when the traced task first
+// runs there, the SWITCH_CPU_WIDE pairs (the idle task, pid 0, between
+// turns) and AUX/AUXTRACE for its stream; the records already added
+// (COMM, MMAP2, FORK, EXIT) get the CPU their thread ran on then.
+func perCPUs(tr *flow.Trace, opt WriteOptions, st *WriteStats, recs []timed, add func(uint64, perfdata.Record),
+	sid func(pid, tid int, t, id uint64, misc uint16) perfdata.RecordCommon, ptIDs, dummyIDs []uint64, bufSize int, ref *uint64) error {
+	var threads []*flow.Thread
+	for _, th := range tr.Threads {
+		if len(th.Events) > 0 {
+			threads = append(threads, th)
+		}
+	}
+	if len(threads) == 0 {
+		return nil
+	}
+	streams, switches, err := synth.EncodeCPUs(threads, opt.PT, synth.Machine{CPUs: opt.CPUs, Quantum: opt.Quantum, Seed: opt.Seed})
+	if err != nil {
+		return err
+	}
+	// Where each thread ran: its turns' starts, in time order.
+	type turn struct {
+		t   uint64
+		cpu int
+	}
+	turns := map[int][]turn{}
+	started := make([]bool, len(streams))
+	at := func(cpu int, pid, tid int, t uint64, misc uint16, id uint64) perfdata.RecordCommon {
+		c := sid(pid, tid, t, id, misc)
+		c.CPU = uint32(cpu)
+		return c
+	}
+	for _, sw := range switches {
+		c := sw.CPU
+		if sw.In >= 0 {
+			in := threads[sw.In]
+			turns[in.Tid] = append(turns[in.Tid], turn{sw.Time, c})
+			if !started[c] {
+				started[c] = true
+				add(sw.Time, &perfdata.RecordItraceStart{RecordCommon: at(c, in.Pid, in.Tid, sw.Time, 0, ptIDs[c]), PID: int32(in.Pid), TID: int32(in.Tid)})
+				add(sw.Time, &perfdata.RecordSwitch{RecordCommon: at(c, in.Pid, in.Tid, sw.Time, 0, dummyIDs[c]),
+					CPUWide: true, NextPrevPID: -1, NextPrevTID: -1})
+			} else {
+				add(sw.Time, &perfdata.RecordSwitch{RecordCommon: at(c, 0, 0, sw.Time, perfdata.MiscSwitchOut, dummyIDs[c]),
+					CPUWide: true, NextPrevPID: int32(in.Pid), NextPrevTID: int32(in.Tid)})
+				add(sw.Time, &perfdata.RecordSwitch{RecordCommon: at(c, in.Pid, in.Tid, sw.Time, 0, dummyIDs[c]),
+					CPUWide: true, NextPrevPID: 0, NextPrevTID: 0})
+			}
+		} else if sw.Out >= 0 {
+			out := threads[sw.Out]
+			add(sw.Time, &perfdata.RecordSwitch{RecordCommon: at(c, out.Pid, out.Tid, sw.Time, perfdata.MiscSwitchOut, dummyIDs[c]),
+				CPUWide: true, NextPrevPID: 0, NextPrevTID: 0})
+			add(sw.Time, &perfdata.RecordSwitch{RecordCommon: at(c, 0, 0, sw.Time, 0, dummyIDs[c]),
+				CPUWide: true, NextPrevPID: int32(out.Pid), NextPrevTID: int32(out.Tid)})
+		}
+	}
+	cpuAt := func(tid int, t uint64) int {
+		ts := turns[tid]
+		cpu := 0
+		for _, tn := range ts {
+			if tn.t > t {
+				break
+			}
+			cpu = tn.cpu
+		}
+		if len(ts) > 0 && ts[0].t > t {
+			cpu = ts[0].cpu
+		}
+		return cpu
+	}
+	for i := range recs {
+		c := recs[i].rec.Common()
+		switch recs[i].rec.(type) {
+		case *perfdata.RecordComm, *perfdata.RecordMmap2, *perfdata.RecordFork, *perfdata.RecordExit:
+			cpu := cpuAt(int(c.TID), c.Time)
+			c.CPU, c.ID = uint32(cpu), dummyIDs[cpu]
+		}
+	}
+	first := threads[0]
+	for cpu, s := range streams {
+		for k, n := range s.Packets {
+			st.Packets[k.String()] += n
+		}
+		st.PTBytes += len(s.Data)
+		start := 0
+		for start < len(s.Data) {
+			end, tm := -1, uint64(0)
+			for _, c := range s.Cuts {
+				if c.Off > start && c.Off-start <= bufSize {
+					end, tm = c.Off, c.Time
+				} else if c.Off > start {
+					break
+				}
+			}
+			if end < 0 {
+				return fmt.Errorf("cpu %d: no packet boundary within %d bytes of offset %d", cpu, bufSize, start)
+			}
+			data := s.Data[start:end]
+			add(tm, &perfdata.RecordAux{RecordCommon: at(cpu, first.Pid, first.Tid, tm, 0, ptIDs[cpu]), AuxOffset: uint64(start), AuxSize: uint64(len(data))})
+			add(tm, &perfdata.RecordAuxtrace{AuxOffset: uint64(start), Reference: *ref, Idx: uint32(cpu), TID: -1, CPU: int32(cpu), Data: data})
+			*ref++
+			st.Buffers++
+			start = end
+		}
+	}
+	return nil
+}

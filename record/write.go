@@ -81,6 +81,14 @@ type WriteOptions struct {
 	// --per-thread does; it needs timing, so TSC is turned on if no timing
 	// packet is.
 	PerCPU bool
+	// CPUs, with PerCPU, emulates that many CPUs (more than 1): each
+	// turn of a thread runs on a CPU chosen at random, so threads migrate,
+	// with one AUX stream per CPU and the idle task between turns
+	// (synth.EncodeCPUs). Quantum ends a turn after that many events
+	// (0: only when another thread runs); Seed chooses the CPUs.
+	CPUs    int
+	Quantum int
+	Seed    uint32
 }
 
 // WriteStats describe what WriteTrace wrote.
@@ -133,7 +141,7 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 	nids := len(tr.Threads)
 	if opt.PerCPU {
 		sampleType |= perfdata.SampleFormatCPU
-		nids = 1
+		nids = max(opt.CPUs, 1)
 	}
 	ptIDs, dummyIDs := make([]uint64, nids), make([]uint64, nids)
 	for i := range nids {
@@ -252,7 +260,12 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 	}
 
 	var ref uint64 = 0x5eed0000
-	if opt.PerCPU {
+	if opt.PerCPU && opt.CPUs > 1 {
+		if err := perCPUs(tr, opt, st, recs, add, sid, ptIDs, dummyIDs, bufSize, &ref); err != nil {
+			w.Close()
+			return st, err
+		}
+	} else if opt.PerCPU {
 		if err := perCPU(tr, opt, st, add, sid, ptIDs[0], dummyIDs[0], bufSize, &ref); err != nil {
 			w.Close()
 			return st, err

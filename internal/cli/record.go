@@ -43,6 +43,9 @@ func recordCommand() *ucli.Command {
 			&ucli.BoolFlag{Name: "no-buildid-cache", Aliases: []string{"N"}, Usage: "do not save the [vdso] in the build-id cache"},
 			&ucli.IntFlag{Name: "freq", Aliases: []string{"F"}, Value: 4000, Usage: "sampling frequency (software events)"},
 			&ucli.BoolFlag{Name: "call-graph", Aliases: []string{"g"}, Usage: "record call chains (software events)"},
+			&ucli.IntFlag{Name: "emulate-cpus", Value: 1, Usage: "emulate: virtual CPUs (per-CPU mode); with more than 1 the threads migrate between them at random (--emulate-seed), each turn ending after --emulate-quantum events"},
+			&ucli.IntFlag{Name: "emulate-quantum", Value: 2000, Usage: "emulate, --emulate-cpus > 1: events per turn of a thread on a CPU"},
+			&ucli.UintFlag{Name: "emulate-seed", Value: 1, Usage: "emulate, --emulate-cpus > 1: the seed of the CPU choices"},
 			&ucli.BoolFlag{Name: "per-thread", Usage: "one buffer for the command's thread, children not followed (emulate: one AUX stream per thread; default: one CPU running all threads, with context switch records)"},
 			&ucli.BoolFlag{Name: "all-cpus", Aliases: []string{"a"}, Usage: "system-wide: every task on every CPU while CMD runs"},
 			&ucli.StringFlag{Name: "cpu", Aliases: []string{"C"}, Usage: "every task on these CPUs (0-2,5) while CMD runs"},
@@ -208,6 +211,14 @@ func runEmulate(ctx context.Context, c *ucli.Context, argv []string) error {
 	opt.PerCPU = !c.Bool("per-thread")
 	if opt.PerCPU && !opt.PT.Timing() {
 		return errors.New("record: --timing none needs --per-thread (per-CPU decoding places context switches by time)")
+	}
+	if n := c.Int("emulate-cpus"); n < 1 || n > 64 {
+		return fmt.Errorf("record: --emulate-cpus %d: want 1 to 64", n)
+	} else if n > 1 {
+		if !opt.PerCPU {
+			return errors.New("record: --emulate-cpus needs per-CPU mode (no --per-thread)")
+		}
+		opt.CPUs, opt.Quantum, opt.Seed = n, c.Int("emulate-quantum"), uint32(c.Uint("emulate-seed"))
 	}
 	opt.BuildIDDir = c.String("buildid-dir")
 	if c.Bool("no-buildid-cache") {

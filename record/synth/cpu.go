@@ -39,26 +39,7 @@ type threadState struct {
 func EncodeCPU(threads []*flow.Thread, cfg Config) (*Stream, []Switch, error) {
 	cfg.norm()
 	e := &encoder{cfg: cfg, out: &Stream{Packets: map[packet.Kind]int{}}, split: true}
-	var items []cpuItem
-	for i, th := range threads {
-		for j := range th.Events {
-			ev := &th.Events[j]
-			items = append(items, cpuItem{t: ev.Time, th: i, seq: 2 * j, ev: ev})
-			if (ev.Kind == flow.Syscall || ev.Kind == flow.Async) && ev.To != 0 {
-				items = append(items, cpuItem{t: max(ev.Back, ev.Time), th: i, seq: 2*j + 1, ev: ev, ret: true})
-			}
-		}
-	}
-	sort.SliceStable(items, func(a, b int) bool {
-		x, y := items[a], items[b]
-		if x.t != y.t {
-			return x.t < y.t
-		}
-		if x.th != y.th {
-			return x.th < y.th
-		}
-		return x.seq < y.seq
-	})
+	items := cpuItems(threads)
 	states := make([]threadState, len(threads))
 	cur := -1
 	var sw []Switch
@@ -124,4 +105,30 @@ func EncodeCPU(threads []*flow.Thread, cfg Config) (*Stream, []Switch, error) {
 	e.cut()
 	e.out.Data = e.enc.Buf
 	return e.out, sw, nil
+}
+
+// cpuItems lists the threads' events, and the returns to user space of
+// their syscalls and async events, in the order a CPU runs them.
+func cpuItems(threads []*flow.Thread) []cpuItem {
+	var items []cpuItem
+	for i, th := range threads {
+		for j := range th.Events {
+			ev := &th.Events[j]
+			items = append(items, cpuItem{t: ev.Time, th: i, seq: 2 * j, ev: ev})
+			if (ev.Kind == flow.Syscall || ev.Kind == flow.Async) && ev.To != 0 {
+				items = append(items, cpuItem{t: max(ev.Back, ev.Time), th: i, seq: 2*j + 1, ev: ev, ret: true})
+			}
+		}
+	}
+	sort.SliceStable(items, func(a, b int) bool {
+		x, y := items[a], items[b]
+		if x.t != y.t {
+			return x.t < y.t
+		}
+		if x.th != y.th {
+			return x.th < y.th
+		}
+		return x.seq < y.seq
+	})
+	return items
 }
