@@ -232,6 +232,11 @@ func (s *Session) Events() []*script.Event {
 
 // MaxNameLen mirrors evlist__max_name_len.
 func (s *Session) MaxNameLen() int {
+	// Every attr read so far counts (in pipe mode they arrive as
+	// HEADER_ATTR records), not only those with samples yet.
+	for _, a := range s.f.Attrs {
+		s.event(a)
+	}
 	n := 0
 	for _, e := range s.Events() {
 		n = max(n, len(e.Name))
