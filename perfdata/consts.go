@@ -288,6 +288,9 @@ const (
 	featMax            Feature = 32
 	// MaxFeatures is the number of bits in the header's feature bitmap.
 	MaxFeatures = 256
+	// FeatLast is perf 6.1's HEADER_LAST_FEATURE: a pipe's HEADER_FEATURE
+	// record with this id ends its features.
+	FeatLast Feature = 32
 )
 
 var featureNames = [featMax]string{

@@ -140,6 +140,16 @@ type Features struct {
 	HybridTopology []HybridNode
 	PMUCaps        []PMUCaps
 	Raw            map[Feature][]byte
+
+	// Lost lists the sections set in the header that were not decoded:
+	// as perf (perf_header__process_sections), decoding goes in feature
+	// order and stops at the first section it cannot read, which is
+	// Lost[0]; LostErr says why. The sections before it are kept.
+	Lost    []Feature
+	LostErr error
+	// NoTable says the table of feature sections could not be read:
+	// every feature the header lists is lost, and perf prints none.
+	NoTable bool
 }
 
 // Has reports whether the file had the feature section.

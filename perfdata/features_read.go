@@ -25,8 +25,10 @@ func (f *File) FeatureData(feat Feature) ([]byte, bool) {
 
 // Features decodes the header feature sections (file mode) or those seen
 // in HEADER_FEATURE records so far (pipe mode: iterate the records first).
-// A section that fails to decode gives an error naming it; unknown
-// sections are kept in Raw.
+// Unknown sections are kept in Raw. A section that cannot be decoded is
+// skipped as perf skips it: it and the sections after it are listed in
+// Lost with the reason in LostErr (perf_header__process_sections stops
+// there, and perf goes on without them), and Features returns no error.
 func (f *File) Features() (*Features, error) {
 	if f.feats != nil {
 		return f.feats, nil
@@ -43,23 +45,105 @@ func (f *File) Features() (*Features, error) {
 		}
 	}
 	sortFeatures(list)
-	for _, feat := range list {
-		b, ok := f.FeatureData(feat)
-		base := int64(0)
-		if s, ok2 := f.FeatureSections[feat]; ok2 && !f.Pipe {
-			base = s.Offset
+	for i, feat := range list {
+		err := f.decodeFeature(fs, feat)
+		switch {
+		case err == nil:
+			fs.Set(feat)
+			continue
+		case feat == FeatBuildID || feat == FeatEventDesc:
+			// process_build_id keeps the entries read before a bad
+			// one and goes on; process_event_desc goes on without
+			// names. Neither stops the others.
+			if fs.LostErr == nil {
+				fs.LostErr = err
+			}
+			fs.Lost = append(fs.Lost, feat)
+			continue
+		case f.Pipe:
+			// perf_event__process_feature: a HEADER_FEATURE record
+			// stands alone; one that fails loses only itself.
+			fs.Lost = append(fs.Lost, feat)
+			if fs.LostErr == nil {
+				fs.LostErr = err
+			}
+			continue
 		}
-		if !ok {
-			s := f.FeatureSections[feat]
-			return nil, errAt(s.Offset, "feature "+feat.String()+" section", ErrTruncated)
+		fs.Lost, fs.LostErr = append(fs.Lost, list[i:]...), err
+		break
+	}
+	if f.featTableErr != nil {
+		fs.Lost, fs.LostErr, fs.NoTable = f.featUnread, f.featTableErr, true
+	}
+	if fs.lost(FeatEventDesc) && len(fs.EventDesc) == 0 {
+		// print_event_desc reads the section itself: perf prints
+		// it even when its processing was skipped.
+		if b, ok := f.FeatureData(FeatEventDesc); ok {
+			var d Features
+			if d.decode(FeatEventDesc, b, f.FeatureSections[FeatEventDesc].Offset) == nil {
+				fs.EventDesc = d.EventDesc
+			}
 		}
-		if err := fs.decode(feat, b, base); err != nil {
-			return nil, err
-		}
-		fs.Set(feat)
 	}
 	f.feats = fs
 	return fs, nil
+}
+
+// lost reports whether feat is in fs.Lost.
+func (fs *Features) lost(feat Feature) bool {
+	for _, l := range fs.Lost {
+		if l == feat {
+			return true
+		}
+	}
+	return false
+}
+
+// IsLost reports whether the header lists feat but its section was not
+// decoded (see Features.Lost).
+func (fs *Features) IsLost(feat Feature) bool { return fs.lost(feat) }
+
+// unboundedFeature reports whether perf reads feat's section with reads
+// that are not limited to the section's size (do_read_u32, do_read_string
+// on the file: they run on into the next section), so that a section
+// too short for its counts still decodes as perf decodes it.
+func unboundedFeature(feat Feature) bool {
+	switch feat {
+	case FeatBuildID, FeatEventDesc, FeatAuxtrace, FeatTracingData, FeatBranchStack, FeatStat,
+		FeatBPFProgInfo, FeatBPFBTF:
+		return false
+	}
+	return feat < MaxFeatures
+}
+
+// decodeFeature decodes one section into fs. A section that fails leaves
+// fs's field as it was, but for build ids: the entries before the bad one
+// are kept, as perf_header__read_build_ids keeps them.
+func (f *File) decodeFeature(fs *Features, feat Feature) error {
+	b, ok := f.FeatureData(feat)
+	base := int64(0)
+	s, inFile := f.FeatureSections[feat]
+	if inFile && !f.Pipe {
+		base = s.Offset
+	}
+	if !ok {
+		return errAt(s.Offset, "feature "+feat.String()+" section", ErrTruncated)
+	}
+	tmp := *fs
+	err := tmp.decode(feat, b, base)
+	if err != nil && inFile && !f.Pipe && unboundedFeature(feat) && s.Offset+s.Size < f.size {
+		// Read as perf reads it, from the section's offset on.
+		if rest, err2 := f.readAt(s.Offset, f.size-s.Offset, "feature "+feat.String()); err2 == nil {
+			tmp = *fs
+			if tmp.decode(feat, rest, base) == nil {
+				err = nil
+			}
+		}
+	}
+	if err == nil || feat == FeatBuildID {
+		*fs = tmp
+	}
+	return err
 }
 
 func sortFeatures(l []Feature) {
@@ -299,15 +383,28 @@ func (fs *Features) decode(feat Feature, b []byte, base int64) error {
 // nameAttrs names the attrs from HEADER_EVENT_DESC (matched by id, else by
 // position).
 func (f *File) nameAttrs() {
-	b, ok := f.FeatureData(FeatEventDesc)
-	if !ok {
+	// process_event_desc names the events only when the header's
+	// processing reaches it (see Features.Lost).
+	fs, err := f.Features()
+	if err != nil || !fs.Has(FeatEventDesc) {
 		return
 	}
+	f.nameAttrsWith(fs.EventDesc)
+}
+
+// nameAttrsFrom names the attrs from a pipe's HEADER_FEATURE EVENT_DESC
+// record as it goes by (process_event_desc).
+func (f *File) nameAttrsFrom(b []byte) {
 	var fs Features
-	if fs.decode(FeatEventDesc, b, 0) != nil {
-		return
+	if fs.decode(FeatEventDesc, b, 0) == nil {
+		f.nameAttrsWith(fs.EventDesc)
 	}
-	for i, e := range fs.EventDesc {
+}
+
+// nameAttrsWith mirrors evlist__set_event_name: each description names
+// the attr of its id (else of its index) that has no name yet.
+func (f *File) nameAttrsWith(desc []EventDesc) {
+	for i, e := range desc {
 		var a *Attr
 		if len(e.IDs) > 0 {
 			a = f.idToAttr[e.IDs[0]]

@@ -65,13 +65,17 @@ type File struct {
 	pipeOff int64
 	used    bool // pipe iteration started
 
-	attrSize  int64
-	idToAttr  map[uint64]*Attr
-	idPos     int // position of the id in a sample (in u64s), -1 if not usable
-	isPos     int // position of the id from the end of a sample_id trailer, -1
-	featRaw   map[Feature][]byte
-	feats     *Features
-	timeConv  *RecordTimeConv
+	attrSize int64
+	idToAttr map[uint64]*Attr
+	idPos    int // position of the id in a sample (in u64s), -1 if not usable
+	isPos    int // position of the id from the end of a sample_id trailer, -1
+	featRaw  map[Feature][]byte
+	feats    *Features
+	// featTableErr: the feature section table could not be read;
+	// featUnread: the features the header lists then.
+	featTableErr error
+	featUnread   []Feature
+	timeConv     *RecordTimeConv
 }
 
 // Open opens and mmaps the perf.data file at path (file or pipe format).

@@ -204,12 +204,22 @@ func (f *File) readFeatureSections(bits [4]uint64) error {
 		}
 		b, err := f.readAt(off, 16, "feature section table")
 		if err != nil {
-			return err
+			// perf_header__process_sections reads the table in one go:
+			// if it is cut short, perf has no features at all (but the
+			// header still lists them).
+			clear(f.FeatureSections)
+			f.featTableErr = err
+			f.featUnread = nil
+			for j := 0; j < MaxFeatures; j++ {
+				if bits[j/64]&(1<<(j%64)) != 0 {
+					f.featUnread = append(f.featUnread, Feature(j))
+				}
+			}
+			return nil
 		}
+		// A section past the end is the feature's failure, when it is
+		// decoded (Features), not the file's.
 		s := Section{int64(le.Uint64(b)), int64(le.Uint64(b[8:]))}
-		if err := f.checkSection(off, "feature "+Feature(i).String()+" section", s); err != nil {
-			return err
-		}
 		f.FeatureSections[Feature(i)] = s
 		off += 16
 	}

@@ -27,6 +27,9 @@ func (f *File) observe(raw *RawRecord) {
 			if feat >= 0 && feat < MaxFeatures {
 				f.featRaw[feat] = append([]byte(nil), raw.Data[16:]...)
 				f.feats = nil
+				if feat == FeatEventDesc {
+					f.nameAttrsFrom(f.featRaw[feat])
+				}
 			}
 		}
 	case RecordTypeTimeConv:

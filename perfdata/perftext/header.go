@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -34,9 +36,15 @@ var fullOnly = map[perfdata.Feature]bool{
 // from HEADER_FEATURE records, so the stream is read to its end first.
 func Header(w io.Writer, f *perfdata.File, opt HeaderOptions) error {
 	if f.Pipe {
+		// perf report --header-only stops at the HEADER_FEATURE that
+		// ends the features (process_feature_event).
 		rs := f.Records(perfdata.FileOrder)
 		rs.Reuse = true
 		for rs.Next() {
+			if r, ok := rs.Record.(*perfdata.RecordHeaderFeature); ok && r.Feature >= perfdata.FeatLast {
+				rs.Close()
+				break
+			}
 		}
 		if err := rs.Err(); err != nil {
 			return err
@@ -65,9 +73,16 @@ func Header(w io.Writer, f *perfdata.File, opt HeaderOptions) error {
 		// HEADER_FEATURE record goes by.
 		bw.WriteString("# ========\n#\n")
 	}
-	for _, feat := range fs.List() {
+	for feat := perfdata.Feature(0); feat < perfdata.MaxFeatures; feat++ {
+		lost := fs.IsLost(feat)
+		if !fs.Has(feat) && !lost || fs.NoTable {
+			continue
+		}
 		if fullOnly[feat] && !opt.Full {
 			fmt.Fprintf(bw, "# %s info available, use -I to display\n", featName(feat))
+			continue
+		}
+		if lost && printLost(bw, fs, feat) {
 			continue
 		}
 		printFeature(bw, f, fs, feat)
@@ -75,7 +90,7 @@ func Header(w io.Writer, f *perfdata.File, opt HeaderOptions) error {
 	if !f.Pipe {
 		bw.WriteString("# missing features: ")
 		for feat := perfdata.Feature(1); feat < perfdata.FeatPMUCaps+1; feat++ {
-			if !fs.Has(feat) {
+			if !fs.Has(feat) && !fs.IsLost(feat) {
 				fmt.Fprintf(bw, "%s ", featName(feat))
 			}
 		}
@@ -83,6 +98,55 @@ func Header(w io.Writer, f *perfdata.File, opt HeaderOptions) error {
 		bw.WriteString("# ========\n#\n")
 	}
 	return bw.Flush()
+}
+
+// printLost prints a feature whose section perf did not process (see
+// perfdata.Features.Lost) as perf prints it from its empty perf_env: a
+// NULL string as "(null)", the clock data as disabled, and the event
+// descriptions, which print_event_desc reads from the file itself, as
+// they are; the others print their zero values (printFeature). It
+// reports whether it printed the feature.
+func printLost(w *bufio.Writer, fs *perfdata.Features, feat perfdata.Feature) bool {
+	switch feat {
+	case perfdata.FeatCPUID:
+		// perf_session__new asks perf_env__cpuid for the raw sample
+		// decoders, which reads this machine's when the file's is
+		// missing.
+		if id := localCPUID(); id != "" {
+			fmt.Fprintf(w, "# cpuid : %s\n", id)
+		} else {
+			w.WriteString("# cpuid : (null)\n")
+		}
+	case perfdata.FeatPMUMappings:
+		// evlist__init_trace_event_sample_raw reads them from this
+		// machine (perf_env__nr_pmu_mappings) for an x86 recording made
+		// on an AMD CPU, to look for IBS.
+		m := ""
+		if amdX86(fs) {
+			m = localPMUMappings()
+		}
+		if m == "" {
+			w.WriteString("# pmu mappings: not available\n")
+		} else {
+			fmt.Fprintf(w, "# pmu mappings: %s\n", m)
+		}
+	case perfdata.FeatHostname, perfdata.FeatOSRelease, perfdata.FeatVersion, perfdata.FeatArch,
+		perfdata.FeatCPUDesc:
+		label := map[perfdata.Feature]string{perfdata.FeatHostname: "hostname", perfdata.FeatOSRelease: "os release",
+			perfdata.FeatVersion: "perf version", perfdata.FeatArch: "arch", perfdata.FeatCPUDesc: "cpudesc",
+			perfdata.FeatCPUID: "cpuid"}[feat]
+		fmt.Fprintf(w, "# %s : (null)\n", label)
+	case perfdata.FeatEventDesc:
+		if len(fs.EventDesc) == 0 {
+			w.WriteString("# event desc: not available or unable to read\n")
+		}
+		return len(fs.EventDesc) == 0
+	case perfdata.FeatClockData:
+		w.WriteString("# reference time disabled\n")
+	default:
+		return false
+	}
+	return true
 }
 
 func printFeature(w *bufio.Writer, f *perfdata.File, fs *perfdata.Features, feat perfdata.Feature) {
@@ -159,7 +223,12 @@ func printFeature(w *bufio.Writer, f *perfdata.File, fs *perfdata.Features, feat
 			for i := g.Leader; i < g.Leader+g.NrMembers && int(i) < len(f.Attrs); i++ {
 				names = append(names, f.Attrs[i].Name)
 			}
-			fmt.Fprintf(w, "# group: %s{%s}\n", g.Name, strings.Join(names, ","))
+			// process_group_desc: "{anon_group}" is a dummy name.
+			name := g.Name
+			if name == "{anon_group}" {
+				name = ""
+			}
+			fmt.Fprintf(w, "# group: %s{%s}\n", name, strings.Join(names, ","))
 		}
 	case perfdata.FeatAuxtrace:
 		w.WriteString("# contains AUX area data (e.g. instruction trace)\n")
@@ -205,10 +274,11 @@ func printFeature(w *bufio.Writer, f *perfdata.File, fs *perfdata.Features, feat
 		printCaps(w, "cpu", fs.CPUPMUCaps)
 	case perfdata.FeatClockData:
 		c := fs.ClockData
-		fmt.Fprintf(w, "# clockid: %d\n", c.ClockID)
-		fmt.Fprintf(w, "# reference time: %s = %d.%06d (TOD) = %d.%09d\n",
+		name := clockidName(c.ClockID)
+		fmt.Fprintf(w, "# clockid: %s (%d)\n", name, c.ClockID)
+		fmt.Fprintf(w, "# reference time: %s = %d.%06d (TOD) = %d.%09d (%s)\n",
 			time.Unix(0, int64(c.WallNS)).Format("2006-01-02 15:04:05.000000"),
-			c.WallNS/1e9, c.WallNS%1e9/1e3, c.ClockNS/1e9, c.ClockNS%1e9)
+			c.WallNS/1e9, c.WallNS%1e9/1e3, c.ClockNS/1e9, c.ClockNS%1e9, name)
 	case perfdata.FeatHybridTopology:
 		w.WriteString("# hybrid cpu system:\n")
 		for _, n := range fs.HybridTopology {
@@ -221,6 +291,102 @@ func printFeature(w *bufio.Writer, f *perfdata.File, fs *perfdata.Features, feat
 	}
 	// tracing_data, build_id, bpf_prog_info, bpf_btf and unknown sections
 	// print nothing, as in perf without -I.
+}
+
+// localCPUID mirrors perf's get_cpuid on x86 ("vendor,family,model,
+// stepping", as /proc/cpuinfo shows them); "" elsewhere or when unknown.
+func localCPUID() string {
+	if runtime.GOARCH != "amd64" && runtime.GOARCH != "386" {
+		return ""
+	}
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	var vendor, family, model, step string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l == "" {
+			break // the first CPU's block
+		}
+		k, v, ok := strings.Cut(l, ":")
+		if !ok {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		switch strings.TrimSpace(k) {
+		case "vendor_id":
+			vendor = v
+		case "cpu family":
+			family = v
+		case "model":
+			model = v
+		case "stepping":
+			step = v
+		}
+	}
+	if vendor == "" || family == "" || model == "" || step == "" {
+		return ""
+	}
+	return vendor + "," + family + "," + model + "," + step
+}
+
+// amdX86 reports whether perf takes the recording for one of an x86 AMD
+// machine: its arch (else this machine's) is x86, its cpuid (else this
+// machine's) AuthenticAMD (evlist__init_trace_event_sample_raw).
+func amdX86(fs *perfdata.Features) bool {
+	arch := runtime.GOARCH
+	if fs.Has(perfdata.FeatArch) {
+		arch = fs.Arch
+	}
+	switch arch {
+	case "x86_64", "i386", "i486", "i586", "i686", "amd64", "386", "x86":
+	default:
+		return false
+	}
+	cpuid := localCPUID()
+	if fs.Has(perfdata.FeatCPUID) {
+		cpuid = fs.CPUID
+	}
+	return strings.HasPrefix(cpuid, "AuthenticAMD")
+}
+
+// localPMUMappings mirrors perf_env__read_pmu_mappings on this machine:
+// "name = type" for each PMU in /sys/bus/event_source/devices, in
+// directory order (readdir, as perf's pmu_read_sysfs).
+func localPMUMappings() string {
+	const dir = "/sys/bus/event_source/devices"
+	d, err := os.Open(dir)
+	if err != nil {
+		return ""
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	var parts []string
+	for _, n := range names {
+		b, err := os.ReadFile(dir + "/" + n + "/type")
+		if err != nil {
+			continue
+		}
+		parts = append(parts, n+" = "+strings.TrimSpace(string(b)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// clockidName mirrors perf's clockid_name (util/clockid.c).
+func clockidName(id uint32) string {
+	switch id {
+	case 1:
+		return "monotonic"
+	case 4:
+		return "monotonic_raw"
+	case 0:
+		return "realtime"
+	case 7:
+		return "boottime"
+	case 11:
+		return "tai"
+	}
+	return "(not found)"
 }
 
 func printCaps(w *bufio.Writer, pmu string, caps []perfdata.PMUCap) {

@@ -3,6 +3,7 @@ package perftext
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -142,4 +143,87 @@ func TestDumpMatchesPerf(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHeaderLiveFeatures records a group of events with a clock id and
+// compares the header (group line, clockid and reference time).
+func TestHeaderLiveFeatures(t *testing.T) {
+	if _, err := exec.LookPath("perf"); err != nil {
+		t.Skip("perf not installed: cannot compare with perf")
+	}
+	path := filepath.Join(t.TempDir(), "grp.data")
+	if out, err := exec.Command("perf", "record", "-q", "-o", path, "-k", "mono",
+		"-e", "{cpu-clock,task-clock}", "--", "true").CombinedOutput(); err != nil {
+		t.Skipf("perf record: %v\n%s", err, out)
+	}
+	compareHeader(t, path)
+}
+
+// compareHeader compares Header with perf report --header-only on path.
+func compareHeader(t *testing.T, path string) {
+	t.Helper()
+	want := runPerf(t, "report", "--header-only", "-i", path)
+	f, err := perfdata.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := os.Stat(path)
+	var b bytes.Buffer
+	if err := Header(&b, f, HeaderOptions{Captured: st.ModTime().In(time.Local)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.String(); got != want {
+		t.Errorf("differs from perf report --header-only:\n%s", diff(got, want))
+	}
+}
+
+// TestHeaderDamagedFeature damages one feature section of a recording:
+// as perf, the sections before it are kept (build ids), it and those
+// after it are lost and printed from an empty perf_env; a feature
+// section table cut short loses every feature.
+func TestHeaderDamagedFeature(t *testing.T) {
+	src := "../../testdata/perf/cpu-clock-g.data"
+	orig, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := perfdata.NewBytes(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec, ok := f.FeatureSections[perfdata.FeatCPUDesc]
+	if !ok {
+		t.Fatal("fixture has no cpudesc")
+	}
+	dir := t.TempDir()
+	// A cpudesc string longer than the file: perf's do_read_string fails.
+	b := append([]byte(nil), orig...)
+	binary.LittleEndian.PutUint32(b[sec.Offset:], 1<<30)
+	damaged := filepath.Join(dir, "cpudesc.data")
+	if err := os.WriteFile(damaged, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g, err := perfdata.NewBytes(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := g.Features()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fs.Has(perfdata.FeatBuildID) || len(fs.BuildIDs) == 0 || fs.Has(perfdata.FeatCPUDesc) ||
+		!fs.IsLost(perfdata.FeatCPUDesc) || fs.LostErr == nil {
+		t.Errorf("build ids kept %v (%d), cpudesc lost %v, err %v", fs.Has(perfdata.FeatBuildID), len(fs.BuildIDs),
+			fs.IsLost(perfdata.FeatCPUDesc), fs.LostErr)
+	}
+	compareHeader(t, damaged)
+
+	// The file cut in the middle of the feature section table.
+	table := f.Data.Offset + f.Data.Size
+	cut := filepath.Join(dir, "table.data")
+	if err := os.WriteFile(cut, orig[:table+20], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	compareHeader(t, cut)
 }
