@@ -271,7 +271,11 @@ var unprinted = []struct {
 	sample uint64 // any of these bits
 	only   func(e *script.Event) bool
 }{
-	{script.FieldTrace, "trace", sampleRaw, func(e *script.Event) bool { return e.OutputType() == script.TypeTracepoint }},
+	// A tracepoint prints with its format from the tracing data; one
+	// without (no or damaged tracing data) is refused.
+	{script.FieldTrace, "trace", sampleRaw, func(e *script.Event) bool {
+		return e.OutputType() == script.TypeTracepoint && e.Format == nil
+	}},
 	{script.FieldBPFOutput, "bpf-output", sampleRaw, func(e *script.Event) bool { return e.AttrType == 1 && e.Config == 10 }},
 	{script.FieldDataSrc, "data_src", sampleDataSrc, nil},
 	{script.FieldWeight, "weight", sampleWeight | sampleWeightStruct, nil},
