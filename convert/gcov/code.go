@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 
 	"golang.org/x/arch/x86/x86asm"
@@ -188,6 +189,7 @@ func (p *Program) decode(f *elf.File) error {
 		}
 	}
 	p.insns = make([]insn, 0, min(codeBytes/3, 1<<22))
+	syms := funcSymbols(f)
 	for _, sf := range p.Table.Funcs() {
 		if sf.High <= sf.Low || sf.High-sf.Low > 1<<24 {
 			continue
@@ -195,12 +197,26 @@ func (p *Program) decode(f *elf.File) error {
 		if _, dup := p.lowFn[sf.Low]; dup {
 			continue
 		}
+		if sf.Artificial && sf.Name != "operator()" {
+			// gcov lists no function the compiler made (implicit
+			// constructors and destructors): its code is nobody's. A
+			// lambda's body is artificial for DWARF, not for gcc.
+			continue
+		}
 		b := code(f, sf.Low, sf.High)
 		if b == nil {
 			continue
 		}
 		fi := int32(len(p.funcs))
-		fn := function{name: sf.Name, file: intern(sf.File), startLine: int32(sf.Line), startCol: int32(sf.Column),
+		// gcov names functions by their assembler name: the symbol
+		// (static C++ functions have no DW_AT_linkage_name).
+		name := sf.Name
+		if sym, ok := syms[sf.Low]; ok {
+			name = sym
+		} else if sf.LinkageName != "" {
+			name = sf.LinkageName
+		}
+		fn := function{name: name, file: intern(sf.File), startLine: int32(sf.Line), startCol: int32(sf.Column),
 			low: sf.Low, high: sf.High, first: len(p.insns), returnsValue: sf.ReturnsValue}
 		p.lowFn[sf.Low] = fi
 		for off := 0; off < len(b); {
@@ -440,4 +456,38 @@ func (p *Program) Contains(addr uint64) bool { return p.index(addr) >= 0 }
 
 func (p *Program) String() string {
 	return fmt.Sprintf("gcov.Program(%s: %d functions, %d instructions)", p.Path, len(p.funcs), len(p.insns))
+}
+
+// funcSymbols maps the address of each function symbol of f to its name,
+// without the suffix of a clone gcc made after gcov's instrumentation
+// (foo.isra.0, foo.constprop.0, foo.part.0, foo.cold).
+func funcSymbols(f *elf.File) map[uint64]string {
+	syms, err := f.Symbols()
+	if err != nil {
+		return nil
+	}
+	out := make(map[uint64]string, len(syms))
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) != elf.STT_FUNC || s.Value == 0 || s.Name == "" {
+			continue
+		}
+		name := s.Name
+		if i := strings.IndexByte(name, '.'); i > 0 {
+			name = name[:i]
+		}
+		if old, ok := out[s.Value]; ok && !baseStructor(name) && (baseStructor(old) || elf.ST_BIND(s.Info) == elf.STB_LOCAL) {
+			// Aliases: a complete-object constructor or destructor (C1,
+			// D1) is an alias of the base-object one (C2, D2) that gcov
+			// names, and a global name beats a local one.
+			continue
+		}
+		out[s.Value] = name
+	}
+	return out
+}
+
+// baseStructor reports whether a mangled name is a base-object constructor
+// or destructor (C2, D2), the copy gcc compiles and gcov lists.
+func baseStructor(name string) bool {
+	return strings.HasPrefix(name, "_Z") && (strings.Contains(name, "C2E") || strings.Contains(name, "D2E"))
 }

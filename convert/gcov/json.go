@@ -66,7 +66,7 @@ func (r *Report) WriteJSON(w io.Writer, opt JSONOptions) error {
 		jf := jsonFile{File: f.Name, Functions: []jsonFunction{}, Lines: []jsonLine{}}
 		for _, fn := range f.Functions {
 			jf.Functions = append(jf.Functions, jsonFunction{
-				Name: fn.Name, DemangledName: fn.Name, StartLine: fn.StartLine, StartColumn: fn.StartColumn,
+				Name: fn.Name, DemangledName: fn.DemangledName(), StartLine: fn.StartLine, StartColumn: fn.StartColumn,
 				EndLine: fn.EndLine, EndColumn: fn.EndColumn, Blocks: fn.Blocks, BlocksExecuted: fn.BlocksExecuted,
 				ExecutionCount: fn.Called,
 			})

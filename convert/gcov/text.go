@@ -2,7 +2,9 @@ package gcov
 
 import (
 	"bufio"
+
 	"fmt"
+	"github.com/ianlancetaylor/demangle"
 	"io"
 	"path/filepath"
 	"strconv"
@@ -79,7 +81,11 @@ func (r *Report) WriteText(out io.Writer, f *File, src []string, opt TextOptions
 	for n := 1; n <= last; n++ {
 		if opt.Branches {
 			for _, fn := range fnAt[n] {
-				fmt.Fprintf(w, "function %s called %d returned %s blocks executed %s\n", fn.Name, fn.Called,
+				name := fn.Name
+				if opt.Demangle {
+					name = fn.DemangledName()
+				}
+				fmt.Fprintf(w, "function %s called %d returned %s blocks executed %s\n", name, fn.Called,
 					formatPercent(fn.Returned, fn.Called), formatPercent(uint64(fn.BlocksExecuted), uint64(fn.Blocks)))
 			}
 		}
@@ -145,3 +151,16 @@ func writeBranches(w *bufio.Writer, l *Line, counts bool) {
 // OutputName returns the name gcov gives the .gcov file of a source file:
 // its base name with .gcov appended.
 func OutputName(source string) string { return filepath.Base(source) + ".gcov" }
+
+// DemangledName returns fn's name as gcov -m prints it: a C++ or Rust
+// assembler name demangled with its parameters (libiberty's DMGL_PARAMS),
+// other names as they are.
+func (fn *Function) DemangledName() string {
+	if !strings.HasPrefix(fn.Name, "_Z") && !strings.HasPrefix(fn.Name, "_R") {
+		return fn.Name
+	}
+	if d, err := demangle.ToString(fn.Name); err == nil {
+		return d
+	}
+	return fn.Name
+}

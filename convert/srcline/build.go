@@ -46,6 +46,7 @@ type origin struct {
 	declCol       int64
 	external      bool
 	typed         bool // DW_AT_type: the function returns a value
+	artificial    bool // DW_AT_artificial: made by the compiler
 }
 
 type builder struct {
@@ -214,7 +215,7 @@ func (b *builder) unit(r *dwarf.Reader) error {
 					b.t.funcs = append(b.t.funcs, Func{
 						Name: s.name, LinkageName: o.linkage, Low: rg[0], High: rg[1],
 						File: name, Line: int(o.declLine), Column: int(o.declCol),
-						External: o.external, ReturnsValue: o.typed, entry: cur,
+						External: o.external, ReturnsValue: o.typed, Artificial: o.artificial, entry: cur,
 					})
 				}
 			}
@@ -237,6 +238,7 @@ func (b *builder) origin(e *dwarf.Entry) origin {
 	o.declCol, _ = e.Val(dwarf.AttrDeclColumn).(int64)
 	o.external, _ = e.Val(dwarf.AttrExternal).(bool)
 	o.typed = e.Val(dwarf.AttrType) != nil
+	o.artificial, _ = e.Val(dwarf.AttrArtificial).(bool)
 	for _, a := range []dwarf.Attr{dwarf.AttrAbstractOrigin, dwarf.AttrSpecification} {
 		off, ok := e.Val(a).(dwarf.Offset)
 		if !ok {
@@ -254,6 +256,7 @@ func (b *builder) origin(e *dwarf.Entry) origin {
 		}
 		o.external = o.external || p.external
 		o.typed = o.typed || p.typed
+		o.artificial = o.artificial || p.artificial
 	}
 	return o
 }
@@ -279,6 +282,7 @@ func (b *builder) lookup(off dwarf.Offset, depth int) origin {
 	o.declCol, _ = e.Val(dwarf.AttrDeclColumn).(int64)
 	o.external, _ = e.Val(dwarf.AttrExternal).(bool)
 	o.typed = e.Val(dwarf.AttrType) != nil
+	o.artificial, _ = e.Val(dwarf.AttrArtificial).(bool)
 	for _, a := range []dwarf.Attr{dwarf.AttrAbstractOrigin, dwarf.AttrSpecification} {
 		if next, ok := e.Val(a).(dwarf.Offset); ok {
 			p := b.lookup(next, depth+1)
@@ -293,6 +297,7 @@ func (b *builder) lookup(off dwarf.Offset, depth int) origin {
 			}
 			o.external = o.external || p.external
 			o.typed = o.typed || p.typed
+			o.artificial = o.artificial || p.artificial
 		}
 	}
 	b.names[off] = o

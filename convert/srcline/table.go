@@ -33,7 +33,10 @@ type Func struct {
 	// ReturnsValue is true when the function has a return type
 	// (DW_AT_type), false for void functions.
 	ReturnsValue bool
-	entry        int32 // index of the subprogram scope
+	// Artificial is true for functions the compiler made (implicit
+	// constructors and destructors, DW_AT_artificial).
+	Artificial bool
+	entry      int32 // index of the subprogram scope
 }
 
 // Frame is one level of an inline chain. The innermost frame has the
