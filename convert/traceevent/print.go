@@ -3,7 +3,6 @@ package traceevent
 import (
 	"encoding/binary"
 	"fmt"
-	"strconv"
 
 	"github.com/perfpt/perfpt/perfdata/tracing"
 )
@@ -409,7 +408,7 @@ func (r *rec) num(a *tracing.Arg) uint64 {
 	case tracing.ArgAtom:
 		// A name (not a number) would be looked up among registered
 		// functions; perf registers none, so it is 0.
-		v, _ := strtoull(a.Atom)
+		v, _ := tracing.Strtoull(a.Atom)
 		return v
 	case tracing.ArgField:
 		if a.Field == nil {
@@ -536,51 +535,4 @@ func b2u(b bool) uint64 {
 		return 1
 	}
 	return 0
-}
-
-// strtoull mirrors C's strtoull(s, NULL, 0) for atoms.
-func strtoull(s string) (uint64, bool) {
-	i := 0
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
-		i++
-	}
-	neg := false
-	if i < len(s) && (s[i] == '-' || s[i] == '+') {
-		neg = s[i] == '-'
-		i++
-	}
-	base := 10
-	if i+2 < len(s)+0 && s[i] == '0' && (s[i+1] == 'x' || s[i+1] == 'X') {
-		base = 16
-		i += 2
-	} else if i < len(s) && s[i] == '0' {
-		base = 8
-	}
-	j := i
-	for j < len(s) && digitOK(s[j], base) {
-		j++
-	}
-	if j == i {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(s[i:j], base, 64)
-	if err != nil {
-		v = ^uint64(0)
-	}
-	if neg {
-		v = -v
-	}
-	return v, true
-}
-
-func digitOK(c byte, base int) bool {
-	switch {
-	case c >= '0' && c <= '7':
-		return true
-	case c == '8' || c == '9':
-		return base >= 10
-	case c >= 'a' && c <= 'f', c >= 'A' && c <= 'F':
-		return base == 16
-	}
-	return false
 }

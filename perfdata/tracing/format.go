@@ -2,6 +2,7 @@ package tracing
 
 import (
 	"fmt"
+	"math/bits"
 	"strconv"
 	"strings"
 )
@@ -433,9 +434,11 @@ func atoul(s string) int {
 	return int(v)
 }
 
-// strtoull is C's strtoull(s, NULL, 0): decimal, 0x hex or 0 octal, the
-// longest valid prefix, wrapping on overflow like the C function clamps
-// (to all ones). ok says a digit was read.
+// Strtoull is C's strtoull(s, NULL, 0) as libtraceevent applies it to
+// atoms: decimal, 0x hex or 0 octal, the longest valid prefix, all ones on
+// overflow, negated after a '-'. ok says a digit was read.
+func Strtoull(s string) (uint64, bool) { return strtoull(s) }
+
 func strtoull(s string) (uint64, bool) {
 	i := 0
 	for i < len(s) && isSpace(int(s[i])) {
@@ -461,8 +464,9 @@ func strtoull(s string) (uint64, bool) {
 			break
 		}
 		ok = true
-		nv := v*base + uint64(d)
-		if nv/base != v && !over {
+		hi, lo := bits.Mul64(v, base)
+		nv := lo + uint64(d)
+		if hi != 0 || nv < lo {
 			over = true
 		}
 		v = nv
