@@ -324,3 +324,52 @@ func TestUnseenProgramsO0(t *testing.T) {
 		})
 	}
 }
+
+// unseenO2Floor is what each program built -O2 reaches against gcov of the
+// -O2 --coverage build, over all its runs: executed/never/no-code and
+// exact-count rates (percent, rounded down). The coverage build is not the
+// binary traced: gcc instruments before inlining and its counters change
+// what it inlines and unrolls, so the rates are far below -O0's; the test
+// keeps them from getting worse.
+var unseenO2Floor = map[string][2]int{
+	"lexer": {74, 63}, "sparse": {83, 74}, "elseif": {89, 47}, "cleanup": {88, 75},
+	"varargs": {95, 78}, "sorting": {97, 84}, "machine": {67, 60}, "tree": {96, 83},
+	"floats": {92, 77}, "strbuf": {82, 71}, "matrix": {68, 52}, "bits": {57, 42},
+	"hashtab": {95, 85}, "shapes": {86, 77}, "stack": {72, 50}, "except": {80, 72},
+	"lambda": {68, 46},
+}
+
+// TestUnseenProgramsO2 logs the agreement at -O2 of the programs of
+// TestUnseenProgramsO0.
+func TestUnseenProgramsO2(t *testing.T) {
+	if testing.Short() {
+		t.Skip("traces programs")
+	}
+	var sum programAgreement
+	defer func() {
+		if sum.lines > 0 {
+			t.Logf("all programs -O2: %d line comparisons: executed/never/no-code %.2f%%, exact count %.2f%%",
+				sum.lines, 100*float64(sum.status)/float64(sum.lines), 100*float64(sum.exact)/float64(sum.lines))
+		}
+	}()
+	for _, name := range unseenPrograms {
+		t.Run(name, func(t *testing.T) {
+			if only := os.Getenv("GCOV_PROGRAM"); only != "" && only != name {
+				t.Skip("GCOV_PROGRAM=" + only)
+			}
+			bin := buildC(t, t.TempDir(), name, name, "-g", "-O2")
+			var a programAgreement
+			for _, args := range programInputs(t, name) {
+				g := runGcov(t, name, args, "-O2")
+				a.compareRun(t, name, args, traceReport(t, bin, args), g)
+			}
+			a.log(t, name, "-O2")
+			sum.lines += a.lines
+			sum.status += a.status
+			sum.exact += a.exact
+			if f, ok := unseenO2Floor[name]; ok && (100*a.status < f[0]*a.lines || 100*a.exact < f[1]*a.lines) {
+				t.Errorf("%s -O2: below its floor %v", name, f)
+			}
+		})
+	}
+}

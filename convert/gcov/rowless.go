@@ -113,9 +113,12 @@ func (p *Program) findRowless() {
 		has := code[file]
 		sort.Slice(decls, func(i, j int) bool { return decls[i] < decls[j] })
 		for i, start := range decls {
+			if start < 1 || int(start) > len(src) {
+				continue // no declaration line (DWARF without one), or past the file's end
+			}
 			end := int32(len(src))
 			if i+1 < len(decls) {
-				end = decls[i+1] - 1
+				end = min(decls[i+1]-1, end)
 			}
 			if !has[start] {
 				// Without code on the declaration line the function was
