@@ -183,6 +183,7 @@ type ptState struct {
 	kernelStart               uint64
 	curTID                    map[int32][2]int32 // cpu -> pid, tid
 	dataQueued                bool
+	cpuTID                    map[int32]int32 // the one thread each CPU runs (cpuRuns), -1: several
 	numEvents                 uint64
 	maxNonTurbo               uint32
 	cbr2khz                   uint64
@@ -519,6 +520,14 @@ func (p *ptState) queueIndex() error {
 			p.queueBuffer(r)
 		case *perfdata.RecordComm, *perfdata.RecordFork, *perfdata.RecordMmap, *perfdata.RecordMmap2:
 			p.s.mutTotal++
+		case *perfdata.RecordItraceStart:
+			p.cpuRuns(int32(r.CPU), r.TID)
+		case *perfdata.RecordSwitch:
+			if r.Out() && r.CPUWide {
+				p.cpuRuns(int32(r.CPU), r.NextPrevTID)
+			} else if !r.Out() {
+				p.cpuRuns(int32(r.CPU), r.TID)
+			}
 		}
 	}
 	if err := rs.Err(); err != nil {
@@ -526,6 +535,24 @@ func (p *ptState) queueIndex() error {
 	}
 	p.dataQueued = true
 	return nil
+}
+
+// cpuRuns notes that the sideband puts thread tid on cpu (for the
+// parallel decoding of per-CPU queues; the idle task does not count: it
+// leaves no user-space trace). cpuTID[cpu] is the one thread seen there,
+// -1 after a second one.
+func (p *ptState) cpuRuns(cpu, tid int32) {
+	if tid <= 0 {
+		return
+	}
+	if p.cpuTID == nil {
+		p.cpuTID = map[int32]int32{}
+	}
+	if old, ok := p.cpuTID[cpu]; !ok {
+		p.cpuTID[cpu] = tid
+	} else if old != tid {
+		p.cpuTID[cpu] = -1
+	}
 }
 
 func (p *ptState) addBuffer(r *perfdata.RecordAuxtrace) error {

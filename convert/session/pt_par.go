@@ -88,8 +88,23 @@ func (p *ptState) parallel() bool {
 // queueParallel says whether q can be decoded in chunks (from its start
 // when fresh).
 func (p *ptState) queueParallel(q *ptQueue, fresh bool) bool {
-	if q.par != nil || q.dec == nil || q.qtid == -1 || fresh && q.started {
+	if q.par != nil || q.dec == nil || fresh && q.started {
 		return false
+	}
+	if q.qtid == -1 {
+		// A per-CPU queue: only when the whole recording's sideband
+		// puts one thread on its CPU (and the idle task, which leaves
+		// no trace), now current: its chunks walk that thread's code,
+		// and their samples take the queue's thread as they are
+		// replayed, as in a sequential decode.
+		// Full runs (pprof's call stacks) are not: a thread's runs
+		// from two CPUs' queues would be handed over in another order
+		// (batches are cut elsewhere in chunks); counts (LeanRuns,
+		// gcov) do not depend on it.
+		tid, ok := p.cpuTID[q.cpu]
+		if !p.perCPU || !p.dataQueued || !ok || tid <= 0 || q.tid != tid || p.h.Runs != nil && !p.h.LeanRuns {
+			return false
+		}
 	}
 	t := q.thread
 	if t == nil || t.TID != q.tid || t.PID != q.pid || t.PID == -1 || t.Maps == nil {
@@ -420,6 +435,11 @@ const (
 // runDecoder would have. A job's queue logs its states.
 func (p *ptState) runSeq(q *ptQueue, stop uint64, ts *uint64) int {
 	q.started = true
+	if o := q.own; o != nil && q.job == nil {
+		// A copy that took over decodes for its queue's thread of the
+		// moment (per-CPU queues: setPidTidCPU follows the sideband).
+		q.pid, q.tid, q.cpu, q.thread = o.pid, o.tid, o.cpu, o.thread
+	}
 	if q.stopArm != stop {
 		q.dec.StopAt(stop)
 		q.stopArm = stop
