@@ -198,6 +198,10 @@ type BranchSampleFormat uint64
 // BranchSampleHwIndex (PERF_SAMPLE_BRANCH_HW_INDEX) adds hw_idx to branch stacks.
 const BranchSampleHwIndex BranchSampleFormat = 1 << 17
 
+// BranchSampleCallStack (PERF_SAMPLE_BRANCH_CALL_STACK) asks for the LBR
+// call stack (perf record --call-graph lbr).
+const BranchSampleCallStack BranchSampleFormat = 1 << 11
+
 func bitNames(v uint64, names []string) string {
 	if v == 0 {
 		return "0"

@@ -69,6 +69,11 @@ type Loc struct {
 type Frame struct {
 	IP  uint64
 	Loc Loc
+	// Inlined marks a frame of a function inlined at IP (perf's
+	// append_inlines): Loc.Sym is then a symbol named after the inlined
+	// function with the range of the function holding it, and perf prints
+	// it without the DSO and with " (inlined)".
+	Inlined bool
 }
 
 // Resolver resolves addresses in the context of one sample's thread.

@@ -116,13 +116,16 @@ func (p *Printer) callchain(b []byte, s *Sample, opts int) []byte {
 			b = append(b, ' ')
 			b = symName(b, &f.Loc, opts&optSymOff != 0)
 		}
-		if opts&optDSO != 0 {
+		if opts&optDSO != 0 && !f.Inlined {
 			b = append(b, " ("...)
 			b = dsoName(b, &f.Loc)
 			b = append(b, ')')
 		}
 		if opts&optSrcline != 0 {
 			b = appendSrcline(b, s.Res, &f.Loc)
+		}
+		if f.Inlined {
+			b = append(b, " (inlined)"...)
 		}
 		b = append(b, '\n')
 	}

@@ -1,12 +1,14 @@
 package session
 
 import (
+	"os"
 	"sort"
 	"strconv"
 	"sync"
 
 	"github.com/perfpt/perfpt/convert/script"
 	"github.com/perfpt/perfpt/convert/symbol"
+	"github.com/perfpt/perfpt/convert/unwind"
 )
 
 // DSO is one mapped object (perf's struct dso): an ELF file by path, the
@@ -28,6 +30,13 @@ type DSO struct {
 	textOffset uint64
 	src        dsoSrc
 	symFn      func() *symbol.Table
+
+	// unwinding (unwind.go): the data file, opened once, and the inline
+	// entries of addresses
+	dataOnce, dataFileOpened bool
+	dataPath                 string
+	dataF                    *os.File
+	inl                      map[uint64][]inlineEntry
 }
 
 // Symbols returns the DSO's symbol table, loading it on first use.
@@ -166,6 +175,12 @@ type Machine struct {
 	kernel  *symbol.KernelSymbols
 	kOnce   sync.Once
 	kPath   string
+	// NoInline turns off the inlined frames in call chains (perf's
+	// --no-inline); MaxStack bounds a call chain's entries (perf script's
+	// --max-stack, 0 for perf's default of 127).
+	NoInline   bool
+	MaxStack   int
+	unwindTabs unwind.Cache
 	// KernelStart is machine__kernel_start: 1<<63 on x86_64 whatever the
 	// kernel map says.
 	KernelStart uint64

@@ -26,6 +26,10 @@ type Options struct {
 	Itrace *script.Itrace
 	// Callchains says callchains are wanted (perf script without -G).
 	Callchains bool
+	// MaxStack bounds call chains (perf script --max-stack; 0 for perf's
+	// 127), NoInline leaves out inlined frames (--no-inline).
+	MaxStack int
+	NoInline bool
 	// CallindentStack keeps per-thread call stacks for callindent (perf
 	// sets itrace thread_stack for -F callindent).
 	ThreadStack bool
@@ -113,6 +117,8 @@ type Session struct {
 	// anyFilter: some option of filtered is set (else it is skipped).
 	anyFilter bool
 	brBuf     []script.BranchEntry // the branch stack of the current sample
+	unw       userUnwind           // DWARF unwinding of user stacks
+	lbrGhost  perfdata.BranchEntry // see lbrFirst
 	// records that change the machine (COMM, FORK, MMAP, MMAP2): in the
 	// file, and processed so far (parallel decoding waits for all)
 	mutTotal, mutSeen int
@@ -172,6 +178,7 @@ func New(f *perfdata.File, o Options) (*Session, error) {
 	if o.Kallsyms != "" {
 		s.m.kPath = o.Kallsyms
 	}
+	s.m.MaxStack, s.m.NoInline = o.MaxStack, o.NoInline
 	if b, ok := f.FeatureData(perfdata.FeatTracingData); ok {
 		s.setTracing(b)
 	}
@@ -386,7 +393,22 @@ func (s *Session) sample(r *perfdata.RecordSample, smp *script.Sample) {
 		s.brBuf = smp.BranchStack
 	}
 	if r.Attr != nil && r.Attr.SampleType&perfdata.SampleFormatCallchain != 0 && s.opts.Callchains {
-		smp.Callchain = s.m.callchain(t, r.Callchain, smp.Callchain)
+		lbr := false
+		if r.Attr.BranchSampleType&perfdata.BranchSampleCallStack != 0 && r.Attr.SampleType&perfdata.SampleFormatBranchStack != 0 {
+			smp.Callchain, lbr = s.m.lbrCallchain(t, r.Callchain, s.lbrFirst(r), r.BranchStack, smp.Callchain)
+		}
+		if !lbr {
+			smp.Callchain = s.m.callchain(t, r.Callchain, smp.Callchain)
+		}
+		const dwarf = perfdata.SampleFormatRegsUser | perfdata.SampleFormatStackUser
+		if r.Attr.SampleType&dwarf == dwarf {
+			// thread__resolve_callchain: the kernel's chain, then the
+			// unwound user stack; a failed unwind fails the whole chain.
+			var ok bool
+			if smp.Callchain, ok = s.unwindUser(t, r, smp.Callchain); !ok {
+				smp.Callchain = nil
+			}
+		}
 	} else {
 		smp.Callchain = nil
 	}
@@ -455,12 +477,25 @@ func (r *resolver) ResolveAddr(addr uint64) script.Loc {
 	return l
 }
 
-// maxStack is perf script's scripting_max_stack (PERF_MAX_STACK_DEPTH).
-const maxStack = 127
+// maxStackDefault is perf script's scripting_max_stack (PERF_MAX_STACK_DEPTH).
+const maxStackDefault = 127
+
+// maxStack is the bound on a call chain's entries (--max-stack).
+func (m *Machine) maxStack() int {
+	switch {
+	case m.MaxStack > 0:
+		return m.MaxStack
+	case m.MaxStack < 0: // --max-stack 0
+		return 0
+	}
+	return maxStackDefault
+}
 
 // callchain mirrors thread__resolve_callchain_sample for a callee-first
 // callchain: context markers switch the address space, other entries
-// are resolved with no fallback, at most maxStack entries.
+// are resolved with no fallback, at most maxStack entries. perf 6.1's
+// add_callchain_ip adds no inlined frames (only unwind_entry does, for
+// DWARF-unwound user frames).
 func (m *Machine) callchain(t *Thread, ips []uint64, out []script.Frame) []script.Frame {
 	out = out[:0]
 	if out == nil {
@@ -469,7 +504,7 @@ func (m *Machine) callchain(t *Thread, ips []uint64, out []script.Frame) []scrip
 	kernel, known := false, false
 	n := 0
 	for _, ip := range ips {
-		if n >= maxStack {
+		if n >= m.maxStack() {
 			break
 		}
 		if ip >= perfdata.CallchainMax {

@@ -44,12 +44,7 @@ func (d *DSO) srclineOf(l *script.Loc) string {
 	}
 	var out string
 	if !src.disabled {
-		src.once.Do(func() {
-			if d.symsFile != "" {
-				src.tab, _ = srcline.Open(d.symsFile)
-				src.bfd = loadBFDFuncs(d.symsFile)
-			}
-		})
+		d.srcTable()
 		if src.tab != nil {
 			src.frames = src.tab.Frames(pc, src.frames[:0])
 			if len(src.frames) == 0 && l.Sym != nil {

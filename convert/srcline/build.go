@@ -170,7 +170,7 @@ func (b *builder) unit(r *dwarf.Reader) error {
 				continue
 			}
 			o := b.origin(e)
-			s := scope{name: o.name, ranges: ranges}
+			s := scope{name: o.name, linkage: o.linkage, ranges: ranges}
 			if s.name == "" {
 				s.name = "??"
 			}

@@ -43,10 +43,13 @@ type Func struct {
 // position of the line-table row; each outer frame has the call site of the
 // frame inside it (DW_AT_call_file/DW_AT_call_line).
 type Frame struct {
-	Func   string
-	File   string
-	Line   int
-	Column int
+	Func string
+	// Linkage is the function's DW_AT_linkage_name (the mangled name that
+	// addr2line -f prints for C++ and Rust), "" when it has none.
+	Linkage string
+	File    string
+	Line    int
+	Column  int
 	// Inlined is true for every frame but the outermost one, the out-of-line
 	// function that holds the code.
 	Inlined bool
@@ -65,6 +68,7 @@ type InlinedCall struct {
 // scope is a subprogram or an inlined subroutine, with the ranges it covers.
 type scope struct {
 	name     string
+	linkage  string // DW_AT_linkage_name, "" when none
 	ranges   [][2]uint64
 	callFile int32 // file index of the call site (inlined subroutines)
 	callLine int32
@@ -174,7 +178,7 @@ func (t *Table) Frames(pc uint64, dst []Frame) []Frame {
 	}
 	for k := len(path) - 1; k >= 0; k-- {
 		s := &t.scopes[path[k]]
-		dst = append(dst, Frame{Func: s.name, File: file, Line: line, Column: col, Inlined: k > 0})
+		dst = append(dst, Frame{Func: s.name, Linkage: s.linkage, File: file, Line: line, Column: col, Inlined: k > 0})
 		file, line, col = t.FileName(s.callFile), int(s.callLine), int(s.callCol)
 	}
 	return dst

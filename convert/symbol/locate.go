@@ -270,3 +270,24 @@ func (o *Options) BuildIDCacheFile(buildID []byte, base string) string {
 	}
 	return ""
 }
+
+// DataFile returns the file perf reads a DSO's data from (dso__data_open:
+// its build-id cache entry, then the path under --symfs), "" when neither
+// exists. vdso says the DSO is "[vdso]", whose cache entry is named vdso.
+func DataFile(o *Options, longName string, buildID []byte, vdso bool) string {
+	base := "elf"
+	if vdso {
+		base = "vdso"
+	}
+	if p := o.BuildIDCacheFile(buildID, base); p != "" {
+		return p
+	}
+	if longName == "" || longName[0] == '[' || strings.HasPrefix(longName, "//") {
+		return ""
+	}
+	p := o.symfs(longName)
+	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+		return p
+	}
+	return ""
+}

@@ -15,7 +15,7 @@ import (
 
 const scriptUsage = `perfpt script [-i FILE] [-F FIELDS] [--itrace[=OPTS]] [--ns] [-C CPUS]
        [--pid PIDS] [--tid TIDS] [--time START,STOP] [--symfs DIR]
-       [--kallsyms FILE] [-G] [-f] [-j N]
+       [--kallsyms FILE] [-G] [-f] [--max-stack N] [--[no-]inline] [-j N]
 
 Options are perf script's, parsed as perf parses them: "-Fip,sym",
 "-F+flags,+addr", "--itrace=i100i", "-i perf.data". -j N decodes and
@@ -77,6 +77,17 @@ func scriptOptions(cfg *runner.Config) (set map[string]func(string) error, flags
 		"k":        refuseVmlinux,
 		"vmlinux":  refuseVmlinux,
 		"kallsyms": func(v string) error { cfg.Kallsyms = v; return nil },
+		"max-stack": func(v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return fmt.Errorf("invalid --max-stack value %q", v)
+			}
+			cfg.MaxStack = n
+			if n == 0 {
+				cfg.MaxStack = -1 // perf: no entries at all
+			}
+			return nil
+		},
 		"j": func(v string) error {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 {
@@ -92,6 +103,8 @@ func scriptOptions(cfg *runner.Config) (set map[string]func(string) error, flags
 		"hide-call-graph": func() { cfg.NoCallchain = true },
 		"f":               func() { cfg.Force = true },
 		"force":           func() { cfg.Force = true },
+		"inline":          func() { cfg.NoInline = false },
+		"no-inline":       func() { cfg.NoInline = true },
 	}
 	return set, flags
 }
@@ -104,6 +117,8 @@ func parseScriptArgs(args []string) (cfg runner.Config, help bool, err error) {
 		switch {
 		case a == "-h" || a == "--help":
 			return cfg, true, nil
+		case a == "--stitch-lbr":
+			return cfg, false, fmt.Errorf("--stitch-lbr: not supported by perfpt script yet (LBR call stacks are printed unstitched)")
 		case strings.HasPrefix(a, "--itrace"):
 			rest := a[len("--itrace"):]
 			if rest != "" && rest[0] != '=' {

@@ -34,6 +34,8 @@ type Config struct {
 	Workers     int      // -j; < 1: one per CPU
 	NoCallchain bool     // -G
 	Force       bool     // -f: read a file another user owns
+	MaxStack    int      // --max-stack; 0: perf's 127
+	NoInline    bool     // --no-inline
 	// Progress, when set, receives a progress line now and then (the CLI
 	// passes stderr when it is a terminal).
 	Progress io.Writer
@@ -65,7 +67,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		}
 	}
 	opts := session.Options{Symfs: cfg.Symfs, Kallsyms: cfg.Kallsyms, Workers: cfg.Workers,
-		Itrace: it, Callchains: !cfg.NoCallchain || ptCallchains(it),
+		Itrace: it, Callchains: !cfg.NoCallchain || ptCallchains(it), MaxStack: cfg.MaxStack, NoInline: cfg.NoInline,
 		IPC: fields.Has(script.TypeHardware, script.FieldIPC), NoIPLoc: ptNoIPLoc(fields, it)}
 	var err error
 	if opts.CPUs, err = perfopt.ParseCPUs(cfg.CPUs); err != nil {
@@ -233,6 +235,9 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	}
 	if ferr := p.Flush(); err == nil {
 		err = ferr
+	}
+	for _, w := range s.UnwindWarnings() {
+		fmt.Fprintln(stderr, w)
 	}
 	return err
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -50,6 +51,15 @@ func compare(t *testing.T, data string, args ...string) {
 			cfg.Itrace = strings.TrimPrefix(strings.TrimPrefix(a, "--itrace"), "=")
 		case a == "-G":
 			cfg.NoCallchain = true
+		case a == "--no-inline":
+			cfg.NoInline = true
+		case a == "--max-stack":
+			i++
+			n, err := strconv.Atoi(args[i])
+			if err != nil || n <= 0 {
+				t.Fatalf("compare: bad --max-stack %q", args[i])
+			}
+			cfg.MaxStack = n
 		case a == "-C":
 			i++
 			cfg.CPUs = args[i]

@@ -1,0 +1,190 @@
+package runner
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfpt/perfpt/convert/symbol"
+	"github.com/perfpt/perfpt/perfdata"
+)
+
+// unwindDir holds recordings made with perf record --call-graph dwarf and
+// the programs they sampled (see its README).
+const unwindDir = "../../../testdata/unwind"
+
+// buildIDCache lays out the programs of unwindDir as a perf build-id cache
+// under a fresh $HOME/.debug, so that perf and perfpt find them by build
+// id whatever is at the paths the recordings name.
+func buildIDCache(t *testing.T, progs ...string) {
+	t.Helper()
+	home := t.TempDir()
+	for _, p := range progs {
+		src := filepath.Join(unwindDir, p)
+		id := symbol.ReadBuildID(src)
+		if id == nil {
+			t.Fatalf("%s: no build id", src)
+		}
+		h := hex.EncodeToString(id)
+		dir := filepath.Join(home, ".debug", ".build-id", h[:2])
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, h[2:]), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("PERF_BUILDID_DIR", "")
+}
+
+// TestDwarfUnwindMatchesPerf compares perfpt script with perf script on
+// --call-graph dwarf recordings: user stacks unwound from the sampled
+// registers and stack, kernel frames first, inlined frames, signal
+// frames, cut stacks. cppwork.data and rustwork.data unwind the same way
+// (convert/unwind's tests check their frames) but print C++ and Rust names,
+// which perfpt does not demangle yet: they join this table with the
+// demangler.
+func TestDwarfUnwindMatchesPerf(t *testing.T) {
+	need(t, "perf")
+	buildIDCache(t, "cwork-dyn", "cwork-static")
+	for _, data := range []string{"cwork-dyn.data", "cwork-static.data", "cwork-small.data"} {
+		for _, args := range [][]string{
+			nil,
+			{"-G"},
+			{"-F", "ip,sym"},
+			{"--no-inline"},
+			{"--max-stack", "4"},
+		} {
+			t.Run(data+" "+filepath.Join(args...), func(t *testing.T) {
+				compare(t, filepath.Join(unwindDir, data), args...)
+			})
+		}
+	}
+}
+
+// writeLBRCallStack writes a perf.data like perf record --call-graph lbr
+// makes (CALLCHAIN with the user context marker, an LBR call stack in
+// BRANCH_STACK) for the static cwork program, sampled in leaf called
+// through recurse, worker, main and __libc_start_call_main: nSamples
+// samples, the k-th with its innermost k%4 LBR entries only.
+func writeLBRCallStack(t *testing.T, bin string, nSamples int) string {
+	t.Helper()
+	ef, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ef.Close()
+	syms, err := ef.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := map[string]uint64{}
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Value != 0 {
+			addr[s.Name] = s.Value
+		}
+	}
+	var text *elf.Prog
+	for _, p := range ef.Progs {
+		if p.Type == elf.PT_LOAD && p.Flags&elf.PF_X != 0 {
+			text = p
+		}
+	}
+	calls := []string{"leaf", "recurse", "worker", "main", "__libc_start_call_main"}
+	for _, c := range calls {
+		if addr[c] == 0 {
+			t.Fatalf("%s: no symbol %s", bin, c)
+		}
+	}
+	const pid = 777
+	data := filepath.Join(t.TempDir(), "lbr-callstack.data")
+	w, err := perfdata.Create(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	attr := perfdata.EventAttr{Type: perfdata.AttrTypeHardware, SamplePeriod: 100003,
+		SampleType: perfdata.SampleFormatIP | perfdata.SampleFormatTID | perfdata.SampleFormatTime |
+			perfdata.SampleFormatPeriod | perfdata.SampleFormatCallchain | perfdata.SampleFormatBranchStack,
+		Flags: perfdata.AttrFlagSampleIDAll | perfdata.AttrFlagExcludeKernel | perfdata.AttrFlagExcludeHV,
+		// PERF_SAMPLE_BRANCH_USER | CALL_STACK | NO_FLAGS | NO_CYCLES, as perf record sets it
+		BranchSampleType: 1<<0 | perfdata.BranchSampleCallStack | 1<<14 | 1<<15,
+	}
+	if _, err := w.AddAttr(attr, []uint64{1}, "cycles:u"); err != nil {
+		t.Fatal(err)
+	}
+	sid := func(tm uint64) perfdata.SampleID { return perfdata.SampleID{PID: pid, TID: pid, Time: tm} }
+	recs := []perfdata.Record{
+		&perfdata.RecordComm{RecordCommon: perfdata.RecordCommon{Misc: perfdata.MiscCommExec, SampleID: sid(1000)},
+			PID: pid, TID: pid, Comm: "cwork-static"},
+		&perfdata.RecordMmap2{RecordCommon: perfdata.RecordCommon{Misc: perfdata.MiscUser, SampleID: sid(1001)},
+			PID: pid, TID: pid, Addr: text.Vaddr &^ 0xfff, Len: (text.Vaddr+text.Memsz+0xfff)&^0xfff - text.Vaddr&^0xfff,
+			PgOff: text.Off &^ 0xfff, Prot: 5, Flags: 2, Filename: bin},
+	}
+	for i := range nSamples {
+		ip := addr["leaf"] + 0x10 + uint64(i%3)
+		var bs []perfdata.BranchEntry
+		for j := 0; j < i%4+1 && j+1 < len(calls); j++ {
+			// the call in calls[j+1] (at a made-up offset) to calls[j]
+			bs = append(bs, perfdata.BranchEntry{From: addr[calls[j+1]] + 0x9 + uint64(j), To: addr[calls[j]]})
+		}
+		recs = append(recs, &perfdata.RecordSample{
+			RecordCommon: perfdata.RecordCommon{Misc: perfdata.MiscUser, SampleID: sid(2000 + uint64(i))},
+			IP:           ip, Period: 100003, Callchain: []uint64{perfdata.CallchainUser, ip}, BranchStack: bs})
+	}
+	for _, r := range recs {
+		if err := w.WriteRecord(r); err != nil {
+			t.Fatalf("%T: %v", r, err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestLBRCallStackMatchesPerf: perf's resolve_lbr_callchain_sample (the
+// first branch's target, then every branch's source) on a synthesised
+// --call-graph lbr recording; the chain follows the known call sequence,
+// and perfpt prints what perf prints.
+func TestLBRCallStackMatchesPerf(t *testing.T) {
+	bin, err := filepath.Abs(filepath.Join(unwindDir, "cwork-static"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", t.TempDir())
+	data := writeLBRCallStack(t, bin, 8)
+	var out, stderr bytes.Buffer
+	if err := Run(Config{Input: data, Workers: 1, Fields: []string{"ip,sym"}}, &out, &stderr); err != nil {
+		t.Fatal(err, stderr.String())
+	}
+	// The fourth sample (four LBR entries) shows leaf, the first branch's
+	// target (the kernel part is the user context marker alone), then the
+	// four branch sources.
+	samples := strings.Split(strings.TrimSpace(out.String()), "\n\n")
+	if len(samples) != 8 {
+		t.Fatalf("%d samples:\n%s", len(samples), out.String())
+	}
+	var names []string
+	for _, l := range strings.Split(samples[3], "\n") {
+		if f := strings.Fields(l); len(f) >= 2 {
+			names = append(names, f[1])
+		}
+	}
+	want := []string{"leaf", "recurse", "worker", "main", "__libc_start_call_main"}
+	if strings.Join(names, " ") != strings.Join(want, " ") {
+		t.Errorf("chain %q, want %q", names, want)
+	}
+	need(t, "perf")
+	for _, args := range [][]string{nil, {"-F", "ip,sym"}, {"-G"}} {
+		compare(t, data, args...)
+	}
+}
