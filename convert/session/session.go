@@ -42,6 +42,8 @@ type Options struct {
 	// Recordings that can count cycles (cyc or mtc in the config) are
 	// then decoded sequentially, where the counts are exact.
 	IPC bool
+	// Show selects the side-band records handed to Handler.Sideband.
+	Show Show
 	// NoIPLoc says the PT samples' IPLoc is not used (nothing printed
 	// needs the IP's symbol or DSO: no sym, symoff, dso, srcline,
 	// callindent or callchain): their IPLoc then holds only Addr = IP,
@@ -74,6 +76,9 @@ type Handler struct {
 	// FlagTraceEnd, times or cycles (Marks stays empty, Time is the
 	// batch's first run's). It costs about a third as much.
 	LeanRuns bool
+	// Sideband gets the side-band records Options.Show selects, in
+	// perf script's order among the samples.
+	Sideband func(*Sideband)
 	// Progress gets, now and then, how far the run is: done out of total
 	// (bytes of the file, or of AUX trace data while PT is decoded).
 	Progress func(done, total int64)
@@ -288,9 +293,14 @@ func (s *Session) Run(h Handler) error {
 			s.pt.stopWorkers()
 		}
 	}()
-	rs := s.f.Records(perfdata.TimeOrder)
+	order := perfdata.TimeOrder
+	if s.opts.Show&ShowRound != 0 {
+		order = perfdata.FileOrder // --show-round-events: no ordered_events
+	}
+	rs := s.f.Records(order)
 	var smp script.Sample
 	n := 0
+	show := h.Sideband != nil && s.opts.Show != 0
 	for rs.Next() {
 		if n++; n&4095 == 0 && h.Progress != nil {
 			s.flushBlocks()
@@ -301,6 +311,16 @@ func (s *Session) Run(h Handler) error {
 		if s.pt != nil && c.Type < perfdata.RecordTypeUserStart {
 			// auxtrace__process_event runs before the tool sees the record.
 			s.pt.event(rec, h)
+		}
+		side := show && s.opts.wants(c.Type)
+		if side {
+			s.flushBlocks()
+			if c.Type == perfdata.RecordTypeExit {
+				// process_exit_event prints before the exit is
+				// processed.
+				s.sideband(rec, h)
+				side = false
+			}
 		}
 		switch r := rec.(type) {
 		case *perfdata.RecordSample:
@@ -351,6 +371,10 @@ func (s *Session) Run(h Handler) error {
 				h.Error(&script.ErrorLine{Type: r.ErrType, Code: r.Code, CPU: r.ErrCPU, PID: r.ErrPID,
 					TID: r.ErrTID, IP: r.IP, Time: r.ErrTime, HasTime: r.Fmt != 0, Msg: r.Msg})
 			}
+		}
+		if side {
+			// The other records print once processed.
+			s.sideband(rec, h)
 		}
 	}
 	if err := rs.Err(); err != nil {

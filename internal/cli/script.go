@@ -106,6 +106,9 @@ func scriptOptions(cfg *runner.Config) (set map[string]func(string) error, flags
 		"inline":          func() { cfg.NoInline = false },
 		"no-inline":       func() { cfg.NoInline = true },
 	}
+	for name, bit := range runner.ShowOptions {
+		flags[name] = func() { cfg.Show |= bit }
+	}
 	return set, flags
 }
 

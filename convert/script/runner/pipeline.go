@@ -37,6 +37,7 @@ const (
 	recInsn                // the next insn of the batch is this sample's
 	recFull                // the next full item is printed (not this rec)
 	recErr                 // the next error line is printed (not this rec)
+	recSide                // the next side-band line is printed (not this rec)
 )
 
 // rec is one sample to print, in 64 bytes.
@@ -97,6 +98,7 @@ type batch struct {
 	insn [][16]byte
 	full []full
 	errs []script.ErrorLine
+	side []sideLine
 	// fullBytes counts the callchain and branch-stack bytes of full,
 	// which can be kilobytes per sample (--itrace=l with brstacksym).
 	fullBytes int
@@ -115,6 +117,7 @@ func (b *batch) reset() {
 	b.insn = b.insn[:0]
 	b.full = b.full[:0]
 	b.errs = b.errs[:0]
+	b.side = b.side[:0]
 	b.fullBytes = 0
 }
 
@@ -313,6 +316,32 @@ func (pl *pipeline) full(s *script.Sample, al *script.Loc, useCC bool) {
 	}
 }
 
+// sideLine is a side-band record to print (script.Printer.PrintSideband).
+type sideLine struct {
+	useCC    bool
+	ev       *script.Event
+	comm     string
+	pid, tid int32
+	cpu      uint32
+	time     uint64
+	text     []byte
+}
+
+func (pl *pipeline) sideband(l sideLine) {
+	r := pl.next()
+	r.k = recSide
+	b := pl.cur
+	if len(b.side) < cap(b.side) {
+		b.side = b.side[:len(b.side)+1]
+		it := &b.side[len(b.side)-1]
+		l.text = append(it.text[:0], l.text...)
+		*it = l
+	} else {
+		l.text = append([]byte(nil), l.text...)
+		b.side = append(b.side, l)
+	}
+}
+
 func (pl *pipeline) errorLine(e *script.ErrorLine) {
 	r := pl.next()
 	r.k = recErr
@@ -353,11 +382,19 @@ func (pl *pipeline) print() {
 	var ipDelta, addrDelta uint64
 	var insn [16]byte
 	for b := range pl.ch {
-		ci, mi, ii, fi, ei := 0, 0, 0, 0, 0
+		ci, mi, ii, fi, ei, si := 0, 0, 0, 0, 0, 0
 		for i := range b.recs {
 			r := &b.recs[i]
 			k := r.k
-			if k&(recFull|recErr) != 0 {
+			if k&(recFull|recErr|recSide) != 0 {
+				if k&recSide != 0 {
+					l := &b.side[si]
+					si++
+					pl.p.SetUseCallchain(l.useCC)
+					pl.p.PrintSideband(l.ev, l.comm, l.pid, l.tid, l.cpu, l.time, l.text)
+					pl.p.SetUseCallchain(useCC)
+					continue
+				}
 				if k&recErr != 0 {
 					pl.p.PrintError(&b.errs[ei])
 					ei++

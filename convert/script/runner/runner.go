@@ -16,6 +16,7 @@ import (
 	"github.com/perfpt/perfpt/convert/script"
 	"github.com/perfpt/perfpt/convert/session"
 	"github.com/perfpt/perfpt/internal/perfopt"
+	"github.com/perfpt/perfpt/perfdata/perftext"
 	"golang.org/x/sys/unix"
 )
 
@@ -36,6 +37,8 @@ type Config struct {
 	Force       bool     // -f: read a file another user owns
 	MaxStack    int      // --max-stack; 0: perf's 127
 	NoInline    bool     // --no-inline
+	// Show selects the side-band records printed (--show-*-events).
+	Show session.Show
 	// Progress, when set, receives a progress line now and then (the CLI
 	// passes stderr when it is a terminal).
 	Progress io.Writer
@@ -68,7 +71,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	}
 	opts := session.Options{Symfs: cfg.Symfs, Kallsyms: cfg.Kallsyms, Workers: cfg.Workers,
 		Itrace: it, Callchains: !cfg.NoCallchain || ptCallchains(it), MaxStack: cfg.MaxStack, NoInline: cfg.NoInline,
-		IPC: fields.Has(script.TypeHardware, script.FieldIPC), NoIPLoc: ptNoIPLoc(fields, it)}
+		IPC: fields.Has(script.TypeHardware, script.FieldIPC), NoIPLoc: ptNoIPLoc(fields, it), Show: cfg.Show}
 	var err error
 	if opts.CPUs, err = perfopt.ParseCPUs(cfg.CPUs); err != nil {
 		return err
@@ -168,6 +171,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	nameWidth := onceInt(s.MaxNameLen)
 	p := script.NewPrinter(stdout, script.Options{Fields: fields, Nanosecs: cfg.Nanosecs,
 		NameWidthFn: nameWidth})
+	var side []byte // the text of a side-band record
 	var prog *progress
 	if cfg.Progress != nil {
 		prog = &progress{w: cfg.Progress, last: time.Now()}
@@ -178,6 +182,11 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 			p.Print(smp)
 		},
 		Error: func(e *script.ErrorLine) { p.PrintError(e) },
+		Sideband: func(sb *session.Sideband) {
+			side = sidebandText(side[:0], sb)
+			p.SetUseCallchain(useCallchain)
+			p.PrintSideband(sb.Ev, sb.Comm, sb.PID, sb.TID, sb.CPU, sb.Time, side)
+		},
 		Progress: func(done, total int64) {
 			if prog != nil {
 				prog.update(done, total)
@@ -217,6 +226,13 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 				start()
 			}
 			pl.errorLine(e)
+		}
+		h.Sideband = func(sb *session.Sideband) {
+			if pl == nil {
+				start()
+			}
+			side = sidebandText(side[:0], sb)
+			pl.sideband(sideLine{useCC: useCallchain, ev: sb.Ev, comm: sb.Comm, pid: sb.PID, tid: sb.TID, cpu: sb.CPU, time: sb.Time, text: side})
 		}
 		emit := func(t []byte) {
 			if pl != nil {
@@ -355,4 +371,23 @@ func ptNoIPLoc(fields *script.Fields, it *script.Itrace) bool {
 	const named = script.FieldSym | script.FieldSymOff | script.FieldDSO | script.FieldSrcline |
 		script.FieldSrccode | script.FieldCallindent
 	return !fields.Has(script.TypeHardware, named) && !fields.Has(script.TypeSynth, named)
+}
+
+// ShowOptions are perf script's --show-*-events options (without the
+// dashes) and what each selects.
+var ShowOptions = map[string]session.Show{
+	"show-task-events": session.ShowTask, "show-mmap-events": session.ShowMmap,
+	"show-switch-events": session.ShowSwitch, "show-lost-events": session.ShowLost,
+	"show-namespace-events": session.ShowNamespaces, "show-cgroup-events": session.ShowCgroup,
+	"show-bpf-events": session.ShowBPF, "show-text-poke-events": session.ShowTextPoke,
+	"show-round-events": session.ShowRound,
+}
+
+// sidebandText is perf_event__fprintf's text for a side-band record.
+func sidebandText(b []byte, sb *session.Sideband) []byte {
+	var sym func(uint64) string
+	if sb.PokeSym != "" {
+		sym = func(uint64) string { return sb.PokeSym }
+	}
+	return perftext.AppendEvent(b, sb.Rec, sym)
 }

@@ -71,6 +71,8 @@ func compare(t *testing.T, data string, args ...string) {
 			cfg.Time = a[len("--time="):]
 		case strings.HasPrefix(a, "--symfs="):
 			cfg.Symfs = a[len("--symfs="):]
+		case ShowOptions[strings.TrimPrefix(a, "--")] != 0:
+			cfg.Show |= ShowOptions[strings.TrimPrefix(a, "--")]
 		default:
 			t.Fatalf("compare: unhandled arg %q", a)
 		}
