@@ -125,8 +125,28 @@ func (c *sampled) sample(smp *script.Sample) {
 	if len(chain) == 0 || chain[0].IP != smp.IP {
 		c.stack = append(c.stack, c.b.Location(c.frame(t, smp.IP, &smp.IPLoc, false)))
 	}
+	// DWARF-unwound user frames already hold the return address minus one
+	// (perf's get_entries): their lines are looked up where they are.
+	dwarf := smp.Ev.SampleType&dwarfRegsStack == dwarfRegsStack
 	for i := range chain {
-		c.stack = append(c.stack, c.b.Location(c.frame(t, chain[i].IP, &chain[i].Loc, len(c.stack) > 0)))
+		f := &chain[i]
+		if f.Inlined && i+1 < len(chain) && chain[i+1].IP == f.IP {
+			// perf's (inlined) entries before the frame they are
+			// inlined in: the location's own lines hold them.
+			continue
+		}
+		caller := len(c.stack) > 0 && !(dwarf && !f.Loc.Kernel)
+		fr := c.frame(t, f.IP, &f.Loc, caller)
+		if dwarf && fr.Map.Path != "" {
+			// perf names the unwound frames (and their inlined
+			// functions) by addr2line on the DSO's symbol file.
+			if mp := t.Maps.Find(f.IP); mp != nil {
+				if sf := mp.DSO.SymsFile(); sf != "" {
+					fr.Map.Path = sf
+				}
+			}
+		}
+		c.stack = append(c.stack, c.b.Location(fr))
 	}
 	vals := c.values()
 	vals[ei] = 1
@@ -149,6 +169,10 @@ func (c *sampled) sample(smp *script.Sample) {
 		}
 	}
 }
+
+// dwarfRegsStack marks --call-graph dwarf events (REGS_USER and
+// STACK_USER).
+const dwarfRegsStack = uint64(perfdata.SampleFormatRegsUser | perfdata.SampleFormatStackUser)
 
 // branch adds one entry of a branch stack.
 func (c *sampled) branch(t *session.Thread, from, to uint64, mispred, predicted bool, lb Labels) {

@@ -56,6 +56,13 @@ func (d *DSO) File() string {
 	return d.file
 }
 
+// SymsFile returns the file the DSO's symbols came from (perf's
+// symsrc_filename, which perf's addr2line reads), "" when none.
+func (d *DSO) SymsFile() string {
+	d.Symbols()
+	return d.symsFile
+}
+
 // Code returns the DSO's code when it is held in memory instead of read
 // from File (the vdso, as the recording saved it), indexed by the offsets
 // Map.MapIP gives; nil otherwise.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/hex"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -186,5 +187,25 @@ func TestLBRCallStackMatchesPerf(t *testing.T) {
 	need(t, "perf")
 	for _, args := range [][]string{nil, {"-F", "ip,sym"}, {"-G"}} {
 		compare(t, data, args...)
+	}
+}
+
+// BenchmarkScriptDwarf prints the --call-graph dwarf recordings of
+// testdata/unwind (unwinding every sample, inlined frames included), as
+// perfpt script does by default; scripts/bench.sh times perf script on the
+// same files.
+func BenchmarkScriptDwarf(b *testing.B) {
+	home := b.TempDir()
+	b.Setenv("HOME", home)
+	for _, data := range []string{"cwork-dyn.data", "cppwork.data", "rustwork.data"} {
+		b.Run(data, func(b *testing.B) {
+			b.ReportAllocs()
+			cfg := Config{Input: filepath.Join(unwindDir, data), Workers: 1}
+			for i := 0; i < b.N; i++ {
+				if err := Run(cfg, io.Discard, io.Discard); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
