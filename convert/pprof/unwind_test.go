@@ -3,9 +3,7 @@ package pprof
 import (
 	"bufio"
 	"bytes"
-	"encoding/hex"
 	"math"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -14,34 +12,10 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/perfpt/perfpt/convert/symbol"
+	"github.com/perfpt/perfpt/internal/buildidcache"
 )
 
 const unwindDir = "../../testdata/unwind"
-
-// unwindBuildIDCache lays the programs of unwindDir out as a build-id cache
-// in a fresh $HOME/.debug (perf and perfpt then find them by build id).
-func unwindBuildIDCache(t *testing.T, progs ...string) {
-	t.Helper()
-	home := t.TempDir()
-	for _, p := range progs {
-		src := filepath.Join(unwindDir, p)
-		h := hex.EncodeToString(symbol.ReadBuildID(src))
-		dir := filepath.Join(home, ".debug", ".build-id", h[:2])
-		b, err := os.ReadFile(src)
-		if err != nil || len(h) < 3 {
-			t.Fatalf("%s: %v", src, err)
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, h[2:]), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Setenv("HOME", home)
-	t.Setenv("PERF_BUILDID_DIR", "")
-}
 
 // perfChildrenSelf returns perf report --children's per-symbol children and
 // self sample counts (from its percentages of the total), named as perf
@@ -110,7 +84,7 @@ func TestDwarfStacksMatchPerfReport(t *testing.T) {
 	if _, err := exec.LookPath("perf"); err != nil {
 		t.Skip("perf not installed")
 	}
-	unwindBuildIDCache(t, "cwork-dyn", "cwork-static")
+	buildidcache.Home(t, unwindDir, "cwork-dyn", "cwork-static")
 	for _, name := range []string{"cwork-dyn.data", "cwork-static.data", "cwork-small.data"} {
 		data := filepath.Join(unwindDir, name)
 		p, err := Convert(data, Options{})

@@ -3,49 +3,18 @@ package runner
 import (
 	"bytes"
 	"debug/elf"
-	"encoding/hex"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/perfpt/perfpt/convert/symbol"
+	"github.com/perfpt/perfpt/internal/buildidcache"
 	"github.com/perfpt/perfpt/perfdata"
 )
 
 // unwindDir holds recordings made with perf record --call-graph dwarf and
 // the programs they sampled (see its README).
 const unwindDir = "../../../testdata/unwind"
-
-// buildIDCache lays out the programs of unwindDir as a perf build-id cache
-// under a fresh $HOME/.debug, so that perf and perfpt find them by build
-// id whatever is at the paths the recordings name.
-func buildIDCache(t *testing.T, progs ...string) {
-	t.Helper()
-	home := t.TempDir()
-	for _, p := range progs {
-		src := filepath.Join(unwindDir, p)
-		id := symbol.ReadBuildID(src)
-		if id == nil {
-			t.Fatalf("%s: no build id", src)
-		}
-		h := hex.EncodeToString(id)
-		dir := filepath.Join(home, ".debug", ".build-id", h[:2])
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, h[2:]), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Setenv("HOME", home)
-	t.Setenv("PERF_BUILDID_DIR", "")
-}
 
 // TestDwarfUnwindMatchesPerf compares perfpt script with perf script on
 // --call-graph dwarf recordings: user stacks unwound from the sampled
@@ -56,7 +25,7 @@ func buildIDCache(t *testing.T, progs ...string) {
 // demangler.
 func TestDwarfUnwindMatchesPerf(t *testing.T) {
 	need(t, "perf")
-	buildIDCache(t, "cwork-dyn", "cwork-static")
+	buildidcache.Home(t, unwindDir, "cwork-dyn", "cwork-static")
 	for _, data := range []string{"cwork-dyn.data", "cwork-static.data", "cwork-small.data"} {
 		for _, args := range [][]string{
 			nil,
