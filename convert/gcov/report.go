@@ -3,6 +3,7 @@ package gcov
 import (
 	"slices"
 	"sort"
+	"strings"
 )
 
 // Branch is one outcome of a conditional branch on a line, in gcov's order.
@@ -310,6 +311,26 @@ func (p *Program) Report(c *Counts) *Report {
 					break
 				}
 				exempt[j] = true
+			}
+		}
+		// A break whose block gcc's forwarding bypassed ran whenever its
+		// line counts (forwarded.go); the prologue's test of a variadic
+		// function and va_arg's register-or-stack tests are not gcc
+		// blocks at instrumentation (va_arg is lowered later).
+		for _, fw := range p.forwards {
+			exempt[fw.insn] = true
+		}
+		if !fn.optimized {
+			src := p.source(fn.file)
+			for k := fn.first; k < fn.end; k++ {
+				g := p.insns[k].gline
+				if g < 0 {
+					continue
+				}
+				if lk := p.lines[g]; lk.line == fn.startLine && lk.file == fn.file ||
+					lk.file == fn.file && int(lk.line) <= len(src) && strings.Contains(src[lk.line-1], "va_arg") {
+					exempt[k] = true
+				}
 			}
 		}
 		seen := map[int32]bool{}
