@@ -1,15 +1,16 @@
 package perfdata
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
 // TestOpenDir reads perf record's directory layout (--kcore, --threads):
-// the records in DIR/data; a directory without it fails with perf's
-// message (open_file_read).
+// the records in DIR/data; a directory without it fails naming DIR/data, as
+// perf's open_file_read does.
 func TestOpenDir(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("..", "testdata", "perf", "switch.data"))
 	if err != nil {
@@ -36,10 +37,11 @@ func TestOpenDir(t *testing.T) {
 		t.Fatalf("%d records, %v", n, err)
 	}
 
+	// The error names DIR/data, the file perf fails to open.
 	empty := t.TempDir()
 	_, err = Open(empty)
-	want := "failed to open " + filepath.Join(empty, "data") + ": no such file or directory"
-	if err == nil || !strings.Contains(err.Error(), want) {
-		t.Errorf("Open(empty dir) = %v, want %q", err, want)
+	var pe *os.PathError
+	if !errors.As(err, &pe) || pe.Path != filepath.Join(empty, "data") || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Open(empty dir) = %v, want a PathError for %s", err, filepath.Join(empty, "data"))
 	}
 }

@@ -2,8 +2,6 @@ package perfdata
 
 import (
 	"encoding/binary"
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -88,14 +86,8 @@ func Open(path string) (*File, error) {
 	}
 	fh, err := os.Open(path)
 	if err != nil {
-		if dir != "" {
-			// perf's open_file_read: "failed to open DIR/data: ..."
-			var pe *os.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err
-			}
-			return nil, fmt.Errorf("failed to open %s: %w", path, err)
-		}
+		// An *os.PathError naming DIR/data for a directory, as perf's
+		// open_file_read does ("failed to open DIR/data: ...").
 		return nil, err
 	}
 	st, err := fh.Stat()

@@ -313,10 +313,17 @@ func (f *Fields) CheckAttr(e *Event, allowUserSet bool) error {
 		o.fields &^= x
 		return nil
 	}
+	// evsel__check_attr, in its order.
 	if err := check(SampleIP, "IP", FieldIP, false); err != nil {
 		return err
 	}
 	if err := check(SampleAddr, "ADDR", FieldAddr, allowUserSet); err != nil {
+		return err
+	}
+	if err := check(SampleDataSrc, "DATA_SRC", FieldDataSrc, allowUserSet); err != nil {
+		return err
+	}
+	if err := check(SampleWeight|SampleWeightStruct, "WEIGHT", FieldWeight, allowUserSet); err != nil {
 		return err
 	}
 	if o.fields&FieldSym != 0 && e.SampleType&(SampleIP|SampleAddr) == 0 {
@@ -331,17 +338,32 @@ func (f *Fields) CheckAttr(e *Event, allowUserSet bool) error {
 	if o.fields&(FieldSrcline|FieldSrccode) != 0 && o.fields&FieldIP == 0 {
 		return errors.New("Display of source line number requested but sample IP is not\nselected. Hence, no address to lookup the source line number.")
 	}
+	// perf checks pid and tid as one field, whose name output_field2str
+	// does not find: ''.
 	if o.fields&(FieldPID|FieldTID) != 0 && e.SampleType&SampleTID == 0 {
 		if o.userSetFields&(FieldPID|FieldTID) != 0 {
-			return fmt.Errorf("Samples for '%s' event do not have TID attribute set. Cannot print 'tid' field.", e.Name)
+			return fmt.Errorf("Samples for '%s' event do not have TID attribute set. Cannot print '' field.", e.Name)
 		}
 		o.fields &^= FieldPID | FieldTID
 	}
-	if err := check(SampleTime, "TIME", FieldTime, false); err != nil {
-		return err
-	}
-	if err := check(SampleCPU, "CPU", FieldCPU, allowUserSet); err != nil {
-		return err
+	for _, c := range []struct {
+		bits  uint64
+		msg   string
+		x     Field
+		allow bool
+	}{
+		{SampleTime, "TIME", FieldTime, false},
+		{SampleCPU, "CPU", FieldCPU, allowUserSet},
+		{SampleRegsIntr, "IREGS", FieldIregs, allowUserSet},
+		{SampleRegsUser, "UREGS", FieldUregs, false},
+		{SamplePhysAddr, "PHYS_ADDR", FieldPhysAddr, allowUserSet},
+		{SampleDataPageSize, "DATA_PAGE_SIZE", FieldDataPageSize, false},
+		{SampleCodePageSize, "CODE_PAGE_SIZE", FieldCodePageSize, false},
+		{SampleWeightStruct, "WEIGHT_STRUCT", FieldInsLat, false},
+	} {
+		if err := check(c.bits, c.msg, c.x, c.allow); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -370,9 +392,9 @@ func (f *Fields) EnableCallchainFields(t OutputType) {
 
 // unprintable are the fields perf script knows but this printer does not
 // print yet.
-const unprintable = FieldIregs | FieldUregs | FieldDataSrc | FieldWeight | FieldBPFOutput |
-	FieldBrstackinsn | FieldBrstackinsnlen | FieldBrstackoff | FieldPhysAddr | FieldMetric | FieldMisc |
-	FieldSrccode | FieldTOD | FieldDataPageSize | FieldCodePageSize | FieldInsLat | FieldMachinePID | FieldVCPU
+const unprintable = FieldIregs | FieldUregs | FieldBPFOutput |
+	FieldBrstackinsn | FieldBrstackinsnlen | FieldBrstackoff | FieldMetric | FieldMisc |
+	FieldSrccode | FieldTOD | FieldMachinePID | FieldVCPU
 
 // Unprintable returns the names of the fields that -F added to perf's
 // defaults and that the printer cannot print yet, so that the caller can refuse them rather

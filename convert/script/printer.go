@@ -23,8 +23,11 @@ type Printer struct {
 	out []byte // pending output
 	o   Options
 
-	spacing int   // callindent column state
-	curF    Field // the fields of the sample being printed
+	spacing int // callindent column state
+	// dataSrcMax is data_src__fprintf's static maxlen: the widest
+	// data_src column printed so far.
+	dataSrcMax int
+	curF       Field // the fields of the sample being printed
 
 	pl    *plan   // plan of the last event printed
 	plans []*plan // plans of the events printed so far
@@ -137,6 +140,9 @@ func (p *Printer) Print(s *Sample) {
 		if pl.f&FieldAddr != 0 {
 			b = p.addr(b, s, pl)
 		}
+		if s.Mem != nil && pl.f&(FieldDataSrc|FieldWeight|FieldInsLat) != 0 {
+			b = p.memFields(b, s.Mem, pl.f)
+		}
 		if pl.f&FieldIP != 0 {
 			if p.o.UseCallchain && s.Callchain != nil {
 				b = append(b, '\n')
@@ -149,8 +155,13 @@ func (p *Printer) Print(s *Sample) {
 		if s.BranchStack != nil && pl.f&(FieldBrstack|FieldBrstacksym) != 0 {
 			b = p.brstack(b, s, pl.f&FieldBrstack == 0)
 		}
-		if pl.f&(FieldInsnLen|FieldInsn|FieldIPC) != 0 {
+		if pl.f&(FieldInsnLen|FieldInsn) != 0 {
 			b = p.insn(b, s)
+		}
+		if s.Mem != nil && pl.f&(FieldPhysAddr|FieldDataPageSize|FieldCodePageSize) != 0 {
+			b = memTail(b, s.Mem, pl.f)
+		}
+		if pl.f&FieldIPC != 0 {
 			b = p.ipc(b, s)
 		}
 		b = append(b, '\n')

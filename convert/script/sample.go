@@ -16,8 +16,32 @@ const (
 	SampleCPU       = 1 << 7
 	SamplePeriod    = 1 << 8
 	// SampleBranchStack is PERF_SAMPLE_BRANCH_STACK.
-	SampleBranchStack = 1 << 11
+	SampleBranchStack  = 1 << 11
+	SampleRegsUser     = 1 << 12
+	SampleWeight       = 1 << 14
+	SampleDataSrc      = 1 << 15
+	SampleRegsIntr     = 1 << 18
+	SamplePhysAddr     = 1 << 19
+	SampleDataPageSize = 1 << 22
+	SampleCodePageSize = 1 << 23
+	SampleWeightStruct = 1 << 24
 )
+
+// MemFields are a sample's memory-access fields, as perf's perf_sample
+// has them.
+type MemFields struct {
+	DataSrc      uint64 // PERF_SAMPLE_DATA_SRC
+	Weight       uint64 // PERF_SAMPLE_WEIGHT, or WEIGHT_STRUCT's var1_dw
+	InsLat       uint16 // WEIGHT_STRUCT's var2_w
+	PStageCyc    uint16 // WEIGHT_STRUCT's var3_w
+	PhysAddr     uint64
+	DataPageSize uint64
+	CodePageSize uint64
+}
+
+// MemSampleBits are the sample-type bits that fill MemFields.
+const MemSampleBits = SampleWeight | SampleDataSrc | SamplePhysAddr | SampleDataPageSize | SampleCodePageSize |
+	SampleWeightStruct
 
 // Event describes the event (evsel) a sample belongs to.
 type Event struct {
@@ -113,6 +137,9 @@ type Sample struct {
 	// Synth is the payload of a synthesised PT event (psb, cbr,
 	// ptwrite, power events).
 	Synth Synth
+	// Mem holds the memory-access fields of a sampled event (data_src,
+	// weight, ins_lat, phys_addr, page sizes); nil for other samples.
+	Mem *MemFields
 
 	// BranchStack is the sample's branch stack (perf's branch_stack:
 	// last branch records of --itrace=l, or a branch-stack sampled

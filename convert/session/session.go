@@ -122,6 +122,7 @@ type Session struct {
 	// anyFilter: some option of filtered is set (else it is skipped).
 	anyFilter bool
 	brBuf     []script.BranchEntry // the branch stack of the current sample
+	mem       script.MemFields     // the memory fields of the current sample
 	unw       userUnwind           // DWARF unwinding of user stacks
 	lbrGhost  perfdata.BranchEntry // see lbrFirst
 	// records that change the machine (COMM, FORK, MMAP, MMAP2): in the
@@ -409,6 +410,9 @@ func (s *Session) sample(r *perfdata.RecordSample, smp *script.Sample) {
 		// evsel__parse_sample: the period defaults to the attr's.
 		smp.Period = r.Attr.SamplePeriod
 	}
+	if r.Attr != nil && r.Attr.SampleType&script.MemSampleBits != 0 {
+		smp.Mem = memFields(r, &s.mem)
+	}
 	smp.IPLoc = s.m.Resolve(t, kernel, r.IP)
 	s.res = resolver{s.m, t, kernel}
 	smp.Res = &s.res
@@ -436,6 +440,19 @@ func (s *Session) sample(r *perfdata.RecordSample, smp *script.Sample) {
 	} else {
 		smp.Callchain = nil
 	}
+}
+
+// memFields fills m from a sample's memory-access fields
+// (evsel__parse_sample: a WEIGHT_STRUCT word holds the weight in its low
+// 32 bits, then ins_lat and p_stage_cyc).
+func memFields(r *perfdata.RecordSample, m *script.MemFields) *script.MemFields {
+	*m = script.MemFields{DataSrc: r.DataSrc, Weight: r.Weight, PhysAddr: r.PhysAddr,
+		DataPageSize: r.DataPageSize, CodePageSize: r.CodePageSize}
+	if r.Attr.SampleType&perfdata.SampleFormatWeightStruct != 0 {
+		m.Weight = r.Weight & 0xffffffff
+		m.InsLat, m.PStageCyc = uint16(r.Weight>>32), uint16(r.Weight>>48)
+	}
+	return m
 }
 
 // branchStack converts a sample's PERF_SAMPLE_BRANCH_STACK entries (the

@@ -8,6 +8,8 @@ import (
 	"io"
 
 	ucli "github.com/urfave/cli/v2"
+
+	"github.com/perfpt/perfpt/internal/perfopt"
 )
 
 // exitError carries an exit status without printing anything more.
@@ -48,6 +50,17 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var ee exitError
 	if errors.As(err, &ee) {
 		return ee.code
+	}
+	var pe *perfopt.Exit
+	if errors.As(err, &pe) {
+		// perf's own message and status, then perfpt's detail.
+		if pe.Msg != "" {
+			fmt.Fprintln(stderr, pe.Msg)
+		}
+		if pe.Detail != nil {
+			fmt.Fprintf(stderr, "perfpt: %v\n", pe.Detail)
+		}
+		return pe.Status
 	}
 	fmt.Fprintf(stderr, "perfpt: %v\n", err)
 	return 1

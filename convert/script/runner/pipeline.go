@@ -83,6 +83,7 @@ func (m *mctx) apply(l *script.Loc) {
 // full is a sample sent whole.
 type full struct {
 	useCC  bool
+	mem    script.MemFields
 	s      script.Sample
 	insn   [16]byte
 	frames []script.Frame
@@ -216,7 +217,7 @@ func (pl *pipeline) sample(s *script.Sample, useCC bool) {
 	case s.AddrOK:
 		al = &s.AddrLoc
 	}
-	if (s.Callchain != nil && useCC) || s.Raw != nil || s.Synth.Kind != script.SynthNone || s.InsnCnt != 0 || s.CycCnt != 0 || s.BranchStack != nil ||
+	if (s.Callchain != nil && useCC) || s.Raw != nil || s.Mem != nil || s.Synth.Kind != script.SynthNone || s.InsnCnt != 0 || s.CycCnt != 0 || s.BranchStack != nil ||
 		s.SrclineOK || len(s.Insn) > 16 || uint(s.Depth) > maxDepth || uint(s.InsnLen) > 16 {
 		pl.full(s, al, useCC)
 		return
@@ -274,6 +275,10 @@ func (pl *pipeline) full(s *script.Sample, al *script.Loc, useCC bool) {
 	it.useCC = useCC
 	it.s = *s
 	it.s.Res = nil
+	if s.Mem != nil {
+		it.mem = *s.Mem
+		it.s.Mem = &it.mem
+	}
 	it.s.AddrLoc, it.s.AddrOK = script.Loc{}, al != nil
 	if al != nil {
 		it.s.AddrLoc = *al

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"runtime"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/perfpt/perfpt/convert/script"
 	"github.com/perfpt/perfpt/convert/session"
 	"github.com/perfpt/perfpt/internal/perfopt"
+	"github.com/perfpt/perfpt/perfdata"
 	"github.com/perfpt/perfpt/perfdata/perftext"
 	"golang.org/x/sys/unix"
 )
@@ -97,11 +99,22 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if st, err := os.Stat(input); err == nil && st.Mode().IsRegular() && st.Size() == 0 {
+		// perf_data__open: open_file_read.
+		return &perfopt.Exit{Msg: "zero-sized data (" + input + "), nothing to do!", Status: 255}
+	}
 	s, err := session.Open(input, opts)
 	if err != nil {
-		return err
+		return openError(input, err)
 	}
 	defer s.Close()
+	if f := s.File(); !f.Pipe && f.Data.Size == 0 {
+		// perf_session__read_header warns; __perf_session__process_events
+		// then fails without a word.
+		fmt.Fprintf(stderr, "WARNING: The %s file's data size field is 0 which is unexpected.\n"+
+			"Was the 'perf record' command properly terminated?\n", input)
+		return &perfopt.Exit{Status: 255}
+	}
 
 	hasAux := s.HasAuxtrace()
 	// perf_session__check_output_opt: the first event of each type.
@@ -121,7 +134,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		seen[t] = true
 		if fields.Of(t) != 0 {
 			if err := fields.CheckAttr(e, hasAux); err != nil {
-				return err
+				return &perfopt.Exit{Msg: err.Error(), Status: 255}
 			}
 		}
 	}
@@ -156,7 +169,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		}
 		if e.SampleType != 0 {
 			if err := fields.CheckAttr(e, hasAux); err != nil {
-				return err
+				return &perfopt.Exit{Msg: err.Error(), Status: 255}
 			}
 		}
 		// process_attr: callchains or branch stacks (LBR call
@@ -298,12 +311,6 @@ var unprinted = []struct {
 		return e.OutputType() == script.TypeTracepoint && e.Format == nil
 	}},
 	{script.FieldBPFOutput, "bpf-output", sampleRaw, func(e *script.Event) bool { return e.AttrType == 1 && e.Config == 10 }},
-	{script.FieldDataSrc, "data_src", sampleDataSrc, nil},
-	{script.FieldWeight, "weight", sampleWeight | sampleWeightStruct, nil},
-	{script.FieldPhysAddr, "phys_addr", samplePhysAddr, nil},
-	{script.FieldDataPageSize, "data_page_size", sampleDataPageSize, nil},
-	{script.FieldCodePageSize, "code_page_size", sampleCodePageSize, nil},
-	{script.FieldInsLat, "ins_lat", sampleWeightStruct, nil},
 }
 
 // refuseUnprinted refuses an event for which perf would print a field that
@@ -371,6 +378,26 @@ func ptNoIPLoc(fields *script.Fields, it *script.Itrace) bool {
 	const named = script.FieldSym | script.FieldSymOff | script.FieldDSO | script.FieldSrcline |
 		script.FieldSrccode | script.FieldCallindent
 	return !fields.Has(script.TypeHardware, named) && !fields.Has(script.TypeSynth, named)
+}
+
+// openError turns a failure to open a recording into perf's message and
+// exit status (perf_data__open, perf_session__open), with perfpt's own
+// account as the detail.
+func openError(path string, err error) error {
+	var pe *os.PathError
+	switch {
+	case errors.As(err, &pe):
+		// perf prints strerror's text.
+		msg := pe.Err.Error()
+		if msg != "" {
+			msg = strings.ToUpper(msg[:1]) + msg[1:]
+		}
+		return &perfopt.Exit{Msg: "failed to open " + pe.Path + ": " + msg, Status: 255}
+	case errors.Is(err, perfdata.ErrBadMagic), errors.Is(err, perfdata.ErrBadSize), errors.Is(err, perfdata.ErrTruncated),
+		errors.Is(err, perfdata.ErrBadValue):
+		return &perfopt.Exit{Msg: "incompatible file format (rerun with -v to learn more)", Status: 255, Detail: err}
+	}
+	return err
 }
 
 // ShowOptions are perf script's --show-*-events options (without the

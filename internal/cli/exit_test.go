@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestScriptPerfExits compares perfpt script's exit status and first
+// error line with perf script's on inputs perf refuses: a missing file, an
+// empty one, a directory without data, a file that is no recording, one
+// whose header is cut short, one whose data size is 0 (perf warns and
+// fails without a message), and a field the events cannot fill.
+func TestScriptPerfExits(t *testing.T) {
+	if _, err := exec.LookPath("perf"); err != nil {
+		t.Skip("perf not installed: cannot compare with perf")
+	}
+	dir := t.TempDir()
+	good, err := os.ReadFile(dumpFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	nodata := append([]byte(nil), good...)
+	for i := 48; i < 56; i++ { // header.data.size
+		nodata[i] = 0
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"missing", []string{"-i", filepath.Join(dir, "missing.data")}},
+		{"empty", []string{"-i", write("empty.data", nil)}},
+		{"dir", []string{"-i", dir}},
+		{"not a recording", []string{"-i", write("text.data", []byte(strings.Repeat("not perf data\n", 20)))}},
+		{"cut header", []string{"-i", write("cut.data", good[:200])}},
+		{"data size 0", []string{"-i", write("nodata.data", nodata)}},
+		{"field", []string{"-i", dumpFixture, "-F", "ip,addr"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := exec.Command("perf", append([]string{"script"}, c.args...)...)
+			var perfOut, perfErr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &perfOut, &perfErr
+			status := 0
+			if err := cmd.Run(); err != nil {
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) {
+					t.Fatal(err)
+				}
+				status = ee.ExitCode()
+			}
+			var out, errb bytes.Buffer
+			got := Main(append([]string{"perfpt", "script"}, c.args...), nil, &out, &errb)
+			if got != status {
+				t.Errorf("exit status %d, perf %d (perfpt: %q, perf: %q)", got, status, errb.String(), perfErr.String())
+			}
+			// perf's lines first; perfpt may add its detail after them.
+			if want := perfErr.String(); !strings.HasPrefix(errb.String(), want) {
+				t.Errorf("stderr %q, perf %q", errb.String(), want)
+			}
+			if out.String() != perfOut.String() {
+				t.Errorf("stdout %q, perf %q", out.String(), perfOut.String())
+			}
+		})
+	}
+}
