@@ -13,7 +13,7 @@ func TestUnprintable(t *testing.T) {
 		{"ip,sym", nil},
 		{"+brstacksym,+ipc", nil},
 		{"+brstackoff", []string{"brstackoff"}},
-		{"hw:ip,weight", []string{"weight"}},
+		{"hw:ip,weight,iregs", []string{"iregs"}},
 		{"ip,brstackinsn,tod,misc", []string{"brstackinsn", "misc", "tod"}},
 		{"-period", nil},
 	} {
