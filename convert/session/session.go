@@ -135,6 +135,12 @@ type Session struct {
 	tracingErr error
 	tp         *traceevent.Printer
 
+	// OnPipeAttr is called for each PERF_RECORD_HEADER_ATTR of a pipe
+	// (perf script's process_attr), with its event and the record; an
+	// error stops Run.
+	OnPipeAttr func(e *script.Event, r *perfdata.RecordHeaderAttr) error
+	pipeAttrs  int // HEADER_ATTR records seen
+
 	// OnSynthEvent is called when an event is synthesised (perf's
 	// process_attr), with whether it is the first of its output type.
 	OnSynthEvent func(e *script.Event, firstOfType bool) error
@@ -337,6 +343,13 @@ func (s *Session) Run(h Handler) error {
 			s.sample(r, &smp)
 			s.flushBlocks()
 			h.Sample(&smp)
+		case *perfdata.RecordHeaderAttr:
+			// perfdata added the attr when it read the record.
+			if s.pipeAttrs++; s.OnPipeAttr != nil && s.pipeAttrs <= len(s.f.Attrs) {
+				if err := s.OnPipeAttr(s.event(s.f.Attrs[s.pipeAttrs-1]), r); err != nil {
+					return err
+				}
+			}
 		case *perfdata.RecordTracingData:
 			s.setTracing(r.Data)
 		case *perfdata.RecordComm:

@@ -35,10 +35,22 @@ func TestScriptPerfExits(t *testing.T) {
 	for i := 48; i < 56; i++ { // header.data.size
 		nodata[i] = 0
 	}
+	// A pipe recording without PERF_SAMPLE_CPU: asking for the cpu
+	// fails at its HEADER_ATTR record (process_attr, status 234).
+	pipe := filepath.Join(dir, "pipe.data")
+	pf, err := os.Create(pipe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := exec.Command("perf", "record", "-q", "-o", "-", "-e", "cpu-clock", "--", "true")
+	rec.Stdout = pf
+	recErr := rec.Run()
+	pf.Close()
 	for _, c := range []struct {
 		name string
 		args []string
 	}{
+		{"pipe field", []string{"-i", pipe, "-F", "comm,tid,cpu,time"}},
 		{"missing", []string{"-i", filepath.Join(dir, "missing.data")}},
 		{"empty", []string{"-i", write("empty.data", nil)}},
 		{"dir", []string{"-i", dir}},
@@ -48,6 +60,9 @@ func TestScriptPerfExits(t *testing.T) {
 		{"field", []string{"-i", dumpFixture, "-F", "ip,addr"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			if c.args[1] == pipe && recErr != nil {
+				t.Skipf("perf record to a pipe: %v", recErr)
+			}
 			cmd := exec.Command("perf", append([]string{"script"}, c.args...)...)
 			var perfOut, perfErr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &perfOut, &perfErr

@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -143,7 +144,12 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	useCallchain := !cfg.NoCallchain && anyCallchain
+	// perf_session__check_output_opt turns callchains off when no event
+	// has them; a pipe has no events yet, so they stay on.
+	useCallchain := !cfg.NoCallchain && (anyCallchain || s.File().Pipe)
+	if s.File().Pipe {
+		s.OnPipeAttr = pipeAttr(s, fields, hasAux, &useCallchain)
+	}
 	if err := s.TracingErr(); err != nil {
 		fmt.Fprintf(stderr, "Warning: %s: tracing data: %v; tracepoint fields are not printed\n", input, err)
 	}
@@ -287,13 +293,8 @@ func refuseItrace(it *script.Itrace) error {
 
 // Sample type bits of the fields below (PERF_SAMPLE_*).
 const (
-	sampleRaw          = 1 << 10
-	sampleWeight       = 1 << 14
-	sampleDataSrc      = 1 << 15
-	samplePhysAddr     = 1 << 19
-	sampleDataPageSize = 1 << 22
-	sampleCodePageSize = 1 << 23
-	sampleWeightStruct = 1 << 24
+	sampleRaw       = 1 << 10
+	sampleStackUser = 1 << 13
 )
 
 // unprinted lists the fields that perf script prints for an event when its
@@ -378,6 +379,48 @@ func ptNoIPLoc(fields *script.Fields, it *script.Itrace) bool {
 	const named = script.FieldSym | script.FieldSymOff | script.FieldDSO | script.FieldSrcline |
 		script.FieldSrccode | script.FieldCallindent
 	return !fields.Has(script.TypeHardware, named) && !fields.Has(script.TypeSynth, named)
+}
+
+// pipeAttr mirrors perf script's process_attr for a pipe's attrs: the
+// first event of each perf type (the fixed PMU types and synth only) is
+// checked against the fields, and with callchains in the combined sample
+// type its output type prints ip and sym. A failed check is perf's error
+// for the record (exit status 234, -EINVAL).
+func pipeAttr(s *session.Session, fields *script.Fields, hasAux bool, useCallchain *bool) func(*script.Event, *perfdata.RecordHeaderAttr) error {
+	return func(e *script.Event, r *perfdata.RecordHeaderAttr) error {
+		if e.AttrType >= 6 && e.AttrType != script.PerfTypeSynth {
+			return nil
+		}
+		var combined uint64
+		for _, o := range s.Events() {
+			if o.AttrType == e.AttrType && o != e {
+				return nil
+			}
+			combined |= o.SampleType
+		}
+		if e.SampleType != 0 {
+			if err := fields.CheckAttr(e, hasAux); err != nil {
+				// __perf_session__process_pipe_events: the record's
+				// offset in the stream after the pipe header, C's %#x.
+				return &perfopt.Exit{Msg: fmt.Sprintf("%s\n%s [%#x]: failed to process type: %d",
+					err, cHex(uint64(r.Offset)), r.Size, r.Type), Status: 234}
+			}
+		}
+		const regsStack = script.SampleRegsUser | sampleStackUser
+		if *useCallchain && (combined&(script.SampleCallchain|script.SampleBranchStack) != 0 ||
+			combined&regsStack == regsStack) {
+			fields.EnableCallchainFields(e.OutputType())
+		}
+		return nil
+	}
+}
+
+// cHex is C's %#x: 0 has no prefix.
+func cHex(v uint64) string {
+	if v == 0 {
+		return "0"
+	}
+	return "0x" + strconv.FormatUint(v, 16)
 }
 
 // openError turns a failure to open a recording into perf's message and
