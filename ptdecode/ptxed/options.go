@@ -49,6 +49,9 @@ type Options struct {
 	Pevents  []sideband.PeventConfig
 	Kcore    []imageArg
 	pev      sideband.PeventConfig // settings for the next --pevent file
+
+	trackImage bool       // --verbose given so far
+	loads      []imageArg // --elf and --pevent:kcore, in order
 }
 
 type fileArg struct {
@@ -61,6 +64,9 @@ type imageArg struct {
 	File    fileArg
 	Base    uint64
 	HasBase bool
+	// Verbose: --verbose came before it, so its load segments are
+	// listed when it is loaded (libipt's track_image).
+	Verbose bool
 }
 
 // UsageError is a bad command line.
@@ -165,9 +171,14 @@ func Parse(args []string) (*Options, error) {
 			var s string
 			if s, err = next(); err == nil {
 				name, base, ok := splitBase(s)
-				o.Images = append(o.Images, imageArg{ELF: true, File: fileArg{Name: name}, Base: base, HasBase: ok})
+				o.Images = append(o.Images, imageArg{ELF: true, File: fileArg{Name: name}, Base: base, HasBase: ok, Verbose: o.trackImage})
+				o.loads = append(o.loads, o.Images[len(o.Images)-1])
 			}
-		case arg == "--att", arg == "--verbose", arg == "-v":
+		case arg == "--att":
+			// AT&T is the syntax perfpt prints (libipt's default is
+			// Intel's; perfpt has no Intel syntax printer).
+		case arg == "--verbose", arg == "-v":
+			o.trackImage = true
 		case arg == "--no-inst":
 			o.NoInst = true
 		case arg == "--quiet", arg == "-q":
@@ -329,7 +340,8 @@ func Parse(args []string) (*Options, error) {
 			var v string
 			if v, err = next(); err == nil {
 				name, base, ok := splitBase(v)
-				o.Kcore = append(o.Kcore, imageArg{ELF: true, File: fileArg{Name: name}, Base: base, HasBase: ok})
+				o.Kcore = append(o.Kcore, imageArg{ELF: true, File: fileArg{Name: name}, Base: base, HasBase: ok, Verbose: o.trackImage})
+				o.loads = append(o.loads, o.Kcore[len(o.Kcore)-1])
 			}
 		default:
 			return nil, &UsageError{"unknown option: " + arg}

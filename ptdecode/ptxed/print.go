@@ -46,6 +46,19 @@ func (p *printer) Block(b *flow.Block, offset uint64) {
 		p.insns += uint64(b.NInsn)
 		p.blocks++
 	}
+	if p.o.Check && b.NInsn != 0 {
+		img := p.img()
+		defer p.checkBlock(blockView{ip: b.IP, endIP: b.EndIP, ninsn: b.NInsn, mode: b.Mode, class: b.Class,
+			code: func(ip uint64) []byte {
+				if ip == b.EndIP && b.Truncated {
+					return b.Raw[:b.RawSize]
+				}
+				if m, ok := img.Find(ip); ok {
+					return m.Bytes(ip)
+				}
+				return nil
+			}}, offset)
+	}
 	if p.o.Quiet {
 		return
 	}
@@ -136,16 +149,20 @@ func (p *printer) Insn(in *flow.Insn, offset uint64) {
 	if p.o.Stats {
 		p.insns++
 	}
-	if p.o.Quiet {
-		return
+	if !p.o.Quiet {
+		var code []byte
+		if !p.o.NoInst {
+			if m, ok := p.img().Find(in.IP); ok {
+				code = m.Bytes(in.IP)
+			}
+		}
+		p.insnLine(in.IP, in.Speculative, offset, code, in.Mode, nil)
 	}
-	var code []byte
-	if !p.o.NoInst {
+	if p.o.Check {
 		if m, ok := p.img().Find(in.IP); ok {
-			code = m.Bytes(in.IP)
+			p.checkClass(offset, in.IP, m.Bytes(in.IP), in.Mode, in.Class)
 		}
 	}
-	p.insnLine(in.IP, in.Speculative, offset, code, in.Mode, nil)
 }
 
 func (p *printer) Event(ev *query.Event, offset uint64) {

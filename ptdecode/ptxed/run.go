@@ -3,6 +3,7 @@ package ptxed
 import (
 	"bufio"
 	"bytes"
+	"debug/elf"
 	"fmt"
 	"io"
 	"sync"
@@ -65,6 +66,7 @@ func Run(o *Options, w io.Writer) error {
 		bw.WriteString("[0, 0: config error: unknown cpu]\n")
 	}
 	o.Flow.Query.Errata = e
+	listLoads(bw, o.loads)
 	cache := image.NewCache()
 	img, err := BuildImage(o, cache)
 	if err != nil {
@@ -148,4 +150,37 @@ func walkChunks(trace []byte, img *image.Image, o *Options, wopt flow.WalkOption
 		p.blocks += cp.blocks
 		pool.Put(cp)
 	}, p)
+}
+
+// listLoads prints the load segments of the ELF files loaded with --verbose
+// in effect, as libipt's load_elf does when it tracks the image:
+// "<file>: offset=0x.. size=0x.. vaddr=0x..". per PT_LOAD segment with bytes.
+// A file that cannot be read is reported when it is loaded.
+func listLoads(w io.Writer, loads []imageArg) {
+	for _, a := range loads {
+		if !a.Verbose {
+			continue
+		}
+		f, err := elf.Open(a.File.Name)
+		if err != nil {
+			continue
+		}
+		var bias uint64
+		if a.HasBase {
+			low := ^uint64(0)
+			for _, ph := range f.Progs {
+				if ph.Type == elf.PT_LOAD && ph.Filesz != 0 {
+					low = min(low, ph.Vaddr)
+				}
+			}
+			bias = a.Base - low
+		}
+		for _, ph := range f.Progs {
+			if ph.Type != elf.PT_LOAD || ph.Filesz == 0 {
+				continue
+			}
+			fmt.Fprintf(w, "%s: offset=0x%x size=0x%x vaddr=0x%x.\n", a.File.Name, ph.Off, ph.Filesz, ph.Vaddr+bias)
+		}
+		f.Close()
+	}
 }

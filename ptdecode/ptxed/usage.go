@@ -22,7 +22,13 @@ options:
   --no-inst                      print addresses only.
   --quiet|-q                     print nothing but errors.
   --offset, --time, --raw-insn   print the trace offset, the time, the bytes.
-  --check, --att, --verbose      accepted and ignored.
+  --check                        check each instruction's class with another
+                                 decoder (x86asm); print the differences.
+  --att                          AT&T syntax (perfpt's only syntax).
+  --iscache-limit <n>            libipt's cap on its image section cache;
+                                 perfpt maps the files instead and needs none.
+  --verbose|-v                   list the load segments of the ELF files
+                                 given after it.
   --resync-on-error              resynchronise at the next event after errors.
   --stat, --stat:insn, --stat:blocks
                                  print statistics.
