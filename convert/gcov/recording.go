@@ -306,7 +306,17 @@ func FromRecording(path string, o RecordingOptions) (*Report, []*Program, error)
 	defer s.Close()
 	a := NewAggregator(s.Machine())
 	a.Symfs = o.Symfs
-	if err := s.Run(session.Handler{Runs: a.Runs, LeanRuns: true}); err != nil {
+	runs := a.Runs
+	if o.PIDs != nil || o.TIDs != nil {
+		// The session filters samples; runs are filtered here.
+		runs = func(b *session.RunBatch) {
+			if o.PIDs != nil && !o.PIDs[b.PID] || o.TIDs != nil && !o.TIDs[b.TID] {
+				return
+			}
+			a.Runs(b)
+		}
+	}
+	if err := s.Run(session.Handler{Runs: runs, LeanRuns: true}); err != nil {
 		return nil, nil, err
 	}
 	return a.Report(), a.Programs(), nil
