@@ -95,6 +95,10 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	if input == "" {
 		input = "perf.data"
 	}
+	// symbol__validate_sym_arguments, before the file is opened.
+	if cfg.Kallsyms != "" && unix.Access(cfg.Kallsyms, unix.R_OK) != nil {
+		return fmt.Errorf("Invalid file: %s", cfg.Kallsyms)
+	}
 	if !cfg.Force {
 		if err := checkOwner(input); err != nil {
 			return err
