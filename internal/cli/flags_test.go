@@ -1,0 +1,554 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/perfpt/perfpt/convert/script/runner"
+	"github.com/perfpt/perfpt/perfdata"
+	"github.com/perfpt/perfpt/record/testprog"
+)
+
+// TestEveryFlag walks every option of every subcommand, as the command
+// line defines it (urfave/cli's flags, script's option table, the option
+// strings of ptdump's and ptxed's parsers), and runs for each a check that
+// passing it changes what the command does or is refused with a message
+// naming it. An option without a check fails the test, and so does a check
+// of an option that no longer exists.
+func TestEveryFlag(t *testing.T) {
+	defined := definedFlags(t)
+	checks := flagChecks()
+	for _, name := range defined {
+		if checks[name] == nil {
+			t.Errorf("%s: no check shows what this option does", name)
+		}
+	}
+	have := map[string]bool{}
+	for _, name := range defined {
+		have[name] = true
+	}
+	var names []string
+	for name := range checks {
+		if !have[name] {
+			t.Errorf("%s: checked but not an option any more", name)
+		}
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		t.Run(strings.ReplaceAll(name, "/", "_"), checks[name])
+	}
+}
+
+// definedFlags lists "command/option" for every option of every command.
+func definedFlags(t *testing.T) []string {
+	var out []string
+	for _, c := range App(nil, nil, nil).Commands {
+		for _, f := range c.Flags {
+			out = append(out, c.Name+"/"+f.Names()[0])
+		}
+	}
+	var cfg runner.Config
+	set, flags := scriptOptions(&cfg)
+	for n := range set {
+		out = append(out, "script/"+n)
+	}
+	for n := range flags {
+		out = append(out, "script/"+n)
+	}
+	out = append(out, "script/itrace", "script/h")
+	// ptdump and ptxed parse libipt's options by hand: every option
+	// string of their parsers.
+	for _, p := range []struct{ cmd, src string }{{"ptdump", "ptdump/main.go"}, {"ptxed", "ptxed/options.go"}} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "ptdecode", p.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for _, m := range regexp.MustCompile(`"(--?[a-zA-Z][a-zA-Z0-9:._-]*)"`).FindAllStringSubmatch(string(b), -1) {
+			name := strings.TrimLeft(m[1], "-")
+			if name == "filter:addr" || name == "filter:addr0_" {
+				name = "filter:addrN" // --filter:addr<n>_cfg|_a|_b
+			}
+			if !seen[name] {
+				seen[name] = true
+				out = append(out, p.cmd+"/"+name)
+			}
+		}
+	}
+	if len(out) < 150 {
+		t.Fatalf("only %d options found: the walk lost some", len(out))
+	}
+	return out
+}
+
+// cmdResult is one run of perfpt.
+type cmdResult struct {
+	out, err string
+	code     int
+}
+
+func perfpt(args ...string) cmdResult {
+	var o, e bytes.Buffer
+	code := Main(append([]string{"perfpt"}, args...), nil, &o, &e)
+	return cmdResult{o.String(), e.String(), code}
+}
+
+// ok runs args and fails unless perfpt exits 0.
+func ok(t *testing.T, args ...string) cmdResult {
+	t.Helper()
+	r := perfpt(args...)
+	if r.code != 0 {
+		t.Fatalf("perfpt %s: exit %d: %s", strings.Join(args, " "), r.code, r.err)
+	}
+	return r
+}
+
+// differs checks that adding extra to base changes the output (stdout and
+// the files in outs), both runs succeeding.
+func differs(base []string, extra ...string) func(t *testing.T) {
+	return differsIn(nil, base, extra...)
+}
+
+func differsIn(outs []string, base []string, extra ...string) func(t *testing.T) {
+	return func(t *testing.T) {
+		t.Helper()
+		read := func(r cmdResult) string {
+			return r.out + readOutputs(outs)
+		}
+		a := read(ok(t, base...))
+		b := read(ok(t, append(append([]string(nil), base...), extra...)...))
+		if a == b {
+			t.Errorf("perfpt %s: %v changes nothing", strings.Join(base, " "), extra)
+		}
+	}
+}
+
+// readOutputs reads the files and directories in outs (then removes them).
+func readOutputs(outs []string) string {
+	var s strings.Builder
+	for _, o := range outs {
+		filepath.Walk(o, func(p string, fi os.FileInfo, err error) error {
+			if err == nil && !fi.IsDir() {
+				c, _ := os.ReadFile(p)
+				s.WriteString("\x00" + p + "\x00")
+				s.Write(c)
+			}
+			return nil
+		})
+		os.RemoveAll(o)
+	}
+	return s.String()
+}
+
+// refused checks that args fail with a message that contains want.
+func refused(want string, args ...string) func(t *testing.T) {
+	return func(t *testing.T) {
+		t.Helper()
+		r := perfpt(args...)
+		if r.code == 0 || !strings.Contains(r.err, want) {
+			t.Errorf("perfpt %s: exit %d, stderr %q: want a refusal naming %q", strings.Join(args, " "), r.code, r.err, want)
+		}
+	}
+}
+
+// all runs every check.
+func all(checks ...func(t *testing.T)) func(t *testing.T) {
+	return func(t *testing.T) {
+		for _, c := range checks {
+			c(t)
+		}
+	}
+}
+
+const (
+	example = "../../testdata/example/primes.perf.data"
+	exSymfs = "../../testdata/example/symfs"
+	exBin   = "../../testdata/example/symfs/tmp/perfpt-example/primes"
+	cgData  = "../../testdata/perf/cpu-clock-g.data" // sampled, with call chains and kernel samples
+)
+
+// ptFile writes the Intel PT data of the example recording (one CPU) to a
+// raw trace file for ptdump and ptxed.
+var ptFile = func() func(t *testing.T) string {
+	var path string
+	return func(t *testing.T) string {
+		if path != "" {
+			return path
+		}
+		f, err := perfdata.Open(example)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		raw, err := os.ReadFile(example)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pt []byte
+		rs := f.Records(perfdata.FileOrder)
+		for rs.Next() {
+			if r, ok := rs.Record.(*perfdata.RecordAuxtrace); ok {
+				pt = append(pt, raw[r.DataOffset:r.DataOffset+int64(r.AuxSize)]...)
+			}
+		}
+		if err := rs.Err(); err != nil || len(pt) == 0 {
+			t.Fatalf("no PT data in %s: %v", example, err)
+		}
+		dir, err := os.MkdirTemp("", "perfpt-flags-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		path = filepath.Join(dir, "primes.pt")
+		if err := os.WriteFile(path, pt, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+}()
+
+func flagChecks() map[string]func(t *testing.T) {
+	ex := []string{"-i", example, "--symfs", exSymfs}
+	sc := func(extra ...string) []string {
+		return append([]string{"script", "-i", example, "--symfs", exSymfs}, extra...)
+	}
+	tmp := os.TempDir()
+	pprofOut := filepath.Join(tmp, "perfpt-flags.pb.gz")
+	gcovDir := filepath.Join(tmp, "perfpt-flags-gcov")
+	pp := func(extra ...string) []string {
+		return append(append([]string{"pprof"}, ex...), append([]string{"-o", pprofOut}, extra...)...)
+	}
+	gc := func(extra ...string) []string {
+		return append(append([]string{"gcov"}, ex...), append([]string{"-o", gcovDir}, extra...)...)
+	}
+
+	// record: an emulated recording of tiny, its intel_pt config read back.
+	rec := func(extra ...string) (config uint64, dump string, r cmdResult, ok bool) {
+		out := filepath.Join(tmp, "perfpt-flags-rec.data")
+		defer os.Remove(out)
+		r = perfpt(append(append([]string{"record", "--emulate", "-N", "-o", out}, extra...), "--", tinyPath)...)
+		if r.code != 0 {
+			return 0, "", r, false
+		}
+		f, err := perfdata.Open(out)
+		if err != nil {
+			return 0, "", r, false
+		}
+		defer f.Close()
+		var b bytes.Buffer
+		rs := f.Records(perfdata.FileOrder)
+		for rs.Next() {
+			fmt.Fprintf(&b, "%T\n", rs.Record)
+		}
+		for _, a := range f.Attrs {
+			if a.Type == 8 {
+				config = a.Config
+			}
+		}
+		return config, b.String(), r, true
+	}
+	recConfig := func(mask uint64, extra ...string) func(t *testing.T) {
+		return func(t *testing.T) {
+			needTiny(t)
+			c0, _, r, ok0 := rec()
+			c1, _, r1, ok1 := rec(extra...)
+			if !ok0 || !ok1 {
+				t.Fatalf("recording failed: %s%s", r.err, r1.err)
+			}
+			if c0&mask == c1&mask {
+				t.Errorf("%v: intel_pt config %#x, without it %#x", extra, c1, c0)
+			}
+		}
+	}
+
+	recStderr := func(want string, extra ...string) func(t *testing.T) {
+		return func(t *testing.T) {
+			needTiny(t)
+			_, _, r, ok := rec(extra...)
+			if !ok || !strings.Contains(r.err, want) {
+				t.Errorf("%v: exit %d, stderr %q, want %q", extra, r.code, r.err, want)
+			}
+		}
+	}
+
+	checks := map[string]func(t *testing.T){
+		// record
+		"record/output": func(t *testing.T) {
+			needTiny(t)
+			out := filepath.Join(t.TempDir(), "x.data")
+			ok(t, "record", "--emulate", "-N", "-o", out, "--", tinyPath)
+			if _, err := os.Stat(out); err != nil {
+				t.Error(err)
+			}
+		},
+		"record/event": all(recConfig(1<<11, "-e", "intel_pt/noretcomp/u"),
+			refused("intel_pt//k", "record", "--emulate", "-e", "intel_pt//k", "--", "/bin/true"),
+			refused("cyc_thresh", "record", "--emulate", "-e", "intel_pt/cyc_thresh=2/u", "--", "/bin/true")),
+		"record/emulate": func(t *testing.T) {
+			needTiny(t)
+			if _, _, r, ok := rec(); !ok {
+				t.Fatalf("--emulate: %s", r.err)
+			}
+			if _, err := os.Stat("/sys/bus/event_source/devices/intel_pt"); err == nil {
+				return // this machine records intel_pt natively too
+			}
+			refused("Intel PT", "record", "-o", filepath.Join(t.TempDir(), "x"), "--", tinyPath)(t)
+		},
+		"record/single-step": recStderr("(single-step)", "--single-step"),
+		"record/noretcomp":   all(recConfig(1<<11, "--noretcomp"), refused("--noretcomp needs --emulate", "record", "--noretcomp", "--", "/bin/true")),
+		"record/timing": all(recConfig(1<<10|1<<9|1<<1, "--timing", "cyc"), refused("--timing needs --emulate", "record", "--timing", "bogus", "--", "/bin/true"),
+			refused("--timing", "record", "--emulate", "--timing", "bogus", "--", "/bin/true")),
+		"record/mtc-period": all(recConfig(0xf<<14, "--mtc-period", "15"),
+			refused("--mtc-period 99", "record", "--emulate", "--mtc-period", "99", "--", "/bin/true"),
+			refused("--mtc-period 16", "record", "--emulate", "--mtc-period", "16", "--", "/bin/true")),
+		"record/psb-period": all(recConfig(0xf<<24, "--psb-period", "65536"),
+			refused("--psb-period", "record", "--emulate", "--psb-period", "5000", "--", "/bin/true")),
+		"record/aux-buffer": all(func(t *testing.T) {
+			// mix is large enough for several 256-byte AUXTRACE buffers.
+			prog := testprog.Path(t, "mix-static-O0")
+			count := func(extra ...string) int {
+				out := filepath.Join(t.TempDir(), "x.data")
+				ok(t, append(append([]string{"record", "--emulate", "-N", "-o", out}, extra...), "--", prog)...)
+				return strings.Count(ok(t, "dump", "-i", out).out, "PERF_RECORD_AUXTRACE ")
+			}
+			if a, b := count(), count("--aux-buffer", "256"); a >= b {
+				t.Errorf("--aux-buffer 256: %d AUXTRACE records, %d without", b, a)
+			}
+		},
+			refused("--aux-buffer", "record", "--emulate", "--aux-buffer", "16", "--", "/bin/true")),
+		"record/keep-aslr": func(t *testing.T) {
+			// The vdso moves from run to run with ASLR kept, and stays put without.
+			needTiny(t)
+			vdso := func(extra ...string) string {
+				out := filepath.Join(t.TempDir(), "x.data")
+				ok(t, append(append([]string{"record", "--emulate", "-N", "-o", out}, extra...), "--", tinyPath)...)
+				d := ok(t, "dump", "-i", out).out
+				for _, l := range strings.Split(d, "\n") {
+					if strings.Contains(l, "PERF_RECORD_MMAP2") && strings.HasSuffix(l, "[vdso]") {
+						_, after, _ := strings.Cut(l, ": [0x")
+						return after
+					}
+				}
+				t.Fatalf("no [vdso] map in %s", d)
+				return ""
+			}
+			if a, b := vdso(), vdso(); a != b {
+				t.Error("the vdso moved without --keep-aslr")
+			}
+			a, b, c := vdso("--keep-aslr"), vdso("--keep-aslr"), vdso("--keep-aslr")
+			if a == b && b == c {
+				t.Error("--keep-aslr: the vdso is at the same address in three runs")
+			}
+		},
+		"record/emulate-cpuid": func(t *testing.T) {
+			// rtmroll c exits 0 when CPUID reports RTM and PTWRITE,
+			// which the emulated CPUID does.
+			prog := testprog.Path(t, "rtmroll")
+			run := func(extra ...string) string {
+				r := ok(t, append(append([]string{"record", "--emulate", "-N", "-o", filepath.Join(t.TempDir(), "x.data")}, extra...), "--", prog, "c")...)
+				return r.err
+			}
+			if e := run("--emulate-cpuid"); strings.Contains(e, "exited with status") {
+				t.Errorf("--emulate-cpuid: %s", e)
+			}
+			if _, err := os.Stat("/sys/bus/event_source/devices/intel_pt"); err == nil {
+				return // the host may have them too
+			}
+			if e := run(); !strings.Contains(e, "exited with status 1") {
+				t.Errorf("without --emulate-cpuid: %s", e)
+			}
+		},
+		"record/buildid-dir": func(t *testing.T) {
+			needTiny(t)
+			dir := t.TempDir()
+			out := filepath.Join(t.TempDir(), "x.data")
+			r := ok(t, "record", "--emulate", "--buildid-dir", dir, "-o", out, "--", tinyPath)
+			if !strings.Contains(r.err, "saved as "+dir) {
+				t.Errorf("stderr %q: the [vdso] not saved in %s", r.err, dir)
+			}
+		},
+		"record/no-buildid-cache": recStderr("wrote", "-N"),
+		"record/freq": all(refused("--freq", "record", "--emulate", "-F", "99", "--", "/bin/true"),
+			refused("--freq", "record", "-e", "intel_pt//u", "-F", "99", "--", "/bin/true"),
+			nativeAttr(func(a *perfdata.Attr) bool { return a.SamplePeriod == 99 }, "-F", "99")),
+		"record/call-graph": all(refused("--call-graph", "record", "--emulate", "-g", "--", "/bin/true"),
+			nativeAttr(func(a *perfdata.Attr) bool { return a.SampleType&perfdata.SampleFormat(1<<5) != 0 }, "-g")),
+		"record/per-thread": func(t *testing.T) {
+			needTiny(t)
+			_, d0, r0, ok0 := rec()
+			_, d1, r1, ok1 := rec("--per-thread")
+			if !ok0 || !ok1 {
+				t.Fatalf("recording failed: %s%s", r0.err, r1.err)
+			}
+			if d0 == d1 {
+				t.Error("--per-thread: the same records")
+			}
+		},
+		"record/all-cpus": all(refused("--all-cpus", "record", "--emulate", "-a", "--", "/bin/true"),
+			refused("--per-thread", "record", "-e", "cpu-clock", "-a", "--per-thread", "--", "/bin/true")),
+		"record/cpu": all(refused("--cpu", "record", "--emulate", "-C", "0", "--", "/bin/true"),
+			refused("-C", "record", "-e", "cpu-clock", "-C", "99999", "--", "/bin/true")),
+		"record/snapshot": all(refused("--snapshot", "record", "--emulate", "-S", "--", "/bin/true"),
+			refused("--snapshot needs the intel_pt event", "record", "-e", "cpu-clock", "-S", "--", "/bin/true")),
+		"record/snapshot-on-exit": all(refused("--snapshot-on-exit", "record", "--emulate", "--snapshot-on-exit", "--", "/bin/true"),
+			refused("--snapshot-on-exit needs the intel_pt event", "record", "-e", "cpu-clock", "--snapshot-on-exit", "--", "/bin/true")),
+
+		// script (perf's options, parsed by hand)
+		"script/i":      all(differs([]string{"script", "--symfs", exSymfs, "-i", example}, "-i", cgData), refused("nonexistent", "script", "-i", "/nonexistent")),
+		"script/input":  differs([]string{"script", "--symfs", exSymfs, "--input", example}, "--input", cgData),
+		"script/F":      differs(sc(), "-F", "ip"),
+		"script/fields": differs(sc(), "--fields", "ip,sym"),
+		"script/C":      all(differs(sc(), "-C", "1"), refused("cpu_list", "script", "-i", example, "-C", "x")),
+		"script/cpu":    differs(sc(), "--cpu", "1"),
+		"script/pid":    all(differs(sc(), "--pid", "1"), refused("pid list", "script", "-i", example, "--pid", "1;2")),
+		"script/tid":    all(differs(sc(), "--tid", "1"), refused("tid list", "script", "-i", example, "--tid", "x")),
+		"script/time": all(differs(sc(), "--time", ",1000.000100"), refused("Invalid time string", "script", "-i", example, "--time", "5,1"),
+			refused("several time ranges", "script", "-i", example, "--time", "1,2 3,4")),
+		"script/symfs":    differs([]string{"script", "-i", example}, "--symfs", exSymfs),
+		"script/k":        refused("-k/--vmlinux", "script", "-i", example, "-k", "/boot/vmlinux"),
+		"script/vmlinux":  refused("-k/--vmlinux", "script", "-i", example, "--vmlinux", "/boot/vmlinux"),
+		"script/kallsyms": kallsymsCheck,
+		"script/j": all(refused("-j", "script", "-i", example, "-j", "0"), func(t *testing.T) {
+			// -j changes how the work is shared, never the output.
+			if a, b := ok(t, sc("-j", "1")...).out, ok(t, sc("-j", "3")...).out; a != b {
+				t.Error("-j 1 and -j 3 print different text")
+			}
+		}),
+		"script/ns":              differs(sc(), "--ns"),
+		"script/G":               differs([]string{"script", "-i", cgData}, "-G"),
+		"script/hide-call-graph": differs([]string{"script", "-i", cgData}, "--hide-call-graph"),
+		"script/f":               forceCheck("-f"),
+		"script/force":           forceCheck("--force"),
+		"script/itrace": all(differs(sc(), "--itrace=i100i"), refused("--itrace=q", sc("--itrace=qb")...),
+			refused("--itrace=d", sc("--itrace=d")...), refused("Bad Instruction Tracing options", sc("--itrace=@")...)),
+		"script/h": func(t *testing.T) {
+			if r := ok(t, "script", "-h"); !strings.Contains(r.out, "perfpt script [-i FILE]") {
+				t.Errorf("-h: %q", r.out)
+			}
+		},
+
+		// pprof
+		"pprof/input":       all(refused("nonexistent", "pprof", "-i", "/nonexistent", "-o", pprofOut), differsIn([]string{pprofOut}, pp(), "-i", cgData)),
+		"pprof/output":      differsIn([]string{pprofOut}, pp(), "-o", "-"),
+		"pprof/granularity": all(differsIn([]string{pprofOut}, pp(), "--granularity", "function"), refused("granularity", pp("--granularity", "bogus")...)),
+		"pprof/pid":         all(differsIn([]string{pprofOut}, pp(), "--pid", "1"), refused("pid list", pp("--pid", "x")...)),
+		"pprof/tid":         all(differsIn([]string{pprofOut}, pp(), "--tid", "1"), refused("tid list", pp("--tid", "x")...)),
+		"pprof/time":        all(differsIn([]string{pprofOut}, pp(), "--time", ",1000.000100"), refused("Invalid time string", pp("--time", "5,1")...)),
+		"pprof/jobs":        all(refused("-j", pp("-j", "x")...), sameOutput([]string{pprofOut}, pp("-j", "1"), pp("-j", "3"))),
+		"pprof/symfs":       differsIn([]string{pprofOut}, []string{"pprof", "-i", example, "-o", pprofOut}, "--symfs", exSymfs),
+
+		// gcov
+		"gcov/input":                all(refused("nonexistent", gc("-i", "/nonexistent")...), refused("no executed code with debug information", "gcov", "-i", cgData, "-o", gcovDir)),
+		"gcov/output":               gcovOutput(gc),
+		"gcov/branch-probabilities": differsIn([]string{gcovDir}, gc(), "-b"),
+		"gcov/branch-counts":        differsIn([]string{gcovDir}, gc("-b"), "-c"),
+		"gcov/function-summaries":   differs(gc(), "-f"),
+		"gcov/json":                 differsIn([]string{gcovDir}, gc(), "--json"),
+		"gcov/lcov":                 differsIn([]string{filepath.Join(tmp, "perfpt-flags.info")}, gc(), "--lcov", filepath.Join(tmp, "perfpt-flags.info")),
+		"gcov/pid":                  all(refused("no executed code", gc("--pid", "1")...), refused("pid list", gc("--pid", "x")...)),
+		"gcov/tid":                  all(refused("no executed code", gc("--tid", "1")...), refused("tid list", gc("--tid", "x")...)),
+		"gcov/jobs":                 all(refused("-j", gc("-j", "x")...), sameOutput([]string{gcovDir}, gc("-j", "1"), gc("-j", "3"))),
+		"gcov/symfs":                all(refused("no executed code", "gcov", "-i", example, "-o", gcovDir), func(t *testing.T) { ok(t, gc()...) }),
+
+		// dump, header
+		"dump/input":       all(differs([]string{"dump", "-i", example}, "-i", cgData), refused("nonexistent", "dump", "-i", "/nonexistent")),
+		"dump/file-order":  differs([]string{"dump", "-i", example}, "--file-order"),
+		"header/input":     all(differs([]string{"header", "-i", example}, "-i", cgData), refused("nonexistent", "header", "-i", "/nonexistent")),
+		"header/show-info": differs([]string{"header", "-i", cgData}, "-I"),
+	}
+	for name, c := range ptChecks() {
+		checks[name] = c
+	}
+	return checks
+}
+
+// tinyPath is the tiny test program, built by needTiny.
+var tinyPath string
+
+func needTiny(t *testing.T) {
+	t.Helper()
+	tinyPath = testprog.Path(t, "tiny")
+}
+
+// nativeAttr records cpu-clock natively with extra and checks the attr.
+func nativeAttr(check func(a *perfdata.Attr) bool, extra ...string) func(t *testing.T) {
+	return func(t *testing.T) {
+		needTiny(t)
+		out := filepath.Join(t.TempDir(), "x.data")
+		r := perfpt(append(append([]string{"record", "-e", "cpu-clock", "-o", out}, extra...), "--", tinyPath)...)
+		if r.code != 0 {
+			if strings.Contains(r.err, "perf_event_paranoid") || strings.Contains(r.err, "permission") {
+				t.Skipf("perf_event_open is not permitted here: %s", r.err)
+			}
+			t.Fatalf("record %v: %s", extra, r.err)
+		}
+		f, err := perfdata.Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if len(f.Attrs) == 0 || !check(f.Attrs[0]) {
+			t.Errorf("record %v: attr %+v", extra, f.Attrs[0].EventAttr)
+		}
+	}
+}
+
+// sameOutput checks that two invocations write the same output.
+func sameOutput(outs []string, a, b []string) func(t *testing.T) {
+	return func(t *testing.T) {
+		read := func(args []string) string { return ok(t, args...).out + readOutputs(outs) }
+		if read(a) != read(b) {
+			t.Errorf("%v and %v write different output", a, b)
+		}
+	}
+}
+
+// kallsymsCheck: --kallsyms names the kernel symbols of a sampled recording,
+// and a file that cannot be read is perf's "Invalid file".
+func kallsymsCheck(t *testing.T) {
+	fake := filepath.Join(t.TempDir(), "kallsyms")
+	if err := os.WriteFile(fake, []byte("ffffffff81000000 T _text\nffffffff81000000 T fake_everything\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	differs([]string{"script", "-i", cgData}, "--kallsyms", fake)(t)
+	refused("Invalid file: /nonexistent", "script", "-i", cgData, "--kallsyms", "/nonexistent")(t)
+}
+
+// forceCheck: a file owned by another user is refused without -f (perf's
+// open_file_read) and read with it.
+func forceCheck(flag string) func(t *testing.T) {
+	return func(t *testing.T) {
+		if os.Geteuid() != 0 {
+			t.Skip("making a file another user owns needs root")
+		}
+		b, err := os.ReadFile(example)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(t.TempDir(), "theirs.data")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(p, 12345, 12345); err != nil {
+			t.Fatal(err)
+		}
+		refused("not owned by current user or root (use -f to override)", "script", "-i", p)(t)
+		ok(t, "script", "-i", p, flag)
+	}
+}
+
+func gcovOutput(gc func(...string) []string) func(t *testing.T) {
+	return func(t *testing.T) {
+		dir := t.TempDir()
+		ok(t, gc("-o", dir)...)
+		if m, _ := filepath.Glob(filepath.Join(dir, "*.gcov")); len(m) == 0 {
+			t.Errorf("no .gcov in %s", dir)
+		}
+	}
+}
