@@ -168,10 +168,11 @@ func all(checks ...func(t *testing.T)) func(t *testing.T) {
 }
 
 const (
-	example = "../../testdata/example/primes.perf.data"
-	exSymfs = "../../testdata/example/symfs"
-	exBin   = "../../testdata/example/symfs/tmp/perfpt-example/primes"
-	cgData  = "../../testdata/perf/cpu-clock-g.data" // sampled, with call chains and kernel samples
+	example   = "../../testdata/example/primes.perf.data"
+	exSymfs   = "../../testdata/example/symfs"
+	exBin     = "../../testdata/example/symfs/tmp/perfpt-example/primes"
+	cgData    = "../../testdata/perf/cpu-clock-g.data"     // sampled, with call chains and kernel samples
+	dwarfData = "../../testdata/perf/cpu-clock-dwarf.data" // --call-graph dwarf: inlined frames
 )
 
 // ptFile writes the Intel PT data of the example recording (one CPU) to a
@@ -379,6 +380,13 @@ func flagChecks() map[string]func(t *testing.T) {
 			nativeAttr(func(a *perfdata.Attr) bool { return a.SamplePeriod == 99 }, "-F", "99")),
 		"record/call-graph": all(refused("--call-graph", "record", "--emulate", "-g", "--", "/bin/true"),
 			nativeAttr(func(a *perfdata.Attr) bool { return a.SampleType&perfdata.SampleFormat(1<<5) != 0 }, "-g")),
+		"record/emulate-cpus": all(emulateCPUs(nil, []string{"--emulate-cpus", "2", "--emulate-quantum", "10"}),
+			refused("--emulate-cpus 0", "record", "--emulate", "--emulate-cpus", "0", "--", "/bin/true"),
+			refused("--emulate-cpus needs --emulate", "record", "--emulate-cpus", "2", "--", "/bin/true")),
+		"record/emulate-quantum": all(emulateCPUs([]string{"--emulate-cpus", "2", "--emulate-quantum", "10"}, []string{"--emulate-cpus", "2", "--emulate-quantum", "100"}),
+			refused("--emulate-quantum", "record", "--emulate", "--emulate-quantum", "10", "--", "/bin/true")),
+		"record/emulate-seed": all(emulateCPUs([]string{"--emulate-cpus", "2", "--emulate-quantum", "10"}, []string{"--emulate-cpus", "2", "--emulate-quantum", "10", "--emulate-seed", "7"}),
+			refused("--emulate-seed", "record", "--emulate", "--emulate-seed", "3", "--", "/bin/true")),
 		"record/per-thread": func(t *testing.T) {
 			needTiny(t)
 			_, d0, r0, ok0 := rec()
@@ -421,6 +429,9 @@ func flagChecks() map[string]func(t *testing.T) {
 			}
 		}),
 		"script/ns":              differs(sc(), "--ns"),
+		"script/max-stack":       all(differs([]string{"script", "-i", cgData}, "--max-stack", "1"), refused("--max-stack", "script", "-i", cgData, "--max-stack", "x")),
+		"script/no-inline":       differs([]string{"script", "-i", dwarfData}, "--no-inline"),
+		"script/inline":          differs([]string{"script", "-i", dwarfData, "--no-inline"}, "--inline"),
 		"script/G":               differs([]string{"script", "-i", cgData}, "-G"),
 		"script/hide-call-graph": differs([]string{"script", "-i", cgData}, "--hide-call-graph"),
 		"script/f":               forceCheck("-f"),
@@ -466,6 +477,29 @@ func flagChecks() map[string]func(t *testing.T) {
 		checks[name] = c
 	}
 	return checks
+}
+
+// emulateCPUs records tiny (one thread: the records depend on the options
+// only, which a second recording with a checks) with each set of options
+// and wants different records (which CPU runs it when, and the switches).
+func emulateCPUs(a, b []string) func(t *testing.T) {
+	return func(t *testing.T) {
+		needTiny(t)
+		prog := tinyPath
+		dump := func(extra []string) string {
+			out := filepath.Join(t.TempDir(), "x.data")
+			ok(t, append(append([]string{"record", "--emulate", "-N", "-o", out}, extra...), "--", prog)...)
+			d := ok(t, "dump", "-i", out).out
+			return regexp.MustCompile(`\b\d+/\d+\b|pid: \d+ tid: \d+|\(\d+:\d+\)`).ReplaceAllString(d, "") // pids vary
+		}
+		da := dump(a)
+		if da != dump(a) {
+			t.Fatalf("two recordings with %v differ: the comparison below would prove nothing", a)
+		}
+		if da == dump(b) {
+			t.Errorf("%v and %v record the same", a, b)
+		}
+	}
 }
 
 // tinyPath is the tiny test program, built by needTiny.

@@ -116,7 +116,7 @@ func runRecord(c *ucli.Context) error {
 // given where it has no effect is refused, naming it.
 var (
 	emulateOnlyFlags = []string{"single-step", "noretcomp", "timing", "mtc-period", "psb-period", "aux-buffer",
-		"keep-aslr", "emulate-cpuid", "buildid-dir", "no-buildid-cache"}
+		"keep-aslr", "emulate-cpuid", "buildid-dir", "no-buildid-cache", "emulate-cpus", "emulate-quantum", "emulate-seed"}
 	sampledOnlyFlags  = []string{"freq", "call-graph"}
 	nativeOnlyFlags   = []string{"all-cpus", "cpu"}
 	nativePTOnlyFlags = []string{"snapshot", "snapshot-on-exit"}
@@ -219,6 +219,11 @@ func runEmulate(ctx context.Context, c *ucli.Context, argv []string) error {
 			return errors.New("record: --emulate-cpus needs per-CPU mode (no --per-thread)")
 		}
 		opt.CPUs, opt.Quantum, opt.Seed = n, c.Int("emulate-quantum"), uint32(c.Uint("emulate-seed"))
+		if opt.Quantum < 1 {
+			return fmt.Errorf("record: --emulate-quantum %d: want at least 1", opt.Quantum)
+		}
+	} else if c.IsSet("emulate-quantum") || c.IsSet("emulate-seed") {
+		return errors.New("record: --emulate-quantum and --emulate-seed need --emulate-cpus 2 or more")
 	}
 	opt.BuildIDDir = c.String("buildid-dir")
 	if c.Bool("no-buildid-cache") {
