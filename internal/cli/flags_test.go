@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -428,14 +429,23 @@ func flagChecks() map[string]func(t *testing.T) {
 				t.Error("-j 1 and -j 3 print different text")
 			}
 		}),
-		"script/ns":              differs(sc(), "--ns"),
-		"script/max-stack":       all(differs([]string{"script", "-i", cgData}, "--max-stack", "1"), refused("--max-stack", "script", "-i", cgData, "--max-stack", "x")),
-		"script/no-inline":       differs([]string{"script", "-i", dwarfData}, "--no-inline"),
-		"script/inline":          differs([]string{"script", "-i", dwarfData, "--no-inline"}, "--inline"),
-		"script/G":               differs([]string{"script", "-i", cgData}, "-G"),
-		"script/hide-call-graph": differs([]string{"script", "-i", cgData}, "--hide-call-graph"),
-		"script/f":               forceCheck("-f"),
-		"script/force":           forceCheck("--force"),
+		"script/ns":                    differs(sc(), "--ns"),
+		"script/show-task-events":      differs([]string{"script", "-i", cgData}, "--show-task-events"),
+		"script/show-mmap-events":      differs([]string{"script", "-i", cgData}, "--show-mmap-events"),
+		"script/show-switch-events":    differs([]string{"script", "-i", "../../testdata/perf/switch.data"}, "--show-switch-events"),
+		"script/show-cgroup-events":    differs([]string{"script", "-i", "../../testdata/perf/syswide-z.data"}, "--show-cgroup-events"),
+		"script/show-namespace-events": differs([]string{"script", "-i", "../../testdata/perf/syswide-z.data"}, "--show-namespace-events"),
+		"script/show-lost-events":      differs([]string{"script", "-i", "../../testdata/perf/rounds-z.data"}, "--show-lost-events"),
+		"script/show-round-events":     differs([]string{"script", "-i", cgData}, "--show-round-events"),
+		"script/show-bpf-events":       sidebandShown("--show-bpf-events"),
+		"script/show-text-poke-events": sidebandShown("--show-text-poke-events"),
+		"script/max-stack":             all(differs([]string{"script", "-i", cgData}, "--max-stack", "1"), refused("--max-stack", "script", "-i", cgData, "--max-stack", "x")),
+		"script/no-inline":             differs([]string{"script", "-i", dwarfData}, "--no-inline"),
+		"script/inline":                differs([]string{"script", "-i", dwarfData, "--no-inline"}, "--inline"),
+		"script/G":                     differs([]string{"script", "-i", cgData}, "-G"),
+		"script/hide-call-graph":       differs([]string{"script", "-i", cgData}, "--hide-call-graph"),
+		"script/f":                     forceCheck("-f"),
+		"script/force":                 forceCheck("--force"),
 		"script/itrace": all(differs(sc(), "--itrace=i100i"), refused("--itrace=q", sc("--itrace=qb")...),
 			refused("--itrace=d", sc("--itrace=d")...), refused("Bad Instruction Tracing options", sc("--itrace=@")...)),
 		"script/h": func(t *testing.T) {
@@ -499,6 +509,60 @@ func emulateCPUs(a, b []string) func(t *testing.T) {
 		if da == dump(b) {
 			t.Errorf("%v and %v record the same", a, b)
 		}
+	}
+}
+
+// sidebandShown writes a perf.data with KSYMBOL, BPF_EVENT and TEXT_POKE
+// records (which our recordings lack: BPF programs loaded, or kernel text
+// patched, while perf recorded) and wants flag to print them.
+func sidebandShown(flag string) func(t *testing.T) {
+	return func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "sb.data")
+		w, err := perfdata.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		attr := perfdata.EventAttr{Type: perfdata.AttrTypeSoftware, SamplePeriod: 10000,
+			SampleType: perfdata.SampleFormatIP | perfdata.SampleFormatTID | perfdata.SampleFormatTime,
+			Flags:      perfdata.AttrFlagSampleIDAll}
+		if _, err := w.AddAttr(attr, []uint64{1}, "cpu-clock"); err != nil {
+			t.Fatal(err)
+		}
+		le := binary.LittleEndian
+		rec := func(typ perfdata.RecordType, body []byte) {
+			for len(body)%8 != 0 {
+				body = append(body, 0)
+			}
+			body = le.AppendUint32(body, 7) // sample_id: pid, tid, time
+			body = le.AppendUint32(body, 7)
+			body = le.AppendUint64(body, 1000)
+			h := le.AppendUint32(nil, uint32(typ))
+			h = le.AppendUint16(h, 0)
+			h = le.AppendUint16(h, uint16(8+len(body)))
+			if err := w.WriteRaw(append(h, body...)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ks := le.AppendUint64(nil, 0xffffffffc0001000) // addr
+		ks = le.AppendUint32(ks, 0x80)                 // len
+		ks = le.AppendUint16(ks, 1)                    // PERF_RECORD_KSYMBOL_TYPE_BPF
+		ks = le.AppendUint16(ks, 0)
+		ks = append(ks, "bpf_prog_0123456789abcdef_f\x00"...)
+		rec(perfdata.RecordTypeKsymbol, ks)
+		be := le.AppendUint16(nil, 1) // PERF_BPF_EVENT_PROG_LOAD
+		be = le.AppendUint16(be, 0)
+		be = le.AppendUint32(be, 42)
+		be = append(be, 1, 2, 3, 4, 5, 6, 7, 8)
+		rec(perfdata.RecordTypeBPFEvent, be)
+		tp := le.AppendUint64(nil, 0xffffffff81000000)
+		tp = le.AppendUint16(tp, 5)
+		tp = le.AppendUint16(tp, 5)
+		tp = append(tp, 0x0f, 0x1f, 0x44, 0x00, 0x00, 0xe8, 0x01, 0x02, 0x03, 0x04)
+		rec(perfdata.RecordTypeTextPoke, tp)
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		differs([]string{"script", "-i", path}, flag)(t)
 	}
 }
 
