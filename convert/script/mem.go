@@ -145,7 +145,6 @@ func memLvlText(c *cbuf, off, sz int, d uint64) int {
 			c.strcat(" or ")
 			l += 4
 		}
-		printed++
 		if name, ok := memLvlNum[num]; ok {
 			l += c.scnprintf(off+l, sz-l, name)
 		} else {

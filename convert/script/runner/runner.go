@@ -97,7 +97,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	}
 	// symbol__validate_sym_arguments, before the file is opened.
 	if cfg.Kallsyms != "" && unix.Access(cfg.Kallsyms, unix.R_OK) != nil {
-		return fmt.Errorf("Invalid file: %s", cfg.Kallsyms)
+		return &perfopt.Exit{Msg: "Invalid file: " + cfg.Kallsyms, Status: 255}
 	}
 	if !cfg.Force {
 		if err := checkOwner(input); err != nil {
@@ -342,7 +342,7 @@ func checkOwner(path string) error {
 		return nil // session.Open reports it
 	}
 	if st.Uid != 0 && int(st.Uid) != unix.Geteuid() {
-		return fmt.Errorf("File %s not owned by current user or root (use -f to override)", path)
+		return &perfopt.Exit{Msg: "File " + path + " not owned by current user or root (use -f to override)", Status: 255}
 	}
 	return nil
 }
