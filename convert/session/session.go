@@ -350,6 +350,14 @@ func (s *Session) Run(h Handler) error {
 					return err
 				}
 			}
+		case *perfdata.RecordHeaderFeature, *perfdata.RecordEventUpdate:
+			// A pipe's EVENT_DESC feature or EVENT_UPDATE record names
+			// attrs whose events may exist already (OnPipeAttr).
+			for a, e := range s.events {
+				if a.Name != "" {
+					e.Name = a.Name
+				}
+			}
 		case *perfdata.RecordTracingData:
 			s.setTracing(r.Data)
 		case *perfdata.RecordComm:
