@@ -76,6 +76,9 @@ type Handler struct {
 	// FlagTraceEnd, times or cycles (Marks stays empty, Time is the
 	// batch's first run's). It costs about a third as much.
 	LeanRuns bool
+	// Feature gets each HEADER_FEATURE record of a pipe, once perfdata
+	// has read it (File.Features has it).
+	Feature func(perfdata.Feature)
 	// Sideband gets the side-band records Options.Show selects, in
 	// perf script's order among the samples.
 	Sideband func(*Sideband)
@@ -357,6 +360,10 @@ func (s *Session) Run(h Handler) error {
 				if a.Name != "" {
 					e.Name = a.Name
 				}
+			}
+			if r, ok := r.(*perfdata.RecordHeaderFeature); ok && h.Feature != nil && s.f.Pipe {
+				s.flushBlocks()
+				h.Feature(r.Feature)
 			}
 		case *perfdata.RecordTracingData:
 			s.setTracing(r.Data)

@@ -55,37 +55,11 @@ func Header(w io.Writer, f *perfdata.File, opt HeaderOptions) error {
 		return err
 	}
 	bw := bufio.NewWriter(w)
-	bw.WriteString("# ========\n")
-	if !opt.Captured.IsZero() {
-		fmt.Fprintf(bw, "# captured on    : %s\n", opt.Captured.Format("Mon Jan _2 15:04:05 2006"))
-	}
-	// perf's PERF_HEADER_VERSION_1 (magic PERFFILE) is 0, _2 is 1.
-	version := 1
-	if f.Legacy {
-		version = 0
-	}
-	fmt.Fprintf(bw, "# header version : %d\n", version)
-	fmt.Fprintf(bw, "# data offset    : %d\n", f.Data.Offset)
-	fmt.Fprintf(bw, "# data size      : %d\n", f.Data.Size)
-	fmt.Fprintf(bw, "# feat offset    : %d\n", f.Data.Offset+f.Data.Size)
-	if f.Pipe {
-		// perf closes the header block, then prints each feature as its
-		// HEADER_FEATURE record goes by.
-		bw.WriteString("# ========\n#\n")
-	}
+	writeTop(bw, f, opt)
 	for feat := perfdata.Feature(0); feat < perfdata.MaxFeatures; feat++ {
-		lost := fs.IsLost(feat)
-		if !fs.Has(feat) && !lost || fs.NoTable {
-			continue
+		if (fs.Has(feat) || fs.IsLost(feat)) && !fs.NoTable {
+			writeFeature(bw, f, fs, feat, opt.Full)
 		}
-		if fullOnly[feat] && !opt.Full {
-			fmt.Fprintf(bw, "# %s info available, use -I to display\n", featName(feat))
-			continue
-		}
-		if lost && printLost(bw, fs, feat) {
-			continue
-		}
-		printFeature(bw, f, fs, feat)
 	}
 	if !f.Pipe {
 		bw.WriteString("# missing features: ")
@@ -147,6 +121,65 @@ func printLost(w *bufio.Writer, fs *perfdata.Features, feat perfdata.Feature) bo
 		return false
 	}
 	return true
+}
+
+// writeTop prints the lines before the features (perf_header__fprintf_info):
+// in pipe mode the block ends there, and perf prints each feature as its
+// HEADER_FEATURE record goes by.
+func writeTop(bw *bufio.Writer, f *perfdata.File, opt HeaderOptions) {
+	bw.WriteString("# ========\n")
+	if !opt.Captured.IsZero() {
+		fmt.Fprintf(bw, "# captured on    : %s\n", opt.Captured.Format("Mon Jan _2 15:04:05 2006"))
+	}
+	// perf's PERF_HEADER_VERSION_1 (magic PERFFILE) is 0, _2 is 1.
+	version := 1
+	if f.Legacy {
+		version = 0
+	}
+	fmt.Fprintf(bw, "# header version : %d\n", version)
+	fmt.Fprintf(bw, "# data offset    : %d\n", f.Data.Offset)
+	fmt.Fprintf(bw, "# data size      : %d\n", f.Data.Size)
+	fmt.Fprintf(bw, "# feat offset    : %d\n", f.Data.Offset+f.Data.Size)
+	if f.Pipe {
+		bw.WriteString("# ========\n#\n")
+	}
+}
+
+// writeFeature prints one feature section (perf_file_section__fprintf_info,
+// or perf_event__process_feature for a pipe's HEADER_FEATURE record).
+func writeFeature(bw *bufio.Writer, f *perfdata.File, fs *perfdata.Features, feat perfdata.Feature, full bool) {
+	if fullOnly[feat] && !full {
+		fmt.Fprintf(bw, "# %s info available, use -I to display\n", featName(feat))
+		return
+	}
+	if fs.IsLost(feat) && printLost(bw, fs, feat) {
+		return
+	}
+	printFeature(bw, f, fs, feat)
+}
+
+// HeaderTop prints what perf script --header prints of a pipe before its
+// records: the block Header starts with, closed.
+func HeaderTop(w io.Writer, f *perfdata.File, opt HeaderOptions) error {
+	bw := bufio.NewWriter(w)
+	writeTop(bw, f, opt)
+	return bw.Flush()
+}
+
+// HeaderFeature prints a pipe's feature section as perf script --header
+// prints it when its HEADER_FEATURE record goes by (the record must have
+// been read: it is in f.Features()).
+func HeaderFeature(w io.Writer, f *perfdata.File, feat perfdata.Feature, full bool) error {
+	fs, err := f.Features()
+	if err != nil {
+		return err
+	}
+	if !fs.Has(feat) && !fs.IsLost(feat) {
+		return nil
+	}
+	bw := bufio.NewWriter(w)
+	writeFeature(bw, f, fs, feat, full)
+	return bw.Flush()
 }
 
 func printFeature(w *bufio.Writer, f *perfdata.File, fs *perfdata.Features, feat perfdata.Feature) {

@@ -29,6 +29,8 @@ func TestPipeMode(t *testing.T) {
 	}{
 		{"callchain", []string{"-g", "-e", "cpu-clock", "-c", "100000"}, [][]string{
 			nil, {"-G"}, {"-F", "comm,tid,time,event,ip,sym"}, {"--show-task-events", "--show-mmap-events", "-F", "tid,time,ip"},
+			// The header block, then the features as their records go by.
+			{"--header"}, {"--header-only"}, {"-I", "-G"}, {"--header", "-I"},
 		}},
 		{"no-cpu", []string{"-e", "cpu-clock", "-e", "task-clock", "-c", "100000"}, [][]string{
 			nil, {"-F", "+period,+event"}, {"-F", "tid,time,event,ip,dso"},

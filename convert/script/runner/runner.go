@@ -5,6 +5,7 @@
 package runner
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -42,6 +43,10 @@ type Config struct {
 	NoInline    bool     // --no-inline
 	// Show selects the side-band records printed (--show-*-events).
 	Show session.Show
+	// Header prints the header before the samples (--header), HeaderOnly
+	// instead of them (--header-only); ShowInfo adds the sections perf
+	// shows only with -I (--show-info).
+	Header, HeaderOnly, ShowInfo bool
 	// Progress, when set, receives a progress line now and then (the CLI
 	// passes stderr when it is a terminal).
 	Progress io.Writer
@@ -113,11 +118,24 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		return openError(input, err)
 	}
 	defer s.Close()
+	noData := false
 	if f := s.File(); !f.Pipe && f.Data.Size == 0 {
 		// perf_session__read_header warns; __perf_session__process_events
 		// then fails without a word.
 		fmt.Fprintf(stderr, "WARNING: The %s file's data size field is 0 which is unexpected.\n"+
 			"Was the 'perf record' command properly terminated?\n", input)
+		noData = true
+	}
+	if cfg.Header || cfg.HeaderOnly {
+		// perf_session__fprintf_info, right after the session opens.
+		if err := printHeader(stdout, s.File(), input, cfg.ShowInfo); err != nil {
+			return err
+		}
+		if cfg.HeaderOnly {
+			return nil
+		}
+	}
+	if noData {
 		return &perfopt.Exit{Status: 255}
 	}
 
@@ -264,6 +282,17 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 			p.Write(t)
 		}
 		fork(&h, script.Options{Fields: fields, Nanosecs: cfg.Nanosecs, NameWidthFn: nameWidth}, &useCallchain, emit)
+	}
+	if s.File().Pipe && (cfg.Header || cfg.ShowInfo) {
+		// show_feat_hdr: a pipe's features print as their records go by.
+		h.Feature = func(feat perfdata.Feature) {
+			if pl != nil {
+				pl.drain()
+			}
+			var b bytes.Buffer
+			perftext.HeaderFeature(&b, s.File(), feat, cfg.ShowInfo)
+			p.Write(b.Bytes())
+		}
 	}
 	err = s.Run(h)
 	if pl != nil {
@@ -417,6 +446,20 @@ func pipeAttr(s *session.Session, fields *script.Fields, hasAux bool, useCallcha
 		}
 		return nil
 	}
+}
+
+// printHeader prints the header as perf script --header does: all of it in
+// file mode, the block before the features for a pipe (the features print
+// as their records go by).
+func printHeader(w io.Writer, f *perfdata.File, path string, full bool) error {
+	opt := perftext.HeaderOptions{Full: full}
+	if st, err := os.Stat(path); err == nil && path != "-" {
+		opt.Captured = st.ModTime().In(time.Local)
+	}
+	if f.Pipe {
+		return perftext.HeaderTop(w, f, opt)
+	}
+	return perftext.Header(w, f, opt)
 }
 
 // cHex is C's %#x: 0 has no prefix.

@@ -71,6 +71,12 @@ func compare(t *testing.T, data string, args ...string) {
 			cfg.Time = a[len("--time="):]
 		case strings.HasPrefix(a, "--symfs="):
 			cfg.Symfs = a[len("--symfs="):]
+		case a == "--header":
+			cfg.Header = true
+		case a == "--header-only":
+			cfg.HeaderOnly = true
+		case a == "-I":
+			cfg.ShowInfo = true
 		case ShowOptions[strings.TrimPrefix(a, "--")] != 0:
 			cfg.Show |= ShowOptions[strings.TrimPrefix(a, "--")]
 		default:

@@ -28,6 +28,7 @@ func TestShowEvents(t *testing.T) {
 	}{
 		{"switch", []string{"--switch-events", "-e", "cpu-clock", "-c", "100000"}, [][]string{
 			{"--show-switch-events"}, {"--show-task-events", "-F", "comm,tid,time"},
+			{"--header"}, {"--header-only", "-I"}, {"-I"},
 			{"--show-switch-events", "--show-task-events", "--show-round-events", "-G"},
 			{"--show-lost-events", "--show-namespace-events", "--show-cgroup-events", "--show-bpf-events"},
 		}},
