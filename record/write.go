@@ -5,12 +5,14 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
 
 	"github.com/perfpt/perfpt/perfdata"
 	"github.com/perfpt/perfpt/record/flow"
+	"github.com/perfpt/perfpt/record/ksynth"
 	"github.com/perfpt/perfpt/record/synth"
 	"golang.org/x/sys/unix"
 )
@@ -89,6 +91,14 @@ type WriteOptions struct {
 	CPUs    int
 	Quantum int
 	Seed    uint32
+	// Kernel makes the recording a kernel+user one (intel_pt//, no
+	// exclude_kernel): the threads' syscalls and asynchronous events walk
+	// the stand-in kernel's code (ksynth.Weave, with KernelSeed), the
+	// kernel's text is mapped by a [kernel.kallsyms]_text MMAP, and the
+	// output is a perf.data directory as perf record --kcore writes it:
+	// path/data and path/kcore_dir/{kcore,kallsyms,modules}.
+	Kernel     *ksynth.Kernel
+	KernelSeed uint64
 }
 
 // WriteStats describe what WriteTrace wrote.
@@ -131,6 +141,24 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 		opt.PT.TSC = true
 	}
 	st := &WriteStats{Packets: map[string]int{}}
+	if k := opt.Kernel; k != nil {
+		if err := ksynth.Weave(tr, k, opt.KernelSeed); err != nil {
+			return nil, err
+		}
+		kdir := filepath.Join(path, "kcore_dir")
+		if err := os.MkdirAll(kdir, 0o755); err != nil {
+			return nil, err
+		}
+		for _, f := range []struct {
+			name string
+			data []byte
+		}{{"kcore", k.Kcore()}, {"kallsyms", k.Kallsyms()}, {"modules", nil}} {
+			if err := os.WriteFile(filepath.Join(kdir, f.name), f.data, 0o644); err != nil {
+				return nil, err
+			}
+		}
+		path = filepath.Join(path, "data")
+	}
 
 	w, err := perfdata.Create(path)
 	if err != nil {
@@ -158,8 +186,12 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 	common := perfdata.AttrFlagDisabled | perfdata.AttrFlagInherit | perfdata.AttrFlagExcludeKernel |
 		perfdata.AttrFlagExcludeHV | perfdata.AttrFlagEnableOnExec | perfdata.AttrFlagSampleIDAll |
 		perfdata.AttrFlagExcludeGuest
+	ptFlags, ptName := common, "intel_pt//u"
+	if opt.Kernel != nil {
+		ptFlags, ptName = common&^perfdata.AttrFlagExcludeKernel, "intel_pt//"
+	}
 	if _, err := w.AddAttr(perfdata.EventAttr{Type: perfdata.AttrType(pmu), Config: PTConfig(opt.PT),
-		SamplePeriod: 1, SampleType: sampleType, Flags: common}, ptIDs, "intel_pt//u"); err != nil {
+		SamplePeriod: 1, SampleType: sampleType, Flags: ptFlags}, ptIDs, ptName); err != nil {
 		w.Close()
 		return nil, err
 	}
@@ -207,6 +239,14 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 			return dummyIDs[i]
 		}
 		return dummyIDs[0]
+	}
+	if k := opt.Kernel; k != nil {
+		// The kernel map, as perf record synthesizes it first:
+		// [kernel.kallsyms]_text from _text, pgoff _text (KASLR's
+		// reference).
+		add(0, &perfdata.RecordMmap{RecordCommon: perfdata.RecordCommon{Misc: perfdata.MiscKernel,
+			SampleID: perfdata.SampleID{PID: -1, TID: 0, ID: dummyIDs[0]}},
+			PID: -1, TID: 0, Addr: k.Start, Len: uint64(len(k.Text)), PgOff: k.Start, Filename: "[kernel.kallsyms]_text"})
 	}
 	started := map[int]uint64{}
 	files := map[string]bool{}

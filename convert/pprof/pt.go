@@ -311,11 +311,11 @@ func (a *ptAgg) crossesMaps(t *ptThread, end, to uint64) bool {
 	if th == nil {
 		return false
 	}
-	from := th.Maps.Find(end)
+	from := a.m.FindMap(th, end)
 	if from != nil {
 		t.mapLo, t.mapHi = from.Start, from.End
 	}
-	return from != th.Maps.Find(to)
+	return from != a.m.FindMap(th, to)
 }
 
 // fold returns the node for a call from site made in frame cur: the
@@ -484,9 +484,7 @@ func (a *ptAgg) profile(gran Granularity) (*profile.Profile, error) {
 			stack = append(stack[:1], a.callers(b, n)...)
 		}
 		var mp *session.Map
-		if th != nil {
-			mp = th.Maps.Find(r.start)
-		}
+		mp = a.m.FindMap(th, r.start)
 		bk := blockKey{mp, r.start, r.end}
 		locs, ok := blocks[bk]
 		if !ok {
@@ -581,9 +579,7 @@ func (a *ptAgg) callers(b *Builder, n int32) []*profile.Location {
 // frame resolves a caller frame at site of thread t.
 func (a *ptAgg) frame(t *ptThread, site uint64) Frame {
 	var mp *session.Map
-	if th := a.m.FindThread(t.tid); th != nil {
-		mp = th.Maps.Find(site)
-	}
+	mp = a.m.FindMap(a.m.FindThread(t.tid), site)
 	fr := a.frameIn(mp, site)
 	// The site is the call instruction itself: no ip-1 adjustment.
 	fr.Caller = false

@@ -188,6 +188,7 @@ type Machine struct {
 	NoInline   bool
 	MaxStack   int
 	unwindTabs unwind.Cache
+	kcode      kcoreCode // the kernel's code from a kcore (kcore.go)
 	// KernelStart is machine__kernel_start: 1<<63 on x86_64 whatever the
 	// kernel map says.
 	KernelStart uint64

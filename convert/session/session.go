@@ -3,6 +3,7 @@ package session
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 
@@ -192,6 +193,12 @@ func New(f *perfdata.File, o Options) (*Session, error) {
 	s.anyFilter = o.CPUs != nil || o.PIDs != nil || o.TIDs != nil || o.TimeFrom != 0 || o.TimeTo != 0
 	if o.Kallsyms != "" {
 		s.m.kPath = o.Kallsyms
+	} else if f.Dir != "" {
+		// perf_data__kallsyms_name: a perf.data directory's
+		// kcore_dir/kallsyms, with the kcore beside it (kcore.go).
+		if k := filepath.Join(f.Dir, "kcore_dir", "kallsyms"); fileExists(k) {
+			s.m.kPath = k
+		}
 	}
 	s.m.MaxStack, s.m.NoInline = o.MaxStack, o.NoInline
 	if b, ok := f.FeatureData(perfdata.FeatTracingData); ok {
@@ -619,6 +626,11 @@ func (m *Machine) mmap(pid, tid int32, addr, length, pgoff uint64, name string, 
 	if cpumode == perfdata.MiscKernel || pid == -1 {
 		if strings.HasPrefix(name, "[kernel.kallsyms]") || strings.HasPrefix(name, "[guest.kernel.kallsyms") {
 			m.addKernelMap(addr, length)
+			if strings.HasSuffix(name, "]_text") {
+				// maps__set_kallsyms_ref_reloc_sym: _text's address
+				m.kcode.refReloc, m.kcode.haveRefReloc = pgoff, true
+				m.useKcore()
+			}
 		}
 		return
 	}

@@ -272,7 +272,7 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 	for {
 		var mp *Map
 		if kernel {
-			mp = m.kmaps.Find(*ip)
+			mp = m.kernelCodeMap(*ip)
 		} else {
 			mp = w.findMap(t.Maps, *ip)
 		}

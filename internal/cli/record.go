@@ -13,6 +13,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/perfpt/perfpt/record"
+	"github.com/perfpt/perfpt/record/ksynth"
 	"github.com/perfpt/perfpt/record/native"
 	"github.com/perfpt/perfpt/record/ptrace"
 	"github.com/perfpt/perfpt/record/synth"
@@ -46,6 +47,7 @@ func recordCommand() *ucli.Command {
 			&ucli.IntFlag{Name: "emulate-cpus", Value: 1, Usage: "emulate: virtual CPUs (per-CPU mode); with more than 1 the threads migrate between them at random (--emulate-seed), each turn ending after --emulate-quantum events"},
 			&ucli.IntFlag{Name: "emulate-quantum", Value: 2000, Usage: "emulate, --emulate-cpus > 1: events per turn of a thread on a CPU"},
 			&ucli.UintFlag{Name: "emulate-seed", Value: 1, Usage: "emulate, --emulate-cpus > 1: the seed of the CPU choices"},
+			&ucli.StringFlag{Name: "emulate-kernel", Usage: "emulate: a stand-in kernel (an ELF linked at a kernel address, like testdata/programs/kernel.S) whose code the syscalls and interrupts walk: a kernel+user recording, written as a perf.data directory with kcore_dir (-o names the directory)"},
 			&ucli.BoolFlag{Name: "per-thread", Usage: "one buffer for the command's thread, children not followed (emulate: one AUX stream per thread; default: one CPU running all threads, with context switch records)"},
 			&ucli.BoolFlag{Name: "all-cpus", Aliases: []string{"a"}, Usage: "system-wide: every task on every CPU while CMD runs"},
 			&ucli.StringFlag{Name: "cpu", Aliases: []string{"C"}, Usage: "every task on these CPUs (0-2,5) while CMD runs"},
@@ -224,6 +226,13 @@ func runEmulate(ctx context.Context, c *ucli.Context, argv []string) error {
 		}
 	} else if c.IsSet("emulate-quantum") || c.IsSet("emulate-seed") {
 		return errors.New("record: --emulate-quantum and --emulate-seed need --emulate-cpus 2 or more")
+	}
+	if kp := c.String("emulate-kernel"); kp != "" {
+		k, err := ksynth.Load(kp)
+		if err != nil {
+			return fmt.Errorf("record: --emulate-kernel: %w", err)
+		}
+		opt.Kernel, opt.KernelSeed = k, 1
 	}
 	opt.BuildIDDir = c.String("buildid-dir")
 	if c.Bool("no-buildid-cache") {

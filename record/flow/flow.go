@@ -48,10 +48,14 @@ const (
 	// the thread continued at the fallback address To with the
 	// architectural state of its XBEGIN.
 	TxAbort
+	// Interrupt: an asynchronous transfer (interrupt, exception) with
+	// tracing on, before the instruction at From executed, to To: FUP
+	// From, TIP To (kernel+user traces; user-only traces use Async).
+	Interrupt
 )
 
 var kindNames = [...]string{"begin", "cond", "jump", "call", "indjump", "indcall", "ret", "syscall", "async", "end",
-	"ptwrite", "txbegin", "txcommit", "txabort"}
+	"ptwrite", "txbegin", "txcommit", "txabort", "interrupt"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

@@ -363,6 +363,14 @@ func (e *encoder) step(ev *flow.Event) error {
 		return e.tsx(ev, 0)
 	case flow.TxAbort:
 		return e.tsx(ev, packet.FlagTXAbort)
+	case flow.Interrupt:
+		if err := e.flushCyc(); err != nil {
+			return err
+		}
+		if err := e.putIP(packet.KindFUP, ev.From); err != nil {
+			return err
+		}
+		return e.tip(packet.KindTIP, ev.To, false)
 	case flow.Async, flow.End:
 		if !e.on {
 			return nil

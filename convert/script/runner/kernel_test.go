@@ -1,0 +1,129 @@
+package runner
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfpt/perfpt/record"
+	"github.com/perfpt/perfpt/record/ksynth"
+	"github.com/perfpt/perfpt/record/synth"
+	"github.com/perfpt/perfpt/record/testprog"
+)
+
+// recordKernel records prog as a kernel+user trace whose syscalls and
+// signals walk the stand-in kernel of testdata/programs/kernel.S, written
+// as perf record --kcore writes it: a perf.data directory with kcore_dir.
+func recordKernel(t *testing.T, prog string, wo record.WriteOptions, args ...string) string {
+	t.Helper()
+	k, err := ksynth.Load(testprog.Path(t, "kernel"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wo.Kernel, wo.KernelSeed = k, 3
+	return recordPT(t, prog, record.Options{WriteOptions: wo}, args...)
+}
+
+// TestPTKernelKcore compares kernel+user recordings read from a perf.data
+// directory: the kernel's code from kcore_dir/kcore, its symbols from
+// kcore_dir/kallsyms, syscalls as indirect branches into the kernel and
+// SYSRET back, signals as FUP+TIP to the interrupt entry and IRET back.
+func TestPTKernelKcore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records programs")
+	}
+	need(t, "perf", "gcc", "make")
+	timed := synth.Config{TSC: true, MTC: true, MTCPeriod: 3}
+	for _, name := range []string{"tiny", "mix-dyn-O2", "mix-static-O0", "threads-static-O2", "forkexec-dyn-O2"} {
+		for _, mode := range []struct {
+			name string
+			wo   record.WriteOptions
+		}{{"per-thread", record.WriteOptions{}}, {"per-cpu", record.WriteOptions{PT: timed, PerCPU: true}}} {
+			t.Run(name+"/"+mode.name, func(t *testing.T) {
+				var args []string
+				if strings.HasPrefix(name, "forkexec") {
+					args = []string{testprog.Path(t, "tiny")}
+				}
+				dir := recordKernel(t, testprog.Path(t, name), mode.wo, args...)
+				compare(t, dir)
+				compare(t, dir, "--itrace=i0ns")
+				compare(t, dir, "--itrace=b", "-F", "+flags,+addr")
+				compare(t, dir, "--itrace=cr", "-F", "+callindent")
+			})
+		}
+	}
+}
+
+// TestPTKernelBadKcore: a kcore without the segment the trace needs (here
+// one that stops before the syscall entry's code), and a kcore_dir whose
+// kallsyms does not match the recorded kernel: every kernel walk fails as
+// perf's do, the user part decodes on.
+func TestPTKernelBadKcore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records programs")
+	}
+	need(t, "perf", "gcc", "make")
+	dir := recordKernel(t, testprog.Path(t, "mix-dyn-O2"), record.WriteOptions{})
+	kcore := filepath.Join(dir, "kcore_dir", "kcore")
+	b, err := os.ReadFile(kcore)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("no-segment", func(t *testing.T) {
+		d := copyDir(t, dir)
+		// p_vaddr of the one PT_LOAD moved 1 MiB up: no code at the
+		// kernel's addresses.
+		c := append([]byte(nil), b...)
+		v := uint64(c[64+16]) | uint64(c[64+17])<<8 | uint64(c[64+18])<<16 | uint64(c[64+19])<<24 |
+			uint64(c[64+20])<<32 | uint64(c[64+21])<<40 | uint64(c[64+22])<<48 | uint64(c[64+23])<<56
+		v += 1 << 20
+		for i := range 8 {
+			c[64+16+i] = byte(v >> (8 * i))
+		}
+		if err := os.WriteFile(filepath.Join(d, "kcore_dir", "kcore"), c, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		compare(t, d)
+		compare(t, d, "--itrace=be")
+	})
+	t.Run("no-kcore", func(t *testing.T) {
+		d := copyDir(t, dir)
+		if err := os.Remove(filepath.Join(d, "kcore_dir", "kcore")); err != nil {
+			t.Fatal(err)
+		}
+		compare(t, d, "--itrace=be")
+	})
+	t.Run("no-modules", func(t *testing.T) {
+		d := copyDir(t, dir)
+		if err := os.Remove(filepath.Join(d, "kcore_dir", "modules")); err != nil {
+			t.Fatal(err)
+		}
+		compare(t, d, "--itrace=be")
+	})
+}
+
+// copyDir copies a perf.data directory (data and kcore_dir) into a new
+// temporary directory.
+func copyDir(t *testing.T, src string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "perf.data")
+	err := filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if fi.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}

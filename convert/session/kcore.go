@@ -1,0 +1,143 @@
+package session
+
+import (
+	"bufio"
+	"debug/elf"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// kcoreCode is the kernel's code as perf reads it from a kcore file
+// (dso__load_kcore): the kcore beside the kallsyms file in use (a perf.data
+// directory's kcore_dir, or --kallsyms), one map per executable segment,
+// each read at its file offset.
+type kcoreCode struct {
+	once sync.Once
+	maps *Maps // nil: no kcore
+	// refReloc is the recorded _text address (the [kernel.kallsyms]_text
+	// MMAP's pgoff), which the kallsyms must agree with.
+	refReloc     uint64
+	haveRefReloc bool
+	// Why is the reason there is no kcore, for the caller's warning.
+	Why string
+}
+
+// kernelCodeMap returns the map holding the code of kernel address ip:
+// from the kcore when there is one, else the kernel map (whose DSO has no
+// code: PT walks there fail as perf's do).
+func (m *Machine) kernelCodeMap(ip uint64) *Map {
+	if km := m.kcoreMaps(); km != nil {
+		return km.Find(ip)
+	}
+	return m.kmaps.Find(ip)
+}
+
+// kcoreMaps mirrors dso__load_kcore's conditions and maps: the kallsyms
+// file is not /proc/kallsyms (perf reads /proc/kcore only for the running
+// kernel: not done), a "modules" file is beside it
+// (validate_kcore_modules), its _text is the recorded one
+// (validate_kcore_addresses), and the kcore has executable PT_LOAD
+// segments (file__read_maps).
+func (m *Machine) kcoreMaps() *Maps {
+	k := &m.kcode
+	k.once.Do(func() {
+		if m.kPath == "" || m.kPath == "/proc/kallsyms" {
+			return
+		}
+		dir := filepath.Dir(m.kPath)
+		kcore := filepath.Join(dir, "kcore")
+		if _, err := os.Stat(filepath.Join(dir, "modules")); err != nil {
+			k.Why = "no modules file beside " + m.kPath
+			return
+		}
+		if k.haveRefReloc {
+			if addr, ok := kallsymsFunc(m.kPath, "_text"); !ok || addr != k.refReloc {
+				k.Why = m.kPath + ": _text is not the recorded kernel's"
+				return
+			}
+		}
+		f, err := elf.Open(kcore)
+		if err != nil {
+			k.Why = kcore + ": " + err.Error()
+			return
+		}
+		defer f.Close()
+		d := &DSO{Name: "[kernel.kallsyms]", Kernel: true, file: kcore}
+		d.once.Do(func() {}) // no symbols of its own: the kernel map has them
+		ms := &Maps{}
+		for _, p := range f.Progs {
+			if p.Type != elf.PT_LOAD || p.Flags&elf.PF_X == 0 || p.Filesz == 0 {
+				continue
+			}
+			ms.Insert(&Map{Start: p.Vaddr, End: p.Vaddr + p.Filesz, PgOff: p.Off, DSO: d})
+		}
+		if len(ms.list) == 0 {
+			k.Why = kcore + ": no executable segment"
+			return
+		}
+		k.maps = ms
+	})
+	return k.maps
+}
+
+// useKcore mirrors what dso__load_kcore does to the kernel maps when the
+// kcore can be used: they become its executable segments (of the kernel
+// DSO, with kallsyms' symbols), so that kernel addresses outside them have
+// no map, for symbols as for code.
+func (m *Machine) useKcore() {
+	km := m.kcoreMaps()
+	if km == nil {
+		return
+	}
+	kd := m.kernelDSO()
+	ms := &Maps{}
+	for _, mp := range km.list {
+		ms.Insert(&Map{Start: mp.Start, End: mp.End, DSO: kd, Identity: true})
+	}
+	m.kmaps = ms
+}
+
+// kallsymsFunc mirrors kallsyms__get_function_start: the address of the
+// function (type T or W) name in a kallsyms file.
+func kallsymsFunc(path, name string) (uint64, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		if len(fs) < 3 || fs[2] != name {
+			continue
+		}
+		if t := strings.ToUpper(fs[1]); t != "T" && t != "W" {
+			continue
+		}
+		if a, err := strconv.ParseUint(fs[0], 16, 64); err == nil {
+			return a, true
+		}
+	}
+	return 0, false
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// FindMap returns the map of addr in thread t's address space: the
+// kernel's maps for a kernel address (machine__kernel_ip), t's own maps
+// otherwise; nil when there is none.
+func (m *Machine) FindMap(t *Thread, addr uint64) *Map {
+	if addr >= m.KernelStart {
+		return m.kmaps.Find(addr)
+	}
+	if t == nil {
+		return nil
+	}
+	return t.Maps.Find(addr)
+}

@@ -1,0 +1,232 @@
+// Package ksynth adds kernel code to emulated traces: a stand-in kernel
+// (an ELF whose text is linked at a kernel address, such as
+// testdata/programs/kernel.S) whose code the threads' syscalls and
+// asynchronous events walk, with branch outcomes drawn from a seeded
+// generator, so that a user-space flow becomes the flow of a kernel+user
+// trace (intel_pt// without /u): a syscall is an indirect branch to the
+// syscall entry, the kernel's branches follow, and SYSRET is an indirect
+// branch back; an interrupt is an asynchronous branch (FUP, TIP) to the
+// interrupt entry, and IRET returns. It also writes the files perf record
+// --kcore keeps in kcore_dir: kcore (an ELF core file of the text),
+// kallsyms and modules.
+package ksynth
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/perfpt/perfpt/ptdecode/insn"
+	"github.com/perfpt/perfpt/record/flow"
+)
+
+// Sym is one function of the kernel.
+type Sym struct {
+	Name string
+	Addr uint64
+}
+
+// Kernel is a stand-in kernel's text and symbols.
+type Kernel struct {
+	Text      []byte
+	Start     uint64 // the address of Text[0] (_text)
+	Syms      []Sym  // sorted by address
+	Syscall   uint64 // entry_SYSCALL_64
+	Interrupt uint64 // asm_common_interrupt
+	Targets   []uint64
+}
+
+// Load reads a kernel built like testdata/programs/kernel.S: its .text,
+// its function symbols, entry_SYSCALL_64 and asm_common_interrupt; the
+// sys_* functions are the targets of indirect calls.
+func Load(path string) (*Kernel, error) {
+	f, err := elf.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	text := f.Section(".text")
+	if text == nil {
+		return nil, fmt.Errorf("%s: no .text", path)
+	}
+	b, err := text.Data()
+	if err != nil {
+		return nil, fmt.Errorf("%s: .text: %w", path, err)
+	}
+	k := &Kernel{Text: b, Start: text.Addr}
+	syms, err := f.Symbols()
+	if err != nil {
+		return nil, fmt.Errorf("%s: symbols: %w", path, err)
+	}
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) == elf.STT_SECTION || s.Value < k.Start || s.Value >= k.Start+uint64(len(b)) {
+			continue
+		}
+		k.Syms = append(k.Syms, Sym{s.Name, s.Value})
+		switch {
+		case s.Name == "entry_SYSCALL_64":
+			k.Syscall = s.Value
+		case s.Name == "asm_common_interrupt":
+			k.Interrupt = s.Value
+		case len(s.Name) > 4 && s.Name[:4] == "sys_":
+			k.Targets = append(k.Targets, s.Value)
+		}
+	}
+	sort.Slice(k.Syms, func(i, j int) bool {
+		if k.Syms[i].Addr != k.Syms[j].Addr {
+			return k.Syms[i].Addr < k.Syms[j].Addr
+		}
+		return k.Syms[i].Name < k.Syms[j].Name
+	})
+	sort.Slice(k.Targets, func(i, j int) bool { return k.Targets[i] < k.Targets[j] })
+	if k.Syscall == 0 || k.Interrupt == 0 || len(k.Targets) == 0 {
+		return nil, fmt.Errorf("%s: needs entry_SYSCALL_64, asm_common_interrupt and sys_* functions", path)
+	}
+	return k, nil
+}
+
+// maxSteps bounds one stay in the kernel.
+const maxSteps = 10000
+
+// walk runs the kernel from ip until a SYSRET or IRET: the events of its
+// branches (Insns counting the instructions before each), the address of
+// the SYSRET/IRET, its length and the instructions since the last event
+// (the SYSRET/IRET included).
+func (k *Kernel) walk(ip uint64, rng *rand.Rand, tm uint64) (evs []flow.Event, exit uint64, exitLen uint8, n uint64, err error) {
+	var stack []uint64
+	visits := map[uint64]int{}
+	for range maxSteps {
+		off := ip - k.Start
+		if ip < k.Start || off >= uint64(len(k.Text)) {
+			return nil, 0, 0, 0, fmt.Errorf("kernel walk left the text at %#x", ip)
+		}
+		var d insn.Insn
+		if err := insn.Decode(&d, k.Text[off:], insn.Mode64); err != nil {
+			return nil, 0, 0, 0, fmt.Errorf("kernel walk at %#x: %w", ip, err)
+		}
+		n++
+		next := ip + uint64(d.Size)
+		ev := flow.Event{From: ip, Len: d.Size, Insns: n, Time: tm}
+		switch d.Class {
+		case insn.ClassOther, insn.ClassPTWrite:
+			ip = next
+			continue
+		case insn.ClassCondJump:
+			visits[ip]++
+			ev.Kind, ev.Taken = flow.Cond, visits[ip] <= 3 && rng.IntN(4) != 0
+			ev.To = next
+			if ev.Taken {
+				ev.To = uint64(int64(next) + d.Disp)
+			}
+		case insn.ClassJump:
+			if !d.Direct {
+				return nil, 0, 0, 0, fmt.Errorf("kernel walk: indirect jump at %#x", ip)
+			}
+			ev.Kind, ev.To = flow.Jump, uint64(int64(next)+d.Disp)
+		case insn.ClassCall:
+			if d.Direct {
+				ev.Kind, ev.To = flow.Call, uint64(int64(next)+d.Disp)
+			} else {
+				ev.Kind, ev.To = flow.IndCall, k.Targets[rng.IntN(len(k.Targets))]
+			}
+			stack = append(stack, next)
+		case insn.ClassReturn:
+			if len(stack) == 0 {
+				return nil, 0, 0, 0, fmt.Errorf("kernel walk: return with an empty stack at %#x", ip)
+			}
+			ev.Kind, ev.To = flow.Ret, stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+		case insn.ClassFarReturn:
+			return evs, ip, d.Size, n, nil
+		default:
+			return nil, 0, 0, 0, fmt.Errorf("kernel walk: %v at %#x", d.Class, ip)
+		}
+		evs = append(evs, ev)
+		n = 0
+		ip = ev.To
+	}
+	return nil, 0, 0, 0, fmt.Errorf("kernel walk from %#x: no SYSRET or IRET after %d instructions", ip, maxSteps)
+}
+
+// Weave makes the threads' flows those of a kernel+user trace: each
+// syscall walks the kernel from entry_SYSCALL_64 to its SYSRET, each
+// asynchronous event from asm_common_interrupt to its IRET; a syscall or
+// event the thread never came back from ends its trace in the kernel,
+// before the SYSRET/IRET.
+func Weave(tr *flow.Trace, k *Kernel, seed uint64) error {
+	rng := rand.New(rand.NewPCG(seed, 0x6b65726e656c))
+	for _, th := range tr.Threads {
+		var out []flow.Event
+		for _, ev := range th.Events {
+			var entry uint64
+			switch ev.Kind {
+			case flow.Syscall:
+				entry = k.Syscall
+				out = append(out, flow.Event{Kind: flow.IndJump, From: ev.From, To: entry, Len: ev.Len, Insns: ev.Insns, Time: ev.Time})
+			case flow.Async:
+				entry = k.Interrupt
+				out = append(out, flow.Event{Kind: flow.Interrupt, From: ev.From, To: entry, Insns: ev.Insns, Time: ev.Time})
+			default:
+				out = append(out, ev)
+				continue
+			}
+			kev, exit, exitLen, n, err := k.walk(entry, rng, ev.Time)
+			if err != nil {
+				return fmt.Errorf("tid %d: %w", th.Tid, err)
+			}
+			out = append(out, kev...)
+			if ev.To == 0 {
+				out = append(out, flow.Event{Kind: flow.End, From: exit, Insns: n - 1, Time: ev.Time})
+				continue
+			}
+			out = append(out, flow.Event{Kind: flow.IndJump, From: exit, To: ev.To, Len: exitLen, Insns: n, Time: max(ev.Back, ev.Time)})
+		}
+		th.Events = out
+	}
+	return nil
+}
+
+// Kallsyms is /proc/kallsyms for the kernel: its functions, text symbols.
+func (k *Kernel) Kallsyms() []byte {
+	var b bytes.Buffer
+	for _, s := range k.Syms {
+		fmt.Fprintf(&b, "%016x T %s\n", s.Addr, s.Name)
+	}
+	return b.Bytes()
+}
+
+// Kcore is an ELF core file holding the kernel's text as one executable
+// PT_LOAD segment at its address, as perf record --kcore copies /proc/kcore.
+func (k *Kernel) Kcore() []byte {
+	const ehsize, phsize = 64, 56
+	off := uint64(0x1000)
+	var b bytes.Buffer
+	le := binary.LittleEndian
+	h := make([]byte, ehsize)
+	copy(h, "\x7fELF")
+	h[4], h[5], h[6] = 2, 1, 1 // ELFCLASS64, ELFDATA2LSB, EV_CURRENT
+	le.PutUint16(h[16:], uint16(elf.ET_CORE))
+	le.PutUint16(h[18:], uint16(elf.EM_X86_64))
+	le.PutUint32(h[20:], 1)
+	le.PutUint64(h[32:], ehsize) // e_phoff
+	le.PutUint16(h[52:], ehsize)
+	le.PutUint16(h[54:], phsize)
+	le.PutUint16(h[56:], 1) // e_phnum
+	b.Write(h)
+	p := make([]byte, phsize)
+	le.PutUint32(p[0:], uint32(elf.PT_LOAD))
+	le.PutUint32(p[4:], uint32(elf.PF_R|elf.PF_X))
+	le.PutUint64(p[8:], off)
+	le.PutUint64(p[16:], k.Start)
+	le.PutUint64(p[24:], 0)
+	le.PutUint64(p[32:], uint64(len(k.Text)))
+	le.PutUint64(p[40:], uint64(len(k.Text)))
+	le.PutUint64(p[48:], 0x1000)
+	b.Write(p)
+	b.Write(make([]byte, int(off)-b.Len()))
+	b.Write(k.Text)
+	return b.Bytes()
+}
