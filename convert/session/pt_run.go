@@ -383,6 +383,12 @@ func (p *ptState) processQueues(timestamp uint64) {
 		} else {
 			q.onHeap = false
 		}
+		if p.perCPU && len(p.runQs) != 0 {
+			// A thread's runs may come from several CPUs' queues:
+			// hand this queue's over before another queue decodes,
+			// so that they arrive in time order.
+			p.flushRuns()
+		}
 	}
 }
 
