@@ -99,6 +99,13 @@ type WriteOptions struct {
 	// path/data and path/kcore_dir/{kcore,kallsyms,modules}.
 	Kernel     *ksynth.Kernel
 	KernelSeed uint64
+	// Snapshot writes a snapshot-mode recording (perf record -S,
+	// per-thread): the AUX area (SnapshotSize bytes) is overwritten as the
+	// trace goes, and a copy of it is taken every SnapshotEvery bytes of
+	// trace and at the end; consecutive snapshots overlap where the trace
+	// between them is shorter than the area, and miss what was
+	// overwritten where it is longer.
+	SnapshotSize, SnapshotEvery int
 }
 
 // WriteStats describe what WriteTrace wrote.
@@ -217,6 +224,13 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 	if opt.PerCPU {
 		info.PerCPUMmaps, info.HaveSchedSwitch = 1, 3
 	}
+	if opt.SnapshotSize > 0 {
+		if opt.PerCPU {
+			w.Close()
+			return nil, fmt.Errorf("snapshot mode is written per thread only")
+		}
+		info.SnapshotMode = 1
+	}
 	priv := append(info.Priv(), 0) // cap_event_trace
 	head := []perfdata.Record{
 		&perfdata.RecordAuxtraceInfo{AuxType: perfdata.AuxtraceIntelPT, Priv: priv},
@@ -332,6 +346,17 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 			t0 = th.Events[0].Time
 		}
 		add(t0, &perfdata.RecordItraceStart{RecordCommon: sid(th.Pid, th.Tid, t0, ptIDs[i], 0), PID: int32(th.Pid), TID: int32(th.Tid)})
+		if opt.SnapshotSize > 0 {
+			for _, sn := range snapshots(s, opt.SnapshotSize, opt.SnapshotEvery) {
+				data := s.Data[sn.from:sn.to]
+				add(sn.time, &perfdata.RecordAux{RecordCommon: sid(th.Pid, th.Tid, sn.time, ptIDs[i], 0), AuxOffset: uint64(sn.from),
+					AuxSize: uint64(len(data)), Flags: perfdata.AuxFlagOverwrite})
+				add(sn.time, &perfdata.RecordAuxtrace{AuxOffset: uint64(sn.from), Reference: ref, Idx: uint32(i), TID: int32(th.Tid), CPU: -1, Data: data})
+				ref++
+				st.Buffers++
+			}
+			continue
+		}
 		// Cut the stream into buffers at packet boundaries.
 		start := 0
 		for start < len(s.Data) {
@@ -420,4 +445,31 @@ func cpuDesc() string {
 		}
 	}
 	return ""
+}
+
+type snapshot struct {
+	from, to int
+	time     uint64
+}
+
+// snapshots are the copies perf record -S takes of an AUX area of size
+// bytes that the stream s fills (overwriting it): one every `every` bytes
+// of trace (at the next packet boundary) and one at the end, each the last
+// size bytes written (an area's worth, from mid-packet when it wrapped).
+func snapshots(s *synth.Stream, size, every int) []snapshot {
+	if every <= 0 {
+		every = size
+	}
+	var out []snapshot
+	next := every
+	for i, c := range s.Cuts {
+		if c.Off < next && i != len(s.Cuts)-1 {
+			continue
+		}
+		out = append(out, snapshot{from: max(0, c.Off-size), to: c.Off, time: c.Time})
+		for next <= c.Off {
+			next += every
+		}
+	}
+	return out
 }

@@ -91,6 +91,13 @@ func (tc *timeConv) nsToTicks(ns uint64) uint64 {
 }
 
 type auxBuffer struct {
+	// Snapshot and sample recordings (mightOverlap): where the data not
+	// in the buffer before starts, and whether it goes on from it
+	// (intel_pt_do_fix_overlap), once known.
+	useOff      int
+	overlapDone bool
+	consecutive bool
+
 	mapped    []byte // the data in the file's mapping (for parallel decoding)
 	data      []byte // the data, when there is no file to read it from
 	off       int64  // else its file offset and size
@@ -127,6 +134,7 @@ type ptQueue struct {
 	pend    Block
 	hasPend bool
 	rbuf    [2][]byte // alternating read buffers
+	oldData []byte    // mightOverlap: the last buffer with data, whole
 	rsel    int
 	look    []byte   // lookahead buffer
 	lc      locCache // last IP range resolved for this queue's samples
@@ -169,21 +177,25 @@ type heapItem struct {
 
 // ptState is perf's struct intel_pt for one session.
 type ptState struct {
-	s                         *Session
-	attr                      *perfdata.Attr
-	priv                      []uint64
-	tc                        timeConv
-	timeless                  bool
-	perCPU                    bool
-	sched                     uint64
-	opts                      script.Itrace
-	queues                    []*ptQueue
-	newData                   bool
-	heap                      []heapItem
-	kernelStart               uint64
-	curTID                    map[int32][2]int32 // cpu -> pid, tid
-	dataQueued                bool
-	cpuTID                    map[int32]int32 // the one thread each CPU runs (cpuRuns), -1: several
+	s           *Session
+	attr        *perfdata.Attr
+	priv        []uint64
+	tc          timeConv
+	timeless    bool
+	perCPU      bool
+	sched       uint64
+	opts        script.Itrace
+	queues      []*ptQueue
+	newData     bool
+	heap        []heapItem
+	kernelStart uint64
+	curTID      map[int32][2]int32 // cpu -> pid, tid
+	dataQueued  bool
+	cpuTID      map[int32]int32 // the one thread each CPU runs (cpuRuns), -1: several
+	// mightOverlap: snapshot or sample recordings, whose buffers may
+	// repeat each other's data (intel_pt_get_buffer); haveTSC:
+	// intel_pt_have_tsc, which finds the overlap by TSC
+	mightOverlap, haveTSC     bool
 	numEvents                 uint64
 	maxNonTurbo               uint32
 	cbr2khz                   uint64
@@ -248,6 +260,15 @@ func (s *Session) startPT(r *perfdata.RecordAuxtraceInfo) error {
 	}
 	p.tc = timeConv{shift: r.Priv[ptTimeShift], mult: r.Priv[ptTimeMult], zero: r.Priv[ptTimeZero]}
 	p.perCPU = r.Priv[ptPerCPUMmaps] != 0
+	p.mightOverlap = r.Priv[ptSnapshotMode] != 0
+	for _, a := range s.f.Attrs {
+		if a.SampleType&perfdata.SampleFormatAux != 0 && a.AuxSampleSize != 0 {
+			p.mightOverlap = true // intel_pt_sampling_mode
+		}
+	}
+	if cfg, ok := p.config(); ok && p.priv[ptTSCBit] != 0 && cfg&p.priv[ptTSCBit] != 0 {
+		p.haveTSC = true
+	}
 	p.sched = r.Priv[ptHaveSchedSwitch]
 	if s.opts.Itrace != nil {
 		p.opts = *s.opts.Itrace

@@ -88,7 +88,8 @@ func (p *ptState) parallel() bool {
 // queueParallel says whether q can be decoded in chunks (from its start
 // when fresh).
 func (p *ptState) queueParallel(q *ptQueue, fresh bool) bool {
-	if q.par != nil || q.dec == nil || fresh && q.started {
+	if q.par != nil || q.dec == nil || fresh && q.started || p.mightOverlap {
+		// (Snapshots: a buffer's data depends on the one before.)
 		return false
 	}
 	if q.qtid == -1 {

@@ -26,7 +26,15 @@ func (q *ptQueue) getTrace(b *ptperf.Buffer) error {
 			b.Data = rb[:n]
 		}
 		b.RefTimestamp = buf.reference
-		if !q.oldBuffer {
+		full := b.Data
+		if q.pt.mightOverlap {
+			if q.oldBuffer && !buf.overlapDone {
+				buf.useOff, buf.consecutive = ptperf.FindOverlap(q.oldData, full, q.pt.haveTSC)
+				buf.overlapDone = true
+			}
+			b.Data = full[min(buf.useOff, len(full)):]
+		}
+		if !q.oldBuffer || q.pt.mightOverlap && !buf.consecutive {
 			b.Consecutive = false
 			b.TraceNr = buf.nr + 1
 		} else {
@@ -34,6 +42,9 @@ func (q *ptQueue) getTrace(b *ptperf.Buffer) error {
 		}
 		if len(b.Data) == 0 {
 			continue
+		}
+		if q.pt.mightOverlap {
+			q.oldData = append(q.oldData[:0], full...)
 		}
 		q.oldBuffer = true
 		return nil
@@ -53,6 +64,11 @@ func (q *ptQueue) lookahead(f func(*ptperf.Buffer) bool) {
 			}
 			n, _ := q.pt.s.aux.ReadAt(q.look[:buf.size], buf.off)
 			b.Data = q.look[:n]
+		}
+		if q.pt.mightOverlap && buf.overlapDone {
+			// (An overlap not found yet is not looked for here: a
+			// time range over snapshots may see repeated data.)
+			b.Data = b.Data[min(buf.useOff, len(b.Data)):]
 		}
 		if len(b.Data) == 0 {
 			continue

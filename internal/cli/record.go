@@ -48,6 +48,8 @@ func recordCommand() *ucli.Command {
 			&ucli.IntFlag{Name: "emulate-quantum", Value: 2000, Usage: "emulate, --emulate-cpus > 1: events per turn of a thread on a CPU"},
 			&ucli.UintFlag{Name: "emulate-seed", Value: 1, Usage: "emulate, --emulate-cpus > 1: the seed of the CPU choices"},
 			&ucli.StringFlag{Name: "emulate-kernel", Usage: "emulate: a stand-in kernel (an ELF linked at a kernel address, like testdata/programs/kernel.S) whose code the syscalls and interrupts walk: a kernel+user recording, written as a perf.data directory with kcore_dir (-o names the directory)"},
+			&ucli.IntFlag{Name: "emulate-snapshot", Usage: "emulate, --per-thread: a snapshot-mode recording (perf record -S) of an AUX area of this many bytes, copied every --emulate-snapshot-every bytes of trace and at the end"},
+			&ucli.IntFlag{Name: "emulate-snapshot-every", Usage: "emulate: bytes of trace between snapshots (default: the area's size)"},
 			&ucli.BoolFlag{Name: "per-thread", Usage: "one buffer for the command's thread, children not followed (emulate: one AUX stream per thread; default: one CPU running all threads, with context switch records)"},
 			&ucli.BoolFlag{Name: "all-cpus", Aliases: []string{"a"}, Usage: "system-wide: every task on every CPU while CMD runs"},
 			&ucli.StringFlag{Name: "cpu", Aliases: []string{"C"}, Usage: "every task on these CPUs (0-2,5) while CMD runs"},
@@ -226,6 +228,12 @@ func runEmulate(ctx context.Context, c *ucli.Context, argv []string) error {
 		}
 	} else if c.IsSet("emulate-quantum") || c.IsSet("emulate-seed") {
 		return errors.New("record: --emulate-quantum and --emulate-seed need --emulate-cpus 2 or more")
+	}
+	if n := c.Int("emulate-snapshot"); n != 0 {
+		if n < 0 || opt.PerCPU {
+			return errors.New("record: --emulate-snapshot needs a positive size and --per-thread")
+		}
+		opt.SnapshotSize, opt.SnapshotEvery = n, c.Int("emulate-snapshot-every")
 	}
 	if kp := c.String("emulate-kernel"); kp != "" {
 		k, err := ksynth.Load(kp)
