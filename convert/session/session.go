@@ -191,6 +191,11 @@ func New(f *perfdata.File, o Options) (*Session, error) {
 	so := &symbol.Options{Symfs: o.Symfs, BuildIDDir: o.BuildIDDir}
 	s := &Session{f: f, opts: o, m: newMachine(so), events: map[*perfdata.Attr]*script.Event{}}
 	s.anyFilter = o.CPUs != nil || o.PIDs != nil || o.TIDs != nil || o.TimeFrom != 0 || o.TimeTo != 0
+	// perf_session__register_idle_thread: the idle task, which per-CPU
+	// PT queues run between turns (a sample there is swapper's, with no
+	// user maps).
+	idle := s.m.FindNewThread(0, 0)
+	idle.Comm, idle.commSet = "swapper", true
 	if o.Kallsyms != "" {
 		s.m.kPath = o.Kallsyms
 	} else if f.Dir != "" {

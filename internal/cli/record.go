@@ -50,6 +50,7 @@ func recordCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "emulate-kernel", Usage: "emulate: a stand-in kernel (an ELF linked at a kernel address, like testdata/programs/kernel.S) whose code the syscalls and interrupts walk: a kernel+user recording, written as a perf.data directory with kcore_dir (-o names the directory)"},
 			&ucli.IntFlag{Name: "emulate-snapshot", Usage: "emulate, --per-thread: a snapshot-mode recording (perf record -S) of an AUX area of this many bytes, copied every --emulate-snapshot-every bytes of trace and at the end"},
 			&ucli.IntFlag{Name: "emulate-snapshot-every", Usage: "emulate: bytes of trace between snapshots (default: the area's size)"},
+			&ucli.IntFlag{Name: "emulate-overflow", Usage: "emulate: the hardware's internal buffer overflows after about this many bytes of trace: the packets of 16 branches are lost, then OVF and FUP"},
 			&ucli.BoolFlag{Name: "per-thread", Usage: "one buffer for the command's thread, children not followed (emulate: one AUX stream per thread; default: one CPU running all threads, with context switch records)"},
 			&ucli.BoolFlag{Name: "all-cpus", Aliases: []string{"a"}, Usage: "system-wide: every task on every CPU while CMD runs"},
 			&ucli.StringFlag{Name: "cpu", Aliases: []string{"C"}, Usage: "every task on these CPUs (0-2,5) while CMD runs"},
@@ -228,6 +229,11 @@ func runEmulate(ctx context.Context, c *ucli.Context, argv []string) error {
 		}
 	} else if c.IsSet("emulate-quantum") || c.IsSet("emulate-seed") {
 		return errors.New("record: --emulate-quantum and --emulate-seed need --emulate-cpus 2 or more")
+	}
+	if n := c.Int("emulate-overflow"); n < 0 {
+		return errors.New("record: --emulate-overflow needs a positive number of bytes")
+	} else {
+		opt.PT.OverflowEvery = n
 	}
 	if n := c.Int("emulate-snapshot"); n != 0 {
 		if n < 0 || opt.PerCPU {

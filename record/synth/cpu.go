@@ -49,6 +49,9 @@ func EncodeCPU(threads []*flow.Thread, cfg Config) (*Stream, []Switch, error) {
 				states[cur] = threadState{on: e.on, ip: e.ip, inTX: e.inTX}
 				if e.on {
 					// Preempted in user space: an interrupt.
+					if err := e.endOverflow(); err != nil {
+						return e.out, sw, err
+					}
 					if err := e.flushTNT(); err != nil {
 						return e.out, sw, err
 					}

@@ -138,6 +138,9 @@ func EncodeCPUs(threads []*flow.Thread, cfg Config, m Machine) ([]*Stream, []CPU
 // preempt interrupts the thread running in user space on e's CPU: FUP
 // with its IP, TIP.PGD.
 func preempt(e *encoder) error {
+	if err := e.endOverflow(); err != nil {
+		return err
+	}
 	if err := e.flushTNT(); err != nil {
 		return err
 	}

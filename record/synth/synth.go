@@ -29,6 +29,12 @@ type Config struct {
 	// their IP bit and follows each with a FUP of the PTWRITE's address
 	// (config bit fup_on_ptw).
 	PTW, FUPOnPTW bool
+	// OverflowEvery makes the hardware's internal buffer overflow after
+	// about that many bytes of trace (0: never): the packets of the next
+	// OverflowDrop branches (default 16) are lost, then OVF and a FUP
+	// at the instruction where tracing goes on (its return-compression
+	// stack is then empty).
+	OverflowEvery, OverflowDrop int
 }
 
 func (c *Config) norm() {
@@ -80,6 +86,10 @@ type encoder struct {
 	started bool
 	split   bool // per-CPU: syscall and async returns are items of their own
 	inTX    bool // inside an RTM transaction (MODE.TSX InTX)
+	// Overflows (Config.OverflowEvery): the trace bytes written when the
+	// last one ended, and how many branches the one in progress still
+	// loses.
+	lastOvf, dropping int
 }
 
 // Encode encodes th's flow.
@@ -307,6 +317,9 @@ func (e *encoder) pop() (uint64, bool) {
 }
 
 func (e *encoder) event(ev *flow.Event) error {
+	if drop, err := e.overflow(ev); drop || err != nil {
+		return err
+	}
 	if err := e.step(ev); err != nil {
 		return err
 	}
@@ -317,6 +330,70 @@ func (e *encoder) event(ev *flow.Event) error {
 		return e.psb()
 	}
 	return nil
+}
+
+// overflow loses ev's packets while an internal buffer overflow is in
+// progress (Config.OverflowEvery), and writes OVF and FUP when it ends. Only
+// the near branches of user code with tracing on are lost: an overflow
+// ends before anything else.
+// endOverflow ends an overflow in progress before the trace stops
+// (a preemption): OVF and FUP at the next instruction.
+func (e *encoder) endOverflow() error {
+	if e.dropping == 0 {
+		return nil
+	}
+	e.dropping = 0
+	e.stack = e.stack[:0]
+	if err := e.put(packet.Packet{Kind: packet.KindOVF}); err != nil {
+		return err
+	}
+	if err := e.putIP(packet.KindFUP, e.ip); err != nil {
+		return err
+	}
+	e.lastOvf = len(e.enc.Buf)
+	return nil
+}
+
+func (e *encoder) overflow(ev *flow.Event) (bool, error) {
+	if e.cfg.OverflowEvery <= 0 || !e.on {
+		return false, nil
+	}
+	lossy := false
+	switch ev.Kind {
+	case flow.Cond, flow.Jump, flow.Call, flow.IndJump, flow.IndCall, flow.Ret:
+		lossy = true
+	}
+	if e.dropping == 0 {
+		if !lossy || len(e.enc.Buf)-e.lastOvf < e.cfg.OverflowEvery {
+			return false, nil
+		}
+		e.dropping = e.cfg.OverflowDrop
+		if e.dropping <= 0 {
+			e.dropping = 16
+		}
+		e.ntnt, e.tnt = 0, 0 // the TNT bits not written yet are lost too
+	}
+	if lossy && e.dropping > 1 {
+		if err := e.advance(ev.Time); err != nil {
+			return true, err
+		}
+		e.dropping--
+		e.ip = ev.To
+		return true, nil
+	}
+	// The overflow ends: the packets of this event are lost too when it
+	// is a branch; tracing goes on at the next instruction.
+	if lossy {
+		if err := e.advance(ev.Time); err != nil {
+			return true, err
+		}
+		e.ip = ev.To
+	}
+	if err := e.endOverflow(); err != nil {
+		return true, err
+	}
+	e.cut()
+	return lossy, nil
 }
 
 func (e *encoder) step(ev *flow.Event) error {

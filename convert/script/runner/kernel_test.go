@@ -39,7 +39,8 @@ func TestPTKernelKcore(t *testing.T) {
 		for _, mode := range []struct {
 			name string
 			wo   record.WriteOptions
-		}{{"per-thread", record.WriteOptions{}}, {"per-cpu", record.WriteOptions{PT: timed, PerCPU: true}}} {
+		}{{"per-thread", record.WriteOptions{}}, {"per-cpu", record.WriteOptions{PT: timed, PerCPU: true}},
+			{"2cpus", record.WriteOptions{PT: timed, PerCPU: true, CPUs: 2, Quantum: 300, Seed: 9}}} {
 			t.Run(name+"/"+mode.name, func(t *testing.T) {
 				var args []string
 				if strings.HasPrefix(name, "forkexec") {
