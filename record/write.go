@@ -106,6 +106,11 @@ type WriteOptions struct {
 	// between them is shorter than the area, and miss what was
 	// overwritten where it is longer.
 	SnapshotSize, SnapshotEvery int
+	// LoseEvery loses trace as a full AUX area does (per thread): after
+	// every LoseEvery-th buffer, the trace up to the next PSB is not
+	// written (tracing restarts with PSB+ when there is room again), and
+	// that buffer's AUX record has the TRUNCATED flag. 0: nothing lost.
+	LoseEvery int
 }
 
 // WriteStats describe what WriteTrace wrote.
@@ -373,11 +378,27 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 				return nil, fmt.Errorf("thread %d: no packet boundary within %d bytes of offset %d", th.Tid, bufSize, start)
 			}
 			data := s.Data[start:end]
-			add(tm, &perfdata.RecordAux{RecordCommon: sid(th.Pid, th.Tid, tm, ptIDs[i], 0), AuxOffset: uint64(start), AuxSize: uint64(len(data))})
+			aux := &perfdata.RecordAux{RecordCommon: sid(th.Pid, th.Tid, tm, ptIDs[i], 0), AuxOffset: uint64(start), AuxSize: uint64(len(data))}
+			add(tm, aux)
 			add(tm, &perfdata.RecordAuxtrace{AuxOffset: uint64(start), Reference: ref, Idx: uint32(i), TID: int32(th.Tid), CPU: -1, Data: data})
 			ref++
 			st.Buffers++
 			start = end
+			if opt.LoseEvery > 0 && st.Buffers%opt.LoseEvery == 0 {
+				// The area is full: what follows is lost up to the
+				// PSB+ that restarts tracing.
+				next := len(s.Data)
+				for _, c := range s.Cuts {
+					if c.Off > start && bytes.HasPrefix(s.Data[c.Off:], psbPacket) {
+						next = c.Off
+						break
+					}
+				}
+				if next > start {
+					aux.Flags |= perfdata.AuxFlagTruncated
+					start = next
+				}
+			}
 		}
 		if err != nil {
 			w.Close()
@@ -473,3 +494,6 @@ func snapshots(s *synth.Stream, size, every int) []snapshot {
 	}
 	return out
 }
+
+// psbPacket is a PSB packet's bytes.
+var psbPacket = []byte{0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82}

@@ -455,7 +455,12 @@ func (p *ptState) event(r perfdata.Record, h Handler) {
 		p.processQueues(timestamp)
 	}
 	if a, ok := r.(*perfdata.RecordAux); ok && a.Flags&perfdata.AuxFlagTruncated != 0 && p.opts.Errors {
-		p.emitError(nil, ptperf.ErrLost, int32(c.CPU), c.PID, c.TID, 0, c.Time)
+		// intel_pt_lost: the sample's cpu, (u32)-1 without one
+		cpu := int32(-1)
+		if c.Format&perfdata.SampleFormatCPU != 0 {
+			cpu = int32(c.CPU)
+		}
+		p.emitError(nil, ptperf.ErrLost, cpu, c.PID, c.TID, 0, c.Time)
 	}
 	switch rr := r.(type) {
 	case *perfdata.RecordItraceStart:

@@ -51,6 +51,7 @@ func recordCommand() *ucli.Command {
 			&ucli.IntFlag{Name: "emulate-snapshot", Usage: "emulate, --per-thread: a snapshot-mode recording (perf record -S) of an AUX area of this many bytes, copied every --emulate-snapshot-every bytes of trace and at the end"},
 			&ucli.IntFlag{Name: "emulate-snapshot-every", Usage: "emulate: bytes of trace between snapshots (default: the area's size)"},
 			&ucli.IntFlag{Name: "emulate-overflow", Usage: "emulate: the hardware's internal buffer overflows after about this many bytes of trace: the packets of 16 branches are lost, then OVF and FUP"},
+			&ucli.IntFlag{Name: "emulate-lose", Usage: "emulate, --per-thread: after every N-th AUX buffer the area is full: the trace up to the next PSB is lost and the AUX record is TRUNCATED"},
 			&ucli.BoolFlag{Name: "per-thread", Usage: "one buffer for the command's thread, children not followed (emulate: one AUX stream per thread; default: one CPU running all threads, with context switch records)"},
 			&ucli.BoolFlag{Name: "all-cpus", Aliases: []string{"a"}, Usage: "system-wide: every task on every CPU while CMD runs"},
 			&ucli.StringFlag{Name: "cpu", Aliases: []string{"C"}, Usage: "every task on these CPUs (0-2,5) while CMD runs"},
@@ -234,6 +235,12 @@ func runEmulate(ctx context.Context, c *ucli.Context, argv []string) error {
 		return errors.New("record: --emulate-overflow needs a positive number of bytes")
 	} else {
 		opt.PT.OverflowEvery = n
+	}
+	if n := c.Int("emulate-lose"); n != 0 {
+		if n < 0 || opt.PerCPU {
+			return errors.New("record: --emulate-lose needs a positive count and --per-thread")
+		}
+		opt.LoseEvery = n
 	}
 	if n := c.Int("emulate-snapshot"); n != 0 {
 		if n < 0 || opt.PerCPU {

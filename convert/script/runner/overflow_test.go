@@ -36,3 +36,20 @@ func TestPTOverflow(t *testing.T) {
 		})
 	}
 }
+
+// TestPTLost compares recordings whose AUX area filled up now and then:
+// trace lost up to the PSB that restarts it, the AUX record TRUNCATED
+// (perf's "Lost trace data", intel_pt_lost, with the sample's cpu).
+func TestPTLost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records programs")
+	}
+	need(t, "perf", "gcc", "make")
+	for _, every := range []int{2, 3} {
+		wo := record.WriteOptions{PT: synth.Config{TSC: true, MTC: true, MTCPeriod: 3}, AuxBufSize: 4096, LoseEvery: every}
+		data := recordPT(t, testprog.Path(t, "mix-dyn-O2"), record.Options{WriteOptions: wo})
+		compare(t, data)
+		compare(t, data, "--itrace=i0ns")
+		compare(t, data, "--itrace=be", "-F", "+flags")
+	}
+}
