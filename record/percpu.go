@@ -47,14 +47,7 @@ func perCPU(tr *flow.Trace, opt WriteOptions, st *WriteStats, add func(uint64, p
 	}
 	start := 0
 	for start < len(s.Data) {
-		end, tm := -1, uint64(0)
-		for _, c := range s.Cuts {
-			if c.Off > start && c.Off-start <= bufSize {
-				end, tm = c.Off, c.Time
-			} else if c.Off > start {
-				break
-			}
-		}
+		end, tm := nextBuffer(s, start, bufSize)
 		if end < 0 {
 			return fmt.Errorf("no packet boundary within %d bytes of offset %d", bufSize, start)
 		}
@@ -154,14 +147,7 @@ func perCPUs(tr *flow.Trace, opt WriteOptions, st *WriteStats, recs []timed, add
 		st.PTBytes += len(s.Data)
 		start := 0
 		for start < len(s.Data) {
-			end, tm := -1, uint64(0)
-			for _, c := range s.Cuts {
-				if c.Off > start && c.Off-start <= bufSize {
-					end, tm = c.Off, c.Time
-				} else if c.Off > start {
-					break
-				}
-			}
+			end, tm := nextBuffer(s, start, bufSize)
 			if end < 0 {
 				return fmt.Errorf("cpu %d: no packet boundary within %d bytes of offset %d", cpu, bufSize, start)
 			}
@@ -174,4 +160,19 @@ func perCPUs(tr *flow.Trace, opt WriteOptions, st *WriteStats, recs []timed, add
 		}
 	}
 	return nil
+}
+
+// nextBuffer returns where the AUX buffer of s that starts at start ends:
+// the last packet boundary at most bufSize bytes on (-1 if there is none),
+// and the time there.
+func nextBuffer(s *synth.Stream, start, bufSize int) (int, uint64) {
+	end, tm := -1, uint64(0)
+	for _, c := range s.Cuts {
+		if c.Off > start && c.Off-start <= bufSize {
+			end, tm = c.Off, c.Time
+		} else if c.Off > start {
+			break
+		}
+	}
+	return end, tm
 }

@@ -365,14 +365,7 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 		// Cut the stream into buffers at packet boundaries.
 		start := 0
 		for start < len(s.Data) {
-			end, tm := -1, uint64(0)
-			for _, c := range s.Cuts {
-				if c.Off > start && c.Off-start <= bufSize {
-					end, tm = c.Off, c.Time
-				} else if c.Off > start {
-					break
-				}
-			}
+			end, tm := nextBuffer(s, start, bufSize)
 			if end < 0 {
 				w.Close()
 				return nil, fmt.Errorf("thread %d: no packet boundary within %d bytes of offset %d", th.Tid, bufSize, start)

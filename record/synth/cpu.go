@@ -49,22 +49,9 @@ func EncodeCPU(threads []*flow.Thread, cfg Config) (*Stream, []Switch, error) {
 				states[cur] = threadState{on: e.on, ip: e.ip, inTX: e.inTX}
 				if e.on {
 					// Preempted in user space: an interrupt.
-					if err := e.endOverflow(); err != nil {
+					if err := preempt(e); err != nil {
 						return e.out, sw, err
 					}
-					if err := e.flushTNT(); err != nil {
-						return e.out, sw, err
-					}
-					if err := e.cyc(); err != nil {
-						return e.out, sw, err
-					}
-					if err := e.putIP(packet.KindFUP, e.ip); err != nil {
-						return e.out, sw, err
-					}
-					if err := e.tip(packet.KindTIPPGD, 0, true); err != nil {
-						return e.out, sw, err
-					}
-					e.on = false
 					states[cur] = threadState{preempted: true, ip: states[cur].ip, inTX: states[cur].inTX}
 				}
 			}
