@@ -429,7 +429,13 @@ func flagChecks() map[string]func(t *testing.T) {
 				t.Error("-j 1 and -j 3 print different text")
 			}
 		}),
-		"script/ns":                    differs(sc(), "--ns"),
+		"script/ns":          differs(sc(), "--ns"),
+		"script/header":      differs([]string{"script", "-i", cgData}, "--header"),
+		"script/header-only": differs([]string{"script", "-i", cgData}, "--header-only"),
+		// -I prints a pipe's features as they go by, and the -I
+		// sections with --header.
+		"script/I":                     all(differs([]string{"script", "-i", "../../testdata/perf/pipe.data"}, "-I"), differs([]string{"script", "-i", cgData, "--header"}, "-I")),
+		"script/show-info":             differs([]string{"script", "-i", "../../testdata/perf/pipe.data"}, "--show-info"),
 		"script/show-task-events":      differs([]string{"script", "-i", cgData}, "--show-task-events"),
 		"script/show-mmap-events":      differs([]string{"script", "-i", cgData}, "--show-mmap-events"),
 		"script/show-switch-events":    differs([]string{"script", "-i", "../../testdata/perf/switch.data"}, "--show-switch-events"),
