@@ -168,7 +168,10 @@ func appendAttr(b []byte, a *EventAttr) []byte {
 // kernel gave its instances (one per CPU or thread).
 type Attr struct {
 	EventAttr
-	IDs   []uint64
-	Name  string // from HEADER_EVENT_DESC or EVENT_UPDATE, "" when unknown
-	Index int    // position in File.Attrs
+	IDs  []uint64
+	Name string // from HEADER_EVENT_DESC or EVENT_UPDATE, "" when unknown
+	// Named says the recording names the event (perf's evsel->name is
+	// set), which it may do with an empty name.
+	Named bool
+	Index int // position in File.Attrs
 }

@@ -412,8 +412,8 @@ func (f *File) nameAttrsWith(desc []EventDesc) {
 		if a == nil && i < len(f.Attrs) {
 			a = f.Attrs[i]
 		}
-		if a != nil && a.Name == "" {
-			a.Name = e.Name
+		if a != nil && !a.Named {
+			a.Name, a.Named = e.Name, true
 		}
 	}
 }

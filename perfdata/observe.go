@@ -17,7 +17,7 @@ func (f *File) observe(raw *RawRecord) {
 	case RecordTypeEventUpdate:
 		if len(raw.Data) >= 24 && le64(raw.Data[8:]) == EventUpdateName {
 			if a := f.idToAttr[le64(raw.Data[16:])]; a != nil {
-				a.Name = cstring(raw.Data[24:])
+				a.Name, a.Named = cstring(raw.Data[24:]), true
 			}
 		}
 	case RecordTypeHeaderFeature:

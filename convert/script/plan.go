@@ -63,11 +63,9 @@ func (p *Printer) planFor(ev *Event) *plan {
 		if p.o.NameWidth == 0 && p.o.NameWidthFn != nil {
 			p.o.NameWidth = p.o.NameWidthFn()
 		}
-		name := ev.Name
-		if name == "" {
-			name = "[unknown]"
-		}
-		b := padLeftStr(nil, name, p.o.NameWidth)
+		// evsel__name is never NULL for a sample's event (perf's
+		// "[unknown]" is for none); a recording may name it "".
+		b := padLeftStr(nil, ev.Name, p.o.NameWidth)
 		pl.name = string(append(b, ':', ' '))
 	}
 	p.plans = append(p.plans, pl)

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/perfpt/perfpt/perfdata"
@@ -10,9 +11,50 @@ var hwNames = []string{"cycles", "instructions", "cache-references", "cache-miss
 	"branches", "branch-misses", "bus-cycles", "stalled-cycles-frontend",
 	"stalled-cycles-backend", "ref-cycles"}
 
+// swNames is evsel__sw_names: perf 6.1 names the first ten software
+// events only (bpf-output and cgroup-switches are "unknown-software").
 var swNames = []string{"cpu-clock", "task-clock", "page-faults", "context-switches",
 	"cpu-migrations", "minor-faults", "major-faults", "alignment-faults",
-	"emulation-faults", "dummy", "bpf-output", "cgroup-switches"}
+	"emulation-faults", "dummy"}
+
+// The hardware cache event names (evsel__hw_cache, _op, _result) and the
+// operations each cache has (evsel__hw_cache_stat: read 1, write 2,
+// prefetch 4).
+var (
+	hwCacheNames   = []string{"L1-dcache", "L1-icache", "LLC", "dTLB", "iTLB", "branch", "node"}
+	hwCacheOps     = [][2]string{{"load", "loads"}, {"store", "stores"}, {"prefetch", "prefetches"}}
+	hwCacheResults = []string{"refs", "misses"}
+	hwCacheStat    = []uint8{7, 5, 7, 7, 1, 1, 7}
+)
+
+// hwCacheName mirrors __evsel__hw_cache_name.
+func hwCacheName(config uint64) string {
+	typ, op, result := config&0xff, config>>8&0xff, config>>16&0xff
+	switch {
+	case typ >= uint64(len(hwCacheNames)):
+		return "unknown-ext-hardware-cache-type"
+	case op >= uint64(len(hwCacheOps)):
+		return "unknown-ext-hardware-cache-op"
+	case result >= uint64(len(hwCacheResults)):
+		return "unknown-ext-hardware-cache-result"
+	case hwCacheStat[typ]&(1<<op) == 0:
+		return "invalid-cache"
+	case result != 0:
+		return hwCacheNames[typ] + "-" + hwCacheOps[op][0] + "-" + hwCacheResults[result]
+	}
+	return hwCacheNames[typ] + "-" + hwCacheOps[op][1]
+}
+
+// bpName mirrors __evsel__bp_name: "mem:0xADDR:rwx".
+func bpName(a *perfdata.EventAttr) string {
+	b := "mem:0x" + strconv.FormatUint(a.Config1, 16) + ":"
+	for i, c := range "rwx" {
+		if a.BPType&(1<<i) != 0 {
+			b += string(c)
+		}
+	}
+	return b
+}
 
 // modifiers mirrors evsel__add_modifiers (":u", ":uH", ...).
 func modifiers(a *perfdata.EventAttr) string {
@@ -63,6 +105,14 @@ func eventName(a *perfdata.EventAttr) string {
 			return swNames[a.Config] + modifiers(a)
 		}
 		return "unknown-software" + modifiers(a)
+	case 2:
+		return "unknown tracepoint"
+	case 3:
+		return hwCacheName(a.Config) + modifiers(a)
+	case 4:
+		return "raw 0x" + strconv.FormatUint(a.Config, 16) + modifiers(a)
+	case 5:
+		return bpName(a) + modifiers(a)
 	}
 	return "unknown attr type: " + itoa(int64(a.Type))
 }

@@ -244,7 +244,7 @@ func (s *Session) event(a *perfdata.Attr) *script.Event {
 		return e
 	}
 	name := a.Name
-	if name == "" {
+	if !a.Named {
 		name = eventName(&a.EventAttr)
 	}
 	e := &script.Event{Name: name, AttrType: uint32(a.Type), Config: a.Config,
@@ -369,7 +369,7 @@ func (s *Session) Run(h Handler) error {
 			// A pipe's EVENT_DESC feature or EVENT_UPDATE record names
 			// attrs whose events may exist already (OnPipeAttr).
 			for a, e := range s.events {
-				if a.Name != "" {
+				if a.Named {
 					e.Name = a.Name
 				}
 			}

@@ -38,7 +38,7 @@ func (s *Session) setFormat(a *perfdata.Attr, e *script.Event) {
 		return
 	}
 	e.Format, e.Trace = f, s.tp
-	if a.Name == "" {
+	if !a.Named {
 		e.Name = f.System + ":" + f.Name
 	}
 }

@@ -1,0 +1,98 @@
+package runner
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/perfpt/perfpt/perfdata"
+)
+
+// TestEventNames compares the names perf gives events that the recording
+// does not name (evsel__name: hardware and software events with their
+// modifiers, hardware cache events, raw and breakpoint events, unknown
+// types) with perf script's, on a recording written with perfdata.
+func TestEventNames(t *testing.T) {
+	need(t, "perf")
+	data := filepath.Join(t.TempDir(), "names.data")
+	w, err := perfdata.Create(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const st = perfdata.SampleFormatIP | perfdata.SampleFormatTID | perfdata.SampleFormatTime |
+		perfdata.SampleFormatID | perfdata.SampleFormatPeriod
+	const (
+		exKernel = perfdata.AttrFlagExcludeKernel
+		exHV     = perfdata.AttrFlagExcludeHV
+		exUser   = perfdata.AttrFlagExcludeUser
+		exGuest  = perfdata.AttrFlagExcludeGuest
+		exHost   = perfdata.AttrFlagExcludeHost
+		idAll    = perfdata.AttrFlagSampleIDAll
+	)
+	precise := func(n int) perfdata.AttrFlags { return perfdata.AttrFlags(n) << 15 }
+	attrs := []perfdata.EventAttr{
+		{Type: 0, Config: 0, Flags: precise(2)},                    // cycles:pp
+		{Type: 0, Config: 1, Flags: exKernel | exHV},               // instructions:u
+		{Type: 0, Config: 5, Flags: exUser | precise(3) | exGuest}, // branch-misses:kppp... with guest
+		{Type: 0, Config: 42},                                      // unknown-hardware
+		{Type: 1, Config: 0, Flags: exHost},                        // cpu-clock with H/G rules
+		{Type: 1, Config: 10},                                      // bpf-output: unknown-software in 6.1
+		{Type: 1, Config: 11, Flags: exKernel},
+		{Type: 3, Config: 0 | 0<<8 | 1<<16},                             // L1-dcache-load-misses
+		{Type: 3, Config: 2 | 1<<8},                                     // LLC-stores
+		{Type: 3, Config: 1 | 1<<8},                                     // invalid-cache
+		{Type: 3, Config: 9},                                            // unknown type
+		{Type: 3, Config: 4 | 2<<8 | 1<<16, Flags: exKernel | exHV},     // iTLB prefetch: invalid
+		{Type: 4, Config: 0x1cd, Flags: precise(1)},                     // raw 0x1cd:p
+		{Type: 5, Config1: 0x601040, BPType: 3, Flags: exKernel | exHV}, // mem:0x601040:rw:u
+		{Type: 5, Config1: 0xffff, BPType: 4},
+		{Type: 9},
+	}
+	// An EVENT_DESC without events: perf names the events itself. (An
+	// empty name in EVENT_DESC is a name: perf prints "".)
+	w.Features.Set(perfdata.FeatEventDesc)
+	for i, a := range attrs {
+		a.SampleType, a.SamplePeriod = st, 1000
+		a.Flags |= idAll
+		if _, err := w.AddAttr(a, []uint64{uint64(100 + i)}, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range attrs {
+		s := &perfdata.RecordSample{RecordCommon: perfdata.RecordCommon{Misc: perfdata.MiscUser,
+			SampleID: perfdata.SampleID{PID: 7, TID: 7, Time: uint64(1e9 + i), ID: uint64(100 + i)}},
+			IP: 0x400000, Period: 1000}
+		if err := w.WriteRecord(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	compare(t, data, "-F", "tid,time,event,ip")
+
+	// The same events named "" by the recording.
+	named := filepath.Join(t.TempDir(), "empty-names.data")
+	w, err = perfdata.Create(named)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, a := range attrs[:3] {
+		a.SampleType, a.SamplePeriod = st, 1000
+		a.Flags |= idAll
+		if _, err := w.AddAttr(a, []uint64{uint64(100 + i)}, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range attrs[:3] {
+		s := &perfdata.RecordSample{RecordCommon: perfdata.RecordCommon{Misc: perfdata.MiscUser,
+			SampleID: perfdata.SampleID{PID: 7, TID: 7, Time: uint64(1e9 + i), ID: uint64(100 + i)}},
+			IP: 0x400000, Period: 1000}
+		if err := w.WriteRecord(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	compare(t, named, "-F", "tid,time,event,ip")
+}
