@@ -140,7 +140,11 @@ type ptQueue struct {
 	lc      locCache // last IP range resolved for this queue's samples
 
 	selTimestamp uint64 // time-range state (intel_pt_time_filter)
-	selStart     bool
+	// bulkSeq: runDecoder is decoding the queue in sequence, up to
+	// bulkLimit (bulk.go).
+	bulkSeq   bool
+	bulkLimit uint64
+	selStart  bool
 
 	started bool // runDecoder has run on it
 	// Parallel decoding (pt_par.go): a queue copy decoding one chunk
@@ -207,6 +211,7 @@ type ptState struct {
 	// instructions, branches, x, w, g/l); without it sample has nothing
 	// to do.
 	synth                bool
+	bulkInsns            uint64 // instructions walked in bulk (bulk.go; for the tests)
 	haveRange            bool
 	rangeStart, rangeEnd uint64 // TSC
 	block                Block

@@ -85,7 +85,7 @@ func (p *ptState) newDecoder(q *ptQueue) *ptperf.Decoder {
 	prm := ptperf.Params{
 		GetTrace:          q.getTrace,
 		Lookahead:         q.lookahead,
-		Walker:            &queueWalker{q: q},
+		Walker:            p.walkerFor(q),
 		ReturnCompression: p.priv[ptNoRetCompBit] == 0 || cfg&p.priv[ptNoRetCompBit] == 0,
 		BranchEnable:      !(cfg&cfgPassThru != 0 && cfg&cfgBranchEn == 0),
 		MaxNonTurboRatio:  p.maxNonTurbo,
@@ -323,6 +323,8 @@ func (p *ptState) runDecoder(q *ptQueue, timestamp *uint64) bool {
 	}
 	var ff uint64
 	q.started = true
+	q.startBulk(*timestamp) // bulk.go
+	defer q.endBulk()
 	for {
 		if p.tick++; p.tick&0xffff == 0 && p.h.Progress != nil {
 			p.progress()

@@ -234,6 +234,9 @@ type Decoder struct {
 	walkCnt uint64 // likewise the walker's instruction count
 	state   State
 	p       Params
+	// bulkW is p.Walker when it walks in bulk (bulk.go), bulk its state.
+	bulkW BulkWalker
+	bulk  BulkWalk
 
 	buf    []byte
 	pos    uint64
@@ -326,6 +329,7 @@ type Decoder struct {
 // New returns a decoder.
 func New(p Params) *Decoder {
 	d := &Decoder{p: p, stopPos: math.MaxUint64}
+	d.bulkW, _ = p.Walker.(BulkWalker)
 	if d.p.MaxLoops == 0 {
 		d.p.MaxLoops = 100000
 	}

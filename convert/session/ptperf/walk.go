@@ -312,6 +312,18 @@ func (d *Decoder) setPIP()    { d.updatePIP(); d.setNR() }
 func (d *Decoder) walkTNT() status {
 	in := &d.scratch
 	for {
+		if d.bulkW != nil {
+			// The edge-graph path (bulk.go): many runs at once.
+			var s status
+			switch d.walkBulk(d.bulkW, &s) {
+			case bulkBranch:
+				return ok
+			case bulkAgain:
+				return eAGAIN
+			case bulkStatus:
+				return s
+			}
+		}
 		s := d.walkInsn(in, 0)
 		if s == ptReturn {
 			return ok

@@ -1,0 +1,254 @@
+package session
+
+import "github.com/perfpt/perfpt/convert/session/ptperf"
+
+// The edge-graph path of the PT walk (ptperf/bulk.go): a DSO's code cache
+// is a graph of basic blocks, built lazily for the code the trace reaches
+// and shared by every process that maps the DSO. Each block is a cached
+// run (runEntry: from an offset to the first branch, its instruction
+// count, the branch and its perf flags); its successors are found from
+// the branch (the taken and fall-through offsets of a conditional branch,
+// the target of a direct jump or call, the popped return address of a
+// compressed return) in one lookup each. WalkBulk follows that graph
+// over a whole TNT packet, handing each run to the Runs batch as WalkInsn
+// would, and leaves everything else (indirect branches, TIPs, code not
+// yet in the graph, map changes, errors) to the step-by-step walk.
+//
+// It runs only where skipping the decoder's intermediate states is not
+// seen: the sequential decode (no parallel chunk or copy), no samples or
+// thread stacks (Handler.Runs alone, or nothing but errors as with
+// --itrace=e), no time filter, and a queue whose time the skipped states
+// would not change and that would not yield to other records there
+// (bulkOK). TestBulkSameRuns checks the runs against the step-by-step
+// walk on every recording of testdata; FuzzBulkSameRuns on damaged ones.
+
+// bulkOff turns the edge-graph path off (tests compare with it off).
+var bulkOff bool
+
+// bulkOK reports whether the decoders may walk in bulk at all (they get a
+// BulkWalker only then; the conditions that can change during a decode
+// are WalkBulk's).
+func (p *ptState) bulkOK() bool { return !bulkOff && !p.synth }
+
+// bulkWalker is the queueWalker of a decoder that may walk in bulk. It
+// keeps the map of its last bulk walk: the next one, nearly always in the
+// same map, checks only that the address is in it and that the thread's
+// maps have not changed.
+type bulkWalker struct {
+	queueWalker
+	bms      *Maps
+	bgen     uint64
+	lo, span uint64 // the map's range
+	delta    uint64 // DSO offset - address
+	bcc      *codeCache
+}
+
+// WalkBulk implements ptperf.BulkWalker.
+func (w *bulkWalker) WalkBulk(b *ptperf.BulkWalk) {
+	q := w.q
+	if !q.bulkSeq {
+		return
+	}
+	p := q.pt
+	flow := p.flow
+	t := q.thread
+	ip := b.IP
+	if t == nil {
+		return
+	}
+	if ip-w.lo >= w.span || w.bms != t.Maps || w.bgen != t.Maps.gen {
+		if !w.bulkMap(t.Maps, ip) {
+			return
+		}
+	}
+	cc, lo, span, delta := w.bcc, w.lo, w.span, w.delta
+	// The branch states skipped must leave the queue's time as it is
+	// (updateTimestamp) and not make it yield (runDecoder).
+	pass := b.Pass && q.timestamp >= b.Timestamp && (p.timeless || q.timestamp < q.bulkLimit)
+	b.Pass = pass
+	tip := b.TIP
+	payload, count, stack, noProg := b.Payload, b.Count, b.Stack, b.NoProgress
+	insns := b.Insns
+	b0 := insns
+	var from uint64
+	for {
+		if count == 0 && !tip {
+			// The bits ran out: the next packet, from the decoder.
+			b.IP, b.Payload, b.Count, b.Stack, b.NoProgress, b.Insns = ip, payload, count, stack, noProg, insns
+			if !b.Next() {
+				break
+			}
+			payload, count, tip = b.Payload, b.Count, b.TIP
+		}
+		if ip-lo >= span {
+			break // another map: the step-by-step walk finds it
+		}
+		e := cc.run(ip + delta)
+		if e == nil {
+			break
+		}
+		in := &e.in
+		var to uint64
+		taken := true
+		from = ip + e.bytes
+		switch in.Branch {
+		case ptperf.BrConditional:
+			if tip {
+				goto stop // walkTIP's error
+			}
+			to = from + uint64(in.Length)
+			if payload>>63 != 0 {
+				to += uint64(int64(in.Rel))
+			} else {
+				taken = false
+			}
+		case ptperf.BrUnconditional:
+			to = from + uint64(in.Length) + uint64(int64(in.Rel))
+			// walkInsn's loop check on unconditional branches in a
+			// row; where it fails, the step-by-step walk fails.
+			if c := noProg; c != 0 {
+				switch {
+				case c == 1:
+					b.StuckIP, b.StuckPrd, b.StuckCnt = to, 1, 1
+				case c > b.MaxLoops || to == b.StuckIP:
+					goto stop
+				default:
+					if b.StuckCnt--; b.StuckCnt == 0 {
+						b.StuckPrd++
+						b.StuckCnt, b.StuckIP = b.StuckPrd, to
+					}
+				}
+			}
+		case ptperf.BrIndirect:
+			switch {
+			case tip:
+				if in.Op != ptperf.OpRet && in.Op != ptperf.OpJmp && in.Op != ptperf.OpCall {
+					goto stop
+				}
+			case in.Op != ptperf.OpRet || !b.RetComp || payload>>63 == 0 || len(stack) == 0 || stack[len(stack)-1] == 0:
+				goto stop
+			default:
+				to = stack[len(stack)-1]
+			}
+		default:
+			goto stop
+		}
+		// The run is walked: the pending one learns where it went, this
+		// one goes to the batch (WalkInsn's cache hit).
+		if flow {
+			if q.hasPend {
+				q.hasPend = false
+				q.resolveRun(ip, 0)
+			}
+			if q.runFits() {
+				q.appendRun(ip, from, e.cnt, e.flags, uint64(in.Length), true)
+			} else {
+				q.emitBlock(ip, from, e.cnt, in, true)
+			}
+		}
+		insns += e.cnt
+		switch in.Branch {
+		case ptperf.BrConditional:
+			noProg = 0
+			ip = to
+			payload <<= 1
+			count--
+			b.TookBit()
+			if !taken {
+				b.NotTaken = true
+				continue
+			}
+		case ptperf.BrUnconditional:
+			noProg++
+			ip = to
+			if in.Op == ptperf.OpCall && in.Rel != 0 {
+				stack = append(stack, from+uint64(in.Length))
+			}
+		default:
+			noProg = 0
+			if in.Op == ptperf.OpCall {
+				stack = append(stack, from+uint64(in.Length))
+			} else if in.Op == ptperf.OpRet {
+				// walkInsn pops at every return.
+				b.RetAddr, b.Popped = 0, true
+				if n := len(stack); n > 0 {
+					b.RetAddr = stack[n-1]
+					stack = stack[:n-1]
+				}
+			}
+			if tip {
+				// The TIP's target, from the decoder.
+				b.Indirect, b.From, b.In = true, from, in
+				b.IP, b.Payload, b.Count, b.Stack, b.NoProgress, b.Insns = from, payload, count, stack, noProg, insns
+				more := b.Next()
+				if b.PendTo != 0 && flow && q.hasPend {
+					// runDecoder's resolution at the state skipped.
+					q.hasPend = false
+					q.resolveRun(b.PendTo, 0)
+				}
+				b.PendTo = 0
+				ip, payload, count, tip = b.IP, b.Payload, b.Count, b.TIP
+				if !more {
+					goto stop
+				}
+				continue
+			}
+			// A compressed return.
+			ip = to
+			payload <<= 1
+			count--
+			b.TookBit()
+		}
+		// A branch that went somewhere: Decode's state.
+		if !pass {
+			b.Branch, b.From, b.To, b.In = true, from, to, in
+			break
+		}
+		if flow && q.hasPend {
+			// runDecoder's resolution at the state skipped.
+			q.hasPend = false
+			q.resolveRun(to, 0)
+		}
+		b.Insns = insns
+		b.Passing()
+	}
+stop:
+	b.IP, b.Payload, b.Count, b.Stack, b.NoProgress, b.Insns = ip, payload, count, stack, noProg, insns
+	p.bulkInsns += insns - b0
+}
+
+// bulkMap finds the map of ip in ms for WalkBulk, when it is one the bulk
+// walk may use: user space, a DSO whose code can be read.
+func (w *bulkWalker) bulkMap(ms *Maps, ip uint64) bool {
+	w.bms, w.span = nil, 0
+	if ip >= w.q.pt.kernelStart {
+		return false
+	}
+	mp := w.findMap(ms, ip)
+	if mp == nil || mp.DSO == nil || w.cc == nil || w.cc.failed || mp != w.last || mp.End <= mp.Start {
+		return false
+	}
+	w.bms, w.bgen, w.bcc = ms, ms.gen, w.cc
+	w.lo, w.span, w.delta = mp.Start, mp.End-mp.Start, mp.MapIP(0)
+	return true
+}
+
+// walkerFor returns the Walker of q's decoder.
+func (p *ptState) walkerFor(q *ptQueue) ptperf.Walker {
+	if p.bulkOK() {
+		return &bulkWalker{queueWalker: queueWalker{q: q}}
+	}
+	return &queueWalker{q: q}
+}
+
+// startBulk notes that runDecoder decodes q in sequence up to limit, and
+// whether the edge-graph path applies (WalkBulk's checks that hold for
+// the whole call); endBulk that the call ended.
+func (q *ptQueue) startBulk(limit uint64) {
+	p := q.pt
+	q.bulkLimit = limit
+	q.bulkSeq = !p.synth && q.par == nil && q.job == nil && q.own == nil && !q.virt && q.selTimestamp == 0 &&
+		(p.h.Runs != nil) == p.flow
+}
+
+func (q *ptQueue) endBulk() { q.bulkSeq = false }
