@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -52,23 +53,25 @@ func gcovRun(t *testing.T, dir, name string, args []string, flags ...string) {
 
 var gcovrTotal = regexp.MustCompile(`(?m)^TOTAL\s+(\d+)\s+(\d+)\s+(\d+)%`)
 
-func gcovrLines(t *testing.T, dir string) string {
+// gcovrLines is gcovr's whole report (every file's line, or with -b branch,
+// coverage and its missing lines) of the .gcov files in dir.
+func gcovrLines(t *testing.T, dir string, extra ...string) string {
 	t.Helper()
-	cmd := exec.Command("gcovr", "-g", "-k", "-r", filepath.Join(repoRoot(t), "testdata", "gcov"), dir)
+	cmd := exec.Command("gcovr", append(append([]string{"-g", "-k"}, extra...), "-r", filepath.Join(repoRoot(t), "testdata", "gcov"), dir)...)
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("gcovr: %v\n%s", err, out)
 	}
-	m := gcovrTotal.FindStringSubmatch(string(out))
-	if m == nil {
+	if gcovrTotal.FindStringSubmatch(string(out)) == nil {
 		t.Fatalf("no TOTAL in gcovr output:\n%s", out)
 	}
-	return m[0]
+	return string(out)
 }
 
-// TestGcovrReadsOurFiles: gcovr -g reports the same line coverage for our
-// .gcov files as for gcov's own of the same run.
+// TestGcovrReadsOurFiles: gcovr -g reports the same line and branch
+// coverage (every file, every missing line) for our .gcov files as for
+// gcov's own of the same run.
 func TestGcovrReadsOurFiles(t *testing.T) {
 	if _, err := exec.LookPath("gcovr"); err != nil {
 		t.Skip("gcovr not installed (Debian package gcovr)")
@@ -95,11 +98,12 @@ func TestGcovrReadsOurFiles(t *testing.T) {
 				os.Remove(f)
 			}
 		}
-		got, want := gcovrLines(t, ours), gcovrLines(t, theirs)
-		if got != want {
-			t.Errorf("%s: gcovr on our files: %q, on gcov's: %q", name, got, want)
+		for _, extra := range [][]string{nil, {"-b"}} {
+			got, want := gcovrLines(t, ours, extra...), gcovrLines(t, theirs, extra...)
+			if got != want {
+				t.Errorf("%s: gcovr %v on our files:\n%s\non gcov's:\n%s", name, extra, got, want)
+			}
 		}
-		t.Logf("%s: gcovr %s (same for gcov's files)", name, got)
 	}
 }
 
@@ -227,7 +231,7 @@ func TestLCOV(t *testing.T) {
 	gdir := t.TempDir()
 	gcovRun(t, gdir, name, args)
 	ginfo := filepath.Join(gdir, "gcov.info")
-	if out, err := exec.Command(lcov, "-q", "-c", "-d", gdir, "-o", ginfo).CombinedOutput(); err != nil {
+	if out, err := exec.Command(lcov, "-q", "-c", "-d", gdir, "-o", ginfo, "--rc", "lcov_branch_coverage=1").CombinedOutput(); err != nil {
 		t.Fatalf("lcov -c: %v\n%s", err, out)
 	}
 	want, err := os.ReadFile(ginfo)
@@ -235,11 +239,15 @@ func TestLCOV(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got, w := daLines(b.Bytes(), name), daLines(want, name); got != w {
-		t.Errorf("DA records differ\nours: %s\ngeninfo: %s", got, w)
+		t.Errorf("FN, FNDA, DA and BRDA records differ\nours: %s\ngeninfo: %s", got, w)
 	}
+	lcovTotals(t, b.Bytes())
 }
 
-// daLines returns the DA records of name.c's section.
+// daLines returns the function, function count, line and branch records
+// (FN, FNDA, DA, BRDA) of name.c's section, sorted: geninfo 1.16 orders
+// them otherwise than perfpt and writes no totals (FNF, FNH, LF, LH, BRF,
+// BRH), which lcovTotals checks in our file.
 func daLines(info []byte, name string) string {
 	var out []string
 	in := false
@@ -251,7 +259,59 @@ func daLines(info []byte, name string) string {
 			// geninfo may append a checksum field.
 			f := strings.Split(l, ",")
 			out = append(out, f[0]+","+f[1])
+		case in && (strings.HasPrefix(l, "FN:") || strings.HasPrefix(l, "FNDA:") || strings.HasPrefix(l, "BRDA:")):
+			out = append(out, l)
 		}
 	}
-	return strings.Join(out, " ")
+	sort.Strings(out)
+	return strings.Join(out, "\n")
+}
+
+// lcovTotals checks the totals of each section of an lcov tracefile against
+// its records: FNF/FNH against FN/FNDA, LF/LH against DA, BRF/BRH against
+// BRDA.
+func lcovTotals(t *testing.T, info []byte) {
+	t.Helper()
+	var fn, fnh, lf, lh, brf, brh int
+	for _, l := range strings.Split(string(info), "\n") {
+		k, v, _ := strings.Cut(l, ":")
+		f := strings.Split(v, ",")
+		check := func(what string, want int) {
+			if n, err := strconv.Atoi(v); err != nil || n != want {
+				t.Errorf("%s:%s, the records say %d", what, v, want)
+			}
+		}
+		switch k {
+		case "SF":
+			fn, fnh, lf, lh, brf, brh = 0, 0, 0, 0, 0, 0
+		case "FN":
+			fn++
+		case "FNDA":
+			if f[0] != "0" {
+				fnh++
+			}
+		case "DA":
+			lf++
+			if f[1] != "0" {
+				lh++
+			}
+		case "BRDA":
+			brf++
+			if f[3] != "0" && f[3] != "-" {
+				brh++
+			}
+		case "FNF":
+			check(k, fn)
+		case "FNH":
+			check(k, fnh)
+		case "LF":
+			check(k, lf)
+		case "LH":
+			check(k, lh)
+		case "BRF":
+			check(k, brf)
+		case "BRH":
+			check(k, brh)
+		}
+	}
 }

@@ -10,7 +10,7 @@ import (
 // o2Floor is the agreement with gcov reached on each program built -O2:
 // executed/never/no-code and exact-count rates (percent) and call counts.
 // The test fails below it, so that changes to the -O2 model only improve.
-// o2Floor holds for all inputs, o2FloorFirst for the first input of each.
+// It holds over all the inputs of each program.
 var o2Floor = map[string][3]float64{
 	"switch":  {84, 67, 4},
 	"recurse": {97, 59, 7},
@@ -19,16 +19,6 @@ var o2Floor = map[string][3]float64{
 	"jmp":     {98, 85, 11},
 	"threads": {90, 70, 6},
 	"loops":   {89, 66, 6},
-}
-
-var o2FloorFirst = map[string][3]float64{
-	"switch":  {87, 68, 1},
-	"recurse": {99, 41, 2},
-	"fptr":    {99, 85, 7},
-	"mathlib": {99, 82, 3},
-	"jmp":     {99, 84, 3},
-	"threads": {90, 70, 2},
-	"loops":   {93, 62, 2},
 }
 
 // TestO2Agreement compares our report of each test program built -g -O2
@@ -40,14 +30,7 @@ func TestO2Agreement(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records programs")
 	}
-	// All inputs with -v (as TestAgreementWithGcov) or
-	// PERFPT_GCOV_O2_ALL=1, else the first input of each program: each
-	// input is a recording and two builds, slow under -race.
-	all := testing.Verbose() || os.Getenv("PERFPT_GCOV_O2_ALL") != ""
-	floors := o2Floor
-	if !all {
-		floors = o2FloorFirst
-	}
+	// Every input of every program, with -v or without.
 	var sum agreement
 	defer func() {
 		if sum.lines > 0 {
@@ -60,11 +43,7 @@ func TestO2Agreement(t *testing.T) {
 			dir := t.TempDir()
 			bin := buildC(t, dir, name, name, "-g", "-O2")
 			var a agreement
-			inputs := programInputs(t, name)
-			if !all {
-				inputs = inputs[:1]
-			}
-			for _, args := range inputs {
+			for _, args := range programInputs(t, name) {
 				rep, progs, err := FromRecording(emulate(t, bin, args), RecordingOptions{})
 				if err != nil {
 					t.Fatal(err)
@@ -99,7 +78,7 @@ func TestO2Agreement(t *testing.T) {
 					t.Log(d)
 				}
 			}
-			if f, ok := floors[name]; ok && (status < f[0] || exact < f[1] || float64(a.funcsOK) < f[2]) {
+			if f, ok := o2Floor[name]; ok && (status < f[0] || exact < f[1] || float64(a.funcsOK) < f[2]) {
 				t.Errorf("%s -O2: agreement below %v", name, f)
 			}
 		})

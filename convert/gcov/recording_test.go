@@ -78,6 +78,11 @@ func TestEmulatedRecordingAgreement(t *testing.T) {
 				name, a.lines, pct(a.status, a.lines), pct(a.exact, a.lines), a.funcsOK, a.funcs)
 			t.Logf("%s: .gcov text identical to gcov's for %d of %d inputs; blocks and blocks executed equal gcov's for %d of %d functions",
 				name, a.textsSame, a.texts, a.blocksSame, a.blockFns)
+			// The emulated recorder's flow is exact, threads included:
+			// every .gcov byte for byte.
+			if a.textsSame != a.texts {
+				t.Errorf("%s: .gcov text identical to gcov's for %d of %d inputs", name, a.textsSame, a.texts)
+			}
 			if f := blocksFloor[name]; a.blocksSame < f {
 				t.Errorf("%s: blocks equal gcov's for %d functions, want at least %d", name, a.blocksSame, f)
 			}

@@ -132,13 +132,26 @@ func TestCPUClockMatchesPerfReport(t *testing.T) {
 	if checked < 3 {
 		t.Errorf("only %d stacks through main in perf report", checked)
 	}
-	// The period is carried as the event value.
+	// The period is carried as the event value: the sum of the periods
+	// perf script prints.
 	var events int64
 	for _, s := range p.Sample {
 		events += s.Value[1]
 	}
-	if events <= 0 || events%total != 0 && events < total {
-		t.Errorf("event total %d for %d samples", events, total)
+	pout, err := exec.Command("perf", "script", "-i", data, "-F", "period").Output()
+	if err != nil {
+		t.Fatalf("perf script -F period: %v", err)
+	}
+	var periods int64
+	for _, f := range strings.Fields(string(pout)) {
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			t.Fatalf("perf script -F period: %q", f)
+		}
+		periods += n
+	}
+	if events != periods {
+		t.Errorf("event total %d, perf's periods add up to %d (%d samples)", events, periods, total)
 	}
 	t.Logf("%d samples, %d stacks through main equal to perf report's", total, checked)
 

@@ -278,6 +278,9 @@ func writeFields(w *bufio.Writer, r perfdata.Record) {
 		for _, e := range r.Entries {
 			fmt.Fprintf(w, " %d=%d", e.Tag, e.Val)
 		}
+	case *perfdata.RecordFinishedInit:
+		// perf report 6.1 has no handler for it (perf_session__process_user_event).
+		w.WriteString(": unhandled!")
 	case *perfdata.RecordUnknown:
 		fmt.Fprintf(w, " (%d bytes)", len(r.Data))
 	}

@@ -82,7 +82,7 @@ func BenchmarkBlockDecoderC(b *testing.B) {
 	exe := filepath.Join(b.TempDir(), "mix")
 	src := filepath.Join("..", "..", "testdata", "programs", "mix.c")
 	if out, err := exec.Command(gcc, "-O2", "-o", exe, src).CombinedOutput(); err != nil {
-		b.Skipf("gcc: %v: %s", err, out)
+		b.Fatalf("gcc cannot build testdata/programs/mix.c: %v: %s", err, out)
 	}
 	p, err := flowtest.LoadELF(exe)
 	if err != nil {

@@ -30,14 +30,9 @@ func diffLines(a, b []byte) (int, string) {
 // workerCounts are the -j values compared (all give the same bytes).
 var workerCounts = []int{1, 2, 4}
 
-// compare runs perf script and perfpt script with the same arguments on
-// data and fails on any byte of difference.
-func compare(t *testing.T, data string, args ...string) {
+// configOf is the Config of perf script's args (the subset the tests use).
+func configOf(t *testing.T, data string, args ...string) Config {
 	t.Helper()
-	want, err := exec.Command("perf", append([]string{"script", "-i", data}, args...)...).Output()
-	if err != nil {
-		t.Fatalf("perf script %v: %v", args, err)
-	}
 	cfg := Config{Input: data}
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; {
@@ -57,7 +52,7 @@ func compare(t *testing.T, data string, args ...string) {
 			i++
 			n, err := strconv.Atoi(args[i])
 			if err != nil || n <= 0 {
-				t.Fatalf("compare: bad --max-stack %q", args[i])
+				t.Fatalf("configOf: bad --max-stack %q", args[i])
 			}
 			cfg.MaxStack = n
 		case a == "-C":
@@ -80,9 +75,21 @@ func compare(t *testing.T, data string, args ...string) {
 		case ShowOptions[strings.TrimPrefix(a, "--")] != 0:
 			cfg.Show |= ShowOptions[strings.TrimPrefix(a, "--")]
 		default:
-			t.Fatalf("compare: unhandled arg %q", a)
+			t.Fatalf("configOf: unhandled arg %q", a)
 		}
 	}
+	return cfg
+}
+
+// compare runs perf script and perfpt script with the same arguments on
+// data and fails on any byte of difference.
+func compare(t *testing.T, data string, args ...string) {
+	t.Helper()
+	want, err := exec.Command("perf", append([]string{"script", "-i", data}, args...)...).Output()
+	if err != nil {
+		t.Fatalf("perf script %v: %v", args, err)
+	}
+	cfg := configOf(t, data, args...)
 	for _, j := range workerCounts {
 		cfg.Workers = j
 		var got, stderr bytes.Buffer
@@ -134,20 +141,4 @@ func TestSampledEvents(t *testing.T) {
 			compare(t, data, "-F", "ip,sym,symoff,dso", "-G")
 		})
 	}
-}
-
-// diffCount runs both tools once and counts differing lines.
-func diffCount(t *testing.T, data string, args ...string) (n, total int, first string) {
-	t.Helper()
-	want, err := exec.Command("perf", append([]string{"script", "-i", data}, args...)...).Output()
-	if err != nil {
-		t.Fatalf("perf script %v: %v", args, err)
-	}
-	cfg := Config{Input: data, ItraceSet: true, Itrace: "i100i", Fields: []string{"ip,sym,srcline"}}
-	var got, stderr bytes.Buffer
-	if err := Run(cfg, &got, &stderr); err != nil {
-		t.Fatalf("perfpt script %v: %v\n%s", args, err, stderr.String())
-	}
-	n, first = diffLines(got.Bytes(), want)
-	return n, bytes.Count(want, []byte{'\n'}), first
 }

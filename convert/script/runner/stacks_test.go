@@ -99,8 +99,8 @@ func TestPTStacks(t *testing.T) {
 // a TIP), where the thread stack sees the same calls through other
 // packets.
 func TestPTStacksVariants(t *testing.T) {
-	if os.Getenv("PERFPT_FULL") == "" {
-		t.Skip("PERFPT_FULL=1 compares more recordings")
+	if testing.Short() {
+		t.Skip("records programs")
 	}
 	inv := [][]string{{"--itrace=i100igl", "-F", "+brstack"}, {"--itrace=i10ig8l4", "-F", "+brstacksym", "--ns"}}
 	t.Run("per-thread", func(t *testing.T) {
