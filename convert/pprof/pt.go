@@ -483,8 +483,7 @@ func (a *ptAgg) profile(gran Granularity) (*profile.Profile, error) {
 			lm = b.labelMaps(lb)
 			stack = append(stack[:1], a.callers(b, n)...)
 		}
-		var mp *session.Map
-		mp = a.m.FindMap(th, r.start)
+		mp := a.m.FindMap(th, r.start)
 		bk := blockKey{mp, r.start, r.end}
 		locs, ok := blocks[bk]
 		if !ok {
@@ -578,8 +577,7 @@ func (a *ptAgg) callers(b *Builder, n int32) []*profile.Location {
 
 // frame resolves a caller frame at site of thread t.
 func (a *ptAgg) frame(t *ptThread, site uint64) Frame {
-	var mp *session.Map
-	mp = a.m.FindMap(a.m.FindThread(t.tid), site)
+	mp := a.m.FindMap(a.m.FindThread(t.tid), site)
 	fr := a.frameIn(mp, site)
 	// The site is the call instruction itself: no ip-1 adjustment.
 	fr.Caller = false
