@@ -388,6 +388,25 @@ func flagChecks() map[string]func(t *testing.T) {
 			refused("--emulate-quantum", "record", "--emulate", "--emulate-quantum", "10", "--", "/bin/true")),
 		"record/emulate-seed": all(emulateCPUs([]string{"--emulate-cpus", "2", "--emulate-quantum", "10"}, []string{"--emulate-cpus", "2", "--emulate-quantum", "10", "--emulate-seed", "7"}),
 			refused("--emulate-seed", "record", "--emulate", "--emulate-seed", "3", "--", "/bin/true")),
+		"record/emulate-kernel": all(func(t *testing.T) {
+			needTiny(t)
+			kernel := testprog.Path(t, "kernel")
+			out := filepath.Join(t.TempDir(), "k.data")
+			ok(t, "record", "--emulate", "-N", "--emulate-kernel", kernel, "-o", out, "--", tinyPath)
+			if _, err := os.Stat(filepath.Join(out, "kcore_dir")); err != nil {
+				t.Errorf("--emulate-kernel: no kernel+user directory recording: %v", err)
+			}
+		}, refused("--emulate-kernel", "record", "--emulate", "--emulate-kernel", "/nonexistent", "--", "/bin/true"),
+			refused("--emulate-kernel needs --emulate", "record", "--emulate-kernel", "x", "--", "/bin/true")),
+		"record/emulate-snapshot": all(emulateRecords([]string{"--per-thread"}, []string{"--per-thread", "--emulate-snapshot", "4096"}),
+			refused("--emulate-snapshot needs a positive size and --per-thread", "record", "--emulate", "--emulate-snapshot", "4096", "--", "/bin/true")),
+		"record/emulate-snapshot-every": all(emulateRecords([]string{"--per-thread", "--emulate-snapshot", "4096"},
+			[]string{"--per-thread", "--emulate-snapshot", "4096", "--emulate-snapshot-every", "1024"}),
+			refused("--emulate-snapshot-every needs --emulate-snapshot", "record", "--emulate", "--emulate-snapshot-every", "10", "--", "/bin/true")),
+		"record/emulate-overflow": all(emulateRecords(nil, []string{"--emulate-overflow", "2000"}),
+			refused("--emulate-overflow", "record", "--emulate", "--emulate-overflow", "-1", "--", "/bin/true")),
+		"record/emulate-lose": all(emulateRecords([]string{"--per-thread", "--aux-buffer", "256"}, []string{"--per-thread", "--aux-buffer", "256", "--emulate-lose", "2"}),
+			refused("--emulate-lose needs a positive count and --per-thread", "record", "--emulate", "--emulate-lose", "2", "--", "/bin/true")),
 		"record/per-thread": func(t *testing.T) {
 			needTiny(t)
 			_, d0, r0, ok0 := rec()
@@ -493,6 +512,29 @@ func flagChecks() map[string]func(t *testing.T) {
 		checks[name] = c
 	}
 	return checks
+}
+
+// emulateRecords records mix-static-O0 (one thread, enough trace for several
+// AUX buffers, snapshots and overflows) with each set of options and wants
+// different records; a second recording with a checks that the records
+// depend on the options only.
+func emulateRecords(a, b []string) func(t *testing.T) {
+	return func(t *testing.T) {
+		prog := testprog.Path(t, "mix-static-O0")
+		dump := func(extra []string) string {
+			out := filepath.Join(t.TempDir(), "x.data")
+			ok(t, append(append([]string{"record", "--emulate", "-N", "-o", out}, extra...), "--", prog)...)
+			d := ok(t, "dump", "-i", out).out
+			return regexp.MustCompile(`\b\d+/\d+\b|pid: \d+ tid: \d+|\(\d+:\d+\)|tid: \d+`).ReplaceAllString(d, "") // pids vary
+		}
+		da := dump(a)
+		if da != dump(a) {
+			t.Fatalf("two recordings with %v differ: the comparison below would prove nothing", a)
+		}
+		if da == dump(b) {
+			t.Errorf("%v and %v record the same", a, b)
+		}
+	}
 }
 
 // emulateCPUs records tiny (one thread: the records depend on the options

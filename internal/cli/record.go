@@ -122,7 +122,8 @@ func runRecord(c *ucli.Context) error {
 // given where it has no effect is refused, naming it.
 var (
 	emulateOnlyFlags = []string{"single-step", "noretcomp", "timing", "mtc-period", "psb-period", "aux-buffer",
-		"keep-aslr", "emulate-cpuid", "buildid-dir", "no-buildid-cache", "emulate-cpus", "emulate-quantum", "emulate-seed"}
+		"keep-aslr", "emulate-cpuid", "buildid-dir", "no-buildid-cache", "emulate-cpus", "emulate-quantum", "emulate-seed",
+		"emulate-kernel", "emulate-snapshot", "emulate-snapshot-every", "emulate-overflow", "emulate-lose"}
 	sampledOnlyFlags  = []string{"freq", "call-graph"}
 	nativeOnlyFlags   = []string{"all-cpus", "cpu"}
 	nativePTOnlyFlags = []string{"snapshot", "snapshot-on-exit"}
@@ -247,6 +248,11 @@ func runEmulate(ctx context.Context, c *ucli.Context, argv []string) error {
 			return errors.New("record: --emulate-snapshot needs a positive size and --per-thread")
 		}
 		opt.SnapshotSize, opt.SnapshotEvery = n, c.Int("emulate-snapshot-every")
+		if opt.SnapshotEvery < 0 {
+			return errors.New("record: --emulate-snapshot-every needs a positive number of bytes")
+		}
+	} else if c.IsSet("emulate-snapshot-every") {
+		return errors.New("record: --emulate-snapshot-every needs --emulate-snapshot")
 	}
 	if kp := c.String("emulate-kernel"); kp != "" {
 		k, err := ksynth.Load(kp)
