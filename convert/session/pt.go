@@ -195,7 +195,7 @@ type ptState struct {
 	kernelStart uint64
 	curTID      map[int32][2]int32 // cpu -> pid, tid
 	dataQueued  bool
-	cpuTID      map[int32]int32 // the one thread each CPU runs (cpuRuns), -1: several
+	cpuPID      map[int32]int32 // the one process each CPU runs (cpuRuns), -1: several
 	// mightOverlap: snapshot or sample recordings, whose buffers may
 	// repeat each other's data (intel_pt_get_buffer); haveTSC:
 	// intel_pt_have_tsc, which finds the overlap by TSC
@@ -547,12 +547,12 @@ func (p *ptState) queueIndex() error {
 		case *perfdata.RecordComm, *perfdata.RecordFork, *perfdata.RecordMmap, *perfdata.RecordMmap2:
 			p.s.mutTotal++
 		case *perfdata.RecordItraceStart:
-			p.cpuRuns(int32(r.CPU), r.TID)
+			p.cpuRuns(int32(r.CPU), r.PID)
 		case *perfdata.RecordSwitch:
 			if r.Out() && r.CPUWide {
-				p.cpuRuns(int32(r.CPU), r.NextPrevTID)
+				p.cpuRuns(int32(r.CPU), r.NextPrevPID)
 			} else if !r.Out() {
-				p.cpuRuns(int32(r.CPU), r.TID)
+				p.cpuRuns(int32(r.CPU), r.PID)
 			}
 		}
 	}
@@ -563,21 +563,21 @@ func (p *ptState) queueIndex() error {
 	return nil
 }
 
-// cpuRuns notes that the sideband puts thread tid on cpu (for the
+// cpuRuns notes that the sideband puts process pid on cpu (for the
 // parallel decoding of per-CPU queues; the idle task does not count: it
-// leaves no user-space trace). cpuTID[cpu] is the one thread seen there,
+// leaves no user-space trace). cpuPID[cpu] is the one process seen there,
 // -1 after a second one.
-func (p *ptState) cpuRuns(cpu, tid int32) {
-	if tid <= 0 {
+func (p *ptState) cpuRuns(cpu, pid int32) {
+	if pid <= 0 {
 		return
 	}
-	if p.cpuTID == nil {
-		p.cpuTID = map[int32]int32{}
+	if p.cpuPID == nil {
+		p.cpuPID = map[int32]int32{}
 	}
-	if old, ok := p.cpuTID[cpu]; !ok {
-		p.cpuTID[cpu] = tid
-	} else if old != tid {
-		p.cpuTID[cpu] = -1
+	if old, ok := p.cpuPID[cpu]; !ok {
+		p.cpuPID[cpu] = pid
+	} else if old != pid {
+		p.cpuPID[cpu] = -1
 	}
 }
 

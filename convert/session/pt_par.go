@@ -94,16 +94,17 @@ func (p *ptState) queueParallel(q *ptQueue, fresh bool) bool {
 	}
 	if q.qtid == -1 {
 		// A per-CPU queue: only when the whole recording's sideband
-		// puts one thread on its CPU (and the idle task, which leaves
-		// no trace), now current: its chunks walk that thread's code,
-		// and their samples take the queue's thread as they are
-		// replayed, as in a sequential decode.
+		// puts the threads of one process on its CPU (and the idle
+		// task, which leaves no trace), now current: its chunks walk
+		// that process's code (its threads share one address space),
+		// and their samples take the queue's thread of the moment as
+		// they are replayed, as in a sequential decode.
 		// Full runs (pprof's call stacks) are not: a thread's runs
 		// from two CPUs' queues would be handed over in another order
 		// (batches are cut elsewhere in chunks); counts (LeanRuns,
 		// gcov) do not depend on it.
-		tid, ok := p.cpuTID[q.cpu]
-		if !p.perCPU || !p.dataQueued || !ok || tid <= 0 || q.tid != tid || p.h.Runs != nil && !p.h.LeanRuns {
+		pid, ok := p.cpuPID[q.cpu]
+		if !p.perCPU || !p.dataQueued || !ok || pid <= 0 || q.pid != pid || p.h.Runs != nil && !p.h.LeanRuns {
 			return false
 		}
 	}
