@@ -40,7 +40,6 @@ func TestPTHiddenBinaries(t *testing.T) {
 					compare(t, data, symfs)
 					compare(t, data, symfs, "--itrace=be")
 					compare(t, data, symfs, "--itrace=i0ns", "-F", "comm,tid,ip,sym,symoff,dso")
-					compare(t, data, symfs, "--itrace=cr", "-F", "+callindent")
 				})
 			}
 		})
