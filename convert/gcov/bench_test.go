@@ -9,9 +9,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/internal/benchcpu"
 
-	"github.com/perfpt/perfpt/convert/script"
 	"github.com/perfpt/perfpt/convert/session"
 )
 
@@ -50,7 +50,7 @@ func benchRecording(b *testing.B) string {
 // does, with nothing printed: the baseline of issue 8's 1.3x budget.
 func BenchmarkBareDecode(b *testing.B) {
 	data := benchRecording(b)
-	it, err := script.ParseItrace("e")
+	it, err := sample.ParseItrace("e")
 	if err != nil {
 		b.Fatal(err)
 	}

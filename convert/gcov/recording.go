@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/perfpt/perfpt/convert/machine"
 	"github.com/perfpt/perfpt/convert/session"
 )
 
@@ -42,7 +43,7 @@ type pidTID struct{ pid, tid int32 }
 
 // threadCache remembers, per thread, the map its last block was in.
 type threadCache struct {
-	mp *session.Map
+	mp *machine.Map
 	tr *tracked
 	ct *thread // the thread's state in tr.counts
 	id pidTID  // the pid is -1 until the thread's first run in tr
@@ -80,8 +81,8 @@ func (tc *threadCache) linkAddr(ip uint64) uint64 {
 type Aggregator struct {
 	// Symfs is where source files are also looked for (perf's --symfs).
 	Symfs   string
-	m       *session.Machine
-	objs    map[*session.DSO]*tracked
+	m       *machine.Machine
+	objs    map[*machine.DSO]*tracked
 	threads map[int32]*threadCache
 	order   []*tracked
 	last    *threadCache // the thread of the previous block, or noThread
@@ -89,13 +90,13 @@ type Aggregator struct {
 }
 
 // NewAggregator returns an Aggregator resolving addresses with m.
-func NewAggregator(m *session.Machine) *Aggregator {
-	a := &Aggregator{m: m, objs: map[*session.DSO]*tracked{}, threads: map[int32]*threadCache{}, last: noThread()}
+func NewAggregator(m *machine.Machine) *Aggregator {
+	a := &Aggregator{m: m, objs: map[*machine.DSO]*tracked{}, threads: map[int32]*threadCache{}, last: noThread()}
 	a.handle = a.newHandle()
 	return a
 }
 
-func (a *Aggregator) object(d *session.DSO) *tracked {
+func (a *Aggregator) object(d *machine.DSO) *tracked {
 	if t, ok := a.objs[d]; ok {
 		return t
 	}
@@ -244,7 +245,7 @@ func (a *Aggregator) block(id pidTID, bstart, bend uint64) {
 	}
 	mp := tc.mp
 	if mp == nil || bstart < mp.Start || bstart >= mp.End {
-		var nmp *session.Map
+		var nmp *machine.Map
 		if t := a.m.FindThread(tid); t != nil {
 			nmp = t.Maps.Find(bstart)
 		}

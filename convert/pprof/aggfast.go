@@ -3,7 +3,7 @@ package pprof
 import (
 	"unsafe"
 
-	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/session"
 )
 
@@ -56,12 +56,12 @@ const (
 
 // The flags fastRuns tests.
 const (
-	fBranch   = script.FlagBranch
-	fCall     = script.FlagCall
-	fReturn   = script.FlagReturn
-	fCond     = script.FlagConditional
-	fTraceEnd = script.FlagTraceEnd
-	fNoMove   = script.FlagSyscallRet | script.FlagInterrupt | script.FlagAsync | script.FlagTraceBegin | script.FlagTraceEnd
+	fBranch   = sample.FlagBranch
+	fCall     = sample.FlagCall
+	fReturn   = sample.FlagReturn
+	fCond     = sample.FlagConditional
+	fTraceEnd = sample.FlagTraceEnd
+	fNoMove   = sample.FlagSyscallRet | sample.FlagInterrupt | sample.FlagAsync | sample.FlagTraceBegin | sample.FlagTraceEnd
 	fTakenBit = 15 // session.RunTaken
 )
 

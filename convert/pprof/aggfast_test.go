@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/session"
 )
 
@@ -88,11 +88,11 @@ func newFastCase(seed uint64) *fastCase {
 		s.marks = append(s.marks, session.RunMark{Time: times[rng.IntN(len(times))], Cycles: uint64(rng.IntN(3))})
 	}
 	kinds := []uint16{
-		script.FlagBranch | script.FlagConditional, script.FlagBranch | script.FlagConditional | session.RunTaken,
-		script.FlagBranch | script.FlagCall | session.RunTaken, script.FlagBranch | script.FlagReturn | session.RunTaken,
-		script.FlagBranch | session.RunTaken, script.FlagBranch, 0,
-		script.FlagBranch | script.FlagSyscallRet | session.RunTaken, script.FlagBranch | script.FlagAsync | script.FlagInterrupt,
-		script.FlagBranch | script.FlagTraceEnd, script.FlagBranch | script.FlagCall | script.FlagTraceBegin,
+		sample.FlagBranch | sample.FlagConditional, sample.FlagBranch | sample.FlagConditional | session.RunTaken,
+		sample.FlagBranch | sample.FlagCall | session.RunTaken, sample.FlagBranch | sample.FlagReturn | session.RunTaken,
+		sample.FlagBranch | session.RunTaken, sample.FlagBranch, 0,
+		sample.FlagBranch | sample.FlagSyscallRet | session.RunTaken, sample.FlagBranch | sample.FlagAsync | sample.FlagInterrupt,
+		sample.FlagBranch | sample.FlagTraceEnd, sample.FlagBranch | sample.FlagCall | sample.FlagTraceBegin,
 	}
 	// Most runs are made to match the guess the state will have then
 	// (simulated with fastRunsGo), until one is not taken.
@@ -168,10 +168,10 @@ func TestFastRuns(t *testing.T) {
 		// What the runs taken did, replayed one by one.
 		sim := c.clone()
 		for i, r := range c.runs[:n] {
-			if r.Flags&(script.FlagCall|script.FlagReturn) != 0 {
+			if r.Flags&(sample.FlagCall|sample.FlagReturn) != 0 {
 				moved++
 			}
-			if r.Mark != 0 || r.Flags&script.FlagTraceEnd != 0 {
+			if r.Mark != 0 || r.Flags&sample.FlagTraceEnd != 0 {
 				timed++
 			}
 			if g := sim.s.cand; int(g) >= len(sim.s.recs) || sim.s.recs[g].start != r.Start || sim.s.recs[g].end != r.End || sim.s.recs[g].nc != sim.s.nc {

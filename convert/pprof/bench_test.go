@@ -8,10 +8,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/internal/benchcpu"
 	"github.com/perfpt/perfpt/record/testprog"
 
-	"github.com/perfpt/perfpt/convert/script"
 	"github.com/perfpt/perfpt/convert/session"
 )
 
@@ -59,7 +59,7 @@ func BenchmarkBareDecode(b *testing.B) {
 // benchDecode decodes data as `perfpt script --itrace=e` does, with the
 // given workers (0: one per CPU) and handler.
 func benchDecode(b *testing.B, data string, workers int, h session.Handler) {
-	it, err := script.ParseItrace("e")
+	it, err := sample.ParseItrace("e")
 	if err != nil {
 		b.Fatal(err)
 	}

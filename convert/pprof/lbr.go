@@ -1,7 +1,7 @@
 package pprof
 
 import (
-	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/perfdata"
 )
 
@@ -47,7 +47,7 @@ func (l *lbrReader) next() {
 
 // find returns the branch stack of smp, or nil. The entries are valid
 // until the next call.
-func (l *lbrReader) find(smp *script.Sample) []perfdata.BranchEntry {
+func (l *lbrReader) find(smp *sample.Sample) []perfdata.BranchEntry {
 	if l.cur == nil && !l.done {
 		l.next()
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/session"
 	"github.com/perfpt/perfpt/perfdata"
 )
@@ -210,7 +210,7 @@ func TestLBRBranchStacks(t *testing.T) {
 }
 
 // TestLBRFromSampleBranchStack: a branch stack the session hands over in
-// script.Sample is used as it is (no second pass over the file).
+// sample.Sample is used as it is (no second pass over the file).
 func TestLBRFromSampleBranchStack(t *testing.T) {
 	bin := buildShared(t, "recurse")
 	data := writeLBRData(t, bin, 4, nil)
@@ -219,15 +219,15 @@ func TestLBRFromSampleBranchStack(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	c := &sampled{b: NewBuilder(Function, nil), m: s.Machine(), events: map[*script.Event]int{}, brIdx: -1}
+	c := &sampled{b: NewBuilder(Function, nil), m: s.Machine(), events: map[*sample.Event]int{}, brIdx: -1}
 	if c.lbr = newLBRReader(s.File()); c.lbr == nil {
 		t.Fatal("no branch stack reader for a branch-stack event")
 	}
 	c.lbr = nil // only what the sample carries
 	var fib uint64
-	err = s.Run(session.Handler{Sample: func(smp *script.Sample) {
+	err = s.Run(session.Handler{Sample: func(smp *sample.Sample) {
 		fib = smp.IP - 8 // the samples are at fib+8
-		smp.BranchStack = []script.BranchEntry{{From: smp.IP, To: fib, Mispred: true}}
+		smp.BranchStack = []sample.BranchEntry{{From: smp.IP, To: fib, Mispred: true}}
 		c.sample(smp)
 	}})
 	if err != nil {

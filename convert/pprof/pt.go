@@ -7,7 +7,8 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/machine"
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/session"
 	"github.com/perfpt/perfpt/ptdecode/insn"
 )
@@ -57,7 +58,7 @@ func (t *ptThread) setTop(n int) {
 // ptAgg aggregates decoded PT blocks per call stack.
 type ptAgg struct {
 	o       *Options
-	m       *session.Machine
+	m       *machine.Machine
 	threads map[int32]*ptThread
 	recs    recTable
 	// hasCycles: the recording has CYC packets (cycles/count).
@@ -116,7 +117,7 @@ func (a *ptAgg) newNode(parent int32, t *ptThread, site uint64) int32 {
 // the stack: calls, returns and unconditional jumps (conditional branches
 // never do), tested with a shift instead of two branches.
 const (
-	stackFlags = script.FlagBranch | script.FlagCall | script.FlagReturn | script.FlagConditional
+	stackFlags = sample.FlagBranch | sample.FlagCall | sample.FlagReturn | sample.FlagConditional
 	stackMoves = 0xfcfe
 )
 
@@ -181,7 +182,7 @@ func (a *ptAgg) runs(rb *session.RunBatch) {
 		r.branches += taken
 		// The time advances in MTC steps: most runs have their
 		// predecessor's time, and no cycles.
-		if uint32(run.Mark)|f&script.FlagTraceEnd != 0 || tm != t.lastTime {
+		if uint32(run.Mark)|f&sample.FlagTraceEnd != 0 || tm != t.lastTime {
 			tm = a.runTime(t, r, rb, run, tm)
 		}
 		// The guess for the next run: after a conditional branch, by
@@ -221,7 +222,7 @@ func timeStep(r *blockRec, marks []session.RunMark, run *session.Run, tm, last u
 		}
 		last = tm
 	}
-	if run.Flags&script.FlagTraceEnd != 0 && tm != 0 {
+	if run.Flags&sample.FlagTraceEnd != 0 && tm != 0 {
 		// The thread stopped (switched out): the time until its trace
 		// resumes is not its own.
 		last = 0
@@ -247,16 +248,16 @@ func (a *ptAgg) lookup(t *ptThread, start, end uint64) int32 {
 // with a branch of kind f to to.
 func (a *ptAgg) move(t *ptThread, f uint32, end, to uint64) {
 	switch {
-	case f&(script.FlagSyscallRet|script.FlagInterrupt|script.FlagAsync|script.FlagTraceBegin|script.FlagTraceEnd) != 0:
+	case f&(sample.FlagSyscallRet|sample.FlagInterrupt|sample.FlagAsync|sample.FlagTraceBegin|sample.FlagTraceEnd) != 0:
 		// Kernel entries and trace gaps resume where they left.
-	case f&script.FlagCall != 0:
+	case f&sample.FlagCall != 0:
 		if len(t.stack) >= maxDepth {
 			t.overflow++
 			return
 		}
 		t.stack = append(t.stack, a.fold(t.cur, end))
 		t.setTop(len(t.stack))
-	case f&script.FlagReturn != 0:
+	case f&sample.FlagReturn != 0:
 		if t.overflow > 0 {
 			t.overflow--
 			return
@@ -274,7 +275,7 @@ func (a *ptAgg) move(t *ptThread, f uint32, end, to uint64) {
 		if len(t.stack) > 0 {
 			t.setTop(len(t.stack) - 1)
 		}
-	case f&script.FlagBranch != 0 && f&script.FlagConditional == 0 && to != 0 && a.crossesMaps(t, end, to):
+	case f&sample.FlagBranch != 0 && f&sample.FlagConditional == 0 && to != 0 && a.crossesMaps(t, end, to):
 		// longjmp: a jump from another object (libc) to the return
 		// address of a call made earlier from a frame up the stack
 		// resumes that frame. (Jumps inside a function can land on a
@@ -354,7 +355,7 @@ func (a *ptAgg) foldNew(cur int32, site uint64) int32 {
 
 // insnAddrs returns the instruction addresses of the block [start, end] in
 // mp, or nil when its code cannot be read.
-func (c *codeReader) insnAddrs(mp *session.Map, start, end uint64, dst []uint64) []uint64 {
+func (c *codeReader) insnAddrs(mp *machine.Map, start, end uint64, dst []uint64) []uint64 {
 	if mp == nil || mp.DSO == nil || end < start || end-start > 1<<16 {
 		return nil
 	}
@@ -408,7 +409,7 @@ func fromPT(s *session.Session, o Options) (*profile.Profile, error) {
 // blockKey identifies the code of a block; records of the same block under
 // different call stacks share its leaf locations.
 type blockKey struct {
-	mp         *session.Map
+	mp         *machine.Map
 	start, end uint64
 }
 
@@ -461,7 +462,7 @@ func (a *ptAgg) profile(gran Granularity) (*profile.Profile, error) {
 	group := int32(0)
 	var (
 		prevNode, prevCPU int32
-		th                *session.Thread
+		th                *machine.Thread
 		lm                labelMaps
 		addrs             []uint64
 	)
@@ -554,7 +555,7 @@ func (a *ptAgg) profile(gran Granularity) (*profile.Profile, error) {
 }
 
 type leafKey struct {
-	mp *session.Map
+	mp *machine.Map
 	ip uint64
 }
 
@@ -584,7 +585,7 @@ func (a *ptAgg) frame(t *ptThread, site uint64) Frame {
 	return fr
 }
 
-func (a *ptAgg) frameIn(mp *session.Map, ip uint64) Frame {
+func (a *ptAgg) frameIn(mp *machine.Map, ip uint64) Frame {
 	fr := Frame{IP: ip}
 	if mp == nil || mp.DSO == nil {
 		return fr

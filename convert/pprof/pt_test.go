@@ -18,7 +18,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/session"
 	"github.com/perfpt/perfpt/record"
 	"github.com/perfpt/perfpt/record/synth"
@@ -284,7 +284,7 @@ func TestPTTime(t *testing.T) {
 		if stopped {
 			gaps += b.Time - last
 		}
-		last, stopped = b.Time, b.Flags&script.FlagTraceEnd != 0
+		last, stopped = b.Time, b.Flags&sample.FlagTraceEnd != 0
 	}}); err != nil {
 		t.Fatal(err)
 	}

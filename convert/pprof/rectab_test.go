@@ -3,13 +3,13 @@ package pprof
 import (
 	"testing"
 
-	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/sample"
 )
 
 // TestStackMoves checks the stackMoves table against its definition.
 func TestStackMoves(t *testing.T) {
 	for f := uint32(0); f <= stackFlags; f++ {
-		want := f&(script.FlagCall|script.FlagReturn) != 0 || f&(script.FlagBranch|script.FlagConditional) == script.FlagBranch
+		want := f&(sample.FlagCall|sample.FlagReturn) != 0 || f&(sample.FlagBranch|sample.FlagConditional) == sample.FlagBranch
 		if got := stackMoves>>(f&stackFlags)&1 != 0; got != want {
 			t.Errorf("flags %#x: moves %v, want %v", f, got, want)
 		}

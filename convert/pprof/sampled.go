@@ -3,7 +3,8 @@ package pprof
 import (
 	"github.com/google/pprof/profile"
 
-	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/machine"
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/session"
 	"github.com/perfpt/perfpt/perfdata"
 )
@@ -29,8 +30,8 @@ func (o *Options) session() session.Options {
 
 // bareItrace is `--itrace=e`: the whole flow is decoded (and delivered as
 // blocks) but only errors are synthesised.
-func bareItrace() *script.Itrace {
-	it, err := script.ParseItrace("e")
+func bareItrace() *sample.Itrace {
+	it, err := sample.ParseItrace("e")
 	if err != nil {
 		panic(err) // a constant that parses
 	}
@@ -63,8 +64,8 @@ func isPT(s *session.Session) bool {
 // sampled collects weighted samples of any events.
 type sampled struct {
 	b      *Builder
-	m      *session.Machine
-	events map[*script.Event]int // the index of the event's first value
+	m      *machine.Machine
+	events map[*sample.Event]int // the index of the event's first value
 	stack  []*profile.Location
 	vals   []int64
 	lbr    *lbrReader // nil: no event has branch stacks
@@ -84,7 +85,7 @@ type sampled struct {
 // report --branch-stack counts). Its labels are the sample's, plus
 // "branch" = "predicted" or "mispredicted" when the hardware says.
 func FromSamples(s *session.Session, o Options) (*profile.Profile, error) {
-	c := &sampled{b: NewBuilder(o.Granularity, nil), m: s.Machine(), events: map[*script.Event]int{}, brIdx: -1}
+	c := &sampled{b: NewBuilder(o.Granularity, nil), m: s.Machine(), events: map[*sample.Event]int{}, brIdx: -1}
 	c.lbr = newLBRReader(s.File())
 	err := s.Run(session.Handler{Sample: c.sample})
 	if err != nil {
@@ -110,7 +111,7 @@ func (c *sampled) values() []int64 {
 	return c.vals
 }
 
-func (c *sampled) sample(smp *script.Sample) {
+func (c *sampled) sample(smp *sample.Sample) {
 	ei, ok := c.events[smp.Ev]
 	if !ok {
 		ei = len(c.b.P.SampleType)
@@ -175,7 +176,7 @@ func (c *sampled) sample(smp *script.Sample) {
 const dwarfRegsStack = uint64(perfdata.SampleFormatRegsUser | perfdata.SampleFormatStackUser)
 
 // branch adds one entry of a branch stack.
-func (c *sampled) branch(t *session.Thread, from, to uint64, mispred, predicted bool, lb Labels) {
+func (c *sampled) branch(t *machine.Thread, from, to uint64, mispred, predicted bool, lb Labels) {
 	if c.brIdx < 0 {
 		c.brIdx = len(c.b.P.SampleType)
 		c.b.P.SampleType = append(c.b.P.SampleType, &profile.ValueType{Type: "branches", Unit: "count"})
@@ -204,12 +205,12 @@ const (
 
 // branchFrame resolves a branch address: user space through the thread's
 // maps, kernel addresses (the top half) through the kernel map.
-func (c *sampled) branchFrame(t *session.Thread, ip uint64) *Frame {
+func (c *sampled) branchFrame(t *machine.Thread, ip uint64) *Frame {
 	loc := c.m.Resolve(t, ip>>63 != 0, ip)
 	return c.frame(t, ip, &loc, false)
 }
 
-func (c *sampled) frame(t *session.Thread, ip uint64, loc *script.Loc, caller bool) *Frame {
+func (c *sampled) frame(t *machine.Thread, ip uint64, loc *sample.Loc, caller bool) *Frame {
 	fr := &Frame{IP: ip, Sym: loc.Sym, Caller: caller}
 	if !loc.HasMap {
 		return fr

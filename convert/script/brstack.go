@@ -1,36 +1,40 @@
 package script
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/perfpt/perfpt/convert/sample"
+)
 
 // brstack mirrors perf_sample__fprintf_brstack (sym false) and
 // perf_sample__fprintf_brstacksym (sym true) of perf 6.1: per entry
 // " 0xFROM(dso)/0xTO(dso)" or "from_sym+0xoff(dso)/to_sym+0xoff(dso)",
 // then the flags "/P/X/A/cycles/type ".
-func (p *Printer) brstack(b []byte, s *Sample, sym bool) []byte {
+func (p *Printer) brstack(b []byte, s *sample.Sample, sym bool) []byte {
 	dso := p.has(FieldDSO)
-	var tmp Loc
+	var tmp sample.Loc
 	for i := range s.BranchStack {
 		e := &s.BranchStack[i]
 		if sym {
-			b = symName(b, s.branchLoc(i, 0, &tmp), true)
+			b = symName(b, branchLoc(s, i, 0, &tmp), true)
 			if dso {
-				b = appendParenDSO(b, s.branchLoc(i, 0, &tmp))
+				b = appendParenDSO(b, branchLoc(s, i, 0, &tmp))
 			}
 			b = append(b, '/')
-			b = symName(b, s.branchLoc(i, 1, &tmp), true)
+			b = symName(b, branchLoc(s, i, 1, &tmp), true)
 			if dso {
-				b = appendParenDSO(b, s.branchLoc(i, 1, &tmp))
+				b = appendParenDSO(b, branchLoc(s, i, 1, &tmp))
 			}
 		} else {
 			b = append(b, " 0x"...)
 			b = strconv.AppendUint(b, e.From, 16)
 			if dso {
-				b = appendParenDSO(b, s.branchLoc(i, 0, &tmp))
+				b = appendParenDSO(b, branchLoc(s, i, 0, &tmp))
 			}
 			b = append(b, "/0x"...)
 			b = strconv.AppendUint(b, e.To, 16)
 			if dso {
-				b = appendParenDSO(b, s.branchLoc(i, 1, &tmp))
+				b = appendParenDSO(b, branchLoc(s, i, 1, &tmp))
 			}
 		}
 		b = appendBstackFlags(b, e)
@@ -41,11 +45,11 @@ func (p *Printer) brstack(b []byte, s *Sample, sym bool) []byte {
 // branchLoc returns the location of entry i's From (end 0) or To (end
 // 1): pre-resolved, or asked of the Resolver (thread__find_symbol_fb),
 // or none.
-func (s *Sample) branchLoc(i, end int, tmp *Loc) *Loc {
+func branchLoc(s *sample.Sample, i, end int, tmp *sample.Loc) *sample.Loc {
 	if k := 2*i + end; k < len(s.BranchLocs) {
 		return &s.BranchLocs[k]
 	}
-	*tmp = Loc{}
+	*tmp = sample.Loc{}
 	if s.Res != nil {
 		addr := s.BranchStack[i].From
 		if end == 1 {
@@ -56,14 +60,14 @@ func (s *Sample) branchLoc(i, end int, tmp *Loc) *Loc {
 	return tmp
 }
 
-func appendParenDSO(b []byte, l *Loc) []byte {
+func appendParenDSO(b []byte, l *sample.Loc) []byte {
 	b = append(b, '(')
 	b = dsoName(b, l)
 	return append(b, ')')
 }
 
 // appendBstackFlags mirrors print_bstack_flags: "/%c/%c/%c/%d/%s ".
-func appendBstackFlags(b []byte, e *BranchEntry) []byte {
+func appendBstackFlags(b []byte, e *sample.BranchEntry) []byte {
 	pred := byte('-')
 	if e.Mispred || e.Predicted {
 		pred = 'M'
@@ -97,7 +101,7 @@ const branchExtendABI = 15
 
 // branchTypeName mirrors get_branch_type: "" for an unknown type; glibc
 // prints a NULL name as "(null)".
-func branchTypeName(e *BranchEntry) string {
+func branchTypeName(e *sample.BranchEntry) string {
 	switch {
 	case e.Type == 0:
 		return ""

@@ -1,21 +1,13 @@
 package script
 
-import "strconv"
+import (
+	"strconv"
 
-// ErrorLine is a decoder error (PERF_RECORD_AUXTRACE_ERROR).
-type ErrorLine struct {
-	Type     uint32 // 1: instruction trace error
-	Code     uint32
-	CPU      int32
-	PID, TID int32
-	IP       uint64
-	Time     uint64 // 0: printed as "time 0"
-	HasTime  bool   // fmt >= 1
-	Msg      string
-}
+	"github.com/perfpt/perfpt/convert/sample"
+)
 
 // PrintError prints an error line as perf_event__fprintf_auxtrace_error.
-func (p *Printer) PrintError(e *ErrorLine) {
+func (p *Printer) PrintError(e *sample.ErrorLine) {
 	b := p.out
 	b = append(b, ' ')
 	if e.Type == 1 {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/perfpt/perfpt/convert/sample"
 )
 
 // Field is a bit of perf script's output field set (enum perf_output_field).
@@ -78,13 +80,9 @@ const (
 	numTypes
 )
 
-// PerfTypeSynth is PERF_TYPE_SYNTH, the attr type of synthesised events
-// such as intel_pt's ptwrite or cbr.
-const PerfTypeSynth = 0x80000000
-
 // OutputTypeOf maps a perf_event_attr type to its output class.
 func OutputTypeOf(attrType uint32) OutputType {
-	if attrType == PerfTypeSynth {
+	if attrType == sample.PerfTypeSynth {
 		return TypeSynth
 	}
 	if attrType < 6 {
@@ -293,9 +291,9 @@ func (f *Fields) Parse(arg string) (warnings []string, err error) {
 // type: default fields the event's samples cannot fill are dropped, and
 // explicitly requested ones are an error (allowUserSet: the file has an
 // AUXTRACE section, which lets addr, cpu and a few more through).
-func (f *Fields) CheckAttr(e *Event, allowUserSet bool) error {
+func (f *Fields) CheckAttr(e *sample.Event, allowUserSet bool) error {
 	f.gen++
-	t := e.OutputType()
+	t := OutputTypeOf(e.AttrType)
 	o := &f.out[t]
 	if e.AttrType == 1 && e.Config == 9 { // dummy
 		return nil
@@ -314,25 +312,25 @@ func (f *Fields) CheckAttr(e *Event, allowUserSet bool) error {
 		return nil
 	}
 	// evsel__check_attr, in its order.
-	if err := check(SampleIP, "IP", FieldIP, false); err != nil {
+	if err := check(sample.SampleIP, "IP", FieldIP, false); err != nil {
 		return err
 	}
-	if err := check(SampleAddr, "ADDR", FieldAddr, allowUserSet); err != nil {
+	if err := check(sample.SampleAddr, "ADDR", FieldAddr, allowUserSet); err != nil {
 		return err
 	}
-	if err := check(SampleDataSrc, "DATA_SRC", FieldDataSrc, allowUserSet); err != nil {
+	if err := check(sample.SampleDataSrc, "DATA_SRC", FieldDataSrc, allowUserSet); err != nil {
 		return err
 	}
-	if err := check(SampleWeight|SampleWeightStruct, "WEIGHT", FieldWeight, allowUserSet); err != nil {
+	if err := check(sample.SampleWeight|sample.SampleWeightStruct, "WEIGHT", FieldWeight, allowUserSet); err != nil {
 		return err
 	}
-	if o.fields&FieldSym != 0 && e.SampleType&(SampleIP|SampleAddr) == 0 {
+	if o.fields&FieldSym != 0 && e.SampleType&(sample.SampleIP|sample.SampleAddr) == 0 {
 		return errors.New("Display of symbols requested but neither sample IP nor sample address\navailable. Hence, no addresses to convert to symbols.")
 	}
 	if o.fields&FieldSymOff != 0 && o.fields&FieldSym == 0 {
 		return errors.New("Display of offsets requested but symbol is notselected.")
 	}
-	if o.fields&FieldDSO != 0 && e.SampleType&(SampleIP|SampleAddr) == 0 {
+	if o.fields&FieldDSO != 0 && e.SampleType&(sample.SampleIP|sample.SampleAddr) == 0 {
 		return errors.New("Display of DSO requested but no address to convert.")
 	}
 	if o.fields&(FieldSrcline|FieldSrccode) != 0 && o.fields&FieldIP == 0 {
@@ -340,7 +338,7 @@ func (f *Fields) CheckAttr(e *Event, allowUserSet bool) error {
 	}
 	// perf checks pid and tid as one field, whose name output_field2str
 	// does not find: ''.
-	if o.fields&(FieldPID|FieldTID) != 0 && e.SampleType&SampleTID == 0 {
+	if o.fields&(FieldPID|FieldTID) != 0 && e.SampleType&sample.SampleTID == 0 {
 		if o.userSetFields&(FieldPID|FieldTID) != 0 {
 			return fmt.Errorf("Samples for '%s' event do not have TID attribute set. Cannot print '' field.", e.Name)
 		}
@@ -352,14 +350,14 @@ func (f *Fields) CheckAttr(e *Event, allowUserSet bool) error {
 		x     Field
 		allow bool
 	}{
-		{SampleTime, "TIME", FieldTime, false},
-		{SampleCPU, "CPU", FieldCPU, allowUserSet},
-		{SampleRegsIntr, "IREGS", FieldIregs, allowUserSet},
-		{SampleRegsUser, "UREGS", FieldUregs, false},
-		{SamplePhysAddr, "PHYS_ADDR", FieldPhysAddr, allowUserSet},
-		{SampleDataPageSize, "DATA_PAGE_SIZE", FieldDataPageSize, false},
-		{SampleCodePageSize, "CODE_PAGE_SIZE", FieldCodePageSize, false},
-		{SampleWeightStruct, "WEIGHT_STRUCT", FieldInsLat, false},
+		{sample.SampleTime, "TIME", FieldTime, false},
+		{sample.SampleCPU, "CPU", FieldCPU, allowUserSet},
+		{sample.SampleRegsIntr, "IREGS", FieldIregs, allowUserSet},
+		{sample.SampleRegsUser, "UREGS", FieldUregs, false},
+		{sample.SamplePhysAddr, "PHYS_ADDR", FieldPhysAddr, allowUserSet},
+		{sample.SampleDataPageSize, "DATA_PAGE_SIZE", FieldDataPageSize, false},
+		{sample.SampleCodePageSize, "CODE_PAGE_SIZE", FieldCodePageSize, false},
+		{sample.SampleWeightStruct, "WEIGHT_STRUCT", FieldInsLat, false},
 	} {
 		if err := check(c.bits, c.msg, c.x, c.allow); err != nil {
 			return err

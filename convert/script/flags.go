@@ -1,24 +1,9 @@
 package script
 
-import "fmt"
+import (
+	"fmt"
 
-// Branch flags of a sample (PERF_IP_FLAG_*).
-const (
-	FlagBranch      = 1 << 0
-	FlagCall        = 1 << 1
-	FlagReturn      = 1 << 2
-	FlagConditional = 1 << 3
-	FlagSyscallRet  = 1 << 4
-	FlagAsync       = 1 << 5
-	FlagInterrupt   = 1 << 6
-	FlagTxAbort     = 1 << 7
-	FlagTraceBegin  = 1 << 8
-	FlagTraceEnd    = 1 << 9
-	FlagInTx        = 1 << 10
-	FlagVMEntry     = 1 << 11
-	FlagVMExit      = 1 << 12
-	FlagIntrDisable = 1 << 13
-	FlagIntrToggle  = 1 << 14
+	"github.com/perfpt/perfpt/convert/sample"
 )
 
 const flagChars = "bcrosyiABExghDt"
@@ -27,21 +12,21 @@ var flagNames = []struct {
 	flags uint32
 	name  string
 }{
-	{FlagBranch | FlagCall, "call"},
-	{FlagBranch | FlagReturn, "return"},
-	{FlagBranch | FlagConditional, "jcc"},
-	{FlagBranch, "jmp"},
-	{FlagBranch | FlagCall | FlagInterrupt, "int"},
-	{FlagBranch | FlagReturn | FlagInterrupt, "iret"},
-	{FlagBranch | FlagCall | FlagSyscallRet, "syscall"},
-	{FlagBranch | FlagReturn | FlagSyscallRet, "sysret"},
-	{FlagBranch | FlagAsync, "async"},
-	{FlagBranch | FlagCall | FlagAsync | FlagInterrupt, "hw int"},
-	{FlagBranch | FlagTxAbort, "tx abrt"},
-	{FlagBranch | FlagTraceBegin, "tr strt"},
-	{FlagBranch | FlagTraceEnd, "tr end"},
-	{FlagBranch | FlagCall | FlagVMEntry, "vmentry"},
-	{FlagBranch | FlagCall | FlagVMExit, "vmexit"},
+	{sample.FlagBranch | sample.FlagCall, "call"},
+	{sample.FlagBranch | sample.FlagReturn, "return"},
+	{sample.FlagBranch | sample.FlagConditional, "jcc"},
+	{sample.FlagBranch, "jmp"},
+	{sample.FlagBranch | sample.FlagCall | sample.FlagInterrupt, "int"},
+	{sample.FlagBranch | sample.FlagReturn | sample.FlagInterrupt, "iret"},
+	{sample.FlagBranch | sample.FlagCall | sample.FlagSyscallRet, "syscall"},
+	{sample.FlagBranch | sample.FlagReturn | sample.FlagSyscallRet, "sysret"},
+	{sample.FlagBranch | sample.FlagAsync, "async"},
+	{sample.FlagBranch | sample.FlagCall | sample.FlagAsync | sample.FlagInterrupt, "hw int"},
+	{sample.FlagBranch | sample.FlagTxAbort, "tx abrt"},
+	{sample.FlagBranch | sample.FlagTraceBegin, "tr strt"},
+	{sample.FlagBranch | sample.FlagTraceEnd, "tr end"},
+	{sample.FlagBranch | sample.FlagCall | sample.FlagVMEntry, "vmentry"},
+	{sample.FlagBranch | sample.FlagCall | sample.FlagVMExit, "vmexit"},
 }
 
 func flagName(f uint32) string {
@@ -55,17 +40,17 @@ func flagName(f uint32) string {
 
 // FlagsString mirrors perf_sample__sprintf_flags.
 func FlagsString(flags uint32) string {
-	const xf = FlagInTx | FlagIntrDisable | FlagIntrToggle
+	const xf = sample.FlagInTx | sample.FlagIntrDisable | sample.FlagIntrToggle
 	xs := ""
 	if flags&xf != 0 {
 		xs = "("
-		if flags&FlagInTx != 0 {
+		if flags&sample.FlagInTx != 0 {
 			xs += "x"
 		}
-		if flags&FlagIntrDisable != 0 {
+		if flags&sample.FlagIntrDisable != 0 {
 			xs += "D"
 		}
-		if flags&FlagIntrToggle != 0 {
+		if flags&sample.FlagIntrToggle != 0 {
 			xs += "t"
 		}
 		xs += ")"
@@ -73,13 +58,13 @@ func FlagsString(flags uint32) string {
 	if n := flagName(flags &^ xf); n != "" {
 		return fmt.Sprintf("%-15s%6s", n, xs)
 	}
-	if flags&FlagTraceBegin != 0 {
-		if n := flagName(flags &^ (xf | FlagTraceBegin)); n != "" {
+	if flags&sample.FlagTraceBegin != 0 {
+		if n := flagName(flags &^ (xf | sample.FlagTraceBegin)); n != "" {
 			return fmt.Sprintf("tr strt %-7s%6s", n, xs)
 		}
 	}
-	if flags&FlagTraceEnd != 0 {
-		if n := flagName(flags &^ (xf | FlagTraceEnd)); n != "" {
+	if flags&sample.FlagTraceEnd != 0 {
+		if n := flagName(flags &^ (xf | sample.FlagTraceEnd)); n != "" {
 			return fmt.Sprintf("tr end  %-7s%6s", n, xs)
 		}
 	}

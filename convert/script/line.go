@@ -3,6 +3,7 @@ package script
 import (
 	"unsafe"
 
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/symbol"
 )
 
@@ -29,7 +30,7 @@ func sameStr(a, b string) bool {
 }
 
 // printLine prints s with a plan of lineText lines.
-func (p *Printer) printLine(s *Sample, pl *plan) {
+func (p *Printer) printLine(s *sample.Sample, pl *plan) {
 	lt := &p.lineText
 	l := &s.IPLoc
 	if lt.pl != pl || l.Sym != lt.sym || s.TID != lt.tid || s.PID != lt.pid || s.CPU != lt.cpu ||
@@ -53,7 +54,7 @@ func (p *Printer) printLine(s *Sample, pl *plan) {
 
 // makeLine composes the line of s as Print does, keeping where the IP
 // goes.
-func (p *Printer) makeLine(s *Sample, pl *plan) {
+func (p *Printer) makeLine(s *sample.Sample, pl *plan) {
 	lt := &p.lineText
 	t := lt.text[:0]
 	if pl.start {

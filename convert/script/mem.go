@@ -1,6 +1,10 @@
 package script
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/perfpt/perfpt/convert/sample"
+)
 
 // The fields of a PERF_SAMPLE_DATA_SRC word (union perf_mem_data_src).
 const (
@@ -284,7 +288,7 @@ func PageSizeName(n uint64) string {
 
 // memFields prints data_src, weight and ins_lat, which process_event
 // prints after the address.
-func (p *Printer) memFields(b []byte, m *MemFields, f Field) []byte {
+func (p *Printer) memFields(b []byte, m *sample.MemFields, f Field) []byte {
 	if f&FieldDataSrc != 0 {
 		b = p.dataSrc(b, m.DataSrc)
 	}
@@ -299,7 +303,7 @@ func (p *Printer) memFields(b []byte, m *MemFields, f Field) []byte {
 
 // memTail prints phys_addr and the page sizes, which process_event
 // prints after the instruction bytes.
-func memTail(b []byte, m *MemFields, f Field) []byte {
+func memTail(b []byte, m *sample.MemFields, f Field) []byte {
 	if f&FieldPhysAddr != 0 {
 		var x [16]byte
 		b = padLeft(b, strconv.AppendUint(x[:0], m.PhysAddr, 16), 16)

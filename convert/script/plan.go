@@ -1,10 +1,12 @@
 package script
 
+import "github.com/perfpt/perfpt/convert/sample"
+
 // plan is what printing a sample of one event needs that does not change
 // from sample to sample: worked out once per event, and again when the
 // field selection or the callchain setting changes.
 type plan struct {
-	ev       *Event
+	ev       *sample.Event
 	f        Field
 	opts     int  // ipOpts of the output type
 	addrOpts int  // what addr prints after the address: sym, symoff, dso
@@ -21,7 +23,7 @@ type plan struct {
 }
 
 // planFor returns the plan of ev, making it when needed.
-func (p *Printer) planFor(ev *Event) *plan {
+func (p *Printer) planFor(ev *sample.Event) *plan {
 	if p.gen != p.o.Fields.gen || p.cc != p.o.UseCallchain {
 		// Stale: start again, and forget the texts that were keyed on
 		// the old plans.
@@ -36,7 +38,7 @@ func (p *Printer) planFor(ev *Event) *plan {
 			return pl
 		}
 	}
-	t := ev.OutputType()
+	t := OutputTypeOf(ev.AttrType)
 	f := p.o.Fields.Of(t)
 	pl := &plan{ev: ev, f: f}
 	pl.opts = ipOpts(f)
@@ -50,11 +52,11 @@ func (p *Printer) planFor(ev *Event) *plan {
 		pl.addrOpts |= optDSO
 	}
 	pl.start = f&(FieldComm|FieldPID|FieldTID|FieldCPU|FieldTime) != 0
-	pl.commRaw = f&FieldIP != 0 && ev.SampleType&SampleCallchain != 0 && p.o.UseCallchain
+	pl.commRaw = f&FieldIP != 0 && ev.SampleType&sample.SampleCallchain != 0 && p.o.UseCallchain
 	pl.bts = ev.IsBTS()
-	pl.btsAddr = f&FieldAddr != 0 || (ev.SampleType&SampleAddr != 0 && !p.o.Fields.UserSet(t))
-	pl.synth = ev.AttrType == PerfTypeSynth && f&FieldSynth != 0
-	pl.addrCorr = ev.addrCorrelatesSym()
+	pl.btsAddr = f&FieldAddr != 0 || (ev.SampleType&sample.SampleAddr != 0 && !p.o.Fields.UserSet(t))
+	pl.synth = ev.AttrType == sample.PerfTypeSynth && f&FieldSynth != 0
+	pl.addrCorr = ev.AddrCorrelatesSym()
 	const lineFields = FieldComm | FieldTID | FieldPID | FieldCPU | FieldEvent | FieldIP | FieldSym | FieldDSO
 	pl.line = f&FieldIP != 0 && f&^lineFields == 0 && !pl.bts && !pl.synth && !p.o.Fields.Flags
 	if f&FieldEvent != 0 {

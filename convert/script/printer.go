@@ -3,6 +3,8 @@ package script
 import (
 	"io"
 	"strconv"
+
+	"github.com/perfpt/perfpt/convert/sample"
 )
 
 // flushSize is how much output the printer gathers before writing it.
@@ -100,7 +102,7 @@ func (p *Printer) Write(b []byte) (int, error) {
 func (p *Printer) has(f Field) bool { return p.curF&f != 0 }
 
 // Print prints one sample (process_event).
-func (p *Printer) Print(s *Sample) {
+func (p *Printer) Print(s *sample.Sample) {
 	pl := p.pl
 	if pl == nil || pl.ev != s.Ev || p.gen != p.o.Fields.gen || p.cc != p.o.UseCallchain {
 		pl = p.planFor(s.Ev)
@@ -174,7 +176,7 @@ func (p *Printer) Print(s *Sample) {
 
 // appendStart mirrors perf_sample__fprintf_start. The comm, pid/tid and
 // cpu columns are kept as text while they repeat.
-func (p *Printer) appendStart(b []byte, s *Sample, pl *plan) []byte {
+func (p *Printer) appendStart(b []byte, s *sample.Sample, pl *plan) []byte {
 	if pl.f&(FieldComm|FieldPID|FieldTID|FieldCPU) != 0 {
 		c := &p.startText
 		if c.pl != pl || c.pid != s.PID || c.tid != s.TID || c.cpu != s.CPU || c.comm != s.Comm {
@@ -199,7 +201,7 @@ type startText struct {
 	text     []byte
 }
 
-func (c *startText) fill(s *Sample, pl *plan) {
+func (c *startText) fill(s *sample.Sample, pl *plan) {
 	c.pl, c.comm, c.pid, c.tid, c.cpu = pl, s.Comm, s.PID, s.TID, s.CPU
 	b := c.text[:0]
 	if pl.f&FieldComm != 0 {
@@ -321,7 +323,7 @@ const digits2 = "00010203040506070809" + "10111213141516171819" + "2021222324252
 	"60616263646566676869" + "70717273747576777879" + "80818283848586878889" + "90919293949596979899"
 
 // insn mirrors perf_sample__fprintf_insn.
-func (p *Printer) insn(b []byte, s *Sample) []byte {
+func (p *Printer) insn(b []byte, s *sample.Sample) []byte {
 	if p.has(FieldInsnLen) {
 		b = append(b, " ilen: "...)
 		b = strconv.AppendInt(b, int64(s.InsnLen), 10)
@@ -336,7 +338,7 @@ func (p *Printer) insn(b []byte, s *Sample) []byte {
 }
 
 // ipc mirrors perf_sample__fprintf_ipc.
-func (p *Printer) ipc(b []byte, s *Sample) []byte {
+func (p *Printer) ipc(b []byte, s *sample.Sample) []byte {
 	if !p.has(FieldIPC) || s.CycCnt == 0 || s.InsnCnt == 0 {
 		return b
 	}

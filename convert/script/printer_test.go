@@ -8,33 +8,34 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/symbol"
 	"github.com/perfpt/perfpt/internal/benchcpu"
 )
 
 var (
-	insnEv   = &Event{Name: "instructions:u", AttrType: 0, Config: 1, SampleType: SampleIP | SampleTID | SampleTime | SampleCPU}
-	branchEv = &Event{Name: "branches:u", AttrType: 0, Config: 4, SamplePeriod: 1, SampleType: SampleIP | SampleTID | SampleTime | SampleAddr | SampleCPU}
+	insnEv   = &sample.Event{Name: "instructions:u", AttrType: 0, Config: 1, SampleType: sample.SampleIP | sample.SampleTID | sample.SampleTime | sample.SampleCPU}
+	branchEv = &sample.Event{Name: "branches:u", AttrType: 0, Config: 4, SamplePeriod: 1, SampleType: sample.SampleIP | sample.SampleTID | sample.SampleTime | sample.SampleAddr | sample.SampleCPU}
 	symMain  = &symbol.Symbol{Start: 0x1000, End: 0x1100, Name: "main"}
 	symF     = &symbol.Symbol{Start: 0x1100, End: 0x1200, Name: "f"}
 )
 
-func loc(dso string, sym *symbol.Symbol, addr uint64) Loc {
-	return Loc{HasMap: dso != "", DSO: dso, MapStart: 0x400000, Addr: addr, Sym: sym}
+func loc(dso string, sym *symbol.Symbol, addr uint64) sample.Loc {
+	return sample.Loc{HasMap: dso != "", DSO: dso, MapStart: 0x400000, Addr: addr, Sym: sym}
 }
 
 // TestPrinterRuns prints runs of samples that share (or change) symbol,
 // DSO, thread and event, so that every kept text is reused and renewed.
 func TestPrinterRuns(t *testing.T) {
-	samples := []Sample{
+	samples := []sample.Sample{
 		{Ev: insnEv, Comm: "prog", PID: 10, TID: 11, CPU: 1, Time: 1_500_000_123, Period: 3, IP: 0x1004, IPLoc: loc("/bin/prog", symMain, 0x1004)},
 		{Ev: insnEv, Comm: "prog", PID: 10, TID: 11, CPU: 1, Time: 1_500_001_000, Period: 1, IP: 0x1008, IPLoc: loc("/bin/prog", symMain, 0x1008)},
 		{Ev: insnEv, Comm: "prog", PID: 10, TID: 12, CPU: 0, Time: 12_000_000_000, Period: 1, IP: 0x1104, IPLoc: loc("/bin/prog", symF, 0x1104)},
 		{Ev: insnEv, Comm: "other", PID: 10, TID: 12, CPU: 0, Time: 12_000_000_000, Period: 1, IP: 0x1104, IPLoc: loc("/lib/libf.so", symF, 0x1104)},
 		{Ev: insnEv, Comm: "other", PID: 10, TID: 12, CPU: 0, Time: 12_000_000_000, Period: 1, IP: 0x9999, IPLoc: loc("", nil, 0x9999)},
-		{Ev: branchEv, Comm: "other", PID: 10, TID: 12, CPU: 0, Time: 12_000_000_001, Period: 1, IP: 0x1104, Addr: 0x1004, Flags: FlagBranch | FlagCall,
+		{Ev: branchEv, Comm: "other", PID: 10, TID: 12, CPU: 0, Time: 12_000_000_001, Period: 1, IP: 0x1104, Addr: 0x1004, Flags: sample.FlagBranch | sample.FlagCall,
 			IPLoc: loc("/bin/prog", symF, 0x1104), AddrLoc: loc("/bin/prog", symMain, 0x1004), AddrOK: true},
-		{Ev: branchEv, Comm: "other", PID: 10, TID: 12, CPU: 0, Time: 12_000_000_002, Period: 1, IP: 0x1008, Addr: 0x1104, Flags: FlagBranch | FlagReturn,
+		{Ev: branchEv, Comm: "other", PID: 10, TID: 12, CPU: 0, Time: 12_000_000_002, Period: 1, IP: 0x1008, Addr: 0x1104, Flags: sample.FlagBranch | sample.FlagReturn,
 			IPLoc: loc("/bin/prog", symMain, 0x1008), AddrLoc: loc("/bin/prog", symF, 0x1104), AddrOK: true},
 	}
 	var out bytes.Buffer
@@ -96,7 +97,7 @@ func TestPrinterFieldsChange(t *testing.T) {
 	}
 	var out bytes.Buffer
 	p := NewPrinter(&out, Options{Fields: f})
-	s := Sample{Ev: insnEv, IP: 0x1004, IPLoc: loc("/bin/prog", symMain, 0x1004)}
+	s := sample.Sample{Ev: insnEv, IP: 0x1004, IPLoc: loc("/bin/prog", symMain, 0x1004)}
 	p.Print(&s)
 	f.Add(TypeHardware, FieldDSO)
 	p.Print(&s)
@@ -132,14 +133,14 @@ func TestAppendTimeWidths(t *testing.T) {
 // BenchmarkPrint prints runs of instruction samples as -F ip,sym and
 // -F comm,tid,time,ip,sym,symoff,dso.
 func BenchmarkPrint(b *testing.B) {
-	samples := make([]Sample, 64)
+	samples := make([]sample.Sample, 64)
 	for i := range samples {
 		sym := symMain
 		if i/16%2 == 1 {
 			sym = symF
 		}
 		ip := sym.Start + uint64(i%16)*3
-		samples[i] = Sample{Ev: insnEv, Comm: "prog", PID: 10, TID: 11, CPU: 1, Time: uint64(i) * 1000, Period: 1,
+		samples[i] = sample.Sample{Ev: insnEv, Comm: "prog", PID: 10, TID: 11, CPU: 1, Time: uint64(i) * 1000, Period: 1,
 			IP: ip, IPLoc: loc("/bin/prog", sym, ip)}
 	}
 	for _, fields := range []string{"ip,sym", "comm,tid,time,ip,sym,symoff,dso"} {
@@ -172,7 +173,7 @@ func TestPrinterMemory(t *testing.T) {
 	if _, err := f.Parse("ip,sym,dso"); err != nil {
 		t.Fatal(err)
 	}
-	s := Sample{Ev: insnEv, IP: 0x1004, IPLoc: loc("/bin/prog", symMain, 0x1004)}
+	s := sample.Sample{Ev: insnEv, IP: 0x1004, IPLoc: loc("/bin/prog", symMain, 0x1004)}
 	var one, two bytes.Buffer
 	p1 := NewPrinter(&one, Options{Fields: f})
 	p2 := NewPrinter(&two, Options{Fields: f})
@@ -239,7 +240,7 @@ func TestSymTextLengths(t *testing.T) {
 	for _, n := range []int{1, 30, 31, 32, 33, 100, 31} {
 		sym := &symbol.Symbol{Start: 0x1000, End: 0x2000, Name: strings.Repeat(string(rune('a'+n%26)), n)}
 		for ip := uint64(0x1000); ip < 0x1003; ip++ {
-			s := Sample{Ev: insnEv, IP: ip, IPLoc: loc("/bin/prog", sym, ip)}
+			s := sample.Sample{Ev: insnEv, IP: ip, IPLoc: loc("/bin/prog", sym, ip)}
 			p.Print(&s)
 			fmt.Fprintf(&want, " %16x %s\n", ip, sym.Name)
 		}

@@ -1,11 +1,13 @@
 package script
 
+import "github.com/perfpt/perfpt/convert/sample"
+
 // PrintSideband prints the line of a side-band record as perf script's
 // print_event_with_time does with --show-*-events: the sample columns
 // (perf_sample__fprintf_start) of ev's output type when ev is not nil,
 // then text, the record as perf_event__fprintf prints it (newline
 // included).
-func (p *Printer) PrintSideband(ev *Event, comm string, pid, tid int32, cpu uint32, t uint64, text []byte) {
+func (p *Printer) PrintSideband(ev *sample.Event, comm string, pid, tid int32, cpu uint32, t uint64, text []byte) {
 	b := p.out
 	if ev != nil {
 		pl := p.pl
@@ -13,7 +15,7 @@ func (p *Printer) PrintSideband(ev *Event, comm string, pid, tid int32, cpu uint
 			pl = p.planFor(ev)
 		}
 		if pl.start {
-			s := Sample{Ev: ev, Comm: comm, PID: pid, TID: tid, CPU: cpu, Time: t}
+			s := sample.Sample{Ev: ev, Comm: comm, PID: pid, TID: tid, CPU: cpu, Time: t}
 			b = p.appendStart(b, &s, pl)
 		}
 	}

@@ -4,11 +4,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/symbol"
 )
 
 // symName mirrors __symbol__fprintf_symname_offs.
-func symName(b []byte, l *Loc, offs bool) []byte {
+func symName(b []byte, l *sample.Loc, offs bool) []byte {
 	if l.Sym == nil {
 		return append(b, "[unknown]"...)
 	}
@@ -20,7 +21,7 @@ func symName(b []byte, l *Loc, offs bool) []byte {
 	return b
 }
 
-func dsoName(b []byte, l *Loc) []byte {
+func dsoName(b []byte, l *sample.Loc) []byte {
 	if !l.HasMap {
 		return append(b, "[unknown]"...)
 	}
@@ -45,7 +46,7 @@ type symText struct {
 
 // append appends what sample__fprintf_sym prints for l after the address
 // (opts: optSym, optSymOff, optDSO).
-func (c *symText) append(b []byte, l *Loc, opts int) []byte {
+func (c *symText) append(b []byte, l *sample.Loc, opts int) []byte {
 	if !c.ok || l.Sym != c.sym || opts != c.opts || (opts&optDSO != 0 && (l.HasMap != c.hasMap || l.DSO != c.dso)) {
 		c.fill(l, opts)
 	}
@@ -63,7 +64,7 @@ func (c *symText) append(b []byte, l *Loc, opts int) []byte {
 	return append(b, c.dsoT...)
 }
 
-func (c *symText) fill(l *Loc, opts int) {
+func (c *symText) fill(l *sample.Loc, opts int) {
 	c.ok, c.sym, c.hasMap, c.dso, c.opts = true, l.Sym, l.HasMap, l.DSO, opts
 	c.off = false
 	c.name = c.name[:0]
@@ -87,7 +88,7 @@ func (c *symText) fill(l *Loc, opts int) {
 }
 
 // ipSym mirrors sample__fprintf_sym for a sample without a callchain.
-func (p *Printer) ipSym(b []byte, s *Sample, opts int) []byte {
+func (p *Printer) ipSym(b []byte, s *sample.Sample, opts int) []byte {
 	if opts&optIP != 0 {
 		b = appendHex16(b, s.IP)
 	}
@@ -95,13 +96,13 @@ func (p *Printer) ipSym(b []byte, s *Sample, opts int) []byte {
 		b = p.ipText.append(b, &s.IPLoc, opts&(optSym|optSymOff|optDSO))
 	}
 	if opts&optSrcline != 0 {
-		b = s.appendIPSrcline(b)
+		b = appendIPSrcline(b, s)
 	}
 	return b
 }
 
 // callchain mirrors sample__fprintf_callchain.
-func (p *Printer) callchain(b []byte, s *Sample, opts int) []byte {
+func (p *Printer) callchain(b []byte, s *sample.Sample, opts int) []byte {
 	for i := range s.Callchain {
 		f := &s.Callchain[i]
 		if opts&optIP != 0 {
@@ -132,7 +133,7 @@ func (p *Printer) callchain(b []byte, s *Sample, opts int) []byte {
 	return b
 }
 
-func (s *Sample) appendIPSrcline(b []byte) []byte {
+func appendIPSrcline(b []byte, s *sample.Sample) []byte {
 	if s.SrclineOK {
 		if !s.IPLoc.HasMap || s.Srcline == "" || strings.HasPrefix(s.Srcline, "??:0") {
 			return b
@@ -145,7 +146,7 @@ func (s *Sample) appendIPSrcline(b []byte) []byte {
 
 // appendSrcline mirrors map__fprintf_srcline with prefix "\n  ": nothing
 // without a map or when the line is unknown ("??:0").
-func appendSrcline(b []byte, r Resolver, l *Loc) []byte {
+func appendSrcline(b []byte, r sample.Resolver, l *sample.Loc) []byte {
 	if !l.HasMap || r == nil {
 		return b
 	}
@@ -158,7 +159,7 @@ func appendSrcline(b []byte, r Resolver, l *Loc) []byte {
 }
 
 // addrLoc returns the resolved branch target of s.
-func (s *Sample) addrLoc(tmp *Loc) *Loc {
+func addrLoc(s *sample.Sample, tmp *sample.Loc) *sample.Loc {
 	switch {
 	case s.AddrOK:
 		return &s.AddrLoc
@@ -169,17 +170,17 @@ func (s *Sample) addrLoc(tmp *Loc) *Loc {
 }
 
 // addr mirrors perf_sample__fprintf_addr.
-func (p *Printer) addr(b []byte, s *Sample, pl *plan) []byte {
+func (p *Printer) addr(b []byte, s *sample.Sample, pl *plan) []byte {
 	b = appendHex16(b, s.Addr)
 	if !pl.addrCorr || pl.addrOpts == 0 {
 		return b
 	}
-	var tmp Loc
-	return p.addrText.append(b, s.addrLoc(&tmp), pl.addrOpts)
+	var tmp sample.Loc
+	return p.addrText.append(b, addrLoc(s, &tmp), pl.addrOpts)
 }
 
 // bts mirrors perf_sample__fprintf_bts: branch samples.
-func (p *Printer) bts(b []byte, s *Sample, pl *plan) []byte {
+func (p *Printer) bts(b []byte, s *sample.Sample, pl *plan) []byte {
 	srclineLast := false
 	if pl.f&FieldCallindent != 0 {
 		b = p.callindent(b, s, pl)
@@ -206,7 +207,7 @@ func (p *Printer) bts(b []byte, s *Sample, pl *plan) []byte {
 		b = p.ipc(b, s)
 	}
 	if srclineLast {
-		b = s.appendIPSrcline(b)
+		b = appendIPSrcline(b, s)
 	}
 	if pl.f&(FieldInsn|FieldInsnLen) != 0 {
 		b = p.insn(b, s)
@@ -215,19 +216,19 @@ func (p *Printer) bts(b []byte, s *Sample, pl *plan) []byte {
 }
 
 // callindent mirrors perf_sample__fprintf_callindent.
-func (p *Printer) callindent(b []byte, s *Sample, pl *plan) []byte {
+func (p *Printer) callindent(b []byte, s *sample.Sample, pl *plan) []byte {
 	depth := s.Depth
-	if s.HasThreadStack && s.Flags&FlagReturn != 0 {
+	if s.HasThreadStack && s.Flags&sample.FlagReturn != 0 {
 		depth++
 	}
 	var name string
 	var ip uint64
 	haveName := false
 	switch {
-	case s.Flags&(FlagCall|FlagTraceBegin) != 0:
+	case s.Flags&(sample.FlagCall|sample.FlagTraceBegin) != 0:
 		if pl.addrCorr {
-			var tmp Loc
-			if l := s.addrLoc(&tmp); l.Sym != nil {
+			var tmp sample.Loc
+			if l := addrLoc(s, &tmp); l.Sym != nil {
 				name, haveName = l.Sym.Name, true
 			} else {
 				ip = s.Addr
@@ -235,7 +236,7 @@ func (p *Printer) callindent(b []byte, s *Sample, pl *plan) []byte {
 		} else {
 			ip = s.Addr
 		}
-	case s.Flags&(FlagReturn|FlagTraceEnd) != 0:
+	case s.Flags&(sample.FlagReturn|sample.FlagTraceEnd) != 0:
 		if s.IPLoc.Sym != nil {
 			name, haveName = s.IPLoc.Sym.Name, true
 		} else {

@@ -1,17 +1,21 @@
 package script
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/perfpt/perfpt/convert/sample"
+)
 
 // appendSynth mirrors perf_sample__fprintf_synth: the payload of a
 // synthesised PT event, padded to 34 columns
 // (perf_sample__fprintf_pt_spacing).
-func appendSynth(b []byte, sy *Synth) []byte {
+func appendSynth(b []byte, sy *sample.Synth) []byte {
 	start := len(b)
 	switch sy.Kind {
-	case SynthPSB:
+	case sample.SynthPSB:
 		b = append(b, " psb offs: "...)
 		b = appendAltHex(b, sy.Offset)
-	case SynthCBR:
+	case sample.SynthCBR:
 		b = append(b, " cbr: "...)
 		b = appendUintPad(b, uint64(sy.CBR), 2)
 		b = append(b, " freq: "...)
@@ -23,7 +27,7 @@ func appendSynth(b []byte, sy *Synth) []byte {
 			b = appendUintPad(b, uint64(pct), 3)
 			b = append(b, "%) "...)
 		}
-	case SynthPTWrite:
+	case sample.SynthPTWrite:
 		// " IP: %u payload: %#lx %s ", the string when the payload
 		// is printable ASCII padded with NULs (ptw_is_prt).
 		b = append(b, " IP: "...)
@@ -33,13 +37,13 @@ func appendSynth(b []byte, sy *Synth) []byte {
 		b = append(b, ' ')
 		b = appendPTWString(b, sy.Payload)
 		b = append(b, ' ')
-	case SynthMWait:
+	case sample.SynthMWait:
 		b = append(b, " hints: "...)
 		b = appendAltHex(b, uint64(sy.Hints))
 		b = append(b, " extensions: "...)
 		b = appendAltHex(b, uint64(sy.Extensions))
 		b = append(b, ' ')
-	case SynthPwrE:
+	case sample.SynthPwrE:
 		b = append(b, " hw: "...)
 		b = appendBool(b, sy.HW)
 		b = append(b, " cstate: "...)
@@ -47,11 +51,11 @@ func appendSynth(b []byte, sy *Synth) []byte {
 		b = append(b, " sub-cstate: "...)
 		b = strconv.AppendUint(b, uint64(sy.SubCState), 10)
 		b = append(b, ' ')
-	case SynthExStop:
+	case sample.SynthExStop:
 		b = append(b, " IP: "...)
 		b = appendBool(b, sy.IP)
 		b = append(b, ' ')
-	case SynthPwrX:
+	case sample.SynthPwrX:
 		b = append(b, " deepest cstate: "...)
 		b = strconv.AppendUint(b, uint64(sy.DeepestCState), 10)
 		b = append(b, " last cstate: "...)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/perfpt/perfpt/convert/sample"
 )
 
 // TestAppendSynth checks the payload text of each synthesised event
@@ -17,22 +19,22 @@ func TestAppendSynth(t *testing.T) {
 		return s
 	}
 	for _, c := range []struct {
-		sy   Synth
+		sy   sample.Synth
 		want string
 	}{
-		{Synth{Kind: SynthPSB, Offset: 0x1a0}, pad(" psb offs: 0x1a0")},
-		{Synth{Kind: SynthPSB}, pad(" psb offs: 0")},
-		{Synth{Kind: SynthCBR, CBR: 36, Freq: 3600000, MaxNonTurbo: 30}, pad(" cbr: 36 freq: 3600 MHz (120%) ")},
-		{Synth{Kind: SynthPTWrite, IP: true, Payload: 0x6f6c6c6568}, " IP: 1 payload: 0x6f6c6c6568 hello "},
-		{Synth{Kind: SynthPTWrite}, pad(" IP: 0 payload: 0  ")},
-		{Synth{Kind: SynthPTWrite, Payload: 0x1234}, pad(" IP: 0 payload: 0x1234  ")},
-		{Synth{Kind: SynthPTWrite, Payload: 0x4100000041}, pad(" IP: 0 payload: 0x4100000041  ")},
-		{Synth{Kind: SynthPTWrite, Payload: 0x4847464544434241}, " IP: 0 payload: 0x4847464544434241 ABCDEFGH "},
-		{Synth{Kind: SynthMWait, Hints: 0x20, Extensions: 1}, pad(" hints: 0x20 extensions: 0x1 ")},
-		{Synth{Kind: SynthPwrE, HW: true, CState: 2, SubCState: 1}, pad(" hw: 1 cstate: 2 sub-cstate: 1 ")},
-		{Synth{Kind: SynthExStop, IP: true}, pad(" IP: 1 ")},
-		{Synth{Kind: SynthPwrX, DeepestCState: 6, LastCState: 2, WakeReason: 4}, " deepest cstate: 6 last cstate: 2 wake reason: 0x4 "},
-		{Synth{}, ""},
+		{sample.Synth{Kind: sample.SynthPSB, Offset: 0x1a0}, pad(" psb offs: 0x1a0")},
+		{sample.Synth{Kind: sample.SynthPSB}, pad(" psb offs: 0")},
+		{sample.Synth{Kind: sample.SynthCBR, CBR: 36, Freq: 3600000, MaxNonTurbo: 30}, pad(" cbr: 36 freq: 3600 MHz (120%) ")},
+		{sample.Synth{Kind: sample.SynthPTWrite, IP: true, Payload: 0x6f6c6c6568}, " IP: 1 payload: 0x6f6c6c6568 hello "},
+		{sample.Synth{Kind: sample.SynthPTWrite}, pad(" IP: 0 payload: 0  ")},
+		{sample.Synth{Kind: sample.SynthPTWrite, Payload: 0x1234}, pad(" IP: 0 payload: 0x1234  ")},
+		{sample.Synth{Kind: sample.SynthPTWrite, Payload: 0x4100000041}, pad(" IP: 0 payload: 0x4100000041  ")},
+		{sample.Synth{Kind: sample.SynthPTWrite, Payload: 0x4847464544434241}, " IP: 0 payload: 0x4847464544434241 ABCDEFGH "},
+		{sample.Synth{Kind: sample.SynthMWait, Hints: 0x20, Extensions: 1}, pad(" hints: 0x20 extensions: 0x1 ")},
+		{sample.Synth{Kind: sample.SynthPwrE, HW: true, CState: 2, SubCState: 1}, pad(" hw: 1 cstate: 2 sub-cstate: 1 ")},
+		{sample.Synth{Kind: sample.SynthExStop, IP: true}, pad(" IP: 1 ")},
+		{sample.Synth{Kind: sample.SynthPwrX, DeepestCState: 6, LastCState: 2, WakeReason: 4}, " deepest cstate: 6 last cstate: 2 wake reason: 0x4 "},
+		{sample.Synth{}, ""},
 	} {
 		if got := string(appendSynth(nil, &c.sy)); got != c.want {
 			t.Errorf("%+v:\n got %q\nwant %q", c.sy, got, c.want)
@@ -44,12 +46,12 @@ func TestAppendSynth(t *testing.T) {
 // dso, and brstacksym (perf 6.1's formats; the sym form follows the
 // previous column without a space, as perf prints it).
 func TestBrstack(t *testing.T) {
-	s := Sample{Ev: insnEv, IP: 0x1004, IPLoc: loc("/bin/prog", symMain, 0x1004),
-		BranchStack: []BranchEntry{
+	s := sample.Sample{Ev: insnEv, IP: 0x1004, IPLoc: loc("/bin/prog", symMain, 0x1004),
+		BranchStack: []sample.BranchEntry{
 			{From: 0x1010, To: 0x1100, Predicted: true, Cycles: 12, Type: 4},
 			{From: 0x1180, To: 0x9000, InTx: true, Abort: true, Mispred: true, Type: 15, NewType: 1},
 		},
-		BranchLocs: []Loc{loc("/bin/prog", symMain, 0x1010), loc("/bin/prog", symF, 0x1100),
+		BranchLocs: []sample.Loc{loc("/bin/prog", symMain, 0x1010), loc("/bin/prog", symF, 0x1100),
 			loc("/bin/prog", symF, 0x1180), loc("", nil, 0x9000)},
 	}
 	for _, c := range []struct {
@@ -89,7 +91,7 @@ func TestBrstack(t *testing.T) {
 	}
 }
 
-type fixedRes struct{ l Loc }
+type fixedRes struct{ l sample.Loc }
 
-func (r fixedRes) ResolveAddr(uint64) Loc { return r.l }
-func (r fixedRes) Srcline(*Loc) string    { return "" }
+func (r fixedRes) ResolveAddr(uint64) sample.Loc { return r.l }
+func (r fixedRes) Srcline(*sample.Loc) string    { return "" }

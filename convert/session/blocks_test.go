@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/record/synth"
 )
 
@@ -19,8 +19,8 @@ func TestBlocksBatched(t *testing.T) {
 		var out strings.Builder
 		block := func(b *Block) { fmt.Fprintf(&out, "%+v\n", *b) }
 		h := Handler{
-			Sample: func(smp *script.Sample) { fmt.Fprintf(&out, "sample %x %x\n", smp.IP, smp.Addr) },
-			Error:  func(e *script.ErrorLine) { fmt.Fprintf(&out, "error %d %x\n", e.Code, e.IP) },
+			Sample: func(smp *sample.Sample) { fmt.Fprintf(&out, "sample %x %x\n", smp.IP, smp.Addr) },
+			Error:  func(e *sample.ErrorLine) { fmt.Fprintf(&out, "error %d %x\n", e.Code, e.IP) },
 		}
 		if batched {
 			h.Blocks = func(bs []Block) {

@@ -1,6 +1,10 @@
 package session
 
-import "github.com/perfpt/perfpt/convert/session/ptperf"
+import (
+	"github.com/perfpt/perfpt/convert/session/ptperf"
+
+	"github.com/perfpt/perfpt/convert/machine"
+)
 
 // The edge-graph path of the PT walk (ptperf/bulk.go): a DSO's code cache
 // is a graph of basic blocks, built lazily for the code the trace reaches
@@ -36,7 +40,7 @@ func (p *ptState) bulkOK() bool { return !bulkOff && !p.synth }
 // maps have not changed.
 type bulkWalker struct {
 	queueWalker
-	bms      *Maps
+	bms      *machine.Maps
 	bgen     uint64
 	lo, span uint64 // the map's range
 	delta    uint64 // DSO offset - address
@@ -56,7 +60,7 @@ func (w *bulkWalker) WalkBulk(b *ptperf.BulkWalk) {
 	if t == nil {
 		return
 	}
-	if ip-w.lo >= w.span || w.bms != t.Maps || w.bgen != t.Maps.gen {
+	if ip-w.lo >= w.span || w.bms != t.Maps || w.bgen != t.Maps.Gen() {
 		if !w.bulkMap(t.Maps, ip) {
 			return
 		}
@@ -219,7 +223,7 @@ stop:
 
 // bulkMap finds the map of ip in ms for WalkBulk, when it is one the bulk
 // walk may use: user space, a DSO whose code can be read.
-func (w *bulkWalker) bulkMap(ms *Maps, ip uint64) bool {
+func (w *bulkWalker) bulkMap(ms *machine.Maps, ip uint64) bool {
 	w.bms, w.span = nil, 0
 	if ip >= w.q.pt.kernelStart {
 		return false
@@ -228,7 +232,7 @@ func (w *bulkWalker) bulkMap(ms *Maps, ip uint64) bool {
 	if mp == nil || mp.DSO == nil || w.cc == nil || w.cc.failed || mp != w.last || mp.End <= mp.Start {
 		return false
 	}
-	w.bms, w.bgen, w.bcc = ms, ms.gen, w.cc
+	w.bms, w.bgen, w.bcc = ms, ms.Gen(), w.cc
 	w.lo, w.span, w.delta = mp.Start, mp.End-mp.Start, mp.MapIP(0)
 	return true
 }

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/record"
 	"github.com/perfpt/perfpt/record/synth"
 )
@@ -92,7 +92,7 @@ func decodeRunsBulk(t *testing.T, data string, workers int, lean bool) ([]byte, 
 	var out bytes.Buffer
 	h := Handler{
 		LeanRuns: lean,
-		Error:    func(e *script.ErrorLine) { printError(&out, e) },
+		Error:    func(e *sample.ErrorLine) { printError(&out, e) },
 		Runs: func(b *RunBatch) {
 			tm := b.Time
 			for _, r := range b.Runs {

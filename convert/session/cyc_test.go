@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/sample"
 
 	"github.com/perfpt/perfpt/perfdata"
 	"github.com/perfpt/perfpt/ptdecode/packet"
@@ -106,7 +106,7 @@ func TestIPCParallel(t *testing.T) {
 		s := openItrace(t, data, "i0ns", Options{Workers: workers, IPC: ipc})
 		var b strings.Builder
 		n := 0
-		err := s.Run(Handler{Sample: func(smp *script.Sample) {
+		err := s.Run(Handler{Sample: func(smp *sample.Sample) {
 			if smp.CycCnt != 0 {
 				n++
 			}

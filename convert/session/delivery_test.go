@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/internal/benchcpu"
 )
 
@@ -16,7 +16,7 @@ func benchDelivery(b *testing.B, h func(n *uint64) Handler) {
 	if data == "" {
 		b.Skip("PERFPT_SESSION_BENCH_DATA not set")
 	}
-	it, err := script.ParseItrace("e")
+	it, err := sample.ParseItrace("e")
 	if err != nil {
 		b.Fatal(err)
 	}

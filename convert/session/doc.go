@@ -1,15 +1,12 @@
 // Package session turns a perf.data recording into resolved, ordered
 // events: the pipeline under perfpt script, pprof and gcov.
 //
-// It replays the records the way perf's session, machine and intel-pt code
-// do: threads and comms from COMM/FORK (a new thread is ":tid" until its
-// COMM; maps are per process and not reset at exec, as in perf), address
-// spaces from MMAP/MMAP2 with perf's overlap cutting, the kernel map with
-// kallsyms symbols, the thread on each CPU from ITRACE_START and SWITCH. It
-// resolves addresses to DSO and symbol through convert/symbol (perf's
-// symbol choice, the build-id cache and --symfs; [vdso] from our own vdso,
-// as perf does), and decodes Intel PT with convert/session/ptperf, which
-// follows perf 6.1's decoder state by state.
+// It replays the records the way perf's session and intel-pt code do:
+// COMM, FORK and MMAP/MMAP2 go to the machine (convert/machine: threads,
+// address spaces, DSOs and their symbols, as perf's machine.c), the thread
+// on each CPU follows ITRACE_START and SWITCH, and Intel PT is decoded with
+// convert/session/ptperf, which follows perf 6.1's decoder state by state.
+// Samples are convert/sample's Sample, resolved through the machine.
 //
 // # Use
 //
@@ -17,8 +14,8 @@
 //	if err != nil { ... }
 //	defer s.Close()
 //	err = s.Run(session.Handler{
-//		Sample: func(smp *script.Sample) { ... },
-//		Error:  func(e *script.ErrorLine) { ... },
+//		Sample: func(smp *sample.Sample) { ... },
+//		Error:  func(e *sample.ErrorLine) { ... },
 //		Block:  func(b *session.Block) { ... },
 //	})
 //
@@ -26,7 +23,7 @@
 // ordinary samples (cpu-clock -g: IP, resolved callchain, period) and the
 // samples synthesised from Intel PT according to Options.Itrace (nil means
 // perf script's default: calls and trace begin/end branches, psb, cbr,
-// errors): branches (IP, Addr, Flags: script.Flag*), instructions (Period =
+// errors): branches (IP, Addr, Flags: sample.Flag*), instructions (Period =
 // instructions since the previous one), transactions (x), ptwrite (w), and
 // the power events (p: psb, cbr, and mwait, pwre, exstop, pwrx when the
 // config has pwr_evt), the synthesised events' payloads in Sample.Synth.
@@ -47,7 +44,7 @@
 // instructions, per thread in execution order: Start and End are the first
 // and last instruction addresses (contiguous; a run crossing into another
 // mapping is split), NInsn their count, Flags the branch kinds of the last
-// instruction (script.FlagCall, FlagReturn, FlagConditional, ... or
+// instruction (sample.FlagCall, FlagReturn, FlagConditional, ... or
 // FlagTraceEnd when the trace stopped after it), To the next address
 // executed (0 when unknown or the trace stopped). A run is delivered before
 // the branch sample that ends it. Aggregate per basic block by counting

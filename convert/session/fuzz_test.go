@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/perfdata"
 )
 
@@ -31,7 +31,7 @@ func FuzzSession(f *testing.F) {
 		}
 		f.Add(b)
 	}
-	it, err := script.ParseItrace("ibxwpe")
+	it, err := sample.ParseItrace("ibxwpe")
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func FuzzSession(f *testing.F) {
 		}()
 		for _, workers := range []int{1, 2} {
 			fuzzSession(data, Options{Workers: workers, Itrace: it, Callchains: true, BuildIDDir: "-", Symfs: symfs, Kallsyms: kallsyms},
-				Handler{Sample: func(*script.Sample) {}, Error: func(*script.ErrorLine) {}})
+				Handler{Sample: func(*sample.Sample) {}, Error: func(*sample.ErrorLine) {}})
 			fuzzSession(data, Options{Workers: workers, BuildIDDir: "-", Symfs: symfs, Kallsyms: kallsyms},
 				Handler{Runs: func(rb *RunBatch) {
 					for i := range rb.Runs {

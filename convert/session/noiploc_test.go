@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/record/synth"
 )
 
@@ -16,7 +16,7 @@ func TestNoIPLoc(t *testing.T) {
 	run := func(itrace string, workers int, noLoc bool) string {
 		s := openItrace(t, data, itrace, Options{Workers: workers, NoIPLoc: noLoc})
 		var b strings.Builder
-		err := s.Run(Handler{Sample: func(smp *script.Sample) {
+		err := s.Run(Handler{Sample: func(smp *sample.Sample) {
 			if noLoc && (smp.IPLoc.Addr != smp.IP || smp.IPLoc.HasMap || smp.IPLoc.Sym != nil) {
 				t.Fatalf("IPLoc %+v with NoIPLoc, IP %#x", smp.IPLoc, smp.IP)
 			}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/record/synth"
 )
 
@@ -22,7 +22,7 @@ func decodeRuns(t *testing.T, data string, workers int, lean bool) ([]byte, [2]i
 	var out bytes.Buffer
 	h := Handler{
 		LeanRuns: lean,
-		Error:    func(e *script.ErrorLine) { printError(&out, e) },
+		Error:    func(e *sample.ErrorLine) { printError(&out, e) },
 		Runs: func(b *RunBatch) {
 			if len(b.Runs) == 0 || len(b.Runs) > blockBatch {
 				t.Fatalf("batch of %d runs", len(b.Runs))

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/internal/linediff"
 	"github.com/perfpt/perfpt/perfdata"
 	"github.com/perfpt/perfpt/record"
@@ -95,8 +95,8 @@ type textSeg struct {
 	drain func()
 }
 
-func (s *textSeg) Sample(smp *script.Sample) { printSample(&s.buf, smp) }
-func (s *textSeg) Error(e *script.ErrorLine) { printError(&s.buf, e) }
+func (s *textSeg) Sample(smp *sample.Sample) { printSample(&s.buf, smp) }
+func (s *textSeg) Error(e *sample.ErrorLine) { printError(&s.buf, e) }
 func (s *textSeg) Len() int                  { return s.buf.Len() }
 func (s *textSeg) Emit(from, to int) {
 	s.out.Write(s.buf.Bytes()[from:to])
@@ -106,7 +106,7 @@ func (s *textSeg) Emit(from, to int) {
 }
 func (s *textSeg) Reset() { s.buf.Reset() }
 
-func printSample(out *bytes.Buffer, smp *script.Sample) {
+func printSample(out *bytes.Buffer, smp *sample.Sample) {
 	sym := ""
 	if smp.IPLoc.Sym != nil {
 		sym = smp.IPLoc.Sym.Name
@@ -116,7 +116,7 @@ func printSample(out *bytes.Buffer, smp *script.Sample) {
 		smp.InsnLen, smp.Insn[:smp.InsnLen])
 }
 
-func printError(out *bytes.Buffer, e *script.ErrorLine) {
+func printError(out *bytes.Buffer, e *sample.ErrorLine) {
 	fmt.Fprintf(out, "error %d %d %d/%d %d %x %s\n", e.Code, e.CPU, e.PID, e.TID, e.Time, e.IP, e.Msg)
 }
 
@@ -125,7 +125,7 @@ func printError(out *bytes.Buffer, e *script.ErrorLine) {
 // -workers with Handler.Fork.
 func decodeText(t testing.TB, data, itrace string, workers int) ([]byte, [2]int) {
 	t.Helper()
-	it, err := script.ParseItrace(itrace)
+	it, err := sample.ParseItrace(itrace)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,8 +140,8 @@ func decodeText(t testing.TB, data, itrace string, workers int) ([]byte, [2]int)
 	defer s.Close()
 	var out bytes.Buffer
 	h := Handler{
-		Sample: func(smp *script.Sample) { printSample(&out, smp) },
-		Error:  func(e *script.ErrorLine) { printError(&out, e) },
+		Sample: func(smp *sample.Sample) { printSample(&out, smp) },
+		Error:  func(e *sample.ErrorLine) { printError(&out, e) },
 	}
 	if fork {
 		h.Fork = func() Segment { return &textSeg{out: &out} }
@@ -156,8 +156,8 @@ func decodeText(t testing.TB, data, itrace string, workers int) ([]byte, [2]int)
 				out.Reset()
 			}
 		}
-		h.Sample = func(smp *script.Sample) { inner.Sample(smp); drain() }
-		h.Error = func(e *script.ErrorLine) { inner.Error(e); drain() }
+		h.Sample = func(smp *sample.Sample) { inner.Sample(smp); drain() }
+		h.Error = func(e *sample.ErrorLine) { inner.Error(e); drain() }
 		if fork {
 			h.Fork = func() Segment { return &textSeg{out: &out, drain: drain} }
 		}

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/machine"
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/session/ptperf"
 	"github.com/perfpt/perfpt/perfdata"
 )
@@ -123,7 +124,7 @@ type ptQueue struct {
 	onHeap     bool
 	pid, tid   int32
 	cpu        int32
-	thread     *Thread
+	thread     *machine.Thread
 	timestamp  uint64
 	flags      uint32
 	insnLen    int
@@ -136,8 +137,8 @@ type ptQueue struct {
 	rbuf    [2][]byte // alternating read buffers
 	oldData []byte    // mightOverlap: the last buffer with data, whole
 	rsel    int
-	look    []byte   // lookahead buffer
-	lc      locCache // last IP range resolved for this queue's samples
+	look    []byte           // lookahead buffer
+	lc      machine.LocCache // last IP range resolved for this queue's samples
 
 	selTimestamp uint64 // time-range state (intel_pt_time_filter)
 	// bulkSeq: runDecoder is decoding the queue in sequence, up to
@@ -188,7 +189,7 @@ type ptState struct {
 	timeless    bool
 	perCPU      bool
 	sched       uint64
-	opts        script.Itrace
+	opts        sample.Itrace
 	queues      []*ptQueue
 	newData     bool
 	heap        []heapItem
@@ -217,10 +218,10 @@ type ptState struct {
 	block                Block
 	blocks               []Block // the batch for Handler.Blocks
 	tick                 uint64
-	res                  resolver
+	res                  machine.Resolver
 	bufNr                uint64
 
-	branchesEv, instructionsEv, psbEv, cbrEv *script.Event
+	branchesEv, instructionsEv, psbEv, cbrEv *sample.Event
 	branchesFilter                           uint32
 	h                                        Handler
 	workH                                    Handler // h as parallel decoding started
@@ -231,13 +232,13 @@ type ptState struct {
 	freeRecs                                 chan []rec
 	freeSegs                                 chan Segment
 	workers, producers                       sync.WaitGroup
-	smp                                      script.Sample
+	smp                                      sample.Sample
 	walker                                   walker
 
 	// (after the fields the sample path reads)
 	ipc, noIPLoc bool // Options.IPC, Options.NoIPLoc
 	// --itrace=x, w and the power events of p
-	txEv, ptwEv, mwaitEv, pwreEv, exstopEv, pwrxEv *script.Event
+	txEv, ptwEv, mwaitEv, pwreEv, exstopEv, pwrxEv *sample.Event
 	runQs, runQsSpare                              []*ptQueue // queues with runs for Handler.Runs
 }
 
@@ -311,10 +312,10 @@ func (s *Session) startPT(r *perfdata.RecordAuxtraceInfo) error {
 		}
 	}
 	if p.opts.Calls {
-		p.branchesFilter |= script.FlagCall | script.FlagAsync | script.FlagTraceEnd
+		p.branchesFilter |= sample.FlagCall | sample.FlagAsync | sample.FlagTraceEnd
 	}
 	if p.opts.Returns {
-		p.branchesFilter |= script.FlagReturn | script.FlagTraceBegin
+		p.branchesFilter |= sample.FlagReturn | sample.FlagTraceBegin
 	}
 	s.pt = p
 	if err := p.synthEvents(); err != nil {
@@ -414,19 +415,19 @@ func (p *ptState) synthEvents() error {
 		return nil
 	}
 	a := p.attr
-	st := uint64(a.SampleType)&sampleMask | script.SampleIP | script.SampleTID | script.SamplePeriod
+	st := uint64(a.SampleType)&sampleMask | sample.SampleIP | sample.SampleTID | sample.SamplePeriod
 	if p.timeless {
-		st &^= script.SampleTime
+		st &^= sample.SampleTime
 	} else {
-		st |= script.SampleTime
+		st |= sample.SampleTime
 	}
 	if !p.perCPU {
-		st &^= script.SampleCPU
+		st &^= sample.SampleCPU
 	}
-	mods := modifiers(&perfdata.EventAttr{Flags: a.Flags & (perfdata.AttrFlagExcludeUser | perfdata.AttrFlagExcludeKernel |
+	mods := sample.Modifiers(&perfdata.EventAttr{Flags: a.Flags & (perfdata.AttrFlagExcludeUser | perfdata.AttrFlagExcludeKernel |
 		perfdata.AttrFlagExcludeHV | perfdata.AttrFlagExcludeHost | perfdata.AttrFlagExcludeGuest)})
-	add := func(name string, typ uint32, config, period, sampleType uint64) (*script.Event, error) {
-		e := &script.Event{Name: name, AttrType: typ, Config: config, SamplePeriod: period, SampleType: sampleType}
+	add := func(name string, typ uint32, config, period, sampleType uint64) (*sample.Event, error) {
+		e := &sample.Event{Name: name, AttrType: typ, Config: config, SamplePeriod: period, SampleType: sampleType}
 		first := true
 		for _, o := range p.s.Events() {
 			if o.AttrType == typ {
@@ -443,23 +444,23 @@ func (p *ptState) synthEvents() error {
 	}
 	var err error
 	if p.opts.Branches {
-		if p.branchesEv, err = add("branches"+mods, 0, 4, 1, st|script.SampleAddr); err != nil {
+		if p.branchesEv, err = add("branches"+mods, 0, 4, 1, st|sample.SampleAddr); err != nil {
 			return err
 		}
 	}
 	if p.opts.Callchain {
-		st |= script.SampleCallchain
+		st |= sample.SampleCallchain
 	}
 	if p.opts.Instructions {
 		period := p.opts.Period
-		if p.opts.PeriodType == script.PeriodNanosecs {
+		if p.opts.PeriodType == sample.PeriodNanosecs {
 			period = p.tc.nsToTicks(period)
 		}
 		if p.instructionsEv, err = add("instructions"+mods, 0, 1, period, st); err != nil {
 			return err
 		}
 	}
-	st &^= script.SamplePeriod
+	st &^= sample.SamplePeriod
 	if p.opts.Transactions {
 		if p.txEv, err = add("transactions", 0, 1, 1, st); err != nil {
 			return err
@@ -467,25 +468,25 @@ func (p *ptState) synthEvents() error {
 	}
 	st |= sampleRaw
 	if p.opts.Ptwrites {
-		if p.ptwEv, err = add("ptwrite", script.PerfTypeSynth, synthPTWrite, 1, st); err != nil {
+		if p.ptwEv, err = add("ptwrite", sample.PerfTypeSynth, synthPTWrite, 1, st); err != nil {
 			return err
 		}
 	}
 	if p.opts.PwrEvents {
-		if p.cbrEv, err = add("cbr", script.PerfTypeSynth, synthCBR, 1, st); err != nil {
+		if p.cbrEv, err = add("cbr", sample.PerfTypeSynth, synthCBR, 1, st); err != nil {
 			return err
 		}
-		if p.psbEv, err = add("psb", script.PerfTypeSynth, synthPSB, 1, st); err != nil {
+		if p.psbEv, err = add("psb", sample.PerfTypeSynth, synthPSB, 1, st); err != nil {
 			return err
 		}
 		if a.Config&cfgPwrEvt != 0 {
 			for _, e := range []struct {
-				ev     **script.Event
+				ev     **sample.Event
 				name   string
 				config uint64
 			}{{&p.mwaitEv, "mwait", synthMWait}, {&p.pwreEv, "pwre", synthPwrE},
 				{&p.exstopEv, "exstop", synthExStop}, {&p.pwrxEv, "pwrx", synthPwrX}} {
-				if *e.ev, err = add(e.name, script.PerfTypeSynth, e.config, 1, st); err != nil {
+				if *e.ev, err = add(e.name, sample.PerfTypeSynth, e.config, 1, st); err != nil {
 					return err
 				}
 			}

@@ -6,7 +6,8 @@ import (
 	"os"
 	"runtime"
 
-	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/machine"
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/session/ptperf"
 	"github.com/perfpt/perfpt/convert/symbol"
 	"github.com/perfpt/perfpt/internal/mapfile"
@@ -202,7 +203,7 @@ type chunk struct {
 type rec struct {
 	ip, addr, period uint64
 	a                uint64 // the IP's map-relative address (the IP without a map)
-	mp               *Map
+	mp               *machine.Map
 	sym              *symbol.Symbol
 	flags            uint32
 	kind             uint8
@@ -246,8 +247,8 @@ type job struct {
 	bufs    []*runBuf
 	lead    []leadLog
 	batchAt int // batches up to here are in a recBatches
-	errs    []script.ErrorLine
-	ro      roCache
+	errs    []sample.ErrorLine
+	ro      machine.ROCache
 	startOK bool
 	// tainted: the decode walked code that cannot be read, whose errors
 	// depend on the walks before the chunk (codeCache.silent)
@@ -261,7 +262,7 @@ type job struct {
 	seg    Segment
 	segLen int
 	lastTS uint64 // the queue's timestamp at the last state logged
-	smp    script.Sample
+	smp    sample.Sample
 	res    roResolver
 }
 
@@ -280,7 +281,7 @@ func (j *job) markBatches() {
 	}
 }
 
-func (j *job) add(p *ptState, q *ptQueue, ev *script.Event, ip, addr, period uint64, flags uint32) {
+func (j *job) add(p *ptState, q *ptQueue, ev *sample.Event, ip, addr, period uint64, flags uint32) {
 	if j.seg != nil {
 		j.format(p, q, ev, ip, addr, period, flags)
 		return
@@ -293,18 +294,18 @@ func (j *job) add(p *ptState, q *ptQueue, ev *script.Event, ip, addr, period uin
 	if ip == 0 {
 		kernel = addr >= p.kernelStart
 	}
-	var mp *Map
+	var mp *machine.Map
 	var sym *symbol.Symbol
 	a := ip
 	if !p.noIPLoc {
-		mp, sym, a = p.s.m.resolveRO(&j.ro, q.thread, kernel, ip)
+		mp, sym, a = p.s.m.ResolveRO(&j.ro, q.thread, kernel, ip)
 	}
 	j.push(rec{ip: ip, addr: addr, period: period, a: a, mp: mp, sym: sym,
 		flags: flags, kind: kind, insnLen: uint8(q.insnLen), insn: q.insn})
 }
 
 // format is prepSample and deliver for a job with a Segment.
-func (j *job) format(p *ptState, q *ptQueue, ev *script.Event, ip, addr, period uint64, flags uint32) {
+func (j *job) format(p *ptState, q *ptQueue, ev *sample.Event, ip, addr, period uint64, flags uint32) {
 	if p.workH.Sample == nil {
 		return
 	}
@@ -321,12 +322,12 @@ func (j *job) format(p *ptState, q *ptQueue, ev *script.Event, ip, addr, period 
 	m := p.s.m
 	l := &smp.IPLoc
 	if p.noIPLoc {
-		*l = script.Loc{Addr: ip}
-	} else if mp, sym, a := m.resolveRO(&j.ro, t, kernel, ip); mp != nil {
+		*l = sample.Loc{Addr: ip}
+	} else if mp, sym, a := m.ResolveRO(&j.ro, t, kernel, ip); mp != nil {
 		l.HasMap, l.DSO, l.Kernel, l.MapStart, l.Addr, l.Ref = true, mp.DSO.Name, mp.DSO.Kernel, mp.Start, a, mp
 		l.Sym = sym
 	} else {
-		*l = script.Loc{Addr: a}
+		*l = sample.Loc{Addr: a}
 	}
 	j.res.m, j.res.t, j.res.kernel = m, t, kernel
 	smp.Res = &j.res
@@ -336,24 +337,24 @@ func (j *job) format(p *ptState, q *ptQueue, ev *script.Event, ip, addr, period 
 
 // roResolver is the Resolver of a sample formatted on a worker.
 type roResolver struct {
-	m      *Machine
-	t      *Thread
+	m      *machine.Machine
+	t      *machine.Thread
 	kernel bool
-	c      roCache
+	c      machine.ROCache
 }
 
-func (r *roResolver) ResolveAddr(addr uint64) script.Loc {
-	mp, sym, a := r.m.resolveRO(&r.c, r.t, r.kernel, addr)
+func (r *roResolver) ResolveAddr(addr uint64) sample.Loc {
+	mp, sym, a := r.m.ResolveRO(&r.c, r.t, r.kernel, addr)
 	if mp == nil {
-		return script.Loc{Addr: a}
+		return sample.Loc{Addr: a}
 	}
-	return script.Loc{HasMap: true, DSO: mp.DSO.Name, Kernel: mp.DSO.Kernel, MapStart: mp.Start, Addr: a, Ref: mp, Sym: sym}
+	return sample.Loc{HasMap: true, DSO: mp.DSO.Name, Kernel: mp.DSO.Kernel, MapStart: mp.Start, Addr: a, Ref: mp, Sym: sym}
 }
 
 // Srcline is not available on a worker (see Handler.Fork).
-func (r *roResolver) Srcline(l *script.Loc) string { return "" }
+func (r *roResolver) Srcline(l *sample.Loc) string { return "" }
 
-func (j *job) addError(e script.ErrorLine) {
+func (j *job) addError(e sample.ErrorLine) {
 	if j.seg != nil {
 		j.seg.Error(&e)
 		return
@@ -459,7 +460,7 @@ func (p *ptState) runSeq(q *ptQueue, stop uint64, ts *uint64) int {
 		if st.Err != 0 || st.Type&ptperf.TypeTraceEnd != 0 {
 			var f uint32
 			if st.Err == 0 {
-				f = script.FlagTraceEnd
+				f = sample.FlagTraceEnd
 			}
 			q.resolveFrom(0, f)
 		}
@@ -587,7 +588,7 @@ func (p *ptState) replay(q *ptQueue, pq *parQueue, j *job, ts *uint64) bool {
 				l.HasMap, l.DSO, l.Kernel, l.MapStart, l.Addr, l.Ref = true, mp.DSO.Name, mp.DSO.Kernel, mp.Start, r.a, mp
 				l.Sym = r.sym
 			} else {
-				*l = script.Loc{Addr: r.a}
+				*l = sample.Loc{Addr: r.a}
 			}
 			p.deliver(smp, t, kernel)
 		}
@@ -984,52 +985,4 @@ func (p *ptState) dropBehind(q *ptQueue, upto int) {
 		// they pass.)
 		mapfile.Drop(q.bufs[q.dropped].mapped)
 	}
-}
-
-// roCache is resolveRO's last answer.
-type roCache struct {
-	ms     *Maps
-	mp     *Map
-	sym    *symbol.Symbol
-	lo, hi uint64
-}
-
-// resolveRO is resolveInto for a worker: the same answer, found without
-// the maps' and the machine's caches (it writes only c).
-func (m *Machine) resolveRO(c *roCache, t *Thread, kernel bool, addr uint64) (*Map, *symbol.Symbol, uint64) {
-	var ms *Maps
-	if kernel {
-		ms = m.kmaps
-	} else if t != nil {
-		ms = t.Maps
-	}
-	if ms != nil && c.ms == ms && c.lo < c.hi {
-		mp := c.mp
-		if addr >= mp.Start && addr < mp.End {
-			if a := mp.MapIP(addr); a >= c.lo && a < c.hi {
-				return mp, c.sym, a
-			}
-		}
-	}
-	mp := ms.Find(addr)
-	if mp == nil {
-		// Resolve: the other address space.
-		if addrKernel := addr >= m.KernelStart; addrKernel != kernel {
-			var ms2 *Maps
-			if addrKernel {
-				ms2 = m.kmaps
-			} else if t != nil {
-				ms2 = t.Maps
-			}
-			if mp2 := ms2.Find(addr); mp2 != nil {
-				a := mp2.MapIP(addr)
-				return mp2, mp2.DSO.Symbols().Find(a), a
-			}
-		}
-		return nil, nil, addr
-	}
-	a := mp.MapIP(addr)
-	sym, lo, hi := mp.DSO.Symbols().FindRange(a)
-	*c = roCache{ms: ms, mp: mp, sym: sym, lo: lo, hi: hi}
-	return mp, sym, a
 }

@@ -1,7 +1,8 @@
 package session
 
 import (
-	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/machine"
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/session/ptperf"
 	"github.com/perfpt/perfpt/perfdata"
 )
@@ -116,11 +117,11 @@ func (p *ptState) period() (ptperf.PeriodType, uint64) {
 	}
 	if p.opts.Period != 0 {
 		switch p.opts.PeriodType {
-		case script.PeriodInstructions:
+		case sample.PeriodInstructions:
 			return ptperf.PeriodInstructions, p.opts.Period
-		case script.PeriodTicks:
+		case sample.PeriodTicks:
 			return ptperf.PeriodTicks, p.opts.Period
-		case script.PeriodNanosecs:
+		case sample.PeriodNanosecs:
 			if t := p.tc.nsToTicks(p.opts.Period); t != 0 {
 				return ptperf.PeriodTicks, t
 			}
@@ -273,35 +274,35 @@ func (q *ptQueue) sampleFlags() {
 	st := q.state
 	q.insnLen = 0
 	if st.Flags&ptperf.FlagAbortTx != 0 {
-		q.flags = script.FlagBranch | script.FlagTxAbort
+		q.flags = sample.FlagBranch | sample.FlagTxAbort
 	} else if st.Flags&ptperf.FlagAsync != 0 {
 		if st.ToIP == 0 {
-			q.flags = script.FlagBranch | script.FlagTraceEnd
+			q.flags = sample.FlagBranch | sample.FlagTraceEnd
 		} else {
-			q.flags = script.FlagBranch | script.FlagCall | script.FlagAsync | script.FlagInterrupt
+			q.flags = sample.FlagBranch | sample.FlagCall | sample.FlagAsync | sample.FlagInterrupt
 		}
 		if st.ToIP == 0 {
 			// perf 6.1.y stable: a trace end after an async event is
 			// "tr end  async".
-			q.flags = script.FlagBranch | script.FlagAsync | script.FlagTraceEnd
+			q.flags = sample.FlagBranch | sample.FlagAsync | sample.FlagTraceEnd
 		}
 	} else {
 		if st.FromIP != 0 {
 			q.flags = st.InsnOp.Flags()
 		} else {
-			q.flags = script.FlagBranch | script.FlagTraceBegin
+			q.flags = sample.FlagBranch | sample.FlagTraceBegin
 		}
 		if st.Flags&ptperf.FlagInTx != 0 {
-			q.flags |= script.FlagInTx
+			q.flags |= sample.FlagInTx
 		}
 		q.insnLen = st.InsnLen
 		q.insn = st.Insn
 	}
 	if st.Type&ptperf.TypeTraceBegin != 0 {
-		q.flags |= script.FlagTraceBegin
+		q.flags |= sample.FlagTraceBegin
 	}
 	if st.Type&ptperf.TypeTraceEnd != 0 {
-		q.flags |= script.FlagTraceEnd
+		q.flags |= sample.FlagTraceEnd
 	}
 }
 
@@ -340,7 +341,7 @@ func (p *ptState) runDecoder(q *ptQueue, timestamp *uint64) bool {
 			case st.Err != 0:
 				q.flushPend(0, 0)
 			case st.Type&ptperf.TypeTraceEnd != 0:
-				q.flushPend(0, script.FlagTraceEnd)
+				q.flushPend(0, sample.FlagTraceEnd)
 			case st.Type&ptperf.TypeBranch != 0 && st.FromIP == q.pend.End:
 				if p.h.Runs != nil {
 					// flushPend's Runs case, inlined (once per
@@ -527,17 +528,17 @@ func (p *ptState) synthError(q *ptQueue, st *ptperf.State) {
 
 // emitError mirrors intel_pt_synth_error.
 func (p *ptState) emitError(q *ptQueue, code int, cpu, pid, tid int32, ip, tm uint64) {
-	if code == ptperf.ErrOvr && p.opts.ErrorMinusFlags&script.ErrFlagOverflow != 0 {
+	if code == ptperf.ErrOvr && p.opts.ErrorMinusFlags&sample.ErrFlagOverflow != 0 {
 		return
 	}
-	if code == ptperf.ErrLost && p.opts.ErrorMinusFlags&script.ErrFlagDataLost != 0 {
+	if code == ptperf.ErrLost && p.opts.ErrorMinusFlags&sample.ErrFlagDataLost != 0 {
 		return
 	}
 	if q != nil && q.job != nil {
 		if p.workH.Error == nil {
 			return
 		}
-		q.job.addError(script.ErrorLine{Type: 1, Code: uint32(code), CPU: cpu, PID: pid, TID: tid, IP: ip,
+		q.job.addError(sample.ErrorLine{Type: 1, Code: uint32(code), CPU: cpu, PID: pid, TID: tid, IP: ip,
 			Time: tm, HasTime: true, Msg: ptperf.ErrMsg(code)})
 		return
 	}
@@ -545,7 +546,7 @@ func (p *ptState) emitError(q *ptQueue, code int, cpu, pid, tid int32, ip, tm ui
 		return
 	}
 	p.flushBlocks()
-	p.h.Error(&script.ErrorLine{Type: 1, Code: uint32(code), CPU: cpu, PID: pid, TID: tid, IP: ip,
+	p.h.Error(&sample.ErrorLine{Type: 1, Code: uint32(code), CPU: cpu, PID: pid, TID: tid, IP: ip,
 		Time: tm, HasTime: true, Msg: ptperf.ErrMsg(code)})
 }
 
@@ -577,12 +578,12 @@ func (p *ptState) synthSamples(q *ptQueue) {
 	st := q.state
 	if p.psbEv != nil {
 		if st.Type&ptperf.TypePSBEvt != 0 && !p.skipEvent() {
-			p.emitSynth(q, p.psbEv, st, script.Synth{Kind: script.SynthPSB, Offset: st.PSBOffset})
+			p.emitSynth(q, p.psbEv, st, sample.Synth{Kind: sample.SynthPSB, Offset: st.PSBOffset})
 		}
 		if st.CBR != q.cbrSeen {
 			q.cbrSeen = st.CBR
 			cbr := uint32(st.CBRPayload & 0xff)
-			p.emitSynth(q, p.cbrEv, st, script.Synth{Kind: script.SynthCBR, CBR: cbr,
+			p.emitSynth(q, p.cbrEv, st, sample.Synth{Kind: sample.SynthCBR, CBR: cbr,
 				Freq: uint32(uint64(cbr) * p.cbr2khz), MaxNonTurbo: p.maxNonTurbo})
 		}
 		if st.Type&pwrEvents != 0 {
@@ -629,7 +630,7 @@ func (p *ptState) xwSamples(q *ptQueue, st *ptperf.State) {
 		p.emitSample(q, p.txEv, st.FromIP, st.ToIP, 1, q.flags)
 	}
 	if p.ptwEv != nil && st.Type&ptperf.TypePTW != 0 && !p.skipEvent() {
-		p.emitSynth(q, p.ptwEv, st, script.Synth{Kind: script.SynthPTWrite,
+		p.emitSynth(q, p.ptwEv, st, sample.Synth{Kind: sample.SynthPTWrite,
 			IP: st.Flags&ptperf.FlagFUPIP != 0, Payload: st.PTWPayload})
 	}
 }
@@ -656,7 +657,7 @@ func (q *ptQueue) ipcSample(st *ptperf.State, approx bool, lastInsn, lastCyc *ui
 }
 
 // emitSample delivers a branch or instruction sample (intel_pt_prep_b_sample).
-func (p *ptState) emitSample(q *ptQueue, ev *script.Event, ip, addr, period uint64, flags uint32) {
+func (p *ptState) emitSample(q *ptQueue, ev *sample.Event, ip, addr, period uint64, flags uint32) {
 	if q.job != nil {
 		q.job.add(p, q, ev, ip, addr, period, flags)
 		return
@@ -666,16 +667,16 @@ func (p *ptState) emitSample(q *ptQueue, ev *script.Event, ip, addr, period uint
 		return
 	}
 	if p.noIPLoc {
-		smp.IPLoc = script.Loc{Addr: ip}
+		smp.IPLoc = sample.Loc{Addr: ip}
 	} else {
-		p.s.m.resolveInto(&smp.IPLoc, t, kernel, ip, &q.lc)
+		p.s.m.ResolveInto(&smp.IPLoc, t, kernel, ip, &q.lc)
 	}
 	p.deliver(smp, t, kernel)
 }
 
 // prepSample fills p.smp for emitSample but for the IP's location; nil
 // means the sample is not delivered.
-func (p *ptState) prepSample(q *ptQueue, ev *script.Event, ip, addr, period uint64, flags uint32) (*script.Sample, *Thread, bool) {
+func (p *ptState) prepSample(q *ptQueue, ev *sample.Event, ip, addr, period uint64, flags uint32) (*sample.Sample, *machine.Thread, bool) {
 	if p.h.Sample == nil {
 		return nil, nil, false
 	}
@@ -699,13 +700,13 @@ func (p *ptState) prepSample(q *ptQueue, ev *script.Event, ip, addr, period uint
 // fillSample sets the fields of a branch or instruction sample that do
 // not depend on where it is delivered (sequentially or on a decode
 // worker) and says whether it is a kernel sample.
-func (p *ptState) fillSample(smp *script.Sample, q *ptQueue, t *Thread, ev *script.Event, ip, addr, period uint64, flags uint32, tm uint64) bool {
+func (p *ptState) fillSample(smp *sample.Sample, q *ptQueue, t *machine.Thread, ev *sample.Event, ip, addr, period uint64, flags uint32, tm uint64) bool {
 	smp.Ev, smp.Comm = ev, t.Comm
 	smp.PID, smp.TID, smp.CPU, smp.Time = q.pid, q.tid, uint32(q.cpu), tm
 	smp.Period, smp.IP, smp.Addr, smp.Flags = period, ip, addr, flags
 	smp.InsnLen, smp.Insn = q.insnLen, q.insn[:]
 	smp.Callchain = nil
-	smp.Synth = script.Synth{}
+	smp.Synth = sample.Synth{}
 	if ip == 0 {
 		return addr >= p.kernelStart
 	}
@@ -713,14 +714,10 @@ func (p *ptState) fillSample(smp *script.Sample, q *ptQueue, t *Thread, ev *scri
 }
 
 // deliver hands the prepared sample to the handler.
-func (p *ptState) deliver(smp *script.Sample, t *Thread, kernel bool) {
-	p.res = resolver{p.s.m, t, kernel}
+func (p *ptState) deliver(smp *sample.Sample, t *machine.Thread, kernel bool) {
+	p.res = p.s.m.Resolver(t, kernel)
 	smp.Res = &p.res
-	smp.HasThreadStack, smp.Depth = false, 0
-	if t.ts != nil {
-		smp.HasThreadStack = true
-		smp.Depth = len(t.ts.stack)
-	}
+	smp.Depth, smp.HasThreadStack = t.Depth()
 	if p.deliverHooks { // one test per sample when both are off
 		p.attachStacks(smp, t, kernel)
 		p.flushBlocks()
@@ -738,20 +735,20 @@ const pwrEvents = ptperf.TypeMWaitOp | ptperf.TypePwrEntry | ptperf.TypeExStop |
 func (p *ptState) pwrSamples(q *ptQueue, st *ptperf.State) {
 	if st.Type&ptperf.TypeMWaitOp != 0 && !p.skipEvent() {
 		pl := st.MWaitPayload
-		p.emitSynth(q, p.mwaitEv, st, script.Synth{Kind: script.SynthMWait,
+		p.emitSynth(q, p.mwaitEv, st, sample.Synth{Kind: sample.SynthMWait,
 			Hints: uint8(pl), Extensions: uint8(pl>>32) & 3})
 	}
 	if st.Type&ptperf.TypePwrEntry != 0 && !p.skipEvent() {
 		pl := st.PwrEPayload
-		p.emitSynth(q, p.pwreEv, st, script.Synth{Kind: script.SynthPwrE,
+		p.emitSynth(q, p.pwreEv, st, sample.Synth{Kind: sample.SynthPwrE,
 			HW: pl&0x80 != 0, SubCState: uint8(pl>>8) & 0xf, CState: uint8(pl>>12) & 0xf})
 	}
 	if st.Type&ptperf.TypeExStop != 0 && !p.skipEvent() {
-		p.emitSynth(q, p.exstopEv, st, script.Synth{Kind: script.SynthExStop, IP: st.Flags&ptperf.FlagFUPIP != 0})
+		p.emitSynth(q, p.exstopEv, st, sample.Synth{Kind: sample.SynthExStop, IP: st.Flags&ptperf.FlagFUPIP != 0})
 	}
 	if st.Type&ptperf.TypePwrExit != 0 && !p.skipEvent() {
 		pl := st.PwrXPayload
-		p.emitSynth(q, p.pwrxEv, st, script.Synth{Kind: script.SynthPwrX,
+		p.emitSynth(q, p.pwrxEv, st, sample.Synth{Kind: sample.SynthPwrX,
 			DeepestCState: uint8(pl) & 0xf, LastCState: uint8(pl>>4) & 0xf, WakeReason: uint8(pl>>8) & 0xf})
 	}
 }
@@ -759,7 +756,7 @@ func (p *ptState) pwrSamples(q *ptQueue, st *ptperf.State) {
 // emitSynth delivers a sample of a PERF_TYPE_SYNTH event (psb, cbr,
 // ptwrite and the power events; intel_pt_prep_p_sample): at the state's
 // from IP, with the queue's flags unless that IP is 0 (a PSB has none).
-func (p *ptState) emitSynth(q *ptQueue, ev *script.Event, st *ptperf.State, sy script.Synth) {
+func (p *ptState) emitSynth(q *ptQueue, ev *sample.Event, st *ptperf.State, sy sample.Synth) {
 	h := p.h
 	if h.Sample == nil || ev == nil {
 		return
@@ -773,17 +770,17 @@ func (p *ptState) emitSynth(q *ptQueue, ev *script.Event, st *ptperf.State, sy s
 	smp := &p.smp
 	ip := st.FromIP
 	flags := q.flags
-	if ip == 0 || sy.Kind == script.SynthPSB {
+	if ip == 0 || sy.Kind == sample.SynthPSB {
 		flags = 0
 	}
-	*smp = script.Sample{Ev: ev, Comm: t.Comm, PID: q.pid, TID: q.tid, CPU: uint32(q.cpu), Time: tm,
+	*smp = sample.Sample{Ev: ev, Comm: t.Comm, PID: q.pid, TID: q.tid, CPU: uint32(q.cpu), Time: tm,
 		Period: 1, IP: ip, Flags: flags, InsnLen: q.insnLen, Insn: q.insn[:], Synth: sy}
-	if sy.Kind != script.SynthPSB && sy.Kind != script.SynthCBR {
+	if sy.Kind != sample.SynthPSB && sy.Kind != sample.SynthCBR {
 		smp.Addr = st.ToIP
 	}
 	kernel := ip >= p.kernelStart
 	if p.noIPLoc {
-		smp.IPLoc = script.Loc{Addr: ip}
+		smp.IPLoc = sample.Loc{Addr: ip}
 	} else {
 		smp.IPLoc = m.Resolve(t, kernel, ip)
 	}

@@ -1,7 +1,7 @@
 package session
 
 import (
-	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/session/ptperf"
 )
 
@@ -15,7 +15,7 @@ type Run struct {
 	// after the run).
 	To    uint64
 	NInsn uint32
-	// Flags are the branch kinds of the last instruction (script.Flag*,
+	// Flags are the branch kinds of the last instruction (sample.Flag*,
 	// as Block.Flags: FlagBranch|FlagCall, FlagReturn, FlagConditional,
 	// ..., FlagTraceEnd when the trace stopped after it; 0 when the run
 	// ended without a branch: a run split at the end of a mapping, or
@@ -232,7 +232,7 @@ func (q *ptQueue) resolveRun(to uint64, flags uint32) {
 	r := &rq.buf.runs[rq.pendIdx&(blockBatch-1)]
 	r.To = to
 	f := r.Flags | uint16(flags)
-	if f&script.FlagBranch != 0 && to != 0 && (to != rq.pendFT || f&script.FlagConditional == 0) {
+	if f&sample.FlagBranch != 0 && to != 0 && (to != rq.pendFT || f&sample.FlagConditional == 0) {
 		f |= RunTaken
 	}
 	r.Flags = f

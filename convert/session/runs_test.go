@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/record"
 	"github.com/perfpt/perfpt/record/synth"
 )
@@ -13,7 +13,7 @@ import (
 // Itrace and BuildIDDir set here); the session is closed when t ends.
 func openItrace(t *testing.T, data, itrace string, o Options) *Session {
 	t.Helper()
-	it, err := script.ParseItrace(itrace)
+	it, err := sample.ParseItrace(itrace)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,10 +36,10 @@ type threadKey struct{ pid, tid int32 }
 func flowByThread(t *testing.T, data string, runs, lean bool) (full, leanOut map[threadKey][]string, taken int) {
 	s := openItrace(t, data, "cre", Options{})
 	full, leanOut = map[threadKey][]string{}, map[threadKey][]string{}
-	h := Handler{Sample: func(*script.Sample) {}, Error: func(*script.ErrorLine) {}}
+	h := Handler{Sample: func(*sample.Sample) {}, Error: func(*sample.ErrorLine) {}}
 	add := func(k threadKey, cpu int32, tm uint64, start, end, n uint64, flags uint32, to, cyc uint64) {
 		full[k] = append(full[k], fmt.Sprintf("%d %d %x-%x %d %#x %x %d", cpu, tm, start, end, n, flags, to, cyc))
-		leanOut[k] = append(leanOut[k], fmt.Sprintf("%x-%x %d %#x", start, end, n, flags&^script.FlagTraceEnd))
+		leanOut[k] = append(leanOut[k], fmt.Sprintf("%x-%x %d %#x", start, end, n, flags&^sample.FlagTraceEnd))
 	}
 	if runs {
 		h.LeanRuns = lean
@@ -60,8 +60,8 @@ func flowByThread(t *testing.T, data string, runs, lean bool) (full, leanOut map
 				}
 				// RunTaken: a taken conditional, or another branch
 				// that went somewhere.
-				branch := r.Flags&script.FlagBranch != 0
-				cond := r.Flags&script.FlagConditional != 0
+				branch := r.Flags&sample.FlagBranch != 0
+				cond := r.Flags&sample.FlagConditional != 0
 				switch isTaken := r.Flags&RunTaken != 0; {
 				case isTaken && (!branch || r.To == 0):
 					t.Fatalf("RunTaken on run %x-%x flags %#x to %x", r.Start, r.End, r.Flags, r.To)

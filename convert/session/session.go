@@ -1,13 +1,12 @@
 package session
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 
-	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/machine"
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/symbol"
 	"github.com/perfpt/perfpt/convert/traceevent"
 	"github.com/perfpt/perfpt/perfdata"
@@ -24,7 +23,7 @@ type Options struct {
 	Workers int
 	// Itrace selects the events synthesised from PT; nil is perf
 	// script's default.
-	Itrace *script.Itrace
+	Itrace *sample.Itrace
 	// Callchains says callchains are wanted (perf script without -G).
 	Callchains bool
 	// MaxStack bounds call chains (perf script --max-stack; 0 for perf's
@@ -54,8 +53,8 @@ type Options struct {
 
 // Handler receives a session's events; nil callbacks are skipped.
 type Handler struct {
-	Sample func(*script.Sample)
-	Error  func(*script.ErrorLine)
+	Sample func(*sample.Sample)
+	Error  func(*sample.ErrorLine)
 	Block  func(*Block)
 	// Blocks, when set, gets the Blocks in batches instead of Block:
 	// up to blockBatch at once, in the order Block would have had them,
@@ -104,8 +103,8 @@ type Handler struct {
 // empties the Segment for reuse (after its last Emit, or when the
 // session drops what it holds).
 type Segment interface {
-	Sample(*script.Sample)
-	Error(*script.ErrorLine)
+	Sample(*sample.Sample)
+	Error(*sample.ErrorLine)
 	Len() int
 	Emit(from, to int)
 	Reset()
@@ -115,18 +114,18 @@ type Segment interface {
 type Session struct {
 	f       *perfdata.File
 	opts    Options
-	m       *Machine
-	events  map[*perfdata.Attr]*script.Event
+	m       *machine.Machine
+	events  map[*perfdata.Attr]*sample.Event
 	feats   *perfdata.Features
 	pt      *ptState
-	synth   []*script.Event
-	evOrder []*script.Event
-	res     resolver
+	synth   []*sample.Event
+	evOrder []*sample.Event
+	res     machine.Resolver
 	aux     *os.File // the file again, for reading AUX data (nil: use the mapping)
 	// anyFilter: some option of filtered is set (else it is skipped).
 	anyFilter bool
-	brBuf     []script.BranchEntry // the branch stack of the current sample
-	mem       script.MemFields     // the memory fields of the current sample
+	brBuf     []sample.BranchEntry // the branch stack of the current sample
+	mem       sample.MemFields     // the memory fields of the current sample
 	unw       userUnwind           // DWARF unwinding of user stacks
 	lbrGhost  perfdata.BranchEntry // see lbrFirst
 	// records that change the machine (COMM, FORK, MMAP, MMAP2): in the
@@ -142,12 +141,12 @@ type Session struct {
 	// OnPipeAttr is called for each PERF_RECORD_HEADER_ATTR of a pipe
 	// (perf script's process_attr), with its event and the record; an
 	// error stops Run.
-	OnPipeAttr func(e *script.Event, r *perfdata.RecordHeaderAttr) error
+	OnPipeAttr func(e *sample.Event, r *perfdata.RecordHeaderAttr) error
 	pipeAttrs  int // HEADER_ATTR records seen
 
 	// OnSynthEvent is called when an event is synthesised (perf's
 	// process_attr), with whether it is the first of its output type.
-	OnSynthEvent func(e *script.Event, firstOfType bool) error
+	OnSynthEvent func(e *sample.Event, firstOfType bool) error
 }
 
 // HasAuxtrace reports whether the file has an AUXTRACE index section.
@@ -189,22 +188,20 @@ func Open(path string, o Options) (*Session, error) {
 // New starts a session on an opened file.
 func New(f *perfdata.File, o Options) (*Session, error) {
 	so := &symbol.Options{Symfs: o.Symfs, BuildIDDir: o.BuildIDDir}
-	s := &Session{f: f, opts: o, m: newMachine(so), events: map[*perfdata.Attr]*script.Event{}}
+	kallsyms := o.Kallsyms
+	if kallsyms == "" && f.Dir != "" {
+		// perf_data__kallsyms_name: a perf.data directory's
+		// kcore_dir/kallsyms, with the kcore beside it.
+		if k := filepath.Join(f.Dir, "kcore_dir", "kallsyms"); fileExists(k) {
+			kallsyms = k
+		}
+	}
+	s := &Session{f: f, opts: o, m: machine.New(so, kallsyms), events: map[*perfdata.Attr]*sample.Event{}}
 	s.anyFilter = o.CPUs != nil || o.PIDs != nil || o.TIDs != nil || o.TimeFrom != 0 || o.TimeTo != 0
 	// perf_session__register_idle_thread: the idle task, which per-CPU
 	// PT queues run between turns (a sample there is swapper's, with no
 	// user maps).
-	idle := s.m.FindNewThread(0, 0)
-	idle.Comm, idle.commSet = "swapper", true
-	if o.Kallsyms != "" {
-		s.m.kPath = o.Kallsyms
-	} else if f.Dir != "" {
-		// perf_data__kallsyms_name: a perf.data directory's
-		// kcore_dir/kallsyms, with the kcore beside it (kcore.go).
-		if k := filepath.Join(f.Dir, "kcore_dir", "kallsyms"); fileExists(k) {
-			s.m.kPath = k
-		}
-	}
+	s.m.RegisterIdleThread()
 	s.m.MaxStack, s.m.NoInline = o.MaxStack, o.NoInline
 	if b, ok := f.FeatureData(perfdata.FeatTracingData); ok {
 		s.setTracing(b)
@@ -212,8 +209,7 @@ func New(f *perfdata.File, o Options) (*Session, error) {
 	if feats, err := f.Features(); err == nil {
 		s.feats = feats
 		for _, b := range feats.BuildIDs {
-			d := s.m.dsoForBuildID(b)
-			_ = d
+			s.m.AddBuildID(b)
 		}
 	}
 	for _, a := range f.Attrs {
@@ -234,9 +230,9 @@ func (s *Session) Close() error {
 func (s *Session) File() *perfdata.File { return s.f }
 
 // Machine returns the session's machine state.
-func (s *Session) Machine() *Machine { return s.m }
+func (s *Session) Machine() *machine.Machine { return s.m }
 
-func (s *Session) event(a *perfdata.Attr) *script.Event {
+func (s *Session) event(a *perfdata.Attr) *sample.Event {
 	if a == nil {
 		return nil
 	}
@@ -245,9 +241,9 @@ func (s *Session) event(a *perfdata.Attr) *script.Event {
 	}
 	name := a.Name
 	if !a.Named {
-		name = eventName(&a.EventAttr)
+		name = sample.EventName(&a.EventAttr)
 	}
-	e := &script.Event{Name: name, AttrType: uint32(a.Type), Config: a.Config,
+	e := &sample.Event{Name: name, AttrType: uint32(a.Type), Config: a.Config,
 		SampleType: uint64(a.SampleType), SamplePeriod: a.SamplePeriod}
 	s.setFormat(a, e)
 	if a.Flags&perfdata.AttrFlagFreq != 0 {
@@ -260,8 +256,8 @@ func (s *Session) event(a *perfdata.Attr) *script.Event {
 
 // Events returns the file's events followed by the synthesised ones, in
 // perf's evlist order.
-func (s *Session) Events() []*script.Event {
-	return append(append([]*script.Event(nil), s.evOrder...), s.synth...)
+func (s *Session) Events() []*sample.Event {
+	return append(append([]*sample.Event(nil), s.evOrder...), s.synth...)
 }
 
 // MaxNameLen mirrors evlist__max_name_len.
@@ -276,17 +272,6 @@ func (s *Session) MaxNameLen() int {
 		n = max(n, len(e.Name))
 	}
 	return n
-}
-
-func (m *Machine) dsoForBuildID(b perfdata.BuildID) *DSO {
-	name := b.Filename
-	if name == "" {
-		return nil
-	}
-	if strings.HasPrefix(name, "[kernel.kallsyms]") {
-		return nil
-	}
-	return m.dso(name, b.BuildID)
 }
 
 func (s *Session) filtered(pid, tid int32, cpu uint32, t uint64) bool {
@@ -320,7 +305,7 @@ func (s *Session) Run(h Handler) error {
 		order = perfdata.FileOrder // --show-round-events: no ordered_events
 	}
 	rs := s.f.Records(order)
-	var smp script.Sample
+	var smp sample.Sample
 	n := 0
 	show := h.Sideband != nil && s.opts.Show != 0
 	for rs.Next() {
@@ -380,21 +365,20 @@ func (s *Session) Run(h Handler) error {
 		case *perfdata.RecordTracingData:
 			s.setTracing(r.Data)
 		case *perfdata.RecordComm:
-			t := s.m.FindNewThread(r.PID, r.TID)
-			t.Comm, t.commSet = r.Comm, true
+			s.m.ProcessComm(r)
 			s.mutSeen++
 		case *perfdata.RecordFork:
-			s.m.fork(r)
+			s.m.ProcessFork(r)
 			s.mutSeen++
 		case *perfdata.RecordMmap:
-			s.m.mmap(r.PID, r.TID, r.Addr, r.Len, r.PgOff, r.Filename, nil, r.CPUMode())
+			s.mmap(r.PID, r.TID, r.Addr, r.Len, r.PgOff, r.Filename, nil, r.CPUMode())
 			s.mutSeen++
 		case *perfdata.RecordMmap2:
 			var bid []byte
 			if r.Misc&perfdata.MiscMmapBuildID != 0 {
 				bid = r.BuildID
 			}
-			s.m.mmap(r.PID, r.TID, r.Addr, r.Len, r.PgOff, r.Filename, bid, r.CPUMode())
+			s.mmap(r.PID, r.TID, r.Addr, r.Len, r.PgOff, r.Filename, bid, r.CPUMode())
 			s.mutSeen++
 		case *perfdata.RecordAuxtraceInfo:
 			if err := s.startPT(r); err != nil {
@@ -409,7 +393,7 @@ func (s *Session) Run(h Handler) error {
 		case *perfdata.RecordAuxtraceError:
 			if h.Error != nil {
 				s.flushBlocks()
-				h.Error(&script.ErrorLine{Type: r.ErrType, Code: r.Code, CPU: r.ErrCPU, PID: r.ErrPID,
+				h.Error(&sample.ErrorLine{Type: r.ErrType, Code: r.Code, CPU: r.ErrCPU, PID: r.ErrPID,
 					TID: r.ErrTID, IP: r.IP, Time: r.ErrTime, HasTime: r.Fmt != 0, Msg: r.Msg})
 			}
 		}
@@ -437,24 +421,24 @@ func (s *Session) flushBlocks() {
 }
 
 // sample fills smp from an ordinary sample record.
-func (s *Session) sample(r *perfdata.RecordSample, smp *script.Sample) {
+func (s *Session) sample(r *perfdata.RecordSample, smp *sample.Sample) {
 	ev := s.event(r.Attr)
 	if ev == nil {
-		ev = &script.Event{Name: "[unknown]"}
+		ev = &sample.Event{Name: "[unknown]"}
 	}
 	t := s.m.FindNewThread(r.PID, r.TID)
 	kernel := r.CPUMode() == perfdata.MiscKernel
-	*smp = script.Sample{Ev: ev, Comm: t.Comm, PID: r.PID, TID: r.TID, CPU: r.CPU, Time: r.Time,
+	*smp = sample.Sample{Ev: ev, Comm: t.Comm, PID: r.PID, TID: r.TID, CPU: r.CPU, Time: r.Time,
 		Period: r.Period, IP: r.IP, Addr: r.Addr, Raw: r.Raw, Callchain: smp.Callchain[:0]}
 	if r.Attr != nil && r.Attr.SampleType&perfdata.SampleFormatPeriod == 0 {
 		// evsel__parse_sample: the period defaults to the attr's.
 		smp.Period = r.Attr.SamplePeriod
 	}
-	if r.Attr != nil && r.Attr.SampleType&script.MemSampleBits != 0 {
+	if r.Attr != nil && r.Attr.SampleType&sample.MemSampleBits != 0 {
 		smp.Mem = memFields(r, &s.mem)
 	}
 	smp.IPLoc = s.m.Resolve(t, kernel, r.IP)
-	s.res = resolver{s.m, t, kernel}
+	s.res = s.m.Resolver(t, kernel)
 	smp.Res = &s.res
 	if r.Attr != nil && r.Attr.SampleType&perfdata.SampleFormatBranchStack != 0 && len(r.BranchStack) > 0 {
 		smp.BranchStack = branchStack(r.BranchStack, s.brBuf[:0])
@@ -463,10 +447,10 @@ func (s *Session) sample(r *perfdata.RecordSample, smp *script.Sample) {
 	if r.Attr != nil && r.Attr.SampleType&perfdata.SampleFormatCallchain != 0 && s.opts.Callchains {
 		lbr := false
 		if r.Attr.BranchSampleType&perfdata.BranchSampleCallStack != 0 && r.Attr.SampleType&perfdata.SampleFormatBranchStack != 0 {
-			smp.Callchain, lbr = s.m.lbrCallchain(t, r.Callchain, s.lbrFirst(r), r.BranchStack, smp.Callchain)
+			smp.Callchain, lbr = s.m.LBRCallchain(t, r.Callchain, s.lbrFirst(r), r.BranchStack, smp.Callchain)
 		}
 		if !lbr {
-			smp.Callchain = s.m.callchain(t, r.Callchain, smp.Callchain)
+			smp.Callchain = s.m.Callchain(t, r.Callchain, smp.Callchain)
 		}
 		const dwarf = perfdata.SampleFormatRegsUser | perfdata.SampleFormatStackUser
 		if r.Attr.SampleType&dwarf == dwarf {
@@ -485,8 +469,8 @@ func (s *Session) sample(r *perfdata.RecordSample, smp *script.Sample) {
 // memFields fills m from a sample's memory-access fields
 // (evsel__parse_sample: a WEIGHT_STRUCT word holds the weight in its low
 // 32 bits, then ins_lat and p_stage_cyc).
-func memFields(r *perfdata.RecordSample, m *script.MemFields) *script.MemFields {
-	*m = script.MemFields{DataSrc: r.DataSrc, Weight: r.Weight, PhysAddr: r.PhysAddr,
+func memFields(r *perfdata.RecordSample, m *sample.MemFields) *sample.MemFields {
+	*m = sample.MemFields{DataSrc: r.DataSrc, Weight: r.Weight, PhysAddr: r.PhysAddr,
 		DataPageSize: r.DataPageSize, CodePageSize: r.CodePageSize}
 	if r.Attr.SampleType&perfdata.SampleFormatWeightStruct != 0 {
 		m.Weight = r.Weight & 0xffffffff
@@ -498,10 +482,10 @@ func memFields(r *perfdata.RecordSample, m *script.MemFields) *script.MemFields 
 // branchStack converts a sample's PERF_SAMPLE_BRANCH_STACK entries (the
 // flags word of perf 6.1's struct perf_branch_entry: mispred, predicted,
 // in_tx, abort, cycles:16, type:4, spec:2, new_type:4, priv:3).
-func branchStack(in []perfdata.BranchEntry, out []script.BranchEntry) []script.BranchEntry {
+func branchStack(in []perfdata.BranchEntry, out []sample.BranchEntry) []sample.BranchEntry {
 	for _, e := range in {
 		f := e.Flags
-		out = append(out, script.BranchEntry{From: e.From, To: e.To,
+		out = append(out, sample.BranchEntry{From: e.From, To: e.To,
 			Mispred: f&1 != 0, Predicted: f&2 != 0, InTx: f&4 != 0, Abort: f&8 != 0,
 			Cycles: uint16(f >> 4), Type: uint8(f>>20) & 0xf, NewType: uint8(f>>26) & 0xf})
 	}
@@ -534,7 +518,7 @@ func (s *Session) ParallelDecode(h Handler) bool {
 	if !it.Instructions {
 		return false
 	}
-	if it.PeriodType == script.PeriodInstructions {
+	if it.PeriodType == sample.PeriodInstructions {
 		return it.Period <= 1
 	}
 	return it.Period == 0
@@ -546,109 +530,17 @@ func (s *Session) ParallelDecode(h Handler) bool {
 // snapshots that prove a chunk equal, pt_par.go).
 func (s *Session) runsInChunks(lean bool) bool { return lean || !s.HasCycles() }
 
-type resolver struct {
-	m      *Machine
-	t      *Thread
-	kernel bool
+// mmap hands an MMAP or MMAP2 record to the machine. A [vdso] mapped into
+// a process first gets perf's machine__findnew_vdso side effect on the
+// decoder's view of the process's DSOs (vdsoMapped).
+func (s *Session) mmap(pid, tid int32, addr, length, pgoff uint64, name string, bid []byte, cpumode int) {
+	if name == "[vdso]" && cpumode != perfdata.MiscKernel && pid != -1 {
+		vdsoMapped(s.m.FindNewThread(pid, tid).Maps)
+	}
+	s.m.ProcessMmap(pid, tid, addr, length, pgoff, name, bid, cpumode)
 }
 
-func (r *resolver) ResolveAddr(addr uint64) script.Loc {
-	var l script.Loc
-	r.m.resolveInto(&l, r.t, r.kernel, addr, nil)
-	return l
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
 }
-
-// maxStackDefault is perf script's scripting_max_stack (PERF_MAX_STACK_DEPTH).
-const maxStackDefault = 127
-
-// maxStack is the bound on a call chain's entries (--max-stack).
-func (m *Machine) maxStack() int {
-	switch {
-	case m.MaxStack > 0:
-		return m.MaxStack
-	case m.MaxStack < 0: // --max-stack 0
-		return 0
-	}
-	return maxStackDefault
-}
-
-// callchain mirrors thread__resolve_callchain_sample for a callee-first
-// callchain: context markers switch the address space, other entries
-// are resolved with no fallback, at most maxStack entries. perf 6.1's
-// add_callchain_ip adds no inlined frames (only unwind_entry does, for
-// DWARF-unwound user frames).
-func (m *Machine) callchain(t *Thread, ips []uint64, out []script.Frame) []script.Frame {
-	out = out[:0]
-	if out == nil {
-		out = make([]script.Frame, 0, 16)
-	}
-	kernel, known := false, false
-	n := 0
-	for _, ip := range ips {
-		if n >= m.maxStack() {
-			break
-		}
-		if ip >= perfdata.CallchainMax {
-			switch ip {
-			case perfdata.CallchainKernel:
-				kernel, known = true, true
-			case perfdata.CallchainUser:
-				kernel, known = false, true
-			case perfdata.CallchainHV:
-				known = true
-			default:
-				return out[:0]
-			}
-			continue
-		}
-		n++
-		var l script.Loc
-		if known {
-			l = m.resolveMode(t, kernel, ip)
-		} else {
-			l = m.Resolve(t, ip >= m.KernelStart, ip)
-		}
-		out = append(out, script.Frame{IP: ip, Loc: l})
-	}
-	return out
-}
-
-// fork mirrors machine__process_fork_event.
-func (m *Machine) fork(r *perfdata.RecordFork) {
-	parent := m.FindNewThread(r.PPID, r.PTID)
-	delete(m.threads, r.TID)
-	t := m.FindNewThread(r.PID, r.TID)
-	if parent.commSet {
-		t.Comm, t.commSet = parent.Comm, true
-	}
-	if t.PID != parent.PID && r.PID == r.TID {
-		t.Maps = parent.Maps.clone()
-	}
-}
-
-// mmap mirrors machine__process_mmap(2)_event.
-func (m *Machine) mmap(pid, tid int32, addr, length, pgoff uint64, name string, bid []byte, cpumode int) {
-	if cpumode == perfdata.MiscKernel || pid == -1 {
-		if strings.HasPrefix(name, "[kernel.kallsyms]") || strings.HasPrefix(name, "[guest.kernel.kallsyms") {
-			m.addKernelMap(addr, length)
-			if strings.HasSuffix(name, "]_text") {
-				// maps__set_kallsyms_ref_reloc_sym: _text's address
-				m.kcode.refReloc, m.kcode.haveRefReloc = pgoff, true
-				m.useKcore()
-			}
-		}
-		return
-	}
-	t := m.FindNewThread(pid, tid)
-	d := m.dso(name, bid)
-	end := addr + length
-	if end < addr {
-		end = ^uint64(0)
-	}
-	if name == "[vdso]" {
-		t.Maps.vdsoMapped()
-	}
-	t.Maps.Insert(&Map{Start: addr, End: end, PgOff: pgoff, DSO: d})
-}
-
-var _ = fmt.Sprintf

@@ -3,7 +3,7 @@ package session
 import (
 	"strconv"
 
-	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/perfdata"
 )
 
@@ -33,7 +33,7 @@ type Sideband struct {
 	Rec perfdata.Record
 	// Ev is the event of the record's sample id (evlist__id2evsel); nil
 	// when perf finds none, and then only the record is printed.
-	Ev *script.Event
+	Ev *sample.Event
 	// The thread perf looks up for the comm column (none for a tid of
 	// -1: comm ":-1"), and the pid, tid, cpu and time columns.
 	Comm     string
@@ -123,7 +123,7 @@ func (s *Session) sideband(rec perfdata.Record, h Handler) {
 	}
 	if r, ok := rec.(*perfdata.RecordTextPoke); ok {
 		// perf_event__fprintf_text_poke: the kernel maps' symbol.
-		if l := s.m.resolveMode(nil, true, r.Addr); l.Sym != nil {
+		if l := s.m.ResolveMode(nil, true, r.Addr); l.Sym != nil {
 			sb.PokeSym = l.Sym.Name + "+0x" + strconv.FormatUint(l.Addr-l.Sym.Start, 16)
 		}
 	}

@@ -1,7 +1,8 @@
 package session
 
 import (
-	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/machine"
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/traceevent"
 	"github.com/perfpt/perfpt/perfdata"
 	"github.com/perfpt/perfpt/perfdata/tracing"
@@ -29,7 +30,7 @@ func (s *Session) setTracing(b []byte) {
 func (s *Session) TracingErr() error { return s.tracingErr }
 
 // setFormat binds a tracepoint event to its format.
-func (s *Session) setFormat(a *perfdata.Attr, e *script.Event) {
+func (s *Session) setFormat(a *perfdata.Attr, e *sample.Event) {
 	if s.tracing == nil || a.Type != perfdata.AttrTypeTracepoint {
 		return
 	}
@@ -46,12 +47,8 @@ func (s *Session) setFormat(a *perfdata.Attr, e *script.Event) {
 // kernelSyms resolves %pS in trace output through the machine's kernel
 // maps (perf's machine__resolve_kernel_addr, its libtraceevent function
 // resolver).
-type kernelSyms struct{ m *Machine }
+type kernelSyms struct{ m *machine.Machine }
 
 func (k kernelSyms) Resolve(addr uint64) (string, uint64, bool) {
-	l := k.m.resolveMode(nil, true, addr)
-	if !l.HasMap || l.Sym == nil {
-		return "", 0, false
-	}
-	return l.Sym.Name, addr - (l.Addr - l.Sym.Start), true
+	return k.m.ResolveKernelAddr(addr)
 }

@@ -2,9 +2,9 @@ package session
 
 import (
 	"os"
-	"sync"
 	"sync/atomic"
 
+	"github.com/perfpt/perfpt/convert/machine"
 	"github.com/perfpt/perfpt/convert/session/ptperf"
 	"github.com/perfpt/perfpt/ptdecode/insn"
 )
@@ -20,22 +20,22 @@ type queueWalker struct {
 	q *ptQueue
 	// the map found last (its own cache: several walkers may share an
 	// address space)
-	ms   *Maps
+	ms   *machine.Maps
 	gen  uint64
-	last *Map
+	last *machine.Map
 	cc   *codeCache // last's
 }
 
 // findMap is ms.Find with the walker's one-entry cache.
-func (w *queueWalker) findMap(ms *Maps, ip uint64) *Map {
-	if l := w.last; l != nil && w.ms == ms && w.gen == ms.gen && ip >= l.Start && ip < l.End {
+func (w *queueWalker) findMap(ms *machine.Maps, ip uint64) *machine.Map {
+	if l := w.last; l != nil && w.ms == ms && w.gen == ms.Gen() && ip >= l.Start && ip < l.End {
 		return l
 	}
 	mp := ms.Find(ip)
 	if mp != nil {
-		w.ms, w.gen, w.last, w.cc = ms, ms.gen, mp, nil
+		w.ms, w.gen, w.last, w.cc = ms, ms.Gen(), mp, nil
 		if mp.DSO != nil {
-			w.cc = mp.DSO.codeCache()
+			w.cc = dsoCodeCache(mp.DSO)
 		}
 	}
 	return mp
@@ -48,7 +48,6 @@ func (w *queueWalker) findMap(ms *Maps, ip uint64) *Map {
 // uses a slot only in state 2, and decodes for itself when the slot is
 // being written by another.
 type codeCache struct {
-	once sync.Once
 	data []byte
 	// failed: the DSO's code could not be read (perf's
 	// DSO_DATA_STATUS_ERROR once a read was tried). tried and seen are
@@ -119,19 +118,22 @@ func (c *codeCache) setRun(off, cnt, bytes uint64, in *ptperf.Insn) {
 	e.st.Store(slotReady)
 }
 
-func (d *DSO) codeCache() *codeCache {
-	c := &d.cc
-	c.once.Do(func() {
-		if d.Symbols(); d.code != nil {
-			c.data = d.code
-		} else if f := d.File(); f != "" {
-			c.data, _ = os.ReadFile(f)
-		}
-		c.failed = len(c.data) == 0
-		n := uint64(len(c.data))/pageSlots + 1
-		c.insns = make([]atomic.Pointer[insnPage], n)
-		c.runs = make([]atomic.Pointer[runPage], n)
-	})
+// dsoCodeCache returns d's code cache, kept in the DSO's decoder slot.
+func dsoCodeCache(d *machine.DSO) *codeCache {
+	return d.DecoderCache(newCodeCache).(*codeCache)
+}
+
+func newCodeCache(d *machine.DSO) any {
+	c := &codeCache{}
+	if code := d.Code(); code != nil {
+		c.data = code
+	} else if f := d.File(); f != "" {
+		c.data, _ = os.ReadFile(f)
+	}
+	c.failed = len(c.data) == 0
+	n := uint64(len(c.data))/pageSlots + 1
+	c.insns = make([]atomic.Pointer[insnPage], n)
+	c.runs = make([]atomic.Pointer[runPage], n)
 	return c
 }
 
@@ -141,16 +143,17 @@ func (d *DSO) codeCache() *codeCache {
 // opens. Those that cannot be read get DSO_DATA_STATUS_ERROR then, before
 // any PT walk, so that their first walk is already the last reported one
 // (codeCache.silent).
-func (ms *Maps) vdsoMapped() {
-	for _, mp := range ms.list {
+func vdsoMapped(ms *machine.Maps) {
+	for _, mp := range ms.List() {
 		d := mp.DSO
 		if d == nil || d.Name == "" || d.Name[0] != '/' {
 			continue
 		}
-		if !d.codeCache().failed {
+		c := dsoCodeCache(d)
+		if !c.failed {
 			return
 		}
-		d.cc.tried = true
+		c.tried = true
 	}
 }
 
@@ -250,7 +253,7 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 	if maxInsnCnt == 1 && !kernel {
 		// One instruction (sampling every instruction): whatever it
 		// is, the walk stops after it, *ip left at it.
-		if l := w.last; l != nil && w.ms == t.Maps && w.gen == t.Maps.gen && *ip >= l.Start && *ip < l.End &&
+		if l := w.last; l != nil && w.ms == t.Maps && w.gen == t.Maps.Gen() && *ip >= l.Start && *ip < l.End &&
 			w.cc != nil && !w.cc.failed && (q.job != nil || !p.flow) {
 			if !w.cc.insnAt(l.MapIP(*ip), in) {
 				*insnCnt = 0
@@ -270,9 +273,9 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 	var cnt uint64
 	oneMap := true
 	for {
-		var mp *Map
+		var mp *machine.Map
 		if kernel {
-			mp = m.kernelCodeMap(*ip)
+			mp = m.KernelCodeMap(*ip)
 		} else {
 			mp = w.findMap(t.Maps, *ip)
 		}
@@ -283,7 +286,7 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 		}
 		cc := w.cc
 		if kernel || mp != w.last {
-			cc = mp.DSO.codeCache()
+			cc = dsoCodeCache(mp.DSO)
 		}
 		if cc.failed {
 			*insnCnt = 0

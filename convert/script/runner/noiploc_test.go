@@ -3,6 +3,7 @@ package runner
 import (
 	"testing"
 
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/script"
 )
 
@@ -34,10 +35,10 @@ func TestPTNoIPLoc(t *testing.T) {
 				t.Fatalf("-F %s: %v", c.fields, err)
 			}
 		}
-		var it *script.Itrace
+		var it *sample.Itrace
 		if c.itrace != "" {
 			var err error
-			if it, err = script.ParseItrace(c.itrace); err != nil {
+			if it, err = sample.ParseItrace(c.itrace); err != nil {
 				t.Fatal(err)
 			}
 		}

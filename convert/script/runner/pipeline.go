@@ -3,6 +3,7 @@ package runner
 import (
 	"unsafe"
 
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/script"
 	"github.com/perfpt/perfpt/convert/symbol"
 )
@@ -15,7 +16,7 @@ import (
 // same bytes as with one worker, by construction: one producer, one FIFO,
 // one Printer.
 //
-// The session hands over a script.Sample of some 400 bytes per sample;
+// The session hands over a sample.Sample of some 400 bytes per sample;
 // copying it whole into the queue (as this pipeline first did) cost more
 // than printing it. Consecutive samples share almost everything but the
 // addresses, time and period: the thread, the event, the map (DSO) of the
@@ -43,7 +44,7 @@ const (
 // rec is one sample to print, in 64 bytes.
 type rec struct {
 	ip, addr, time, period uint64
-	ev                     *script.Event
+	ev                     *sample.Event
 	sym, addrSym           *symbol.Symbol
 	flags                  uint32
 	// bits 0-7 kind, 8-12 the instruction length, 13-31 the thread-stack
@@ -62,7 +63,7 @@ type sctx struct {
 	useCC    bool
 }
 
-// mctx is the map part of a script.Loc: the same for addresses in one
+// mctx is the map part of a sample.Loc: the same for addresses in one
 // mapping. delta is the address minus its map-relative address.
 type mctx struct {
 	hasMap   bool
@@ -72,23 +73,23 @@ type mctx struct {
 	delta    uint64
 }
 
-func mctxOf(l *script.Loc, addr uint64) mctx {
+func mctxOf(l *sample.Loc, addr uint64) mctx {
 	return mctx{hasMap: l.HasMap, kernel: l.Kernel, dso: l.DSO, mapStart: l.MapStart, delta: addr - l.Addr}
 }
 
-func (m *mctx) apply(l *script.Loc) {
+func (m *mctx) apply(l *sample.Loc) {
 	l.HasMap, l.Kernel, l.DSO, l.MapStart = m.hasMap, m.kernel, m.dso, m.mapStart
 }
 
 // full is a sample sent whole.
 type full struct {
 	useCC  bool
-	mem    script.MemFields
-	s      script.Sample
+	mem    sample.MemFields
+	s      sample.Sample
 	insn   [16]byte
-	frames []script.Frame
-	br     []script.BranchEntry
-	brLocs []script.Loc
+	frames []sample.Frame
+	br     []sample.BranchEntry
+	brLocs []sample.Loc
 	raw    []byte // a tracepoint's record
 }
 
@@ -98,7 +99,7 @@ type batch struct {
 	maps []mctx
 	insn [][16]byte
 	full []full
-	errs []script.ErrorLine
+	errs []sample.ErrorLine
 	side []sideLine
 	// fullBytes counts the callchain and branch-stack bytes of full,
 	// which can be kilobytes per sample (--itrace=l with brstacksym).
@@ -134,7 +135,7 @@ type pipeline struct {
 
 	// The producer's view of the printer's Sample: the contexts it last
 	// sent (ok: sent at all).
-	ev                   *script.Event
+	ev                   *sample.Event
 	evAddr               bool // ev.AddrCorrelatesSym()
 	ctx                  sctx
 	ipMap, addrMap       mctx
@@ -195,19 +196,19 @@ func sameStr(a, b string) bool {
 }
 
 // sameMap reports whether l (of address addr) is in the mapping m.
-func sameMap(m *mctx, l *script.Loc, addr uint64) bool {
+func sameMap(m *mctx, l *sample.Loc, addr uint64) bool {
 	return l.HasMap == m.hasMap && addr-l.Addr == m.delta && l.MapStart == m.mapStart &&
 		l.Kernel == m.kernel && sameStr(l.DSO, m.dso)
 }
 
-func (pl *pipeline) sample(s *script.Sample, useCC bool) {
+func (pl *pipeline) sample(s *sample.Sample, useCC bool) {
 	if s.Ev != pl.ev {
 		pl.ev, pl.evAddr = s.Ev, s.Ev.AddrCorrelatesSym()
 	}
 	// The branch target, resolved now: the session's Resolver (and
 	// its Sample, which the pipeline leaves alone) moves on.
-	var al *script.Loc
-	var tmp script.Loc
+	var al *sample.Loc
+	var tmp sample.Loc
 	switch {
 	case s.Res != nil:
 		if pl.evAddr && pl.addrLoc {
@@ -217,7 +218,7 @@ func (pl *pipeline) sample(s *script.Sample, useCC bool) {
 	case s.AddrOK:
 		al = &s.AddrLoc
 	}
-	if (s.Callchain != nil && useCC) || s.Raw != nil || s.Mem != nil || s.Synth.Kind != script.SynthNone || s.InsnCnt != 0 || s.CycCnt != 0 || s.BranchStack != nil ||
+	if (s.Callchain != nil && useCC) || s.Raw != nil || s.Mem != nil || s.Synth.Kind != sample.SynthNone || s.InsnCnt != 0 || s.CycCnt != 0 || s.BranchStack != nil ||
 		s.SrclineOK || len(s.Insn) > 16 || uint(s.Depth) > maxDepth || uint(s.InsnLen) > 16 {
 		pl.full(s, al, useCC)
 		return
@@ -262,7 +263,7 @@ func (pl *pipeline) sample(s *script.Sample, useCC bool) {
 }
 
 // full queues s whole.
-func (pl *pipeline) full(s *script.Sample, al *script.Loc, useCC bool) {
+func (pl *pipeline) full(s *sample.Sample, al *sample.Loc, useCC bool) {
 	r := pl.next()
 	r.k = recFull
 	b := pl.cur
@@ -279,7 +280,7 @@ func (pl *pipeline) full(s *script.Sample, al *script.Loc, useCC bool) {
 		it.mem = *s.Mem
 		it.s.Mem = &it.mem
 	}
-	it.s.AddrLoc, it.s.AddrOK = script.Loc{}, al != nil
+	it.s.AddrLoc, it.s.AddrOK = sample.Loc{}, al != nil
 	if al != nil {
 		it.s.AddrLoc = *al
 	}
@@ -293,7 +294,7 @@ func (pl *pipeline) full(s *script.Sample, al *script.Loc, useCC bool) {
 		// An empty callchain (perf drops a corrupt one whole) is
 		// printed as one, not as a sample without: keep it non-nil.
 		if it.frames == nil {
-			it.frames = make([]script.Frame, 0, max(len(s.Callchain), 16))
+			it.frames = make([]sample.Frame, 0, max(len(s.Callchain), 16))
 		}
 		it.frames = append(it.frames[:0], s.Callchain...)
 		it.s.Callchain = it.frames
@@ -313,9 +314,9 @@ func (pl *pipeline) full(s *script.Sample, al *script.Loc, useCC bool) {
 			it.s.BranchLocs = it.brLocs
 		}
 	}
-	b.fullBytes += len(it.s.Callchain)*int(unsafe.Sizeof(script.Frame{})) +
-		len(it.s.BranchStack)*int(unsafe.Sizeof(script.BranchEntry{})) +
-		len(it.s.BranchLocs)*int(unsafe.Sizeof(script.Loc{})) + len(it.s.Raw)
+	b.fullBytes += len(it.s.Callchain)*int(unsafe.Sizeof(sample.Frame{})) +
+		len(it.s.BranchStack)*int(unsafe.Sizeof(sample.BranchEntry{})) +
+		len(it.s.BranchLocs)*int(unsafe.Sizeof(sample.Loc{})) + len(it.s.Raw)
 	if b.fullBytes >= fullBudget {
 		pl.send()
 	}
@@ -324,7 +325,7 @@ func (pl *pipeline) full(s *script.Sample, al *script.Loc, useCC bool) {
 // sideLine is a side-band record to print (script.Printer.PrintSideband).
 type sideLine struct {
 	useCC    bool
-	ev       *script.Event
+	ev       *sample.Event
 	comm     string
 	pid, tid int32
 	cpu      uint32
@@ -347,7 +348,7 @@ func (pl *pipeline) sideband(l sideLine) {
 	}
 }
 
-func (pl *pipeline) errorLine(e *script.ErrorLine) {
+func (pl *pipeline) errorLine(e *sample.ErrorLine) {
 	r := pl.next()
 	r.k = recErr
 	pl.cur.errs = append(pl.cur.errs, *e)
@@ -382,7 +383,7 @@ func (pl *pipeline) close() {
 // print is the printer goroutine.
 func (pl *pipeline) print() {
 	defer close(pl.done)
-	var s script.Sample
+	var s sample.Sample
 	useCC := false
 	var ipDelta, addrDelta uint64
 	var insn [16]byte

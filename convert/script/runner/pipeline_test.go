@@ -6,35 +6,36 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/script"
 	"github.com/perfpt/perfpt/convert/symbol"
 	"github.com/perfpt/perfpt/internal/benchcpu"
 )
 
 var (
-	benchInsnEv = &script.Event{Name: "instructions:u", Config: 1,
-		SampleType: script.SampleIP | script.SampleTID | script.SampleTime | script.SampleCPU}
-	benchBranchEv = &script.Event{Name: "branches:u", Config: 4, SamplePeriod: 1,
-		SampleType: script.SampleIP | script.SampleTID | script.SampleTime | script.SampleAddr | script.SampleCPU}
+	benchInsnEv = &sample.Event{Name: "instructions:u", Config: 1,
+		SampleType: sample.SampleIP | sample.SampleTID | sample.SampleTime | sample.SampleCPU}
+	benchBranchEv = &sample.Event{Name: "branches:u", Config: 4, SamplePeriod: 1,
+		SampleType: sample.SampleIP | sample.SampleTID | sample.SampleTime | sample.SampleAddr | sample.SampleCPU}
 )
 
 type fakeRes struct{ syms []*symbol.Symbol }
 
-func (r *fakeRes) ResolveAddr(addr uint64) script.Loc {
-	return script.Loc{HasMap: true, DSO: "/bin/prog", MapStart: 0x400000, Addr: addr - 0x400000, Sym: r.syms[addr/64%uint64(len(r.syms))]}
+func (r *fakeRes) ResolveAddr(addr uint64) sample.Loc {
+	return sample.Loc{HasMap: true, DSO: "/bin/prog", MapStart: 0x400000, Addr: addr - 0x400000, Sym: r.syms[addr/64%uint64(len(r.syms))]}
 }
 
-func (r *fakeRes) Srcline(*script.Loc) string { return "" }
+func (r *fakeRes) Srcline(*sample.Loc) string { return "" }
 
 // testSamples returns n samples of two threads in two DSOs, with runs in
 // a few functions, instructions and branches interleaved, some with
 // callchains and synth payloads (sent whole), and the Resolver.
-func testSamples(n int) ([]script.Sample, []*script.ErrorLine) {
+func testSamples(n int) ([]sample.Sample, []*sample.ErrorLine) {
 	syms := []*symbol.Symbol{{Start: 0, End: 64, Name: "main"}, {Start: 64, End: 128, Name: "f"}, {Start: 128, End: 192, Name: "g"}}
 	res := &fakeRes{syms}
 	comms := []string{"prog", "worker"}
-	out := make([]script.Sample, n)
-	var errs []*script.ErrorLine
+	out := make([]sample.Sample, n)
+	var errs []*sample.ErrorLine
 	for i := range out {
 		ip := 0x400000 + uint64(i*7%200)
 		ev := benchInsnEv
@@ -46,24 +47,24 @@ func testSamples(n int) ([]script.Sample, []*script.ErrorLine) {
 		if i/301%3 == 2 {
 			dso = "/lib/libc.so"
 		}
-		s := script.Sample{Ev: ev, Comm: comms[th], PID: 10, TID: 10 + int32(th), CPU: uint32(th), Time: uint64(i) * 1000,
-			Period: 1, IP: ip, Addr: ip + 64, Flags: script.FlagBranch | script.FlagCall, InsnLen: 3, Insn: []byte{0x48, 0x89, 0xe5},
-			IPLoc: script.Loc{HasMap: true, DSO: dso, MapStart: 0x400000, Addr: ip - 0x400000, Sym: syms[(ip-0x400000)/64%3]},
+		s := sample.Sample{Ev: ev, Comm: comms[th], PID: 10, TID: 10 + int32(th), CPU: uint32(th), Time: uint64(i) * 1000,
+			Period: 1, IP: ip, Addr: ip + 64, Flags: sample.FlagBranch | sample.FlagCall, InsnLen: 3, Insn: []byte{0x48, 0x89, 0xe5},
+			IPLoc: sample.Loc{HasMap: true, DSO: dso, MapStart: 0x400000, Addr: ip - 0x400000, Sym: syms[(ip-0x400000)/64%3]},
 			Res:   res, Depth: i % 4}
 		if i%1000 == 999 {
-			s.Callchain = []script.Frame{{IP: ip, Loc: s.IPLoc}, {IP: ip + 5, Loc: s.IPLoc}}
+			s.Callchain = []sample.Frame{{IP: ip, Loc: s.IPLoc}, {IP: ip + 5, Loc: s.IPLoc}}
 		}
 		if i%1500 == 1499 {
-			s.Synth = script.Synth{Kind: script.SynthCBR, CBR: 20, Freq: 2000000}
+			s.Synth = sample.Synth{Kind: sample.SynthCBR, CBR: 20, Freq: 2000000}
 		}
 		if i%1700 == 1699 {
-			s.Synth = script.Synth{Kind: script.SynthPTWrite, IP: true, Payload: 0x6f6c6c6568}
+			s.Synth = sample.Synth{Kind: sample.SynthPTWrite, IP: true, Payload: 0x6f6c6c6568}
 		}
 		if i%333 == 7 {
-			s.BranchStack = []script.BranchEntry{{From: ip, To: ip + 70, Predicted: true}, {From: ip + 3, To: ip + 140, Cycles: 3}}
+			s.BranchStack = []sample.BranchEntry{{From: ip, To: ip + 70, Predicted: true}, {From: ip + 3, To: ip + 140, Cycles: 3}}
 		}
 		if i%700 == 0 {
-			errs = append(errs, &script.ErrorLine{Type: 1, Code: 6, IP: ip, Msg: "Trace doesn't match instruction"})
+			errs = append(errs, &sample.ErrorLine{Type: 1, Code: 6, IP: ip, Msg: "Trace doesn't match instruction"})
 		}
 		out[i] = s
 	}
@@ -149,7 +150,7 @@ func BenchmarkPipeline(b *testing.B) {
 			if piped {
 				pl = newPipeline(p, false, true, true)
 			}
-			var s script.Sample
+			var s sample.Sample
 			b.ReportAllocs()
 			start := benchcpu.Now()
 			for i := 0; i < b.N; i++ {

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/script"
 	"github.com/perfpt/perfpt/convert/session"
 	"github.com/perfpt/perfpt/internal/perfopt"
@@ -67,10 +68,10 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	if u := fields.Unprintable(); len(u) > 0 {
 		return fmt.Errorf("-F %s: not supported by perfpt script yet", strings.Join(u, ","))
 	}
-	var it *script.Itrace
+	var it *sample.Itrace
 	if cfg.ItraceSet {
 		var err error
-		if it, err = script.ParseItrace(cfg.Itrace); err != nil {
+		if it, err = sample.ParseItrace(cfg.Itrace); err != nil {
 			return err
 		}
 		if err := refuseItrace(it); err != nil {
@@ -144,13 +145,13 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	seen := map[script.OutputType]bool{}
 	anyCallchain := false
 	for _, e := range s.Events() {
-		if e.SampleType&script.SampleCallchain != 0 {
+		if e.SampleType&sample.SampleCallchain != 0 {
 			anyCallchain = true
 		}
 		if e.AttrType == 1 && e.Config == 9 {
 			continue
 		}
-		t := e.OutputType()
+		t := script.OutputTypeOf(e.AttrType)
 		if seen[t] {
 			continue
 		}
@@ -179,17 +180,17 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	// ip, sym, symoff and dso unless -F set their fields.
 	if useCallchain && !fields.UserSet(script.TypeTracepoint) {
 		for _, e := range s.Events() {
-			if e.AttrType == 2 && e.SampleType&script.SampleCallchain != 0 {
+			if e.AttrType == 2 && e.SampleType&sample.SampleCallchain != 0 {
 				fields.Add(script.TypeTracepoint, script.FieldIP|script.FieldSym|script.FieldSymOff|script.FieldDSO)
 				break
 			}
 		}
 	}
 	// process_attr for the events synthesised from PT.
-	s.OnSynthEvent = func(e *script.Event, firstOfType bool) error {
+	s.OnSynthEvent = func(e *sample.Event, firstOfType bool) error {
 		// intel_pt_process_auxtrace_info turns callchains on for
 		// --itrace=g even under -G, for every event from then on.
-		if e.SampleType&script.SampleCallchain != 0 {
+		if e.SampleType&sample.SampleCallchain != 0 {
 			useCallchain = true
 		}
 		if !firstOfType {
@@ -202,8 +203,8 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		}
 		// process_attr: callchains or branch stacks (LBR call
 		// stacks) turn on ip and sym.
-		if useCallchain && e.SampleType&(script.SampleCallchain|script.SampleBranchStack) != 0 {
-			fields.EnableCallchainFields(e.OutputType())
+		if useCallchain && e.SampleType&(sample.SampleCallchain|sample.SampleBranchStack) != 0 {
+			fields.EnableCallchainFields(script.OutputTypeOf(e.AttrType))
 		}
 		return nil
 	}
@@ -218,11 +219,11 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		prog = &progress{w: cfg.Progress, last: time.Now()}
 	}
 	h := session.Handler{
-		Sample: func(smp *script.Sample) {
+		Sample: func(smp *sample.Sample) {
 			p.SetUseCallchain(useCallchain)
 			p.Print(smp)
 		},
-		Error: func(e *script.ErrorLine) { p.PrintError(e) },
+		Error: func(e *sample.ErrorLine) { p.PrintError(e) },
 		Sideband: func(sb *session.Sideband) {
 			side = sidebandText(side[:0], sb)
 			p.SetUseCallchain(useCallchain)
@@ -256,13 +257,13 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 			insn, addrLoc, brLocs := pipelineNeeds(fields)
 			pl = newPipeline(p, insn, addrLoc, brLocs)
 		}
-		h.Sample = func(smp *script.Sample) {
+		h.Sample = func(smp *sample.Sample) {
 			if pl == nil {
 				start()
 			}
 			pl.sample(smp, useCallchain)
 		}
-		h.Error = func(e *script.ErrorLine) {
+		h.Error = func(e *sample.ErrorLine) {
 			if pl == nil {
 				start()
 			}
@@ -314,7 +315,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 // does not yet: q/qq (the decoder's hop and leap modes, which skip TNT
 // packets or whole PSB intervals and sample only the IPs of FUP and TIP
 // packets) and d (perf's decoder debug log, intel_pt.log).
-func refuseItrace(it *script.Itrace) error {
+func refuseItrace(it *sample.Itrace) error {
 	if it.Quick > 0 {
 		return errors.New("--itrace=q: the quick (hop/leap) decoding modes are not supported by perfpt yet")
 	}
@@ -337,14 +338,14 @@ var unprinted = []struct {
 	field  script.Field
 	name   string
 	sample uint64 // any of these bits
-	only   func(e *script.Event) bool
+	only   func(e *sample.Event) bool
 }{
 	// A tracepoint prints with its format from the tracing data; one
 	// without (no or damaged tracing data) is refused.
-	{script.FieldTrace, "trace", sampleRaw, func(e *script.Event) bool {
-		return e.OutputType() == script.TypeTracepoint && e.Format == nil
+	{script.FieldTrace, "trace", sampleRaw, func(e *sample.Event) bool {
+		return script.OutputTypeOf(e.AttrType) == script.TypeTracepoint && e.Format == nil
 	}},
-	{script.FieldBPFOutput, "bpf-output", sampleRaw, func(e *script.Event) bool { return e.AttrType == 1 && e.Config == 10 }},
+	{script.FieldBPFOutput, "bpf-output", sampleRaw, func(e *sample.Event) bool { return e.AttrType == 1 && e.Config == 10 }},
 }
 
 // refuseUnprinted refuses an event for which perf would print a field that
@@ -352,8 +353,8 @@ var unprinted = []struct {
 // tracepoint's arguments, a bpf-output event's data, a memory event's
 // data source, weight, physical address, page sizes and instruction
 // latency. -F without the field (-F -trace) lets the event through.
-func refuseUnprinted(e *script.Event, fields *script.Fields) error {
-	t := e.OutputType()
+func refuseUnprinted(e *sample.Event, fields *script.Fields) error {
+	t := script.OutputTypeOf(e.AttrType)
 	for _, u := range unprinted {
 		if !fields.Has(t, u.field) || e.SampleType&u.sample == 0 || (u.only != nil && !u.only(e)) {
 			continue
@@ -399,13 +400,13 @@ func (p *progress) done() {
 
 // ptCallchains says --itrace asks for callchains on PT samples, which
 // perf turns on globally (symbol_conf.use_callchain) whatever -G says.
-func ptCallchains(it *script.Itrace) bool { return it != nil && it.Callchain }
+func ptCallchains(it *sample.Itrace) bool { return it != nil && it.Callchain }
 
 // ptNoIPLoc says that PT samples need no map or symbol for their IP
 // (session.Options.NoIPLoc): nothing printed for them (the hardware and
 // synth output types) names the IP's symbol, DSO or source, and no call
 // chain or branch stack comes with them.
-func ptNoIPLoc(fields *script.Fields, it *script.Itrace) bool {
+func ptNoIPLoc(fields *script.Fields, it *sample.Itrace) bool {
 	if it == nil || it.Callchain || it.AddCallchain || it.ThreadStack || it.LastBranch || it.AddLastBranch {
 		return false
 	}
@@ -419,9 +420,9 @@ func ptNoIPLoc(fields *script.Fields, it *script.Itrace) bool {
 // checked against the fields, and with callchains in the combined sample
 // type its output type prints ip and sym. A failed check is perf's error
 // for the record (exit status 234, -EINVAL).
-func pipeAttr(s *session.Session, fields *script.Fields, hasAux bool, useCallchain *bool) func(*script.Event, *perfdata.RecordHeaderAttr) error {
-	return func(e *script.Event, r *perfdata.RecordHeaderAttr) error {
-		if e.AttrType >= 6 && e.AttrType != script.PerfTypeSynth {
+func pipeAttr(s *session.Session, fields *script.Fields, hasAux bool, useCallchain *bool) func(*sample.Event, *perfdata.RecordHeaderAttr) error {
+	return func(e *sample.Event, r *perfdata.RecordHeaderAttr) error {
+		if e.AttrType >= 6 && e.AttrType != sample.PerfTypeSynth {
 			return nil
 		}
 		var combined uint64
@@ -439,10 +440,10 @@ func pipeAttr(s *session.Session, fields *script.Fields, hasAux bool, useCallcha
 					err, cHex(uint64(r.Offset)), r.Size, r.Type), Status: 234}
 			}
 		}
-		const regsStack = script.SampleRegsUser | sampleStackUser
-		if *useCallchain && (combined&(script.SampleCallchain|script.SampleBranchStack) != 0 ||
+		const regsStack = sample.SampleRegsUser | sampleStackUser
+		if *useCallchain && (combined&(sample.SampleCallchain|sample.SampleBranchStack) != 0 ||
 			combined&regsStack == regsStack) {
-			fields.EnableCallchainFields(e.OutputType())
+			fields.EnableCallchainFields(script.OutputTypeOf(e.AttrType))
 		}
 		return nil
 	}

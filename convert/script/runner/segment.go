@@ -3,6 +3,7 @@ package runner
 import (
 	"sync"
 
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/script"
 )
 
@@ -24,12 +25,12 @@ func newSegment(o script.Options, useCC *bool, emit func([]byte)) *segment {
 	return &segment{p: script.NewPrinter(nil, o), useCC: useCC, emit: emit}
 }
 
-func (g *segment) Sample(s *script.Sample) {
+func (g *segment) Sample(s *sample.Sample) {
 	g.p.SetUseCallchain(*g.useCC)
 	g.p.Print(s)
 }
 
-func (g *segment) Error(e *script.ErrorLine) { g.p.PrintError(e) }
+func (g *segment) Error(e *sample.ErrorLine) { g.p.PrintError(e) }
 func (g *segment) Len() int                  { return len(g.p.Bytes()) }
 func (g *segment) Emit(from, to int)         { g.emit(g.p.Bytes()[from:to]) }
 func (g *segment) Reset()                    { g.p.Reset() }

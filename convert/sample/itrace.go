@@ -1,4 +1,4 @@
-package script
+package sample
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package session
+package machine
 
 import (
 	"debug/elf"

@@ -1,4 +1,4 @@
-package session
+package machine
 
 import (
 	"os"
@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/symbol"
 	"github.com/perfpt/perfpt/convert/unwind"
 )
@@ -25,7 +25,8 @@ type DSO struct {
 
 	symOpts *symbol.Options // where the files are (the build-id cache)
 
-	cc         codeCache
+	decOnce    sync.Once
+	dec        any    // DecoderCache's value
 	symsFile   string // perf's symsrc_filename
 	textOffset uint64
 	src        dsoSrc
@@ -71,6 +72,15 @@ func (d *DSO) Code() []byte {
 	return d.code
 }
 
+// DecoderCache returns what the trace decoder keeps for this DSO (the
+// session's instruction cache, perf's dso->auxtrace_cache), made by
+// newCache on the first call: a slot in the DSO, so that the decoder finds
+// it without a lookup. Concurrent callers get the same value.
+func (d *DSO) DecoderCache(newCache func(*DSO) any) any {
+	d.decOnce.Do(func() { d.dec = newCache(d) })
+	return d.dec
+}
+
 // Map is one mapping of a DSO into an address space (perf's struct map).
 type Map struct {
 	Start, End uint64
@@ -102,6 +112,13 @@ type Maps struct {
 	last *Map   // the map found last (lookups cluster)
 	gen  uint64 // bumped by Insert: caches of lookups compare it
 }
+
+// Gen is the address space's generation: it changes whenever a map is
+// inserted, so that a cached lookup can tell it is still valid.
+func (ms *Maps) Gen() uint64 { return ms.gen }
+
+// List returns the maps in address order (not to be changed).
+func (ms *Maps) List() []*Map { return ms.list }
 
 // find is Find with a one-entry cache.
 func (ms *Maps) find(addr uint64) *Map {
@@ -169,7 +186,7 @@ type Thread struct {
 	Comm     string
 	commSet  bool
 	Maps     *Maps
-	ts       *threadStack
+	ts       *ThreadStack
 }
 
 // Machine is the host's state as the records rebuild it: threads, their
@@ -194,16 +211,24 @@ type Machine struct {
 	KernelStart uint64
 }
 
-func newMachine(o *symbol.Options) *Machine {
+// New returns an empty machine that finds symbols as o says (nil: the
+// defaults) and the kernel's in the kallsyms file ("": /proc/kallsyms).
+func New(o *symbol.Options, kallsyms string) *Machine {
+	if kallsyms == "" {
+		kallsyms = "/proc/kallsyms"
+	}
 	return &Machine{
 		threads:     map[int32]*Thread{},
 		dsos:        map[string]*DSO{},
 		kmaps:       &Maps{},
 		symOpts:     o,
-		kPath:       "/proc/kallsyms",
+		kPath:       kallsyms,
 		KernelStart: 1 << 63,
 	}
 }
+
+// KernelMaps returns the kernel's address space.
+func (m *Machine) KernelMaps() *Maps { return m.kmaps }
 
 // FindThread returns the thread tid, or nil.
 func (m *Machine) FindThread(tid int32) *Thread { return m.threads[tid] }
@@ -298,22 +323,22 @@ func (m *Machine) addKernelMap(start, length uint64) {
 // Resolve mirrors thread__find_map_fb plus map__find_symbol: the map and
 // symbol of addr in thread t's context (kernel addresses in the kernel's
 // maps).
-func (m *Machine) Resolve(t *Thread, kernel bool, addr uint64) script.Loc {
-	l := m.resolveMode(t, kernel, addr)
+func (m *Machine) Resolve(t *Thread, kernel bool, addr uint64) sample.Loc {
+	l := m.ResolveMode(t, kernel, addr)
 	if l.HasMap {
 		return l
 	}
 	if addrKernel := addr >= m.KernelStart; addrKernel != kernel {
-		return m.resolveMode(t, addrKernel, addr)
+		return m.ResolveMode(t, addrKernel, addr)
 	}
 	return l
 }
 
-// locCache remembers the last address resolved by resolveInto for one
+// LocCache remembers the last address resolved by ResolveInto for one
 // caller: the address space (and its generation), the map and the
 // symbol's range in the map's address space. Instruction samples stay in
 // one function for long runs, so most lookups are one range check.
-type locCache struct {
+type LocCache struct {
 	maps   *Maps
 	gen    uint64
 	mp     *Map
@@ -321,9 +346,9 @@ type locCache struct {
 	lo, hi uint64 // symbol range, map-relative (lo == hi: no entry)
 }
 
-// resolveInto is Resolve writing into l, with per-map symbol caching and
+// ResolveInto is Resolve writing into l, with per-map symbol caching and
 // the caller's last-range cache lc (nil for none).
-func (m *Machine) resolveInto(l *script.Loc, t *Thread, kernel bool, addr uint64, lc *locCache) {
+func (m *Machine) ResolveInto(l *sample.Loc, t *Thread, kernel bool, addr uint64, lc *LocCache) {
 	var ms *Maps
 	if kernel {
 		ms = m.kmaps
@@ -368,15 +393,15 @@ func (m *Machine) resolveInto(l *script.Loc, t *Thread, kernel bool, addr uint64
 	lc.set(ms, mp, sym, lo, hi)
 }
 
-func (lc *locCache) set(ms *Maps, mp *Map, sym *symbol.Symbol, lo, hi uint64) {
+func (lc *LocCache) set(ms *Maps, mp *Map, sym *symbol.Symbol, lo, hi uint64) {
 	if lc == nil {
 		return
 	}
-	*lc = locCache{maps: ms, gen: ms.gen, mp: mp, sym: sym, lo: lo, hi: hi}
+	*lc = LocCache{maps: ms, gen: ms.gen, mp: mp, sym: sym, lo: lo, hi: hi}
 }
 
-// resolveMode mirrors thread__find_symbol (no fallback to the other mode).
-func (m *Machine) resolveMode(t *Thread, kernel bool, addr uint64) script.Loc {
+// ResolveMode mirrors thread__find_symbol (no fallback to the other mode).
+func (m *Machine) ResolveMode(t *Thread, kernel bool, addr uint64) sample.Loc {
 	var mp *Map
 	if kernel {
 		mp = m.kmaps.Find(addr)
@@ -384,9 +409,9 @@ func (m *Machine) resolveMode(t *Thread, kernel bool, addr uint64) script.Loc {
 		mp = t.Maps.find(addr)
 	}
 	if mp == nil {
-		return script.Loc{Addr: addr}
+		return sample.Loc{Addr: addr}
 	}
-	l := script.Loc{HasMap: true, DSO: mp.DSO.Name, Kernel: mp.DSO.Kernel, MapStart: mp.Start, Addr: mp.MapIP(addr), Ref: mp}
+	l := sample.Loc{HasMap: true, DSO: mp.DSO.Name, Kernel: mp.DSO.Kernel, MapStart: mp.Start, Addr: mp.MapIP(addr), Ref: mp}
 	l.Sym = mp.DSO.Symbols().Find(l.Addr)
 	return l
 }

@@ -1,4 +1,4 @@
-package session
+package sample
 
 import (
 	"strconv"
@@ -56,8 +56,8 @@ func bpName(a *perfdata.EventAttr) string {
 	return b
 }
 
-// modifiers mirrors evsel__add_modifiers (":u", ":uH", ...).
-func modifiers(a *perfdata.EventAttr) string {
+// Modifiers mirrors evsel__add_modifiers (":u", ":uH", ...).
+func Modifiers(a *perfdata.EventAttr) string {
 	var b strings.Builder
 	f := a.Flags
 	has := func(x perfdata.AttrFlags) bool { return f&x != 0 }
@@ -92,27 +92,27 @@ func modifiers(a *perfdata.EventAttr) string {
 	return ":" + b.String()
 }
 
-// eventName mirrors evsel__name for an attr without a recorded name.
-func eventName(a *perfdata.EventAttr) string {
+// EventName mirrors evsel__name for an attr without a recorded name.
+func EventName(a *perfdata.EventAttr) string {
 	switch a.Type {
 	case 0:
 		if a.Config < uint64(len(hwNames)) {
-			return hwNames[a.Config] + modifiers(a)
+			return hwNames[a.Config] + Modifiers(a)
 		}
-		return "unknown-hardware" + modifiers(a)
+		return "unknown-hardware" + Modifiers(a)
 	case 1:
 		if a.Config < uint64(len(swNames)) {
-			return swNames[a.Config] + modifiers(a)
+			return swNames[a.Config] + Modifiers(a)
 		}
-		return "unknown-software" + modifiers(a)
+		return "unknown-software" + Modifiers(a)
 	case 2:
 		return "unknown tracepoint"
 	case 3:
-		return hwCacheName(a.Config) + modifiers(a)
+		return hwCacheName(a.Config) + Modifiers(a)
 	case 4:
-		return "raw 0x" + strconv.FormatUint(a.Config, 16) + modifiers(a)
+		return "raw 0x" + strconv.FormatUint(a.Config, 16) + Modifiers(a)
 	case 5:
-		return bpName(a) + modifiers(a)
+		return bpName(a) + Modifiers(a)
 	}
 	return "unknown attr type: " + itoa(int64(a.Type))
 }

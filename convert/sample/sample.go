@@ -1,4 +1,4 @@
-package script
+package sample
 
 import (
 	"github.com/perfpt/perfpt/convert/symbol"
@@ -6,7 +6,7 @@ import (
 	"github.com/perfpt/perfpt/perfdata/tracing"
 )
 
-// Sample-type bits the printer looks at (PERF_SAMPLE_*).
+// Sample-type bits the printers look at (PERF_SAMPLE_*).
 const (
 	SampleIP        = 1 << 0
 	SampleTID       = 1 << 1
@@ -26,6 +26,10 @@ const (
 	SampleCodePageSize = 1 << 23
 	SampleWeightStruct = 1 << 24
 )
+
+// PerfTypeSynth is PERF_TYPE_SYNTH, the attr type of synthesised events
+// such as intel_pt's ptwrite or cbr.
+const PerfTypeSynth = 0x80000000
 
 // MemFields are a sample's memory-access fields, as perf's perf_sample
 // has them.
@@ -57,9 +61,6 @@ type Event struct {
 	Trace  *traceevent.Printer
 }
 
-// OutputType returns the event's output class.
-func (e *Event) OutputType() OutputType { return OutputTypeOf(e.AttrType) }
-
 // IsBTS mirrors is_bts_event: a hardware branch-instructions event with
 // period 1, which is how perf synthesises PT branch samples.
 func (e *Event) IsBTS() bool {
@@ -68,9 +69,7 @@ func (e *Event) IsBTS() bool {
 
 // AddrCorrelatesSym mirrors sample_addr_correlates_sym: the sample's
 // address is a code address that is printed with its symbol (branches).
-func (e *Event) AddrCorrelatesSym() bool { return e.addrCorrelatesSym() }
-
-func (e *Event) addrCorrelatesSym() bool {
+func (e *Event) AddrCorrelatesSym() bool {
 	if e.AttrType == 1 && (e.Config == 2 || e.Config == 5 || e.Config == 6) {
 		return true
 	}
@@ -165,7 +164,7 @@ func (s *Sample) Detach(srcline bool) {
 	if s.Res == nil {
 		return
 	}
-	if s.Ev != nil && s.Ev.addrCorrelatesSym() {
+	if s.Ev != nil && s.Ev.AddrCorrelatesSym() {
 		s.AddrLoc, s.AddrOK = s.Res.ResolveAddr(s.Addr), true
 	}
 	if srcline && s.IPLoc.HasMap {
@@ -223,16 +222,4 @@ type Synth struct {
 	CBR           uint32 // cbr
 	Freq          uint32 // cbr: kHz
 	MaxNonTurbo   uint32 // cbr
-}
-
-// Options are perf script's printing options besides -F.
-type Options struct {
-	Fields       *Fields
-	Nanosecs     bool // --ns
-	UseCallchain bool // callchains printed (not -G)
-	// NameWidth is evlist__max_name_len: the longest event name of the
-	// session, synthesised events included. When 0, NameWidthFn is asked
-	// at the first sample printed (perf computes it lazily too).
-	NameWidth   int
-	NameWidthFn func() int
 }

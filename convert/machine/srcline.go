@@ -1,4 +1,4 @@
-package session
+package machine
 
 import (
 	"path/filepath"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/perfpt/perfpt/convert/script"
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/srcline"
 )
 
@@ -28,7 +28,7 @@ type dsoSrc struct {
 // true, true, false, addr) of perf 6.1 built without libbfd (an addr2line
 // -i -f subprocess): "file:line" of the innermost frame with the file's
 // base name, "??:0" when only the function is known, else "dso[hexaddr]".
-func (d *DSO) srclineOf(l *script.Loc) string {
+func (d *DSO) srclineOf(l *sample.Loc) string {
 	if d.Name == "" || d.Name[0] == '[' {
 		return d.srclineFallback(l, l.Addr)
 	}
@@ -86,12 +86,12 @@ func (d *DSO) srclineOf(l *script.Loc) string {
 
 // srclineFallback is __get_srcline's answer when addr2line knew nothing:
 // map__srcline passes no symbol, so it is "dso[objdump address]".
-func (d *DSO) srclineFallback(l *script.Loc, objAddr uint64) string {
+func (d *DSO) srclineFallback(l *sample.Loc, objAddr uint64) string {
 	return filepath.Base(d.Name) + "[" + strconv.FormatUint(objAddr, 16) + "]"
 }
 
-// Srcline implements script.Resolver.
-func (r *resolver) Srcline(l *script.Loc) string {
+// Srcline implements sample.Resolver.
+func (r *Resolver) Srcline(l *sample.Loc) string {
 	mp, ok := l.Ref.(*Map)
 	if !ok || mp == nil || mp.DSO == nil {
 		return ""

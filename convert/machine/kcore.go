@@ -1,4 +1,4 @@
-package session
+package machine
 
 import (
 	"bufio"
@@ -25,10 +25,10 @@ type kcoreCode struct {
 	Why string
 }
 
-// kernelCodeMap returns the map holding the code of kernel address ip:
+// KernelCodeMap returns the map holding the code of kernel address ip:
 // from the kcore when there is one, else the kernel map (whose DSO has no
 // code: PT walks there fail as perf's do).
-func (m *Machine) kernelCodeMap(ip uint64) *Map {
+func (m *Machine) KernelCodeMap(ip uint64) *Map {
 	if km := m.kcoreMaps(); km != nil {
 		return km.Find(ip)
 	}
@@ -122,11 +122,6 @@ func kallsymsFunc(path, name string) (uint64, bool) {
 		}
 	}
 	return 0, false
-}
-
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
 }
 
 // FindMap returns the map of addr in thread t's address space: the

@@ -1,0 +1,158 @@
+package machine
+
+import (
+	"strings"
+
+	"github.com/perfpt/perfpt/convert/sample"
+	"github.com/perfpt/perfpt/perfdata"
+)
+
+// AddBuildID makes the DSO of a BUILD_ID feature entry, with its build-id
+// (the kernel's entries are left to the kernel map).
+func (m *Machine) AddBuildID(b perfdata.BuildID) *DSO {
+	name := b.Filename
+	if name == "" {
+		return nil
+	}
+	if strings.HasPrefix(name, "[kernel.kallsyms]") {
+		return nil
+	}
+	return m.dso(name, b.BuildID)
+}
+
+// RegisterIdleThread mirrors perf_session__register_idle_thread: the idle
+// task, pid and tid 0, is named "swapper" from the start (threads forked
+// from it inherit the name until their own COMM; per-CPU PT queues run it
+// between turns, with no user maps).
+func (m *Machine) RegisterIdleThread() {
+	t := m.FindNewThread(0, 0)
+	t.Comm, t.commSet = "swapper", true
+}
+
+// ProcessComm mirrors machine__process_comm_event.
+func (m *Machine) ProcessComm(r *perfdata.RecordComm) {
+	t := m.FindNewThread(r.PID, r.TID)
+	t.Comm, t.commSet = r.Comm, true
+}
+
+// ProcessFork mirrors machine__process_fork_event.
+func (m *Machine) ProcessFork(r *perfdata.RecordFork) {
+	parent := m.FindNewThread(r.PPID, r.PTID)
+	delete(m.threads, r.TID)
+	t := m.FindNewThread(r.PID, r.TID)
+	if parent.commSet {
+		t.Comm, t.commSet = parent.Comm, true
+	}
+	if t.PID != parent.PID && r.PID == r.TID {
+		t.Maps = parent.Maps.clone()
+	}
+}
+
+// ProcessMmap mirrors machine__process_mmap(2)_event.
+func (m *Machine) ProcessMmap(pid, tid int32, addr, length, pgoff uint64, name string, bid []byte, cpumode int) {
+	if cpumode == perfdata.MiscKernel || pid == -1 {
+		if strings.HasPrefix(name, "[kernel.kallsyms]") || strings.HasPrefix(name, "[guest.kernel.kallsyms") {
+			m.addKernelMap(addr, length)
+			if strings.HasSuffix(name, "]_text") {
+				// maps__set_kallsyms_ref_reloc_sym: _text's address
+				m.kcode.refReloc, m.kcode.haveRefReloc = pgoff, true
+				m.useKcore()
+			}
+		}
+		return
+	}
+	t := m.FindNewThread(pid, tid)
+	d := m.dso(name, bid)
+	end := addr + length
+	if end < addr {
+		end = ^uint64(0)
+	}
+	t.Maps.Insert(&Map{Start: addr, End: end, PgOff: pgoff, DSO: d})
+}
+
+// ResolveKernelAddr mirrors machine__resolve_kernel_addr: the name and
+// start address of the kernel symbol holding addr.
+func (m *Machine) ResolveKernelAddr(addr uint64) (string, uint64, bool) {
+	l := m.ResolveMode(nil, true, addr)
+	if !l.HasMap || l.Sym == nil {
+		return "", 0, false
+	}
+	return l.Sym.Name, addr - (l.Addr - l.Sym.Start), true
+}
+
+// maxStackDefault is perf script's scripting_max_stack (PERF_MAX_STACK_DEPTH).
+const maxStackDefault = 127
+
+// MaxDepth is the bound on a call chain's entries (--max-stack).
+func (m *Machine) MaxDepth() int {
+	switch {
+	case m.MaxStack > 0:
+		return m.MaxStack
+	case m.MaxStack < 0: // --max-stack 0
+		return 0
+	}
+	return maxStackDefault
+}
+
+// Callchain mirrors thread__resolve_callchain_sample for a callee-first
+// callchain: context markers switch the address space, other entries
+// are resolved with no fallback, at most maxStack entries. perf 6.1's
+// add_callchain_ip adds no inlined frames (only unwind_entry does, for
+// DWARF-unwound user frames).
+func (m *Machine) Callchain(t *Thread, ips []uint64, out []sample.Frame) []sample.Frame {
+	out = out[:0]
+	if out == nil {
+		out = make([]sample.Frame, 0, 16)
+	}
+	kernel, known := false, false
+	n := 0
+	for _, ip := range ips {
+		if n >= m.MaxDepth() {
+			break
+		}
+		if ip >= perfdata.CallchainMax {
+			switch ip {
+			case perfdata.CallchainKernel:
+				kernel, known = true, true
+			case perfdata.CallchainUser:
+				kernel, known = false, true
+			case perfdata.CallchainHV:
+				known = true
+			default:
+				return out[:0]
+			}
+			continue
+		}
+		n++
+		var l sample.Loc
+		if known {
+			l = m.ResolveMode(t, kernel, ip)
+		} else {
+			l = m.Resolve(t, ip >= m.KernelStart, ip)
+		}
+		out = append(out, sample.Frame{IP: ip, Loc: l})
+	}
+	return out
+}
+
+// Resolver resolves the addresses of one sample in its thread's context:
+// it implements sample.Resolver. It is a value, so that the session keeps
+// one beside its current sample instead of allocating one per sample.
+type Resolver struct {
+	m      *Machine
+	t      *Thread
+	kernel bool
+}
+
+// Resolver returns the resolver of a sample of thread t (kernel: the
+// sample's cpumode is the kernel's).
+func (m *Machine) Resolver(t *Thread, kernel bool) Resolver {
+	return Resolver{m, t, kernel}
+}
+
+// ResolveAddr implements sample.Resolver.
+func (r *Resolver) ResolveAddr(addr uint64) sample.Loc {
+	var l sample.Loc
+	r.m.ResolveInto(&l, r.t, r.kernel, addr, nil)
+	return l
+}

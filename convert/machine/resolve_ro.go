@@ -1,0 +1,51 @@
+package machine
+
+import "github.com/perfpt/perfpt/convert/symbol"
+
+// ROCache is ResolveRO's last answer.
+type ROCache struct {
+	ms     *Maps
+	mp     *Map
+	sym    *symbol.Symbol
+	lo, hi uint64
+}
+
+// ResolveRO is ResolveInto for a parallel decode worker: the same answer,
+// found without the maps' and the machine's caches (it writes only c).
+func (m *Machine) ResolveRO(c *ROCache, t *Thread, kernel bool, addr uint64) (*Map, *symbol.Symbol, uint64) {
+	var ms *Maps
+	if kernel {
+		ms = m.kmaps
+	} else if t != nil {
+		ms = t.Maps
+	}
+	if ms != nil && c.ms == ms && c.lo < c.hi {
+		mp := c.mp
+		if addr >= mp.Start && addr < mp.End {
+			if a := mp.MapIP(addr); a >= c.lo && a < c.hi {
+				return mp, c.sym, a
+			}
+		}
+	}
+	mp := ms.Find(addr)
+	if mp == nil {
+		// Resolve: the other address space.
+		if addrKernel := addr >= m.KernelStart; addrKernel != kernel {
+			var ms2 *Maps
+			if addrKernel {
+				ms2 = m.kmaps
+			} else if t != nil {
+				ms2 = t.Maps
+			}
+			if mp2 := ms2.Find(addr); mp2 != nil {
+				a := mp2.MapIP(addr)
+				return mp2, mp2.DSO.Symbols().Find(a), a
+			}
+		}
+		return nil, nil, addr
+	}
+	a := mp.MapIP(addr)
+	sym, lo, hi := mp.DSO.Symbols().FindRange(a)
+	*c = ROCache{ms: ms, mp: mp, sym: sym, lo: lo, hi: hi}
+	return mp, sym, a
+}

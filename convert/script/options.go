@@ -1,0 +1,13 @@
+package script
+
+// Options are perf script's printing options besides -F.
+type Options struct {
+	Fields       *Fields
+	Nanosecs     bool // --ns
+	UseCallchain bool // callchains printed (not -G)
+	// NameWidth is evlist__max_name_len: the longest event name of the
+	// session, synthesised events included. When 0, NameWidthFn is asked
+	// at the first sample printed (perf computes it lazily too).
+	NameWidth   int
+	NameWidthFn func() int
+}
