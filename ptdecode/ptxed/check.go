@@ -50,6 +50,11 @@ func (p *printer) checkClass(offset, ip uint64, code []byte, mode insn.Mode, cla
 	if err != nil {
 		return 0
 	}
+	if inst.Op == 0 {
+		// x86asm decoded the bytes but does not know the instruction
+		// (PTWRITE, ERETU, UIRET, ...), where XED does: no verdict.
+		return inst.Len
+	}
 	want, ok := xedClasses[inst.Op]
 	if !ok {
 		want = insn.ClassOther
