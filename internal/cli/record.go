@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -327,19 +326,12 @@ func emulateTerms(ev string, pt *synth.Config) error {
 	if parts[2] != "u" {
 		return fmt.Errorf("event %q: modifier %q: --emulate traces user space only (modifier u)", ev, parts[2])
 	}
-	for _, term := range strings.Split(parts[1], ",") {
-		term = strings.TrimSpace(term)
-		if term == "" {
-			continue
-		}
-		name, val, hasVal := strings.Cut(term, "=")
-		n := uint64(1)
-		if hasVal {
-			var err error
-			if n, err = strconv.ParseUint(val, 0, 64); err != nil {
-				return fmt.Errorf("event %q: term %q: bad value", ev, term)
-			}
-		}
+	terms, err := native.ParseTerms(parts[1])
+	if err != nil {
+		return fmt.Errorf("event %q: %w", ev, err)
+	}
+	for _, term := range terms {
+		name, n := term.Name, term.Value
 		on := n != 0
 		switch name {
 		case "pt", "branch":

@@ -122,8 +122,17 @@ func (f Field) Put(word, v uint64) (uint64, error) {
 // Config is the three config words of an event.
 type Config struct{ Config, Config1, Config2 uint64 }
 
-// Terms applies "a,b=3,c=0x10" to c using the PMU's format.
-func (p *PMU) Terms(c Config, terms string) (Config, error) {
+// Term is one term of an event's config: "name" (value 1) or "name=value"
+// (decimal, 0x hex or 0 octal).
+type Term struct {
+	Name  string
+	Value uint64
+	Text  string // as written
+}
+
+// ParseTerms splits "a,b=3,c=0x10" into its terms; empty terms are skipped.
+func ParseTerms(terms string) ([]Term, error) {
+	var out []Term
 	for _, t := range strings.Split(terms, ",") {
 		t = strings.TrimSpace(t)
 		if t == "" {
@@ -134,9 +143,22 @@ func (p *PMU) Terms(c Config, terms string) (Config, error) {
 		if hasVal {
 			var err error
 			if v, err = strconv.ParseUint(val, 0, 64); err != nil {
-				return c, fmt.Errorf("%s: term %q: %w", p.Name, t, err)
+				return nil, fmt.Errorf("term %q: %w", t, err)
 			}
 		}
+		out = append(out, Term{Name: name, Value: v, Text: t})
+	}
+	return out, nil
+}
+
+// Terms applies "a,b=3,c=0x10" to c using the PMU's format.
+func (p *PMU) Terms(c Config, terms string) (Config, error) {
+	ts, err := ParseTerms(terms)
+	if err != nil {
+		return c, fmt.Errorf("%s: %w", p.Name, err)
+	}
+	for _, term := range ts {
+		name, v, t := term.Name, term.Value, term.Text
 		f, ok := p.Format[name]
 		if !ok {
 			return c, fmt.Errorf("%s: unknown term %q (known: %s)", p.Name, name, strings.Join(p.terms(), ", "))
