@@ -171,6 +171,7 @@ type RecordSample struct {
 	RegsUserABI      uint64
 	RegsUser         []uint64
 	StackUser        []byte
+	StackUserOffset  int // offset in the record of the user stack's size field
 	StackUserDynSize uint64
 	Weight           uint64 // PERF_SAMPLE_WEIGHT or the full WEIGHT_STRUCT word
 	DataSrc          uint64

@@ -97,6 +97,7 @@ func (d *decoder) sample(raw *RawRecord, s *RecordSample) error {
 	}
 	if st&SampleFormatStackUser != 0 {
 		c.what = "PERF_RECORD_SAMPLE user stack"
+		s.StackUserOffset = c.off
 		n := c.u64()
 		s.StackUser = d.bytes(c.bytes(n))
 		if n != 0 {

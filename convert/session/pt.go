@@ -424,8 +424,8 @@ func (p *ptState) synthEvents() error {
 	if !p.perCPU {
 		st &^= sample.SampleCPU
 	}
-	mods := sample.Modifiers(&perfdata.EventAttr{Flags: a.Flags & (perfdata.AttrFlagExcludeUser | perfdata.AttrFlagExcludeKernel |
-		perfdata.AttrFlagExcludeHV | perfdata.AttrFlagExcludeHost | perfdata.AttrFlagExcludeGuest)})
+	mods := (&perfdata.EventAttr{Flags: a.Flags & (perfdata.AttrFlagExcludeUser | perfdata.AttrFlagExcludeKernel |
+		perfdata.AttrFlagExcludeHV | perfdata.AttrFlagExcludeHost | perfdata.AttrFlagExcludeGuest)}).Modifiers()
 	add := func(name string, typ uint32, config, period, sampleType uint64) (*sample.Event, error) {
 		e := &sample.Event{Name: name, AttrType: typ, Config: config, SamplePeriod: period, SampleType: sampleType}
 		first := true

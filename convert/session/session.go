@@ -241,7 +241,7 @@ func (s *Session) event(a *perfdata.Attr) *sample.Event {
 	}
 	name := a.Name
 	if !a.Named {
-		name = sample.EventName(&a.EventAttr)
+		name = a.PerfName()
 	}
 	e := &sample.Event{Name: name, AttrType: uint32(a.Type), Config: a.Config,
 		SampleType: uint64(a.SampleType), SamplePeriod: a.SamplePeriod}

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"fmt"
+
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/perfpt/perfpt/perfdata"
@@ -22,6 +24,12 @@ func dumpCommand() *ucli.Command {
 				return err
 			}
 			defer f.Close()
+			if !f.Pipe && f.Data.Size == 0 {
+				// perf_session__read_header's warning; perf report -D
+				// then fails on the first record.
+				fmt.Fprintf(c.App.ErrWriter, "WARNING: The %s file's data size field is 0 which is unexpected.\n"+
+					"Was the 'perf record' command properly terminated?\n", c.String("input"))
+			}
 			opt := perftext.DumpOptions{Order: perfdata.TimeOrder}
 			if c.Bool("file-order") {
 				opt.Order = perfdata.FileOrder

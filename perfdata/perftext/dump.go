@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 
 	"github.com/perfpt/perfpt/perfdata"
+	"github.com/perfpt/perfpt/perfdata/tracing"
 )
 
 // DumpOptions select what Dump prints.
@@ -16,51 +18,122 @@ type DumpOptions struct {
 	Order perfdata.Order
 }
 
-// Dump prints one line per record, like perf report -D without the hex
-// dumps: the time stamp fields, the file offset, the size, perf's name of
-// the type and the decoded fields. Records unpacked from COMPRESSED records
-// are listed at the offset of their COMPRESSED record, which itself is not
-// listed. It ends with the count of each record type.
+// Dump prints what perf report -D prints, but for the hex dump of each
+// record and the two lines perf report adds to a sample from its machine
+// (" ... thread:" and " ...... dso:"): a "#" line about the header, then
+// for each record, in the order perf delivers them (Order), its time
+// stamp fields, offset, size and type (dump_event), and the decoded fields
+// and lines the tool prints (writeBody: dump_sample's call chain, branch
+// stack, registers and memory fields for samples); it ends with perf's
+// event counts (perf_session__fprintf_nr_events and each event's samples).
+// Records unpacked from COMPRESSED records carry the offset of their
+// COMPRESSED record; the COMPRESSED records are counted but not listed.
+// AUX area data, tracing data, build id and stat records print their
+// fields on one line where perf's decoders print more.
 func Dump(w io.Writer, f *perfdata.File, opt DumpOptions) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
+	bw.WriteString("# To display the perf.data header info, please use --header/--header-only options.\n#\n")
 	rs := f.Records(opt.Order)
 	rs.Reuse = true
 	var counts [256]int
-	other := map[perfdata.RecordType]int{}
-	total := 0
+	perEvent := map[*perfdata.Attr]int{}
+	// perf report's branch mode (a recording with branch stacks) counts
+	// a sample's branches as its event's samples.
+	branchMode := false
+	var trace *tracing.Data
+	if fs, err := f.Features(); err == nil {
+		branchMode = fs.Has(perfdata.FeatBranchStack)
+		if b, ok := f.FeatureData(perfdata.FeatTracingData); ok {
+			trace, _ = tracing.Parse(b)
+		}
+	}
+	if !f.Pipe && f.Data.Size == 0 {
+		// __perf_session__process_events fails before any record.
+		return bw.Flush()
+	}
 	ts := newStamper(f)
+	arch := ""
 	for rs.Next() {
 		r := rs.Record
 		c := r.Common()
-		total++
 		if c.Type < 256 {
 			counts[c.Type]++
-		} else {
-			other[c.Type]++
+		}
+		if arch == "" {
+			if fs, err := f.Features(); err == nil && fs.Has(perfdata.FeatArch) {
+				arch = normArch(fs.Arch)
+			} else {
+				arch = normArch(runtime.GOARCH)
+			}
 		}
 		ts.write(bw, c)
-		fmt.Fprintf(bw, "%s [%#x]: %s", cHex(uint64(c.Offset)), c.Size, c.Type)
-		writeFields(bw, r)
-		bw.WriteByte('\n')
+		fmt.Fprintf(bw, "%s [%#x]: %s", cHex(uint64(c.Offset)), c.Size, eventName(c.Type))
+		writeBody(bw, f, r, arch)
+		switch r := r.(type) {
+		case *perfdata.RecordSample:
+			if r.Attr == nil {
+				break
+			}
+			if branchMode {
+				perEvent[r.Attr] += len(r.BranchStack)
+			} else {
+				perEvent[r.Attr]++
+			}
+		case *perfdata.RecordTracingData:
+			trace, _ = tracing.Parse(r.Data)
+		}
 	}
 	if err := rs.Err(); err != nil {
 		bw.Flush()
 		return err
 	}
-	if n := rs.CompressedRecords(); n > 0 {
-		counts[perfdata.RecordTypeCompressed] += n
+	counts[perfdata.RecordTypeCompressed] += rs.CompressedRecords()
+	total := 0
+	for _, n := range counts {
 		total += n
 	}
-	fmt.Fprintf(bw, "\n%20s events: %10d\n", "TOTAL", total)
-	for t, n := range counts {
-		if n > 0 {
-			fmt.Fprintf(bw, "%20s events: %10d\n", perfdata.RecordType(t).Name(), n)
+	counts[0] = total
+	msg := ""
+	if fs, err := f.Features(); err == nil && fs.Has(perfdata.FeatAuxtrace) {
+		msg = " (excludes AUX area (e.g. instruction trace) decoded / synthesized events)"
+	}
+	fmt.Fprintf(bw, "\nAggregated stats:%s\n", msg)
+	writeStats(bw, counts[:])
+	// evlist__fprintf_nr_events: the events with samples (perf report
+	// -D does not count lost samples per event).
+	for _, a := range f.Attrs {
+		if n := perEvent[a]; n > 0 {
+			name := a.Name
+			if !a.Named {
+				name = a.PerfName()
+				// A tracepoint takes its name from the tracing data.
+				if a.Type == perfdata.AttrTypeTracepoint && trace != nil {
+					if ev := trace.Event(int(a.Config)); ev != nil {
+						name = ev.System + ":" + ev.Name
+					}
+				}
+			}
+			fmt.Fprintf(bw, "%s stats:\n%16s events: %10d\n", name, "SAMPLE", n)
 		}
 	}
-	for t, n := range other {
-		fmt.Fprintf(bw, "%20s events: %10d\n", t.Name(), n)
-	}
 	return bw.Flush()
+}
+
+// writeStats mirrors events_stats__fprintf with skip_empty: the count of
+// each record type perf names, with its share of the total.
+func writeStats(w *bufio.Writer, counts []int) {
+	total := counts[0]
+	for t, n := range counts {
+		name := perfdata.RecordType(t).Name()
+		if n == 0 || strings.HasPrefix(name, "UNKNOWN") {
+			continue
+		}
+		if t > 0 && total > 0 {
+			fmt.Fprintf(w, "%16s events: %10d  (%4.1f%%)\n", name, n, 100*float64(n)/float64(total))
+		} else {
+			fmt.Fprintf(w, "%16s events: %10d\n", name, n)
+		}
+	}
 }
 
 // stamper prints the leading fields perf's evlist__print_tstamp prints:

@@ -437,11 +437,12 @@ func printCaps(w *bufio.Writer, pmu string, caps []perfdata.PMUCap) {
 	w.WriteByte('\n')
 }
 
-// unitNumber prints n like perf's unit_number__scnprintf ("24G").
+// unitNumber mirrors perf's unit_number__scnprintf: divide by 1024 while
+// the quotient is above 1, up to G (so 1024 stays "1024B", 1G "1024M").
 func unitNumber(n uint64) string {
-	const units = "BKMGTPE"
+	const units = "BKMG"
 	i := 0
-	for n >= 1024 && i < len(units)-1 {
+	for n/1024 > 1 && i < 3 {
 		n /= 1024
 		i++
 	}

@@ -1,12 +1,40 @@
-package sample
+package perfdata
 
 import (
 	"strconv"
 	"strings"
-
-	"github.com/perfpt/perfpt/perfdata"
 )
 
+// PerfName returns the name perf gives an event the recording does not
+// name (evsel__name): the hardware, software, hardware cache, raw and
+// breakpoint names with their modifiers ("cycles:pp", "L1-dcache-load-misses",
+// "raw 0x1cd:p", "mem:0x601040:rw:u"), "unknown tracepoint" (a
+// tracepoint is named from the tracing data), "unknown attr type: N".
+func (a *EventAttr) PerfName() string {
+	switch a.Type {
+	case 0:
+		if a.Config < uint64(len(hwNames)) {
+			return hwNames[a.Config] + a.Modifiers()
+		}
+		return "unknown-hardware" + a.Modifiers()
+	case 1:
+		if a.Config < uint64(len(swNames)) {
+			return swNames[a.Config] + a.Modifiers()
+		}
+		return "unknown-software" + a.Modifiers()
+	case 2:
+		return "unknown tracepoint"
+	case 3:
+		return hwCacheName(a.Config) + a.Modifiers()
+	case 4:
+		return "raw 0x" + strconv.FormatUint(a.Config, 16) + a.Modifiers()
+	case 5:
+		return bpName(a) + a.Modifiers()
+	}
+	return "unknown attr type: " + strconv.FormatInt(int64(int32(a.Type)), 10)
+}
+
+// hwNames is evsel__hw_names.
 var hwNames = []string{"cycles", "instructions", "cache-references", "cache-misses",
 	"branches", "branch-misses", "bus-cycles", "stalled-cycles-frontend",
 	"stalled-cycles-backend", "ref-cycles"}
@@ -46,7 +74,7 @@ func hwCacheName(config uint64) string {
 }
 
 // bpName mirrors __evsel__bp_name: "mem:0xADDR:rwx".
-func bpName(a *perfdata.EventAttr) string {
+func bpName(a *EventAttr) string {
 	b := "mem:0x" + strconv.FormatUint(a.Config1, 16) + ":"
 	for i, c := range "rwx" {
 		if a.BPType&(1<<i) != 0 {
@@ -56,20 +84,20 @@ func bpName(a *perfdata.EventAttr) string {
 	return b
 }
 
-// Modifiers mirrors evsel__add_modifiers (":u", ":uH", ...).
-func Modifiers(a *perfdata.EventAttr) string {
+// Modifiers mirrors evsel__add_modifiers (":u", ":uH", ":pp", ...).
+func (a *EventAttr) Modifiers() string {
 	var b strings.Builder
 	f := a.Flags
-	has := func(x perfdata.AttrFlags) bool { return f&x != 0 }
+	has := func(x AttrFlags) bool { return f&x != 0 }
 	guestDefault := false
-	if has(perfdata.AttrFlagExcludeKernel) || has(perfdata.AttrFlagExcludeUser) || has(perfdata.AttrFlagExcludeHV) {
-		if !has(perfdata.AttrFlagExcludeKernel) {
+	if has(AttrFlagExcludeKernel) || has(AttrFlagExcludeUser) || has(AttrFlagExcludeHV) {
+		if !has(AttrFlagExcludeKernel) {
 			b.WriteByte('k')
 		}
-		if !has(perfdata.AttrFlagExcludeUser) {
+		if !has(AttrFlagExcludeUser) {
 			b.WriteByte('u')
 		}
-		if !has(perfdata.AttrFlagExcludeHV) {
+		if !has(AttrFlagExcludeHV) {
 			b.WriteByte('h')
 		}
 		guestDefault = true
@@ -78,11 +106,11 @@ func Modifiers(a *perfdata.EventAttr) string {
 		b.WriteString("ppp"[:p])
 		guestDefault = true
 	}
-	if has(perfdata.AttrFlagExcludeHost) || has(perfdata.AttrFlagExcludeGuest) == guestDefault {
-		if !has(perfdata.AttrFlagExcludeHost) {
+	if has(AttrFlagExcludeHost) || has(AttrFlagExcludeGuest) == guestDefault {
+		if !has(AttrFlagExcludeHost) {
 			b.WriteByte('H')
 		}
-		if !has(perfdata.AttrFlagExcludeGuest) {
+		if !has(AttrFlagExcludeGuest) {
 			b.WriteByte('G')
 		}
 	}
@@ -90,51 +118,4 @@ func Modifiers(a *perfdata.EventAttr) string {
 		return ""
 	}
 	return ":" + b.String()
-}
-
-// EventName mirrors evsel__name for an attr without a recorded name.
-func EventName(a *perfdata.EventAttr) string {
-	switch a.Type {
-	case 0:
-		if a.Config < uint64(len(hwNames)) {
-			return hwNames[a.Config] + Modifiers(a)
-		}
-		return "unknown-hardware" + Modifiers(a)
-	case 1:
-		if a.Config < uint64(len(swNames)) {
-			return swNames[a.Config] + Modifiers(a)
-		}
-		return "unknown-software" + Modifiers(a)
-	case 2:
-		return "unknown tracepoint"
-	case 3:
-		return hwCacheName(a.Config) + Modifiers(a)
-	case 4:
-		return "raw 0x" + strconv.FormatUint(a.Config, 16) + Modifiers(a)
-	case 5:
-		return bpName(a) + Modifiers(a)
-	}
-	return "unknown attr type: " + itoa(int64(a.Type))
-}
-
-func itoa(v int64) string {
-	if v == 0 {
-		return "0"
-	}
-	neg := v < 0
-	if neg {
-		v = -v
-	}
-	var b [24]byte
-	i := len(b)
-	for v > 0 {
-		i--
-		b[i] = byte('0' + v%10)
-		v /= 10
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
 }

@@ -1,0 +1,345 @@
+package perftext
+
+import (
+	"bufio"
+	"fmt"
+	"math/bits"
+	"strings"
+
+	"github.com/perfpt/perfpt/perfdata"
+)
+
+// writeBody prints what perf report -D prints after a record's
+// "PERF_RECORD_NAME": the decoded fields as the tool perf report runs
+// prints them (machine__process_*_event's perf_event__fprintf_*, dump_sample,
+// the stubs' ": unhandled!"), newline included. arch is the recording's
+// (perf_env__arch), for the register names.
+func writeBody(w *bufio.Writer, f *perfdata.File, r perfdata.Record, arch string) {
+	switch r := r.(type) {
+	case *perfdata.RecordSample:
+		dumpSample(w, r, arch)
+	case *perfdata.RecordMmap, *perfdata.RecordMmap2, *perfdata.RecordComm, *perfdata.RecordFork,
+		*perfdata.RecordExit, *perfdata.RecordNamespaces, *perfdata.RecordCgroup, *perfdata.RecordAux,
+		*perfdata.RecordItraceStart, *perfdata.RecordSwitch, *perfdata.RecordKsymbol, *perfdata.RecordBPFEvent,
+		*perfdata.RecordTextPoke, *perfdata.RecordAuxOutputHwID:
+		// The machine's perf_event__fprintf_* (text_poke without the
+		// kernel symbol perf may add).
+		text := AppendEvent(nil, r, nil)
+		w.Write(text[len(eventName(r.Common().Type)):])
+	case *perfdata.RecordLost:
+		fmt.Fprintf(w, ": id:%d: lost:%d\n", r.LostID, r.Lost)
+	case *perfdata.RecordLostSamples:
+		fmt.Fprintf(w, ": id:%d: lost samples :%d\n", r.ID, r.Lost)
+	case *perfdata.RecordThrottle:
+		w.WriteString(": unhandled!\n")
+	case *perfdata.RecordHeaderFeature, *perfdata.RecordHeaderAttr, *perfdata.RecordTracingData:
+		w.WriteByte('\n')
+	case *perfdata.RecordFinishedRound:
+		// perf_event__process_finished_round.
+		w.WriteByte('\n')
+	case *perfdata.RecordFinishedInit:
+		w.WriteString(": unhandled!\n")
+	case *perfdata.RecordIDIndex:
+		fmt.Fprintf(w, " nr: %d\n", len(r.Entries))
+		for _, e := range r.Entries {
+			fmt.Fprintf(w, " ... id: %d  idx: %d  cpu: %d  tid: %d\n", e.ID, e.Idx, int64(e.CPU), int64(e.TID))
+		}
+	case *perfdata.RecordEventUpdate:
+		// perf_event__fprintf_event_update.
+		fmt.Fprintf(w, "\n... id:    %d\n", r.UpdateID)
+		switch r.UpdateType {
+		case perfdata.EventUpdateScale:
+			fmt.Fprintf(w, "... scale: %f\n", r.Scale)
+		case perfdata.EventUpdateUnit:
+			fmt.Fprintf(w, "... unit:  %s\n", r.Unit)
+		case perfdata.EventUpdateName:
+			fmt.Fprintf(w, "... name:  %s\n", r.Name)
+		case perfdata.EventUpdateCPUs:
+			fmt.Fprintf(w, "... %s\n", perfdata.FormatCPUList(r.CPUs))
+		default:
+			w.WriteString("... unknown type\n")
+		}
+	case *perfdata.RecordThreadMap:
+		// process_event_thread_map_stub: thread_map__fprintf.
+		n := len(r.Entries)
+		s := ""
+		if n > 1 {
+			s = "s"
+		}
+		fmt.Fprintf(w, " nr: %d thread%s: ", n, s)
+		for i, e := range r.Entries {
+			if i > 0 {
+				w.WriteString(", ")
+			}
+			fmt.Fprintf(w, "%d", int32(e.PID))
+		}
+		w.WriteString("\n: unhandled!\n")
+	case *perfdata.RecordCPUMap:
+		fmt.Fprintf(w, ": %s\n: unhandled!\n", perfdata.FormatCPUList(r.CPUs))
+	case *perfdata.RecordTimeConv:
+		// process_event_time_conv_stub: perf_event__fprintf_time_conv.
+		fmt.Fprintf(w, "\n... Time Shift      %d\n... Time Muliplier  %d\n... Time Zero       %d\n", r.TimeShift, r.TimeMult, r.TimeZero)
+		if r.Extended {
+			fmt.Fprintf(w, "... Time Cycles     %d\n... Time Mask       %s\n... Cap Time Zero   %d\n... Cap Time Short  %d\n",
+				r.TimeCycles, cHex(r.TimeMask), b2i(r.CapUserTimeZero), b2i(r.CapUserTimeShort))
+		}
+		w.WriteString(": unhandled!\n")
+	default:
+		// Records perf report -D prints through decoders perfpt does
+		// not mirror line for line (AUX area data, tracing data, build
+		// ids, stat): the record's fields on one line.
+		writeFields(w, r)
+		w.WriteByte('\n')
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Sample-type bits dumpSample looks at, beyond perfdata's names.
+const (
+	branchSampleCallStack = 1 << 11 // PERF_SAMPLE_BRANCH_CALL_STACK
+	readFormatGroup       = 1 << 3
+	readFormatLost        = 1 << 4
+)
+
+// dumpSample mirrors perf's dump_sample.
+func dumpSample(w *bufio.Writer, r *perfdata.RecordSample, arch string) {
+	a := r.Attr
+	period := r.Period
+	if a != nil && a.SampleType&perfdata.SampleFormatPeriod == 0 {
+		// evsel__parse_sample starts from attr.sample_period (the
+		// frequency, for a frequency-sampled event).
+		period = a.SamplePeriod
+	}
+	fmt.Fprintf(w, "(IP, 0x%x): %d/%d: %s period: %d addr: %s\n", r.Misc, r.PID, r.TID, cHex(r.IP), period, cHex(r.Addr))
+	if a == nil {
+		return
+	}
+	st := a.SampleType
+	callstack := uint64(a.BranchSampleType)&branchSampleCallStack != 0
+	if st&perfdata.SampleFormatCallchain != 0 {
+		if callstack {
+			lbrCallstack(w, r)
+		}
+		fmt.Fprintf(w, "... FP chain: nr:%d\n", len(r.Callchain))
+		for i, ip := range r.Callchain {
+			fmt.Fprintf(w, "..... %2d: %016x\n", i, ip)
+		}
+	}
+	if st&perfdata.SampleFormatBranchStack != 0 {
+		branchStackDump(w, r.BranchStack, callstack)
+	}
+	if st&perfdata.SampleFormatRegsUser != 0 && r.RegsUserABI != 0 {
+		regsDump(w, "user", a.SampleRegsUser, r.RegsUserABI, r.RegsUser, arch)
+	}
+	if st&perfdata.SampleFormatRegsIntr != 0 && r.RegsIntrABI != 0 {
+		regsDump(w, "intr", a.SampleRegsIntr, r.RegsIntrABI, r.RegsIntr, arch)
+	}
+	if st&perfdata.SampleFormatStackUser != 0 {
+		size := uint64(0)
+		if len(r.StackUser) > 0 {
+			size = r.StackUserDynSize
+		}
+		fmt.Fprintf(w, "... ustack: size %d, offset 0x%x\n", size, r.StackUserOffset)
+	}
+	if st&(perfdata.SampleFormatWeight|perfdata.SampleFormatWeightStruct) != 0 {
+		if st&perfdata.SampleFormatWeightStruct != 0 {
+			// x86's arch_perf_parse_sample_weight leaves p_stage_cyc 0
+			// (perf reads it on powerpc only).
+			fmt.Fprintf(w, "... weight: %d,0x%x,0x0\n", r.Weight&0xffffffff, uint16(r.Weight>>32))
+		} else {
+			fmt.Fprintf(w, "... weight: %d\n", r.Weight)
+		}
+	}
+	if st&perfdata.SampleFormatDataSrc != 0 {
+		fmt.Fprintf(w, " . data_src: 0x%x\n", r.DataSrc)
+	}
+	if st&perfdata.SampleFormatPhysAddr != 0 {
+		fmt.Fprintf(w, " .. phys_addr: 0x%x\n", r.PhysAddr)
+	}
+	if st&perfdata.SampleFormatDataPageSize != 0 {
+		fmt.Fprintf(w, " .. data page size: %s\n", pageSizeName(r.DataPageSize))
+	}
+	if st&perfdata.SampleFormatCodePageSize != 0 {
+		fmt.Fprintf(w, " .. code page size: %s\n", pageSizeName(r.CodePageSize))
+	}
+	if st&perfdata.SampleFormatTransaction != 0 {
+		fmt.Fprintf(w, "... transaction: %x\n", r.Transaction)
+	}
+	if st&perfdata.SampleFormatRead != 0 {
+		sampleReadDump(w, &r.Read, uint64(a.ReadFormat))
+	}
+}
+
+// lbrCallstack mirrors callchain__lbr_callstack_printf.
+func lbrCallstack(w *bufio.Writer, r *perfdata.RecordSample) {
+	cc, lbr := r.Callchain, r.BranchStack
+	i := 0
+	for i < len(cc) && cc[i] != perfdata.CallchainUser {
+		i++
+	}
+	if i == len(cc) || len(lbr) == 0 {
+		return
+	}
+	kernel := i + 1
+	fmt.Fprintf(w, "... LBR call chain: nr:%d\n", kernel+len(lbr)+1)
+	for j := 0; j < kernel; j++ {
+		fmt.Fprintf(w, "..... %2d: %016x\n", j, cc[j])
+	}
+	fmt.Fprintf(w, "..... %2d: %016x\n", kernel, lbr[0].To)
+	for j, e := range lbr {
+		fmt.Fprintf(w, "..... %2d: %016x\n", j+kernel+1, e.From)
+	}
+}
+
+// branchKindNames is branch_type_name's table (PERF_BR_*), and the new
+// types (PERF_BR_NEW_*) of perf 6.1.
+var (
+	branchKindNames    = []string{"N/A", "COND", "UNCOND", "IND", "CALL", "IND_CALL", "RET", "SYSCALL", "SYSRET", "COND_CALL", "COND_RET", "ERET", "IRQ", "SERROR", "NO_TX", "EXTEND_ABI"}
+	branchNewTypeNames = []string{"FAULT_ALGN", "FAULT_DATA", "FAULT_INST", "ARCH_1", "ARCH_2", "ARCH_3", "ARCH_4", "ARCH_5"}
+)
+
+// branchType mirrors get_branch_type.
+func branchType(flags uint64) string {
+	typ, newType := flags>>20&0xf, flags>>26&0xf
+	if typ == 0 { // PERF_BR_UNKNOWN
+		return ""
+	}
+	if typ == 15 { // PERF_BR_EXTEND_ABI
+		if int(newType) < len(branchNewTypeNames) {
+			return branchNewTypeNames[newType]
+		}
+		return "(null)"
+	}
+	return branchKindNames[typ]
+}
+
+// branchStackDump mirrors branch_stack__printf.
+func branchStackDump(w *bufio.Writer, br []perfdata.BranchEntry, callstack bool) {
+	if !callstack {
+		fmt.Fprintf(w, "... branch stack: nr:%d\n", len(br))
+	} else {
+		fmt.Fprintf(w, "... branch callstack: nr:%d\n", len(br)+1)
+	}
+	flag := func(set bool, c string) string {
+		if set {
+			return c
+		}
+		return " "
+	}
+	for i, e := range br {
+		f := e.Flags
+		if !callstack {
+			// mispred, predicted, abort, in_tx; reserved is the top
+			// bits (33 on: after priv).
+			fmt.Fprintf(w, "..... %2d: %016x -> %016x %d cycles %s%s%s%s %x %s\n", i, e.From, e.To, uint16(f>>4),
+				flag(f&1 != 0, "M"), flag(f&2 != 0, "P"), flag(f&8 != 0, "A"), flag(f&4 != 0, "T"),
+				f>>33, branchType(f))
+			continue
+		}
+		if i == 0 {
+			fmt.Fprintf(w, "..... %2d: %016x\n..... %2d: %016x\n", i, e.To, i+1, e.From)
+		} else {
+			fmt.Fprintf(w, "..... %2d: %016x\n", i+1, e.From)
+		}
+	}
+}
+
+// x86RegNames is __perf_reg_name_x86 up to the XMM registers, which are
+// named at even ids only (XMM0 at 32).
+var x86RegNames = []string{"AX", "BX", "CX", "DX", "SI", "DI", "BP", "SP", "IP", "FLAGS", "CS", "SS",
+	"DS", "ES", "FS", "GS", "R8", "R9", "R10", "R11", "R12", "R13", "R14", "R15"}
+
+func regName(id int, arch string) string {
+	if arch != "x86" {
+		return "unknown"
+	}
+	switch {
+	case id < len(x86RegNames):
+		return x86RegNames[id]
+	case id >= 32 && id < 64 && id%2 == 0:
+		return fmt.Sprintf("XMM%d", (id-32)/2)
+	}
+	return "(null)"
+}
+
+// regsDump mirrors regs__printf.
+func regsDump(w *bufio.Writer, kind string, mask, abi uint64, regs []uint64, arch string) {
+	abiName := "unknown"
+	switch abi {
+	case 0:
+		abiName = "none"
+	case 1:
+		abiName = "32-bit"
+	case 2:
+		abiName = "64-bit"
+	}
+	fmt.Fprintf(w, "... %s regs: mask 0x%x ABI %s\n", kind, mask, abiName)
+	i := 0
+	for m := mask; m != 0; m &= m - 1 {
+		id := bits.TrailingZeros64(m)
+		v := uint64(0)
+		if i < len(regs) {
+			v = regs[i]
+		}
+		i++
+		fmt.Fprintf(w, ".... %-5s 0x%016x\n", regName(id, arch), v)
+	}
+}
+
+// sampleReadDump mirrors sample_read__printf.
+func sampleReadDump(w *bufio.Writer, rv *perfdata.ReadValues, format uint64) {
+	w.WriteString("... sample_read:\n")
+	if format&1 != 0 {
+		fmt.Fprintf(w, "...... time enabled %016x\n", rv.TimeEnabled)
+	}
+	if format&2 != 0 {
+		fmt.Fprintf(w, "...... time running %016x\n", rv.TimeRunning)
+	}
+	one := func(v perfdata.ReadValue, prefix string) {
+		fmt.Fprintf(w, "%sid %016x, value %016x", prefix, v.ID, v.Value)
+		if format&readFormatLost != 0 {
+			fmt.Fprintf(w, ", lost %d", v.Lost)
+		}
+		w.WriteByte('\n')
+	}
+	if format&readFormatGroup != 0 {
+		fmt.Fprintf(w, ".... group nr %d\n", len(rv.Values))
+		for _, v := range rv.Values {
+			one(v, "..... ")
+		}
+		return
+	}
+	var v perfdata.ReadValue
+	if len(rv.Values) > 0 {
+		v = rv.Values[0]
+	}
+	one(v, "..... ")
+}
+
+// pageSizeName mirrors get_page_size_name.
+func pageSizeName(n uint64) string {
+	if n == 0 {
+		return "N/A"
+	}
+	return unitNumber(n)
+}
+
+// normArch mirrors perf_env__arch's normalize_arch for the names perf
+// records ("x86_64" -> "x86").
+func normArch(a string) string {
+	switch {
+	case a == "i386" || a == "i486" || a == "i586" || a == "i686" || a == "x86_64" || a == "amd64":
+		return "x86"
+	case a == "aarch64" || a == "arm64":
+		return "arm64"
+	case strings.HasPrefix(a, "arm"):
+		return "arm"
+	}
+	return a
+}
