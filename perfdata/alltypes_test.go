@@ -156,6 +156,10 @@ func TestRoundTripAllTypes(t *testing.T) {
 				r.Data = []byte("cycles\x00\x00") // the raw payload
 			case *RecordAuxtrace:
 				r.AuxSize = uint64(len(r.Data))
+			case *RecordSample:
+				// Where the decoder found the user stack (perf's
+				// user_stack.offset), which a writer does not set.
+				r.StackUserOffset = g.(*RecordSample).StackUserOffset
 			}
 			if !reflect.DeepEqual(g, want) {
 				t.Errorf("%s: record %d:\n got %+v\nwant %+v", mode, i, g, want)
