@@ -138,6 +138,8 @@ type Session struct {
 	tracingErr error
 	tp         *traceevent.Printer
 
+	stats Stats
+
 	// OnPipeAttr is called for each PERF_RECORD_HEADER_ATTR of a pipe
 	// (perf script's process_attr), with its event and the record; an
 	// error stops Run.
@@ -315,6 +317,7 @@ func (s *Session) Run(h Handler) error {
 		}
 		rec := rs.Record
 		c := rec.Common()
+		s.stats.count(rec)
 		if s.pt != nil && c.Type < perfdata.RecordTypeUserStart {
 			// auxtrace__process_event runs before the tool sees the record.
 			s.pt.event(rec, h)
@@ -402,6 +405,7 @@ func (s *Session) Run(h Handler) error {
 			s.sideband(rec, h)
 		}
 	}
+	s.stats.Events += rs.CompressedRecords()
 	if err := rs.Err(); err != nil {
 		return err
 	}

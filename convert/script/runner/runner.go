@@ -296,6 +296,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		}
 	}
 	err = s.Run(h)
+	defer warnAboutErrors(stderr, s.Stats(), cfg.Show&session.ShowLost != 0)
 	if pl != nil {
 		pl.close()
 	}
@@ -461,6 +462,20 @@ func printHeader(w io.Writer, f *perfdata.File, path string, full bool) error {
 		return perftext.HeaderTop(w, f, opt)
 	}
 	return perftext.Header(w, f, opt)
+}
+
+// warnAboutErrors prints perf's warnings about lost data at the end of a
+// run (perf_session__warn_about_errors): lost chunks, unless
+// --show-lost-events printed them, and a sample drop rate above 5%.
+func warnAboutErrors(w io.Writer, st session.Stats, lostShown bool) {
+	if !lostShown && st.Lost != 0 {
+		fmt.Fprintf(w, "Warning:\nProcessed %d events and lost %d chunks!\n\nCheck IO/CPU overload!\n\n", st.Events, st.Lost)
+	}
+	if total := uint64(st.Samples) + st.LostSamples; total > 0 {
+		if rate := float64(st.LostSamples) / float64(total); rate > 0.05 {
+			fmt.Fprintf(w, "Warning:\nProcessed %d samples and lost %3.2f%%!\n\n", total, rate*100)
+		}
+	}
 }
 
 // cHex is C's %#x: 0 has no prefix.
