@@ -457,6 +457,11 @@ func (p *ptState) runSeq(q *ptQueue, stop uint64, ts *uint64) int {
 		}
 		p.sample(q)
 		st := q.dec.Decode()
+		if st.Type&ptperf.TypeTraceBegin != 0 && (q.job == nil || !q.virt) {
+			// (A chunk's decoder starts with a trace start at its
+			// PSB, which the sequential decode need not see.)
+			q.traceBegan()
+		}
 		if st.Err != 0 || st.Type&ptperf.TypeTraceEnd != 0 {
 			var f uint32
 			if st.Err == 0 {

@@ -159,6 +159,9 @@ func (p *ptState) updateQueues() {
 		var st *ptperf.State
 		for {
 			st = q.dec.Decode()
+			if st.Type&ptperf.TypeTraceBegin != 0 {
+				q.traceBegan()
+			}
 			if st.Err != 0 {
 				if st.Err == ptperf.ErrNoData {
 					break
@@ -332,6 +335,9 @@ func (p *ptState) runDecoder(q *ptQueue, timestamp *uint64) bool {
 		}
 		p.sample(q)
 		st := q.dec.Decode()
+		if st.Type&ptperf.TypeTraceBegin != 0 {
+			q.traceBegan()
+		}
 		if q.hasPend {
 			// The pending run is resolved: the trace stopped (or broke
 			// off with an error) after it, or the branch that ended it

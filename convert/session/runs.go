@@ -64,6 +64,9 @@ type runQueue struct {
 	// go straight in while n < lim, else through emitRun's checks.
 	lim  int
 	lean bool // Handler.LeanRuns
+	// begun: the trace started since the last run, whose first run gets
+	// FlagTraceBegin (Handler.RunStarts).
+	begun bool
 }
 
 type runBuf struct {
@@ -91,6 +94,10 @@ func (q *ptQueue) emitRun(ts, cyc, start, last, n uint64, flags uint16, length u
 	if rq.lean {
 		return
 	}
+	if rq.begun {
+		rq.begun = false
+		r.Flags |= sample.FlagTraceBegin
+	}
 	if ts != rq.ts && !p.timeless || cyc != 0 {
 		rq.ts = ts
 		k := rq.nm
@@ -109,6 +116,22 @@ func (q *ptQueue) emitRun(ts, cyc, start, last, n uint64, flags uint16, length u
 func (q *ptQueue) runFits() bool {
 	rq := &q.rq
 	return rq.n < rq.lim && (!q.dec.CyclesPending() || rq.lean)
+}
+
+// traceBegan notes a trace start for Handler.RunStarts: the next run of
+// the queue (its owner's, for a copy that took over a parallel decode;
+// the chunk's, for a chunk decoded ahead) goes through emitRun, which
+// marks it.
+func (q *ptQueue) traceBegan() {
+	p := q.pt
+	if q.job == nil && !p.h.RunStarts || q.job != nil && !p.workH.RunStarts {
+		return
+	}
+	o := q // a chunk's decoder fills its own batches
+	if q.job == nil {
+		o = q.owner()
+	}
+	o.rq.begun, o.rq.lim = true, 0
 }
 
 // setTimestamp sets the queue's timestamp; for Handler.Runs its next run

@@ -82,6 +82,12 @@ type Handler struct {
 	// Sideband gets the side-band records Options.Show selects, in
 	// perf script's order among the samples.
 	Sideband func(*Sideband)
+	// RunStarts makes Runs mark the first run after each trace start
+	// (the thread's first, after a stop, an error or a switch-in) with
+	// FlagTraceBegin, so that a stop no run carries (the trace stopped
+	// right at the target of the branch that ended the previous run,
+	// before any instruction there) shows too. Not with LeanRuns.
+	RunStarts bool
 	// Progress gets, now and then, how far the run is: done out of total
 	// (bytes of the file, or of AUX trace data while PT is decoded).
 	Progress func(done, total int64)
