@@ -36,6 +36,7 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *ucli.App {
 			headerCommand(),
 			ptdumpCommand(),
 			ptxedCommand(),
+			timelineCommand(),
 		},
 	}
 }

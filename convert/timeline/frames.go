@@ -1,0 +1,91 @@
+package timeline
+
+import (
+	"strings"
+
+	"github.com/perfpt/perfpt/convert/machine"
+	"github.com/perfpt/perfpt/convert/sample"
+)
+
+// fnInfo is what a slice of a function says: its name (the symbol, as
+// perf names it), its arguments (the DSO and the source line of the
+// address it was entered at; the address itself when there is no symbol)
+// and the function's address range ([lo, hi), empty without a symbol).
+type fnInfo struct {
+	name   Str
+	args   [3]Arg
+	nargs  int
+	lo, hi uint64
+}
+
+// argList returns the arguments (nil for none).
+func (fi *fnInfo) argList() []Arg {
+	if fi == nil || fi.nargs == 0 {
+		return nil
+	}
+	return fi.args[:fi.nargs]
+}
+
+// fnCache caches the fnInfo of each address entered, per address space:
+// it is dropped when a map is inserted into it (an exec or an mmap).
+type fnCache struct {
+	maps *machine.Maps
+	gen  uint64
+	m    map[uint64]*fnInfo
+}
+
+// fnAt returns the function at addr in t's address space.
+func (c *converter) fnAt(t *thread, addr uint64) *fnInfo {
+	th := c.m.FindThread(t.tid)
+	if th == nil || th.PID != t.pid {
+		th = c.m.FindNewThread(t.pid, t.tid)
+	}
+	fc := c.fns[t.pid]
+	if fc == nil || fc.maps != th.Maps || fc.gen != th.Maps.Gen() {
+		fc = &fnCache{maps: th.Maps, gen: th.Maps.Gen(), m: map[uint64]*fnInfo{}}
+		c.fns[t.pid] = fc
+	}
+	if fi := fc.m[addr]; fi != nil {
+		return fi
+	}
+	fi := c.resolve(th, addr)
+	fc.m[addr] = fi
+	return fi
+}
+
+// resolve builds the fnInfo of addr.
+func (c *converter) resolve(th *machine.Thread, addr uint64) *fnInfo {
+	kernel := addr >= c.m.KernelStart
+	l := c.m.Resolve(th, kernel, addr)
+	fi := &fnInfo{}
+	if l.Sym != nil {
+		fi.name = c.strs.Intern(l.Sym.Name)
+		if l.HasMap {
+			// Sym's range is in the DSO's addresses: shift it to addr's.
+			off := addr - l.Addr
+			fi.lo, fi.hi = l.Sym.Start+off, l.Sym.End+off
+		}
+	} else {
+		fi.name = c.nameUnknown
+		fi.args[fi.nargs] = Arg{Name: c.argAddr, Kind: ArgPointer, U: addr}
+		fi.nargs++
+	}
+	if l.HasMap && l.DSO != "" {
+		fi.args[fi.nargs] = Arg{Name: c.argDSO, Kind: ArgString, S: c.strs.Intern(l.DSO)}
+		fi.nargs++
+	}
+	if src := c.srcline(th, kernel, &l); src != "" && !strings.HasSuffix(src, ":0") {
+		fi.args[fi.nargs] = Arg{Name: c.argSrc, Kind: ArgString, S: c.strs.Intern(src)}
+		fi.nargs++
+	}
+	return fi
+}
+
+// srcline is the source line perf gives for l ("file:line").
+func (c *converter) srcline(th *machine.Thread, kernel bool, l *sample.Loc) string {
+	if !l.HasMap || l.Sym == nil {
+		return ""
+	}
+	r := c.m.Resolver(th, kernel)
+	return r.Srcline(l)
+}

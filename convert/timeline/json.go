@@ -1,0 +1,249 @@
+package timeline
+
+import (
+	"io"
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// JSON writes Chrome's JSON Trace Event Format (a "traceEvents" array of
+// objects with ph, pid, tid, ts in microseconds; B/E, X, i, C and M
+// phases), which Perfetto UI, chrome://tracing, speedscope and Firefox
+// Profiler open. Timestamps are written with three decimals: nanosecond
+// precision. Each string is escaped once and kept quoted by Str; events
+// are appended to one buffer written out when it passes 64 KiB.
+//
+// End events carry the name of their slice, as speedscope needs to match
+// them; the arguments stay on the Begin.
+type JSON struct {
+	w      io.Writer
+	buf    []byte
+	strs   *Strings
+	err    error
+	quoted [][]byte // Str -> the JSON string literal
+	tracks []fxtTrack
+	n      int // events written
+}
+
+const jsonFlushAt = 1 << 16
+
+// NewJSON starts a JSON trace on w.
+func NewJSON(w io.Writer, strs *Strings) *JSON {
+	j := &JSON{w: w, strs: strs, buf: make([]byte, 0, jsonFlushAt+1<<15)}
+	j.buf = append(j.buf, `{"displayTimeUnit":"ns","traceEvents":[`...)
+	return j
+}
+
+// q returns the quoted literal of s.
+func (j *JSON) q(s Str) []byte {
+	if int(s) >= len(j.quoted) {
+		n := max(int(s)+1, 2*len(j.quoted))
+		j.quoted = append(j.quoted, make([][]byte, n-len(j.quoted))...)
+	}
+	if b := j.quoted[s]; b != nil {
+		return b
+	}
+	b := appendJSONString(nil, j.strs.String(s))
+	j.quoted[s] = b
+	return b
+}
+
+// appendJSONString appends s as a JSON string literal; invalid UTF-8
+// becomes U+FFFD.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c < 0x20 || c == 0x7f:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b = append(b, `\ufffd`...)
+		} else if r == '\u2028' || r == '\u2029' {
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&15])
+		} else {
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
+	}
+	return append(b, '"')
+}
+
+// ts appends ns as microseconds with three decimals.
+func appendMicros(b []byte, ns uint64) []byte {
+	b = strconv.AppendUint(b, ns/1000, 10)
+	f := ns % 1000
+	return append(b, '.', byte('0'+f/100), byte('0'+f/10%10), byte('0'+f%10))
+}
+
+// head starts an event object: phase, pid, tid and ts.
+func (j *JSON) head(ph byte, t Track, ts uint64) {
+	if j.n > 0 {
+		j.buf = append(j.buf, ',', '\n')
+	}
+	j.n++
+	tr := j.tracks[t]
+	j.buf = append(j.buf, `{"ph":"`...)
+	j.buf = append(j.buf, ph)
+	j.buf = append(j.buf, `","pid":`...)
+	j.buf = strconv.AppendInt(j.buf, int64(tr.pid), 10)
+	j.buf = append(j.buf, `,"tid":`...)
+	j.buf = strconv.AppendInt(j.buf, int64(tr.tid), 10)
+	j.buf = append(j.buf, `,"ts":`...)
+	j.buf = appendMicros(j.buf, ts)
+}
+
+func (j *JSON) names(cat, name Str) {
+	if cat != 0 {
+		j.buf = append(j.buf, `,"cat":`...)
+		j.buf = append(j.buf, j.q(cat)...)
+	}
+	j.buf = append(j.buf, `,"name":`...)
+	j.buf = append(j.buf, j.q(name)...)
+}
+
+func (j *JSON) args(args []Arg) {
+	if len(args) == 0 {
+		return
+	}
+	j.buf = append(j.buf, `,"args":{`...)
+	for k := range args {
+		a := &args[k]
+		if k > 0 {
+			j.buf = append(j.buf, ',')
+		}
+		j.buf = append(j.buf, j.q(a.Name)...)
+		j.buf = append(j.buf, ':')
+		switch a.Kind {
+		case ArgString:
+			j.buf = append(j.buf, j.q(a.S)...)
+		case ArgUint:
+			j.buf = strconv.AppendUint(j.buf, a.U, 10)
+		case ArgInt:
+			j.buf = strconv.AppendInt(j.buf, int64(a.U), 10)
+		case ArgFloat:
+			v := math.Float64frombits(a.U)
+			if math.IsInf(v, 0) || math.IsNaN(v) {
+				j.buf = append(j.buf, "null"...)
+			} else {
+				j.buf = strconv.AppendFloat(j.buf, v, 'g', -1, 64)
+			}
+		default:
+			j.buf = append(j.buf, `"0x`...)
+			j.buf = strconv.AppendUint(j.buf, a.U, 16)
+			j.buf = append(j.buf, '"')
+		}
+	}
+	j.buf = append(j.buf, '}')
+}
+
+func (j *JSON) end() {
+	j.buf = append(j.buf, '}')
+	if len(j.buf) >= jsonFlushAt {
+		j.flush()
+	}
+}
+
+func (j *JSON) flush() {
+	if j.err == nil && len(j.buf) > 0 {
+		_, j.err = j.w.Write(j.buf)
+	}
+	j.buf = j.buf[:0]
+}
+
+// meta writes a metadata event (process_name, thread_name).
+func (j *JSON) meta(what string, pid, tid int32, name Str) {
+	if j.n > 0 {
+		j.buf = append(j.buf, ',', '\n')
+	}
+	j.n++
+	j.buf = append(j.buf, `{"ph":"M","pid":`...)
+	j.buf = strconv.AppendInt(j.buf, int64(pid), 10)
+	if what == "thread_name" {
+		j.buf = append(j.buf, `,"tid":`...)
+		j.buf = strconv.AppendInt(j.buf, int64(tid), 10)
+	}
+	j.buf = append(j.buf, `,"name":"`...)
+	j.buf = append(j.buf, what...)
+	j.buf = append(j.buf, `","args":{"name":`...)
+	j.buf = append(j.buf, j.q(name)...)
+	j.buf = append(j.buf, '}')
+	j.end()
+}
+
+// Process writes a process_name metadata event.
+func (j *JSON) Process(pid int32, name Str) { j.meta("process_name", pid, 0, name) }
+
+// Thread defines track t and writes a thread_name metadata event.
+func (j *JSON) Thread(t Track, pid, tid int32, name Str) {
+	for int(t) >= len(j.tracks) {
+		j.tracks = append(j.tracks, fxtTrack{})
+	}
+	j.tracks[t] = fxtTrack{pid, tid}
+	j.meta("thread_name", pid, tid, name)
+}
+
+// Begin writes a "B" event.
+func (j *JSON) Begin(t Track, ts uint64, cat, name Str, args []Arg) {
+	j.head('B', t, ts)
+	j.names(cat, name)
+	j.args(args)
+	j.end()
+}
+
+// End writes an "E" event.
+func (j *JSON) End(t Track, ts uint64, cat, name Str) {
+	j.head('E', t, ts)
+	j.names(cat, name)
+	j.end()
+}
+
+// Complete writes an "X" event.
+func (j *JSON) Complete(t Track, start, end uint64, cat, name Str, args []Arg) {
+	j.head('X', t, start)
+	j.buf = append(j.buf, `,"dur":`...)
+	j.buf = appendMicros(j.buf, end-start)
+	j.names(cat, name)
+	j.args(args)
+	j.end()
+}
+
+// Instant writes an "i" event with thread scope.
+func (j *JSON) Instant(t Track, ts uint64, cat, name Str, args []Arg) {
+	j.head('i', t, ts)
+	j.buf = append(j.buf, `,"s":"t"`...)
+	j.names(cat, name)
+	j.args(args)
+	j.end()
+}
+
+// Counter writes a "C" event.
+func (j *JSON) Counter(t Track, ts uint64, cat, name Str, args []Arg) {
+	j.head('C', t, ts)
+	j.names(cat, name)
+	j.args(args)
+	j.end()
+}
+
+// Close ends the array and the object and writes out the buffer.
+func (j *JSON) Close() error {
+	j.buf = append(j.buf, "]}\n"...)
+	j.flush()
+	return j.err
+}

@@ -1,0 +1,416 @@
+package timeline
+
+import (
+	"github.com/perfpt/perfpt/convert/sample"
+	"github.com/perfpt/perfpt/convert/session"
+)
+
+// The stack model: a thread's decoded flow (runs of instructions, each
+// ending in a branch) becomes slices.
+//
+//   - A call begins a slice named by its target's symbol; the frame keeps
+//     the call's address, and a return to within an instruction's length
+//     after it ends the frame (the frames above it end too, as "unwind").
+//   - A return with no frame at all ends an inferred frame: a function
+//     entered before the trace (or the last decode error) began; it is
+//     written as a complete slice from the epoch's start, each enclosing
+//     inferred frame starting 1 ns earlier than the one it encloses, so
+//     that viewers nest them without relying on the order of equal
+//     timestamps.
+//   - An unconditional jump out of the current function is a tail call
+//     (the frame is replaced; PLT stubs jump this way) unless it lands in
+//     a function further down the stack (longjmp): then the frames above
+//     that one end, as "unwind".
+//   - A trace stop begins a slice for the gap (syscall, interrupt, or
+//     untraced), which the next trace start ends. Resuming elsewhere than
+//     where the trace stopped (a signal handler) begins a "signal" frame,
+//     unless execution is back in a function of the stack (sigreturn,
+//     longjmp out of a handler).
+//   - A decode error is an instant; every open slice ends there, and the
+//     stack is rebuilt from scratch (a new epoch). So is an exec.
+
+// frame is a call the thread has not returned from.
+type frame struct {
+	site uint64 // the call instruction (0: unknown, e.g. a signal handler)
+	info *fnInfo
+	tx   bool // a transaction, not a function
+}
+
+// maxCallLen is the longest x86 instruction: a return to ret matches the
+// frame whose call lies within this distance before ret.
+const maxCallLen = 15
+
+func (f *frame) returnsTo(ret uint64) bool {
+	return f.site != 0 && ret > f.site && ret-f.site <= maxCallLen
+}
+
+// thread is the model and output state of one thread (the idle task:
+// one per CPU).
+type thread struct {
+	c        *converter
+	pid, tid int32
+	cpu      int32
+	key      int64
+	track    Track
+	comm     string
+	defined  bool
+
+	clk clock
+	out output
+
+	cum     uint64 // instructions executed so far
+	curTime uint64 // the time of the last run
+	started bool
+
+	stack []frame
+	base  *fnInfo // the function running below the stack
+	k     int32   // inferred frames ended in this epoch
+
+	inGap    bool // a trace-gap slice is open
+	gapName  Str
+	stopped  bool   // the trace stopped after the last run
+	lastEnd  uint64 // the last instruction before the stop
+	newEpoch bool   // the stack starts afresh at the next run (error, exec)
+	// The trace stopped right after a branch, whose target is where it
+	// resumes: a call's frame waits for its name, a return for the
+	// function it went back to, a jump for where it went.
+	pendCall *fnInfo
+	pendRet  bool
+	pendJump bool
+}
+
+func (t *thread) push(o op) {
+	t.clk.push(o, t.out.emit)
+}
+
+func (t *thread) begin(cat Str, fi *fnInfo) {
+	t.push(op{kind: opBegin, cat: cat, name: fi.name, info: fi, pos: t.cum, depth: int32(len(t.stack))})
+}
+
+func (t *thread) end(cat, name Str) {
+	t.push(op{kind: opEnd, cat: cat, name: name, pos: t.cum})
+}
+
+// pop ends the top frame.
+func (t *thread) pop(cat Str) {
+	n := len(t.stack) - 1
+	t.end(cat, t.stack[n].info.name)
+	t.stack = t.stack[:n]
+}
+
+// inferred ends the base function: a complete slice from the epoch's
+// start.
+func (t *thread) inferred(cat Str, fi *fnInfo) {
+	t.k++
+	t.push(op{kind: opInferred, cat: cat, name: fi.name, info: fi, pos: t.cum, k: t.k})
+}
+
+// runs takes a batch of the thread's runs.
+func (t *thread) runs(b *session.RunBatch) {
+	c := t.c
+	tm := b.Time
+	for i := range b.Runs {
+		r := &b.Runs[i]
+		if r.Mark != 0 && int(r.Mark) <= len(b.Marks) {
+			tm = b.Marks[r.Mark-1].Time
+		}
+		f := uint32(r.Flags &^ session.RunTaken)
+		if f&sample.FlagTraceBegin != 0 && t.started && !t.stopped && !t.newEpoch {
+			// The trace stopped where the branch that ended the last
+			// run went, before any instruction there (an asynchronous
+			// stop: no run carries it).
+			t.push(op{kind: opBegin, cat: c.catInterrupt, name: c.catInterrupt, info: c.noArgs, pos: t.cum, depth: int32(len(t.stack))})
+			t.inGap, t.gapName = true, c.catInterrupt
+			t.stopped, t.lastEnd = true, r.Start-1
+		}
+		f &^= sample.FlagTraceBegin
+		restart := t.stopped || t.newEpoch
+		if t.pendCall != nil {
+			// Before the point below times the call's Begin.
+			*t.pendCall = *c.fnAt(t, r.Start)
+			t.pendCall = nil
+		}
+		if !t.started || tm != t.curTime {
+			if !c.timeless {
+				t.push(op{kind: opPoint, pos: t.cum, t: tm, gap: restart})
+			}
+			t.curTime = tm
+		}
+		if !t.started || t.newEpoch {
+			t.started, t.newEpoch, t.stopped = true, false, false
+			t.k = 0
+			t.push(op{kind: opEpoch, pos: t.cum})
+			t.base = c.fnAt(t, r.Start)
+		} else if t.stopped {
+			t.stopped = false
+			if t.inGap {
+				t.inGap = false
+				t.end(t.gapName, t.gapName)
+			}
+			switch {
+			case t.pendRet:
+				t.pendRet = false
+				if len(t.stack) == 0 {
+					t.base = c.fnAt(t, r.Start)
+				}
+			case t.pendJump:
+				t.pendJump = false
+				t.transfer(r.Start, false)
+			case !(r.Start > t.lastEnd && r.Start-t.lastEnd <= maxCallLen):
+				t.transfer(r.Start, true)
+			}
+		}
+		t.cum += uint64(r.NInsn)
+		switch {
+		case r.To == 0 && f&(sample.FlagTraceEnd|sample.FlagBranch) == sample.FlagBranch:
+			// The branch did not complete as decoded: a decode error
+			// follows (perf reports no branch there).
+		case f&sample.FlagTraceEnd != 0:
+			// A syscall, or an asynchronous stop (an interrupt, a
+			// fault, a preemption), maybe right after a branch: the
+			// branch's target is where the trace resumes.
+			name := c.catInterrupt
+			switch {
+			case f&sample.FlagSyscallRet != 0:
+				name = c.catSyscall
+			case f&sample.FlagCall != 0:
+				fi := &fnInfo{name: c.nameUnknown}
+				t.begin(c.catCall, fi)
+				t.stack = append(t.stack, frame{site: r.End, info: fi})
+				t.pendCall = fi
+			case f&sample.FlagReturn != 0:
+				t.retTo(r, 0)
+				t.pendRet = true
+			case f&sample.FlagBranch != 0 && f&sample.FlagConditional == 0:
+				t.pendJump = true
+			}
+			t.push(op{kind: opBegin, cat: name, name: name, info: c.noArgs, pos: t.cum, depth: int32(len(t.stack))})
+			t.inGap, t.gapName = true, name
+			t.stopped, t.lastEnd = true, r.End
+		case f&sample.FlagCall != 0:
+			t.call(r, f)
+		case f&sample.FlagReturn != 0:
+			t.ret(r)
+		case f == sample.FlagBranch:
+			if r.To != 0 {
+				t.transfer(r.To, false)
+			}
+		case f == 0 && r.To != 0 && (r.To <= r.End || r.To-r.End > maxCallLen):
+			// An asynchronous branch the trace followed: an interrupt
+			// into the kernel in a kernel trace (the interrupted
+			// instruction is where it returns), else a transaction
+			// abort (to its handler, in the function that began it).
+			if r.To >= c.m.KernelStart && r.End < c.m.KernelStart {
+				fi := c.fnAt(t, r.To)
+				t.begin(c.catInterrupt, fi)
+				t.stack = append(t.stack, frame{site: r.End, info: fi})
+			} else {
+				t.transfer(r.To, false)
+			}
+		}
+	}
+}
+
+func (t *thread) call(r *session.Run, f uint32) {
+	c := t.c
+	fi := c.fnAt(t, r.To)
+	cat := c.catCall
+	switch {
+	case f&sample.FlagSyscallRet != 0:
+		cat = c.catSyscall
+	case f&(sample.FlagInterrupt|sample.FlagAsync) != 0:
+		cat = c.catInterrupt
+	}
+	if r.To == r.End+5 {
+		// A call to the next instruction (to read the IP): it never
+		// returns.
+		t.begin(cat, fi)
+		t.end(c.catJump, fi.name)
+		return
+	}
+	t.begin(cat, fi)
+	t.stack = append(t.stack, frame{site: r.End, info: fi})
+}
+
+func (t *thread) ret(r *session.Run) { t.retTo(r, r.To) }
+
+// retTo takes the return that ends run r, to address to (0: not known,
+// the top frame returns).
+func (t *thread) retTo(r *session.Run, to uint64) {
+	c := t.c
+	for len(t.stack) > 0 && t.stack[len(t.stack)-1].tx {
+		// Returning inside a transaction from the function that began it.
+		t.pop(c.catUnwind)
+	}
+	if len(t.stack) == 0 {
+		t.inferred(c.catInferred, c.fnAt(t, r.End))
+		t.base = nil
+		if to != 0 {
+			t.base = c.fnAt(t, to)
+		}
+		return
+	}
+	i := len(t.stack) - 1
+	for to != 0 && i >= 0 && !t.stack[i].returnsTo(to) {
+		i--
+	}
+	if to == 0 {
+		i = -1
+	}
+	t.pop(c.catReturn)
+	for i >= 0 && len(t.stack) > i {
+		t.pop(c.catUnwind)
+	}
+	if len(t.stack) == 0 && to != 0 {
+		t.base = c.fnAt(t, to)
+	}
+}
+
+// current is the function the thread is in, as the stack says.
+func (t *thread) current() *fnInfo {
+	for i := len(t.stack) - 1; i >= 0; i-- {
+		if !t.stack[i].tx {
+			return t.stack[i].info
+		}
+	}
+	return t.base
+}
+
+// transfer follows a jump to, or the trace resuming at, to (restart).
+func (t *thread) transfer(to uint64, restart bool) {
+	c := t.c
+	if t.contains(t.current(), to) {
+		return
+	}
+	for i := len(t.stack) - 2; i >= 0; i-- {
+		if !t.stack[i].tx && t.contains(t.stack[i].info, to) {
+			// A transaction stays for its abort or commit.
+			for len(t.stack) > i+1 && !t.stack[len(t.stack)-1].tx {
+				t.pop(c.catUnwind)
+			}
+			return
+		}
+	}
+	if len(t.stack) > 0 && t.contains(t.base, to) {
+		for len(t.stack) > 0 {
+			t.pop(c.catUnwind)
+		}
+		return
+	}
+	fi := c.fnAt(t, to)
+	switch {
+	case restart:
+		t.begin(c.catSignal, fi)
+		t.stack = append(t.stack, frame{info: fi})
+	case len(t.stack) > 0 && !t.stack[len(t.stack)-1].tx:
+		top := t.stack[len(t.stack)-1]
+		t.pop(c.catTail)
+		t.begin(c.catTail, fi)
+		t.stack = append(t.stack, frame{site: top.site, info: fi})
+	default:
+		if t.base != nil {
+			t.inferred(c.catInferredTail, t.base)
+		}
+		t.begin(c.catTail, fi)
+		t.stack = append(t.stack, frame{info: fi})
+	}
+}
+
+// contains says whether to is in fi's function; code without symbols is
+// one function.
+func (t *thread) contains(fi *fnInfo, to uint64) bool {
+	if fi == nil {
+		return false
+	}
+	if fi.hi > fi.lo {
+		return to >= fi.lo && to < fi.hi
+	}
+	return t.c.fnAt(t, to).hi == 0
+}
+
+// closeAll ends the gap, every frame and the base function with cat
+// (the inferred frame with icat), and starts a new epoch at the next run.
+func (t *thread) closeAll(cat, icat Str) {
+	if !t.started {
+		return
+	}
+	if t.inGap {
+		// At an exec the trace resumes in the new program: the gap
+		// ends as a trace start does.
+		t.inGap = false
+		gcat := cat
+		if cat == t.c.catExec {
+			gcat = t.gapName
+		}
+		t.end(gcat, t.gapName)
+	}
+	for len(t.stack) > 0 {
+		t.pop(cat)
+	}
+	if t.base != nil {
+		t.inferred(icat, t.base)
+		t.base = nil
+	}
+	t.newEpoch = true
+}
+
+// decodeError records a decode error at the thread's current place and
+// rebuilds the stack from scratch.
+func (t *thread) decodeError(e *sample.ErrorLine) {
+	c := t.c
+	c.sum.Errors++
+	a0 := int32(len(t.clk.args))
+	t.clk.args = append(t.clk.args,
+		Arg{Name: c.argCode, Kind: ArgUint, U: uint64(e.Code)},
+		Arg{Name: c.argIP, Kind: ArgPointer, U: e.IP},
+		Arg{Name: c.argMessage, Kind: ArgString, S: c.strs.Intern(e.Msg)})
+	o := op{kind: opInstant, cat: c.catError, name: c.nameError, pos: t.cum, a0: a0, a1: int32(len(t.clk.args))}
+	if e.HasTime && !c.timeless && e.Time != 0 {
+		o.timed, o.t = true, e.Time // perf's time of the error
+	}
+	t.push(o)
+	t.closeAll(c.catError, c.catInferredError)
+	t.stopped = false
+}
+
+// transaction takes a transaction sample: x (begin) pushes a
+// transaction slice; a commit ends it, an abort too after an instant
+// marking it (the slices begun inside it end as "abort").
+func (t *thread) transaction(s *sample.Sample) {
+	c := t.c
+	if s.Flags&sample.FlagInTx != 0 && s.Flags&sample.FlagTxAbort == 0 {
+		t.push(op{kind: opBegin, cat: c.catTx, name: c.txInfo.name, info: c.txInfo, pos: t.cum, depth: int32(len(t.stack))})
+		t.stack = append(t.stack, frame{info: c.txInfo, tx: true})
+		return
+	}
+	i := len(t.stack) - 1
+	for i >= 0 && !t.stack[i].tx {
+		i--
+	}
+	cat := c.catCommit
+	if s.Flags&sample.FlagTxAbort != 0 {
+		cat = c.catAbort
+		a0 := int32(len(t.clk.args))
+		t.clk.args = append(t.clk.args, Arg{Name: c.argIP, Kind: ArgPointer, U: s.IP})
+		t.push(op{kind: opInstant, cat: c.catTx, name: c.nameAbort, pos: t.cum, a0: a0, a1: int32(len(t.clk.args))})
+	}
+	if i < 0 {
+		return
+	}
+	for len(t.stack) > i+1 {
+		t.pop(c.catAbort)
+	}
+	t.pop(cat)
+}
+
+// finish ends what is open at the end of the recording.
+func (t *thread) finish() {
+	c := t.c
+	if t.stopped {
+		// The data ends with a stop (exit): its time is not known.
+		t.clk.rate = 0
+	}
+	t.closeAll(c.catEnd, c.catInferredEnd)
+	t.clk.resolve(nil, t.out.emit)
+	t.out.finish()
+}
