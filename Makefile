@@ -46,6 +46,8 @@ example: build
 	./$(BIN) script $(EXOPTS) --itrace=cr -F+callindent > $(EXOUT)/calls.txt
 	./$(BIN) pprof $(EXOPTS) -o $(EXOUT)/primes.pb.gz
 	./$(BIN) gcov $(EXOPTS) -o $(EXOUT) > $(EXOUT)/gcov.txt
+	./$(BIN) timeline $(EXOPTS) -o $(EXOUT)/timeline.fxt 2>/dev/null
+	./$(BIN) timeline $(EXOPTS) -o $(EXOUT)/timeline.json 2>/dev/null
 	@echo "== perf script text ($$(wc -l < $(EXOUT)/script.txt) lines in $(EXOUT)/script.txt), first lines:"
 	@head -5 $(EXOUT)/script.txt
 	@echo "== call/return trace ($(EXOUT)/calls.txt), first lines:"
@@ -54,6 +56,9 @@ example: build
 	@$(GO) tool pprof -top -nodecount=8 -sample_index=instructions $(EXOUT)/primes.pb.gz 2>/dev/null | tail -n +5
 	@echo "== coverage: $(EXOUT)/*.gcov"
 	@cat $(EXOUT)/gcov.txt
+	@echo "== timeline: $(EXOUT)/timeline.fxt and $(EXOUT)/timeline.json, every call as a slice over time"
+	@echo "   open timeline.fxt (or .json) in Perfetto UI: https://ui.perfetto.dev, Open trace file;"
+	@echo "   timeline.json also opens in chrome://tracing and speedscope (npx speedscope $(EXOUT)/timeline.json)"
 
 clean:
 	rm -rf bin bench.txt example-out

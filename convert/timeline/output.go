@@ -300,6 +300,9 @@ func (o *output) write(r *rec, args []Arg) {
 func (o *output) put(r *rec, args []Arg) {
 	c := o.tl
 	tr := o.th.track
+	if r.t < c.base && r.kind != recComplete {
+		c.sum.BeforeBase++
+	}
 	t := r.t - min(r.t, c.base)
 	switch r.kind {
 	case recBegin:

@@ -137,10 +137,7 @@ func (sb *sideband) set(pid, tid int32, comm, state string, cpu int32, t uint64)
 	if c.o.TimeTo != 0 && t > c.o.TimeTo {
 		t = c.o.TimeTo
 	}
-	if t < c.base {
-		c.sum.BeforeBase++
-		t = c.base
-	}
+	t = max(t, c.base) // (switch records before the trace: the state since then)
 	st := sb.states[tid]
 	if st == nil {
 		st = &stateTrack{track: Track(c.ntracks)}

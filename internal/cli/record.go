@@ -56,6 +56,8 @@ func recordCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "cpu", Aliases: []string{"C"}, Usage: "every task on these CPUs (0-2,5) while CMD runs"},
 			&ucli.BoolFlag{Name: "snapshot", Aliases: []string{"S"}, Usage: "intel_pt: overwrite the AUX area, copy it on SIGUSR2 (perf record -S)"},
 			&ucli.BoolFlag{Name: "snapshot-on-exit", Usage: "intel_pt: --snapshot, and take a snapshot when the command ends (perf record -Se)"},
+			&ucli.StringFlag{Name: "trigger", Usage: "SYMBOL[:N]: keep the trace of the moments before the N-th call of the executable's function SYMBOL, and stop there (emulate: the last --snapshot-size bytes of each AUX stream)"},
+			&ucli.IntFlag{Name: "snapshot-size", Value: 1 << 20, Usage: "--trigger: bytes of Intel PT kept before the trigger, per AUX stream"},
 		},
 		Action: runRecord,
 	}
@@ -75,8 +77,24 @@ func runRecord(c *ucli.Context) error {
 	if err := checkRecordFlags(c, ev); err != nil {
 		return fmt.Errorf("record: %w", err)
 	}
+	var trig *record.Trigger
+	if c.IsSet("trigger") {
+		// Found before anything runs: a wrong name is a clear error.
+		var err error
+		if trig, err = record.FindTrigger(c.String("trigger"), argv[0]); err != nil {
+			return fmt.Errorf("record: %w", err)
+		}
+		if !c.Bool("emulate") {
+			return errors.New("record: --trigger is only supported with --emulate so far (natively it needs a breakpoint event on the symbol driving the AUX snapshot, which perfpt's native recorder does not open yet)")
+		}
+		if n := c.Int("snapshot-size"); n < minAuxBuffer {
+			return fmt.Errorf("record: --snapshot-size %d: want at least %d bytes", n, minAuxBuffer)
+		}
+	} else if c.IsSet("snapshot-size") {
+		return errors.New("record: --snapshot-size needs --trigger")
+	}
 	if c.Bool("emulate") {
-		return runEmulate(ctx, c, argv)
+		return runEmulate(ctx, c, argv, trig)
 	}
 	target, err := recordTarget(c)
 	if err != nil {
@@ -176,7 +194,7 @@ func recordTarget(c *ucli.Context) (native.Target, error) {
 	return t, t.Check()
 }
 
-func runEmulate(ctx context.Context, c *ucli.Context, argv []string) error {
+func runEmulate(ctx context.Context, c *ucli.Context, argv []string, trig *record.Trigger) error {
 	var opt record.Options
 	opt.Output = c.String("output")
 	if c.Bool("single-step") {
@@ -265,7 +283,17 @@ func runEmulate(ctx context.Context, c *ucli.Context, argv []string) error {
 		opt.BuildIDDir = "-"
 	}
 	opt.Cmdline = os.Args
-	res, err := record.Emulate(ctx, argv, opt)
+	var res *record.Result
+	var err error
+	if trig != nil {
+		res, err = record.EmulateTrigger(ctx, argv, opt, trig, c.Int("snapshot-size"))
+		if err == nil {
+			fmt.Fprintf(c.App.ErrWriter, "[ perfpt record: %s ran for the %d. time: the command was stopped there, %s keeps the last %d bytes of Intel PT of each stream ]\n",
+				trig.Symbol, trig.N, opt.Output, c.Int("snapshot-size"))
+		}
+	} else {
+		res, err = record.Emulate(ctx, argv, opt)
+	}
 	if res != nil && res.Write != nil {
 		fmt.Fprintf(c.App.ErrWriter, "[ perfpt record: traced %d instructions of %d threads in %v (%s), wrote %d bytes of Intel PT to %s ]\n",
 			res.Insns, len(res.Trace.Trace.Threads), res.Tracer.Elapsed.Round(1e6), modeName(opt.Trace.Mode), res.Write.PTBytes, opt.Output)
@@ -279,7 +307,7 @@ func runEmulate(ctx context.Context, c *ucli.Context, argv []string) error {
 	if err != nil {
 		return fmt.Errorf("record: %w", err)
 	}
-	if res.Exit != 0 {
+	if res.Exit != 0 && trig == nil {
 		fmt.Fprintf(c.App.ErrWriter, "[ perfpt record: %s exited with status %d ]\n", argv[0], res.Exit)
 	}
 	return nil
