@@ -101,6 +101,9 @@ type converter struct {
 
 	base      uint64 // subtracted from every time
 	baseKnown bool
+	// direct: no --min-duration, --max-depth or --time: the output stage
+	// writes Begins and Ends at once.
+	direct bool
 	timeless  bool
 	tlKnown   bool // timeless was decided (first run batch)
 
@@ -141,6 +144,7 @@ func newConverter(w Writer, strs *Strings, o Options) *converter {
 	c.argCode, c.argIP, c.argMessage, c.argCPU = s("code"), s("ip"), s("message"), s("cpu")
 	c.nameUnknown, c.nameError, c.nameAbort = s("[unknown]"), s("instruction trace error"), s("transaction abort")
 	c.catCommit, c.catAbort = s("commit"), s("abort")
+	c.direct = o.MinDuration == 0 && o.MaxDepth == 0 && o.TimeFrom == 0 && o.TimeTo == 0
 	c.noArgs = &fnInfo{}
 	c.txInfo = &fnInfo{name: s("transaction")}
 	return c

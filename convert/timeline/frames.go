@@ -36,14 +36,20 @@ type fnCache struct {
 
 // fnAt returns the function at addr in t's address space.
 func (c *converter) fnAt(t *thread, addr uint64) *fnInfo {
-	th := c.m.FindThread(t.tid)
-	if th == nil || th.PID != t.pid {
-		th = c.m.FindNewThread(t.pid, t.tid)
-	}
-	fc := c.fns[t.pid]
-	if fc == nil || fc.maps != th.Maps || fc.gen != th.Maps.Gen() {
-		fc = &fnCache{maps: th.Maps, gen: th.Maps.Gen(), m: map[uint64]*fnInfo{}}
-		c.fns[t.pid] = fc
+	th, fc := t.mth, t.fc
+	if th == nil || fc == nil || th.Maps != fc.maps || fc.gen != th.Maps.Gen() || c.fns[t.pid] != fc {
+		// The thread's machine thread and its address space's cache,
+		// kept while the address space does not change.
+		th = c.m.FindThread(t.tid)
+		if th == nil || th.PID != t.pid {
+			th = c.m.FindNewThread(t.pid, t.tid)
+		}
+		fc = c.fns[t.pid]
+		if fc == nil || fc.maps != th.Maps || fc.gen != th.Maps.Gen() {
+			fc = &fnCache{maps: th.Maps, gen: th.Maps.Gen(), m: map[uint64]*fnInfo{}}
+			c.fns[t.pid] = fc
+		}
+		t.mth, t.fc = th, fc
 	}
 	if fi := fc.m[addr]; fi != nil {
 		return fi

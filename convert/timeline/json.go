@@ -23,7 +23,9 @@ type JSON struct {
 	err    error
 	quoted [][]byte // Str -> the JSON string literal
 	tracks []fxtTrack
-	n      int // events written
+	// heads[t] is `","pid":P,"tid":T,"ts":` of track t.
+	heads [][]byte
+	n     int // events written
 }
 
 const jsonFlushAt = 1 << 16
@@ -85,11 +87,22 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// ts appends ns as microseconds with three decimals.
+// appendMicros appends ns as microseconds with three decimals.
 func appendMicros(b []byte, ns uint64) []byte {
-	b = strconv.AppendUint(b, ns/1000, 10)
+	var d [24]byte
+	i := len(d)
 	f := ns % 1000
-	return append(b, '.', byte('0'+f/100), byte('0'+f/10%10), byte('0'+f%10))
+	d[i-1], d[i-2], d[i-3], d[i-4] = byte('0'+f%10), byte('0'+f/10%10), byte('0'+f/100), '.'
+	i -= 4
+	us := ns / 1000
+	for {
+		i--
+		d[i] = byte('0' + us%10)
+		if us /= 10; us == 0 {
+			break
+		}
+	}
+	return append(b, d[i:]...)
 }
 
 // head starts an event object: phase, pid, tid and ts.
@@ -98,14 +111,9 @@ func (j *JSON) head(ph byte, t Track, ts uint64) {
 		j.buf = append(j.buf, ',', '\n')
 	}
 	j.n++
-	tr := j.tracks[t]
 	j.buf = append(j.buf, `{"ph":"`...)
 	j.buf = append(j.buf, ph)
-	j.buf = append(j.buf, `","pid":`...)
-	j.buf = strconv.AppendInt(j.buf, int64(tr.pid), 10)
-	j.buf = append(j.buf, `,"tid":`...)
-	j.buf = strconv.AppendInt(j.buf, int64(tr.tid), 10)
-	j.buf = append(j.buf, `,"ts":`...)
+	j.buf = append(j.buf, j.heads[t]...)
 	j.buf = appendMicros(j.buf, ts)
 }
 
@@ -196,6 +204,12 @@ func (j *JSON) Thread(t Track, pid, tid int32, name Str) {
 		j.tracks = append(j.tracks, fxtTrack{})
 	}
 	j.tracks[t] = fxtTrack{pid, tid}
+	for int(t) >= len(j.heads) {
+		j.heads = append(j.heads, nil)
+	}
+	h := append([]byte(`","pid":`), strconv.Itoa(int(pid))...)
+	h = append(append(h, `,"tid":`...), strconv.Itoa(int(tid))...)
+	j.heads[t] = append(h, `,"ts":`...)
 	j.meta("thread_name", pid, tid, name)
 }
 

@@ -83,6 +83,25 @@ func (o *output) emit(op *op) {
 	if c.o.MinDuration > 0 && o.undecided > 0 {
 		o.decide(t)
 	}
+	if c.direct {
+		// No cut asked for: Begins and Ends go straight out.
+		switch op.kind {
+		case opBegin:
+			o.frame = append(o.frame, oframe{start: t, hold: -1, written: true})
+			if t < c.base {
+				c.sum.BeforeBase++
+			}
+			c.w.Begin(o.th.track, t-min(t, c.base), op.cat, op.name, op.info.argList())
+			c.sum.Slices++
+			return
+		case opEnd:
+			if len(o.frame) > 0 {
+				o.frame = o.frame[:len(o.frame)-1]
+				c.w.End(o.th.track, t-min(t, c.base), op.cat, op.name)
+			}
+			return
+		}
+	}
 	switch op.kind {
 	case opEpoch:
 		o.epochLow, o.epochStart = o.epochStart, t

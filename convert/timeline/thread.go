@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"github.com/perfpt/perfpt/convert/machine"
 	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/session"
 )
@@ -57,6 +58,10 @@ type thread struct {
 
 	clk clock
 	out output
+	// The machine's thread and the address space's function cache, as
+	// fnAt last found them.
+	mth *machine.Thread
+	fc  *fnCache
 
 	cum     uint64 // instructions executed so far
 	curTime uint64 // the time of the last run
