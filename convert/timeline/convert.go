@@ -103,9 +103,9 @@ type converter struct {
 	baseKnown bool
 	// direct: no --min-duration, --max-depth or --time: the output stage
 	// writes Begins and Ends at once.
-	direct bool
-	timeless  bool
-	tlKnown   bool // timeless was decided (first run batch)
+	direct   bool
+	timeless bool
+	tlKnown  bool // timeless was decided (first run batch)
 
 	threads map[int64]*thread
 	last    *thread
