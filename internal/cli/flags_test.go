@@ -511,6 +511,9 @@ func flagChecks() map[string]func(t *testing.T) {
 	for name, c := range ptChecks() {
 		checks[name] = c
 	}
+	for name, c := range timelineChecks() {
+		checks[name] = c
+	}
 	return checks
 }
 

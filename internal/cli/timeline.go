@@ -113,6 +113,14 @@ func timelineOptions(c *ucli.Context) (timeline.Options, error) {
 		return o, fmt.Errorf("invalid -j value %d", o.Workers)
 	}
 	o.Symfs, o.Kallsyms = c.String("symfs"), c.String("kallsyms")
+	if o.Kallsyms != "" {
+		// perf's symbol__validate_sym_arguments: a file it cannot read.
+		if f, err := os.Open(o.Kallsyms); err != nil {
+			return o, fmt.Errorf("Invalid file: %s", o.Kallsyms)
+		} else {
+			f.Close()
+		}
+	}
 	return o, nil
 }
 
