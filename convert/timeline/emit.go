@@ -92,12 +92,12 @@ func (c *clock) paced(p, limit uint64) uint64 {
 }
 
 // resolve times the queued ops with point pt (nil: at the pace, as at the
-// end) and hands them to emit in order.
-func (c *clock) resolve(pt *op, emit func(*op)) {
+// end) and hands them to out in order.
+func (c *clock) resolve(pt *op, out *output) {
 	for i := range c.q {
 		o := &c.q[i]
 		if o.timed {
-			emit(o)
+			out.emit(o)
 			continue
 		}
 		switch {
@@ -116,7 +116,7 @@ func (c *clock) resolve(pt *op, emit func(*op)) {
 		default:
 			o.t = interp(c.t0, pt.t, c.p0, pt.pos, o.pos)
 		}
-		emit(o)
+		out.emit(o)
 	}
 	c.q = c.q[:0]
 	c.args = c.args[:0]
@@ -134,19 +134,19 @@ func (c *clock) resolve(pt *op, emit func(*op)) {
 }
 
 // push queues o, or with a point, times the queue.
-func (c *clock) push(o op, emit func(*op)) {
+func (c *clock) push(o *op, out *output) {
 	if o.kind == opPoint {
 		if !c.timeless {
-			c.resolve(&o, emit)
+			c.resolve(o, out)
 		}
 		return
 	}
-	c.q = append(c.q, o)
+	c.q = append(c.q, *o)
 	if c.timeless || o.timed && len(c.q) == 1 {
-		c.resolve(nil, emit)
+		c.resolve(nil, out)
 		return
 	}
 	if len(c.q) >= maxPending {
-		c.resolve(nil, emit)
+		c.resolve(nil, out)
 	}
 }

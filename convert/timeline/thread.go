@@ -85,7 +85,7 @@ type thread struct {
 }
 
 func (t *thread) push(o op) {
-	t.clk.push(o, t.out.emit)
+	t.clk.push(&o, &t.out)
 }
 
 func (t *thread) begin(cat Str, fi *fnInfo) {
@@ -114,8 +114,17 @@ func (t *thread) inferred(cat Str, fi *fnInfo) {
 func (t *thread) runs(b *session.RunBatch) {
 	c := t.c
 	tm := b.Time
+	// quiet: nothing waits for the next run (no stop, no new epoch, no
+	// call whose target is pending): a conditional branch without a new
+	// time then changes nothing but the count (most runs).
+	quiet := t.started && !t.stopped && !t.newEpoch && t.pendCall == nil && tm == t.curTime
 	for i := range b.Runs {
 		r := &b.Runs[i]
+		if quiet && r.Mark == 0 && r.Flags&^session.RunTaken == sample.FlagBranch|sample.FlagConditional {
+			t.cum += uint64(r.NInsn)
+			continue
+		}
+		quiet = false
 		if r.Mark != 0 && int(r.Mark) <= len(b.Marks) {
 			tm = b.Marks[r.Mark-1].Time
 		}
@@ -213,6 +222,7 @@ func (t *thread) runs(b *session.RunBatch) {
 				t.transfer(r.To, false)
 			}
 		}
+		quiet = !t.stopped && !t.newEpoch && t.pendCall == nil
 	}
 }
 
@@ -416,6 +426,6 @@ func (t *thread) finish() {
 		t.clk.rate = 0
 	}
 	t.closeAll(c.catEnd, c.catInferredEnd)
-	t.clk.resolve(nil, t.out.emit)
+	t.clk.resolve(nil, &t.out)
 	t.out.finish()
 }
