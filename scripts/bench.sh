@@ -11,6 +11,13 @@
 #   bigscript  perfpt script on a large generated recording (throughput, peak RSS)
 #   script   perfpt script               vs perf script (PERF, or perf on PATH)
 #   pprof    perfpt pprof / perfpt gcov  vs a bare decode (BARE_DECODE)
+#   benchset traces of programs nobody tuned the decoders on (an interpreter,
+#            compression, sorting, C++ virtual calls, deep recursion), made
+#            from qemu-user's exec log by scripts/qemuflow: libipt ptxed,
+#            perf script --itrace=e, perfpt ptxed, bare decode, pprof and gcov
+#            at -j 1 and -j 2, in interleaved rounds (median, min-max, CPU
+#            time, peak RSS), every ratio against libipt and perf; and checks
+#            that the instruction counts agree
 #
 # A comparison whose tools or inputs are missing is skipped with the reason;
 # a command that fails is reported and left out; the script itself exits 0
@@ -27,7 +34,11 @@
 #                  BENCH_BASE, default 0x400000) instead of generating them
 #   BENCH_PERF_DATA  use this recording instead of recording the bench program
 #   BENCH_REGEN=1  regenerate inputs even when cached
-#   BENCH_ONLY     space-separated subset of: ptdump ptxed bigscript script pprof
+#   BENCH_ONLY     space-separated subset of: ptdump ptxed bigscript script pprof benchset
+#   BENCH_SET      the programs of the benchmark set (default: interp compress sort virt recurse)
+#   BENCH_SET_INSNS  instructions traced per program (default 120000000: about 3 minutes
+#                  and 4-7 GB of memory each to generate under qemu-user, once)
+#   BENCH_SET_ROUNDS interleaved rounds per command (default 3)
 #   BENCH_PERF_BIG=1  also time perf script on the large generated recording (slow)
 #   HYPERFINE      hyperfine to use (empty: time with a plain loop)
 #   PTDUMP PTXED PERF   reference tools; BARE_DECODE perfpt arguments of the bare decode
@@ -44,7 +55,7 @@ WARMUP=${BENCH_WARMUP:-1}
 PT_MB=${BENCH_PT_MB:-32}
 BIG_MB=${BENCH_BIG_MB:-8}
 ITERS=${BENCH_ITERS:-10000}
-ONLY=${BENCH_ONLY:-ptdump ptxed bigscript script pprof}
+ONLY=${BENCH_ONLY:-ptdump ptxed bigscript script pprof benchset}
 BARE=${BARE_DECODE:-script --itrace=e}
 RAWADDR=${BENCH_BASE:-0x400000}
 
@@ -401,6 +412,139 @@ if want pprof; then
 			"bare decode (perfpt $BARE -j 1)" "$PERFPT $BARE -j 1 -i $GEN.data" \
 			"perfpt pprof -j 1" "$PERFPT pprof -j 1 -i $GEN.data -o $WORK/bench-gen.pb.gz" \
 			"perfpt pprof" "$PERFPT pprof -i $GEN.data -o $WORK/bench-gen.pb.gz"
+	fi
+fi
+
+# --- the benchmark set ------------------------------------------------------
+
+# set_gen NAME ARG: build scripts/bench/progs/NAME.{c,cpp} static and trace it
+# under qemu-user into $SET/NAME.{pt,data,info} (cached).
+SET=$WORK/benchset
+SET_INSNS=${BENCH_SET_INSNS:-120000000}
+set_gen() {
+	local name=$1 arg=$2 src cc
+	mkdir -p "$SET"
+	if [ "${BENCH_REGEN:-0}" != 1 ] && [ -s "$SET/$name.info" ] && [ -s "$SET/$name.pt" ] && [ -s "$SET/$name.data" ] &&
+		grep -q "^max=$SET_INSNS\$" "$SET/$name.info"; then
+		return 0
+	fi
+	src=scripts/bench/progs/$name.c cc=${CC:-gcc}
+	[ -f "$src" ] || { src=scripts/bench/progs/$name.cpp cc=${CXX:-g++}; }
+	if [ ! -f "$src" ] || ! command -v "$cc" >/dev/null 2>&1; then
+		skip "benchset $name: no $src or no $cc"
+		return 1
+	fi
+	if ! "$cc" -O2 -g -static -no-pie -o "$SET/$name" "$src" 2>"$WORK/cc.err"; then
+		skip "benchset $name: $cc -static failed: $(head -n 2 "$WORK/cc.err" | tr '\n' ' ')"
+		return 1
+	fi
+	say "tracing $name $arg under qemu-user ($SET_INSNS instructions; minutes)"
+	if ! (cd "$SET" && "$QEMUFLOW" -o "$name" -max-insns "$SET_INSNS" -- "./$name" $arg) >"$WORK/qemuflow.err" 2>&1; then
+		say "FAILED scripts/qemuflow $name: $(tail -n 3 "$WORK/qemuflow.err" | tr '\n' ' ')"
+		rm -f "$SET/$name.info"
+		return 1
+	fi
+	echo "max=$SET_INSNS" >>"$SET/$name.info"
+}
+
+# rounds TITLE INSNS NAME1 CMD1 ...: every command once per round, the
+# rounds interleaved (the machine is shared: a burst of load hits every
+# command alike); median and range of wall time, median CPU time, peak RSS,
+# and each ratio to the first command (libipt when there) and to the one
+# named "perf script --itrace=e".
+rounds() {
+	local title=$1 insns=$2 nr=${BENCH_SET_ROUNDS:-3}
+	shift 2
+	local names=() cmds=() r i
+	while [ $# -ge 2 ]; do
+		names+=("$1")
+		cmds+=("$2")
+		shift 2
+	done
+	line ""
+	line "== $title"
+	local res=$WORK/rounds.txt
+	: >"$res"
+	for ((r = 0; r < nr; r++)); do
+		for i in "${!cmds[@]}"; do
+			if [ -n "$GNUTIME" ]; then
+				$GNUTIME -f "$i %e %U %S %M" -o "$WORK/t1.txt" sh -c "${cmds[$i]}" >/dev/null 2>"$WORK/stderr.txt" ||
+					echo "$i FAIL" >"$WORK/t1.txt"
+				cat "$WORK/t1.txt" >>"$res"
+			else
+				local t0 t1
+				t0=$(date +%s.%N)
+				sh -c "${cmds[$i]}" >/dev/null 2>&1 || t0=FAIL
+				t1=$(date +%s.%N)
+				awk -v i="$i" -v a="$t0" -v b="$t1" 'BEGIN{ if (a == "FAIL") print i, "FAIL"; else print i, b-a, 0, 0, 0 }' >>"$res"
+			fi
+		done
+	done
+	local perfidx=-1
+	for i in "${!names[@]}"; do [ "${names[$i]}" = "perf script --itrace=e" ] && perfidx=$i; done
+	awk -v n="${#cmds[@]}" -v insns="$insns" -v perfidx="$perfidx" -v names="$(printf '%s\n' "${names[@]}")" '
+	function median(a, k,   t, i, j) { for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+		return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
+	BEGIN { split(names, nm, "\n") }
+	$2 == "FAIL" { fail[$1] = 1; next }
+	{ c = ++cnt[$1]; w[$1, c] = $2; cpu[$1, c] = $3 + $4; if ($5 > rss[$1]) rss[$1] = $5 }
+	END {
+		for (i = 0; i < n; i++) {
+			if (fail[i] || !cnt[i]) { med[i] = -1; continue }
+			k = cnt[i]; lo = hi = w[i, 1]
+			for (j = 1; j <= k; j++) { x[j] = w[i, j]; y[j] = cpu[i, j]; if (w[i, j] < lo) lo = w[i, j]; if (w[i, j] > hi) hi = w[i, j] }
+			med[i] = median(x, k); mcpu[i] = median(y, k); mlo[i] = lo; mhi[i] = hi
+		}
+		for (i = 0; i < n; i++) {
+			if (med[i] < 0) { printf "  %-40s FAILED (see %s)\n", nm[i + 1], "the command below"; continue }
+			tp = (insns > 0 && med[i] > 0) ? sprintf("%7.1f M insn/s", insns / med[i] / 1e6) : ""
+			r0 = (i > 0 && med[0] > 0 && med[i] > 0) ? sprintf("%5.2fx libipt", med[0] / med[i]) : ""
+			if (i == 0) r0 = "baseline"
+			rp = (perfidx >= 0 && i != perfidx && med[perfidx] > 0 && med[i] > 0) ? sprintf("%6.2fx perf", med[perfidx] / med[i]) : ""
+			rc = (i > 0 && mcpu[0] > 0 && mcpu[i] > 0) ? sprintf("cpu %5.2fx", mcpu[0] / mcpu[i]) : ""
+			printf "  %-40s %7.3f s [%7.3f-%7.3f] cpu %7.3f s  %16s  %-14s %-12s %-11s RSS %6.1f MiB\n", nm[i + 1], med[i], mlo[i], mhi[i], mcpu[i], tp, r0, rp, rc, rss[i] / 1024
+		}
+	}' "$res" | tee -a "$SUMMARY"
+	for i in "${!cmds[@]}"; do line "  cmd: ${names[$i]}: ${cmds[$i]}"; done
+}
+
+if want benchset; then
+	QEMUFLOW=$WORK/qemuflow
+	if ! command -v qemu-x86_64 >/dev/null 2>&1; then
+		skip "benchset: qemu-x86_64 not installed (Debian package qemu-user)"
+	elif ! $GO build -o "$QEMUFLOW" ./scripts/qemuflow; then
+		say "FAILED to build scripts/qemuflow"
+	else
+		[ -n "$PTXED_REF" ] || skip "benchset: libipt ptxed not found (set PTXED): no libipt ratios"
+		[ -n "$PERF_REF" ] || skip "benchset: perf not found (set PERF): no perf ratios"
+		for spec in ${BENCH_SET_SPECS:-interp:400000 compress:32768 sort:4000000 virt:2000000 recurse:60}; do
+			name=${spec%%:*} arg=${spec#*:}
+			case " ${BENCH_SET:-interp compress sort virt recurse} " in *" $name "*) ;; *) continue ;; esac
+			set_gen "$name" "$arg" || continue
+			insns=$(info insns "$SET/$name.info")
+			pt=$SET/$name.pt data=$SET/$name.data bin=$SET/$name
+			mkdir -p "$SET/gcov-$name"
+			set --
+			[ -n "$PTXED_REF" ] && set -- "libipt ptxed --block-decoder --quiet" "$PTXED_REF --block-decoder --quiet --elf $bin --pt $pt"
+			[ -n "$PERF_REF" ] && set -- "$@" "perf script --itrace=e" "$PERF_REF script -i $data --itrace=e"
+			rounds "benchset $name: $insns instructions, $(mb "$pt") MB PT ($data)" "$insns" "$@" \
+				"perfpt ptxed --block-decoder -j 1" "$PERFPT ptxed -j 1 --block-decoder --quiet --elf $bin --pt $pt" \
+				"perfpt ptxed --block-decoder -j 2" "$PERFPT ptxed -j 2 --block-decoder --quiet --elf $bin --pt $pt" \
+				"perfpt script --itrace=e -j 1" "$PERFPT script -j 1 --itrace=e -i $data" \
+				"perfpt script --itrace=e -j 2" "$PERFPT script -j 2 --itrace=e -i $data" \
+				"perfpt pprof -j 1" "$PERFPT pprof -j 1 -i $data -o $SET/$name.pb.gz" \
+				"perfpt pprof -j 2" "$PERFPT pprof -j 2 -i $data -o $SET/$name.pb.gz" \
+				"perfpt gcov -j 1" "$PERFPT gcov -j 1 -i $data -o $SET/gcov-$name" \
+				"perfpt gcov -j 2" "$PERFPT gcov -j 2 -i $data -o $SET/gcov-$name"
+			got=$("$PERFPT" ptxed -j 1 --block-decoder --quiet --stat --elf "$bin" --pt "$pt" 2>/dev/null | awk '/^insn:/ {print $2+0}')
+			ref=
+			[ -n "$PTXED_REF" ] && ref=$("$PTXED_REF" --block-decoder --quiet --stat --elf "$bin" --pt "$pt" 2>/dev/null | awk '/^insn:/ {print $2+0}')
+			if [ "$got" = "$insns" ] && { [ -z "$ref" ] || [ "$ref" = "$insns" ]; }; then
+				line "  check: perfpt ptxed --stat counts $got instructions${ref:+, as libipt does}, as traced"
+			else
+				line "  check: MISMATCH instructions: traced $insns, perfpt ptxed ${got:-?}, libipt ${ref:-?}"
+			fi
+		done
 	fi
 fi
 

@@ -1,9 +1,10 @@
 package session
 
 import (
-	"github.com/perfpt/perfpt/convert/session/ptperf"
+	"math"
 
 	"github.com/perfpt/perfpt/convert/machine"
+	"github.com/perfpt/perfpt/convert/session/ptperf"
 )
 
 // The edge-graph path of the PT walk (ptperf/bulk.go): a DSO's code cache
@@ -19,7 +20,8 @@ import (
 // yet in the graph, map changes, errors) to the step-by-step walk.
 //
 // It runs only where skipping the decoder's intermediate states is not
-// seen: the sequential decode (no parallel chunk or copy), no samples or
+// seen: the sequential decode or a parallel chunk's (not a copy that took
+// over a parallel decode), no samples or
 // thread stacks (Handler.Runs alone, or nothing but errors as with
 // --itrace=e), no time filter, and a queue whose time the skipped states
 // would not change and that would not yield to other records there
@@ -50,11 +52,11 @@ type bulkWalker struct {
 // WalkBulk implements ptperf.BulkWalker.
 func (w *bulkWalker) WalkBulk(b *ptperf.BulkWalk) {
 	q := w.q
-	if !q.bulkSeq {
+	if !q.bulkSeq || q.virt {
 		return
 	}
 	p := q.pt
-	flow := p.flow
+	flow := q.bulkFlow
 	t := q.thread
 	ip := b.IP
 	if t == nil {
@@ -218,7 +220,7 @@ func (w *bulkWalker) WalkBulk(b *ptperf.BulkWalk) {
 	}
 stop:
 	b.IP, b.Payload, b.Count, b.Stack, b.NoProgress, b.Insns = ip, payload, count, stack, noProg, insns
-	p.bulkInsns += insns - b0
+	p.bulkInsns.Add(insns - b0)
 }
 
 // bulkMap finds the map of ip in ms for WalkBulk, when it is one the bulk
@@ -250,9 +252,20 @@ func (p *ptState) walkerFor(q *ptQueue) ptperf.Walker {
 // the whole call); endBulk that the call ended.
 func (q *ptQueue) startBulk(limit uint64) {
 	p := q.pt
-	q.bulkLimit = limit
+	q.bulkLimit, q.bulkFlow = limit, p.flow
 	q.bulkSeq = !p.synth && q.par == nil && q.job == nil && q.own == nil && !q.virt && q.selTimestamp == 0 &&
 		(p.h.Runs != nil) == p.flow
+}
+
+// startBulkJob is startBulk for the decoder of a parallel chunk (runJob's
+// runSeq, on a worker), which never yields: it works for the handler
+// parallel decoding started with, and its pending run is resolved as in
+// sequence once it is its own (not q.virt: resolveFrom and resolveBranch
+// are resolveRun then).
+func (q *ptQueue) startBulkJob() {
+	p := q.pt
+	q.bulkLimit, q.bulkFlow = math.MaxUint64, p.workFlow
+	q.bulkSeq = !bulkOff && !p.synth && q.job != nil && q.selTimestamp == 0 && (p.workH.Runs != nil) == p.workFlow
 }
 
 func (q *ptQueue) endBulk() { q.bulkSeq = false }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/perfpt/perfpt/convert/sample"
+	"github.com/perfpt/perfpt/perfdata"
 	"github.com/perfpt/perfpt/record"
 	"github.com/perfpt/perfpt/record/synth"
 )
@@ -109,7 +110,7 @@ func decodeRunsBulk(t *testing.T, data string, workers int, lean bool) ([]byte, 
 	}
 	var n uint64
 	if s.pt != nil {
-		n = s.pt.bulkInsns
+		n = s.pt.bulkInsns.Load()
 	}
 	return out.Bytes(), n
 }
@@ -121,4 +122,117 @@ func hasAux(t *testing.T, f string) bool {
 		t.Fatal(err)
 	}
 	return bytes.Contains(b, []byte("intel_pt"))
+}
+
+// FuzzBulkSameRuns compares the edge-graph path with the step-by-step walk
+// on damaged PT: the fuzzer's bytes overwrite the AUX data of a testdata
+// recording at a chosen place (a random or mutated stream where it lands),
+// and the runs and errors of both walks, as pprof and gcov get them (one
+// worker, full and lean runs), must be the same.
+func FuzzBulkSameRuns(f *testing.F) {
+	root := filepath.Join("..", "..", "testdata")
+	seeds := []struct{ file, symfs string }{
+		{"example/primes.perf.data", "example/symfs"},
+		{"ptwtsx/ptw-cyc.perf.data", "ptwtsx/symfs"},
+		{"ptwtsx/tsx.perf.data", "ptwtsx/symfs"},
+	}
+	type recording struct {
+		data  []byte
+		spans [][2]int64 // AUX data: offset, size
+		symfs string
+	}
+	var recs []recording
+	for _, s := range seeds {
+		path := filepath.Join(root, s.file)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		pf, err := perfdata.Open(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		var spans [][2]int64
+		rs := pf.Records(perfdata.FileOrder)
+		for rs.Next() {
+			if r, ok := rs.Record.(*perfdata.RecordAuxtrace); ok && r.AuxSize > 0 {
+				spans = append(spans, [2]int64{r.DataOffset, int64(r.AuxSize)})
+			}
+		}
+		pf.Close()
+		if len(spans) == 0 {
+			f.Fatalf("%s: no AUX data", s.file)
+		}
+		recs = append(recs, recording{b, spans, filepath.Join(root, s.symfs)})
+	}
+	for i := range recs {
+		f.Add(uint8(i), uint32(0), []byte{})
+		f.Add(uint8(i), uint32(3000), []byte{0x55, 0x55})
+		f.Add(uint8(i), uint32(9000), []byte{0x99, 0x02, 0xff, 0x00, 0x4d})
+	}
+	f.Fuzz(func(t *testing.T, which uint8, at uint32, patch []byte) {
+		rec := recs[int(which)%len(recs)]
+		b := bytes.Clone(rec.data)
+		sp := rec.spans[int(at)%len(rec.spans)]
+		off := sp[0] + int64(at)%sp[1]
+		for i, c := range patch {
+			if int64(i) >= sp[0]+sp[1]-off {
+				break
+			}
+			b[off+int64(i)] = c
+		}
+		path := filepath.Join(t.TempDir(), "fuzz.data")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, lean := range []bool{false, true} {
+			var want, got []byte
+			var walked uint64
+			withBulk(false, func() { want, _ = fuzzRuns(t, path, rec.symfs, lean) })
+			withBulk(true, func() { got, walked = fuzzRuns(t, path, rec.symfs, lean) })
+			if !bytes.Equal(got, want) {
+				t.Fatalf("lean %v: the edge-graph path differs%s", lean, firstDiff(got, want))
+			}
+			if len(patch) == 0 && which == 0 && walked == 0 {
+				t.Fatal("the edge-graph path walked nothing of the undamaged example")
+			}
+		}
+	})
+}
+
+// fuzzRuns is decodeRunsBulk's text of a recording whose code is in symfs;
+// a recording the session refuses gives its error.
+func fuzzRuns(t *testing.T, path, symfs string, lean bool) ([]byte, uint64) {
+	it, err := sample.ParseItrace("e")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(path, Options{Itrace: it, BuildIDDir: "-", Symfs: symfs, Kallsyms: "/dev/null", Workers: 1})
+	if err != nil {
+		return []byte(err.Error()), 0
+	}
+	defer s.Close()
+	var out bytes.Buffer
+	h := Handler{
+		LeanRuns: lean,
+		Error:    func(e *sample.ErrorLine) { printError(&out, e) },
+		Runs: func(b *RunBatch) {
+			tm := b.Time
+			for _, r := range b.Runs {
+				var cyc uint64
+				if r.Mark != 0 {
+					tm, cyc = b.Marks[r.Mark-1].Time, b.Marks[r.Mark-1].Cycles
+				}
+				fmt.Fprintf(&out, "%d/%d %d %d %x-%x %d %#x %x %d\n", b.PID, b.TID, b.CPU, tm, r.Start, r.End, r.NInsn, r.Flags, r.To, cyc)
+			}
+		},
+	}
+	if err := s.Run(h); err != nil {
+		fmt.Fprintf(&out, "error: %v\n", err)
+	}
+	var n uint64
+	if s.pt != nil {
+		n = s.pt.bulkInsns.Load()
+	}
+	return out.Bytes(), n
 }

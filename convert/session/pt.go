@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/perfpt/perfpt/convert/machine"
 	"github.com/perfpt/perfpt/convert/sample"
@@ -145,6 +146,7 @@ type ptQueue struct {
 	// bulkLimit (bulk.go).
 	bulkSeq   bool
 	bulkLimit uint64
+	bulkFlow  bool // runs are delivered (p.flow, or p.workFlow in a chunk)
 	selStart  bool
 
 	started bool // runDecoder has run on it
@@ -212,7 +214,7 @@ type ptState struct {
 	// instructions, branches, x, w, g/l); without it sample has nothing
 	// to do.
 	synth                bool
-	bulkInsns            uint64 // instructions walked in bulk (bulk.go; for the tests)
+	bulkInsns            atomic.Uint64 // instructions walked in bulk (bulk.go; for the tests)
 	haveRange            bool
 	rangeStart, rangeEnd uint64 // TSC
 	block                Block

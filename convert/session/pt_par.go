@@ -447,6 +447,10 @@ func (p *ptState) runSeq(q *ptQueue, stop uint64, ts *uint64) int {
 		q.dec.StopAt(stop)
 		q.stopArm = stop
 	}
+	if q.job != nil && ts == nil {
+		q.startBulkJob() // bulk.go
+		defer q.endBulk()
+	}
 	for {
 		if r := q.pendStop; r != 0 {
 			q.pendStop, q.stopArm = 0, 0

@@ -264,6 +264,11 @@ func (w *walker) finish() {
 	if w.pend && w.lastIn.IClass == insn.ISyscall {
 		w.event(flow.Event{Kind: flow.Syscall, From: w.last, Len: w.lastIn.Size})
 	} else {
+		// The trace ends before the branch at w.last retires.
+		if w.pend && w.insns > 0 {
+			w.insns--
+			w.total--
+		}
 		w.event(flow.Event{Kind: flow.End, From: w.last})
 	}
 	w.on = false
