@@ -25,7 +25,10 @@ import (
 )
 
 // optionSets are the perf script command lines compared on every
-// recording (issue 16's list).
+// recording (issue 16's list), then perf report --header-only with perfpt
+// header ("@header") and perf report -D with perfpt dump ("@dump", both
+// without the hex dumps and the machine's thread and dso lines, which
+// perfpt dump does not print).
 var optionSets = [][]string{
 	nil,
 	{"-F", "comm,tid,time,ip,sym,dso"},
@@ -34,7 +37,57 @@ var optionSets = [][]string{
 	{"--show-task-events"},
 	{"--show-mmap-events"},
 	{"--no-demangle"},
+	{"@header"},
+	{"@dump"},
 }
+
+// command says which comparison an option set is: "script", "header" or
+// "dump".
+func command(opts []string) string {
+	if len(opts) == 1 && strings.HasPrefix(opts[0], "@") {
+		return opts[0][1:]
+	}
+	return "script"
+}
+
+// perfArgs and perfptArgs are the command lines of the two tools for an
+// option set on path.
+func perfArgs(path string, opts []string) []string {
+	switch command(opts) {
+	case "header":
+		return []string{"report", "--header-only", "-i", path}
+	case "dump":
+		return []string{"report", "-D", "-i", path}
+	}
+	return append([]string{"script", "-i", path}, opts...)
+}
+
+func perfptArgs(path string, opts []string) []string {
+	switch cmd := command(opts); cmd {
+	case "header", "dump":
+		return []string{cmd, "-i", path}
+	}
+	return append([]string{"script", "-i", path}, opts...)
+}
+
+// dumpFilter drops what perfpt dump does not print of perf report -D:
+// the hex dumps of the records, the machine's thread and dso lines of
+// samples, and blank lines.
+func dumpFilter(b []byte) []byte {
+	var out []byte
+	for _, line := range strings.SplitAfter(string(b), "\n") {
+		l := strings.TrimSuffix(line, "\n")
+		switch {
+		case l == "", l == ".", strings.HasPrefix(l, ". "), strings.HasPrefix(l, " ... thread: "),
+			strings.HasPrefix(l, " ...... dso: "), dumpHexHeader.MatchString(l):
+			continue
+		}
+		out = append(out, line...)
+	}
+	return out
+}
+
+var dumpHexHeader = regexp.MustCompile(`^(0x[0-9a-f]+|0)@.* \[0x[0-9a-f]+\]: event: \d+$`)
 
 // TestCorpus runs perf script and perfpt script on every recording below
 // $PERFPT_CORPUS with each of optionSets and reports, per recording and
@@ -106,6 +159,7 @@ func TestCorpus(t *testing.T) {
 	wg.Wait()
 
 	identical, stderrSame := 0, 0
+	perCmd := map[string][2]int{} // identical, runs
 	causes := map[string][]string{}
 	filesAll := 0
 	for i, f := range files {
@@ -116,6 +170,12 @@ func TestCorpus(t *testing.T) {
 			if r.fatal != "" {
 				t.Errorf("%s %s: %s", f, optString(opts), r.fatal)
 			}
+			pc := perCmd[command(opts)]
+			pc[1]++
+			if r.cause == "" {
+				pc[0]++
+			}
+			perCmd[command(opts)] = pc
 			if r.cause == "" {
 				n++
 				identical++
@@ -146,6 +206,9 @@ func TestCorpus(t *testing.T) {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "corpus: %d of %d runs byte-identical (%d recordings x %d option sets); %d of %d recordings identical with every option set; stderr also identical in %d runs\n",
 		identical, total, len(files), len(optionSets), filesAll, len(files), stderrSame)
+	for _, cmd := range []string{"script", "header", "dump"} {
+		fmt.Fprintf(&sb, "  %s: %d of %d identical\n", cmd, perCmd[cmd][0], perCmd[cmd][1])
+	}
 	fmt.Fprintf(&sb, "differences by cause (runs, first example):\n")
 	for _, n := range names {
 		fmt.Fprintf(&sb, "  %4d  %s\n        e.g. %s\n", len(causes[n]), n, causes[n][0])
@@ -271,7 +334,7 @@ func execRunStdin(stdin io.Reader, name string, args ...string) run {
 // perf runs perf script, through the cache when there is one.
 func (c *comparer) perf(path string, opts []string) run {
 	return c.cached(path, opts, "", func() run {
-		return execRun("perf", append([]string{"script", "-i", path}, opts...)...)
+		return execRun("perf", perfArgs(path, opts)...)
 	})
 }
 
@@ -283,7 +346,7 @@ func (c *comparer) perfStdin(path string, opts []string) run {
 			return run{stderr: []byte(err.Error()), status: -1}
 		}
 		defer f.Close()
-		return execRunStdin(f, "perf", append([]string{"script", "-i", "-"}, opts...)...)
+		return execRunStdin(f, "perf", perfArgs("-", opts)...)
 	})
 }
 
@@ -324,7 +387,7 @@ func (c *comparer) cached(path string, opts []string, how string, do func() run)
 func (c *comparer) compare(dir, file string, opts []string) result {
 	path := filepath.Join(dir, file)
 	want := c.perf(path, opts)
-	got := execRun(c.bin, append([]string{"script", "-i", path}, opts...)...)
+	got := execRun(c.bin, perfptArgs(path, opts)...)
 	var r result
 	switch {
 	case want.status != 0 && bytes.Contains(want.stderr, []byte("incompatible file format")) && newerABI(path):
@@ -338,7 +401,7 @@ func (c *comparer) compare(dir, file string, opts []string) result {
 		}
 		defer os.Remove(cp)
 		want = c.perf(cp, opts)
-		got2 := execRun(c.bin, append([]string{"script", "-i", cp}, opts...)...)
+		got2 := execRun(c.bin, perfptArgs(cp, opts)...)
 		if !bytes.Equal(got.stdout, got2.stdout) || got.status != got2.status {
 			r.cause = "perfpt prints another text for the older-ABI copy"
 			return r
@@ -347,6 +410,9 @@ func (c *comparer) compare(dir, file string, opts []string) result {
 		// perf 6.1 cannot read some piped files by name (fixed
 		// later); it reads them on standard input.
 		want = c.perfStdin(path, opts)
+	}
+	if command(opts) == "dump" {
+		want.stdout, got.stdout = dumpFilter(want.stdout), dumpFilter(got.stdout)
 	}
 	r.stderrSame = bytes.Equal(want.stderr, got.stderr)
 	r.cause, r.example = classify(want, got)
@@ -559,5 +625,12 @@ func olderABICopy(path, dir string) (string, error) {
 		f.Close()
 		return "", err
 	}
-	return f.Name(), f.Close()
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	// The header's "captured on" line is the file's time.
+	if st, err := os.Stat(path); err == nil {
+		os.Chtimes(f.Name(), st.ModTime(), st.ModTime())
+	}
+	return f.Name(), nil
 }
