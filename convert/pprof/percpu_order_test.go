@@ -42,15 +42,23 @@ func stackCounts(p *profile.Profile) map[string]int64 {
 	return m
 }
 
-// TestPerCPUStacks: one emulated flow written per thread and on 2 to 4
-// CPUs (threads migrating) gives the same call stacks and counts: a
-// thread's runs from several CPUs' queues are put together in time
-// order.
+// TestPerCPUStacks: one emulated flow written per thread and on 1, 2 and 4
+// CPUs (threads migrating) gives the same call stacks and counts at -j 1
+// and 2: a thread's runs from several CPUs' queues are put together in
+// time order, decoded in sequence or in chunks.
 func TestPerCPUStacks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records programs")
 	}
-	bin := testprog.Path(t, "threads-static-O2")
+	// threads: several threads, decoded in sequence; hot and mix: one
+	// thread, whose CPUs' queues decode in parallel chunks at -j 2.
+	for _, prog := range [][]string{{"threads-static-O2"}, {"hot-static-O2", "20"}, {"mix-dyn-O2"}} {
+		t.Run(prog[0], func(t *testing.T) { perCPUStacks(t, prog[0], prog[1:]...) })
+	}
+}
+
+func perCPUStacks(t *testing.T, name string, args ...string) {
+	bin := testprog.Path(t, name)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
@@ -59,7 +67,7 @@ func TestPerCPUStacks(t *testing.T) {
 	opt := record.Options{Output: filepath.Join(dir, "pt.data")}
 	opt.BuildIDDir = "-"
 	opt.Trace.Stdout = devnull
-	res, err := record.Emulate(ctx, []string{bin}, opt)
+	res, err := record.Emulate(ctx, append([]string{bin}, args...), opt)
 	if err != nil {
 		testprog.EmulateFailed(t, bin, err)
 	}

@@ -100,12 +100,13 @@ func (p *ptState) queueParallel(q *ptQueue, fresh bool) bool {
 		// that process's code (its threads share one address space),
 		// and their samples take the queue's thread of the moment as
 		// they are replayed, as in a sequential decode.
-		// Full runs (pprof's call stacks) are not: a thread's runs
-		// from two CPUs' queues would be handed over in another order
-		// (batches are cut elsewhere in chunks); counts (LeanRuns,
-		// gcov) do not depend on it.
 		pid, ok := p.cpuPID[q.cpu]
-		if !p.perCPU || !p.dataQueued || !ok || pid <= 0 || q.pid != pid || p.h.Runs != nil && !p.h.LeanRuns {
+		if !p.perCPU || !p.dataQueued || !ok || pid <= 0 || q.pid != pid {
+			return false
+		}
+		if tid := p.cpuTID[q.cpu]; p.h.Runs != nil && !p.h.LeanRuns && (tid <= 0 || q.tid != tid) {
+			// A chunk's runs are batched for the thread it started
+			// with: full runs (pprof) only where one thread runs.
 			return false
 		}
 	}
@@ -505,6 +506,12 @@ func (p *ptState) runSeq(q *ptQueue, stop uint64, ts *uint64) int {
 			// queue's timestamp (its heap ordinal), and a stop at a
 			// state sets the next limit above that state's.
 			j.lastTS = q.timestamp
+			if p.perCPU && p.workFlow && q.rq.n > 0 {
+				// Per-CPU queues hand their runs over at every stop
+				// (processQueues): the runs before a state where the
+				// replay may stop are a batch of their own.
+				q.newRunBatch()
+			}
 			r := rec{kind: recState, addr: q.timestamp}
 			if j.seg != nil {
 				r.period = uint64(j.seg.Len())
