@@ -84,11 +84,18 @@ func runRecord(c *ucli.Context) error {
 		if trig, err = record.FindTrigger(c.String("trigger"), argv[0]); err != nil {
 			return fmt.Errorf("record: %w", err)
 		}
-		if !c.Bool("emulate") {
-			return errors.New("record: --trigger is only supported with --emulate so far (natively it needs a breakpoint event on the symbol driving the AUX snapshot, which perfpt's native recorder does not open yet)")
+		if !c.Bool("emulate") && !native.IsIntelPT(ev) {
+			return errors.New("record: --trigger needs the intel_pt event (or --emulate)")
 		}
-		if n := c.Int("snapshot-size"); n < minAuxBuffer {
+		if c.Bool("snapshot") || c.Bool("snapshot-on-exit") {
+			return errors.New("record: --trigger takes its own snapshot: not with --snapshot or --snapshot-on-exit")
+		}
+		n := c.Int("snapshot-size")
+		if n < minAuxBuffer {
 			return fmt.Errorf("record: --snapshot-size %d: want at least %d bytes", n, minAuxBuffer)
+		}
+		if page := os.Getpagesize(); !c.Bool("emulate") && (n%page != 0 || (n/page)&(n/page-1) != 0) {
+			return fmt.Errorf("record: --snapshot-size %d: the AUX area is a power of two pages of %d bytes", n, page)
 		}
 	} else if c.IsSet("snapshot-size") {
 		return errors.New("record: --snapshot-size needs --trigger")
@@ -106,9 +113,18 @@ func runRecord(c *ucli.Context) error {
 		if opt.SnapshotOnExit {
 			opt.Snapshot = true
 		}
+		if trig != nil {
+			// A breakpoint on the function drives the snapshot of an AUX
+			// area of --snapshot-size bytes.
+			opt.Trigger = &native.Trigger{Path: trig.Path, Value: trig.Value, PIE: trig.PIE, N: trig.N}
+			opt.AuxPages = c.Int("snapshot-size") / os.Getpagesize()
+		}
 		res, err := native.RecordPT(ctx, argv, opt)
 		if res != nil {
 			fmt.Fprintf(c.App.ErrWriter, "[ perfpt record: wrote %d bytes of Intel PT to %s ]\n", res.AuxBytes, opt.Output)
+			if res.Triggered {
+				fmt.Fprintf(c.App.ErrWriter, "[ perfpt record: %s ran for the %d. time: snapshot taken, the command was stopped ]\n", trig.Symbol, trig.N)
+			}
 		}
 		if err != nil {
 			return fmt.Errorf("record: %w", err)

@@ -56,7 +56,7 @@ func timelineChecks() map[string]func(t *testing.T) {
 		},
 		"record/trigger": all(
 			refused("no function no_such_function", "record", "--emulate", "--trigger", "no_such_function", "--", exBin),
-			refused("--trigger is only supported with --emulate", "record", "--trigger", "digits", "--", exBin),
+			refused("--trigger needs the intel_pt event", "record", "-e", "cpu-clock", "--trigger", "digits", "--", exBin),
 			func(t *testing.T) {
 				full, r := auxBytes(t, "record", "--emulate", "-N", "--per-thread")
 				cut, r2 := auxBytes(t, "record", "--emulate", "-N", "--per-thread", "--trigger", "digits:3")

@@ -31,7 +31,11 @@ type PTOptions struct {
 	// copies it when the command ends (perf record -Se).
 	Snapshot       bool
 	SnapshotOnExit bool
-	OnStart        func(pid int)
+	// Trigger takes one snapshot when the command executes a function
+	// for the N-th time (a breakpoint event's overflow sends SIGUSR2),
+	// then stops the command; it implies Snapshot.
+	Trigger *Trigger
+	OnStart func(pid int)
 	Stdin          *os.File
 	Stdout         *os.File
 	Stderr         *os.File
@@ -188,6 +192,9 @@ func RecordPT(ctx context.Context, argv []string, opt PTOptions) (*Result, error
 	}
 	if opt.AuxPages&(opt.AuxPages-1) != 0 || opt.DataPages&(opt.DataPages-1) != 0 {
 		return nil, fmt.Errorf("data and AUX area sizes must be powers of two pages (got %d and %d)", opt.DataPages, opt.AuxPages)
+	}
+	if opt.Trigger != nil {
+		opt.Snapshot = true
 	}
 	mode := PTMode{Target: opt.Target, Snapshot: opt.Snapshot, AuxPages: opt.AuxPages}
 	ptAttr, dummyAttr, err := PTAttrs(pmu, ev, mode)
@@ -373,6 +380,15 @@ func recordPT(ctx context.Context, path string, argv []string, opt PTOptions, pm
 			}
 		}
 	}
+	if opt.Trigger != nil {
+		// Opened while the command is stopped after its exec: its
+		// executable is mapped.
+		bfd, err := openTrigger(sys, pid, opt.Trigger)
+		if err != nil {
+			return fail(fmt.Errorf("--trigger: %w", err))
+		}
+		defer sys.close(bfd)
+	}
 	if err := ptraceDetach(pid); err != nil {
 		return fail(err)
 	}
@@ -451,6 +467,11 @@ loop:
 			unix.Kill(pid, unix.SIGKILL)
 		case <-usr2:
 			keep(snapshot())
+			if opt.Trigger != nil && !res.Triggered {
+				// The trigger's snapshot: the recording ends there.
+				res.Triggered = true
+				unix.Kill(pid, unix.SIGKILL)
+			}
 		case <-tick.C:
 			keep(drain())
 		}
@@ -464,6 +485,9 @@ loop:
 	keep(w.Close())
 	if werr != nil {
 		return res, fmt.Errorf("writing %s: %w", opt.Output, werr)
+	}
+	if opt.Trigger != nil && !res.Triggered && ctx.Err() == nil {
+		return res, ErrTriggerNotHit
 	}
 	return res, ctx.Err()
 }

@@ -45,6 +45,7 @@ type Result struct {
 	Records   uint64
 	AuxBytes  uint64 // intel_pt: bytes of trace copied
 	Snapshots int    // intel_pt snapshot mode: snapshots taken
+	Triggered bool   // intel_pt with a Trigger: it was hit and its snapshot taken
 	Warning   string // what was recorded differently from what was asked, or ""
 	Exit      int
 }
