@@ -36,11 +36,11 @@ type PTOptions struct {
 	// then stops the command; it implies Snapshot.
 	Trigger *Trigger
 	OnStart func(pid int)
-	Stdin          *os.File
-	Stdout         *os.File
-	Stderr         *os.File
-	Env            []string
-	Header         perfdata.Features
+	Stdin   *os.File
+	Stdout  *os.File
+	Stderr  *os.File
+	Env     []string
+	Header  perfdata.Features
 
 	sys eventSys // nil: the kernel's
 }
