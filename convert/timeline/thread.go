@@ -54,7 +54,6 @@ type thread struct {
 	key      int64
 	track    Track
 	comm     string
-	defined  bool
 
 	clk clock
 	out output
