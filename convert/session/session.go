@@ -18,6 +18,9 @@ type Options struct {
 	Symfs      string // perf's --symfs
 	BuildIDDir string // build-id cache; "" for ~/.debug, "-" for none
 	Kallsyms   string // kallsyms file; "" for /proc/kallsyms
+	// NoDemangle keeps symbol names mangled (perf's --no-demangle);
+	// DemangleParams adds C++ parameters (perf's -v).
+	NoDemangle, DemangleParams bool
 	// Workers is the number of PT decode workers (perf script -j); <1
 	// means one per CPU.
 	Workers int
@@ -195,7 +198,7 @@ func Open(path string, o Options) (*Session, error) {
 
 // New starts a session on an opened file.
 func New(f *perfdata.File, o Options) (*Session, error) {
-	so := &symbol.Options{Symfs: o.Symfs, BuildIDDir: o.BuildIDDir}
+	so := &symbol.Options{Symfs: o.Symfs, BuildIDDir: o.BuildIDDir, NoDemangle: o.NoDemangle, DemangleParams: o.DemangleParams}
 	kallsyms := o.Kallsyms
 	if kallsyms == "" && f.Dir != "" {
 		// perf_data__kallsyms_name: a perf.data directory's

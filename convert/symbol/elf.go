@@ -30,7 +30,7 @@ func Load(r io.ReaderAt) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	return build(f, f), nil
+	return build(f, f, (*Options)(nil).demangler()), nil
 }
 
 func openELF(r io.ReaderAt) (f *elf.File, err error) {
@@ -61,7 +61,9 @@ func hasDynsym(f *elf.File) bool {
 // build mirrors dso__load_sym plus the PLT synthesis of dso__load: the
 // .symtab of syms (when present) and then its .dynsym, each followed by
 // perf's end and duplicate fix-ups, then the PLT entries of runtime.
-func build(syms, runtime *elf.File) (t *Table) {
+// Names are demangled by dm (nil: kept) before the fix-ups compare them,
+// as perf demangles when it creates each symbol.
+func build(syms, runtime *elf.File, dm func(string) string) (t *Table) {
 	t = &Table{}
 	defer func() {
 		if p := recover(); p != nil {
@@ -72,7 +74,7 @@ func build(syms, runtime *elf.File) (t *Table) {
 	var loaded int
 	if hasSymtab(syms) {
 		if list, err := syms.Symbols(); err == nil {
-			n := t.addELF(syms, runtime, list)
+			n := t.addELF(syms, runtime, list, dm)
 			loaded += n
 			if n > 0 {
 				t.fixupEnd()
@@ -82,7 +84,7 @@ func build(syms, runtime *elf.File) (t *Table) {
 	}
 	if hasDynsym(syms) {
 		if list, err := syms.DynamicSymbols(); err == nil {
-			n := t.addELF(syms, runtime, list)
+			n := t.addELF(syms, runtime, list, dm)
 			loaded += n
 			if n > 0 {
 				t.fixupEnd()
@@ -91,7 +93,7 @@ func build(syms, runtime *elf.File) (t *Table) {
 		}
 	}
 	if loaded > 0 {
-		t.insert(pltSymbols(runtime))
+		t.insert(pltSymbols(runtime, dm))
 	}
 	t.finish()
 	return t
@@ -99,7 +101,7 @@ func build(syms, runtime *elf.File) (t *Table) {
 
 // addELF adds the symbols perf's dso__load_sym_internal keeps and returns
 // how many.
-func (t *Table) addELF(f, runtime *elf.File, syms []elf.Symbol) int {
+func (t *Table) addELF(f, runtime *elf.File, syms []elf.Symbol, dm func(string) string) int {
 	if len(syms) > maxSymbols {
 		syms = syms[:maxSymbols]
 	}
@@ -149,7 +151,11 @@ func (t *Table) addELF(f, runtime *elf.File, syms []elf.Symbol) int {
 		if s.Size != 0 {
 			end = v + s.Size
 		}
-		add = append(add, Symbol{Start: v, End: end, Name: s.Name, Bind: elf.ST_BIND(s.Info), Type: typ})
+		name := s.Name
+		if dm != nil {
+			name = dm(name)
+		}
+		add = append(add, Symbol{Start: v, End: end, Name: name, Bind: elf.ST_BIND(s.Info), Type: typ})
 	}
 	t.insert(add)
 	return len(add)
@@ -175,8 +181,9 @@ func loadSegment(f *elf.File, vaddr uint64) *elf.Prog {
 
 // pltSymbols mirrors dso__synthesize_plt_symbols for x86: one name@plt
 // symbol per .rela.plt (or .rel.plt) entry, laid out after the PLT header
-// in .plt's file-offset space.
-func pltSymbols(f *elf.File) []Symbol {
+// in .plt's file-offset space; the name is demangled before "@plt" is
+// added.
+func pltSymbols(f *elf.File, dm func(string) string) []Symbol {
 	dynIdx := -1
 	for i, s := range f.Sections {
 		if s.Name == ".dynsym" && s.Type == elf.SHT_DYNSYM {
@@ -225,6 +232,9 @@ func pltSymbols(f *elf.File) []Symbol {
 		// DynamicSymbols drops the null symbol 0.
 		if symIdx >= 1 && symIdx-1 < uint64(len(dyn)) {
 			name = dyn[symIdx-1].Name
+		}
+		if dm != nil {
+			name = dm(name)
 		}
 		out = append(out, Symbol{Start: off, End: off + entry, Name: name + "@plt", Bind: elf.STB_GLOBAL, Type: elf.STT_FUNC})
 		off += entry

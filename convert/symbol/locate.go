@@ -16,6 +16,10 @@ type Options struct {
 	// BuildIDDir is perf's build-id cache (default ~/.debug, or
 	// Symfs/.debug with a Symfs); "" means the default, "-" none.
 	BuildIDDir string
+	// NoDemangle keeps C++, Rust and OCaml names mangled (perf's
+	// --no-demangle); DemangleParams prints C++ parameters (perf's -v).
+	// Kernel symbols from kallsyms are never demangled, as in perf.
+	NoDemangle, DemangleParams bool
 }
 
 func (o *Options) buildIDDir() string {
@@ -134,7 +138,7 @@ func LoadDSOInfo(o *Options, longName string, buildID []byte) (*Table, DSOInfo) 
 	if t := runF.Section(".text"); t != nil {
 		info.TextOffset = t.Addr - t.Offset
 	}
-	return build(symsF, runF), info
+	return build(symsF, runF, o.demangler()), info
 }
 
 var debuglinkDirs = []string{"", "%s", "%s/.debug", "/usr/lib/debug%s"}

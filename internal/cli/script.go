@@ -106,6 +106,12 @@ func scriptOptions(cfg *runner.Config) (set map[string]func(string) error, flags
 		"I":               func() { cfg.ShowInfo = true },
 		"show-info":       func() { cfg.ShowInfo = true },
 		"f":               func() { cfg.Force = true },
+		"no-demangle":     func() { cfg.NoDemangle = true },
+		// Kernel symbols come from kallsyms, which perf never
+		// demangles either: --demangle-kernel changes nothing there.
+		"demangle-kernel": func() {},
+		"v":               func() { cfg.Verbose = true },
+		"verbose":         func() { cfg.Verbose = true },
 		"force":           func() { cfg.Force = true },
 		"inline":          func() { cfg.NoInline = false },
 		"no-inline":       func() { cfg.NoInline = true },

@@ -48,6 +48,9 @@ type Config struct {
 	// instead of them (--header-only); ShowInfo adds the sections perf
 	// shows only with -I (--show-info).
 	Header, HeaderOnly, ShowInfo bool
+	// NoDemangle keeps symbol names mangled (--no-demangle); Verbose
+	// (-v) prints C++ parameters in demangled names, as perf -v does.
+	NoDemangle, Verbose bool
 	// Progress, when set, receives a progress line now and then (the CLI
 	// passes stderr when it is a terminal).
 	Progress io.Writer
@@ -79,6 +82,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		}
 	}
 	opts := session.Options{Symfs: cfg.Symfs, Kallsyms: cfg.Kallsyms, Workers: cfg.Workers,
+		NoDemangle: cfg.NoDemangle, DemangleParams: cfg.Verbose,
 		Itrace: it, Callchains: !cfg.NoCallchain || ptCallchains(it), MaxStack: cfg.MaxStack, NoInline: cfg.NoInline,
 		IPC: fields.Has(script.TypeHardware, script.FieldIPC), NoIPLoc: ptNoIPLoc(fields, it), Show: cfg.Show}
 	var err error

@@ -1,0 +1,194 @@
+package symbol
+
+import (
+	"math/bits"
+	"strings"
+
+	"github.com/ianlancetaylor/demangle"
+)
+
+// demangleName mirrors perf 6.1's demangle_sym for a user-space ELF symbol
+// (util/symbol-elf.c, perf built without libbfd: libiberty's cplus_demangle,
+// which detects C++ and Rust legacy and v0 names, then perf's OCaml rule).
+// Without params (perf's default, DMGL_NO_OPTS) only the name is printed:
+// no parameters, no return type, and whatever follows the mangled name is
+// not read (a ".cold" or ".isra.0" clone suffix, an "@VERSION" tail). With
+// params (perf -v: DMGL_PARAMS | DMGL_ANSI) the whole name must demangle,
+// clone suffixes print as " [clone .cold]", and a version tail makes it fail.
+// A name that does not demangle is kept as it is.
+func demangleName(name string, params bool) string {
+	if len(name) < 3 {
+		return name
+	}
+	if strings.HasPrefix(name, "caml") {
+		return ocamlDemangle(name)
+	}
+	if name[0] != '_' || (name[1] != 'Z' && name[1] != 'R' && !strings.HasPrefix(name, "__Z") && !strings.HasPrefix(name, "_GLOBAL_")) {
+		return name
+	}
+	if out, ok := rustLegacy(name, params); ok {
+		return out
+	}
+	var out string
+	var err error
+	if params {
+		out, err = demangle.ToString(name, demangle.NoRust)
+	} else {
+		base := name
+		if i := strings.IndexByte(name, '@'); i > 0 {
+			base = name[:i]
+		}
+		out, err = demangle.ToString(base, demangle.NoParams, demangle.NoRust)
+	}
+	if err != nil || out == "" {
+		return name
+	}
+	return out
+}
+
+// rustLegacy demangles a Rust name of the legacy mangling: _ZN, then
+// length-prefixed identifiers, the last one "h" and 16 hex digits (with at
+// least 5 distinct digits, the heuristic libiberty's rust-demangle.c and
+// rustc-demangle share), then E, maybe followed by a "." suffix
+// (".llvm.1234") that is ignored. The hash is not printed; identifiers
+// lose a "_" before a "$" escape, escapes ($LT$, $u7e$, ...) are decoded
+// and ".." is "::". Unlike ianlancetaylor/demangle's legacy path, an
+// identifier's length is never followed by a separating "_" (that is v0
+// only), so "28__rust_begin_short_backtrace" keeps both underscores, as
+// perf prints it. A name that is not legacy Rust gives false.
+func rustLegacy(name string, params bool) (string, bool) {
+	if !strings.HasPrefix(name, "_ZN") {
+		return "", false
+	}
+	r := name
+	if i := strings.LastIndex(r, "E."); i > 0 {
+		r = r[:i+1]
+	} else if i := strings.IndexByte(r, '@'); i > 0 && !params {
+		r = r[:i]
+	}
+	if len(r) < 24 || r[len(r)-1] != 'E' || r[len(r)-20:len(r)-17] != "17h" {
+		return "", false
+	}
+	var seen uint16
+	for _, c := range []byte(r[len(r)-17 : len(r)-1]) {
+		if !isHex(c) || c >= 'A' && c <= 'F' {
+			return "", false
+		}
+		seen |= 1 << unhex(c)
+	}
+	if bits.OnesCount16(seen) < 5 {
+		return "", false
+	}
+	rest := r[3 : len(r)-20]
+	var b strings.Builder
+	for len(rest) > 0 {
+		n := 0
+		for len(rest) > 0 && rest[0] >= '0' && rest[0] <= '9' {
+			n = n*10 + int(rest[0]-'0')
+			if n > len(name) {
+				return "", false
+			}
+			rest = rest[1:]
+		}
+		if n == 0 || n > len(rest) {
+			return "", false
+		}
+		id := rest[:n]
+		rest = rest[n:]
+		if b.Len() > 0 {
+			b.WriteString("::")
+		}
+		if strings.HasPrefix(id, "_$") {
+			id = id[1:]
+		}
+		writeRustLegacyIdent(&b, id)
+	}
+	return b.String(), true
+}
+
+// rustEscapes are the legacy mangling's $XX$ escapes.
+var rustEscapes = map[string]byte{"SP": '@', "BP": '*', "RF": '&', "LT": '<', "GT": '>', "LP": '(', "RP": ')'}
+
+func writeRustLegacyIdent(b *strings.Builder, id string) {
+	for len(id) > 0 {
+		switch {
+		case id[0] == '$':
+			if len(id) > 2 && id[1] == 'C' && id[2] == '$' {
+				b.WriteByte(',')
+				id = id[3:]
+				continue
+			}
+			if len(id) > 4 && id[1] == 'u' && id[4] == '$' && isHex(id[2]) && isHex(id[3]) {
+				if c := unhex(id[2])<<4 | unhex(id[3]); c >= ' ' && c < 0x80 {
+					b.WriteByte(c)
+					id = id[5:]
+					continue
+				}
+			}
+			if len(id) > 3 && id[3] == '$' {
+				if c, ok := rustEscapes[id[1:3]]; ok {
+					b.WriteByte(c)
+					id = id[4:]
+					continue
+				}
+			}
+			// Not an escape: the rest as it is.
+			b.WriteString(id)
+			return
+		case strings.HasPrefix(id, ".."):
+			b.WriteString("::")
+			id = id[2:]
+		default:
+			b.WriteByte(id[0])
+			id = id[1:]
+		}
+	}
+}
+
+// ocamlDemangle mirrors perf's ocaml_demangle_sym: a name "caml" followed
+// by an upper-case letter loses the prefix, "__" becomes "." and "$xx" the
+// character with hex code xx.
+func ocamlDemangle(name string) string {
+	if len(name) < 5 || name[4] < 'A' || name[4] > 'Z' {
+		return name
+	}
+	var b strings.Builder
+	for i := 4; i < len(name); {
+		switch {
+		case name[i] == '_' && i+1 < len(name) && name[i+1] == '_':
+			b.WriteByte('.')
+			i += 2
+		case name[i] == '$' && i+2 < len(name) && isHex(name[i+1]) && isHex(name[i+2]):
+			b.WriteByte(unhex(name[i+1])<<4 | unhex(name[i+2]))
+			i += 3
+		default:
+			b.WriteByte(name[i])
+			i++
+		}
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0'
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}
+
+// demangler returns how o wants user-space symbol names: nil (kept as
+// they are, perf's --no-demangle) or demangleName with o's params.
+func (o *Options) demangler() func(string) string {
+	if o != nil && o.NoDemangle {
+		return nil
+	}
+	params := o != nil && o.DemangleParams
+	return func(name string) string { return demangleName(name, params) }
+}
