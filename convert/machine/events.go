@@ -15,6 +15,7 @@ func (m *Machine) AddBuildID(b perfdata.BuildID) *DSO {
 		return nil
 	}
 	if strings.HasPrefix(name, "[kernel.kallsyms]") {
+		m.kernelBuildID = b.BuildID
 		return nil
 	}
 	return m.dso(name, b.BuildID)
@@ -52,7 +53,7 @@ func (m *Machine) ProcessFork(r *perfdata.RecordFork) {
 func (m *Machine) ProcessMmap(pid, tid int32, addr, length, pgoff uint64, name string, bid []byte, cpumode int) {
 	if cpumode == perfdata.MiscKernel || pid == -1 {
 		if strings.HasPrefix(name, "[kernel.kallsyms]") || strings.HasPrefix(name, "[guest.kernel.kallsyms") {
-			m.addKernelMap(addr, length)
+			m.addKernelMap(name, addr, length, pgoff)
 			if strings.HasSuffix(name, "]_text") {
 				// maps__set_kallsyms_ref_reloc_sym: _text's address
 				m.kcode.refReloc, m.kcode.haveRefReloc = pgoff, true

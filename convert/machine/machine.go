@@ -4,6 +4,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/perfpt/perfpt/convert/sample"
@@ -198,7 +199,7 @@ type Machine struct {
 	symOpts *symbol.Options
 	kernel  *symbol.KernelSymbols
 	kOnce   sync.Once
-	kPath   string
+	kPath   string // --kallsyms ("": perf's search, kernelSymbolsPath)
 	// NoInline turns off the inlined frames in call chains (perf's
 	// --no-inline); MaxStack bounds a call chain's entries (perf script's
 	// --max-stack, 0 for perf's default of 127).
@@ -206,17 +207,25 @@ type Machine struct {
 	MaxStack   int
 	unwindTabs unwind.Cache
 	kcode      kcoreCode // the kernel's code from a kcore (kcore.go)
+	// kernelBuildID is the [kernel.kallsyms] build-id of the BUILD_ID
+	// table (nil: none recorded, as in pipe mode).
+	kernelBuildID []byte
+	// refName and refAddr are perf's ref_reloc_sym: the symbol named
+	// after "[kernel.kallsyms]" in the kernel MMAP ("_text") and its
+	// address at record time (the MMAP's pgoff; 0: none).
+	refName string
+	refAddr uint64
+	// Warn, when set, gets perf's warnings (one line each, no newline).
+	Warn func(string)
 	// KernelStart is machine__kernel_start: 1<<63 on x86_64 whatever the
 	// kernel map says.
 	KernelStart uint64
 }
 
 // New returns an empty machine that finds symbols as o says (nil: the
-// defaults) and the kernel's in the kallsyms file ("": /proc/kallsyms).
+// defaults) and the kernel's in the kallsyms file (perf's --kallsyms; "":
+// where perf looks, see kernelSymbolsPath).
 func New(o *symbol.Options, kallsyms string) *Machine {
-	if kallsyms == "" {
-		kallsyms = "/proc/kallsyms"
-	}
 	return &Machine{
 		threads:     map[int32]*Thread{},
 		dsos:        map[string]*DSO{},
@@ -303,16 +312,30 @@ func (m *Machine) kernelDSO() *DSO {
 
 func (m *Machine) kallsyms() *symbol.KernelSymbols {
 	m.kOnce.Do(func() {
-		ks, err := symbol.LoadKallsyms(m.kPath)
-		if err == nil {
-			m.kernel = ks
+		path := m.kernelSymbolsPath()
+		if path == "" {
+			return
 		}
+		ks, err := symbol.LoadKallsyms(path)
+		if err != nil {
+			return
+		}
+		if !m.relocate(ks) {
+			return
+		}
+		m.kernel = ks
 	})
 	return m.kernel
 }
 
-// addKernelMap records the kernel map of a "[kernel.kallsyms]_text" MMAP.
-func (m *Machine) addKernelMap(start, length uint64) {
+// addKernelMap records the kernel map of a "[kernel.kallsyms]_text" MMAP,
+// and its ref_reloc_sym (machine__process_kernel_mmap_event: the symbol
+// after the "]" at the MMAP's pgoff, unless pgoff is 0, as it is when
+// kptr_restrict hid the addresses at record time).
+func (m *Machine) addKernelMap(name string, start, length, pgoff uint64) {
+	if i := strings.IndexByte(name, ']'); i >= 0 && i+1 < len(name) && pgoff != 0 {
+		m.refName, m.refAddr = name[i+1:], pgoff
+	}
 	end := start + length
 	if length == 0 || end < start {
 		end = ^uint64(0)

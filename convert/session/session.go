@@ -21,6 +21,9 @@ type Options struct {
 	// NoDemangle keeps symbol names mangled (perf's --no-demangle);
 	// DemangleParams adds C++ parameters (perf's -v).
 	NoDemangle, DemangleParams bool
+	// Warn, when set, gets perf's warnings for stderr (one line each,
+	// without its newline), such as a kernel whose symbols are missing.
+	Warn func(string)
 	// Workers is the number of PT decode workers (perf script -j); <1
 	// means one per CPU.
 	Workers int
@@ -208,6 +211,7 @@ func New(f *perfdata.File, o Options) (*Session, error) {
 		}
 	}
 	s := &Session{f: f, opts: o, m: machine.New(so, kallsyms), events: map[*perfdata.Attr]*sample.Event{}}
+	s.m.Warn = o.Warn
 	s.anyFilter = o.CPUs != nil || o.PIDs != nil || o.TIDs != nil || o.TimeFrom != 0 || o.TimeTo != 0
 	// perf_session__register_idle_thread: the idle task, which per-CPU
 	// PT queues run between turns (a sample there is swapper's, with no

@@ -1,12 +1,10 @@
 package symbol
 
 import (
-	"bufio"
-	"bytes"
 	"debug/elf"
 	"io"
 	"os"
-	"strconv"
+	"slices"
 	"strings"
 )
 
@@ -16,8 +14,9 @@ type KernelSymbols struct {
 	Kernel  *Table
 	Modules map[string]*Table // by module name, without brackets
 	// Text is the address of _text (the start of perf's kernel map when
-	// the recording has no kernel MMAP).
-	Text uint64
+	// the recording has no kernel MMAP), Stext that of _stext: the
+	// reference symbols perf relocates kallsyms by (kallsyms__delta).
+	Text, Stext uint64
 }
 
 // LoadKallsyms reads a /proc/kallsyms-format file the way perf's
@@ -33,36 +32,55 @@ func LoadKallsyms(path string) (*KernelSymbols, error) {
 	return ParseKallsyms(f)
 }
 
-// ParseKallsyms is LoadKallsyms on a reader.
+// kallsym is one kallsyms line kept: the symbol and its module ("" for
+// the core kernel).
+type kallsym struct {
+	s   Symbol
+	mod string
+}
+
+// ParseKallsyms is LoadKallsyms on a reader. The file is read whole and
+// the names are slices of one string; the symbols are sorted as perf's
+// tree orders them (by start, equal starts in file order) and fixed up in
+// that order, so that no tree is built for the usual kallsyms whose
+// symbols do not overlap once their ends are set.
 func ParseKallsyms(r io.Reader) (*KernelSymbols, error) {
-	ks := &KernelSymbols{Modules: map[string]*Table{}}
-	type entry struct {
-		s   Symbol
-		mod string
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
 	}
-	var all []entry
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Bytes()
+	text := string(data)
+	ks := &KernelSymbols{Modules: map[string]*Table{}}
+	all := make([]kallsym, 0, strings.Count(text, "\n")+1)
+	for len(text) > 0 {
+		line := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
 		// "addr type name[\t[module]]"
-		sp := bytes.IndexByte(line, ' ')
+		sp := strings.IndexByte(line, ' ')
 		if sp < 0 || sp+3 > len(line) {
 			continue
 		}
-		addr, err := strconv.ParseUint(string(line[:sp]), 16, 64)
-		if err != nil {
+		addr, ok := parseHex(line[:sp])
+		if !ok {
 			continue
 		}
 		typ := line[sp+1]
-		name := string(line[sp+3:])
+		name := line[sp+3:]
 		mod := ""
 		if i := strings.IndexByte(name, '\t'); i >= 0 {
 			mod = strings.Trim(name[i+1:], "[]")
 			name = name[:i]
 		}
-		if name == "_text" && mod == "" && ks.Text == 0 {
-			ks.Text = addr
+		if mod == "" {
+			if name == "_text" && ks.Text == 0 {
+				ks.Text = addr
+			} else if name == "_stext" && ks.Stext == 0 {
+				ks.Stext = addr
+			}
 		}
 		u := typ &^ 0x20
 		if u != 'T' && u != 'W' && u != 'D' && u != 'B' {
@@ -79,67 +97,113 @@ func ParseKallsyms(r io.Reader) (*KernelSymbols, error) {
 		if u == 'D' || u == 'B' {
 			st = elf.STT_OBJECT
 		}
-		all = append(all, entry{Symbol{Start: addr, End: addr, Name: name, Bind: bind, Type: st}, mod})
+		all = append(all, kallsym{Symbol{Start: addr, End: addr, Name: name, Bind: bind, Type: st}, mod})
 	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	// perf builds one tree for everything, fixes ends (with the module
-	// rule) and duplicates, then moves module symbols to their maps.
-	t := &Table{}
-	syms := make([]Symbol, len(all))
-	mods := map[uint64][]string{}
-	for i := range all {
-		syms[i] = all[i].s
-		if all[i].mod != "" {
-			syms[i].Name = all[i].s.Name + "\x00" + all[i].mod
-			mods[all[i].s.Start] = append(mods[all[i].s.Start], all[i].mod)
+	// perf inserts everything into one tree (equal starts go right, so
+	// they stay in file order), fixes the ends with the module rule and
+	// the duplicates, then moves module symbols to their maps.
+	byStart := func(a, b kallsym) int {
+		switch {
+		case a.s.Start < b.s.Start:
+			return -1
+		case a.s.Start > b.s.Start:
+			return 1
 		}
+		return 0
 	}
-	t.insert(syms)
-	tr := t.tree
-	prev := tr.first()
-	if prev != nilNode {
-		for x := tr.next(prev); x != nilNode; x = tr.next(x) {
-			p := &tr.n[prev].sym
-			if p.End == p.Start {
-				if isMod(p.Name) != isMod(tr.n[x].sym.Name) {
-					p.End = roundUp(p.End+4096, 4096)
-				} else {
-					p.End = tr.n[x].sym.Start
-				}
+	if !slices.IsSortedFunc(all, byStart) {
+		slices.SortStableFunc(all, byStart)
+	}
+	for i := 0; i+1 < len(all); i++ {
+		p := &all[i].s
+		if p.End == p.Start {
+			if (all[i].mod != "") != (all[i+1].mod != "") {
+				p.End = roundUp(p.End+4096, 4096)
+			} else {
+				p.End = all[i+1].s.Start
 			}
-			prev = x
 		}
-		if last := &tr.n[prev].sym; last.End == last.Start {
+	}
+	if n := len(all); n > 0 {
+		if last := &all[n-1].s; last.End == last.Start {
 			last.End = roundUp(last.Start, 4096) + 4096
 		}
 	}
-	t.fixupDuplicate()
-	core := &Table{tree: newRBTree()}
-	byMod := map[string]*Table{}
-	for x := tr.first(); x != nilNode; x = tr.next(x) {
-		s := tr.n[x].sym
-		if i := strings.IndexByte(s.Name, 0); i >= 0 {
-			mod := s.Name[i+1:]
-			s.Name = s.Name[:i]
-			mt := byMod[mod]
-			if mt == nil {
-				mt = &Table{tree: newRBTree()}
-				byMod[mod] = mt
+	// symbols__fixup_duplicate, in tree order.
+	kept := all[:0]
+	for i := range all {
+		if n := len(kept); n > 0 && kept[n-1].s.Start == all[i].s.Start {
+			// the survivor so far against the next one
+			if !chooseFirst(&kept[n-1].s, &all[i].s) {
+				kept[n-1] = all[i]
 			}
-			mt.tree.insert(s)
 			continue
 		}
-		core.tree.insert(s)
+		kept = append(kept, all[i])
 	}
-	core.finish()
-	ks.Kernel = core
-	for m, mt := range byMod {
-		mt.finish()
-		ks.Modules[m] = mt
+	var core []Symbol
+	byMod := map[string][]Symbol{}
+	for _, k := range kept {
+		if k.mod != "" {
+			byMod[k.mod] = append(byMod[k.mod], k.s)
+			continue
+		}
+		core = append(core, k.s)
+	}
+	ks.Kernel = sortedTable(core)
+	for m, syms := range byMod {
+		ks.Modules[m] = sortedTable(syms)
 	}
 	return ks, nil
 }
 
-func isMod(name string) bool { return strings.IndexByte(name, 0) >= 0 }
+// sortedTable makes the Table of symbols sorted by start with distinct
+// starts: directly when they do not overlap (each symbol's run ends before
+// the next starts), else through perf's tree, whose lookups decide
+// between overlapping symbols.
+func sortedTable(syms []Symbol) *Table {
+	t := &Table{syms: syms}
+	if len(syms) > 0 && syms[0].Start > 0 {
+		t.segs = append(t.segs, seg{0, -1})
+	}
+	for i := range syms {
+		s := &syms[i]
+		end := s.End
+		if end == s.Start {
+			end = s.Start + 1 // a zero-length symbol covers its start
+		}
+		if i+1 < len(syms) && (end > syms[i+1].Start || end < s.Start) {
+			t2 := &Table{}
+			t2.insert(syms)
+			t2.finish()
+			return t2
+		}
+		t.segs = append(t.segs, seg{s.Start, int32(i)})
+		if end != 0 && (i+1 == len(syms) || end < syms[i+1].Start) {
+			t.segs = append(t.segs, seg{end, -1})
+		}
+	}
+	return t
+}
+
+// parseHex parses a kallsyms address (lower-case hex, no prefix).
+func parseHex(s string) (uint64, bool) {
+	if s == "" || len(s) > 16 {
+		return 0, false
+	}
+	var v uint64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			v = v<<4 | uint64(c-'0')
+		case c >= 'a' && c <= 'f':
+			v = v<<4 | uint64(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			v = v<<4 | uint64(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return v, true
+}

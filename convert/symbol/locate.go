@@ -3,6 +3,7 @@ package symbol
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/binary"
 	"encoding/hex"
 	"os"
 	"path/filepath"
@@ -234,23 +235,7 @@ func readBuildID(f *elf.File) []byte {
 	if err != nil {
 		return nil
 	}
-	bo := f.ByteOrder
-	align := func(n uint32) int { return int((uint64(n) + 3) &^ 3) }
-	for len(d) >= 12 {
-		namesz, descsz, typ := bo.Uint32(d), bo.Uint32(d[4:]), bo.Uint32(d[8:])
-		d = d[12:]
-		na, da := align(namesz), align(descsz)
-		if na < 0 || da < 0 || na > len(d) || da > len(d)-na {
-			return nil
-		}
-		name := d[:na]
-		desc := d[na : na+int(descsz)]
-		d = d[na+da:]
-		if typ == 3 && namesz == 4 && string(name[:4]) == "GNU\x00" {
-			return append([]byte(nil), desc...)
-		}
-	}
-	return nil
+	return notesBuildID(d, f.ByteOrder)
 }
 
 // BuildIDCacheFile mirrors dso__build_id_filename: the file of the build-id
@@ -292,6 +277,53 @@ func DataFile(o *Options, longName string, buildID []byte, vdso bool) string {
 	p := o.symfs(longName)
 	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
 		return p
+	}
+	return ""
+}
+
+// notesBuildID returns the desc of the first NT_GNU_BUILD_ID note ("GNU",
+// type 3) in d, a run of ELF notes in byte order bo, or nil.
+func notesBuildID(d []byte, bo binary.ByteOrder) []byte {
+	align := func(n uint32) int { return int((uint64(n) + 3) &^ 3) }
+	for len(d) >= 12 {
+		namesz, descsz, typ := bo.Uint32(d), bo.Uint32(d[4:]), bo.Uint32(d[8:])
+		d = d[12:]
+		na, da := align(namesz), align(descsz)
+		if na < 0 || da < 0 || na > len(d) || da > len(d)-na {
+			return nil
+		}
+		name := d[:na]
+		desc := d[na : na+int(descsz)]
+		d = d[na+da:]
+		if typ == 3 && namesz == 4 && string(name[:4]) == "GNU\x00" {
+			return append([]byte(nil), desc...)
+		}
+	}
+	return nil
+}
+
+// KernelNotesBuildID mirrors sysfs__read_build_id on /sys/kernel/notes
+// (or another file of raw notes in this machine's byte order): the running
+// kernel's build id, nil when it cannot be read.
+func KernelNotesBuildID(path string) []byte {
+	d, err := os.ReadFile(path)
+	if err != nil || len(d) > 1<<20 {
+		return nil
+	}
+	return notesBuildID(d, binary.LittleEndian)
+}
+
+// KallsymsCacheFile mirrors build_id_cache__kallsyms_path: the kallsyms
+// that perf record saved for the kernel with this build id,
+// "BUILDIDDIR/[kernel.kallsyms]/HEX/kallsyms", or "" when it is not there.
+func (o *Options) KallsymsCacheFile(buildID []byte) string {
+	dir := o.buildIDDir()
+	if dir == "" || len(buildID) == 0 {
+		return ""
+	}
+	f := filepath.Join(dir, "[kernel.kallsyms]", hex.EncodeToString(buildID), "kallsyms")
+	if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
+		return f
 	}
 	return ""
 }

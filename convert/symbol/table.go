@@ -244,3 +244,21 @@ func underscores(s string) int {
 	}
 	return n
 }
+
+// Shift returns t with every symbol moved by delta (wrapping), as perf
+// moves the kernel's kallsyms symbols by its relocation (dso__split_kallsyms).
+func (t *Table) Shift(delta uint64) *Table {
+	if t == nil || delta == 0 {
+		return t
+	}
+	syms := make([]Symbol, len(t.syms))
+	for i, s := range t.syms {
+		s.Start += delta
+		s.End += delta
+		syms[i] = s
+	}
+	n := &Table{}
+	n.insert(syms)
+	n.finish()
+	return n
+}

@@ -83,6 +83,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	}
 	opts := session.Options{Symfs: cfg.Symfs, Kallsyms: cfg.Kallsyms, Workers: cfg.Workers,
 		NoDemangle: cfg.NoDemangle, DemangleParams: cfg.Verbose,
+		Warn:   func(msg string) { fmt.Fprintln(stderr, msg) },
 		Itrace: it, Callchains: !cfg.NoCallchain || ptCallchains(it), MaxStack: cfg.MaxStack, NoInline: cfg.NoInline,
 		IPC: fields.Has(script.TypeHardware, script.FieldIPC), NoIPLoc: ptNoIPLoc(fields, it), Show: cfg.Show}
 	var err error
