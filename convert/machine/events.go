@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/perfpt/perfpt/convert/sample"
@@ -63,12 +64,19 @@ func (m *Machine) ProcessMmap(pid, tid int32, addr, length, pgoff uint64, name s
 		return
 	}
 	t := m.FindNewThread(pid, tid)
+	// map__new: anonymous memory (JIT code) is the process's perf map,
+	// and it and the no-DSO mappings ([stack], [heap], /SYSV) map
+	// addresses to themselves.
+	anon := isAnonMemory(name)
+	if anon {
+		name = "/tmp/perf-" + strconv.Itoa(int(pid)) + ".map"
+	}
 	d := m.dso(name, bid)
 	end := addr + length
 	if end < addr {
 		end = ^uint64(0)
 	}
-	t.Maps.Insert(&Map{Start: addr, End: end, PgOff: pgoff, DSO: d})
+	t.Maps.Insert(&Map{Start: addr, End: end, PgOff: pgoff, DSO: d, Identity: anon || isNoDSOMemory(name)})
 }
 
 // ResolveKernelAddr mirrors machine__resolve_kernel_addr: the name and
@@ -79,6 +87,16 @@ func (m *Machine) ResolveKernelAddr(addr uint64) (string, uint64, bool) {
 		return "", 0, false
 	}
 	return l.Sym.Name, addr - (l.Addr - l.Sym.Start), true
+}
+
+// isAnonMemory mirrors perf's is_anon_memory.
+func isAnonMemory(name string) bool {
+	return name == "//anon" || strings.HasPrefix(name, "/dev/zero") || strings.HasPrefix(name, "/anon_hugepage")
+}
+
+// isNoDSOMemory mirrors perf's is_no_dso_memory.
+func isNoDSOMemory(name string) bool {
+	return strings.HasPrefix(name, "[stack") || strings.HasPrefix(name, "/SYSV") || name == "[heap]"
 }
 
 // maxStackDefault is perf script's scripting_max_stack (PERF_MAX_STACK_DEPTH).

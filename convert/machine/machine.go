@@ -279,6 +279,16 @@ func (m *Machine) dso(name string, buildID []byte) *DSO {
 			}
 			return &symbol.Table{}
 		}
+	case strings.HasPrefix(name, "/tmp/perf-"):
+		// dso__load of a perf map: a JIT's symbols, read from the
+		// file as it is now (no build id, no --symfs).
+		d.symFn = func() *symbol.Table {
+			tab, err := symbol.LoadPerfMap(name)
+			if err != nil {
+				return &symbol.Table{}
+			}
+			return tab
+		}
 	default:
 		d.symFn = func() *symbol.Table {
 			tab, info := symbol.LoadDSOInfo(m.symOpts, name, buildID)
