@@ -91,7 +91,7 @@ type addrKey struct {
 	caller bool
 }
 
-type funcKey struct{ name, file string }
+type funcKey struct{ name, sysName, file string }
 
 // Builder accumulates samples into a profile. It is not safe for concurrent
 // use.
@@ -189,12 +189,18 @@ func (b *Builder) mapping(mi *MapInfo) *profile.Mapping {
 	return m
 }
 
-func (b *Builder) function(name, file string, start int64) *profile.Function {
-	k := funcKey{name, file}
+// function returns the profile function named name (as perf prints it:
+// demangled without parameters) whose symbol is sysName (the mangled
+// name; "" when it is name itself).
+func (b *Builder) function(name, sysName, file string, start int64) *profile.Function {
+	if sysName == "" {
+		sysName = name
+	}
+	k := funcKey{name, sysName, file}
 	if f := b.funcs[k]; f != nil {
 		return f
 	}
-	f := &profile.Function{ID: uint64(len(b.P.Function) + 1), Name: name, SystemName: name, Filename: file, StartLine: start}
+	f := &profile.Function{ID: uint64(len(b.P.Function) + 1), Name: name, SystemName: sysName, Filename: file, StartLine: start}
 	b.funcs[k] = f
 	b.P.Function = append(b.P.Function, f)
 	return f
@@ -268,12 +274,18 @@ func (b *Builder) Location(fr *Frame) *profile.Location {
 			if b.Gran == Function {
 				line = start
 			}
-			l.Line = append(l.Line, profile.Line{Function: b.function(f.Func, f.File, start), Line: line})
+			name, sysName := f.Func, ""
+			if f.Linkage != "" {
+				// DW_AT_name is unqualified ("work", "operator[]"):
+				// name the function from its symbol, as perf does.
+				name, sysName = symbol.Demangle(f.Linkage), f.Linkage
+			}
+			l.Line = append(l.Line, profile.Line{Function: b.function(name, sysName, f.File, start), Line: line})
 		}
 	case fr.Sym != nil:
 		f := b.symFuncs[fr.Sym]
 		if f == nil {
-			f = b.function(fr.Sym.Name, "", 0)
+			f = b.function(fr.Sym.Name, fr.Sym.Mangled, "", 0)
 			b.symFuncs[fr.Sym] = f
 		}
 		l.Line = []profile.Line{{Function: f}}

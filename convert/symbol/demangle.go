@@ -145,6 +145,11 @@ func writeRustLegacyIdent(b *strings.Builder, id string) {
 	}
 }
 
+// Demangle is perf's demangling of a user-space symbol name without
+// parameters (its default), for names read elsewhere than a symbol table
+// (DWARF linkage names).
+func Demangle(name string) string { return demangleName(name, false) }
+
 // ocamlDemangle mirrors perf's ocaml_demangle_sym: a name "caml" followed
 // by an upper-case letter loses the prefix, "__" becomes "." and "$xx" the
 // character with hex code xx.

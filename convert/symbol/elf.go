@@ -151,11 +151,13 @@ func (t *Table) addELF(f, runtime *elf.File, syms []elf.Symbol, dm func(string) 
 		if s.Size != 0 {
 			end = v + s.Size
 		}
-		name := s.Name
+		name, mangled := s.Name, ""
 		if dm != nil {
-			name = dm(name)
+			if name = dm(s.Name); name != s.Name {
+				mangled = s.Name
+			}
 		}
-		add = append(add, Symbol{Start: v, End: end, Name: name, Bind: elf.ST_BIND(s.Info), Type: typ})
+		add = append(add, Symbol{Start: v, End: end, Name: name, Mangled: mangled, Bind: elf.ST_BIND(s.Info), Type: typ})
 	}
 	t.insert(add)
 	return len(add)

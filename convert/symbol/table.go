@@ -13,8 +13,11 @@ import (
 type Symbol struct {
 	Start, End uint64
 	Name       string
-	Bind       elf.SymBind
-	Type       elf.SymType
+	// Mangled is the name as the symbol table has it when Name is its
+	// demangled form, else "".
+	Mangled string
+	Bind    elf.SymBind
+	Type    elf.SymType
 }
 
 // Table is the symbol table of one DSO. The zero value is an empty table;
