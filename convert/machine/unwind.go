@@ -176,6 +176,9 @@ func (d *DSO) inlines(addr uint64, sym *symbol.Symbol) []inlineEntry {
 			if f.Linkage != "" {
 				name = f.Linkage
 			}
+			// new_inline_sym demangles addr2line's name as the
+			// symbols were, before comparing it with the symbol's.
+			name = d.symOpts.DemangleName(name)
 			if name == sym.Name || name == "??" && len(d.src.frames) == 1 {
 				// Where DWARF has a line but no function, addr2line
 				// names the function from the symbol table, as perf.

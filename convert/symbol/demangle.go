@@ -188,6 +188,16 @@ func unhex(c byte) byte {
 	return c - 'A' + 10
 }
 
+// DemangleName demangles a user-space name as o wants symbol names
+// (perf's dso__demangle_sym): for names read elsewhere than a symbol
+// table, such as addr2line's function names.
+func (o *Options) DemangleName(name string) string {
+	if dm := o.demangler(); dm != nil {
+		return dm(name)
+	}
+	return name
+}
+
 // demangler returns how o wants user-space symbol names: nil (kept as
 // they are, perf's --no-demangle) or demangleName with o's params.
 func (o *Options) demangler() func(string) string {
