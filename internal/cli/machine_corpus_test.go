@@ -24,14 +24,11 @@ var corpusOptions = [][]string{
 	{"--no-demangle"},
 }
 
-// corpusKnown lists the file and option pairs where perfpt does not print
-// what perf prints yet, and why. The test fails when one of them starts
-// matching (remove it then), as when any other pair differs.
-var corpusKnown = map[string]string{
-	"--show-task-events": "refused: the PERF_RECORD_COMM/FORK/EXIT lines are not printed yet (issue 16, fields)",
-	"--show-mmap-events": "refused: the PERF_RECORD_MMAP lines are not printed yet (issue 16, fields)",
-	"cxx-O2-pipe.data":   "pipe mode: the default fields are chosen before the HEADER_ATTR records are read (a CPU column, no call chains; issue 16, fields)",
-}
+// corpusKnown lists, by file name or option, the pairs where perfpt does
+// not print what perf prints yet, and why (none now). The test fails when
+// one of them starts matching (remove it then), as when any other pair
+// differs.
+var corpusKnown = map[string]string{}
 
 // corpusReason returns why file with opts is known to differ, or "".
 func corpusReason(file string, opts []string) string {
