@@ -315,6 +315,9 @@ func (c *converter) finish() {
 		t.finish()
 	}
 	if c.side != nil {
+		for _, t := range c.threads {
+			c.side.last = max(c.side.last, t.out.last)
+		}
 		c.side.finish()
 	}
 }

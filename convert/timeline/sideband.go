@@ -25,13 +25,16 @@ type sideband struct {
 	last       uint64
 }
 
+// stateTrack is a thread's state track: a complete slice per state,
+// written when the next state begins (so that --min-duration can leave
+// out the short ones).
 type stateTrack struct {
-	track   Track
-	open    bool
-	name    Str
-	args    [1]Arg
-	nargs   int
-	written uint64
+	track Track
+	open  bool
+	name  Str
+	start uint64
+	args  [1]Arg
+	nargs int
 }
 
 // sidebandPass reads the records (not the trace data) before the
@@ -150,26 +153,37 @@ func (sb *sideband) set(pid, tid int32, comm, state string, cpu int32, t uint64)
 		}
 		c.w.Thread(st.track, pid, stateTid(tid), c.strs.Intern(comm+" (state)"))
 	}
-	if t < st.written {
-		t = st.written
-	}
-	if st.open {
-		c.w.End(st.track, t-c.base, 0, st.name)
-	}
+	t = max(t, st.start)
+	sb.end(st, t)
 	st.name = c.strs.Intern(state)
 	st.nargs = 0
 	if cpu >= 0 {
 		st.args[0] = Arg{Name: c.argCPU, Kind: ArgUint, U: uint64(cpu)}
 		st.nargs = 1
 	}
-	c.w.Begin(st.track, t-c.base, 0, st.name, st.args[:st.nargs])
-	st.open, st.written = true, t
+	st.open, st.start = true, t
 	sb.last = max(sb.last, t)
 }
 
-// finish ends the open states at the last switch's time.
-func (sb *sideband) finish() {
+// end writes st's open state, which lasted until t.
+func (sb *sideband) end(st *stateTrack, t uint64) {
 	c := sb.c
+	if !st.open {
+		return
+	}
+	st.open = false
+	if c.o.TimeTo != 0 && t > c.o.TimeTo {
+		t = max(c.o.TimeTo, st.start)
+	}
+	if t-st.start < c.o.MinDuration {
+		c.sum.CutShort++
+		return
+	}
+	c.w.Complete(st.track, st.start-c.base, t-c.base, 0, st.name, st.args[:st.nargs])
+}
+
+// finish ends the open states at the last time the timeline knows.
+func (sb *sideband) finish() {
 	tids := make([]int32, 0, len(sb.states))
 	for tid := range sb.states {
 		tids = append(tids, tid)
@@ -177,9 +191,6 @@ func (sb *sideband) finish() {
 	slices.Sort(tids)
 	for _, tid := range tids {
 		st := sb.states[tid]
-		if st.open {
-			c.w.End(st.track, max(sb.last, st.written)-c.base, 0, st.name)
-			st.open = false
-		}
+		sb.end(st, max(sb.last, st.start))
 	}
 }
