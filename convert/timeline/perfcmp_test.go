@@ -16,6 +16,7 @@ import (
 
 	"github.com/perfpt/perfpt/perfdata"
 	"github.com/perfpt/perfpt/record"
+	"github.com/perfpt/perfpt/record/ksynth"
 	"github.com/perfpt/perfpt/record/synth"
 	"github.com/perfpt/perfpt/record/testprog"
 )
@@ -123,9 +124,9 @@ func perfFlow(t *testing.T, data string, timed bool) map[int64][]flowEvent {
 				kind = "syscall"
 			}
 			e = flowEvent{"tr end", kind, tm, m[5]}
-		case flags == "call":
+		case flags == "call" || flags == "syscall" || flags == "hw int" || flags == "int":
 			e = flowEvent{kind: "call", name: to, t: tm}
-		case flags == "return":
+		case flags == "return" || flags == "sysret" || flags == "iret":
 			e = flowEvent{kind: "return", name: from, t: tm}
 		default:
 			t.Fatalf("perf script flags %q not expected in %q", flags, line)
@@ -148,7 +149,9 @@ func timelineFlow(t *testing.T, path string, base uint64) map[int64][]flowEvent 
 	for _, e := range evs {
 		var f flowEvent
 		switch {
-		case e.Phase == 'B' && e.Cat == "call":
+		case e.Phase == 'B' && (e.Cat == "call" || gap[e.Cat] && e.Name != e.Cat):
+			// (A syscall or an interrupt the trace follows into the
+			// kernel is a call there.)
 			f = flowEvent{kind: "call", name: e.Name, t: e.Ts}
 		case e.Phase == 'B' && gap[e.Cat] && e.Name == e.Cat:
 			f = flowEvent{kind: "tr end", name: e.Name, t: e.Ts}
@@ -321,6 +324,9 @@ type flowCase struct {
 	prog string
 	args []string
 	opt  record.Options
+	// kernel: a kernel+user recording (the stand-in kernel of
+	// testdata/programs/kernel.S).
+	kernel bool
 	// damage: fill, length and place of the bytes overwritten in each
 	// AUX buffer (n == 0: none).
 	fill   byte
@@ -353,6 +359,8 @@ func flowCases() []flowCase {
 		{name: "exec/forkexec-static-O0", prog: "forkexec-static-O0", args: []string{"tiny"}, opt: perCPU, timed: true},
 		{name: "damaged/mix-static-O0", prog: "mix-static-O0", opt: perThread, timed: true, fill: 0xff, n: 7, at: 0.5},
 		{name: "damaged-pad/mix-dyn-O2", prog: "mix-dyn-O2", opt: perCPU, timed: true, fill: 0, n: 64, at: 0.3},
+		{name: "kernel/mix-dyn-O2", prog: "mix-dyn-O2", opt: perCPU, timed: true, kernel: true},
+		{name: "kernel/per-thread/threads-static-O2", prog: "threads-static-O2", opt: perThread, timed: true, kernel: true},
 	}
 	return cases
 }
@@ -381,7 +389,15 @@ func TestCallsAgainstPerf(t *testing.T) {
 						args[i] = testprog.Path(t, "tiny")
 					}
 				}
-				data = recordEmulated(t, testprog.Path(t, fc.prog), fc.opt, args...)
+				opt := fc.opt
+				if fc.kernel {
+					k, err := ksynth.Load(testprog.Path(t, "kernel"))
+					if err != nil {
+						t.Fatal(err)
+					}
+					opt.Kernel, opt.KernelSeed = k, 1
+				}
+				data = recordEmulated(t, testprog.Path(t, fc.prog), opt, args...)
 			}
 			if fc.n > 0 {
 				data = corruptAux(t, data, fc.fill, fc.n, fc.at)

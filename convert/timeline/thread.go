@@ -277,6 +277,13 @@ func (t *thread) retTo(r *session.Run, to uint64) {
 	}
 	if len(t.stack) == 0 && to != 0 {
 		t.base = c.fnAt(t, to)
+		return
+	}
+	if i < 0 && to != 0 && !t.contains(t.current(), to) {
+		// A return to no call: the kernel's return to a signal
+		// handler (or a return address rewritten): as a trace
+		// resuming elsewhere.
+		t.transfer(to, true)
 	}
 }
 
