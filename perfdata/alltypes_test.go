@@ -111,7 +111,8 @@ func TestRoundTripAllTypes(t *testing.T) {
 	fs.NUMATopology = []NUMANode{{Node: 0, MemTotal: 10, MemFree: 5, CPUs: "0-1"}}
 	fs.CPUTopology = CPUTopology{CoreSiblings: []string{"0-1"}, ThreadSiblings: []string{"0", "1"},
 		CPUs: []CPUTopologyEntry{{0, 0}, {1, 0}}, DieSiblings: []string{"0-1"}, DieIDs: []uint32{0, 0}}
-	fs.Raw = map[Feature][]byte{FeatStat: {}, FeatBPFBTF: {1, 2, 3, 4}}
+	// BPF_BTF as process_bpf_btf reads it: one entry (id 5, 2 bytes).
+	fs.Raw = map[Feature][]byte{FeatStat: {}, FeatBPFBTF: {1, 0, 0, 0, 5, 0, 0, 0, 2, 0, 0, 0, 9, 9}}
 	for _, f := range []Feature{FeatGroupDesc, FeatCache, FeatSampleTime, FeatMemTopology, FeatClockID, FeatCompressed,
 		FeatCPUPMUCaps, FeatClockData, FeatHybridTopology, FeatPMUCaps, FeatNUMATopology, FeatCPUTopology, FeatStat, FeatBPFBTF, FeatBranchStack, FeatDirFormat} {
 		fs.Set(f)

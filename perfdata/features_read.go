@@ -1,5 +1,7 @@
 package perfdata
 
+import "strconv"
+
 // Caps on feature section counts before allocating.
 const (
 	maxFeatEntries = 1 << 20
@@ -109,8 +111,7 @@ func (fs *Features) IsLost(feat Feature) bool { return fs.lost(feat) }
 // too short for its counts still decodes as perf decodes it.
 func unboundedFeature(feat Feature) bool {
 	switch feat {
-	case FeatBuildID, FeatEventDesc, FeatAuxtrace, FeatTracingData, FeatBranchStack, FeatStat,
-		FeatBPFProgInfo, FeatBPFBTF:
+	case FeatBuildID, FeatEventDesc, FeatAuxtrace, FeatTracingData, FeatBranchStack, FeatStat:
 		return false
 	}
 	return feat < MaxFeatures
@@ -371,14 +372,46 @@ func (fs *Features) decode(feat Feature, b []byte, base int64) error {
 			p.PMU = c.fstr()
 			fs.PMUCaps = append(fs.PMUCaps, p)
 		}
+	case FeatBPFProgInfo:
+		// Kept raw, but read as process_bpf_prog_info reads it: a
+		// count, then each program's info and data, whose sizes must
+		// fit (an info larger than perf 6.1's struct bpf_prog_info
+		// is refused).
+		n := c.u32()
+		for i := uint32(0); i < n && c.err == nil; i++ {
+			infoLen, dataLen := c.u32(), c.u32()
+			if c.err == nil && infoLen > bpfProgInfoSize {
+				return errAt(base+int64(c.off), "feature bpf_prog_info: info of "+itoa(int(infoLen))+" bytes", ErrBadSize)
+			}
+			c.skip(uint64(infoLen))
+			c.skip(uint64(dataLen))
+		}
+		if c.err == nil {
+			fs.Raw[feat] = append([]byte{}, b[:c.off]...)
+		}
+	case FeatBPFBTF:
+		// process_bpf_btf: a count, then each id, size and data.
+		n := c.u32()
+		for i := uint32(0); i < n && c.err == nil; i++ {
+			c.skip(4)
+			c.skip(uint64(c.u32()))
+		}
+		if c.err == nil {
+			fs.Raw[feat] = append([]byte{}, b[:c.off]...)
+		}
 	default:
-		// tracing_data, branch_stack, stat, bpf_prog_info, bpf_btf and
-		// unknown sections are kept raw.
+		// tracing_data, branch_stack, stat and unknown sections are
+		// kept raw.
 		fs.Raw[feat] = append([]byte{}, b...)
 		return nil
 	}
 	return c.err
 }
+
+// bpfProgInfoSize is sizeof(struct bpf_prog_info) in perf 6.1's uapi.
+const bpfProgInfoSize = 232
+
+func itoa(n int) string { return strconv.Itoa(n) }
 
 // nameAttrs names the attrs from HEADER_EVENT_DESC (matched by id, else by
 // position).

@@ -211,3 +211,56 @@ func TestHeaderDamagedFeature(t *testing.T) {
 	}
 	compareHeader(t, cut)
 }
+
+// TestHeaderBadBPFProgInfo writes a recording whose BPF_PROG_INFO
+// section holds a program info larger than perf 6.1's struct: perf stops
+// processing the sections there (the ones after it print from an empty
+// perf_env), and so must Header.
+func TestHeaderBadBPFProgInfo(t *testing.T) {
+	src, err := perfdata.Open("../../testdata/perf/cpu-clock-g.data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	path := filepath.Join(t.TempDir(), "bpf.data")
+	w, err := perfdata.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range src.Attrs {
+		if _, err := w.AddAttr(a.EventAttr, a.IDs, a.Name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fs, err := src.Features()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Features = *fs
+	// One program whose info is 300 bytes (perf 6.1's is 232).
+	bad := []byte{1, 0, 0, 0, 44, 1, 0, 0, 0, 0, 0, 0}
+	bad = append(bad, make([]byte, 300)...)
+	w.Features.Raw = map[perfdata.Feature][]byte{perfdata.FeatBPFProgInfo: bad}
+	w.Features.Set(perfdata.FeatBPFProgInfo)
+	w.Features.CPUPMUCaps = []perfdata.PMUCap{{Name: "branches", Value: "16"}}
+	w.Features.Set(perfdata.FeatCPUPMUCaps)
+	rs := src.Records(perfdata.FileOrder)
+	for rs.Next() {
+		if err := w.WriteRecord(rs.Record); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := perfdata.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := f.Features()
+	if !got.IsLost(perfdata.FeatBPFProgInfo) || !got.IsLost(perfdata.FeatCPUPMUCaps) {
+		t.Errorf("lost %v, want bpf_prog_info and the sections after it", got.Lost)
+	}
+	f.Close()
+	compareHeader(t, path)
+}
