@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfpt/perfpt/perfdata"
 	"github.com/perfpt/perfpt/record"
 	"github.com/perfpt/perfpt/record/ksynth"
 	"github.com/perfpt/perfpt/record/synth"
@@ -281,43 +280,6 @@ func need(t *testing.T, tools ...string) {
 	}
 }
 
-// corruptAux copies data with n bytes of each AUXTRACE buffer, a fraction
-// at of the way in, overwritten with fill.
-func corruptAux(t *testing.T, data string, fill byte, n int, at float64) string {
-	t.Helper()
-	f, err := perfdata.Open(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	type span struct{ off, size int64 }
-	var spans []span
-	rs := f.Records(perfdata.FileOrder)
-	for rs.Next() {
-		if r, ok := rs.Record.(*perfdata.RecordAuxtrace); ok && r.AuxSize > uint64(4*n) {
-			spans = append(spans, span{r.DataOffset, int64(r.AuxSize)})
-		}
-	}
-	f.Close()
-	if len(spans) == 0 {
-		t.Fatal("no AUXTRACE buffer large enough to damage")
-	}
-	b, err := os.ReadFile(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range spans {
-		o := s.off + int64(float64(s.size)*at)
-		for i := int64(0); i < int64(n); i++ {
-			b[o+i] = fill
-		}
-	}
-	out := filepath.Join(t.TempDir(), "damaged.data")
-	if err := os.WriteFile(out, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // flowCase is a recording to compare.
 type flowCase struct {
 	name string
@@ -400,7 +362,7 @@ func TestCallsAgainstPerf(t *testing.T) {
 				data = recordEmulated(t, testprog.Path(t, fc.prog), opt, args...)
 			}
 			if fc.n > 0 {
-				data = corruptAux(t, data, fc.fill, fc.n, fc.at)
+				data = testprog.CorruptAux(t, data, fc.fill, fc.n, fc.at)
 			}
 			if dir := os.Getenv("PERFPT_TL_KEEP"); dir != "" {
 				// Keep the recordings to look at them.

@@ -2,10 +2,8 @@ package runner
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/perfpt/perfpt/perfdata"
 	"github.com/perfpt/perfpt/record"
 	"github.com/perfpt/perfpt/record/testprog"
 )
@@ -14,37 +12,7 @@ import (
 // bytes at a fraction of the way into each AUXTRACE buffer.
 func corrupt(t *testing.T, data string, fill byte, n int, at float64) string {
 	t.Helper()
-	f, err := perfdata.Open(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	type span struct{ off, size int64 }
-	var spans []span
-	rs := f.Records(perfdata.FileOrder)
-	for rs.Next() {
-		if r, ok := rs.Record.(*perfdata.RecordAuxtrace); ok && r.AuxSize > uint64(4*n) {
-			spans = append(spans, span{r.DataOffset, int64(r.AuxSize)})
-		}
-	}
-	f.Close()
-	if len(spans) == 0 {
-		t.Fatal("the recording has no AUXTRACE record large enough to corrupt")
-	}
-	b, err := os.ReadFile(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range spans {
-		o := s.off + int64(float64(s.size)*at)
-		for i := int64(0); i < int64(n); i++ {
-			b[o+i] = fill
-		}
-	}
-	out := filepath.Join(t.TempDir(), "corrupt.data")
-	if err := os.WriteFile(out, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return testprog.CorruptAux(t, data, fill, n, at)
 }
 
 // TestPTCorrupted damages the AUX data of emulated recordings and checks
