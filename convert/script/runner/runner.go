@@ -355,10 +355,8 @@ var unprinted = []struct {
 }
 
 // refuseUnprinted refuses an event for which perf would print a field that
-// perfpt cannot print yet, rather than print less than perf: a
-// tracepoint's arguments, a bpf-output event's data, a memory event's
-// data source, weight, physical address, page sizes and instruction
-// latency. -F without the field (-F -trace) lets the event through.
+// perfpt cannot print yet (the unprinted table), rather than print less
+// than perf. -F without the field (-F -trace) lets the event through.
 func refuseUnprinted(e *sample.Event, fields *script.Fields) error {
 	t := script.OutputTypeOf(e.AttrType)
 	for _, u := range unprinted {
