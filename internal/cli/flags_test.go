@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -378,7 +379,17 @@ func flagChecks() map[string]func(t *testing.T) {
 		"record/no-buildid-cache": recStderr("wrote", "-N"),
 		"record/freq": all(refused("--freq", "record", "--emulate", "-F", "99", "--", "/bin/true"),
 			refused("--freq", "record", "-e", "intel_pt//u", "-F", "99", "--", "/bin/true"),
-			nativeAttr(func(a *perfdata.Attr) bool { return a.SamplePeriod == 99 }, "-F", "99")),
+			nativeAttr(func(a *perfdata.Attr) bool { return a.SamplePeriod == 99 }, "-F", "99"),
+			refused("frequency and count are zero", "record", "-e", "cpu-clock", "-F", "0", "--", "/bin/true"),
+			refused("-F -5", "record", "-e", "cpu-clock", "-F", "-5", "--", "/bin/true"),
+			func(t *testing.T) {
+				b, err := os.ReadFile("/proc/sys/kernel/perf_event_max_sample_rate")
+				if err != nil {
+					t.Skip("no /proc/sys/kernel/perf_event_max_sample_rate")
+				}
+				max := strings.TrimSpace(string(b))
+				nativeAttr(func(a *perfdata.Attr) bool { return strconv.FormatUint(a.SamplePeriod, 10) == max }, "-F", "100000000")(t)
+			}),
 		"record/call-graph": all(refused("--call-graph", "record", "--emulate", "-g", "--", "/bin/true"),
 			nativeAttr(func(a *perfdata.Attr) bool { return a.SampleType&perfdata.SampleFormat(1<<5) != 0 }, "-g")),
 		"record/emulate-cpus": all(emulateCPUs(nil, []string{"--emulate-cpus", "2", "--emulate-quantum", "10"}),

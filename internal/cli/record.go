@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -131,7 +133,11 @@ func runRecord(c *ucli.Context) error {
 		}
 		return nil
 	}
-	opt := native.Options{Output: c.String("output"), Event: ev, Freq: c.Int("freq"), CallGraph: c.Bool("call-graph"),
+	freq, err := sampleFreq(c.Int("freq"), c.App.ErrWriter)
+	if err != nil {
+		return fmt.Errorf("record: %w", err)
+	}
+	opt := native.Options{Output: c.String("output"), Event: ev, Freq: freq, CallGraph: c.Bool("call-graph"),
 		Target: target, Header: record.HostFeatures(os.Args)}
 	res, err := native.Record(ctx, argv, opt)
 	if res != nil && res.Warning != "" {
@@ -195,6 +201,31 @@ func checkRecordFlags(c *ucli.Context, ev string) error {
 		return fmt.Errorf("--%s needs the intel_pt event (-e intel_pt//)", n)
 	}
 	return nil
+}
+
+// sampleFreq checks -F as perf record does: 0 is perf's "frequency and
+// count are zero" error, a negative value is refused, and one above the
+// kernel's perf_event_max_sample_rate is lowered to it with perf's warning
+// (record__check_freq via evlist__config's record_opts__config_freq).
+func sampleFreq(f int, stderr io.Writer) (int, error) {
+	switch {
+	case f == 0:
+		return 0, errors.New("frequency and count are zero, aborting")
+	case f < 0:
+		return 0, fmt.Errorf("-F %d: want a positive frequency", f)
+	}
+	b, err := os.ReadFile("/proc/sys/kernel/perf_event_max_sample_rate")
+	if err != nil {
+		return f, nil
+	}
+	max, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || max <= 0 || f <= max {
+		return f, nil
+	}
+	fmt.Fprintf(stderr, "warning: Maximum frequency rate (%d Hz) exceeded, throttling from %d Hz to %d Hz.\n"+
+		"         The limit can be raised via /proc/sys/kernel/perf_event_max_sample_rate.\n"+
+		"         The kernel will lower it when perf's interrupts take too long.\n", max, f, max)
+	return max, nil
 }
 
 // recordTarget reads --per-thread, -a and -C.
