@@ -151,6 +151,9 @@ type Session struct {
 	tp         *traceevent.Printer
 
 	stats Stats
+	// readPeriod is the last value read of each sample id (perf's
+	// sid->period), for PERF_SAMPLE_READ samples.
+	readPeriod map[uint64]uint64
 
 	// OnPipeAttr is called for each PERF_RECORD_HEADER_ATTR of a pipe
 	// (perf script's process_attr), with its event and the record; an
@@ -348,6 +351,10 @@ func (s *Session) Run(h Handler) error {
 		switch r := rec.(type) {
 		case *perfdata.RecordSample:
 			if s.pt != nil && s.pt.isPTAttr(r.Attr) {
+				continue
+			}
+			if r.Attr != nil && r.Attr.SampleType&perfdata.SampleFormatRead != 0 {
+				s.deliverRead(r, &smp, h)
 				continue
 			}
 			if h.Sample == nil {

@@ -1,6 +1,9 @@
 package session
 
-import "github.com/perfpt/perfpt/perfdata"
+import (
+	"github.com/perfpt/perfpt/convert/sample"
+	"github.com/perfpt/perfpt/perfdata"
+)
 
 // Stats counts what perf's session counts while it reads a recording
 // (evlist->stats), for perf's warnings at the end
@@ -10,6 +13,7 @@ type Stats struct {
 	Lost        int    // LOST records
 	Samples     int    // SAMPLE records
 	LostSamples uint64 // samples the LOST_SAMPLES records say were lost
+	UnknownID   int    // values of PERF_SAMPLE_READ samples whose id no event has
 }
 
 // miscLostSamplesBPF marks LOST_SAMPLES records of BPF filters, which
@@ -32,3 +36,39 @@ func (st *Stats) count(r perfdata.Record) {
 
 // Stats returns the counts of the records Run has read.
 func (s *Session) Stats() Stats { return s.stats }
+
+// deliverRead delivers a PERF_SAMPLE_READ sample as perf does
+// (perf_evlist__deliver_sample: deliver_sample_group, deliver_sample_value):
+// one sample per value read, of the event its id belongs to, whose period
+// is the value's growth since that id's last sample; a value that did not
+// grow is not delivered, one of an unknown id is counted.
+func (s *Session) deliverRead(r *perfdata.RecordSample, smp *sample.Sample, h Handler) {
+	vals := r.Read.Values
+	if r.Attr.ReadFormat&perfdata.ReadFormatGroup == 0 && len(vals) > 1 {
+		vals = vals[:1]
+	}
+	if s.readPeriod == nil {
+		s.readPeriod = map[uint64]uint64{}
+	}
+	skip := h.Sample == nil || s.filtered(r.PID, r.TID, r.CPU, r.Time)
+	made := false
+	for _, v := range vals {
+		a := s.f.AttrByID(v.ID)
+		if a == nil {
+			s.stats.UnknownID++
+			continue
+		}
+		period := v.Value - s.readPeriod[v.ID]
+		s.readPeriod[v.ID] = v.Value
+		if period == 0 || skip {
+			continue
+		}
+		if !made {
+			s.sample(r, smp)
+			made = true
+		}
+		smp.Ev, smp.Period = s.event(a), period
+		s.flushBlocks()
+		h.Sample(smp)
+	}
+}

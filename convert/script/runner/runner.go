@@ -469,7 +469,8 @@ func printHeader(w io.Writer, f *perfdata.File, path string, full bool) error {
 
 // warnAboutErrors prints perf's warnings about lost data at the end of a
 // run (perf_session__warn_about_errors): lost chunks, unless
-// --show-lost-events printed them, and a sample drop rate above 5%.
+// --show-lost-events printed them, a sample drop rate above 5%, and the
+// values of PERF_SAMPLE_READ samples whose id no event has.
 func warnAboutErrors(w io.Writer, st session.Stats, lostShown bool) {
 	if !lostShown && st.Lost != 0 {
 		fmt.Fprintf(w, "Warning:\nProcessed %d events and lost %d chunks!\n\nCheck IO/CPU overload!\n\n", st.Events, st.Lost)
@@ -478,6 +479,9 @@ func warnAboutErrors(w io.Writer, st session.Stats, lostShown bool) {
 		if rate := float64(st.LostSamples) / float64(total); rate > 0.05 {
 			fmt.Fprintf(w, "Warning:\nProcessed %d samples and lost %3.2f%%!\n\n", total, rate*100)
 		}
+	}
+	if st.UnknownID != 0 {
+		fmt.Fprintf(w, "Warning:\n%d samples with id not present in the header\n", st.UnknownID)
 	}
 }
 

@@ -1,0 +1,69 @@
+package runner
+
+import (
+	"bytes"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/perfpt/perfpt/perfdata"
+)
+
+// TestSampleRead compares samples that read a group of counters
+// (PERF_SAMPLE_READ with PERF_FORMAT_GROUP, perf record -e '{a,b}:S') with
+// perf script: one sample per member that grew, with its growth as the
+// period and the member as the event; a member that did not grow prints
+// nothing, an id no event has is counted in perf's warning.
+func TestSampleRead(t *testing.T) {
+	need(t, "perf")
+	data := filepath.Join(t.TempDir(), "read.data")
+	w, err := perfdata.Create(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := perfdata.SampleFormatIP | perfdata.SampleFormatTID | perfdata.SampleFormatTime | perfdata.SampleFormatID |
+		perfdata.SampleFormatPeriod | perfdata.SampleFormatRead
+	rf := perfdata.ReadFormatID | perfdata.ReadFormatGroup
+	leader := perfdata.EventAttr{Type: 1, Config: 0, SamplePeriod: 1000, SampleType: st, ReadFormat: rf, Flags: perfdata.AttrFlagSampleIDAll}
+	member := perfdata.EventAttr{Type: 1, Config: 1, SampleType: st, ReadFormat: rf, Flags: perfdata.AttrFlagSampleIDAll}
+	if _, err := w.AddAttr(leader, []uint64{11}, "cpu-clock"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.AddAttr(member, []uint64{12}, "task-clock"); err != nil {
+		t.Fatal(err)
+	}
+	values := [][3]uint64{{100, 50, 7}, {250, 50, 9}, {400, 120, 9}, {400, 130, 10}}
+	for i, v := range values {
+		s := &perfdata.RecordSample{RecordCommon: perfdata.RecordCommon{Misc: perfdata.MiscUser,
+			SampleID: perfdata.SampleID{PID: 3, TID: 3, Time: uint64(1e9 + 1000*i), ID: 11}},
+			IP: 0x400000 + uint64(i), Period: 1000,
+			Read: perfdata.ReadValues{Values: []perfdata.ReadValue{{Value: v[0], ID: 11}, {Value: v[1], ID: 12}, {Value: v[2], ID: 99}}}}
+		if err := w.WriteRecord(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, fields := range []string{"", "tid,time,period,event,ip"} {
+		args := []string{"script", "-i", data}
+		cfg := Config{Input: data}
+		if fields != "" {
+			args = append(args, "-F", fields)
+			cfg.Fields = []string{fields}
+		}
+		cmd := exec.Command("perf", args...)
+		var perfOut, perfErr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &perfOut, &perfErr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("perf script: %v\n%s", err, perfErr.String())
+		}
+		var out, errb bytes.Buffer
+		if err := Run(cfg, &out, &errb); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != perfOut.String() || errb.String() != perfErr.String() {
+			t.Errorf("-F %q:\nstdout %q\n  perf %q\nstderr %q\n  perf %q", fields, out.String(), perfOut.String(), errb.String(), perfErr.String())
+		}
+	}
+}
