@@ -236,3 +236,52 @@ func fuzzRuns(t *testing.T, path, symfs string, lean bool) ([]byte, uint64) {
 	}
 	return out.Bytes(), n
 }
+
+// TestBareParallel checks that the bare decode (--itrace=e: every error,
+// nothing else), which now decodes in chunks on several workers, prints
+// what one worker prints, on whole and damaged recordings, and that chunks
+// were taken.
+func TestBareParallel(t *testing.T) {
+	defer func(n int) { chunkBytes = n }(chunkBytes)
+	chunkBytes = 300
+	taken := 0
+	for _, c := range parCases {
+		t.Run(c.name, func(t *testing.T) {
+			data := recordPT(t, c.prog, c.pt)
+			for _, d := range []string{data, corruptAux(t, data, 0x55, 8, 0.4), corruptAux(t, data, 0x02, 5, 0.6)} {
+				want, _ := bareErrors(t, d, 1)
+				for _, j := range []int{2, 4} {
+					got, st := bareErrors(t, d, j)
+					if !bytes.Equal(got, want) {
+						t.Fatalf("--itrace=e -j %d differs from -j 1%s", j, firstDiff(got, want))
+					}
+					taken += st[0]
+				}
+			}
+		})
+	}
+	if taken == 0 && !testing.Short() {
+		t.Error("no chunk was decoded in parallel")
+	}
+}
+
+// bareErrors is the bare decode's output (the errors) at workers, and the
+// chunk statistics.
+func bareErrors(t *testing.T, data string, workers int) ([]byte, [2]int) {
+	t.Helper()
+	s := openItrace(t, data, "e", Options{Workers: workers})
+	var out bytes.Buffer
+	h := Handler{Sample: func(*sample.Sample) { t.Fatal("a sample from --itrace=e") },
+		Error: func(e *sample.ErrorLine) { printError(&out, e) }}
+	if !s.ParallelDecode(h) && workers > 1 {
+		t.Fatalf("--itrace=e -j %d: not decoded in parallel", workers)
+	}
+	if err := s.Run(h); err != nil {
+		t.Fatal(err)
+	}
+	var st [2]int
+	if s.pt != nil {
+		st = s.pt.parStats
+	}
+	return out.Bytes(), st
+}

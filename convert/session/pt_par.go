@@ -71,7 +71,9 @@ func (p *ptState) parallel() bool {
 		if p.instructionsEv != nil || !p.s.runsInChunks(p.h.LeanRuns) {
 			return false
 		}
-	} else if p.instructionsEv == nil {
+	} else if p.instructionsEv == nil && p.synth {
+		// Neither instructions nor runs: only the bare decode (errors,
+		// --itrace=e) is decoded in chunks too.
 		return false
 	}
 	if p.branchesEv != nil || p.psbEv != nil || p.cbrEv != nil || p.txEv != nil || p.ptwEv != nil ||

@@ -540,7 +540,8 @@ func (s *Session) ParallelDecode(h Handler) bool {
 		return !it.Instructions && s.runsInChunks(h.LeanRuns)
 	}
 	if !it.Instructions {
-		return false
+		// The bare decode (--itrace=e: errors only) decodes in chunks.
+		return !it.Transactions && !it.Ptwrites
 	}
 	if it.PeriodType == sample.PeriodInstructions {
 		return it.Period <= 1
