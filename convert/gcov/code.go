@@ -36,7 +36,16 @@ type insn struct {
 	size   uint8
 	kind   kind
 	leader bool // starts a machine basic block
-	pure   bool // a call to a const or pure library function
+	// pure marks a call after which gcc adds no fake exit edge (a builtin
+	// that cannot throw, a const or pure function: noFakeFuncs).
+	pure     bool
+	noReturn bool // a call that never returns (noReturnFuncs)
+	// retStore marks a store of a call's result register (rax, eax, ax,
+	// al, xmm0) into a local or global variable (no index register).
+	retStore bool
+	toRax    bool // movq %xmm0,%rax: a float return value's first move
+	testAL   bool // test %al,%al: a variadic prologue's test
+	leaRBP   bool // lea of a local's address (an aggregate or address-taken local)
 }
 
 // lineKey names a source line.
@@ -58,6 +67,9 @@ type function struct {
 	hasCode      bool
 	optimized    bool // built with optimisation (DW_AT_producer)
 	returnsValue bool // not a void function
+	// aggregateLocals: a local array, struct or union (DWARF), whose
+	// lifetime gcc ends in a block of its own.
+	aggregateLocals bool
 }
 
 // Program is the static side of coverage: the code and line table of one ELF
@@ -217,7 +229,8 @@ func (p *Program) decode(f *elf.File) error {
 			name = sf.LinkageName
 		}
 		fn := function{name: name, file: intern(sf.File), startLine: int32(sf.Line), startCol: int32(sf.Column),
-			low: sf.Low, high: sf.High, first: len(p.insns), returnsValue: sf.ReturnsValue}
+			low: sf.Low, high: sf.High, first: len(p.insns), returnsValue: sf.ReturnsValue,
+			aggregateLocals: sf.AggregateLocals}
 		p.lowFn[sf.Low] = fi
 		for off := 0; off < len(b); {
 			in, err := x86asm.Decode(b[off:], 64)
@@ -239,7 +252,7 @@ func (p *Program) decode(f *elf.File) error {
 		fn.end = sort.Search(len(p.insns), func(k int) bool { return p.insns[k].addr >= fn.high })
 	}
 	p.markLeaders()
-	p.markPureCalls(f)
+	p.markCalls(f)
 	// Assign gcov lines, row by row within each function.
 	opt := optimizedRanges(f)
 	type span struct{ row, a, b int }
@@ -392,11 +405,29 @@ func classify(in x86asm.Inst, err error, addr uint64, size int, fn int32) insn {
 		if ok && ok2 && (r == x86asm.X0 && (r2 == x86asm.RAX || r2 == x86asm.EAX) ||
 			r2 == x86asm.X0 && (r == x86asm.RAX || r == x86asm.EAX)) {
 			out.kind = kEpilogue
+			out.toRax = r2 == x86asm.X0
 		}
+	case x86asm.MOV, x86asm.MOVSD_XMM, x86asm.MOVSS:
+		if m, ok := in.Args[0].(x86asm.Mem); ok && (m.Base == x86asm.RBP || m.Base == x86asm.RIP) && m.Index == 0 {
+			switch in.Args[1] {
+			case x86asm.RAX, x86asm.EAX, x86asm.AX, x86asm.AL, x86asm.X0:
+				out.retStore = true
+			}
+		}
+	}
+	switch in.Op {
 	case x86asm.ADD:
 		if r, ok := in.Args[0].(x86asm.Reg); ok && r == x86asm.RSP {
 			out.kind = kEpilogue
 		}
+	case x86asm.TEST:
+		out.testAL = in.Args[0] == x86asm.AL && in.Args[1] == x86asm.AL
+	case x86asm.LEA:
+		if m, ok := in.Args[1].(x86asm.Mem); ok && m.Base == x86asm.RBP && m.Index == 0 && m.Disp < 0 {
+			out.leaRBP = true
+		}
+	}
+	switch in.Op {
 	case x86asm.MOV, x86asm.LEA:
 		// Restores of callee-saved registers or of the stack pointer.
 		if r, ok := in.Args[0].(x86asm.Reg); ok {

@@ -151,10 +151,12 @@ type programAgreement struct {
 	bFiles, bSame       int // -b -c texts identical
 	mFiles, mSame       int // -b -c -m texts identical
 	firstText           string
+	runs                int // runs compared so far
 }
 
 // compareRun adds one run's comparison.
 func (a *programAgreement) compareRun(t testing.TB, name string, args []string, o ours, g *gcovResult) {
+	defer func() { a.runs++ }()
 	ourFiles := map[string]*File{}
 	for _, f := range o.rep.Files {
 		ourFiles[filepath.Base(f.Name)] = f
@@ -242,12 +244,13 @@ func (a *programAgreement) compareRun(t testing.TB, name string, args []string, 
 			return strings.Replace(s, "Source:"+of.Name, "Source:"+gf.File, 1)
 		}
 		if d := os.Getenv("GCOV_DUMP"); d != "" {
-			// Both texts of the first run, for reading the differences.
-			p := filepath.Join(d, base)
-			if _, err := os.Stat(p + ".gcov"); err != nil {
-				os.WriteFile(p+".gcov", []byte(g.btext[base]), 0o644)
-				os.WriteFile(p+".ours", []byte(fix(render(TextOptions{Branches: true, Counts: true}))), 0o644)
-			}
+			// Both texts of every run, plain and -b -c, for reading the
+			// differences: BASE.RUN.{gcov,ours}[.b].
+			p := filepath.Join(d, fmt.Sprintf("%s.%d", base, a.runs))
+			os.WriteFile(p+".gcov", []byte(g.text[base]), 0o644)
+			os.WriteFile(p+".ours", []byte(fix(render(TextOptions{}))), 0o644)
+			os.WriteFile(p+".gcov.b", []byte(g.btext[base]), 0o644)
+			os.WriteFile(p+".ours.b", []byte(fix(render(TextOptions{Branches: true, Counts: true}))), 0o644)
 		}
 		if want, ok := g.text[base]; ok {
 			a.textFiles++

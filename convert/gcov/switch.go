@@ -91,6 +91,12 @@ func (p *Program) findSwitches() {
 					p.switches = map[int32]*switchInfo{}
 				}
 				p.switches[g] = sw
+				// A jump table's targets start blocks too.
+				for _, a := range append(sw.targets, sw.deflt) {
+					if i := p.index(a); i > fn.first && i < fn.end {
+						p.insns[i].leader = true
+					}
+				}
 			}
 		}
 	}

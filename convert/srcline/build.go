@@ -23,7 +23,8 @@ func New(f *elf.File) (*Table, error) {
 
 // FromDWARF builds a Table from already opened DWARF data.
 func FromDWARF(d *dwarf.Data) (*Table, error) {
-	b := builder{d: d, t: &Table{}, fileIdx: map[string]int32{}, names: map[dwarf.Offset]origin{}}
+	b := builder{d: d, t: &Table{}, fileIdx: map[string]int32{}, names: map[dwarf.Offset]origin{},
+		aggregate: map[dwarf.Offset]bool{}}
 	if err := b.run(); err != nil {
 		return nil, fmt.Errorf("srcline: %w", err)
 	}
@@ -54,7 +55,9 @@ type builder struct {
 	t       *Table
 	fileIdx map[string]int32
 	names   map[dwarf.Offset]origin
-	cuFiles []int32 // CU file index -> Table file index
+	// aggregate caches aggregateLocal's verdict per type.
+	aggregate map[dwarf.Offset]bool
+	cuFiles   []int32 // CU file index -> Table file index
 }
 
 func (b *builder) file(name string) int32 {
@@ -160,6 +163,11 @@ func (b *builder) unit(r *dwarf.Reader) error {
 			}
 		}
 		cur := int32(-1)
+		if e.Tag == dwarf.TagVariable && parent >= 0 && b.t.scopes[parent].subprogram && b.aggregateLocal(e) {
+			for i := len(b.t.funcs) - 1; i >= 0 && b.t.funcs[i].entry == parent; i-- {
+				b.t.funcs[i].AggregateLocals = true
+			}
+		}
 		switch e.Tag {
 		case dwarf.TagSubprogram, dwarf.TagInlinedSubroutine:
 			ranges, err := b.d.Ranges(e)
@@ -170,7 +178,7 @@ func (b *builder) unit(r *dwarf.Reader) error {
 				continue
 			}
 			o := b.origin(e)
-			s := scope{name: o.name, linkage: o.linkage, ranges: ranges}
+			s := scope{name: o.name, linkage: o.linkage, ranges: ranges, subprogram: e.Tag == dwarf.TagSubprogram}
 			if s.name == "" {
 				s.name = "??"
 			}
@@ -225,6 +233,38 @@ func (b *builder) unit(r *dwarf.Reader) error {
 		}
 	}
 	return nil
+}
+
+// aggregateLocal reports whether the variable e lives in the frame (no
+// static DW_OP_addr location) and has an array, struct, union or class
+// type (behind typedefs and qualifiers).
+func (b *builder) aggregateLocal(e *dwarf.Entry) bool {
+	if loc, ok := e.Val(dwarf.AttrLocation).([]byte); ok && len(loc) > 0 && loc[0] == 0x03 {
+		return false // DW_OP_addr: static storage
+	}
+	off, ok := e.Val(dwarf.AttrType).(dwarf.Offset)
+	for depth := 0; ok && depth < 8; depth++ {
+		if v, seen := b.aggregate[off]; seen {
+			return v
+		}
+		r := b.d.Reader()
+		r.Seek(off)
+		t, err := r.Next()
+		if err != nil || t == nil {
+			return false
+		}
+		switch t.Tag {
+		case dwarf.TagArrayType, dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagClassType:
+			b.aggregate[off] = true
+			return true
+		case dwarf.TagTypedef, dwarf.TagConstType, dwarf.TagVolatileType:
+			off, ok = t.Val(dwarf.AttrType).(dwarf.Offset)
+		default:
+			b.aggregate[off] = false
+			return false
+		}
+	}
+	return false
 }
 
 // origin returns the name and declaration of e, following

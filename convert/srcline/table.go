@@ -36,7 +36,10 @@ type Func struct {
 	// Artificial is true for functions the compiler made (implicit
 	// constructors and destructors, DW_AT_artificial).
 	Artificial bool
-	entry      int32 // index of the subprogram scope
+	// AggregateLocals is true when the function has a local variable
+	// (not static) of array, struct, union or class type.
+	AggregateLocals bool
+	entry           int32 // index of the subprogram scope
 }
 
 // Frame is one level of an inline chain. The innermost frame has the
@@ -74,6 +77,9 @@ type scope struct {
 	callLine int32
 	callCol  int32
 	children []int32
+	// subprogram is true for an out-of-line function, false for an
+	// inlined subroutine.
+	subprogram bool
 }
 
 // Table answers address-to-source questions for one binary.

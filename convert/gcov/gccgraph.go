@@ -1,0 +1,934 @@
+package gcov
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// The block graph gcc instruments, rebuilt from -O0 machine code.
+//
+// gcov reads a function's control-flow graph from the notes file gcc
+// wrote when it instrumented the function (early GIMPLE, after the CFG is
+// built), solves every block's and arc's count from the counters, and
+// prints from that graph: a line's branch and call records are the arcs
+// of the blocks whose last line it is, in block order; "blocks executed"
+// counts the blocks that ran. At -O0 the machine code keeps that graph
+// almost block for block; buildGccGraph rebuilds it from the machine
+// blocks, undoing what gcc changes between the two:
+//   - a call that may not return (any call but to a builtin that cannot
+//     throw or a const or pure function) ends a block, with a fake arc to
+//     the exit: gcov's call record;
+//   - the return statements jump to one return block (the epilogue),
+//     which keeps the return's line when the function has one return;
+//     a function returning a value that can fall off its end has one more
+//     block for that, on its closing brace;
+//   - a branch to a goto, break or continue on a line of its own goes to a
+//     block of its own, right after the branch's; the machine code keeps
+//     it as a nop (for its line) moved before the jump's destination, or
+//     not at all;
+//   - a jump that only carries a conditional branch's other arm to where
+//     it goes is not a block.
+//
+// Blocks are numbered as gcc numbers them (its layout order): 0 is the
+// entry, 1 the exit, 2 the function's first block.
+
+// gccBlock is one block of a function's graph.
+type gccBlock struct {
+	first, end int     // its machine instructions [first, end); none when equal
+	lines      []int32 // gcov lines, sorted by line as gcov sorts them
+	succ       []gccArc
+	dispatch   bool // a switch's dispatch: its arcs are no fallthroughs
+}
+
+// gccArc is one arc of the graph.
+type gccArc struct {
+	to   int // block index: 0 is the entry, 1 the exit
+	fall bool
+	fake bool // a call's exit (gcov's call record)
+}
+
+// gccGraph is the graph of one function.
+type gccGraph struct {
+	fn     int32
+	blocks []gccBlock
+}
+
+// segKind classifies a machine segment.
+type segKind uint8
+
+const (
+	segPlain    segKind = iota
+	segNopGoto          // a goto's nop, moved before its destination
+	segJmpArm           // a jmp carrying a conditional branch's arm
+	segEpilogue         // the epilogue: the return block
+	segDispatch         // more of a switch's dispatch: part of its block
+	segMerged           // part of the block of segment src (a variadic prologue)
+)
+
+// seg is a machine segment: a run of instructions gcc keeps as one block.
+type seg struct {
+	first, end int
+	kind       segKind
+	block      int // gcc block index
+	src        int // segNopGoto: the segment whose branch jumps to it; segDispatch: the dispatch's first
+	// emptyAfter is the line of a block without code that follows the
+	// segment's call (see callStatementEnd), or -1.
+	emptyAfter int32
+	call       int // the call that ends the segment's gcc block, or -1
+}
+
+// buildGccGraph rebuilds the graph gcc instrumented for the -O0 function
+// fi.
+func (p *Program) buildGccGraph(fi int) *gccGraph {
+	gb := &graphBuilder{p: p, fi: fi, fn: &p.funcs[fi]}
+	return gb.build()
+}
+
+// graphBuilder holds the state of buildGccGraph.
+type graphBuilder struct {
+	p     *Program
+	fi    int
+	fn    *function
+	segs  []seg
+	segAt map[int]int // first instruction -> segment
+	g     *gccGraph
+	// loopEntry maps the first instruction of a loop's condition to
+	// the block of the loop's entry that the machine code left out, and
+	// the first instruction of the loop's body: jumps from before the
+	// body enter the loop there.
+	loopEntry map[int][2]int
+	// The blocks the epilogue stands for (-1 when absent): the closing
+	// brace of a value function falling off its end, the joins of
+	// conditional return values by line, the block that ends the
+	// lifetime of aggregate locals, and the return block.
+	fallOff, finally, ret int
+	joins                 map[int32]int
+	// empty maps a segment to the block without code after its call.
+	empty map[int]int
+}
+
+func (gb *graphBuilder) build() *gccGraph {
+	p, fn := gb.p, gb.fn
+	gb.segs = p.machineSegments(fn, p.explicitReturns(fn) > 0 || fn.returnsValue)
+	segs := gb.segs
+	gb.segAt = map[int]int{}
+	for si, s := range segs {
+		gb.segAt[s.first] = si
+	}
+	gb.classify()
+	// Order the blocks as gcc lays them out: machine order, but a goto's
+	// nop right after the branch that jumps to it.
+	after := map[int][]int{}
+	for si, s := range segs {
+		if s.kind == segNopGoto && s.src >= 0 {
+			after[s.src] = append(after[s.src], si)
+		}
+	}
+	entries := gb.findLoopEntries() // body's first instruction -> entry line
+	joinAfter := gb.findJoins()     // segment -> return lines joined after it
+	gb.g = &gccGraph{fn: int32(gb.fi), blocks: make([]gccBlock, 2, 8+len(segs))}
+	g := gb.g
+	gb.loopEntry = map[int][2]int{}
+	gb.empty = map[int]int{}
+	gb.joins = map[int32]int{}
+	epi := -1
+	var order []int
+	for si := range segs {
+		s := &segs[si]
+		switch s.kind {
+		case segNopGoto:
+			if s.src >= 0 {
+				continue
+			}
+		case segJmpArm, segDispatch, segMerged:
+			continue
+		case segEpilogue:
+			epi = si
+			continue
+		}
+		if e, ok := entries[s.first]; ok {
+			// The loop's entry block, before its body.
+			gb.loopEntry[e.cond] = [2]int{len(g.blocks), s.first}
+			g.blocks = append(g.blocks, gccBlock{first: s.first, end: s.first, lines: []int32{e.line}})
+		}
+		for _, sj := range append([]int{si}, after[si]...) {
+			t := &segs[sj]
+			t.block = len(g.blocks)
+			g.blocks = append(g.blocks, gccBlock{first: t.first, end: t.end})
+			order = append(order, sj)
+			if t.emptyAfter >= 0 {
+				gb.empty[sj] = len(g.blocks)
+				g.blocks = append(g.blocks, gccBlock{first: t.end, end: t.end, lines: []int32{t.emptyAfter}})
+			}
+			for _, l := range joinAfter[sj] {
+				gb.joins[l] = len(g.blocks)
+				g.blocks = append(g.blocks, gccBlock{first: t.end, end: t.end, lines: []int32{l}})
+			}
+		}
+	}
+	gb.fallOff, gb.finally, gb.ret = -1, -1, -1
+	if epi >= 0 {
+		gb.tail(epi)
+	}
+	for _, si := range order {
+		gb.blockArcs(si)
+	}
+	for _, bi := range []int{gb.fallOff, gb.ret} {
+		if bi >= 0 {
+			g.blocks[bi].succ = []gccArc{{to: 1}}
+		}
+	}
+	if gb.finally >= 0 {
+		g.blocks[gb.finally].succ = []gccArc{{to: gb.ret}}
+	}
+	for _, j := range gb.joins {
+		g.blocks[j].succ = []gccArc{{to: gb.afterJoin()}}
+	}
+	for cond, e := range gb.loopEntry {
+		g.blocks[e[0]].succ = []gccArc{{to: segsBlock(gb, cond)}}
+	}
+	g.blocks[0].succ = []gccArc{{to: 2, fall: true}}
+	g.finish(p)
+	return g
+}
+
+// segsBlock returns the block of the segment starting at instruction k.
+func segsBlock(gb *graphBuilder, k int) int {
+	if si, ok := gb.segAt[k]; ok {
+		return gb.segs[si].block
+	}
+	return -1
+}
+
+// afterJoin returns the block a return value's join goes on to.
+func (gb *graphBuilder) afterJoin() int {
+	if gb.finally >= 0 {
+		return gb.finally
+	}
+	return gb.ret
+}
+
+// classify sets the kind of each segment.
+func (gb *graphBuilder) classify() {
+	p, fn, segs := gb.p, gb.fn, gb.segs
+	for si := range segs {
+		s := &segs[si]
+		ins := p.insns[s.first:s.end]
+		prev := (*insn)(nil)
+		if s.first > fn.first {
+			prev = &p.insns[s.first-1]
+		}
+		switch {
+		case ins[len(ins)-1].kind == kRet && allEpilogue(ins):
+			s.kind = segEpilogue
+		case ins[0].kind == kNop && ins[0].gline >= 0 && (len(ins) == 1 || len(ins) == 2 && ins[1].kind == kJmp) &&
+			prev != nil && (prev.kind == kJmp || prev.kind == kRet):
+			s.kind = segNopGoto
+			s.src = -1
+		case len(ins) == 1 && ins[0].kind == kJmp && prev != nil && prev.kind == kJcc && prev.gline == ins[0].gline:
+			s.kind = segJmpArm
+		}
+	}
+	// A switch's dispatch (a jump table or a tree of compares) is one
+	// block: its first segment, where the switch line's code starts,
+	// takes the segments after it that hold only code of that line.
+	head := map[int32]int{} // switch line -> its dispatch's first segment
+	for si := range segs {
+		s := &segs[si]
+		g := p.insns[s.end-1].gline
+		if g < 0 || p.switches[g] == nil || s.kind != segPlain {
+			continue
+		}
+		if h, ok := head[g]; ok && allLine(p.insns[s.first:s.end], g) {
+			s.kind, s.src = segDispatch, h
+		} else if !ok {
+			head[g] = si
+		}
+	}
+	// A variadic function's prologue tests whether to save the vector
+	// registers (test %al,%al; je): no block for gcc.
+	if len(segs) > 2 && segs[0].end-segs[0].first >= 2 && p.insns[segs[0].end-2].testAL && p.insns[segs[0].end-1].kind == kJcc &&
+		p.onDeclLine(gb.fn, segs[1].first, segs[1].end) {
+		segs[1].kind, segs[1].src = segMerged, 0
+		segs[2].kind, segs[2].src = segMerged, 0
+	}
+	// The source of each goto's nop: the one segment whose conditional
+	// branch jumps to it.
+	for si := range segs {
+		s := &segs[si]
+		last := &p.insns[s.end-1]
+		if last.kind != kJcc || last.gline >= 0 && p.switches[last.gline] != nil {
+			continue
+		}
+		if ti, ok := gb.segAt[p.index(last.target)]; ok && segs[ti].kind == segNopGoto {
+			segs[ti].src = si // the last branch to it (`if (a || b) goto x;`)
+		}
+	}
+}
+
+// onDeclLine reports whether instructions [a, b) all have the gcov line
+// of fn's declaration (its prologue).
+func (p *Program) onDeclLine(fn *function, a, b int) bool {
+	for k := a; k < b; k++ {
+		g := p.insns[k].gline
+		if g < 0 || p.lines[g].line != fn.startLine || p.lines[g].file != fn.file {
+			return false
+		}
+	}
+	return true
+}
+
+// loopEntryInfo is a loop whose entry block the machine code left out.
+type loopEntryInfo struct {
+	cond int   // first instruction of the condition
+	line int32 // the loop's line
+}
+
+// findLoopEntries finds the while and for loops whose entry gcc keeps as
+// a block of its own (the loop follows a label or a join: its `goto` to
+// the condition starts a block) while the machine code jumps straight to
+// the condition (the jump was forwarded, and its line is the
+// condition's, so no nop keeps it). It returns them by the first
+// instruction of their body.
+func (gb *graphBuilder) findLoopEntries() map[int]loopEntryInfo {
+	p, fn := gb.p, gb.fn
+	out := map[int]loopEntryInfo{}
+	src := p.source(fn.file)
+	if src == nil {
+		return out
+	}
+	// Jumps into each instruction, by where they come from.
+	for si := range gb.segs {
+		c := &gb.segs[si]
+		if c.kind != segPlain {
+			continue
+		}
+		line := p.insns[c.first].gline
+		if line < 0 || p.lines[line].file != fn.file || !loopLine(src, p.lines[line].line) {
+			continue
+		}
+		// The loop's back edge: a conditional jump on the loop's line,
+		// at or after the condition, back before it.
+		body := -1
+		for k := c.first; k < fn.end && k < c.first+64; k++ {
+			in := &p.insns[k]
+			if in.kind == kJcc && in.target < p.insns[c.first].addr {
+				body = p.index(in.target)
+				break
+			}
+			if in.kind == kJmp || in.kind == kRet || in.kind == kJmpInd {
+				break
+			}
+		}
+		if body < 0 {
+			continue
+		}
+		// Entries from before the body.
+		hidden := false
+		for k := fn.first; k < body; k++ {
+			in := &p.insns[k]
+			if (in.kind != kJcc && in.kind != kJmp) || p.index(in.target) != c.first {
+				continue
+			}
+			if in.kind == kJcc || in.gline != line {
+				hidden = true
+			}
+		}
+		if gb.dispatchesTo(c.first) {
+			hidden = true
+		}
+		if hidden {
+			out[body] = loopEntryInfo{cond: c.first, line: line}
+		}
+	}
+	return out
+}
+
+// dispatchesTo reports whether a switch's dispatch jumps to instruction k.
+func (gb *graphBuilder) dispatchesTo(k int) bool {
+	p := gb.p
+	for _, s := range gb.segs {
+		in := &p.insns[s.end-1]
+		if in.gline < 0 || p.switches[in.gline] == nil {
+			continue
+		}
+		sw := p.switches[in.gline]
+		if in.kind == kJmpInd {
+			for _, t := range sw.targets {
+				if p.index(t) == k {
+					return true
+				}
+			}
+			if sw.deflt != 0 && p.index(sw.deflt) == k {
+				return true
+			}
+		}
+		if (in.kind == kJcc || in.kind == kJmp) && p.index(in.target) == k {
+			return true
+		}
+	}
+	return false
+}
+
+// loopLine reports whether source line ln starts a while or for loop
+// (not the end of a do-while).
+func loopLine(src []string, ln int32) bool {
+	if ln < 1 || int(ln) > len(src) {
+		return false
+	}
+	t := strings.TrimSpace(src[ln-1])
+	return (strings.HasPrefix(t, "while") && !isIdentByte(t, 5)) || (strings.HasPrefix(t, "for") && !isIdentByte(t, 3))
+}
+
+// tail makes the blocks the epilogue segment epi stands for.
+func (gb *graphBuilder) tail(epi int) {
+	p, fn, g := gb.p, gb.fn, gb.g
+	first := gb.segs[epi].first
+	if fn.returnsValue && p.canFallOff(fn, first) {
+		gb.fallOff = len(g.blocks)
+		g.blocks = append(g.blocks, gccBlock{first: first, end: first, lines: p.lineIDs(fn.file, fn.endLine)})
+	}
+	if p.hasAggregateLocal(fn) && p.explicitReturns(fn) >= 2 {
+		gb.finally = len(g.blocks)
+		g.blocks = append(g.blocks, gccBlock{first: first, end: first})
+	}
+	gb.ret = len(g.blocks)
+	gb.segs[epi].block = gb.ret
+	b := gccBlock{first: first, end: gb.segs[epi].end}
+	if l := p.singleReturnLine(fn); l >= 0 && fn.returnsValue {
+		b.lines = []int32{l}
+	}
+	g.blocks = append(g.blocks, b)
+}
+
+// findJoins finds the return statements with a conditional value (?:,
+// && or ||) whose arms go straight to the epilogue: gcc joins the arms in
+// a block of its own, which copies the value into the return value (no
+// code at -O0). It returns the return lines by the segment of their last
+// arm, after which gcc lays out the join.
+func (gb *graphBuilder) findJoins() map[int][]int32 {
+	p, fn := gb.p, gb.fn
+	out := map[int][]int32{}
+	if !fn.returnsValue {
+		return out
+	}
+	first := -1
+	for _, s := range gb.segs {
+		if s.kind == segEpilogue {
+			first = s.first
+		}
+	}
+	if first < 0 {
+		return out
+	}
+	n := map[int32]int{}
+	last := map[int32]int{}
+	for si, s := range gb.segs {
+		in := &p.insns[s.end-1]
+		if in.gline < 0 || !p.returnLine(in.gline) || s.kind != segPlain {
+			continue
+		}
+		if (in.kind == kJmp || in.kind == kJcc) && p.index(in.target) == first ||
+			s.end == first && in.kind != kJmp && in.kind != kRet {
+			n[in.gline]++
+			last[in.gline] = si
+		}
+	}
+	for _, l := range sortedKeys(n) {
+		if n[l] >= 2 {
+			out[last[l]] = append(out[last[l]], l)
+		}
+	}
+	return out
+}
+
+// sortedKeys returns the keys of m in increasing order.
+func sortedKeys(m map[int32]int) []int32 {
+	ks := make([]int32, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool { return ks[i] < ks[j] })
+	return ks
+}
+
+// hasAggregateLocal reports whether fn takes the address of a local (an
+// array, a struct or an address-taken variable): gcc ends their lifetime
+// in a block of its own that every return goes through.
+func (p *Program) hasAggregateLocal(fn *function) bool {
+	if fn.aggregateLocals {
+		return true
+	}
+	for k := fn.first; k < fn.end; k++ {
+		if p.insns[k].leaRBP {
+			return true
+		}
+	}
+	return false
+}
+
+// explicitReturns counts the return statements in fn's source.
+func (p *Program) explicitReturns(fn *function) int {
+	src := p.source(fn.file)
+	n := 0
+	for ln := max(fn.startLine, 1); ln <= fn.endLine && int(ln) <= len(src); ln++ {
+		if anyReturn.MatchString(stripStrings(src[ln-1])) {
+			n++
+		}
+	}
+	return n
+}
+
+// enter returns the block control enters at instruction k coming from
+// instruction from (-1: not known, -2: a switch's dispatch).
+func (gb *graphBuilder) enter(k, from int) int {
+	p := gb.p
+	if e, ok := gb.loopEntry[k]; ok && (from == -2 || from >= 0 && from < e[1]) {
+		return e[0]
+	}
+	si, ok := gb.segAt[k]
+	if !ok {
+		return -1
+	}
+	s := &gb.segs[si]
+	switch s.kind {
+	case segJmpArm:
+		return gb.enter(p.index(p.insns[s.first].target), from)
+	case segDispatch, segMerged:
+		return gb.segs[s.src].block
+	case segEpilogue:
+		if from >= 0 {
+			gl := p.insns[from].gline
+			if gb.fallOff >= 0 && (gl < 0 || !p.returnLine(gl)) {
+				return gb.fallOff
+			}
+			if j, ok := gb.joins[gl]; ok {
+				return j
+			}
+		}
+		if gb.finally >= 0 {
+			return gb.finally
+		}
+		return gb.ret
+	}
+	return s.block
+}
+
+// blockArcs sets the lines and arcs of segment si's block.
+func (gb *graphBuilder) blockArcs(si int) {
+	p, fn, g, segs := gb.p, gb.fn, gb.g, gb.segs
+	s := &segs[si]
+	b := &g.blocks[s.block]
+	if s.first == fn.first && fn.startLine > 0 {
+		b.lines = append(b.lines, p.lineIDs(fn.file, fn.startLine)...)
+	}
+	labels := p.labelsAt(gb.fi, s.first)
+	if e, ok := gb.loopEntry[s.first]; ok && len(labels) > 0 {
+		// The labels before a loop start its entry block.
+		for _, l := range labels {
+			g.blocks[e[0]].lines = appendLine(g.blocks[e[0]].lines, l)
+		}
+		labels = nil
+	}
+	for _, l := range labels {
+		b.lines = appendLine(b.lines, l)
+	}
+	for k := s.first; k < s.end; k++ {
+		b.lines = appendLine(b.lines, p.insns[k].gline)
+	}
+	var disp []int
+	for j := si + 1; j < len(segs); j++ {
+		if (segs[j].kind == segDispatch || segs[j].kind == segMerged) && segs[j].src == si {
+			disp = append(disp, j)
+			for k := segs[j].first; k < segs[j].end; k++ {
+				b.lines = appendLine(b.lines, p.insns[k].gline)
+			}
+		}
+	}
+	if len(disp) > 0 && segs[disp[0]].kind == segMerged {
+		// The merged segments are straight-line code: the block ends as
+		// its last one does.
+		s = &segs[disp[len(disp)-1]]
+		si = disp[len(disp)-1]
+		disp = nil
+	}
+	last := s.end - 1
+	in := &p.insns[last]
+	if sw := p.switches[in.gline]; sw != nil && in.gline >= 0 && (len(disp) > 0 || in.kind == kJmpInd || in.kind == kJcc) {
+		// The dispatch: an arc to each case's block and to the default,
+		// however the machine code reaches them.
+		self := s.block
+		seen := map[int]bool{}
+		add := func(k int) {
+			if bl := gb.enter(k, -2); bl >= 0 && bl != self && !seen[bl] {
+				seen[bl] = true
+				b.succ = append(b.succ, gccArc{to: bl})
+			}
+		}
+		for _, d := range append([]int{si}, disp...) {
+			in := &p.insns[segs[d].end-1]
+			switch in.kind {
+			case kJcc:
+				add(p.index(in.target))
+				add(segs[d].end)
+			case kJmp:
+				add(p.index(in.target))
+			case kJmpInd:
+				for _, t := range sw.targets {
+					add(p.index(t))
+				}
+				if sw.deflt != 0 {
+					add(p.index(sw.deflt))
+				}
+			default:
+				add(segs[d].end)
+			}
+		}
+		b.dispatch = true
+		return
+	}
+	if s.call >= 0 {
+		b.succ = append(b.succ, gccArc{to: 1, fake: true})
+		if p.insns[s.call].noReturn {
+			return
+		}
+	}
+	switch in.kind {
+	case kJcc:
+		b.succ = append(b.succ, gccArc{to: gb.enter(s.end, last)}, gccArc{to: gb.enter(p.index(in.target), last)})
+	case kJmp:
+		b.succ = append(b.succ, gccArc{to: gb.enter(p.index(in.target), last)})
+	case kRet:
+		b.succ = append(b.succ, gccArc{to: 1})
+	case kJmpInd:
+		// An indirect jump that is no switch (a computed goto).
+	default:
+		b.succ = append(b.succ, gccArc{to: gb.enter(s.end, last)})
+	}
+	if e, ok := gb.empty[si]; ok {
+		// The call's block goes on to the empty block, which goes
+		// where the call's block went.
+		for ai := range b.succ {
+			if !b.succ[ai].fake {
+				g.blocks[e].succ = append(g.blocks[e].succ, b.succ[ai])
+				b.succ[ai].to = e
+			}
+		}
+	}
+}
+
+// labelsAt returns the label lines of function fi whose code starts at
+// instruction k.
+func (p *Program) labelsAt(fi, k int) []int32 {
+	var out []int32
+	for _, lb := range p.labels {
+		if lb.fn == int32(fi) && lb.insn == k && !lb.fallOff {
+			out = append(out, lb.gline)
+		}
+	}
+	return out
+}
+
+// index returns the index of block b in g.
+func (b *gccBlock) index(g *gccGraph) int {
+	for i := range g.blocks {
+		if &g.blocks[i] == b {
+			return i
+		}
+	}
+	return -1
+}
+
+// allLine reports whether every instruction of ins has gcov line g.
+func allLine(ins []insn, g int32) bool {
+	for _, in := range ins {
+		if in.gline != g {
+			return false
+		}
+	}
+	return true
+}
+
+// appendLine appends gcov line g to ls unless it is -1 or there already.
+func appendLine(ls []int32, g int32) []int32 {
+	if g < 0 {
+		return ls
+	}
+	for _, x := range ls {
+		if x == g {
+			return ls
+		}
+	}
+	return append(ls, g)
+}
+
+// allEpilogue reports whether ins are only restores and returns.
+func allEpilogue(ins []insn) bool {
+	for _, in := range ins {
+		if in.kind != kEpilogue && in.kind != kRet || in.toRax {
+			return false
+		}
+	}
+	return true
+}
+
+// machineSegments splits fn's instructions at its machine blocks'
+// leaders, after calls that end a gcc block, and before the epilogue.
+func (p *Program) machineSegments(fn *function, retBlock bool) []seg {
+	var segs []seg
+	callEnd := -1 // the instruction that ends a call's block
+	epi := -1
+	if retBlock {
+		epi = p.epilogueStart(fn)
+	}
+	for k := fn.first; k < fn.end; k++ {
+		in := &p.insns[k]
+		split := k == fn.first || in.leader || k == callEnd+1 || k == epi
+		if !split && len(segs) > 0 && segs[len(segs)-1].first == k-1 {
+			// After the nop that keeps a goto's line before its
+			// destination.
+			if prev := &p.insns[k-1]; prev.kind == kNop && prev.gline >= 0 && prev.gline != in.gline {
+				split = true
+			}
+		}
+		if split {
+			segs = append(segs, seg{first: k, end: k + 1, emptyAfter: -1, call: -1})
+		}
+		segs[len(segs)-1].end = k + 1
+		if p.endsGccBlock(k) {
+			var empty bool
+			callEnd, empty = p.callStatementEnd(fn, k)
+			if empty {
+				segs[len(segs)-1].emptyAfter = p.insns[k].gline
+			}
+			segs[len(segs)-1].call = k
+		}
+	}
+	return segs
+}
+
+// callStatementEnd returns the last instruction of the gcc block that
+// the call at k ends (the call, or the store of its result into a
+// variable: `v = f(x);` is one GIMPLE call statement with v as its
+// result), and whether a block without code follows it. gcc splits the
+// block after the call only when statements follow in it: code, a jump
+// that carries a goto's line (a goto, break or continue after the call),
+// or the prediction gcc attaches to a return inside an if or else arm
+// (the copy of `return f(x);`'s value, or `f(); return;`). It returns
+// fn.end when the call's block goes on to the next jump target.
+func (p *Program) callStatementEnd(fn *function, k int) (end int, empty bool) {
+	call := &p.insns[k]
+	j := k + 1
+	if j < fn.end && !p.insns[j].leader && p.insns[j].gline == call.gline {
+		// The result stored into a variable: mov %eax/%rax/%xmm0 (or
+		// movq %xmm0,%rax first) to a local or global without index.
+		m := j
+		if p.insns[m].kind == kEpilogue && m+1 < fn.end && !p.insns[m+1].leader && p.insns[m+1].gline == call.gline {
+			m++ // movq %xmm0,%rax
+		}
+		if p.insns[m].retStore && (m+1 >= fn.end || p.insns[m+1].gline != call.gline || p.insns[m+1].leader) {
+			j = m + 1
+		}
+	}
+	jump := -1
+	for i := j; i < fn.end; i++ {
+		in := &p.insns[i]
+		if in.leader {
+			break
+		}
+		switch in.kind {
+		case kNop, kEpilogue, kRet:
+			continue
+		case kJmp:
+			if jump < 0 {
+				jump = i
+			}
+			continue
+		}
+		if jump >= 0 {
+			break
+		}
+		return j - 1, false
+	}
+	early := call.gline >= 0 && p.ifArmReturn(call.gline)
+	if jump >= 0 {
+		if jl := p.insns[jump].gline; jl >= 0 && jl != call.gline || early || jl >= 0 && p.ifArmReturn(jl) {
+			return j - 1, false // the jump is the block
+		}
+		return fn.end, false
+	}
+	if early && fn.returnsValue && !call.noReturn {
+		return j - 1, true // the copy into the return value: a block of no code
+	}
+	return fn.end, false
+}
+
+// ifArmReturn reports whether gcov line g holds a return statement whose
+// enclosing statement is an if or else arm: gcc marks such an early
+// return with a prediction statement, which stays in the return's block
+// (found with gcc 12: returns directly in a loop, a switch case or the
+// function body have none).
+func (p *Program) ifArmReturn(g int32) bool {
+	k := p.lines[g]
+	src := p.source(k.file)
+	if int(k.line) > len(src) || k.line < 1 || !returnStmt.MatchString(src[k.line-1]) {
+		return false
+	}
+	in := indent(src[k.line-1])
+	for l := k.line - 1; l >= 1; l-- {
+		t := strings.TrimSpace(src[l-1])
+		if t == "" || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "*") {
+			continue
+		}
+		if indent(src[l-1]) >= in {
+			continue
+		}
+		t = strings.TrimPrefix(t, "}")
+		t = strings.TrimSpace(t)
+		return strings.HasPrefix(t, "if") && !isIdentByte(t, 2) || strings.HasPrefix(t, "else") && !isIdentByte(t, 4)
+	}
+	return false
+}
+
+// isIdentByte reports whether s[i] exists and can continue an identifier.
+func isIdentByte(s string, i int) bool {
+	if i >= len(s) {
+		return false
+	}
+	c := s[i]
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// epilogueStart returns the first instruction of fn's epilogue: the
+// stack and register restores before its last return (and the move of a
+// float return value back into xmm0), or -1.
+func (p *Program) epilogueStart(fn *function) int {
+	r := fn.end - 1
+	for r >= fn.first && p.insns[r].kind != kRet {
+		r--
+	}
+	if r < fn.first {
+		return -1
+	}
+	e := r
+	for e > fn.first && !p.insns[e].leader {
+		in := &p.insns[e-1]
+		if in.kind != kEpilogue || in.toRax {
+			break
+		}
+		e--
+	}
+	return e
+}
+
+// endsGccBlock reports whether instruction k ends a gcc block although
+// the next instruction is not a jump target: a call with a fake exit edge
+// or a call that does not return.
+func (p *Program) endsGccBlock(k int) bool {
+	in := &p.insns[k]
+	return (in.kind == kCall || in.kind == kCallInd) && (!in.pure || in.noReturn)
+}
+
+// singleReturnLine returns the gcov line of fn's return statement when it
+// has exactly one, else -1. gcc lowers every return into a jump to a
+// return block at the end, one per distinct return value; the block
+// keeps the statement's line only when no other return shares it (and
+// main has an implicit one at its end).
+func (p *Program) singleReturnLine(fn *function) int32 {
+	src := p.source(fn.file)
+	if src == nil || fn.name == "main" {
+		return -1
+	}
+	found := int32(-1)
+	for ln := max(fn.startLine, 1); ln <= fn.endLine && int(ln) <= len(src); ln++ {
+		if anyReturn.MatchString(stripStrings(src[ln-1])) {
+			if found >= 0 {
+				return -1
+			}
+			found = ln
+		}
+	}
+	if found < 0 {
+		return -1
+	}
+	if ids := p.lineIDs(fn.file, found); len(ids) > 0 {
+		return ids[0]
+	}
+	return -1
+}
+
+// finish sorts each block's lines and arcs as gcov does and sets the
+// fallthrough flags: an arc is a fallthrough when it is the block's only
+// one that is not fake (GIMPLE has no unconditional jumps), unless it
+// goes to the exit, or when it goes to the next block.
+func (g *gccGraph) finish(p *Program) {
+	for bi := range g.blocks {
+		b := &g.blocks[bi]
+		sort.SliceStable(b.lines, func(i, j int) bool {
+			x, y := p.lines[b.lines[i]], p.lines[b.lines[j]]
+			if x.file != y.file {
+				return false // gcov sorts within a file's run only
+			}
+			return x.line < y.line
+		})
+		sort.SliceStable(b.succ, func(i, j int) bool { return b.succ[i].to < b.succ[j].to })
+		real := 0
+		for _, a := range b.succ {
+			if !a.fake {
+				real++
+			}
+		}
+		for ai := range b.succ {
+			a := &b.succ[ai]
+			a.fall = !a.fake && a.to != 1 && (real == 1 || a.to == bi+1 && !b.dispatch)
+		}
+	}
+}
+
+// lineIDs returns the gcov line id of file:line, making it if needed.
+func (p *Program) lineIDs(file, line int32) []int32 {
+	for i, k := range p.lines {
+		if k.file == file && k.line == line {
+			return []int32{int32(i)}
+		}
+	}
+	if line <= 0 {
+		return nil
+	}
+	p.lines = append(p.lines, lineKey{file, line})
+	return []int32{int32(len(p.lines) - 1)}
+}
+
+// shape describes block i as gcnoFunc.shape does, for the tests.
+func (g *gccGraph) shape(p *Program, i int) string {
+	var b strings.Builder
+	b.WriteString(p.lineShape(g.blocks[i].lines))
+	b.WriteString("->")
+	for _, a := range g.blocks[i].succ {
+		fmt.Fprintf(&b, " %d", a.to)
+		if a.fall {
+			b.WriteString("F")
+		}
+		if a.fake {
+			b.WriteString("X")
+		}
+	}
+	return b.String()
+}
+
+// lineShape formats gcov lines as "file:[l1 l2] ", grouped by file in
+// order.
+func (p *Program) lineShape(ls []int32) string {
+	var b strings.Builder
+	for i := 0; i < len(ls); {
+		f := p.lines[ls[i]].file
+		var nums []string
+		for ; i < len(ls) && p.lines[ls[i]].file == f; i++ {
+			nums = append(nums, fmt.Sprint(p.lines[ls[i]].line))
+		}
+		fmt.Fprintf(&b, "%s:[%s] ", filepath.Base(p.files[f]), strings.Join(nums, " "))
+	}
+	return b.String()
+}

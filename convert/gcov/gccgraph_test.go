@@ -1,0 +1,137 @@
+package gcov
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// buildGcno compiles testdata/gcov/<name> with --coverage into dir and
+// returns its notes file.
+func buildGcno(t testing.TB, dir, name, opt string) string {
+	t.Helper()
+	buildC(t, dir, name, name, "-g", opt, "--coverage")
+	m, _ := filepath.Glob(filepath.Join(dir, "*.gcno"))
+	if len(m) != 1 {
+		t.Fatalf("%s: notes files %v", name, m)
+	}
+	return m[0]
+}
+
+// TestGccBlockCounts compares the number of blocks of each function with
+// gcc's notes file.
+func TestGccBlockCounts(t *testing.T) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("gcc not installed")
+	}
+	names := append(append([]string{}, testPrograms...), unseenPrograms...)
+	total, same := 0, 0
+	for _, name := range names {
+		if only := os.Getenv("GCOV_PROGRAM"); only != "" && only != name {
+			continue
+		}
+		dir := t.TempDir()
+		fns, err := readGcno(buildGcno(t, dir, name, "-O0"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bin := buildC(t, dir, name, name+".plain", "-g", "-O0")
+		p, err := Load(bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byName := map[string]int{}
+		for fi := range p.funcs {
+			byName[p.funcs[fi].name] = fi
+		}
+		exec := make([]uint64, len(p.insns)+1)
+		for _, g := range fns {
+			fi, ok := byName[g.name]
+			if !ok {
+				continue
+			}
+			total++
+			b, _ := p.gccBlocks(fi, exec)
+			if b == len(g.blocks)-2 {
+				same++
+			} else {
+				t.Logf("%s %s: blocks ours %d, gcc %d", name, g.name, b, len(g.blocks)-2)
+				if os.Getenv("GCOV_SHAPES") != "" {
+					for i := range g.blocks {
+						t.Logf("   %d: %s", i, g.shape(i))
+					}
+				}
+			}
+		}
+	}
+	t.Logf("block counts equal for %d of %d functions", same, total)
+	_ = strings.TrimSpace
+}
+
+// TestGccGraphShapes compares the graph gccGraph rebuilds for every -O0
+// function of the test programs with the one gcc wrote to the notes file:
+// each block's lines and arcs, in gcc's order.
+func TestGccGraphShapes(t *testing.T) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("gcc not installed")
+	}
+	names := append(append([]string{}, testPrograms...), unseenPrograms...)
+	total, same := 0, 0
+	for _, name := range names {
+		if only := os.Getenv("GCOV_PROGRAM"); only != "" && only != name {
+			continue
+		}
+		dir := t.TempDir()
+		fns, err := readGcno(buildGcno(t, dir, name, "-O0"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Load(buildC(t, dir, name, name+".plain", "-g", "-O0"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		byName := map[string]int{}
+		for fi := range p.funcs {
+			byName[p.funcs[fi].name] = fi
+		}
+		for _, gf := range fns {
+			fi, ok := byName[gf.name]
+			if !ok {
+				continue
+			}
+			total++
+			g := p.buildGccGraph(fi)
+			var want, got []string
+			for i := range gf.blocks {
+				want = append(want, gf.shape(i))
+			}
+			for i := range g.blocks {
+				got = append(got, g.shape(p, i))
+			}
+			if strings.Join(want, "\n") == strings.Join(got, "\n") {
+				same++
+				continue
+			}
+			if os.Getenv("GCOV_SHAPES") != "" {
+				t.Logf("%s %s:", name, gf.name)
+				for i := 0; i < len(want) || i < len(got); i++ {
+					var w, o string
+					if i < len(want) {
+						w = want[i]
+					}
+					if i < len(got) {
+						o = got[i]
+					}
+					mark := "  "
+					if w != o {
+						mark = "!="
+					}
+					t.Logf("  %2d %-50s %s %s", i, w, mark, o)
+				}
+			}
+		}
+	}
+	t.Logf("graphs equal to gcc's for %d of %d functions", same, total)
+}
