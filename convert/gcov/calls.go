@@ -29,6 +29,7 @@ func init() {
 		strcasecmp strncasecmp strcoll index rindex rawmemchr strchrnul strcasestr memrchr
 		memcpy memmove memset mempcpy strcpy strncpy strcat strncat stpcpy stpncpy strdup strndup
 		bzero bcopy bcmp strftime wcslen iswalpha ffs
+		sprintf snprintf vsprintf vsnprintf sscanf __isoc99_sscanf vsscanf __isoc99_vsscanf
 		malloc calloc realloc free posix_memalign aligned_alloc
 		atoi atol atoll atof abs labs llabs div ldiv lldiv
 		__ctype_b_loc __ctype_tolower_loc __ctype_toupper_loc __errno_location tolower toupper`) {

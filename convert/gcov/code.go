@@ -45,6 +45,8 @@ type insn struct {
 	retStore bool
 	toRax    bool // movq %xmm0,%rax: a float return value's first move
 	testAL   bool // test %al,%al: a variadic prologue's test
+	parity   bool // jp or jnp: the unordered test of a float comparison
+	addRSP   bool // add $n,%rsp: arguments popped after a call
 	leaRBP   bool // lea of a local's address (an aggregate or address-taken local)
 }
 
@@ -105,6 +107,13 @@ type Program struct {
 	rowless []rowless
 	// forwards are breaks whose block gcc's jump forwarding bypassed.
 	forwards []forwarded
+	// graphLine holds, for instructions whose line in gcc's block graph
+	// is not their gcov line, the graph's (the test of a condition's
+	// operand written on a line of its own is in a block of both lines).
+	graphLine map[int]int32
+	// graphPre holds lines without code that gcc's graph puts in the
+	// block of an instruction (va_end's).
+	graphPre map[int][]int32
 }
 
 type inlineEntry struct {
@@ -146,7 +155,8 @@ func (o LoadOptions) Load(path string) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Program{Path: path, Table: tab, lowFn: map[uint64]int32{}, symfs: o.Symfs, pre: map[int][]int32{}}
+	p := &Program{Path: path, Table: tab, lowFn: map[uint64]int32{}, symfs: o.Symfs, pre: map[int][]int32{},
+		graphLine: map[int]int32{}, graphPre: map[int][]int32{}}
 	if err := p.decode(f); err != nil {
 		return nil, err
 	}
@@ -293,6 +303,10 @@ func (p *Program) decode(f *elf.File) error {
 			line := r.Line
 			if si > 0 && spans[si-1].row >= 0 && splitCondition(&rows[spans[si-1].row], &r, ins[s.a:s.b], &ins[s.a-1]) {
 				line = rows[spans[si-1].row].Line
+				// gcc's block of the test has both lines.
+				for k := s.a; k < s.b; k++ {
+					p.graphLine[fn.first+k] = gline(file, r.Line)
+				}
 			}
 			g := int32(-1)
 			switch {
@@ -378,6 +392,7 @@ func classify(in x86asm.Inst, err error, addr uint64, size int, fn int32) insn {
 		x86asm.JCXZ, x86asm.JECXZ, x86asm.JRCXZ, x86asm.LOOP, x86asm.LOOPE, x86asm.LOOPNE:
 		out.kind = kJcc
 		out.target, _ = rel()
+		out.parity = in.Op == x86asm.JP || in.Op == x86asm.JNP
 	case x86asm.JMP:
 		if t, ok := rel(); ok {
 			out.kind, out.target = kJmp, t
@@ -419,6 +434,7 @@ func classify(in x86asm.Inst, err error, addr uint64, size int, fn int32) insn {
 	case x86asm.ADD:
 		if r, ok := in.Args[0].(x86asm.Reg); ok && r == x86asm.RSP {
 			out.kind = kEpilogue
+			out.addRSP = true
 		}
 	case x86asm.TEST:
 		out.testAL = in.Args[0] == x86asm.AL && in.Args[1] == x86asm.AL

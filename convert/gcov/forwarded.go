@@ -80,6 +80,14 @@ func (p *Program) findForwarded() {
 					p.lines = append(p.lines, lineKey{fn.file, ln})
 					lineIdx[lineKey{fn.file, ln}] = g
 					p.rowless = append(p.rowless, rowless{gline: g, ref: ref})
+					// In gcc's graph the line is in the block of the
+					// next line's first instruction.
+					for k := fn.first; k < fn.end; k++ {
+						if p.insns[k].gline == ref {
+							p.graphPre[k] = append(p.graphPre[k], g)
+							break
+						}
+					}
 					break
 				}
 			}

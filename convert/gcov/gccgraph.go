@@ -3,6 +3,7 @@ package gcov
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -77,6 +78,7 @@ type seg struct {
 	// segment's call (see callStatementEnd), or -1.
 	emptyAfter int32
 	call       int // the call that ends the segment's gcc block, or -1
+	vaArg      int // the join of the segment's va_arg (its call's end), or 0
 }
 
 // buildGccGraph rebuilds the graph gcc instrumented for the -O0 function
@@ -107,17 +109,26 @@ type graphBuilder struct {
 	joins                 map[int32]int
 	// empty maps a segment to the block without code after its call.
 	empty map[int]int
+	// visibleEntry marks the jumps that are a loop's entry block.
+	visibleEntry map[int]bool
+	// shared maps the jumps of a repeated break (sharedBreaks) to the
+	// one whose segment is the statement's block.
+	shared map[int]int
+	// latch maps the top of an endless loop (for (;;), while (1)) to the
+	// block its back jumps go through.
+	latch map[int]int
 }
 
 func (gb *graphBuilder) build() *gccGraph {
 	p, fn := gb.p, gb.fn
 	gb.segs = p.machineSegments(fn, p.explicitReturns(fn) > 0 || fn.returnsValue)
-	segs := gb.segs
+	gb.shared = p.sharedBreaks(fn)
 	gb.segAt = map[int]int{}
-	for si, s := range segs {
+	for si, s := range gb.segs {
 		gb.segAt[s.first] = si
 	}
 	gb.classify()
+	segs := gb.segs
 	// Order the blocks as gcc lays them out: machine order, but a goto's
 	// nop right after the branch that jumps to it.
 	after := map[int][]int{}
@@ -128,9 +139,12 @@ func (gb *graphBuilder) build() *gccGraph {
 	}
 	entries := gb.findLoopEntries() // body's first instruction -> entry line
 	joinAfter := gb.findJoins()     // segment -> return lines joined after it
+	latchAfter := gb.findLatches()  // segment -> loop tops whose latch follows it
 	gb.g = &gccGraph{fn: int32(gb.fi), blocks: make([]gccBlock, 2, 8+len(segs))}
 	g := gb.g
 	gb.loopEntry = map[int][2]int{}
+	gb.visibleEntry = map[int]bool{}
+	gb.latch = map[int]int{}
 	gb.empty = map[int]int{}
 	gb.joins = map[int32]int{}
 	epi := -1
@@ -148,7 +162,7 @@ func (gb *graphBuilder) build() *gccGraph {
 			epi = si
 			continue
 		}
-		if e, ok := entries[s.first]; ok {
+		if e, ok := entries[s.first]; ok && e.visible < 0 {
 			// The loop's entry block, before its body.
 			gb.loopEntry[e.cond] = [2]int{len(g.blocks), s.first}
 			g.blocks = append(g.blocks, gccBlock{first: s.first, end: s.first, lines: []int32{e.line}})
@@ -166,11 +180,22 @@ func (gb *graphBuilder) build() *gccGraph {
 				gb.joins[l] = len(g.blocks)
 				g.blocks = append(g.blocks, gccBlock{first: t.end, end: t.end, lines: []int32{l}})
 			}
+			for _, top := range latchAfter[sj] {
+				gb.latch[top] = len(g.blocks)
+				g.blocks = append(g.blocks, gccBlock{first: t.end, end: t.end})
+			}
 		}
 	}
 	gb.fallOff, gb.finally, gb.ret = -1, -1, -1
 	if epi >= 0 {
 		gb.tail(epi)
+	}
+	for _, e := range entries {
+		if e.visible >= 0 {
+			// Jumps from outside the loop go through its entry's jump.
+			gb.loopEntry[e.cond] = [2]int{segsBlock(gb, e.visible), e.visible}
+			gb.visibleEntry[e.visible] = true
+		}
 	}
 	for _, si := range order {
 		gb.blockArcs(si)
@@ -188,6 +213,9 @@ func (gb *graphBuilder) build() *gccGraph {
 	}
 	for cond, e := range gb.loopEntry {
 		g.blocks[e[0]].succ = []gccArc{{to: segsBlock(gb, cond)}}
+	}
+	for top, l := range gb.latch {
+		g.blocks[l].succ = []gccArc{{to: segsBlock(gb, top)}}
 	}
 	g.blocks[0].succ = []gccArc{{to: 2, fall: true}}
 	g.finish(p)
@@ -212,6 +240,7 @@ func (gb *graphBuilder) afterJoin() int {
 
 // classify sets the kind of each segment.
 func (gb *graphBuilder) classify() {
+	gb.splitVaArgJoins()
 	p, fn, segs := gb.p, gb.fn, gb.segs
 	for si := range segs {
 		s := &segs[si]
@@ -228,6 +257,25 @@ func (gb *graphBuilder) classify() {
 			s.kind = segNopGoto
 			s.src = -1
 		case len(ins) == 1 && ins[0].kind == kJmp && prev != nil && prev.kind == kJcc && prev.gline == ins[0].gline:
+			s.kind = segJmpArm
+		}
+	}
+	// A repeated break's other jumps are ways into its block.
+	for si := range segs {
+		s := &segs[si]
+		if last, ok := gb.shared[s.first]; ok && s.end == s.first+1 && last != s.first && s.kind == segPlain {
+			s.kind = segJmpArm
+		}
+	}
+	// A jump to a goto's nop of its own line is the way into that
+	// goto's block (a loop's exit into the break after it).
+	for si := range segs {
+		s := &segs[si]
+		in := &p.insns[s.first]
+		if s.kind != segPlain || s.end != s.first+1 || in.kind != kJmp || in.gline < 0 {
+			continue
+		}
+		if ti, ok := gb.segAt[p.index(in.target)]; ok && segs[ti].kind == segNopGoto && p.insns[segs[ti].first].gline == in.gline {
 			s.kind = segJmpArm
 		}
 	}
@@ -254,16 +302,89 @@ func (gb *graphBuilder) classify() {
 		segs[1].kind, segs[1].src = segMerged, 0
 		segs[2].kind, segs[2].src = segMerged, 0
 	}
+	// A float comparison's unordered test (jp) and its compare: one
+	// condition for gcc.
+	for si := 0; si+1 < len(segs); si++ {
+		s, t := &segs[si], &segs[si+1]
+		jp, jc := &p.insns[s.end-1], &p.insns[t.end-1]
+		if s.kind != segPlain || t.kind != segPlain || !jp.parity || jc.kind != kJcc || jp.gline != jc.gline ||
+			!allLine(p.insns[t.first:t.end], jp.gline) || (jp.target != jc.target && p.index(jp.target) != t.end) {
+			continue
+		}
+		t.kind, t.src = segMerged, si
+		if s.src > 0 && s.kind == segMerged {
+			t.src = s.src
+		}
+	}
 	// The source of each goto's nop: the one segment whose conditional
 	// branch jumps to it.
 	for si := range segs {
 		s := &segs[si]
 		last := &p.insns[s.end-1]
+		if s.kind == segJmpArm && si > 0 && last.kind == kJmp {
+			// An arm's jump: its branch is the segment before it.
+			if ti, ok := gb.segAt[p.index(last.target)]; ok && segs[ti].kind == segNopGoto {
+				src := si - 1
+				if segs[src].kind == segMerged {
+					src = segs[src].src
+				}
+				segs[ti].src = max(segs[ti].src, src)
+			}
+			continue
+		}
 		if last.kind != kJcc || last.gline >= 0 && p.switches[last.gline] != nil {
 			continue
 		}
 		if ti, ok := gb.segAt[p.index(last.target)]; ok && segs[ti].kind == segNopGoto {
-			segs[ti].src = si // the last branch to it (`if (a || b) goto x;`)
+			src := si
+			if s.kind == segMerged {
+				src = s.src
+			}
+			segs[ti].src = max(segs[ti].src, src) // the last branch to it (`if (a || b) goto x;`)
+		}
+	}
+}
+
+// splitVaArgJoins finds the va_args of the function. At instrumentation
+// va_arg is an internal call (with a fake exit arc, so a call record),
+// lowered later into a test of the register save area's offset, two ways
+// to the argument and a join that loads it. The test's segment takes the
+// two ways and the load (and the store of the value into a variable:
+// `v = va_arg(ap, T);` is one call statement); the call's block ends
+// there and the rest of the join is a segment of its own.
+func (gb *graphBuilder) splitVaArgJoins() {
+	p := gb.p
+	for si := 0; si+3 < len(gb.segs); si++ {
+		segs := gb.segs
+		s := &segs[si]
+		last := &p.insns[s.end-1]
+		if last.kind != kJcc || last.gline < 0 || !p.lineHas(p.lines[last.gline], "va_arg") {
+			continue
+		}
+		reg, over, join := &segs[si+1], &segs[si+2], &segs[si+3]
+		rl := &p.insns[reg.end-1]
+		if rl.kind != kJmp || p.index(rl.target) != join.first || p.index(last.target) != over.first ||
+			!allLine(p.insns[reg.first:reg.end], last.gline) || !allLine(p.insns[over.first:over.end], last.gline) {
+			continue
+		}
+		reg.kind, reg.src = segMerged, si
+		over.kind, over.src = segMerged, si
+		// The load, and a store of it into a variable.
+		cut := join.first + 1
+		if cut < join.end && p.insns[cut].retStore && (cut+1 >= join.end || p.insns[cut+1].gline != last.gline) {
+			cut++
+		}
+		if cut < join.end {
+			rest := seg{first: cut, end: join.end, emptyAfter: -1, call: join.call, vaArg: join.vaArg}
+			join.end, join.call, join.vaArg = cut, -1, 0
+			gb.segs = append(gb.segs[:si+4], append([]seg{rest}, gb.segs[si+4:]...)...)
+		}
+		segs = gb.segs
+		segs[si+3].kind, segs[si+3].src = segMerged, si
+		segs[si].vaArg = cut
+		gb.segAt = map[int]int{}
+		for i, x := range gb.segs {
+			gb.segAt[x.first] = i
 		}
 	}
 }
@@ -282,8 +403,9 @@ func (p *Program) onDeclLine(fn *function, a, b int) bool {
 
 // loopEntryInfo is a loop whose entry block the machine code left out.
 type loopEntryInfo struct {
-	cond int   // first instruction of the condition
-	line int32 // the loop's line
+	cond    int   // first instruction of the condition
+	line    int32 // the loop's line
+	visible int   // the entry's own jump when the machine code kept it, else -1
 }
 
 // findLoopEntries finds the while and for loops whose entry gcc keeps as
@@ -327,29 +449,37 @@ func (gb *graphBuilder) findLoopEntries() map[int]loopEntryInfo {
 		}
 		// Entries from before the body.
 		hidden := false
+		visible := -1 // a segment that is only the entry's jump
 		for k := fn.first; k < body; k++ {
 			in := &p.insns[k]
 			if (in.kind != kJcc && in.kind != kJmp) || p.index(in.target) != c.first {
 				continue
 			}
+			if si, ok := gb.segAt[k]; ok && in.kind == kJmp && in.gline == line && gb.segs[si].end == k+1 {
+				visible = k
+			}
 			if in.kind == kJcc || in.gline != line {
 				hidden = true
 			}
 		}
-		if gb.dispatchesTo(c.first) {
+		if gb.dispatchesTo(c.first, body) {
 			hidden = true
 		}
 		if hidden {
-			out[body] = loopEntryInfo{cond: c.first, line: line}
+			out[body] = loopEntryInfo{cond: c.first, line: line, visible: visible}
 		}
 	}
 	return out
 }
 
-// dispatchesTo reports whether a switch's dispatch jumps to instruction k.
-func (gb *graphBuilder) dispatchesTo(k int) bool {
+// dispatchesTo reports whether a switch's dispatch before instruction
+// before jumps to instruction k.
+func (gb *graphBuilder) dispatchesTo(k, before int) bool {
 	p := gb.p
 	for _, s := range gb.segs {
+		if s.end > before {
+			break
+		}
 		in := &p.insns[s.end-1]
 		if in.gline < 0 || p.switches[in.gline] == nil {
 			continue
@@ -401,6 +531,71 @@ func (gb *graphBuilder) tail(epi int) {
 		b.lines = []int32{l}
 	}
 	g.blocks = append(g.blocks, b)
+}
+
+// endlessLoop matches the head of a loop without a condition.
+var endlessLoop = regexp.MustCompile(`^\s*(for\s*\(\s*;\s*;\s*\)|while\s*\(\s*1\s*\))\s*\{?\s*$`)
+
+// findLatches finds the loops without a condition (for (;;), while (1)):
+// gcc ends their body in a block that jumps back to the top (the
+// machine code jumps straight there). It returns the first instruction
+// of each such loop's body by the last segment of the loop, after which
+// gcc lays out that block.
+func (gb *graphBuilder) findLatches() map[int][]int {
+	p, fn := gb.p, gb.fn
+	out := map[int][]int{}
+	src := p.source(fn.file)
+	for ln := max(fn.startLine, 1); ln < fn.endLine && int(ln) <= len(src); ln++ {
+		if !endlessLoop.MatchString(src[ln-1]) {
+			continue
+		}
+		// The loop's extent, to its closing brace.
+		end, depth := ln, 0
+		for l := ln; l <= fn.endLine && int(l) <= len(src); l++ {
+			for _, c := range stripStrings(src[l-1]) {
+				switch c {
+				case '{':
+					depth++
+				case '}':
+					depth--
+				}
+			}
+			if depth <= 0 && l > ln {
+				end = l
+				break
+			}
+		}
+		// The top: the first instruction of the loop's first line with code.
+		top := -1
+		for k := fn.first; k < fn.end && top < 0; k++ {
+			if g := p.insns[k].gline; g >= 0 && p.lines[g].file == fn.file && p.lines[g].line > ln && p.lines[g].line < end {
+				top = k
+			}
+		}
+		if top < 0 {
+			continue
+		}
+		back := false
+		for k := top; k < fn.end; k++ {
+			if in := &p.insns[k]; (in.kind == kJmp || in.kind == kJcc) && p.index(in.target) == top {
+				back = true
+			}
+		}
+		if !back {
+			continue
+		}
+		last := -1
+		for si, s := range gb.segs {
+			if g := p.insns[s.first].gline; s.kind == segPlain && g >= 0 && p.lines[g].file == fn.file &&
+				p.lines[g].line > ln && p.lines[g].line < end {
+				last = si
+			}
+		}
+		if last >= 0 {
+			out[last] = append(out[last], top)
+		}
+	}
+	return out
 }
 
 // findJoins finds the return statements with a conditional value (?:,
@@ -485,8 +680,24 @@ func (p *Program) explicitReturns(fn *function) int {
 // instruction from (-1: not known, -2: a switch's dispatch).
 func (gb *graphBuilder) enter(k, from int) int {
 	p := gb.p
-	if e, ok := gb.loopEntry[k]; ok && (from == -2 || from >= 0 && from < e[1]) {
+	if e, ok := gb.loopEntry[k]; ok && (from == -2 || from >= 0 && from < e[1]) && !gb.visibleEntry[from] {
 		return e[0]
+	}
+	if l, ok := gb.latch[k]; ok && from > k {
+		return l // an endless loop's back jump
+	}
+	if from >= 0 {
+		// A jump that gcc's forwarding sent past a break's block.
+		for _, fw := range p.forwards {
+			if p.index(fw.target) != k || from == fw.insn || fw.insn < gb.fn.first || fw.insn >= gb.fn.end {
+				continue
+			}
+			if gl := p.insns[from].gline; gl >= 0 {
+				if fl, at := p.lines[gl], p.lines[fw.gline]; fl.file == at.file && fl.line >= fw.chain && fl.line < at.line {
+					return segsBlock(gb, fw.insn)
+				}
+			}
+		}
 	}
 	si, ok := gb.segAt[k]
 	if !ok {
@@ -495,6 +706,9 @@ func (gb *graphBuilder) enter(k, from int) int {
 	s := &gb.segs[si]
 	switch s.kind {
 	case segJmpArm:
+		if last, ok := gb.shared[s.first]; ok {
+			return segsBlock(gb, last)
+		}
 		return gb.enter(p.index(p.insns[s.first].target), from)
 	case segDispatch, segMerged:
 		return gb.segs[s.src].block
@@ -535,8 +749,26 @@ func (gb *graphBuilder) blockArcs(si int) {
 	for _, l := range labels {
 		b.lines = appendLine(b.lines, l)
 	}
-	for k := s.first; k < s.end; k++ {
+	end := s.end
+	if last, ok := gb.shared[s.end-1]; ok && last != s.end-1 && s.end-1 > s.first {
+		// The arm's jump into a repeated break's block.
+		end--
+	}
+	for k := s.first; k < end; k++ {
+		for _, l := range p.graphPre[k] {
+			b.lines = appendLine(b.lines, l)
+		}
 		b.lines = appendLine(b.lines, p.insns[k].gline)
+		if gl, ok := p.graphLine[k]; ok {
+			b.lines = appendLine(b.lines, gl)
+		}
+		if in := &p.insns[k]; (in.kind == kJmp || in.kind == kNop) && in.gline >= 0 {
+			// A continue in an if arm: gcc's prediction for it has the
+			// if's line.
+			if l := p.continueIf(in.gline); l >= 0 {
+				b.lines = appendLine(b.lines, l)
+			}
+		}
 	}
 	var disp []int
 	for j := si + 1; j < len(segs); j++ {
@@ -546,6 +778,11 @@ func (gb *graphBuilder) blockArcs(si int) {
 				b.lines = appendLine(b.lines, p.insns[k].gline)
 			}
 		}
+	}
+	if s.vaArg > 0 {
+		// va_arg's call: a fake exit arc and the way on to its join.
+		b.succ = append(b.succ, gccArc{to: 1, fake: true}, gccArc{to: gb.enter(s.vaArg, s.end-1)})
+		return
 	}
 	if len(disp) > 0 && segs[disp[0]].kind == segMerged {
 		// The merged segments are straight-line code: the block ends as
@@ -599,6 +836,10 @@ func (gb *graphBuilder) blockArcs(si int) {
 	case kJcc:
 		b.succ = append(b.succ, gccArc{to: gb.enter(s.end, last)}, gccArc{to: gb.enter(p.index(in.target), last)})
 	case kJmp:
+		if l, ok := gb.shared[last]; ok && l != last {
+			b.succ = append(b.succ, gccArc{to: segsBlock(gb, l)})
+			break
+		}
 		b.succ = append(b.succ, gccArc{to: gb.enter(p.index(in.target), last)})
 	case kRet:
 		b.succ = append(b.succ, gccArc{to: 1})
@@ -667,7 +908,7 @@ func appendLine(ls []int32, g int32) []int32 {
 // allEpilogue reports whether ins are only restores and returns.
 func allEpilogue(ins []insn) bool {
 	for _, in := range ins {
-		if in.kind != kEpilogue && in.kind != kRet || in.toRax {
+		if in.kind != kEpilogue && in.kind != kRet || in.toRax && in.gline >= 0 {
 			return false
 		}
 	}
@@ -679,13 +920,14 @@ func allEpilogue(ins []insn) bool {
 func (p *Program) machineSegments(fn *function, retBlock bool) []seg {
 	var segs []seg
 	callEnd := -1 // the instruction that ends a call's block
+	shared := p.sharedBreaks(fn)
 	epi := -1
 	if retBlock {
 		epi = p.epilogueStart(fn)
 	}
 	for k := fn.first; k < fn.end; k++ {
 		in := &p.insns[k]
-		split := k == fn.first || in.leader || k == callEnd+1 || k == epi
+		split := k == fn.first || in.leader || k == callEnd+1 || k == epi || p.forwardedAt(k) || shared[k] == k
 		if !split && len(segs) > 0 && segs[len(segs)-1].first == k-1 {
 			// After the nop that keeps a goto's line before its
 			// destination.
@@ -721,6 +963,9 @@ func (p *Program) machineSegments(fn *function, retBlock bool) []seg {
 func (p *Program) callStatementEnd(fn *function, k int) (end int, empty bool) {
 	call := &p.insns[k]
 	j := k + 1
+	for j < fn.end && !p.insns[j].leader && p.insns[j].addRSP {
+		j++ // the call's stack arguments popped
+	}
 	if j < fn.end && !p.insns[j].leader && p.insns[j].gline == call.gline {
 		// The result stored into a variable: mov %eax/%rax/%xmm0 (or
 		// movq %xmm0,%rax first) to a local or global without index.
@@ -792,6 +1037,39 @@ func (p *Program) ifArmReturn(g int32) bool {
 	return false
 }
 
+// lineHas reports whether the source of line k contains sub.
+func (p *Program) lineHas(k lineKey, sub string) bool {
+	src := p.source(k.file)
+	return int(k.line) <= len(src) && k.line > 0 && strings.Contains(src[k.line-1], sub)
+}
+
+// continueIf returns, when gcov line g holds a continue statement in an
+// if arm, the gcov line of that if; else -1. gcc's prediction statement
+// for the continue has the if's location, in the continue's block.
+func (p *Program) continueIf(g int32) int32 {
+	k := p.lines[g]
+	src := p.source(k.file)
+	if int(k.line) > len(src) || k.line < 1 || !continueStmt.MatchString(src[k.line-1]) {
+		return -1
+	}
+	in := indent(src[k.line-1])
+	for l := k.line - 1; l >= 1; l-- {
+		t := strings.TrimSpace(src[l-1])
+		if t == "" || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "*") || indent(src[l-1]) >= in {
+			continue
+		}
+		if strings.HasPrefix(t, "if") && !isIdentByte(t, 2) || strings.HasPrefix(t, "} else if") || strings.HasPrefix(t, "else if") {
+			if ids := p.lineIDs(k.file, l); len(ids) > 0 {
+				return ids[0]
+			}
+		}
+		return -1
+	}
+	return -1
+}
+
+var continueStmt = regexp.MustCompile(`^\s*continue\s*;`)
+
 // isIdentByte reports whether s[i] exists and can continue an identifier.
 func isIdentByte(s string, i int) bool {
 	if i >= len(s) {
@@ -815,12 +1093,62 @@ func (p *Program) epilogueStart(fn *function) int {
 	e := r
 	for e > fn.first && !p.insns[e].leader {
 		in := &p.insns[e-1]
-		if in.kind != kEpilogue || in.toRax {
+		if in.kind != kEpilogue || in.toRax && in.gline >= 0 {
 			break
 		}
 		e--
 	}
 	return e
+}
+
+// sharedBreaks finds the jumps of one break, continue or goto statement
+// that the machine code repeats at the end of each arm of an if/else
+// chain before it (gcc's forwarding sent each arm past the statement's
+// block, keeping its line). It maps each such jump to the last one,
+// which stands for the statement's block.
+func (p *Program) sharedBreaks(fn *function) map[int]int {
+	type key struct {
+		gline  int32
+		target uint64
+	}
+	groups := map[key][]int{}
+	for k := fn.first; k < fn.end; k++ {
+		in := &p.insns[k]
+		if in.kind != kJmp || in.gline < 0 {
+			continue
+		}
+		lk := p.lines[in.gline]
+		src := p.source(lk.file)
+		if int(lk.line) > len(src) || lk.line < 1 || !jumpStmt.MatchString(src[lk.line-1]) {
+			continue
+		}
+		kk := key{in.gline, in.target}
+		groups[kk] = append(groups[kk], k)
+	}
+	out := map[int]int{}
+	for _, ks := range groups {
+		if len(ks) < 2 {
+			continue
+		}
+		for _, k := range ks {
+			out[k] = ks[len(ks)-1]
+		}
+	}
+	return out
+}
+
+// jumpStmt matches a line that holds only a break, continue or goto.
+var jumpStmt = regexp.MustCompile(`^\s*(break|continue|goto\s+\w+)\s*;\s*(//.*|/\*.*)?$`)
+
+// forwardedAt reports whether instruction k is the jump of a break whose
+// block gcc's forwarding bypassed (forwarded.go): it starts a block.
+func (p *Program) forwardedAt(k int) bool {
+	for _, fw := range p.forwards {
+		if fw.insn == k {
+			return true
+		}
+	}
+	return false
 }
 
 // endsGccBlock reports whether instruction k ends a gcc block although
