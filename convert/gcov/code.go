@@ -47,6 +47,7 @@ type insn struct {
 	testAL   bool // test %al,%al: a variadic prologue's test
 	parity   bool // jp or jnp: the unordered test of a float comparison
 	addRSP   bool // add $n,%rsp: arguments popped after a call
+	loadRax  bool // mov disp(%rbp),%rax: a returned object's address
 	leaRBP   bool // lea of a local's address (an aggregate or address-taken local)
 }
 
@@ -114,6 +115,8 @@ type Program struct {
 	// graphPre holds lines without code that gcc's graph puts in the
 	// block of an instruction (va_end's).
 	graphPre map[int][]int32
+	// graphs holds the rebuilt block graph of each -O0 function.
+	graphs []*gccGraph
 }
 
 type inlineEntry struct {
@@ -342,6 +345,13 @@ func (p *Program) decode(f *elf.File) error {
 		}
 	}
 	p.findRowless()
+	p.graphs = make([]*gccGraph, len(p.funcs))
+	cxx := cxxRanges(f)
+	for fi := range p.funcs {
+		if fn := &p.funcs[fi]; fn.hasCode && !fn.optimized && fn.end > fn.first && !inRanges(cxx, fn.low) {
+			p.graphs[fi] = p.buildGccGraph(fi)
+		}
+	}
 	return nil
 }
 
@@ -423,6 +433,9 @@ func classify(in x86asm.Inst, err error, addr uint64, size int, fn int32) insn {
 			out.toRax = r2 == x86asm.X0
 		}
 	case x86asm.MOV, x86asm.MOVSD_XMM, x86asm.MOVSS:
+		if m, ok := in.Args[1].(x86asm.Mem); ok && in.Args[0] == x86asm.RAX && m.Base == x86asm.RBP && m.Index == 0 {
+			out.loadRax = true
+		}
 		if m, ok := in.Args[0].(x86asm.Mem); ok && (m.Base == x86asm.RBP || m.Base == x86asm.RIP) && m.Index == 0 {
 			switch in.Args[1] {
 			case x86asm.RAX, x86asm.EAX, x86asm.AX, x86asm.AL, x86asm.X0:

@@ -45,9 +45,16 @@ type gccBlock struct {
 
 // gccArc is one arc of the graph.
 type gccArc struct {
-	to   int // block index: 0 is the entry, 1 the exit
-	fall bool
-	fake bool // a call's exit (gcov's call record)
+	to    int // block index: 0 is the entry, 1 the exit
+	fall  bool
+	fake  bool // a call's exit (gcov's call record)
+	throw bool // to an exception handler
+	// obs are the machine transitions the arc's count sums (none: the
+	// count is what its block passes on); zero marks an arc that never
+	// runs (va_arg's fake exit).
+	obs    []arcObs
+	zero   bool
+	swLine int32 // obsSwitch: the switch's gcov line
 }
 
 // gccGraph is the graph of one function.
@@ -117,10 +124,15 @@ type graphBuilder struct {
 	// latch maps the top of an endless loop (for (;;), while (1)) to the
 	// block its back jumps go through.
 	latch map[int]int
+	epi   int // the epilogue's first instruction, or -1
 }
 
 func (gb *graphBuilder) build() *gccGraph {
 	p, fn := gb.p, gb.fn
+	gb.epi = -1
+	if p.explicitReturns(fn) > 0 || fn.returnsValue {
+		gb.epi = p.epilogueStart(fn)
+	}
 	gb.segs = p.machineSegments(fn, p.explicitReturns(fn) > 0 || fn.returnsValue)
 	gb.shared = p.sharedBreaks(fn)
 	gb.segAt = map[int]int{}
@@ -250,13 +262,18 @@ func (gb *graphBuilder) classify() {
 			prev = &p.insns[s.first-1]
 		}
 		switch {
-		case ins[len(ins)-1].kind == kRet && allEpilogue(ins):
+		case ins[len(ins)-1].kind == kRet && (allEpilogue(ins) || s.first == gb.epi) && gb.epi >= 0:
 			s.kind = segEpilogue
 		case ins[0].kind == kNop && ins[0].gline >= 0 && (len(ins) == 1 || len(ins) == 2 && ins[1].kind == kJmp) &&
 			prev != nil && (prev.kind == kJmp || prev.kind == kRet):
 			s.kind = segNopGoto
 			s.src = -1
 		case len(ins) == 1 && ins[0].kind == kJmp && prev != nil && prev.kind == kJcc && prev.gline == ins[0].gline:
+			s.kind = segJmpArm
+		case len(ins) == 1 && ins[0].kind == kJmp && prev != nil && prev.kind == kJcc && ins[0].gline >= 0 &&
+			p.index(ins[0].target) >= 0 && p.insns[p.index(ins[0].target)].gline == ins[0].gline && !p.loopLineOf(ins[0].gline):
+			// The jump carries its destination's line: the branch's
+			// other arm, not a block.
 			s.kind = segJmpArm
 		}
 	}
@@ -500,6 +517,12 @@ func (gb *graphBuilder) dispatchesTo(k, before int) bool {
 		}
 	}
 	return false
+}
+
+// loopLineOf reports whether gcov line g starts a while or for loop.
+func (p *Program) loopLineOf(g int32) bool {
+	k := p.lines[g]
+	return loopLine(p.source(k.file), k.line)
 }
 
 // loopLine reports whether source line ln starts a while or for loop
@@ -749,6 +772,10 @@ func (gb *graphBuilder) blockArcs(si int) {
 	for _, l := range labels {
 		b.lines = appendLine(b.lines, l)
 	}
+	if gb.epi < 0 && p.insns[s.end-1].kind == kRet && p.epilogueAt(fn, s.first) && s.first > fn.first && p.insns[s.first-1].kind == kCall {
+		// A void function's implicit return after its last call.
+		b.lines = append(b.lines, p.lineIDs(fn.file, fn.endLine)...)
+	}
 	end := s.end
 	if last, ok := gb.shared[s.end-1]; ok && last != s.end-1 && s.end-1 > s.first {
 		// The arm's jump into a repeated break's block.
@@ -781,12 +808,21 @@ func (gb *graphBuilder) blockArcs(si int) {
 	}
 	if s.vaArg > 0 {
 		// va_arg's call: a fake exit arc and the way on to its join.
-		b.succ = append(b.succ, gccArc{to: 1, fake: true}, gccArc{to: gb.enter(s.vaArg, s.end-1)})
+		b.succ = append(b.succ, gccArc{to: 1, fake: true, zero: true}, gccArc{to: gb.enter(s.vaArg, s.end-1)})
 		return
 	}
+	var jps []int // the unordered tests of a float compare merged in
 	if len(disp) > 0 && segs[disp[0]].kind == segMerged {
 		// The merged segments are straight-line code: the block ends as
 		// its last one does.
+		if p.insns[s.end-1].parity {
+			jps = append(jps, s.end-1)
+		}
+		for _, d := range disp[:len(disp)-1] {
+			if p.insns[segs[d].end-1].parity {
+				jps = append(jps, segs[d].end-1)
+			}
+		}
 		s = &segs[disp[len(disp)-1]]
 		si = disp[len(disp)-1]
 		disp = nil
@@ -797,44 +833,67 @@ func (gb *graphBuilder) blockArcs(si int) {
 		// The dispatch: an arc to each case's block and to the default,
 		// however the machine code reaches them.
 		self := s.block
-		seen := map[int]bool{}
-		add := func(k int) {
-			if bl := gb.enter(k, -2); bl >= 0 && bl != self && !seen[bl] {
-				seen[bl] = true
-				b.succ = append(b.succ, gccArc{to: bl})
+		seen := map[int]int{}
+		// add makes or finds the arc to where control goes at
+		// instruction k and counts the transition o in it.
+		add := func(k int, o arcObs) {
+			bl := gb.enter(k, -2)
+			if bl < 0 || bl == self {
+				return
+			}
+			ai, ok := seen[bl]
+			if !ok {
+				ai = len(b.succ)
+				seen[bl] = ai
+				b.succ = append(b.succ, gccArc{to: bl, swLine: in.gline})
+			}
+			if !containsObs(b.succ[ai].obs, o.insn) {
+				b.succ[ai].obs = append(b.succ[ai].obs, o)
 			}
 		}
 		for _, d := range append([]int{si}, disp...) {
-			in := &p.insns[segs[d].end-1]
+			end := segs[d].end - 1
+			in := &p.insns[end]
 			switch in.kind {
 			case kJcc:
-				add(p.index(in.target))
-				add(segs[d].end)
+				add(p.index(in.target), arcObs{end, obsTaken, 0})
+				add(segs[d].end, arcObs{end, obsNotTaken, 0})
 			case kJmp:
-				add(p.index(in.target))
+				add(p.index(in.target), arcObs{end, obsExec, 0})
 			case kJmpInd:
+				// The table's targets: counted from the jumps that
+				// reached them from the switch's line.
 				for _, t := range sw.targets {
-					add(p.index(t))
+					add(p.index(t), arcObs{p.index(t), obsSwitch, end})
 				}
 				if sw.deflt != 0 {
-					add(p.index(sw.deflt))
+					add(p.index(sw.deflt), arcObs{p.index(sw.deflt), obsSwitch, end})
 				}
 			default:
-				add(segs[d].end)
+				add(segs[d].end, arcObs{end, obsExec, 0})
 			}
 		}
 		b.dispatch = true
 		return
 	}
 	if s.call >= 0 {
-		b.succ = append(b.succ, gccArc{to: 1, fake: true})
+		b.succ = append(b.succ, gccArc{to: 1, fake: true, obs: []arcObs{{s.call, obsFake, 0}}})
 		if p.insns[s.call].noReturn {
 			return
 		}
 	}
 	switch in.kind {
 	case kJcc:
-		b.succ = append(b.succ, gccArc{to: gb.enter(s.end, last)}, gccArc{to: gb.enter(p.index(in.target), last)})
+		fall := gccArc{to: gb.enter(s.end, last), obs: []arcObs{{last, obsNotTaken, 0}}}
+		jump := gccArc{to: gb.enter(p.index(in.target), last), obs: []arcObs{{last, obsTaken, 0}}}
+		for _, jp := range jps {
+			if t := gb.enter(p.index(p.insns[jp].target), jp); t == jump.to {
+				jump.obs = append(jump.obs, arcObs{jp, obsTaken, 0})
+			} else if t == fall.to {
+				fall.obs = append(fall.obs, arcObs{jp, obsTaken, 0})
+			}
+		}
+		b.succ = append(b.succ, fall, jump)
 	case kJmp:
 		if l, ok := gb.shared[last]; ok && l != last {
 			b.succ = append(b.succ, gccArc{to: segsBlock(gb, l)})
@@ -870,6 +929,16 @@ func (p *Program) labelsAt(fi, k int) []int32 {
 		}
 	}
 	return out
+}
+
+// containsObs reports whether obs has an observation of instruction k.
+func containsObs(obs []arcObs, k int) bool {
+	for _, o := range obs {
+		if o.insn == k {
+			return true
+		}
+	}
+	return false
 }
 
 // index returns the index of block b in g.
@@ -940,10 +1009,10 @@ func (p *Program) machineSegments(fn *function, retBlock bool) []seg {
 		}
 		segs[len(segs)-1].end = k + 1
 		if p.endsGccBlock(k) {
-			var empty bool
+			var empty int32
 			callEnd, empty = p.callStatementEnd(fn, k)
-			if empty {
-				segs[len(segs)-1].emptyAfter = p.insns[k].gline
+			if empty >= 0 {
+				segs[len(segs)-1].emptyAfter = empty
 			}
 			segs[len(segs)-1].call = k
 		}
@@ -960,7 +1029,7 @@ func (p *Program) machineSegments(fn *function, retBlock bool) []seg {
 // or the prediction gcc attaches to a return inside an if or else arm
 // (the copy of `return f(x);`'s value, or `f(); return;`). It returns
 // fn.end when the call's block goes on to the next jump target.
-func (p *Program) callStatementEnd(fn *function, k int) (end int, empty bool) {
+func (p *Program) callStatementEnd(fn *function, k int) (end int, empty int32) {
 	call := &p.insns[k]
 	j := k + 1
 	for j < fn.end && !p.insns[j].leader && p.insns[j].addRSP {
@@ -995,19 +1064,40 @@ func (p *Program) callStatementEnd(fn *function, k int) (end int, empty bool) {
 		if jump >= 0 {
 			break
 		}
-		return j - 1, false
+		return j - 1, -1
 	}
 	early := call.gline >= 0 && p.ifArmReturn(call.gline)
 	if jump >= 0 {
 		if jl := p.insns[jump].gline; jl >= 0 && jl != call.gline || early || jl >= 0 && p.ifArmReturn(jl) {
-			return j - 1, false // the jump is the block
+			return j - 1, -1 // the jump is the block
 		}
-		return fn.end, false
+		return fn.end, -1
 	}
 	if early && fn.returnsValue && !call.noReturn {
-		return j - 1, true // the copy into the return value: a block of no code
+		return j - 1, call.gline // the copy into the return value: a block of no code
 	}
-	return fn.end, false
+	if !fn.returnsValue && !call.noReturn && jump < 0 && p.explicitReturns(fn) == 0 && p.epilogueAt(fn, j) {
+		// A void function's implicit return, a statement of the call's
+		// block, on the closing brace's line (which has no nop of its
+		// own when the function is on one line): the epilogue is its
+		// block.
+		return j - 1, -1
+	}
+	return fn.end, -1
+}
+
+// epilogueAt reports whether the instructions from k are fn's epilogue.
+func (p *Program) epilogueAt(fn *function, k int) bool {
+	for ; k < fn.end; k++ {
+		switch p.insns[k].kind {
+		case kEpilogue, kNop:
+		case kRet:
+			return true
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // ifArmReturn reports whether gcov line g holds a return statement whose
@@ -1097,6 +1187,13 @@ func (p *Program) epilogueStart(fn *function) int {
 			break
 		}
 		e--
+	}
+	// A function returning an object in memory loads its address into
+	// rax on the closing brace: part of the return.
+	if e > fn.first && !p.insns[e].leader {
+		if in := &p.insns[e-1]; in.loadRax && in.gline >= 0 && p.lines[in.gline].line == fn.endLine && fn.endLine > fn.startLine {
+			e--
+		}
 	}
 	return e
 }

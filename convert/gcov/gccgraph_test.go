@@ -20,56 +20,6 @@ func buildGcno(t testing.TB, dir, name, opt string) string {
 	return m[0]
 }
 
-// TestGccBlockCounts compares the number of blocks of each function with
-// gcc's notes file.
-func TestGccBlockCounts(t *testing.T) {
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("gcc not installed")
-	}
-	names := append(append([]string{}, testPrograms...), unseenPrograms...)
-	total, same := 0, 0
-	for _, name := range names {
-		if only := os.Getenv("GCOV_PROGRAM"); only != "" && only != name {
-			continue
-		}
-		dir := t.TempDir()
-		fns, err := readGcno(buildGcno(t, dir, name, "-O0"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		bin := buildC(t, dir, name, name+".plain", "-g", "-O0")
-		p, err := Load(bin)
-		if err != nil {
-			t.Fatal(err)
-		}
-		byName := map[string]int{}
-		for fi := range p.funcs {
-			byName[p.funcs[fi].name] = fi
-		}
-		exec := make([]uint64, len(p.insns)+1)
-		for _, g := range fns {
-			fi, ok := byName[g.name]
-			if !ok {
-				continue
-			}
-			total++
-			b, _ := p.gccBlocks(fi, exec)
-			if b == len(g.blocks)-2 {
-				same++
-			} else {
-				t.Logf("%s %s: blocks ours %d, gcc %d", name, g.name, b, len(g.blocks)-2)
-				if os.Getenv("GCOV_SHAPES") != "" {
-					for i := range g.blocks {
-						t.Logf("   %d: %s", i, g.shape(i))
-					}
-				}
-			}
-		}
-	}
-	t.Logf("block counts equal for %d of %d functions", same, total)
-	_ = strings.TrimSpace
-}
-
 // TestGccGraphShapes compares the graph gccGraph rebuilds for every -O0
 // function of the test programs with the one gcc wrote to the notes file:
 // each block's lines and arcs, in gcc's order.
@@ -113,6 +63,11 @@ func TestGccGraphShapes(t *testing.T) {
 			if strings.Join(want, "\n") == strings.Join(got, "\n") {
 				same++
 				continue
+			}
+			if !strings.HasSuffix(sourceOf(t, name), ".cc") && !(name == "jmp" && gf.name == "parse") {
+				// setjmp's receiver and abnormal dispatcher blocks are
+				// not modelled (parse in jmp.c).
+				t.Errorf("%s %s: block graph differs from gcc's (GCOV_SHAPES=1 shows it)", name, gf.name)
 			}
 			if os.Getenv("GCOV_SHAPES") != "" {
 				t.Logf("%s %s:", name, gf.name)

@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"io"
+	"sort"
 )
 
 // The JSON intermediate format of gcov 12 (gcov --json-format), format
@@ -71,15 +72,34 @@ func (r *Report) WriteJSON(w io.Writer, opt JSONOptions) error {
 				ExecutionCount: fn.Called,
 			})
 		}
-		for _, l := range f.Lines {
-			jl := jsonLine{LineNumber: l.Number, FunctionName: l.Function, Count: l.Count,
-				UnexecutedBlock: l.Unexecuted || l.Count == 0, Branches: []jsonBranch{}}
-			if opt.Branches {
-				for _, b := range l.Branches {
-					jl.Branches = append(jl.Branches, jsonBranch{Count: b.Count, Fallthrough: b.Fallthrough})
+		if f.srcLines == nil {
+			for _, l := range f.Lines {
+				jf.Lines = append(jf.Lines, l.json(opt))
+			}
+		} else {
+			// gcov's order: at each line, the lines of the group
+			// functions starting there, then the file's own line.
+			src := append([]*Line(nil), f.srcLines...)
+			sort.Slice(src, func(i, j int) bool { return src[i].Number < src[j].Number })
+			fns := append([]*Function(nil), f.Functions...)
+			sort.SliceStable(fns, func(i, j int) bool {
+				if fns[i].StartLine != fns[j].StartLine {
+					return fns[i].StartLine < fns[j].StartLine
+				}
+				return fns[i].StartColumn < fns[j].StartColumn
+			})
+			si := 0
+			for _, fn := range fns {
+				for ; si < len(src) && src[si].Number < fn.StartLine; si++ {
+					jf.Lines = append(jf.Lines, src[si].json(opt))
+				}
+				for _, l := range fn.Lines {
+					jf.Lines = append(jf.Lines, l.json(opt))
 				}
 			}
-			jf.Lines = append(jf.Lines, jl)
+			for ; si < len(src); si++ {
+				jf.Lines = append(jf.Lines, src[si].json(opt))
+			}
 		}
 		root.Files = append(root.Files, jf)
 	}
@@ -93,4 +113,16 @@ func (r *Report) WriteJSONGz(w io.Writer, opt JSONOptions) error {
 		return err
 	}
 	return zw.Close()
+}
+
+// json returns l as gcov's JSON line.
+func (l *Line) json(opt JSONOptions) jsonLine {
+	jl := jsonLine{LineNumber: l.Number, FunctionName: l.Function, Count: l.Count,
+		UnexecutedBlock: l.Unexecuted || l.Count == 0 && !l.graph, Branches: []jsonBranch{}}
+	if opt.Branches {
+		for _, b := range l.Branches {
+			jl.Branches = append(jl.Branches, jsonBranch{Count: b.Count, Throw: b.Throw, Fallthrough: b.Fallthrough})
+		}
+	}
+	return jl
 }

@@ -51,6 +51,33 @@ func optimizedRanges(f *elf.File) [][2]uint64 {
 	return out
 }
 
+// cxxRanges returns the address ranges of the C++ compilation units of f
+// (DW_AT_language).
+func cxxRanges(f *elf.File) [][2]uint64 {
+	d, err := f.DWARF()
+	if err != nil {
+		return nil
+	}
+	var out [][2]uint64
+	r := d.Reader()
+	for {
+		e, err := r.Next()
+		if err != nil || e == nil {
+			break
+		}
+		if e.Tag == dwarf.TagCompileUnit || e.Tag == dwarf.TagPartialUnit {
+			switch lang, _ := e.Val(dwarf.AttrLanguage).(int64); lang {
+			case 0x4, 0x1a, 0x21: // DW_LANG_C_plus_plus, _11, _14
+				if rs, err := d.Ranges(e); err == nil {
+					out = append(out, rs...)
+				}
+			}
+		}
+		r.SkipChildren()
+	}
+	return out
+}
+
 // optimizedProducer reports whether a DW_AT_producer string names an
 // optimisation level above -O0 (the last -O switch wins).
 func optimizedProducer(s string) bool {

@@ -324,6 +324,11 @@ func TestUnseenProgramsO0(t *testing.T) {
 			if a.status != a.lines || a.funcsOK != a.funcs || 1000*a.exact < 995*a.lines {
 				t.Errorf("%s -O0: below issue 20's bar (every line's executability, every call count, 99.5%% exact counts)", name)
 			}
+			// The .gcov texts, plain, -b -c and -b -c -m, as gcov's.
+			if a.textSame != a.textFiles || a.bSame != a.bFiles || a.mSame != a.mFiles {
+				t.Errorf("%s -O0: .gcov texts differ from gcov's (plain %d/%d, -b -c %d/%d, -b -c -m %d/%d identical)",
+					name, a.textSame, a.textFiles, a.bSame, a.bFiles, a.mSame, a.mFiles)
+			}
 		})
 	}
 }

@@ -10,7 +10,12 @@ import (
 type Branch struct {
 	Count       uint64
 	Fallthrough bool
+	Throw       bool // to an exception handler
 	Executed    bool // the branch instruction ran at all
+	// Source is the count of the block the branch leaves (gcov's
+	// percentages are of it); 0 for the old per-instruction branches,
+	// whose percentages are of the pair's total.
+	Source uint64
 }
 
 // Call is one call instruction on a line.
@@ -23,12 +28,21 @@ type Call struct {
 type Line struct {
 	Number     int
 	Count      uint64
-	Unexecuted bool     // some code of an executed line never ran (gcov's '*')
+	// Unexecuted is gcov's has_unexecuted_block: a block with the line
+	// never ran ('*' after the count of an executed line).
+	Unexecuted bool
+	// Exceptional: every block with the line is reached only through
+	// exception handling ('=====' instead of '#####' when never run).
+	Exceptional bool
 	Function   string   // name of the function the line belongs to
 	Branches   []Branch // conditional branches, two outcomes each
 	Calls      []Call
 	// items keeps calls and branches in address order for the text output.
 	items []item
+	// graph marks a line counted from gcc's rebuilt graph (-O0), whose
+	// flags are gcov's as they are; fromGroups one made only by summing
+	// group functions' lines.
+	graph, fromGroups bool
 }
 
 type item struct {
@@ -50,6 +64,11 @@ type Function struct {
 	BlocksExecuted int
 	LinesWithCode  int
 	LinesExecuted  int
+	// Lines are the function's own lines when it starts on the same line
+	// as another function (gcov's groups: constructors and destructors,
+	// template instances), which gcov reports apart.
+	Lines []*Line
+	group bool
 }
 
 // File is the coverage of one source file.
@@ -57,6 +76,9 @@ type File struct {
 	Name      string
 	Lines     []*Line // lines with code, sorted by number
 	Functions []*Function
+	// srcLines, when the file has group functions, are its lines without
+	// theirs (gcov's JSON lists those under each function).
+	srcLines []*Line
 }
 
 // Report is the coverage of a program.
@@ -131,6 +153,7 @@ func (p *Program) Report(c *Counts) *Report {
 	rets := map[int32]uint64{} // function -> returns executed
 	// switchTo[gline of a switch][target] = jumps from its dispatch
 	switchTo := map[int32]map[uint64]uint64{}
+	indirect := map[uint64]map[uint64]uint64{} // indirect jump -> target -> count
 
 	// Arrivals at the code after a label that count for the label (see
 	// labelCounts): labelN per label.
@@ -175,6 +198,14 @@ func (p *Program) Report(c *Counts) *Report {
 			fi := infos[from]
 			prevG = fi.lastG
 			if fromInsn.kind == kJcc || fromInsn.kind == kJmp || fromInsn.kind == kJmpInd {
+				if fromInsn.kind == kJmpInd {
+					m := indirect[fromInsn.addr]
+					if m == nil {
+						m = map[uint64]uint64{}
+						indirect[fromInsn.addr] = m
+					}
+					m[s.to.key.start] += s.n
+				}
 				if fromInsn.gline >= 0 && p.switches[fromInsn.gline] != nil {
 					m := switchTo[fromInsn.gline]
 					if m == nil {
@@ -289,9 +320,120 @@ func (p *Program) Report(c *Counts) *Report {
 		}
 		return f
 	}
+	// -O0 functions: gcov's counting over the rebuilt graph.
+	mc := &flowCounts{exec: exec, taken: taken, returned: returned, switchTo: switchTo, indirect: indirect}
+	groups := p.groupFunctions()
+	srcAcc := map[lineKey]*lineAcc{}
+	var groupAcc []map[lineKey]*lineAcc // per function, for groups
+	type graphFn struct {
+		fi  int
+		out *Function
+		acc map[lineKey]*lineAcc
+	}
+	var graphFns []graphFn
 	for fi := range p.funcs {
 		fn := &p.funcs[fi]
-		if !fn.hasCode || fn.end <= fn.first {
+		g := p.graph(fi)
+		if g == nil {
+			continue
+		}
+		f := p.flow(g, mc)
+		f.findExceptional()
+		out := &Function{Name: fn.name, StartLine: int(fn.startLine), StartColumn: int(fn.startCol),
+			EndLine: int(fn.endLine), EndColumn: 1, Called: f.block[0]}
+		for _, r := range f.pred[1] {
+			if !g.blocks[r.b].succ[r.i].fake {
+				out.Returned += f.arc[r.b][r.i]
+			}
+		}
+		out.Blocks, out.BlocksExecuted = f.blocksExecuted()
+		var acc map[lineKey]*lineAcc
+		if groups[fi] {
+			acc = map[lineKey]*lineAcc{}
+			groupAcc = append(groupAcc, acc)
+			out.group = true
+		}
+		f.addLineCounts(p, func(gl int32) *lineAcc {
+			k := p.lines[gl]
+			m := srcAcc
+			if acc != nil && k.file == fn.file && k.line >= fn.startLine && k.line <= fn.endLine {
+				m = acc
+			}
+			l := m[k]
+			if l == nil {
+				l = &lineAcc{}
+				m[k] = l
+			}
+			return l
+		})
+		graphFns = append(graphFns, graphFn{fi, out, acc})
+		getFile(fn.file).Functions = append(getFile(fn.file).Functions, out)
+	}
+	// Lines of the graphs, as gcov accumulates them: each group
+	// function's own, then the file's, and in the text each group line
+	// added to the file's line.
+	graphLine := func(k lineKey, a *lineAcc, name string) *Line {
+		a.accumulate()
+		l := &Line{Number: int(k.line), Count: a.count, Unexecuted: a.unexecuted, Exceptional: !a.unexceptional, Function: name, graph: true}
+		for _, r := range a.branches {
+			arc := &r.f.g.blocks[r.b].succ[r.i]
+			src, cnt := r.f.block[r.b], r.f.arc[r.b][r.i]
+			switch {
+			case arc.fake:
+				l.items = append(l.items, item{call: true, branch: len(l.Calls)})
+				l.Calls = append(l.Calls, Call{Executed: src, Returned: src - min(cnt, src)})
+			case !r.f.unconditional(r.b):
+				l.items = append(l.items, item{branch: len(l.Branches), n: 1})
+				l.Branches = append(l.Branches, Branch{Count: cnt, Fallthrough: arc.fall, Throw: arc.throw, Executed: src > 0, Source: src})
+			}
+		}
+		return l
+	}
+	for _, gf := range graphFns {
+		if gf.acc == nil {
+			continue
+		}
+		fn := &p.funcs[gf.fi]
+		for _, k := range sortedLineKeys(gf.acc) {
+			l := graphLine(k, gf.acc[k], fn.name)
+			gf.out.Lines = append(gf.out.Lines, l)
+		}
+	}
+	for _, k := range sortedLineKeys(srcAcc) {
+		a := srcAcc[k]
+		name := ""
+		for _, gf := range graphFns {
+			if fn := &p.funcs[gf.fi]; gf.acc == nil && fn.file == k.file && k.line >= fn.startLine && k.line <= fn.endLine {
+				name = fn.name
+			}
+		}
+		f := getFile(k.file)
+		f.Lines = append(f.Lines, graphLine(k, a, name))
+	}
+	for _, gf := range graphFns {
+		fn := &p.funcs[gf.fi]
+		for _, gl := range gf.out.Lines {
+			gf.out.LinesWithCode++
+			if gl.Count > 0 {
+				gf.out.LinesExecuted++
+			}
+		}
+		if gf.acc != nil {
+			continue
+		}
+		for _, l := range getFile(fn.file).Lines {
+			if int32(l.Number) >= fn.startLine && int32(l.Number) <= fn.endLine && l.Function == fn.name {
+				gf.out.LinesWithCode++
+				if l.Count > 0 {
+					gf.out.LinesExecuted++
+				}
+			}
+		}
+	}
+	_ = groupAcc
+	for fi := range p.funcs {
+		fn := &p.funcs[fi]
+		if !fn.hasCode || fn.end <= fn.first || p.graph(fi) != nil {
 			continue
 		}
 		out := &Function{Name: fn.name, StartLine: int(fn.startLine), StartColumn: int(fn.startCol),
@@ -450,9 +592,45 @@ func (p *Program) Report(c *Counts) *Report {
 			p.switchBranches(l, sw, switchTo[g], g)
 		}
 	}
+	// The text sums each group function's lines into the file's.
+	for _, f := range files {
+		byNum := map[int]int{}
+		hasGroup := false
+		for _, fn := range f.Functions {
+			hasGroup = hasGroup || fn.group
+		}
+		if !hasGroup {
+			continue
+		}
+		f.srcLines = append([]*Line(nil), f.Lines...)
+		for i, l := range f.Lines {
+			byNum[l.Number] = i
+		}
+		for _, fn := range f.Functions {
+			for _, gl := range fn.Lines {
+				i, ok := byNum[gl.Number]
+				if !ok {
+					i = len(f.Lines)
+					byNum[gl.Number] = i
+					f.Lines = append(f.Lines, &Line{Number: gl.Number, Function: gl.Function, Exceptional: true, graph: true, fromGroups: true})
+				} else if !f.Lines[i].fromGroups {
+					c := *f.Lines[i] // the file's line stays as it is for the JSON
+					c.fromGroups = true
+					f.Lines[i] = &c
+				}
+				l := f.Lines[i]
+				l.Count += gl.Count
+				l.Unexecuted = l.Unexecuted || gl.Unexecuted
+				l.Exceptional = l.Exceptional && gl.Exceptional
+			}
+		}
+	}
 	for fi, f := range files {
 		src := p.source(fi)
 		for _, l := range f.Lines {
+			if l.graph {
+				continue
+			}
 			if l.Count == 0 {
 				l.Unexecuted = false
 			}

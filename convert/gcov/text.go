@@ -7,6 +7,7 @@ import (
 	"github.com/ianlancetaylor/demangle"
 	"io"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -78,41 +79,89 @@ func (r *Report) WriteText(out io.Writer, f *File, src []string, opt TextOptions
 	for _, fn := range f.Functions {
 		fnAt[fn.StartLine] = append(fnAt[fn.StartLine], fn)
 	}
+	header := func(fn *Function) {
+		if !opt.Branches {
+			return
+		}
+		name := fn.Name
+		if opt.Demangle {
+			name = fn.DemangledName()
+		}
+		fmt.Fprintf(w, "function %s called %d returned %s blocks executed %s\n", name, fn.Called,
+			formatPercent(fn.Returned, fn.Called), formatPercent(uint64(fn.BlocksExecuted), uint64(fn.Blocks)))
+	}
+	srcLine := func(n int) string {
+		if n <= len(src) {
+			return src[n-1]
+		}
+		return "/*EOF*/"
+	}
+	groupEnd := 0 // the last line of the group of functions starting here
+	var group []*Function
 	for n := 1; n <= last; n++ {
-		if opt.Branches {
-			for _, fn := range fnAt[n] {
+		if groupEnd == 0 {
+			switch fns := fnAt[n]; {
+			case len(fns) > 1:
+				// gcov's groups: several functions start on this line;
+				// each gets a section after the group's last line.
+				group = append([]*Function(nil), fns...)
+				sort.SliceStable(group, func(i, j int) bool { return group[i].StartColumn < group[j].StartColumn })
+				for _, fn := range group {
+					groupEnd = max(groupEnd, fn.EndLine)
+				}
+			case len(fns) == 1:
+				header(fns[0])
+			}
+		}
+		writeLine(w, byLine[n], n, srcLine(n), opt)
+		if n == groupEnd {
+			byNum := map[int]*Line{}
+			for _, fn := range group {
+				w.WriteString("------------------\n")
 				name := fn.Name
 				if opt.Demangle {
 					name = fn.DemangledName()
 				}
-				fmt.Fprintf(w, "function %s called %d returned %s blocks executed %s\n", name, fn.Called,
-					formatPercent(fn.Returned, fn.Called), formatPercent(uint64(fn.BlocksExecuted), uint64(fn.Blocks)))
+				w.WriteString(name + ":\n")
+				header(fn)
+				clear(byNum)
+				for _, l := range fn.Lines {
+					byNum[l.Number] = l
+				}
+				for ln := fn.StartLine; ln <= fn.EndLine; ln++ {
+					writeLine(w, byNum[ln], ln, srcLine(ln), opt)
+				}
 			}
-		}
-		text := "/*EOF*/"
-		if n <= len(src) {
-			text = src[n-1]
-		}
-		l := byLine[n]
-		switch {
-		case l == nil:
-			linePrefix(w, "-", n)
-		case l.Count == 0:
-			linePrefix(w, "#####", n)
-		default:
-			s := strconv.FormatUint(l.Count, 10)
-			if l.Unexecuted {
-				s += "*"
-			}
-			linePrefix(w, s, n)
-		}
-		w.WriteString(text)
-		w.WriteByte('\n')
-		if opt.Branches && l != nil {
-			writeBranches(w, l, opt.Counts)
+			w.WriteString("------------------\n")
+			groupEnd, group = 0, nil
 		}
 	}
 	return w.Flush()
+}
+
+// writeLine writes one line of a .gcov text: count, number, source and,
+// with -b, its branch and call records (gcov's output_line_beginning and
+// output_line_details).
+func writeLine(w *bufio.Writer, l *Line, n int, text string, opt TextOptions) {
+	switch {
+	case l == nil:
+		linePrefix(w, "-", n)
+	case l.Count == 0 && l.Exceptional:
+		linePrefix(w, "=====", n)
+	case l.Count == 0:
+		linePrefix(w, "#####", n)
+	default:
+		s := strconv.FormatUint(l.Count, 10)
+		if l.Unexecuted {
+			s += "*"
+		}
+		linePrefix(w, s, n)
+	}
+	w.WriteString(text)
+	w.WriteByte('\n')
+	if opt.Branches && l != nil {
+		writeBranches(w, l, opt.Counts)
+	}
 }
 
 func writeBranches(w *bufio.Writer, l *Line, counts bool) {
@@ -134,15 +183,24 @@ func writeBranches(w *bufio.Writer, l *Line, counts bool) {
 			n += b.Count
 		}
 		for _, b := range pair {
-			ft := ""
-			if b.Fallthrough {
-				ft = " (fallthrough)"
-			}
 			if !b.Executed {
-				fmt.Fprintf(w, "branch %2d never executed%s\n", ix, ft)
-			} else {
-				fmt.Fprintf(w, "branch %2d taken %s%s\n", ix, formatCountOrPercent(b.Count, n, counts), ft)
+				// gcov 12 prints no flag on a branch never executed.
+				fmt.Fprintf(w, "branch %2d never executed\n", ix)
+				ix++
+				continue
 			}
+			flag := ""
+			switch {
+			case b.Fallthrough:
+				flag = " (fallthrough)"
+			case b.Throw:
+				flag = " (throw)"
+			}
+			total := n
+			if b.Source > 0 {
+				total = b.Source
+			}
+			fmt.Fprintf(w, "branch %2d taken %s%s\n", ix, formatCountOrPercent(b.Count, total, counts), flag)
 			ix++
 		}
 	}
