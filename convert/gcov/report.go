@@ -26,17 +26,17 @@ type Call struct {
 
 // Line is the coverage of one source line.
 type Line struct {
-	Number     int
-	Count      uint64
+	Number int
+	Count  uint64
 	// Unexecuted is gcov's has_unexecuted_block: a block with the line
 	// never ran ('*' after the count of an executed line).
 	Unexecuted bool
 	// Exceptional: every block with the line is reached only through
 	// exception handling ('=====' instead of '#####' when never run).
 	Exceptional bool
-	Function   string   // name of the function the line belongs to
-	Branches   []Branch // conditional branches, two outcomes each
-	Calls      []Call
+	Function    string   // name of the function the line belongs to
+	Branches    []Branch // conditional branches, two outcomes each
+	Calls       []Call
 	// items keeps calls and branches in address order for the text output.
 	items []item
 	// graph marks a line counted from gcc's rebuilt graph (-O0), whose
