@@ -14,6 +14,12 @@ import (
 // and reading gcov -b's output, in C and C++ alike.
 var noFakeFuncs = map[string]bool{}
 
+// returnsTwiceFuncs are the library functions that return twice (gcc's
+// ECF_RETURNS_TWICE): their call starts a block, and gcc adds an
+// abnormal dispatcher block after it.
+var returnsTwiceFuncs = map[string]bool{"setjmp": true, "_setjmp": true, "__sigsetjmp": true,
+	"sigsetjmp": true, "savectx": true, "vfork": true, "getcontext": true}
+
 // noReturnFuncs are library functions that never return: gcc ends the
 // block at their call, with only a fake edge to the exit (gcov prints a
 // call line, returned 0%).
@@ -99,5 +105,58 @@ func (p *Program) markCalls(f *elf.File) {
 		}
 		in.pure = noFakeFuncs[name]
 		in.noReturn = noReturnFuncs[name]
+		in.throws = calleeThrows(name)
+		in.raises = raisingFuncs[name]
+		in.twice = returnsTwiceFuncs[name]
+		in.resume = name == "_Unwind_Resume"
+		in.catch = name == "__cxa_begin_catch"
+		in.endCatch = name == "__cxa_end_catch"
+	}
+}
+
+// markThrows decides which calls may throw: a call through a pointer
+// may; a call to a function of the program may when that function
+// raises or calls something that may throw where no landing pad of its
+// own takes the exception and no filter (noexcept) stops it (a fixed
+// point over the program's functions, as gcc's nothrow discovery).
+func (p *Program) markThrows() {
+	for i := range p.insns {
+		if p.insns[i].kind == kCallInd {
+			p.insns[i].throws = true
+		}
+	}
+	may := make([]bool, len(p.funcs))
+	for changed := true; changed; {
+		changed = false
+		for fi := range p.funcs {
+			if may[fi] {
+				continue
+			}
+			fn := &p.funcs[fi]
+			for k := fn.first; k < fn.end; k++ {
+				in := &p.insns[k]
+				if in.kind != kCall && in.kind != kCallInd {
+					continue
+				}
+				throws := in.throws || in.raises
+				if callee, ok := p.lowFn[in.target]; ok && in.kind == kCall {
+					throws = may[callee]
+				}
+				if !throws {
+					continue
+				}
+				if s, ok := p.site(fn.low, in.addr); ok && (s.lp != 0 || s.action != 0) {
+					continue // a landing pad takes it, or a filter stops it
+				}
+				may[fi], changed = true, true
+				break
+			}
+		}
+	}
+	for i := range p.insns {
+		in := &p.insns[i]
+		if callee, ok := p.lowFn[in.target]; ok && in.kind == kCall {
+			in.throws = may[callee]
+		}
 	}
 }

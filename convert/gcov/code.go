@@ -40,6 +40,12 @@ type insn struct {
 	// that cannot throw, a const or pure function: noFakeFuncs).
 	pure     bool
 	noReturn bool // a call that never returns (noReturnFuncs)
+	throws   bool // a call that may throw (eh.go)
+	raises   bool // a call that throws, rethrows or resumes unwinding
+	twice    bool // a call that returns twice (setjmp)
+	resume   bool // a call to _Unwind_Resume (gcc's resx)
+	catch    bool // a call to __cxa_begin_catch
+	endCatch bool // a call to __cxa_end_catch
 	// retStore marks a store of a call's result register (rax, eax, ax,
 	// al, xmm0) into a local or global variable (no index register).
 	retStore bool
@@ -48,6 +54,8 @@ type insn struct {
 	parity   bool // jp or jnp: the unordered test of a float comparison
 	addRSP   bool // add $n,%rsp: arguments popped after a call
 	loadRax  bool // mov disp(%rbp),%rax: a returned object's address
+	movRax   bool // mov %rbx (or r12-r15),%rax: a value kept across cleanups
+	cmpRDX   bool // cmp $n,%rdx: a catch's test of the exception's selector
 	leaRBP   bool // lea of a local's address (an aggregate or address-taken local)
 }
 
@@ -73,6 +81,8 @@ type function struct {
 	// aggregateLocals: a local array, struct or union (DWARF), whose
 	// lifetime gcc ends in a block of its own.
 	aggregateLocals bool
+	closure         bool // a lambda's operator()
+	cxx             bool // of a C++ compilation unit
 }
 
 // Program is the static side of coverage: the code and line table of one ELF
@@ -117,6 +127,9 @@ type Program struct {
 	graphPre map[int][]int32
 	// graphs holds the rebuilt block graph of each -O0 function.
 	graphs []*gccGraph
+	// lpads holds the call-site tables of the functions with exception
+	// handling, by their start address (eh.go).
+	lpads map[uint64][]callSite
 }
 
 type inlineEntry struct {
@@ -222,7 +235,7 @@ func (p *Program) decode(f *elf.File) error {
 		if _, dup := p.lowFn[sf.Low]; dup {
 			continue
 		}
-		if sf.Artificial && sf.Name != "operator()" {
+		if sf.Artificial && !strings.HasPrefix(sf.Name, "operator()") {
 			// gcov lists no function the compiler made (implicit
 			// constructors and destructors): its code is nobody's. A
 			// lambda's body is artificial for DWARF, not for gcc.
@@ -243,8 +256,9 @@ func (p *Program) decode(f *elf.File) error {
 		}
 		fn := function{name: name, file: intern(sf.File), startLine: int32(sf.Line), startCol: int32(sf.Column),
 			low: sf.Low, high: sf.High, first: len(p.insns), returnsValue: sf.ReturnsValue,
-			aggregateLocals: sf.AggregateLocals}
+			aggregateLocals: sf.AggregateLocals, closure: sf.Closure}
 		p.lowFn[sf.Low] = fi
+
 		for off := 0; off < len(b); {
 			in, err := x86asm.Decode(b[off:], 64)
 			size := in.Len
@@ -264,10 +278,13 @@ func (p *Program) decode(f *elf.File) error {
 		fn.first = sort.Search(len(p.insns), func(k int) bool { return p.insns[k].addr >= fn.low })
 		fn.end = sort.Search(len(p.insns), func(k int) bool { return p.insns[k].addr >= fn.high })
 	}
+	p.lpads = landingPads(f)
 	p.markLeaders()
 	p.markCalls(f)
+	p.markThrows()
 	// Assign gcov lines, row by row within each function.
 	opt := optimizedRanges(f)
+	cxxUnits := cxxRanges(f)
 	type span struct{ row, a, b int }
 	var spans []span // one function's, reused
 	for fi := range p.funcs {
@@ -276,6 +293,7 @@ func (p *Program) decode(f *elf.File) error {
 		if len(ins) == 0 {
 			continue
 		}
+		fn.cxx = inRanges(cxxUnits, fn.low)
 		if inRanges(opt, fn.low) {
 			fn.optimized = true
 			p.assignOptimized(fn, rows, intern, gline)
@@ -336,6 +354,7 @@ func (p *Program) decode(f *elf.File) error {
 		}
 		fn.hasCode = true
 	}
+	p.lambdaColumns()
 	p.findLabels()
 	p.findForwarded()
 	p.findSwitches()
@@ -436,6 +455,12 @@ func classify(in x86asm.Inst, err error, addr uint64, size int, fn int32) insn {
 		if m, ok := in.Args[1].(x86asm.Mem); ok && in.Args[0] == x86asm.RAX && m.Base == x86asm.RBP && m.Index == 0 {
 			out.loadRax = true
 		}
+		if r, ok := in.Args[1].(x86asm.Reg); ok && (in.Args[0] == x86asm.RAX || in.Args[0] == x86asm.EAX) {
+			switch r {
+			case x86asm.RBX, x86asm.EBX, x86asm.R12, x86asm.R13, x86asm.R14, x86asm.R15:
+				out.movRax = true // a value kept in a callee-saved register
+			}
+		}
 		if m, ok := in.Args[0].(x86asm.Mem); ok && (m.Base == x86asm.RBP || m.Base == x86asm.RIP) && m.Index == 0 {
 			switch in.Args[1] {
 			case x86asm.RAX, x86asm.EAX, x86asm.AX, x86asm.AL, x86asm.X0:
@@ -451,6 +476,9 @@ func classify(in x86asm.Inst, err error, addr uint64, size int, fn int32) insn {
 		}
 	case x86asm.TEST:
 		out.testAL = in.Args[0] == x86asm.AL && in.Args[1] == x86asm.AL
+	case x86asm.CMP:
+		_, imm := in.Args[1].(x86asm.Imm)
+		out.cmpRDX = in.Args[0] == x86asm.RDX && imm
 	case x86asm.LEA:
 		if m, ok := in.Args[1].(x86asm.Mem); ok && m.Base == x86asm.RBP && m.Index == 0 && m.Disp < 0 {
 			out.leaRBP = true

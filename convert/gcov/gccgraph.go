@@ -55,6 +55,7 @@ type gccArc struct {
 	obs    []arcObs
 	zero   bool
 	swLine int32 // obsSwitch: the switch's gcov line
+	noFall bool  // an unconditional arc that is no fallthrough (into a resume)
 }
 
 // gccGraph is the graph of one function.
@@ -125,6 +126,10 @@ type graphBuilder struct {
 	// block its back jumps go through.
 	latch map[int]int
 	epi   int // the epilogue's first instruction, or -1
+	// resxEntry maps a resume segment's first instruction to the empty
+	// block before it.
+	resxEntry map[int]int
+	ehOnly    map[int]bool // segments only exception handling reaches
 }
 
 func (gb *graphBuilder) build() *gccGraph {
@@ -157,22 +162,25 @@ func (gb *graphBuilder) build() *gccGraph {
 	gb.loopEntry = map[int][2]int{}
 	gb.visibleEntry = map[int]bool{}
 	gb.latch = map[int]int{}
+	gb.resxEntry = map[int]int{}
 	gb.empty = map[int]int{}
 	gb.joins = map[int32]int{}
 	epi := -1
 	var order []int
-	for si := range segs {
+	ehOnly := gb.exceptionalSegments()
+	gb.ehOnly = ehOnly
+	place := func(si int) {
 		s := &segs[si]
 		switch s.kind {
 		case segNopGoto:
 			if s.src >= 0 {
-				continue
+				return
 			}
 		case segJmpArm, segDispatch, segMerged:
-			continue
+			return
 		case segEpilogue:
 			epi = si
-			continue
+			return
 		}
 		if e, ok := entries[s.first]; ok && e.visible < 0 {
 			// The loop's entry block, before its body.
@@ -181,12 +189,25 @@ func (gb *graphBuilder) build() *gccGraph {
 		}
 		for _, sj := range append([]int{si}, after[si]...) {
 			t := &segs[sj]
+			if t.first > fn.first && p.endsGccBlock(t.first-1) && (t.call >= 0 && p.insns[t.call].resume && !p.endsCatch(t.first-1) ||
+				ehOnly[sj] && gb.padLike(t.first)) {
+				// Resuming the unwind, or going on to an outer landing
+				// pad, after a cleanup's call: gcc ends the cleanup in an
+				// empty block that goes on (not as a fallthrough) there.
+				gb.resxEntry[t.first] = len(g.blocks)
+				g.blocks = append(g.blocks, gccBlock{first: t.first, end: t.first})
+			}
 			t.block = len(g.blocks)
 			g.blocks = append(g.blocks, gccBlock{first: t.first, end: t.end})
 			order = append(order, sj)
 			if t.emptyAfter >= 0 {
 				gb.empty[sj] = len(g.blocks)
 				g.blocks = append(g.blocks, gccBlock{first: t.end, end: t.end, lines: []int32{t.emptyAfter}})
+			}
+			if t.call >= 0 && p.insns[t.call].twice {
+				// gcc's abnormal dispatcher after setjmp: no arc in, a
+				// fake one out.
+				g.blocks = append(g.blocks, gccBlock{first: t.end, end: t.end, succ: []gccArc{{to: 1, fake: true}}})
 			}
 			for _, l := range joinAfter[sj] {
 				gb.joins[l] = len(g.blocks)
@@ -198,9 +219,21 @@ func (gb *graphBuilder) build() *gccGraph {
 			}
 		}
 	}
+	// The function's own code, its return, then the code only exception
+	// handling reaches (gcc lowers the landing pads after the body).
+	for si := range segs {
+		if !ehOnly[si] {
+			place(si)
+		}
+	}
 	gb.fallOff, gb.finally, gb.ret = -1, -1, -1
 	if epi >= 0 {
 		gb.tail(epi)
+	}
+	for si := range segs {
+		if ehOnly[si] {
+			place(si)
+		}
 	}
 	for _, e := range entries {
 		if e.visible >= 0 {
@@ -229,9 +262,75 @@ func (gb *graphBuilder) build() *gccGraph {
 	for top, l := range gb.latch {
 		g.blocks[l].succ = []gccArc{{to: segsBlock(gb, top)}}
 	}
+	for k, e := range gb.resxEntry {
+		g.blocks[e].succ = []gccArc{{to: segsBlock(gb, k), noFall: true}}
+	}
 	g.blocks[0].succ = []gccArc{{to: 2, fall: true}}
 	g.finish(p)
 	return g
+}
+
+// exceptionalSegments marks the segments that only exception handling
+// reaches: not reached from the function's entry, but from a landing pad.
+func (gb *graphBuilder) exceptionalSegments() map[int]bool {
+	p, fn, segs := gb.p, gb.fn, gb.segs
+	if len(p.lpads[fn.low]) == 0 {
+		return nil
+	}
+	succ := func(si int) []int {
+		s := &segs[si]
+		in := &p.insns[s.end-1]
+		var ks []int
+		switch {
+		case in.kind == kJcc:
+			ks = append(ks, p.index(in.target), s.end)
+		case in.kind == kJmp:
+			ks = append(ks, p.index(in.target))
+		case in.kind == kJmpInd:
+			if sw := p.switches[in.gline]; in.gline >= 0 && sw != nil {
+				for _, t := range append(sw.targets, sw.deflt) {
+					ks = append(ks, p.index(t))
+				}
+			}
+		case in.kind == kRet || in.noReturn:
+		default:
+			ks = append(ks, s.end)
+		}
+		var out []int
+		for _, k := range ks {
+			if sj, ok := gb.segAt[k]; ok {
+				out = append(out, sj)
+			}
+		}
+		return out
+	}
+	walk := func(from []int) map[int]bool {
+		seen := map[int]bool{}
+		for len(from) > 0 {
+			si := from[len(from)-1]
+			from = from[:len(from)-1]
+			if seen[si] {
+				continue
+			}
+			seen[si] = true
+			from = append(from, succ(si)...)
+		}
+		return seen
+	}
+	normal := walk([]int{0})
+	var pads []int
+	for _, cs := range p.lpads[fn.low] {
+		if si, ok := gb.segAt[p.index(cs.lp)]; ok && cs.lp != 0 {
+			pads = append(pads, si)
+		}
+	}
+	out := map[int]bool{}
+	for si := range walk(pads) {
+		if !normal[si] {
+			out[si] = true
+		}
+	}
+	return out
 }
 
 // segsBlock returns the block of the segment starting at instruction k.
@@ -274,6 +373,16 @@ func (gb *graphBuilder) classify() {
 			p.index(ins[0].target) >= 0 && p.insns[p.index(ins[0].target)].gline == ins[0].gline && !p.loopLineOf(ins[0].gline):
 			// The jump carries its destination's line: the branch's
 			// other arm, not a block.
+			s.kind = segJmpArm
+		}
+	}
+	// The return value moved into rax on the closing brace, then a jump
+	// to the epilogue: the return block's start, not a block.
+	for si := range segs {
+		s := &segs[si]
+		ins := p.insns[s.first:s.end]
+		if s.kind == segPlain && len(ins) == 2 && ins[0].movRax && ins[1].kind == kJmp && gb.epi >= 0 &&
+			p.index(ins[1].target) == gb.epi && ins[0].gline >= 0 && p.lines[ins[0].gline].line == fn.endLine {
 			s.kind = segJmpArm
 		}
 	}
@@ -689,7 +798,7 @@ func (p *Program) hasAggregateLocal(fn *function) bool {
 
 // explicitReturns counts the return statements in fn's source.
 func (p *Program) explicitReturns(fn *function) int {
-	src := p.source(fn.file)
+	src := p.ownSource(fn)
 	n := 0
 	for ln := max(fn.startLine, 1); ln <= fn.endLine && int(ln) <= len(src); ln++ {
 		if anyReturn.MatchString(stripStrings(src[ln-1])) {
@@ -722,6 +831,9 @@ func (gb *graphBuilder) enter(k, from int) int {
 			}
 		}
 	}
+	if e, ok := gb.resxEntry[k]; ok && from == k-1 {
+		return e // from the cleanup's call that falls into it
+	}
 	si, ok := gb.segAt[k]
 	if !ok {
 		return -1
@@ -732,7 +844,7 @@ func (gb *graphBuilder) enter(k, from int) int {
 		if last, ok := gb.shared[s.first]; ok {
 			return segsBlock(gb, last)
 		}
-		return gb.enter(p.index(p.insns[s.first].target), from)
+		return gb.enter(p.index(p.insns[s.end-1].target), from)
 	case segDispatch, segMerged:
 		return gb.segs[s.src].block
 	case segEpilogue:
@@ -779,6 +891,15 @@ func (gb *graphBuilder) blockArcs(si int) {
 	end := s.end
 	if last, ok := gb.shared[s.end-1]; ok && last != s.end-1 && s.end-1 > s.first {
 		// The arm's jump into a repeated break's block.
+		end--
+	}
+	ehPass := gb.ehOnly[si] && gb.passesToPad(s)
+	if s.call >= 0 && p.insns[s.call].resume || p.bareReturnJump(fn, s) || ehPass {
+		end = s.first // no line of its own
+	} else if j := &p.insns[end-1]; end-1 > s.first && j.kind == kJmp && j.gline >= 0 && j.gline != p.insns[end-2].gline &&
+		p.index(j.target) >= 0 && p.insns[p.index(j.target)].gline == j.gline && !p.loopLineOf(j.gline) && !p.jumpLine(j.gline) {
+		// The jump to a join carries the join's line (an arm's end
+		// before a closing brace), not a statement of the block.
 		end--
 	}
 	for k := s.first; k < end; k++ {
@@ -877,10 +998,21 @@ func (gb *graphBuilder) blockArcs(si int) {
 		return
 	}
 	if s.call >= 0 {
+		call := &p.insns[s.call]
 		b.succ = append(b.succ, gccArc{to: 1, fake: true, obs: []arcObs{{s.call, obsFake, 0}}})
-		if p.insns[s.call].noReturn {
+		if cs, ok := p.site(fn.low, call.addr); ok && cs.lp != 0 && (call.throws || call.raises) {
+			// An exception arc to the landing pad.
+			b.succ = append(b.succ, gccArc{to: gb.enter(p.index(cs.lp), -1), throw: true})
+		}
+		if call.noReturn {
 			return
 		}
+	}
+	if in.kind == kJcc && last > s.first && p.insns[last-1].cmpRDX && p.catchAt(fn, s.end) && p.catchAt(fn, p.index(in.target)) {
+		// A landing pad's choice between catch clauses: gcc's exception
+		// dispatch, whose arcs are no fallthroughs (with one clause it is
+		// a condition).
+		b.dispatch = true
 	}
 	switch in.kind {
 	case kJcc:
@@ -899,7 +1031,7 @@ func (gb *graphBuilder) blockArcs(si int) {
 			b.succ = append(b.succ, gccArc{to: segsBlock(gb, l)})
 			break
 		}
-		b.succ = append(b.succ, gccArc{to: gb.enter(p.index(in.target), last)})
+		b.succ = append(b.succ, gccArc{to: gb.enter(p.index(in.target), last), noFall: ehPass})
 	case kRet:
 		b.succ = append(b.succ, gccArc{to: 1})
 	case kJmpInd:
@@ -990,13 +1122,24 @@ func (p *Program) machineSegments(fn *function, retBlock bool) []seg {
 	var segs []seg
 	callEnd := -1 // the instruction that ends a call's block
 	shared := p.sharedBreaks(fn)
+	// A call that returns twice starts a block with its statement's code.
+	twice := map[int]bool{}
+	for k := fn.first; k < fn.end; k++ {
+		if p.insns[k].twice {
+			j := k
+			for j > fn.first && !p.insns[j].leader && p.insns[j-1].gline == p.insns[k].gline && p.insns[j-1].kind == kOther {
+				j--
+			}
+			twice[j] = true
+		}
+	}
 	epi := -1
 	if retBlock {
 		epi = p.epilogueStart(fn)
 	}
 	for k := fn.first; k < fn.end; k++ {
 		in := &p.insns[k]
-		split := k == fn.first || in.leader || k == callEnd+1 || k == epi || p.forwardedAt(k) || shared[k] == k
+		split := k == fn.first || in.leader || k == callEnd+1 || k == epi || p.forwardedAt(k) || shared[k] == k || twice[k]
 		if !split && len(segs) > 0 && segs[len(segs)-1].first == k-1 {
 			// After the nop that keeps a goto's line before its
 			// destination.
@@ -1042,7 +1185,9 @@ func (p *Program) callStatementEnd(fn *function, k int) (end int, empty int32) {
 		if p.insns[m].kind == kEpilogue && m+1 < fn.end && !p.insns[m+1].leader && p.insns[m+1].gline == call.gline {
 			m++ // movq %xmm0,%rax
 		}
-		if p.insns[m].retStore && (m+1 >= fn.end || p.insns[m+1].gline != call.gline || p.insns[m+1].leader) {
+		if p.insns[m].retStore && (m+1 >= fn.end || p.insns[m+1].gline != call.gline || p.insns[m+1].leader) && !call.catch {
+			// (A catch's binding of its parameter is a statement of
+			// its own.)
 			j = m + 1
 		}
 	}
@@ -1066,15 +1211,18 @@ func (p *Program) callStatementEnd(fn *function, k int) (end int, empty int32) {
 		}
 		return j - 1, -1
 	}
-	early := call.gline >= 0 && p.ifArmReturn(call.gline)
+	early := call.gline >= 0 && p.ifArmReturn(call.gline) || p.cxxReturnCopy(fn, k)
 	if jump >= 0 {
 		if jl := p.insns[jump].gline; jl >= 0 && jl != call.gline || early || jl >= 0 && p.ifArmReturn(jl) {
 			return j - 1, -1 // the jump is the block
 		}
 		return fn.end, -1
 	}
-	if early && fn.returnsValue && !call.noReturn {
-		return j - 1, call.gline // the copy into the return value: a block of no code
+	if early && fn.returnsValue && !call.noReturn && call.gline >= 0 && p.returnLine(call.gline) {
+		// The copy into the return value: a block of no code (C++ copies
+		// a scalar result into it after the call, C only in an if arm,
+		// where gcc's prediction for the early return follows the call).
+		return j - 1, call.gline
 	}
 	if !fn.returnsValue && !call.noReturn && jump < 0 && p.explicitReturns(fn) == 0 && p.epilogueAt(fn, j) {
 		// A void function's implicit return, a statement of the call's
@@ -1084,6 +1232,137 @@ func (p *Program) callStatementEnd(fn *function, k int) (end int, empty int32) {
 		return j - 1, -1
 	}
 	return fn.end, -1
+}
+
+// bareReturnJump reports whether segment s is only the jump of a
+// `return expr;` statement that follows a call ending a gcc block: gcc
+// splits the return's jump off the call's block into a block without
+// lines (the jump's location is the statement's, already seen on its
+// other statements), unless the return is in an if arm.
+func (p *Program) bareReturnJump(fn *function, s *seg) bool {
+	in := &p.insns[s.end-1]
+	if in.kind != kJmp || in.gline < 0 || s.first == fn.first || !fn.returnsValue || s.end-s.first > 3 {
+		return false
+	}
+	for k := s.first; k < s.end-1; k++ {
+		// The return value's move into the result register from where
+		// it was kept across the call: gcc's return statement, in the
+		// return block.
+		if !p.insns[k].movRax || p.insns[k].gline != in.gline {
+			return false
+		}
+	}
+	k := s.first - 1
+	for k > fn.first && p.insns[k].addRSP {
+		k--
+	}
+	return p.endsGccBlock(k) && p.returnLine(in.gline) && !p.ifArmReturn(in.gline) && p.insns[k].gline != in.gline
+}
+
+// jumpLine reports whether gcov line g holds a break, continue, goto or
+// return statement.
+func (p *Program) jumpLine(g int32) bool {
+	k := p.lines[g]
+	src := p.source(k.file)
+	return k.line >= 1 && int(k.line) <= len(src) && (jumpStmt.MatchString(src[k.line-1]) || returnStmt.MatchString(src[k.line-1]))
+}
+
+// cxxReturnCopy reports whether the call at k is the last of a C++
+// return statement whose value gcc copies into the return value after it:
+// the call may throw (its result goes through a temporary), or it is a
+// constructor (the value is the new object's address).
+func (p *Program) cxxReturnCopy(fn *function, k int) bool {
+	call := &p.insns[k]
+	if !fn.cxx || !fn.returnsValue || p.memoryReturn(fn) || call.gline < 0 || !p.returnLine(call.gline) || call.noReturn {
+		return false
+	}
+	if call.throws {
+		return true
+	}
+	if fi, ok := p.lowFn[call.target]; ok && call.kind == kCall {
+		n := p.funcs[fi].name
+		return strings.HasPrefix(n, "_Z") && (strings.Contains(n, "C1E") || strings.Contains(n, "C2E"))
+	}
+	return false
+}
+
+// endsCatch reports whether instruction k calls __cxa_end_catch.
+func (p *Program) endsCatch(k int) bool {
+	in := &p.insns[k]
+	return in.kind == kCall && in.endCatch
+}
+
+// isLandingPad reports whether instruction k is a landing pad of fn.
+func (p *Program) isLandingPad(fn *function, k int) bool {
+	for _, cs := range p.lpads[fn.low] {
+		if cs.lp != 0 && p.index(cs.lp) == k {
+			return true
+		}
+	}
+	return false
+}
+
+// catchAt reports whether the code at instruction k begins a catch
+// clause: register moves, then a call to __cxa_begin_catch.
+func (p *Program) catchAt(fn *function, k int) bool {
+	for ; k >= 0 && k < fn.end; k++ {
+		in := &p.insns[k]
+		switch {
+		case in.kind == kCall:
+			return in.catch
+		case in.kind != kOther:
+			return false
+		}
+	}
+	return false
+}
+
+// passesToPad reports whether segment s only moves registers and jumps
+// or falls to a landing pad: in gcc's graph, exception handling's pass
+// to an outer handler, a block without lines.
+func (gb *graphBuilder) passesToPad(s *seg) bool {
+	p := gb.p
+	for k := s.first; k < s.end-1; k++ {
+		if p.insns[k].kind != kOther {
+			return false
+		}
+	}
+	last := &p.insns[s.end-1]
+	switch last.kind {
+	case kJmp:
+		return gb.padLike(p.index(last.target))
+	case kOther:
+		return gb.padLike(s.end)
+	}
+	return false
+}
+
+// padLike reports whether instruction k starts a landing pad: one of
+// the call-site table's, or exception-only code that other exception
+// handling code jumps to (an outer cleanup that the inner handler's
+// code reaches without the unwinder).
+func (gb *graphBuilder) padLike(k int) bool {
+	p, fn := gb.p, gb.fn
+	if p.isLandingPad(fn, k) {
+		return true
+	}
+	si, ok := gb.segAt[k]
+	if !ok || !gb.ehOnly[si] {
+		return false
+	}
+	for sj, s := range gb.segs {
+		if in := &p.insns[s.end-1]; gb.ehOnly[sj] && in.kind == kJmp && p.index(in.target) == k {
+			return true
+		}
+	}
+	return false
+}
+
+// memoryReturn reports whether fn returns an object in memory: its
+// epilogue loads the object's address into rax.
+func (p *Program) memoryReturn(fn *function) bool {
+	e := p.epilogueStart(fn)
+	return e >= 0 && e < fn.end && p.insns[e].loadRax
 }
 
 // epilogueAt reports whether the instructions from k are fn's epilogue.
@@ -1191,7 +1470,7 @@ func (p *Program) epilogueStart(fn *function) int {
 	// A function returning an object in memory loads its address into
 	// rax on the closing brace: part of the return.
 	if e > fn.first && !p.insns[e].leader {
-		if in := &p.insns[e-1]; in.loadRax && in.gline >= 0 && p.lines[in.gline].line == fn.endLine && fn.endLine > fn.startLine {
+		if in := &p.insns[e-1]; (in.loadRax || in.movRax) && in.gline >= 0 && p.lines[in.gline].line == fn.endLine && fn.endLine > fn.startLine {
 			e--
 		}
 	}
@@ -1262,7 +1541,7 @@ func (p *Program) endsGccBlock(k int) bool {
 // keeps the statement's line only when no other return shares it (and
 // main has an implicit one at its end).
 func (p *Program) singleReturnLine(fn *function) int32 {
-	src := p.source(fn.file)
+	src := p.ownSource(fn)
 	if src == nil || fn.name == "main" {
 		return -1
 	}
@@ -1301,13 +1580,13 @@ func (g *gccGraph) finish(p *Program) {
 		sort.SliceStable(b.succ, func(i, j int) bool { return b.succ[i].to < b.succ[j].to })
 		real := 0
 		for _, a := range b.succ {
-			if !a.fake {
+			if !a.fake && !a.throw {
 				real++
 			}
 		}
 		for ai := range b.succ {
 			a := &b.succ[ai]
-			a.fall = !a.fake && a.to != 1 && (real == 1 || a.to == bi+1 && !b.dispatch)
+			a.fall = !a.fake && !a.throw && !a.noFall && a.to != 1 && (real == 1 || a.to == bi+1 && !b.dispatch)
 		}
 	}
 }
@@ -1356,4 +1635,104 @@ func (p *Program) lineShape(ls []int32) string {
 		fmt.Fprintf(&b, "%s:[%s] ", filepath.Base(p.files[f]), strings.Join(nums, " "))
 	}
 	return b.String()
+}
+
+// lambdaColumns sets the start column of lambdas' operator() as gcc
+// records it, at the '[' that opens the lambda (DWARF gives the closure
+// type's column, at its ']').
+func (p *Program) lambdaColumns() {
+	for fi := range p.funcs {
+		fn := &p.funcs[fi]
+		src := p.source(fn.file)
+		if !fn.closure || fn.startLine < 1 || int(fn.startLine) > len(src) {
+			continue
+		}
+		line := src[fn.startLine-1]
+		c := min(int(fn.startCol), len(line))
+		for c > 0 && line[c-1] != '[' {
+			c--
+		}
+		if c > 0 {
+			fn.startCol = int32(c)
+		}
+	}
+}
+
+// ownSource returns the source lines of fn (index 0 is line 1) with the
+// lambdas written inside it blanked out, so that scans of its statements
+// do not see theirs.
+func (p *Program) ownSource(fn *function) []string {
+	src := p.source(fn.file)
+	if src == nil {
+		return nil
+	}
+	var out []string
+	for ln := max(int(fn.startLine), 1); ln <= int(fn.endLine) && ln <= len(src); ln++ {
+		line := src[ln-1]
+		from := 0
+		if ln == int(fn.startLine) && fn.closure {
+			from = int(fn.startCol) // the function's own '['
+		}
+		for i := from; i < len(line); i++ {
+			if line[i] != '[' || !lambdaStart(line, i) {
+				continue
+			}
+			if out == nil {
+				out = append([]string(nil), src...)
+			}
+			blankLambda(out, ln, i)
+			line = out[ln-1]
+		}
+	}
+	if out == nil {
+		return src
+	}
+	return out
+}
+
+// lambdaStart reports whether the '[' at line[i] opens a lambda: it
+// follows an operator, a parenthesis, a comma or nothing (not an array
+// or index), and its ']' is followed by '(' or '{'.
+func lambdaStart(line string, i int) bool {
+	j := i - 1
+	for j >= 0 && (line[j] == ' ' || line[j] == '\t') {
+		j--
+	}
+	if j >= 0 && !strings.ContainsRune("=(,{;:?!&|", rune(line[j])) {
+		return false
+	}
+	k := strings.IndexByte(line[i:], ']')
+	if k < 0 {
+		return false
+	}
+	rest := strings.TrimSpace(line[i+k+1:])
+	return strings.HasPrefix(rest, "(") || strings.HasPrefix(rest, "{")
+}
+
+// blankLambda replaces the lambda starting at src[ln-1][col] ('[') to
+// the '}' closing its body with spaces.
+func blankLambda(src []string, ln, col int) {
+	depth, opened := 0, false
+	for l := ln; l <= len(src); l++ {
+		b := []byte(src[l-1])
+		from := 0
+		if l == ln {
+			from = col
+		}
+		for i := from; i < len(b); i++ {
+			switch b[i] {
+			case '{':
+				depth++
+				opened = true
+			case '}':
+				depth--
+			}
+			b[i] = ' '
+			if opened && depth == 0 {
+				src[l-1] = string(b)
+				return
+			}
+		}
+		src[l-1] = string(b)
+	}
 }

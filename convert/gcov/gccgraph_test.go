@@ -64,9 +64,7 @@ func TestGccGraphShapes(t *testing.T) {
 				same++
 				continue
 			}
-			if !strings.HasSuffix(sourceOf(t, name), ".cc") && !(name == "jmp" && gf.name == "parse") {
-				// setjmp's receiver and abnormal dispatcher blocks are
-				// not modelled (parse in jmp.c).
+			if !strings.HasSuffix(sourceOf(t, name), ".cc") {
 				t.Errorf("%s %s: block graph differs from gcc's (GCOV_SHAPES=1 shows it)", name, gf.name)
 			}
 			if os.Getenv("GCOV_SHAPES") != "" {

@@ -185,13 +185,16 @@ func (p *Program) canFallOff(fn *function, k int) bool {
 	at := p.insns[k].addr
 	if k > fn.first {
 		prev := &p.insns[k-1]
-		if prev.kind != kJmp && prev.kind != kJmpInd && prev.kind != kRet && prev.gline >= 0 && !p.returnLine(prev.gline) {
+		if prev.kind != kJmp && prev.kind != kJmpInd && prev.kind != kRet && !prev.noReturn && prev.gline >= 0 && !p.returnLine(prev.gline) {
 			return true
 		}
 	}
 	for j := fn.first; j < fn.end; j++ {
 		in := &p.insns[j]
 		if (in.kind == kJcc || in.kind == kJmp) && in.target == at && in.gline >= 0 && !p.returnLine(in.gline) {
+			if j > fn.first && (p.insns[j-1].movRax || p.insns[j-1].loadRax) && p.insns[j-1].gline == in.gline {
+				continue // the return value moved into rax, then the jump to the epilogue
+			}
 			return true
 		}
 	}

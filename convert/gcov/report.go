@@ -381,7 +381,14 @@ func (p *Program) Report(c *Counts) *Report {
 			switch {
 			case arc.fake:
 				l.items = append(l.items, item{call: true, branch: len(l.Calls)})
-				l.Calls = append(l.Calls, Call{Executed: src, Returned: src - min(cnt, src)})
+				c := Call{Executed: src, Returned: src - min(cnt, src)}
+				if len(arc.obs) == 1 && p.insns[arc.obs[0].insn].twice {
+					// setjmp returns once more for each longjmp: gcov's
+					// fake arc is negative, its "returned" above 100%.
+					in := &p.insns[arc.obs[0].insn]
+					c.Returned = returned[in.addr+uint64(in.size)]
+				}
+				l.Calls = append(l.Calls, c)
 			case !r.f.unconditional(r.b):
 				l.items = append(l.items, item{branch: len(l.Branches), n: 1})
 				l.Branches = append(l.Branches, Branch{Count: cnt, Fallthrough: arc.fall, Throw: arc.throw, Executed: src > 0, Source: src})

@@ -24,7 +24,7 @@ func New(f *elf.File) (*Table, error) {
 // FromDWARF builds a Table from already opened DWARF data.
 func FromDWARF(d *dwarf.Data) (*Table, error) {
 	b := builder{d: d, t: &Table{}, fileIdx: map[string]int32{}, names: map[dwarf.Offset]origin{},
-		aggregate: map[dwarf.Offset]bool{}}
+		aggregate: map[dwarf.Offset]bool{}, memberDecl: map[dwarf.Offset]typeDecl{}}
 	if err := b.run(); err != nil {
 		return nil, fmt.Errorf("srcline: %w", err)
 	}
@@ -48,6 +48,8 @@ type origin struct {
 	external      bool
 	typed         bool // DW_AT_type: the function returns a value
 	artificial    bool // DW_AT_artificial: made by the compiler
+	// closure: the declaration is the class's (a lambda's operator()).
+	closure bool
 }
 
 type builder struct {
@@ -57,7 +59,10 @@ type builder struct {
 	names   map[dwarf.Offset]origin
 	// aggregate caches aggregateLocal's verdict per type.
 	aggregate map[dwarf.Offset]bool
-	cuFiles   []int32 // CU file index -> Table file index
+	// memberDecl holds the class declaration of member functions that
+	// have no line of their own (lambdas' operator()).
+	memberDecl map[dwarf.Offset]typeDecl
+	cuFiles    []int32 // CU file index -> Table file index
 }
 
 func (b *builder) file(name string) int32 {
@@ -143,6 +148,9 @@ func (b *builder) lines(cu *dwarf.Entry) error {
 func (b *builder) unit(r *dwarf.Reader) error {
 	// stack of scope indexes, -1 for entries that are not scopes.
 	stack := []int32{-1}
+	// types holds, parallel to stack, the declaration of each entry that
+	// is a class or struct (a lambda's closure type), else a zero one.
+	types := []typeDecl{{}}
 	for len(stack) > 0 {
 		e, err := r.Next()
 		if err != nil {
@@ -153,7 +161,21 @@ func (b *builder) unit(r *dwarf.Reader) error {
 		}
 		if e.Tag == 0 {
 			stack = stack[:len(stack)-1]
+			types = types[:len(types)-1]
 			continue
+		}
+		if e.Tag == dwarf.TagSubprogram && e.Val(dwarf.AttrDeclLine) == nil {
+			if t := types[len(types)-1]; t.line > 0 {
+				// A member function without a line of its own (a
+				// lambda's operator()): its class's declaration.
+				b.memberDecl[e.Offset] = t
+			}
+		}
+		var td typeDecl
+		if e.Tag == dwarf.TagStructType || e.Tag == dwarf.TagClassType {
+			td.file, _ = e.Val(dwarf.AttrDeclFile).(int64)
+			td.line, _ = e.Val(dwarf.AttrDeclLine).(int64)
+			td.col, _ = e.Val(dwarf.AttrDeclColumn).(int64)
 		}
 		parent := int32(-1)
 		for k := len(stack) - 1; k >= 0; k-- {
@@ -178,6 +200,10 @@ func (b *builder) unit(r *dwarf.Reader) error {
 				continue
 			}
 			o := b.origin(e)
+			if t, ok := b.memberDecl[e.Offset]; ok && o.declLine == 0 && e.Tag == dwarf.TagSubprogram {
+				// A lambda's operator() defined in its closure type.
+				o.declFile, o.declLine, o.declCol, o.closure = t.file, t.line, t.col, true
+			}
 			s := scope{name: o.name, linkage: o.linkage, ranges: ranges, subprogram: e.Tag == dwarf.TagSubprogram}
 			if s.name == "" {
 				s.name = "??"
@@ -224,16 +250,37 @@ func (b *builder) unit(r *dwarf.Reader) error {
 						Name: s.name, LinkageName: o.linkage, Low: rg[0], High: rg[1],
 						File: name, Line: int(o.declLine), Column: int(o.declCol),
 						External: o.external, ReturnsValue: o.typed, Artificial: o.artificial, entry: cur,
+						Closure: o.closure, spec: specOf(e),
 					})
 				}
 			}
 		}
 		if e.Children {
 			stack = append(stack, cur)
+			types = append(types, td)
+		}
+	}
+	// Lambdas whose operator() came before its class: the class's line.
+	for i := range b.t.funcs {
+		f := &b.t.funcs[i]
+		if t, ok := b.memberDecl[f.spec]; ok && f.Line == 0 && f.spec != 0 {
+			f.Line, f.Column, f.Closure = int(t.line), int(t.col), true
+			if df := b.cuFile(t.file); df >= 0 {
+				f.File = b.t.files[df]
+			}
 		}
 	}
 	return nil
 }
+
+// specOf returns the DW_AT_specification of e, or 0.
+func specOf(e *dwarf.Entry) dwarf.Offset {
+	off, _ := e.Val(dwarf.AttrSpecification).(dwarf.Offset)
+	return off
+}
+
+// typeDecl is where a class or struct is declared.
+type typeDecl struct{ file, line, col int64 }
 
 // aggregateLocal reports whether the variable e lives in the frame (no
 // static DW_OP_addr location) and has an array, struct, union or class
@@ -297,6 +344,7 @@ func (b *builder) origin(e *dwarf.Entry) origin {
 		o.external = o.external || p.external
 		o.typed = o.typed || p.typed
 		o.artificial = o.artificial || p.artificial
+		o.closure = o.closure || p.closure
 	}
 	return o
 }

@@ -1,6 +1,7 @@
 package srcline
 
 import (
+	"debug/dwarf"
 	"debug/elf"
 	"sort"
 )
@@ -36,10 +37,14 @@ type Func struct {
 	// Artificial is true for functions the compiler made (implicit
 	// constructors and destructors, DW_AT_artificial).
 	Artificial bool
+	// Closure is true for a lambda's operator(): Line and Column are its
+	// closure type's declaration (gcc gives the member none).
+	Closure bool
 	// AggregateLocals is true when the function has a local variable
 	// (not static) of array, struct, union or class type.
 	AggregateLocals bool
-	entry           int32 // index of the subprogram scope
+	entry           int32        // index of the subprogram scope
+	spec            dwarf.Offset // DW_AT_specification, 0 if none
 }
 
 // Frame is one level of an inline chain. The innermost frame has the

@@ -1,0 +1,323 @@
+package gcov
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"strings"
+)
+
+// Exception landing pads: which call may throw to which handler. gcc
+// records them per function in the language-specific data area (LSDA,
+// in .gcc_except_table) that the function's FDE in .eh_frame points to:
+// a call-site table of [start, start+len) ranges relative to the
+// function, each with the offset of its landing pad (0: none). A call in
+// a range with a landing pad has an exception arc in gcc's graph. This is
+// the small part of the Itanium C++ ABI's LSDA format (and the .eh_frame
+// CIE/FDE format of the LSB) that gcov needs: convert/unwind reads the
+// call frame instructions, not the LSDA.
+
+// callSite is one call-site record: calls in [start, end) throw to lp
+// (0: they have no landing pad).
+type callSite struct {
+	start, end, lp uint64
+	action         uint64 // 0: no action; with no landing pad, else a filter (noexcept)
+}
+
+// ehCursor reads little-endian values with a sticky error.
+type ehCursor struct {
+	b   []byte
+	off int
+	err error
+}
+
+var errShortEH = errors.New("gcov: truncated exception data")
+
+func (c *ehCursor) u8() uint8 {
+	if c.err != nil || c.off+1 > len(c.b) {
+		c.err = errShortEH
+		return 0
+	}
+	v := c.b[c.off]
+	c.off++
+	return v
+}
+
+func (c *ehCursor) fixed(n int) uint64 {
+	if c.err != nil || c.off+n > len(c.b) || n < 0 {
+		c.err = errShortEH
+		return 0
+	}
+	var v uint64
+	switch n {
+	case 2:
+		v = uint64(binary.LittleEndian.Uint16(c.b[c.off:]))
+	case 4:
+		v = uint64(binary.LittleEndian.Uint32(c.b[c.off:]))
+	case 8:
+		v = binary.LittleEndian.Uint64(c.b[c.off:])
+	}
+	c.off += n
+	return v
+}
+
+func (c *ehCursor) uleb() uint64 {
+	var v uint64
+	for shift := uint(0); ; shift += 7 {
+		b := c.u8()
+		if c.err != nil {
+			return 0
+		}
+		if shift < 64 {
+			v |= uint64(b&0x7f) << shift
+		}
+		if b&0x80 == 0 {
+			return v
+		}
+	}
+}
+
+func (c *ehCursor) sleb() int64 {
+	var v int64
+	var shift uint
+	for {
+		b := c.u8()
+		if c.err != nil {
+			return 0
+		}
+		if shift < 64 {
+			v |= int64(b&0x7f) << shift
+		}
+		shift += 7
+		if b&0x80 == 0 {
+			if shift < 64 && b&0x40 != 0 {
+				v |= -1 << shift
+			}
+			return v
+		}
+	}
+}
+
+// encoded reads a value in DWARF exception-header encoding enc; addr is
+// the address of the cursor's data start (for pc-relative values).
+func (c *ehCursor) encoded(enc uint8, addr uint64) (uint64, bool) {
+	if enc == 0xff { // DW_EH_PE_omit
+		return 0, false
+	}
+	at := addr + uint64(c.off)
+	var v uint64
+	switch enc & 0x0f {
+	case 0x00: // absptr
+		v = c.fixed(8)
+	case 0x01:
+		v = c.uleb()
+	case 0x02:
+		v = c.fixed(2)
+	case 0x03:
+		v = c.fixed(4)
+	case 0x04:
+		v = c.fixed(8)
+	case 0x09:
+		v = uint64(c.sleb())
+	case 0x0a:
+		v = uint64(int64(int16(c.fixed(2))))
+	case 0x0b:
+		v = uint64(int64(int32(c.fixed(4))))
+	case 0x0c:
+		v = c.fixed(8)
+	default:
+		c.err = errShortEH
+		return 0, false
+	}
+	switch enc & 0x70 {
+	case 0x10: // pcrel
+		v += at
+	case 0x00:
+	default:
+		// textrel, datarel, funcrel: not used by gcc on x86-64.
+	}
+	return v, c.err == nil
+}
+
+// landingPads returns the call-site tables of the functions of f by the
+// functions' start addresses, read from .eh_frame and .gcc_except_table.
+// Damaged or missing data leaves functions out: they get no exception
+// arcs.
+func landingPads(f *elf.File) map[uint64][]callSite {
+	eh, lsda := f.Section(".eh_frame"), f.Section(".gcc_except_table")
+	if eh == nil || lsda == nil || f.Class != elf.ELFCLASS64 {
+		return nil
+	}
+	ehData, err := eh.Data()
+	if err != nil {
+		return nil
+	}
+	lsdaData, err := lsda.Data()
+	if err != nil {
+		return nil
+	}
+	out := map[uint64][]callSite{}
+	type cieInfo struct{ fdeEnc, lsdaEnc uint8 }
+	cies := map[int]cieInfo{}
+	readCIE := func(off int) (cieInfo, bool) {
+		if ci, ok := cies[off]; ok {
+			return ci, true
+		}
+		ci := cieInfo{fdeEnc: 0, lsdaEnc: 0xff}
+		c := &ehCursor{b: ehData, off: off}
+		length := int(c.fixed(4))
+		end := c.off + length
+		if c.err != nil || length == 0xffffffff || end > len(ehData) {
+			return ci, false
+		}
+		c.fixed(4) // CIE id
+		c.u8()     // version
+		var aug []byte
+		for c.err == nil {
+			b := c.u8()
+			if b == 0 {
+				break
+			}
+			aug = append(aug, b)
+		}
+		c.uleb() // code alignment
+		c.sleb() // data alignment
+		c.uleb() // return address register
+		if len(aug) == 0 || aug[0] != 'z' {
+			cies[off] = ci
+			return ci, c.err == nil
+		}
+		c.uleb() // augmentation length
+		for _, a := range aug[1:] {
+			switch a {
+			case 'L':
+				ci.lsdaEnc = c.u8()
+			case 'R':
+				ci.fdeEnc = c.u8()
+			case 'P':
+				pe := c.u8()
+				c.encoded(pe&0x7f, eh.Addr)
+			case 'S', 'B':
+			default:
+				cies[off] = ci
+				return ci, c.err == nil
+			}
+		}
+		cies[off] = ci
+		return ci, c.err == nil
+	}
+	for off := 0; off+8 <= len(ehData); {
+		c := &ehCursor{b: ehData, off: off}
+		length := int(c.fixed(4))
+		if length == 0 || length == 0xffffffff {
+			break
+		}
+		next := c.off + length
+		if next > len(ehData) {
+			break
+		}
+		idAt := c.off
+		id := int(c.fixed(4))
+		if id != 0 {
+			ci, ok := readCIE(idAt - id)
+			if ok && ci.lsdaEnc != 0xff {
+				start, ok1 := c.encoded(ci.fdeEnc, eh.Addr)
+				c.encoded(ci.fdeEnc&0x0f, eh.Addr) // range
+				c.uleb()                           // augmentation length
+				lp, ok2 := c.encoded(ci.lsdaEnc, eh.Addr)
+				if ok1 && ok2 && lp != 0 && lp >= lsda.Addr && lp < lsda.Addr+uint64(len(lsdaData)) {
+					if sites := parseLSDA(lsdaData, int(lp-lsda.Addr), lsda.Addr, start); sites != nil {
+						out[start] = sites
+					}
+				}
+			}
+		}
+		off = next
+	}
+	return out
+}
+
+// parseLSDA reads the call-site table of the LSDA at off in data (at
+// address base) of the function starting at fn.
+func parseLSDA(data []byte, off int, base, fn uint64) []callSite {
+	c := &ehCursor{b: data, off: off}
+	lpStart := fn
+	if enc := c.u8(); enc != 0xff {
+		if v, ok := c.encoded(enc, base); ok {
+			lpStart = v
+		}
+	}
+	if enc := c.u8(); enc != 0xff {
+		c.uleb() // type table offset
+	}
+	siteEnc := c.u8()
+	n := int(c.uleb())
+	end := c.off + n
+	if c.err != nil || end > len(data) {
+		return nil
+	}
+	var out []callSite
+	for c.off < end && c.err == nil {
+		start, _ := c.encoded(siteEnc&0x0f, base)
+		length, _ := c.encoded(siteEnc&0x0f, base)
+		lp, _ := c.encoded(siteEnc&0x0f, base)
+		action := c.uleb()
+		s := callSite{start: fn + start, end: fn + start + length, action: action}
+		if lp != 0 {
+			s.lp = lpStart + lp
+		}
+		out = append(out, s)
+	}
+	if c.err != nil {
+		return nil
+	}
+	return out
+}
+
+// site returns the call-site record of the function starting at fn that
+// covers address a.
+func (p *Program) site(fn, a uint64) (callSite, bool) {
+	for _, s := range p.lpads[fn] {
+		if a >= s.start && a < s.end {
+			return s, true
+		}
+	}
+	return callSite{}, false
+}
+
+// throwingFuncs are the library functions that may throw into a C++
+// caller, as gcc 12 decides it: the C library's cancellation points
+// (glibc declares them without __THROW), operator new, and the ABI's
+// throwing entry points. Other C library functions cannot throw, nor can
+// operator delete; other C++ library functions can. Found by compiling a
+// call to each inside a cleanup with --coverage and reading the notes
+// file's exception arcs.
+var throwingFuncs = map[string]bool{}
+
+// raisingFuncs throw (or rethrow, or resume unwinding) themselves.
+var raisingFuncs = map[string]bool{"__cxa_throw": true, "__cxa_rethrow": true, "_Unwind_Resume": true}
+
+func init() {
+	for _, n := range strings.Fields(`printf fprintf vprintf vfprintf puts putchar fputs fputc putc fwrite
+		fread fflush fopen fclose fgets getchar getc fgetc ungetc scanf fscanf vscanf vfscanf __isoc99_scanf
+		__isoc99_fscanf __isoc99_vscanf __isoc99_vfscanf perror _exit qsort bsearch system read write
+		pthread_join open openat creat close getline getdelim fseek fseeko ftell ftello rewind freopen popen
+		pclose tmpfile fgetpos fsetpos sleep usleep nanosleep wait waitpid pause select poll accept connect
+		recv recvfrom recvmsg send sendto sendmsg fsync fdatasync msync tcdrain sigsuspend sigwait
+		fcntl pread pwrite readv writev __printf_chk __fprintf_chk __vfprintf_chk __vprintf_chk
+		__cxa_end_catch __cxa_throw __cxa_rethrow _Unwind_Resume`) {
+		throwingFuncs[n] = true
+	}
+}
+
+// calleeThrows reports whether the library function name may throw.
+func calleeThrows(name string) bool {
+	if throwingFuncs[name] {
+		return true
+	}
+	if !strings.HasPrefix(name, "_Z") {
+		return false
+	}
+	// C++: operator delete and std::terminate cannot.
+	return !strings.HasPrefix(name, "_ZdlPv") && !strings.HasPrefix(name, "_ZdaPv") && name != "_ZSt9terminatev"
+}
