@@ -199,7 +199,6 @@ type ptState struct {
 	curTID      map[int32][2]int32 // cpu -> pid, tid
 	dataQueued  bool
 	cpuPID      map[int32]int32 // the one process each CPU runs (cpuRuns), -1: several
-	cpuTID      map[int32]int32 // the one thread each CPU runs, -1: several
 	// mightOverlap: snapshot or sample recordings, whose buffers may
 	// repeat each other's data (intel_pt_get_buffer); haveTSC:
 	// intel_pt_have_tsc, which finds the overlap by TSC
@@ -551,12 +550,12 @@ func (p *ptState) queueIndex() error {
 		case *perfdata.RecordComm, *perfdata.RecordFork, *perfdata.RecordMmap, *perfdata.RecordMmap2:
 			p.s.mutTotal++
 		case *perfdata.RecordItraceStart:
-			p.cpuRuns(int32(r.CPU), r.PID, r.TID)
+			p.cpuRuns(int32(r.CPU), r.PID)
 		case *perfdata.RecordSwitch:
 			if r.Out() && r.CPUWide {
-				p.cpuRuns(int32(r.CPU), r.NextPrevPID, r.NextPrevTID)
+				p.cpuRuns(int32(r.CPU), r.NextPrevPID)
 			} else if !r.Out() {
-				p.cpuRuns(int32(r.CPU), r.PID, r.TID)
+				p.cpuRuns(int32(r.CPU), r.PID)
 			}
 		}
 	}
@@ -567,26 +566,22 @@ func (p *ptState) queueIndex() error {
 	return nil
 }
 
-// cpuRuns notes that the sideband puts thread tid of process pid on cpu
-// (for the parallel decoding of per-CPU queues; the idle task does not
-// count: it leaves no user-space trace). cpuPID[cpu] and cpuTID[cpu] are
-// the one process and thread seen there, -1 after a second one.
-func (p *ptState) cpuRuns(cpu, pid, tid int32) {
+// cpuRuns notes that the sideband puts process pid on cpu (for the
+// parallel decoding of per-CPU queues; the idle task does not count: it
+// leaves no user-space trace). cpuPID[cpu] is the one process seen there,
+// -1 after a second one.
+func (p *ptState) cpuRuns(cpu, pid int32) {
 	if pid <= 0 {
 		return
 	}
 	if p.cpuPID == nil {
-		p.cpuPID, p.cpuTID = map[int32]int32{}, map[int32]int32{}
+		p.cpuPID = map[int32]int32{}
 	}
-	one := func(m map[int32]int32, v int32) {
-		if old, ok := m[cpu]; !ok {
-			m[cpu] = v
-		} else if old != v {
-			m[cpu] = -1
-		}
+	if old, ok := p.cpuPID[cpu]; !ok {
+		p.cpuPID[cpu] = pid
+	} else if old != pid {
+		p.cpuPID[cpu] = -1
 	}
-	one(p.cpuPID, pid)
-	one(p.cpuTID, tid)
 }
 
 func (p *ptState) addBuffer(r *perfdata.RecordAuxtrace) error {

@@ -106,9 +106,13 @@ func (p *ptState) queueParallel(q *ptQueue, fresh bool) bool {
 		if !p.perCPU || !p.dataQueued || !ok || pid <= 0 || q.pid != pid {
 			return false
 		}
-		if tid := p.cpuTID[q.cpu]; p.h.Runs != nil && !p.h.LeanRuns && (tid <= 0 || q.tid != tid) {
-			// A chunk's runs are batched for the thread it started
-			// with: full runs (pprof) only where one thread runs.
+		if p.h.Runs != nil {
+			// Not for runs (pprof, gcov): the sequential decode hands
+			// a queue's runs over at each stop, so that a thread's
+			// runs from several CPUs arrive in time order, which
+			// chunks would have to cut their batches for at every
+			// state (15 times the CPU time measured); and the bulk
+			// walk of runs decodes per-CPU queues as fast alone.
 			return false
 		}
 	}
@@ -508,12 +512,6 @@ func (p *ptState) runSeq(q *ptQueue, stop uint64, ts *uint64) int {
 			// queue's timestamp (its heap ordinal), and a stop at a
 			// state sets the next limit above that state's.
 			j.lastTS = q.timestamp
-			if p.perCPU && p.workFlow && q.rq.n > 0 {
-				// Per-CPU queues hand their runs over at every stop
-				// (processQueues): the runs before a state where the
-				// replay may stop are a batch of their own.
-				q.newRunBatch()
-			}
 			r := rec{kind: recState, addr: q.timestamp}
 			if j.seg != nil {
 				r.period = uint64(j.seg.Len())
