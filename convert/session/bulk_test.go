@@ -94,16 +94,7 @@ func decodeRunsBulk(t *testing.T, data string, workers int, lean bool) ([]byte, 
 	h := Handler{
 		LeanRuns: lean,
 		Error:    func(e *sample.ErrorLine) { printError(&out, e) },
-		Runs: func(b *RunBatch) {
-			tm := b.Time
-			for _, r := range b.Runs {
-				var cyc uint64
-				if r.Mark != 0 {
-					tm, cyc = b.Marks[r.Mark-1].Time, b.Marks[r.Mark-1].Cycles
-				}
-				fmt.Fprintf(&out, "%d/%d %d %d %x-%x %d %#x %x %d\n", b.PID, b.TID, b.CPU, tm, r.Start, r.End, r.NInsn, r.Flags, r.To, cyc)
-			}
-		},
+		Runs:     runsText(&out),
 	}
 	if err := s.Run(h); err != nil {
 		t.Fatal(err)
@@ -113,6 +104,20 @@ func decodeRunsBulk(t *testing.T, data string, workers int, lean bool) ([]byte, 
 		n = s.pt.bulkInsns.Load()
 	}
 	return out.Bytes(), n
+}
+
+// runsText is a Handler.Runs that prints every run as decodeRuns does.
+func runsText(out *bytes.Buffer) func(*RunBatch) {
+	return func(b *RunBatch) {
+		tm := b.Time
+		for _, r := range b.Runs {
+			var cyc uint64
+			if r.Mark != 0 {
+				tm, cyc = b.Marks[r.Mark-1].Time, b.Marks[r.Mark-1].Cycles
+			}
+			fmt.Fprintf(out, "%d/%d %d %d %x-%x %d %#x %x %d\n", b.PID, b.TID, b.CPU, tm, r.Start, r.End, r.NInsn, r.Flags, r.To, cyc)
+		}
+	}
 }
 
 // hasAux reports whether the recording f has AUX data (Intel PT).
@@ -216,16 +221,7 @@ func fuzzRuns(t *testing.T, path, symfs string, lean bool) ([]byte, uint64) {
 	h := Handler{
 		LeanRuns: lean,
 		Error:    func(e *sample.ErrorLine) { printError(&out, e) },
-		Runs: func(b *RunBatch) {
-			tm := b.Time
-			for _, r := range b.Runs {
-				var cyc uint64
-				if r.Mark != 0 {
-					tm, cyc = b.Marks[r.Mark-1].Time, b.Marks[r.Mark-1].Cycles
-				}
-				fmt.Fprintf(&out, "%d/%d %d %d %x-%x %d %#x %x %d\n", b.PID, b.TID, b.CPU, tm, r.Start, r.End, r.NInsn, r.Flags, r.To, cyc)
-			}
-		},
+		Runs:     runsText(&out),
 	}
 	if err := s.Run(h); err != nil {
 		fmt.Fprintf(&out, "error: %v\n", err)

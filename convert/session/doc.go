@@ -87,8 +87,19 @@
 // chunk's decoder fills its own run batches, handed over in order, and
 // what it saw before its first run (the first walk, branch or trace end)
 // resolves the run pending before the chunk. A thread's runs are the
-// sequential decode's; only the batch boundaries may differ. Everything
+// sequential decode's; only the batch boundaries may differ. The bare
+// decode (--itrace=e: errors only) decodes in chunks too. Everything
 // else decodes sequentially.
+//
+// # The edge-graph path
+//
+// Where no sample is made (Handler.Runs alone, or the bare decode), the
+// walk follows each DSO's cache of straight-line runs as a graph of basic
+// blocks (bulk.go, ptperf/bulk.go): TNT bits, direct branches, compressed
+// returns and TIPs select the next block in one lookup each, many blocks
+// per call, instead of one decoder state per branch. Its runs, errors and
+// decoder states are the step-by-step walk's (TestBulkSameRuns,
+// FuzzBulkSameRuns).
 //
 // Session.ParallelDecode says beforehand whether this can happen for a
 // handler. The samples of chunks go to Handler.Sample on Run's goroutine, or, with
