@@ -171,25 +171,27 @@ func memLvlText(c *cbuf, off, sz int, d uint64) int {
 func memSnp(c *cbuf, off, sz int, d uint64) int {
 	sz--
 	c.at(off)
-	l := 0
-	for _, set := range []struct {
-		m     uint64
-		names []string
-	}{{memField(d, memSnoopShift, 5), memSnoop}, {memField(d, memSnoopXShift, 2), memSnoopX}} {
-		m := set.m
-		for i := 0; m != 0 && i < len(set.names); i, m = i+1, m>>1 {
-			if m&1 == 0 {
-				continue
-			}
-			if l > 0 {
-				c.strcat(" or ")
-				l += 4
-			}
-			l += c.scnprintf(off+l, sz-l, set.names[i])
-		}
-	}
+	l := memBitNames(c, off, sz, 0, memField(d, memSnoopShift, 5), memSnoop)
+	l = memBitNames(c, off, sz, l, memField(d, memSnoopXShift, 2), memSnoopX)
 	if c.len == off {
 		l += c.scnprintf(off, sz-l, "N/A")
+	}
+	return l
+}
+
+// memBitNames prints the names of the bits set in m, joined by " or "
+// after what l bytes already hold, as perf's decoders do; it returns the
+// new length.
+func memBitNames(c *cbuf, off, sz, l int, m uint64, names []string) int {
+	for i := 0; m != 0 && i < len(names); i, m = i+1, m>>1 {
+		if m&1 == 0 {
+			continue
+		}
+		if l > 0 {
+			c.strcat(" or ")
+			l += 4
+		}
+		l += c.scnprintf(off+l, sz-l, names[i])
 	}
 	return l
 }
@@ -201,17 +203,7 @@ func memTLB(c *cbuf, off, sz int, d uint64) int {
 	m := memField(d, memDTLBShift, 7)
 	hit, miss := m&2 != 0, m&4 != 0
 	m &^= 2 | 4
-	l := 0
-	for i := 0; m != 0 && i < len(memTLBAccess); i, m = i+1, m>>1 {
-		if m&1 == 0 {
-			continue
-		}
-		if l > 0 {
-			c.strcat(" or ")
-			l += 4
-		}
-		l += c.scnprintf(off+l, sz-l, memTLBAccess[i])
-	}
+	l := memBitNames(c, off, sz, 0, m, memTLBAccess)
 	if c.len == off {
 		l += c.scnprintf(off, sz-l, "N/A")
 	}

@@ -203,50 +203,10 @@ func protString(prot, flags uint32) string {
 	return string(b)
 }
 
-// writeFields prints the decoded fields of r as perf_event__fprintf does.
+// writeFields prints on one line the fields of the records whose lines
+// perf report -D prints through decoders perfpt does not mirror (writeBody).
 func writeFields(w *bufio.Writer, r perfdata.Record) {
 	switch r := r.(type) {
-	case *perfdata.RecordSample:
-		fmt.Fprintf(w, "(IP, 0x%x): %d/%d: %s period: %d addr: %s", r.Misc, r.PID, r.TID, cHex(r.IP), r.Period, cHex(r.Addr))
-		if r.Attr != nil && r.Attr.SampleType&perfdata.SampleFormatCallchain != 0 {
-			fmt.Fprintf(w, " callchain: nr:%d", len(r.Callchain))
-			for _, ip := range r.Callchain {
-				fmt.Fprintf(w, " %x", ip)
-			}
-		}
-		if len(r.BranchStack) > 0 {
-			fmt.Fprintf(w, " branch stack: nr:%d", len(r.BranchStack))
-		}
-		if len(r.StackUser) > 0 {
-			fmt.Fprintf(w, " user stack: size %d", len(r.StackUser))
-		}
-	case *perfdata.RecordMmap:
-		c := 'x'
-		if r.Misc&perfdata.MiscMmapData != 0 {
-			c = 'r'
-		}
-		fmt.Fprintf(w, " %d/%d: [%s(%s) @ %s]: %c %s", r.PID, r.TID, cHex(r.Addr), cHex(r.Len), cHex(r.PgOff), c, r.Filename)
-	case *perfdata.RecordMmap2:
-		if r.Misc&perfdata.MiscMmapBuildID != 0 {
-			fmt.Fprintf(w, " %d/%d: [%s(%s) @ %s <%x>]: %s %s", r.PID, r.TID, cHex(r.Addr), cHex(r.Len), cHex(r.PgOff), r.BuildID, protString(r.Prot, r.Flags), r.Filename)
-		} else {
-			fmt.Fprintf(w, " %d/%d: [%s(%s) @ %s %02x:%02x %d %d]: %s %s", r.PID, r.TID, cHex(r.Addr), cHex(r.Len), cHex(r.PgOff), r.Maj, r.Min, r.Ino, r.InoGeneration, protString(r.Prot, r.Flags), r.Filename)
-		}
-	case *perfdata.RecordComm:
-		exec := ""
-		if r.Exec() {
-			exec = " exec"
-		}
-		fmt.Fprintf(w, "%s: %s:%d/%d", exec, r.Comm, r.PID, r.TID)
-	case *perfdata.RecordFork:
-		fmt.Fprintf(w, "(%d:%d):(%d:%d)", r.PID, r.TID, r.PPID, r.PTID)
-	case *perfdata.RecordExit:
-		fmt.Fprintf(w, "(%d:%d):(%d:%d)", r.PID, r.TID, r.PPID, r.PTID)
-	case *perfdata.RecordLost:
-		// machine__process_lost_event's dump (the id is the LOST record's own).
-		fmt.Fprintf(w, ": id:%d: lost:%d", r.LostID, r.Lost)
-	case *perfdata.RecordLostSamples:
-		fmt.Fprintf(w, ": id:%d: lost samples :%d", r.ID, r.Lost)
 	case *perfdata.RecordThrottle:
 		fmt.Fprintf(w, ": %d id %d stream id %d", r.ThrottleTime, r.ThrottleID, r.ThrottleStreamID)
 	case *perfdata.RecordRead:
@@ -254,49 +214,6 @@ func writeFields(w *bufio.Writer, r perfdata.Record) {
 		for _, v := range r.Values.Values {
 			fmt.Fprintf(w, " %d", v.Value)
 		}
-	case *perfdata.RecordAux:
-		var fl strings.Builder
-		if r.Flags&perfdata.AuxFlagTruncated != 0 {
-			fl.WriteByte('T')
-		}
-		if r.Flags&perfdata.AuxFlagOverwrite != 0 {
-			fl.WriteByte('O')
-		}
-		if r.Flags&perfdata.AuxFlagPartial != 0 {
-			fl.WriteByte('P')
-		}
-		fmt.Fprintf(w, " offset: %s size: %s flags: %s [%s]", cHex(r.AuxOffset), cHex(r.AuxSize), cHex(r.Flags), fl.String())
-	case *perfdata.RecordItraceStart:
-		fmt.Fprintf(w, " pid: %d tid: %d", uint32(r.PID), uint32(r.TID))
-	case *perfdata.RecordSwitch:
-		inOut := "IN         "
-		if r.Out() {
-			inOut = "OUT        "
-			if r.Preempt() {
-				inOut = "OUT preempt"
-			}
-		}
-		if !r.CPUWide {
-			fmt.Fprintf(w, " %s", inOut)
-		} else {
-			np := "prev"
-			if r.Out() {
-				np = "next"
-			}
-			fmt.Fprintf(w, " %s  %s pid/tid: %5d/%-5d", inOut, np, r.NextPrevPID, r.NextPrevTID)
-		}
-	case *perfdata.RecordNamespaces:
-		fmt.Fprintf(w, " %d/%d - nr_namespaces: %d", r.PID, r.TID, len(r.Namespaces))
-	case *perfdata.RecordKsymbol:
-		fmt.Fprintf(w, " addr %x len %d type %d flags 0x%x name %s", r.Addr, r.Len, r.KsymType, r.KsymFlags, r.Name)
-	case *perfdata.RecordBPFEvent:
-		fmt.Fprintf(w, " type %d, flags %d, id %d", r.BPFType, r.BPFFlags, r.BPFID)
-	case *perfdata.RecordCgroup:
-		fmt.Fprintf(w, " cgroup: %d %s", r.CgroupID, r.Path)
-	case *perfdata.RecordTextPoke:
-		fmt.Fprintf(w, " %x old len %d new len %d", r.Addr, len(r.Old), len(r.New))
-	case *perfdata.RecordAuxOutputHwID:
-		fmt.Fprintf(w, " hw_id: %s", cHex(r.HwID))
 	case *perfdata.RecordAuxtrace:
 		fmt.Fprintf(w, " size: %s  offset: %s  ref: %s  idx: %d  tid: %d  cpu: %d", cHex(r.AuxSize), cHex(r.AuxOffset), cHex(r.Reference), r.Idx, r.TID, r.CPU)
 	case *perfdata.RecordAuxtraceInfo:
@@ -306,43 +223,8 @@ func writeFields(w *bufio.Writer, r perfdata.Record) {
 		}
 	case *perfdata.RecordAuxtraceError:
 		fmt.Fprintf(w, " type: %d code: %d cpu: %d pid: %d tid: %d ip: %#x time: %d msg: %s", r.ErrType, r.Code, r.ErrCPU, r.ErrPID, r.ErrTID, r.IP, r.ErrTime, r.Msg)
-	case *perfdata.RecordIDIndex:
-		fmt.Fprintf(w, " nr: %d", len(r.Entries))
-		for _, e := range r.Entries {
-			fmt.Fprintf(w, " [id: %d idx: %d cpu: %d tid: %d]", e.ID, e.Idx, int64(e.CPU), int64(e.TID))
-		}
-	case *perfdata.RecordThreadMap:
-		fmt.Fprintf(w, " nr: %d", len(r.Entries))
-		for _, e := range r.Entries {
-			fmt.Fprintf(w, " thread: %d", int64(e.PID))
-		}
-	case *perfdata.RecordCPUMap:
-		fmt.Fprintf(w, ": %s", perfdata.FormatCPUList(r.CPUs))
-	case *perfdata.RecordEventUpdate:
-		fmt.Fprintf(w, " id: %d", r.UpdateID)
-		switch r.UpdateType {
-		case perfdata.EventUpdateUnit:
-			fmt.Fprintf(w, " unit: %s", r.Unit)
-		case perfdata.EventUpdateScale:
-			fmt.Fprintf(w, " scale: %f", r.Scale)
-		case perfdata.EventUpdateName:
-			fmt.Fprintf(w, " name: %s", r.Name)
-		case perfdata.EventUpdateCPUs:
-			fmt.Fprintf(w, " cpus: %s", perfdata.FormatCPUList(r.CPUs))
-		}
-	case *perfdata.RecordTimeConv:
-		fmt.Fprintf(w, " time_shift: %d time_mult: %d time_zero: %d", r.TimeShift, r.TimeMult, r.TimeZero)
-		if r.Extended {
-			fmt.Fprintf(w, " time_cycles: %d time_mask: %#x cap_user_time_zero: %t cap_user_time_short: %t", r.TimeCycles, r.TimeMask, r.CapUserTimeZero, r.CapUserTimeShort)
-		}
-	case *perfdata.RecordHeaderAttr:
-		fmt.Fprintf(w, " type: %d config: %#x sample_type: %s ids: %d", r.Attr.Type, r.Attr.Config, r.Attr.SampleType, len(r.IDs))
-	case *perfdata.RecordHeaderFeature:
-		fmt.Fprintf(w, " %s size: %d", r.Feature, len(r.Data))
 	case *perfdata.RecordBuildID:
 		fmt.Fprintf(w, " pid: %d %x %s", r.PID, r.BuildID, r.Filename)
-	case *perfdata.RecordTracingData:
-		fmt.Fprintf(w, " size: %d", r.DataSize)
 	case *perfdata.RecordStat:
 		fmt.Fprintf(w, " id: %d cpu: %d thread: %d val: %d ena: %d run: %d", r.StatID, int32(r.StatCPU), int32(r.Thread), r.Val, r.Ena, r.Run)
 	case *perfdata.RecordStatRound:
@@ -351,9 +233,6 @@ func writeFields(w *bufio.Writer, r perfdata.Record) {
 		for _, e := range r.Entries {
 			fmt.Fprintf(w, " %d=%d", e.Tag, e.Val)
 		}
-	case *perfdata.RecordFinishedInit:
-		// perf report 6.1 has no handler for it (perf_session__process_user_event).
-		w.WriteString(": unhandled!")
 	case *perfdata.RecordUnknown:
 		fmt.Fprintf(w, " (%d bytes)", len(r.Data))
 	}

@@ -42,34 +42,8 @@ func runPerf(t *testing.T, args ...string) string {
 func TestHeaderMatchesPerf(t *testing.T) {
 	for _, path := range fixtures(t) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			want := runPerf(t, "report", "--header-only", "-i", path)
-			f, err := perfdata.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			st, _ := os.Stat(path)
-			var b bytes.Buffer
-			if err := Header(&b, f, HeaderOptions{Captured: st.ModTime().In(time.Local)}); err != nil {
-				t.Fatal(err)
-			}
-			if got := b.String(); got != want {
-				t.Errorf("differs from perf report --header-only:\n%s", diff(got, want))
-			}
-			// And with -I.
-			want = runPerf(t, "report", "--header-only", "-I", "-i", path)
-			g, err := perfdata.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer g.Close()
-			b.Reset()
-			if err := Header(&b, g, HeaderOptions{Full: true, Captured: st.ModTime().In(time.Local)}); err != nil {
-				t.Fatal(err)
-			}
-			if got := b.String(); got != want {
-				t.Errorf("differs from perf report --header-only -I:\n%s", diff(got, want))
-			}
+			compareHeader(t, path)
+			compareHeader(t, path, "-I")
 		})
 	}
 }
@@ -143,10 +117,11 @@ func TestHeaderLiveFeatures(t *testing.T) {
 	compareHeader(t, path)
 }
 
-// compareHeader compares Header with perf report --header-only on path.
-func compareHeader(t *testing.T, path string) {
+// compareHeader compares Header with perf report --header-only on path
+// (with -I: the full sections).
+func compareHeader(t *testing.T, path string, args ...string) {
 	t.Helper()
-	want := runPerf(t, "report", "--header-only", "-i", path)
+	want := runPerf(t, append([]string{"report", "--header-only", "-i", path}, args...)...)
 	f, err := perfdata.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -154,11 +129,12 @@ func compareHeader(t *testing.T, path string) {
 	defer f.Close()
 	st, _ := os.Stat(path)
 	var b bytes.Buffer
-	if err := Header(&b, f, HeaderOptions{Captured: st.ModTime().In(time.Local)}); err != nil {
+	opt := HeaderOptions{Captured: st.ModTime().In(time.Local), Full: len(args) > 0 && args[0] == "-I"}
+	if err := Header(&b, f, opt); err != nil {
 		t.Fatal(err)
 	}
 	if got := b.String(); got != want {
-		t.Errorf("differs from perf report --header-only:\n%s", diff(got, want))
+		t.Errorf("differs from perf report --header-only %v:\n%s", args, diff(got, want))
 	}
 }
 

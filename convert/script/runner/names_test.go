@@ -13,20 +13,12 @@ import (
 // types) with perf script's, on a recording written with perfdata.
 func TestEventNames(t *testing.T) {
 	need(t, "perf")
-	data := filepath.Join(t.TempDir(), "names.data")
-	w, err := perfdata.Create(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const st = perfdata.SampleFormatIP | perfdata.SampleFormatTID | perfdata.SampleFormatTime |
-		perfdata.SampleFormatID | perfdata.SampleFormatPeriod
 	const (
 		exKernel = perfdata.AttrFlagExcludeKernel
 		exHV     = perfdata.AttrFlagExcludeHV
 		exUser   = perfdata.AttrFlagExcludeUser
 		exGuest  = perfdata.AttrFlagExcludeGuest
 		exHost   = perfdata.AttrFlagExcludeHost
-		idAll    = perfdata.AttrFlagSampleIDAll
 	)
 	precise := func(n int) perfdata.AttrFlags { return perfdata.AttrFlags(n) << 15 }
 	attrs := []perfdata.EventAttr{
@@ -47,12 +39,29 @@ func TestEventNames(t *testing.T) {
 		{Type: 5, Config1: 0xffff, BPType: 4},
 		{Type: 9},
 	}
-	// An EVENT_DESC without events: perf names the events itself. (An
-	// empty name in EVENT_DESC is a name: perf prints "".)
-	w.Features.Set(perfdata.FeatEventDesc)
+	// An EVENT_DESC without events: perf names the events itself.
+	compare(t, writeUnnamed(t, "names.data", attrs, false), "-F", "tid,time,event,ip")
+	// An empty name in EVENT_DESC is a name: perf prints "".
+	compare(t, writeUnnamed(t, "empty-names.data", attrs[:3], true), "-F", "tid,time,event,ip")
+}
+
+// writeUnnamed writes a recording of one sample of each of attrs, with
+// an empty EVENT_DESC (perf names the events) or one that names them "".
+func writeUnnamed(t *testing.T, name string, attrs []perfdata.EventAttr, emptyNames bool) string {
+	t.Helper()
+	const st = perfdata.SampleFormatIP | perfdata.SampleFormatTID | perfdata.SampleFormatTime |
+		perfdata.SampleFormatID | perfdata.SampleFormatPeriod
+	data := filepath.Join(t.TempDir(), name)
+	w, err := perfdata.Create(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !emptyNames {
+		w.Features.Set(perfdata.FeatEventDesc)
+	}
 	for i, a := range attrs {
 		a.SampleType, a.SamplePeriod = st, 1000
-		a.Flags |= idAll
+		a.Flags |= perfdata.AttrFlagSampleIDAll
 		if _, err := w.AddAttr(a, []uint64{uint64(100 + i)}, ""); err != nil {
 			t.Fatal(err)
 		}
@@ -68,31 +77,5 @@ func TestEventNames(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	compare(t, data, "-F", "tid,time,event,ip")
-
-	// The same events named "" by the recording.
-	named := filepath.Join(t.TempDir(), "empty-names.data")
-	w, err = perfdata.Create(named)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, a := range attrs[:3] {
-		a.SampleType, a.SamplePeriod = st, 1000
-		a.Flags |= idAll
-		if _, err := w.AddAttr(a, []uint64{uint64(100 + i)}, ""); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for i := range attrs[:3] {
-		s := &perfdata.RecordSample{RecordCommon: perfdata.RecordCommon{Misc: perfdata.MiscUser,
-			SampleID: perfdata.SampleID{PID: 7, TID: 7, Time: uint64(1e9 + i), ID: uint64(100 + i)}},
-			IP: 0x400000, Period: 1000}
-		if err := w.WriteRecord(s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	compare(t, named, "-F", "tid,time,event,ip")
+	return data
 }

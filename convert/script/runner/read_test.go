@@ -1,8 +1,6 @@
 package runner
 
 import (
-	"bytes"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -45,25 +43,6 @@ func TestSampleRead(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	for _, fields := range []string{"", "tid,time,period,event,ip"} {
-		args := []string{"script", "-i", data}
-		cfg := Config{Input: data}
-		if fields != "" {
-			args = append(args, "-F", fields)
-			cfg.Fields = []string{fields}
-		}
-		cmd := exec.Command("perf", args...)
-		var perfOut, perfErr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &perfOut, &perfErr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("perf script: %v\n%s", err, perfErr.String())
-		}
-		var out, errb bytes.Buffer
-		if err := Run(cfg, &out, &errb); err != nil {
-			t.Fatal(err)
-		}
-		if out.String() != perfOut.String() || errb.String() != perfErr.String() {
-			t.Errorf("-F %q:\nstdout %q\n  perf %q\nstderr %q\n  perf %q", fields, out.String(), perfOut.String(), errb.String(), perfErr.String())
-		}
-	}
+	compareStreams(t, data, Config{})
+	compareStreams(t, data, Config{Fields: []string{"tid,time,period,event,ip"}}, "-F", "tid,time,period,event,ip")
 }

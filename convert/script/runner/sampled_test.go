@@ -110,9 +110,21 @@ func compare(t *testing.T, data string, args ...string) {
 	}
 }
 
-// TestSampledEvents records cpu-clock with and without call graphs and
-// compares perfpt script with perf script for several field sets.
-func TestSampledEvents(t *testing.T) {
+// recorded is a recording a test makes of testdata/prog.c with perf
+// record ARGS, and the perf script option sets it compares on it.
+type recorded struct {
+	name string
+	args []string
+	opts [][]string
+}
+
+// compareRecorded builds testdata/prog.c, records it for each of recs
+// (into a pipe, perf record -o -, when pipe is set; a recording perf
+// cannot make here is logged and left out) and compares perf script with
+// perfpt script on it with each of its option sets, in a subtest of its
+// name.
+func compareRecorded(t *testing.T, pipe bool, recs []recorded) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("records with perf")
 	}
@@ -122,23 +134,63 @@ func TestSampledEvents(t *testing.T) {
 	if out, err := exec.Command("gcc", "-O1", "-g", "-o", prog, "testdata/prog.c").CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}
-	for _, rec := range []struct {
-		name string
-		args []string
-	}{
-		{"cpu-clock-g", []string{"-g", "-e", "cpu-clock", "-c", "100000"}},
-		{"cpu-clock-u", []string{"-e", "cpu-clock:u", "-c", "50000"}},
-	} {
+	for _, rec := range recs {
 		data := filepath.Join(dir, rec.name+".data")
-		args := append(append([]string{"record", "-q", "-o", data}, rec.args...), prog, "3000")
-		if out, err := exec.Command("perf", args...).CombinedOutput(); err != nil {
-			t.Skipf("perf record: %v\n%s", err, out)
+		out := "-o" + data
+		if pipe {
+			out = "-o-"
+		}
+		cmd := exec.Command("perf", append(append([]string{"record", "-q", out}, rec.args...), prog, "3000")...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if pipe {
+			f, err := os.Create(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd.Stdout = f
+			defer f.Close()
+		}
+		if err := cmd.Run(); err != nil {
+			t.Logf("perf record %s: %v\n%s", rec.name, err, stderr.String())
+			continue
 		}
 		t.Run(rec.name, func(t *testing.T) {
-			compare(t, data)
-			compare(t, data, "--ns")
-			compare(t, data, "-F", "comm,tid,time,ip,sym,dso")
-			compare(t, data, "-F", "ip,sym,symoff,dso", "-G")
+			for _, o := range rec.opts {
+				compare(t, data, o...)
+			}
 		})
 	}
+}
+
+// compareStreams runs perf script with args on data and perfpt script
+// with cfg, and fails unless both print the same standard output and the
+// same standard error (perf's warnings).
+func compareStreams(t *testing.T, data string, cfg Config, args ...string) {
+	t.Helper()
+	cmd := exec.Command("perf", append([]string{"script", "-i", data}, args...)...)
+	var perfOut, perfErr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &perfOut, &perfErr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("perf script %v: %v\n%s", args, err, perfErr.String())
+	}
+	cfg.Input = data
+	var out, errb bytes.Buffer
+	if err := Run(cfg, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != perfOut.String() || errb.String() != perfErr.String() {
+		t.Errorf("perf script %v:\nstdout %q\n  perf %q\nstderr %q\n  perf %q", args, out.String(), perfOut.String(),
+			errb.String(), perfErr.String())
+	}
+}
+
+// TestSampledEvents records cpu-clock with and without call graphs and
+// compares perfpt script with perf script for several field sets.
+func TestSampledEvents(t *testing.T) {
+	opts := [][]string{nil, {"--ns"}, {"-F", "comm,tid,time,ip,sym,dso"}, {"-F", "ip,sym,symoff,dso", "-G"}}
+	compareRecorded(t, false, []recorded{
+		{"cpu-clock-g", []string{"-g", "-e", "cpu-clock", "-c", "100000"}, opts},
+		{"cpu-clock-u", []string{"-e", "cpu-clock:u", "-c", "50000"}, opts},
+	})
 }

@@ -1,8 +1,6 @@
 package runner
 
 import (
-	"bytes"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -44,26 +42,6 @@ func TestLostWarnings(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	for _, show := range []bool{false, true} {
-		args := []string{"script", "-i", data}
-		cfg := Config{Input: data}
-		if show {
-			args = append(args, "--show-lost-events")
-			cfg.Show = ShowOptions["show-lost-events"]
-		}
-		cmd := exec.Command("perf", args...)
-		var perfOut, perfErr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &perfOut, &perfErr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("perf script: %v\n%s", err, perfErr.String())
-		}
-		var out, errb bytes.Buffer
-		if err := Run(cfg, &out, &errb); err != nil {
-			t.Fatal(err)
-		}
-		if errb.String() != perfErr.String() || out.String() != perfOut.String() {
-			t.Errorf("--show-lost-events %v:\nstderr %q\n  perf %q\nstdout %q\n  perf %q", show, errb.String(), perfErr.String(),
-				out.String(), perfOut.String())
-		}
-	}
+	compareStreams(t, data, Config{})
+	compareStreams(t, data, Config{Show: ShowOptions["show-lost-events"]}, "--show-lost-events")
 }
