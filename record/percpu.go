@@ -12,12 +12,7 @@ import (
 // SWITCH_CPU_WIDE pairs, and AUX/AUXTRACE for the CPU's stream.
 func perCPU(tr *flow.Trace, opt WriteOptions, st *WriteStats, add func(uint64, perfdata.Record),
 	sid func(pid, tid int, t, id uint64, misc uint16) perfdata.RecordCommon, ptID, dummyID uint64, bufSize int, ref *uint64) error {
-	var threads []*flow.Thread
-	for _, th := range tr.Threads {
-		if len(th.Events) > 0 {
-			threads = append(threads, th)
-		}
-	}
+	threads := traced(tr)
 	if len(threads) == 0 {
 		return nil
 	}
@@ -68,12 +63,7 @@ func perCPU(tr *flow.Trace, opt WriteOptions, st *WriteStats, add func(uint64, p
 // (COMM, MMAP2, FORK, EXIT) get the CPU their thread ran on then.
 func perCPUs(tr *flow.Trace, opt WriteOptions, st *WriteStats, recs []timed, add func(uint64, perfdata.Record),
 	sid func(pid, tid int, t, id uint64, misc uint16) perfdata.RecordCommon, ptIDs, dummyIDs []uint64, bufSize int, ref *uint64) error {
-	var threads []*flow.Thread
-	for _, th := range tr.Threads {
-		if len(th.Events) > 0 {
-			threads = append(threads, th)
-		}
-	}
+	threads := traced(tr)
 	if len(threads) == 0 {
 		return nil
 	}
@@ -175,4 +165,15 @@ func nextBuffer(s *synth.Stream, start, bufSize int) (int, uint64) {
 		}
 	}
 	return end, tm
+}
+
+// traced returns the threads of tr that have a flow.
+func traced(tr *flow.Trace) []*flow.Thread {
+	var threads []*flow.Thread
+	for _, th := range tr.Threads {
+		if len(th.Events) > 0 {
+			threads = append(threads, th)
+		}
+	}
+	return threads
 }
