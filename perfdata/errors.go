@@ -40,3 +40,22 @@ func (e *Error) Unwrap() error { return e.Err }
 func errAt(off int64, what string, err error) *Error {
 	return &Error{Offset: off, What: what, Err: err}
 }
+
+// HeaderSizeError is the cause (Error.Err) of a record whose header gives
+// a size smaller than the header itself, where perf stops ("bad event
+// header size" in a pipe, "OFF [SIZE]: failed to process type: TYPE" in a
+// file). It wraps ErrBadSize.
+type HeaderSizeError struct {
+	Offset int64 // the record's offset (in the stream after the header, for a pipe)
+	Type   RecordType
+	Size   int
+}
+
+func (e *HeaderSizeError) Error() string { return ErrBadSize.Error() }
+
+func (e *HeaderSizeError) Unwrap() error { return ErrBadSize }
+
+func headerSizeError(off int64, raw *RawRecord) error {
+	return errAt(off+6, fmt.Sprintf("%v size %d (smaller than its header)", raw.Type, raw.Size),
+		&HeaderSizeError{Offset: off, Type: raw.Type, Size: raw.Size})
+}

@@ -160,7 +160,7 @@ func (rr *rawReader) nextMem(raw *RawRecord) error {
 	}
 	header(raw, rest, off)
 	if raw.Size < 8 {
-		return errAt(off+6, fmt.Sprintf("%v size %d (smaller than its header)", raw.Type, raw.Size), ErrBadSize)
+		return headerSizeError(off, raw)
 	}
 	if raw.Size > len(rest) {
 		return errAt(off, fmt.Sprintf("%v of size %d with %d bytes left in the data section", raw.Type, raw.Size, len(rest)), ErrTruncated)
@@ -229,7 +229,7 @@ func (rr *rawReader) nextStream(raw *RawRecord) error {
 	off := rr.off
 	header(raw, rr.buf[rr.bs:], off)
 	if raw.Size < 8 {
-		return errAt(off+6, fmt.Sprintf("%v size %d (smaller than its header)", raw.Type, raw.Size), ErrBadSize)
+		return headerSizeError(off, raw)
 	}
 	if ok, err := rr.fill(raw.Size); err != nil {
 		return err

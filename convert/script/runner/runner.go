@@ -302,6 +302,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	}
 	err = s.Run(h)
 	defer warnAboutErrors(stderr, s.Stats(), cfg.Show&session.ShowLost != 0)
+	err = recordError(err, s.File().Pipe)
 	if pl != nil {
 		pl.close()
 	}
@@ -483,6 +484,23 @@ func warnAboutErrors(w io.Writer, st session.Stats, lostShown bool) {
 	if st.UnknownID != 0 {
 		fmt.Fprintf(w, "Warning:\n%d samples with id not present in the header\n", st.UnknownID)
 	}
+}
+
+// recordError turns a record perf cannot process into perf's message and
+// exit status: a header smaller than itself is "bad event header size" in
+// a pipe (status 8: perf returns the bytes its last read got) and
+// "OFF [SIZE]: failed to process type: T [Invalid argument]" in a file
+// (-EINVAL); perfpt's account is the detail.
+func recordError(err error, pipe bool) error {
+	var hs *perfdata.HeaderSizeError
+	if !errors.As(err, &hs) {
+		return err
+	}
+	if pipe {
+		return &perfopt.Exit{Msg: "bad event header size", Status: 8, Detail: err}
+	}
+	return &perfopt.Exit{Msg: fmt.Sprintf("%s [%s]: failed to process type: %d [Invalid argument]",
+		cHex(uint64(hs.Offset)), cHex(uint64(hs.Size)), hs.Type), Status: 234, Detail: err}
 }
 
 // cHex is C's %#x: 0 has no prefix.
