@@ -556,10 +556,11 @@ func (s *Session) ParallelDecode(h Handler) bool {
 func (s *Session) runsInChunks(lean bool) bool { return lean || !s.HasCycles() }
 
 // mmap hands an MMAP or MMAP2 record to the machine. A [vdso] mapped into
-// a process first gets perf's machine__findnew_vdso side effect on the
-// decoder's view of the process's DSOs (vdsoMapped).
+// a process of a PT recording first gets perf's machine__findnew_vdso side
+// effect on the decoder's view of the process's DSOs (vdsoMapped); without
+// PT nothing reads that view, and making it would load every DSO's symbols.
 func (s *Session) mmap(pid, tid int32, addr, length, pgoff uint64, name string, bid []byte, cpumode int) {
-	if name == "[vdso]" && cpumode != perfdata.MiscKernel && pid != -1 {
+	if s.pt != nil && name == "[vdso]" && cpumode != perfdata.MiscKernel && pid != -1 {
 		vdsoMapped(s.m.FindNewThread(pid, tid).Maps)
 	}
 	s.m.ProcessMmap(pid, tid, addr, length, pgoff, name, bid, cpumode)
