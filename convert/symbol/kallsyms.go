@@ -1,6 +1,7 @@
 package symbol
 
 import (
+	"bytes"
 	"debug/elf"
 	"io"
 	"os"
@@ -45,11 +46,14 @@ type kallsym struct {
 // that order, so that no tree is built for the usual kallsyms whose
 // symbols do not overlap once their ends are set.
 func ParseKallsyms(r io.Reader) (*KernelSymbols, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
+	// /proc/kallsyms has no size: read it into one buffer grown ahead
+	// (a few MB), not by io.ReadAll's doublings and copies.
+	var buf bytes.Buffer
+	buf.Grow(8 << 20)
+	if _, err := buf.ReadFrom(r); err != nil {
 		return nil, err
 	}
-	text := string(data)
+	text := buf.String()
 	ks := &KernelSymbols{Modules: map[string]*Table{}}
 	all := make([]kallsym, 0, strings.Count(text, "\n")+1)
 	for len(text) > 0 {

@@ -47,7 +47,7 @@ func corpusReason(file string, opts []string) string {
 // the recordings name them (/tmp/perfpt-corpus, /tmp/perf-PID.map) and
 // gives perf and perfpt an empty build-id cache (HOME), so that both find
 // the same files on any machine.
-func setupMachineCorpus(t *testing.T, dir string) {
+func setupMachineCorpus(t testing.TB, dir string) {
 	t.Helper()
 	const bin = "/tmp/perfpt-corpus"
 	if err := os.MkdirAll(bin, 0o755); err != nil {
