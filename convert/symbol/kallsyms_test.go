@@ -69,3 +69,28 @@ func BenchmarkParseKallsyms(b *testing.B) {
 		}
 	}
 }
+
+// FuzzParseKallsyms: any kallsyms text (a --kallsyms file, a build-id
+// cache entry) parses without a panic, and lookups at every symbol's
+// bounds do not panic either.
+func FuzzParseKallsyms(f *testing.F) {
+	f.Add("ffffffff81000000 T _text\nffffffff81000010 t a\nffffffffc0000000 t m\t[mod]\n")
+	f.Add("0 T x\n0 W y\nffffffffffffffff T z\n")
+	f.Add("zz T bad\n1 Q q\n2 t\n 3 t s\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		ks, err := ParseKallsyms(strings.NewReader(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tabs := []*Table{ks.Kernel}
+		for _, m := range ks.Modules {
+			tabs = append(tabs, m)
+		}
+		for _, tab := range tabs {
+			for _, sym := range tab.Symbols() {
+				tab.Find(sym.Start)
+				tab.FindRange(sym.End)
+			}
+		}
+	})
+}
