@@ -26,6 +26,9 @@ import (
 func TestEveryFlag(t *testing.T) {
 	defined := definedFlags(t)
 	checks := flagChecks()
+	for name, c := range demangleFlagChecks() {
+		checks[name] = c
+	}
 	for _, name := range defined {
 		if checks[name] == nil {
 			t.Errorf("%s: no check shows what this option does", name)
