@@ -43,6 +43,15 @@ type MemFields struct {
 	CodePageSize uint64
 }
 
+// Regs are a sample's register dumps, each with its ABI (0: none taken)
+// and the mask of the registers it holds, in register order.
+type Regs struct {
+	IntrABI, IntrMask uint64
+	Intr              []uint64
+	UserABI, UserMask uint64
+	User              []uint64
+}
+
 // MemSampleBits are the sample-type bits that fill MemFields.
 const MemSampleBits = SampleWeight | SampleDataSrc | SamplePhysAddr | SampleDataPageSize | SampleCodePageSize |
 	SampleWeightStruct
@@ -139,6 +148,12 @@ type Sample struct {
 	// Mem holds the memory-access fields of a sampled event (data_src,
 	// weight, ins_lat, phys_addr, page sizes); nil for other samples.
 	Mem *MemFields
+	// Misc is the sample record's header misc (the cpumode bits perf
+	// script's misc field prints); 0 for synthesised samples.
+	Misc uint16
+	// Regs holds the registers of a sampled event that records them
+	// (PERF_SAMPLE_REGS_INTR, _REGS_USER); nil for other samples.
+	Regs *Regs
 
 	// BranchStack is the sample's branch stack (perf's branch_stack:
 	// last branch records of --itrace=l, or a branch-stack sampled

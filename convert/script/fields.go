@@ -390,8 +390,8 @@ func (f *Fields) EnableCallchainFields(t OutputType) {
 
 // unprintable are the fields perf script knows but this printer does not
 // print yet.
-const unprintable = FieldIregs | FieldUregs | FieldBPFOutput |
-	FieldBrstackinsn | FieldBrstackinsnlen | FieldBrstackoff | FieldMetric | FieldMisc |
+const unprintable = FieldBPFOutput |
+	FieldBrstackinsn | FieldBrstackinsnlen | FieldBrstackoff | FieldMetric |
 	FieldSrccode | FieldTOD | FieldMachinePID | FieldVCPU
 
 // Unprintable returns the names of the fields that -F added to perf's

@@ -10,4 +10,7 @@ type Options struct {
 	// at the first sample printed (perf computes it lazily too).
 	NameWidth   int
 	NameWidthFn func() int
+	// Arch is the recording's architecture as perf names it (perftext.
+	// NormArch: "x86"), for register names.
+	Arch string
 }

@@ -1,7 +1,9 @@
 package script
 
 import (
+	"github.com/perfpt/perfpt/perfdata/perftext"
 	"io"
+	"math/bits"
 	"strconv"
 
 	"github.com/perfpt/perfpt/convert/sample"
@@ -154,6 +156,9 @@ func (p *Printer) Print(s *sample.Sample) {
 				b = p.ipSym(b, s, pl.opts)
 			}
 		}
+		if s.Regs != nil && pl.f&(FieldIregs|FieldUregs) != 0 {
+			b = p.regs(b, s.Regs, pl.f)
+		}
 		if s.BranchStack != nil && pl.f&(FieldBrstack|FieldBrstacksym) != 0 {
 			b = p.brstack(b, s, pl.f&FieldBrstack == 0)
 		}
@@ -177,6 +182,12 @@ func (p *Printer) Print(s *sample.Sample) {
 // appendStart mirrors perf_sample__fprintf_start. The comm, pid/tid and
 // cpu columns are kept as text while they repeat.
 func (p *Printer) appendStart(b []byte, s *sample.Sample, pl *plan) []byte {
+	return p.appendStartOf(b, s, pl, recordSample)
+}
+
+// appendStartOf is appendStart for a record of type recType (the misc
+// column's letters depend on it).
+func (p *Printer) appendStartOf(b []byte, s *sample.Sample, pl *plan, recType uint32) []byte {
 	if pl.f&(FieldComm|FieldPID|FieldTID|FieldCPU) != 0 {
 		c := &p.startText
 		if c.pl != pl || c.pid != s.PID || c.tid != s.TID || c.cpu != s.CPU || c.comm != s.Comm {
@@ -184,11 +195,60 @@ func (p *Printer) appendStart(b []byte, s *sample.Sample, pl *plan) []byte {
 		}
 		b = append(b, c.text...)
 	}
+	if pl.f&FieldMisc != 0 {
+		b = appendMisc(b, s.Misc, recType)
+	}
 	if pl.f&FieldTime != 0 {
 		b = p.timeText.append(b, s.Time, p.o.Nanosecs)
 		b = append(b, ':', ' ')
 	}
 	return b
+}
+
+// Record types whose misc bits perf script's misc field prints.
+const (
+	recordMmap          = 1
+	recordComm          = 3
+	recordSample        = 9
+	recordMmap2         = 10
+	recordSwitch        = 14
+	recordSwitchCPUWide = 15
+)
+
+// appendMisc mirrors perf_sample__fprintf_start's misc column: the cpumode
+// letters (perf tests each mode's bits, so a hypervisor sample is "KUH"),
+// M for a data mmap, E for an exec comm, S (and p, preempted) for a switch
+// out, padded to 6.
+func appendMisc(b []byte, misc uint16, recType uint32) []byte {
+	n := len(b)
+	has := func(m uint16) bool { return misc&m == m }
+	for _, c := range []struct {
+		m      uint16
+		letter byte
+	}{{1, 'K'}, {2, 'U'}, {3, 'H'}, {4, 'G'}, {5, 'g'}} {
+		if has(c.m) {
+			b = append(b, c.letter)
+		}
+	}
+	switch recType {
+	case recordMmap, recordMmap2:
+		if has(1 << 13) { // PERF_RECORD_MISC_MMAP_DATA
+			b = append(b, 'M')
+		}
+	case recordComm:
+		if has(1 << 13) { // PERF_RECORD_MISC_COMM_EXEC
+			b = append(b, 'E')
+		}
+	case recordSwitch, recordSwitchCPUWide:
+		if has(1 << 13) { // PERF_RECORD_MISC_SWITCH_OUT
+			b = append(b, 'S')
+			if misc&(1<<14) != 0 { // _SWITCH_OUT_PREEMPT
+				b = append(b, 'p')
+			}
+		}
+	}
+	// "%*s" of " " with 6 - the letters: at least one space.
+	return appendSpaces(b, max(6-(len(b)-n), 1))
 }
 
 // startText is the text of the comm, pid/tid and cpu columns of the last
@@ -351,4 +411,37 @@ func (p *Printer) ipc(b []byte, s *sample.Sample) []byte {
 	b = append(b, '/')
 	b = strconv.AppendUint(b, s.CycCnt, 10)
 	return append(b, ") "...)
+}
+
+// regs mirrors perf_sample__fprintf_iregs and _uregs: " ABI:N " then
+// "%5s:0x%x " for each register of the mask, of a dump the sample has.
+func (p *Printer) regs(b []byte, r *sample.Regs, f Field) []byte {
+	dump := func(b []byte, abi, mask uint64, vals []uint64) []byte {
+		if abi == 0 { // perf's regs->regs is set for a dump taken
+			return b
+		}
+		b = append(b, " ABI:"...)
+		b = strconv.AppendUint(b, abi, 10)
+		b = append(b, ' ')
+		i := 0
+		for m := mask; m != 0; m &= m - 1 {
+			v := uint64(0)
+			if i < len(vals) {
+				v = vals[i]
+			}
+			i++
+			b = padLeftStr(b, perftext.RegName(bits.TrailingZeros64(m), p.o.Arch), 5)
+			b = append(b, ":0x"...)
+			b = strconv.AppendUint(b, v, 16)
+			b = append(b, ' ')
+		}
+		return b
+	}
+	if f&FieldIregs != 0 {
+		b = dump(b, r.IntrABI, r.IntrMask, r.Intr)
+	}
+	if f&FieldUregs != 0 {
+		b = dump(b, r.UserABI, r.UserMask, r.User)
+	}
+	return b
 }

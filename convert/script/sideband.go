@@ -7,7 +7,9 @@ import "github.com/perfpt/perfpt/convert/sample"
 // (perf_sample__fprintf_start) of ev's output type when ev is not nil,
 // then text, the record as perf_event__fprintf prints it (newline
 // included).
-func (p *Printer) PrintSideband(ev *sample.Event, comm string, pid, tid int32, cpu uint32, t uint64, text []byte) {
+// misc and recType are the record's header misc and type, for the misc
+// column.
+func (p *Printer) PrintSideband(ev *sample.Event, recType uint32, misc uint16, comm string, pid, tid int32, cpu uint32, t uint64, text []byte) {
 	b := p.out
 	if ev != nil {
 		pl := p.pl
@@ -15,8 +17,8 @@ func (p *Printer) PrintSideband(ev *sample.Event, comm string, pid, tid int32, c
 			pl = p.planFor(ev)
 		}
 		if pl.start {
-			s := sample.Sample{Ev: ev, Comm: comm, PID: pid, TID: tid, CPU: cpu, Time: t}
-			b = p.appendStart(b, &s, pl)
+			s := sample.Sample{Ev: ev, Comm: comm, PID: pid, TID: tid, CPU: cpu, Time: t, Misc: misc}
+			b = p.appendStartOf(b, &s, pl, recType)
 		}
 	}
 	b = append(b, text...)

@@ -13,8 +13,8 @@ func TestUnprintable(t *testing.T) {
 		{"ip,sym", nil},
 		{"+brstacksym,+ipc", nil},
 		{"+brstackoff", []string{"brstackoff"}},
-		{"hw:ip,weight,iregs", []string{"iregs"}},
-		{"ip,brstackinsn,tod,misc", []string{"brstackinsn", "misc", "tod"}},
+		{"hw:ip,weight,iregs,brstackoff", []string{"brstackoff"}},
+		{"ip,brstackinsn,tod,misc", []string{"brstackinsn", "tod"}},
 		{"-period", nil},
 	} {
 		f := DefaultFields()

@@ -138,6 +138,7 @@ type Session struct {
 	anyFilter bool
 	brBuf     []sample.BranchEntry // the branch stack of the current sample
 	mem       sample.MemFields     // the memory fields of the current sample
+	regs      sample.Regs          // the registers of the current sample
 	unw       userUnwind           // DWARF unwinding of user stacks
 	lbrGhost  perfdata.BranchEntry // see lbrFirst
 	// records that change the machine (COMM, FORK, MMAP, MMAP2): in the
@@ -360,7 +361,7 @@ func (s *Session) Run(h Handler) error {
 			if h.Sample == nil {
 				continue
 			}
-			if s.filtered(r.PID, r.TID, r.CPU, r.Time) {
+			if s.filtered(r.PID, r.TID, r.CPU, r.Time) || guestSample(r) {
 				continue
 			}
 			s.sample(r, &smp)
@@ -453,13 +454,18 @@ func (s *Session) sample(r *perfdata.RecordSample, smp *sample.Sample) {
 	t := s.m.FindNewThread(r.PID, r.TID)
 	kernel := r.CPUMode() == perfdata.MiscKernel
 	*smp = sample.Sample{Ev: ev, Comm: t.Comm, PID: r.PID, TID: r.TID, CPU: r.CPU, Time: r.Time,
-		Period: r.Period, IP: r.IP, Addr: r.Addr, Raw: r.Raw, Callchain: smp.Callchain[:0]}
+		Period: r.Period, IP: r.IP, Addr: r.Addr, Raw: r.Raw, Callchain: smp.Callchain[:0], Misc: r.Misc}
 	if r.Attr != nil && r.Attr.SampleType&perfdata.SampleFormatPeriod == 0 {
 		// evsel__parse_sample: the period defaults to the attr's.
 		smp.Period = r.Attr.SamplePeriod
 	}
 	if r.Attr != nil && r.Attr.SampleType&sample.MemSampleBits != 0 {
 		smp.Mem = memFields(r, &s.mem)
+	}
+	if r.Attr != nil && r.Attr.SampleType&(perfdata.SampleFormatRegsIntr|perfdata.SampleFormatRegsUser) != 0 {
+		s.regs = sample.Regs{IntrABI: r.RegsIntrABI, IntrMask: r.Attr.SampleRegsIntr, Intr: r.RegsIntr,
+			UserABI: r.RegsUserABI, UserMask: r.Attr.SampleRegsUser, User: r.RegsUser}
+		smp.Regs = &s.regs
 	}
 	smp.IPLoc = s.m.Resolve(t, kernel, r.IP)
 	s.res = s.m.Resolver(t, kernel)
@@ -488,6 +494,14 @@ func (s *Session) sample(r *perfdata.RecordSample, smp *sample.Sample) {
 	} else {
 		smp.Callchain = nil
 	}
+}
+
+// guestSample reports whether a sample was taken in a guest (cpumode
+// GUEST_KERNEL or GUEST_USER), which perf drops without perf kvm:
+// thread__find_map marks it filtered (HIST_FILTER__GUEST).
+func guestSample(r *perfdata.RecordSample) bool {
+	m := r.CPUMode()
+	return m == perfdata.MiscGuestKernel || m == perfdata.MiscGuestUser
 }
 
 // memFields fills m from a sample's memory-access fields

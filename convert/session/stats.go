@@ -50,7 +50,7 @@ func (s *Session) deliverRead(r *perfdata.RecordSample, smp *sample.Sample, h Ha
 	if s.readPeriod == nil {
 		s.readPeriod = map[uint64]uint64{}
 	}
-	skip := h.Sample == nil || s.filtered(r.PID, r.TID, r.CPU, r.Time)
+	skip := h.Sample == nil || s.filtered(r.PID, r.TID, r.CPU, r.Time) || guestSample(r)
 	made := false
 	for _, v := range vals {
 		a := s.f.AttrByID(v.ID)

@@ -61,9 +61,9 @@ func Dump(w io.Writer, f *perfdata.File, opt DumpOptions) error {
 		}
 		if arch == "" {
 			if fs, err := f.Features(); err == nil && fs.Has(perfdata.FeatArch) {
-				arch = normArch(fs.Arch)
+				arch = NormArch(fs.Arch)
 			} else {
-				arch = normArch(runtime.GOARCH)
+				arch = NormArch(runtime.GOARCH)
 			}
 		}
 		ts.write(bw, c)

@@ -255,14 +255,19 @@ func branchStackDump(w *bufio.Writer, br []perfdata.BranchEntry, callstack bool)
 var x86RegNames = []string{"AX", "BX", "CX", "DX", "SI", "DI", "BP", "SP", "IP", "FLAGS", "CS", "SS",
 	"DS", "ES", "FS", "GS", "R8", "R9", "R10", "R11", "R12", "R13", "R14", "R15"}
 
-func regName(id int, arch string) string {
+// RegName mirrors perf_reg_name for register id of the recording's arch
+// (NormArch's names): x86's names ("AX", ..., "R15", "XMMn" for both
+// halves of each XMM register from id 32), "(null)" for the ids perf has
+// no name for, "unknown" for other arches, whose names perfpt does not
+// have.
+func RegName(id int, arch string) string {
 	if arch != "x86" {
 		return "unknown"
 	}
 	switch {
 	case id < len(x86RegNames):
 		return x86RegNames[id]
-	case id >= 32 && id < 64 && id%2 == 0:
+	case id >= 32 && id < 64: // both halves of XMMn
 		return fmt.Sprintf("XMM%d", (id-32)/2)
 	}
 	return "(null)"
@@ -288,7 +293,7 @@ func regsDump(w *bufio.Writer, kind string, mask, abi uint64, regs []uint64, arc
 			v = regs[i]
 		}
 		i++
-		fmt.Fprintf(w, ".... %-5s 0x%016x\n", regName(id, arch), v)
+		fmt.Fprintf(w, ".... %-5s 0x%016x\n", RegName(id, arch), v)
 	}
 }
 
@@ -330,9 +335,9 @@ func pageSizeName(n uint64) string {
 	return unitNumber(n)
 }
 
-// normArch mirrors perf_env__arch's normalize_arch for the names perf
+// NormArch mirrors perf_env__arch's normalize_arch for the names perf
 // records ("x86_64" -> "x86").
-func normArch(a string) string {
+func NormArch(a string) string {
 	switch {
 	case a == "i386" || a == "i486" || a == "i586" || a == "i686" || a == "x86_64" || a == "amd64":
 		return "x86"

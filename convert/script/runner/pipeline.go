@@ -85,6 +85,7 @@ func (m *mctx) apply(l *sample.Loc) {
 type full struct {
 	useCC  bool
 	mem    sample.MemFields
+	regs   sample.Regs
 	s      sample.Sample
 	insn   [16]byte
 	frames []sample.Frame
@@ -125,6 +126,7 @@ func (b *batch) reset() {
 
 type pipeline struct {
 	p       *script.Printer
+	misc    bool // the misc field is printed: samples with misc bits go whole
 	insn    bool // instruction bytes are printed
 	addrLoc bool // branch targets are printed with symbol or DSO
 	brLocs  bool // branch stacks are printed with symbols or DSOs
@@ -218,7 +220,7 @@ func (pl *pipeline) sample(s *sample.Sample, useCC bool) {
 	case s.AddrOK:
 		al = &s.AddrLoc
 	}
-	if (s.Callchain != nil && useCC) || s.Raw != nil || s.Mem != nil || s.Synth.Kind != sample.SynthNone || s.InsnCnt != 0 || s.CycCnt != 0 || s.BranchStack != nil ||
+	if (s.Callchain != nil && useCC) || s.Raw != nil || s.Mem != nil || s.Regs != nil || (pl.misc && s.Misc != 0) || s.Synth.Kind != sample.SynthNone || s.InsnCnt != 0 || s.CycCnt != 0 || s.BranchStack != nil ||
 		s.SrclineOK || len(s.Insn) > 16 || uint(s.Depth) > maxDepth || uint(s.InsnLen) > 16 {
 		pl.full(s, al, useCC)
 		return
@@ -280,6 +282,13 @@ func (pl *pipeline) full(s *sample.Sample, al *sample.Loc, useCC bool) {
 		it.mem = *s.Mem
 		it.s.Mem = &it.mem
 	}
+	if s.Regs != nil {
+		r := *s.Regs
+		r.Intr = append(it.regs.Intr[:0], r.Intr...)
+		r.User = append(it.regs.User[:0], r.User...)
+		it.regs = r
+		it.s.Regs = &it.regs
+	}
 	it.s.AddrLoc, it.s.AddrOK = sample.Loc{}, al != nil
 	if al != nil {
 		it.s.AddrLoc = *al
@@ -325,6 +334,8 @@ func (pl *pipeline) full(s *sample.Sample, al *sample.Loc, useCC bool) {
 // sideLine is a side-band record to print (script.Printer.PrintSideband).
 type sideLine struct {
 	useCC    bool
+	recType  uint32
+	misc     uint16
 	ev       *sample.Event
 	comm     string
 	pid, tid int32
@@ -397,7 +408,7 @@ func (pl *pipeline) print() {
 					l := &b.side[si]
 					si++
 					pl.p.SetUseCallchain(l.useCC)
-					pl.p.PrintSideband(l.ev, l.comm, l.pid, l.tid, l.cpu, l.time, l.text)
+					pl.p.PrintSideband(l.ev, l.recType, l.misc, l.comm, l.pid, l.tid, l.cpu, l.time, l.text)
 					pl.p.SetUseCallchain(useCC)
 					continue
 				}

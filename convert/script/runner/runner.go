@@ -216,7 +216,11 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	// evlist__max_name_len, asked once (by whichever printer prints an
 	// event name first).
 	nameWidth := onceInt(s.MaxNameLen)
-	p := script.NewPrinter(stdout, script.Options{Fields: fields, Nanosecs: cfg.Nanosecs,
+	arch := perftext.NormArch(runtime.GOARCH)
+	if fs, err := s.File().Features(); err == nil && fs.Has(perfdata.FeatArch) {
+		arch = perftext.NormArch(fs.Arch)
+	}
+	p := script.NewPrinter(stdout, script.Options{Fields: fields, Nanosecs: cfg.Nanosecs, Arch: arch,
 		NameWidthFn: nameWidth})
 	var side []byte // the text of a side-band record
 	var prog *progress
@@ -232,7 +236,8 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		Sideband: func(sb *session.Sideband) {
 			side = sidebandText(side[:0], sb)
 			p.SetUseCallchain(useCallchain)
-			p.PrintSideband(sb.Ev, sb.Comm, sb.PID, sb.TID, sb.CPU, sb.Time, side)
+			c := sb.Rec.Common()
+			p.PrintSideband(sb.Ev, uint32(c.Type), c.Misc, sb.Comm, sb.PID, sb.TID, sb.CPU, sb.Time, side)
 		},
 		Progress: func(done, total int64) {
 			if prog != nil {
@@ -261,6 +266,9 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		start := func() {
 			insn, addrLoc, brLocs := pipelineNeeds(fields)
 			pl = newPipeline(p, insn, addrLoc, brLocs)
+			for ty := script.OutputType(0); ty <= script.TypeOther; ty++ {
+				pl.misc = pl.misc || fields.Has(ty, script.FieldMisc)
+			}
 		}
 		h.Sample = func(smp *sample.Sample) {
 			if pl == nil {
@@ -279,7 +287,8 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 				start()
 			}
 			side = sidebandText(side[:0], sb)
-			pl.sideband(sideLine{useCC: useCallchain, ev: sb.Ev, comm: sb.Comm, pid: sb.PID, tid: sb.TID, cpu: sb.CPU, time: sb.Time, text: side})
+			c := sb.Rec.Common()
+			pl.sideband(sideLine{useCC: useCallchain, ev: sb.Ev, recType: uint32(c.Type), misc: c.Misc, comm: sb.Comm, pid: sb.PID, tid: sb.TID, cpu: sb.CPU, time: sb.Time, text: side})
 		}
 		emit := func(t []byte) {
 			if pl != nil {
@@ -287,7 +296,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 			}
 			p.Write(t)
 		}
-		fork(&h, script.Options{Fields: fields, Nanosecs: cfg.Nanosecs, NameWidthFn: nameWidth}, &useCallchain, emit)
+		fork(&h, script.Options{Fields: fields, Nanosecs: cfg.Nanosecs, Arch: arch, NameWidthFn: nameWidth}, &useCallchain, emit)
 	}
 	if s.File().Pipe && (cfg.Header || cfg.ShowInfo) {
 		// show_feat_hdr: a pipe's features print as their records go by.
