@@ -33,7 +33,7 @@ func timelineCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "input", Aliases: []string{"i"}, Value: "perf.data", Usage: "perf.data file to read (\"-\": a pipe-mode stream on stdin)"},
 			&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "timeline.fxt", Usage: "timeline to write: .fxt, .fxt.gz, .json or .json.gz (\"-\": stdout, with --format)"},
 			&ucli.StringFlag{Name: "format", Usage: "fxt (Fuchsia trace format) or json (Chrome Trace Event Format); default: from the extension"},
-			&ucli.StringFlag{Name: "itrace", Value: "ewxp", Usage: "PT events besides calls and returns, perf's letters: e (decode errors), w (ptwrite), x (transactions), p (CBR and power events)"},
+			&ucli.StringFlag{Name: "itrace", Value: "ewxp", Usage: "PT events besides calls and returns, perf's letters: e (decode errors), w (ptwrite), x (transactions), p (CBR and power events); without w, x and p the decode is faster (and can run in parallel)"},
 			&ucli.StringFlag{Name: "pid", Usage: "only these process ids (comma-separated)"},
 			&ucli.StringFlag{Name: "tid", Usage: "only these thread ids (comma-separated)"},
 			&ucli.StringFlag{Name: "time", Usage: "only START,STOP (seconds, as perf script --time)"},
