@@ -468,10 +468,16 @@ func (p *ptState) runSeq(q *ptQueue, stop uint64, ts *uint64) int {
 		}
 		p.sample(q)
 		st := q.dec.Decode()
-		if st.Type&ptperf.TypeTraceBegin != 0 && (q.job == nil || !q.virt) {
-			// (A chunk's decoder starts with a trace start at its
-			// PSB, which the sequential decode need not see.)
+		if st.Type&ptperf.TypeTraceBegin != 0 && (q.job == nil || q.rq.stopSeen) {
+			// (A chunk's decoder starts with a trace start at its PSB,
+			// which the sequential decode need not see: in a chunk
+			// only a start after a stop or an error of the chunk's own
+			// counts.)
 			q.traceBegan()
+		}
+		if q.job != nil {
+			q.rq.stopSeen = st.Err != 0 || st.Type&ptperf.TypeTraceEnd != 0 ||
+				q.rq.stopSeen && st.Type&ptperf.TypeTraceBegin == 0
 		}
 		if st.Err != 0 || st.Type&ptperf.TypeTraceEnd != 0 {
 			var f uint32

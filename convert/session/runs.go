@@ -65,8 +65,9 @@ type runQueue struct {
 	lim  int
 	lean bool // Handler.LeanRuns
 	// begun: the trace started since the last run, whose first run gets
-	// FlagTraceBegin (Handler.RunStarts).
-	begun bool
+	// FlagTraceBegin (Handler.RunStarts). stopSeen: a chunk decoded
+	// ahead saw the trace stop (or an error), and no start since.
+	begun, stopSeen bool
 }
 
 type runBuf struct {
