@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -34,7 +36,35 @@ func dumpCommand() *ucli.Command {
 			if c.Bool("file-order") {
 				opt.Order = perfdata.FileOrder
 			}
-			return perftext.Dump(c.App.Writer, f, opt)
+			return reportRecordError(c.App.ErrWriter, perftext.Dump(c.App.Writer, f, opt), f.Pipe, true)
 		},
 	}
+}
+
+// reportRecordError prints what perf report prints when a record cannot be
+// processed (a header smaller than itself): the session's message, then,
+// with -D, its own "Error: failed to process sample"; perf report still
+// exits 0. Other errors are returned.
+func reportRecordError(w io.Writer, err error, pipe, dump bool) error {
+	var hs *perfdata.HeaderSizeError
+	if !errors.As(err, &hs) {
+		return err
+	}
+	if pipe {
+		fmt.Fprintln(w, "bad event header size")
+	} else {
+		fmt.Fprintf(w, "%s [%s]: failed to process type: %d [Invalid argument]\n", cHex(uint64(hs.Offset)), cHex(uint64(hs.Size)), hs.Type)
+	}
+	if dump {
+		fmt.Fprint(w, "Error:\nfailed to process sample\n")
+	}
+	return nil
+}
+
+// cHex is C's %#x: 0 has no prefix.
+func cHex(v uint64) string {
+	if v == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%#x", v)
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/perfpt/perfpt/perfdata/perftext"
 )
 
 // TestScriptPerfExits compares perfpt script's exit status and first
@@ -63,22 +65,38 @@ func TestScriptPerfExits(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		args []string
+		// report: compare perf report ARGS with perfpt CMD (header for
+		// --header-only, dump for -D, its text without perf's hex
+		// dumps and sample thread and dso lines).
+		report string
 	}{
-		{"pipe field", []string{"-i", pipe, "-F", "comm,tid,cpu,time"}},
-		{"pipe zero-size record", []string{"-i", zero}},
-		{"missing", []string{"-i", filepath.Join(dir, "missing.data")}},
-		{"empty", []string{"-i", write("empty.data", nil)}},
-		{"dir", []string{"-i", dir}},
-		{"not a recording", []string{"-i", write("text.data", []byte(strings.Repeat("not perf data\n", 20)))}},
-		{"cut header", []string{"-i", write("cut.data", good[:200])}},
-		{"data size 0", []string{"-i", write("nodata.data", nodata)}},
-		{"field", []string{"-i", dumpFixture, "-F", "ip,addr"}},
+		{"pipe field", []string{"-i", pipe, "-F", "comm,tid,cpu,time"}, ""},
+		{"pipe zero-size record", []string{"-i", zero}, ""},
+		{"pipe zero-size record, header", []string{"-i", zero}, "--header-only"},
+		{"pipe zero-size record, dump", []string{"-i", zero}, "-D"},
+		{"missing", []string{"-i", filepath.Join(dir, "missing.data")}, ""},
+		{"empty", []string{"-i", write("empty.data", nil)}, ""},
+		{"dir", []string{"-i", dir}, ""},
+		{"not a recording", []string{"-i", write("text.data", []byte(strings.Repeat("not perf data\n", 20)))}, ""},
+		{"cut header", []string{"-i", write("cut.data", good[:200])}, ""},
+		{"data size 0", []string{"-i", write("nodata.data", nodata)}, ""},
+		{"field", []string{"-i", dumpFixture, "-F", "ip,addr"}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if (c.args[1] == pipe || c.args[1] == "") && recErr != nil {
 				t.Skipf("perf record to a pipe: %v", recErr)
 			}
-			cmd := exec.Command("perf", append([]string{"script"}, c.args...)...)
+			perfArgs := append([]string{"script"}, c.args...)
+			ourArgs := append([]string{"perfpt", "script"}, c.args...)
+			switch c.report {
+			case "--header-only":
+				perfArgs = append([]string{"report", "--header-only"}, c.args...)
+				ourArgs = append([]string{"perfpt", "header"}, c.args...)
+			case "-D":
+				perfArgs = append([]string{"report", "-D"}, c.args...)
+				ourArgs = append([]string{"perfpt", "dump"}, c.args...)
+			}
+			cmd := exec.Command("perf", perfArgs...)
 			var perfOut, perfErr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &perfOut, &perfErr
 			status := 0
@@ -90,7 +108,7 @@ func TestScriptPerfExits(t *testing.T) {
 				status = ee.ExitCode()
 			}
 			var out, errb bytes.Buffer
-			got := Main(append([]string{"perfpt", "script"}, c.args...), nil, &out, &errb)
+			got := Main(ourArgs, nil, &out, &errb)
 			if got != status {
 				t.Errorf("exit status %d, perf %d (perfpt: %q, perf: %q)", got, status, errb.String(), perfErr.String())
 			}
@@ -98,7 +116,12 @@ func TestScriptPerfExits(t *testing.T) {
 			if want := perfErr.String(); !strings.HasPrefix(errb.String(), want) {
 				t.Errorf("stderr %q, perf %q", errb.String(), want)
 			}
-			if out.String() != perfOut.String() {
+			if c.report == "-D" {
+				want, have := perftext.PerfDumpLines(perfOut.String()), perftext.PerfDumpLines(out.String())
+				if strings.Join(have, "\n") != strings.Join(want, "\n") {
+					t.Errorf("dump differs from perf report -D: %d lines, perf %d", len(have), len(want))
+				}
+			} else if out.String() != perfOut.String() {
 				t.Errorf("stdout %q, perf %q", out.String(), perfOut.String())
 			}
 		})

@@ -32,7 +32,7 @@ func headerCommand() *ucli.Command {
 					opt.Captured = st.ModTime().In(time.Local)
 				}
 			}
-			return perftext.Header(c.App.Writer, f, opt)
+			return reportRecordError(c.App.ErrWriter, perftext.Header(c.App.Writer, f, opt), f.Pipe, false)
 		},
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/perfpt/perfpt/internal/linediff"
+	"github.com/perfpt/perfpt/perfdata/perftext"
 )
 
 // optionSets are the perf script command lines compared on every
@@ -70,24 +71,11 @@ func perfptArgs(path string, opts []string) []string {
 	return append([]string{"script", "-i", path}, opts...)
 }
 
-// dumpFilter drops what perfpt dump does not print of perf report -D:
-// the hex dumps of the records, the machine's thread and dso lines of
-// samples, and blank lines.
+// dumpFilter keeps what perfpt dump prints of perf report -D
+// (perftext.PerfDumpLines).
 func dumpFilter(b []byte) []byte {
-	var out []byte
-	for _, line := range strings.SplitAfter(string(b), "\n") {
-		l := strings.TrimSuffix(line, "\n")
-		switch {
-		case l == "", l == ".", strings.HasPrefix(l, ". "), strings.HasPrefix(l, " ... thread: "),
-			strings.HasPrefix(l, " ...... dso: "), dumpHexHeader.MatchString(l):
-			continue
-		}
-		out = append(out, line...)
-	}
-	return out
+	return []byte(strings.Join(perftext.PerfDumpLines(string(b)), "\n"))
 }
-
-var dumpHexHeader = regexp.MustCompile(`^(0x[0-9a-f]+|0)@.* \[0x[0-9a-f]+\]: event: \d+$`)
 
 // TestCorpus runs perf script and perfpt script on every recording below
 // $PERFPT_CORPUS with each of optionSets and reports, per recording and

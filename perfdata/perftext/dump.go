@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"regexp"
 	"runtime"
 	"strings"
 
@@ -237,3 +238,23 @@ func writeFields(w *bufio.Writer, r perfdata.Record) {
 		fmt.Fprintf(w, " (%d bytes)", len(r.Data))
 	}
 }
+
+// PerfDumpLines returns the lines of perf report -D output that Dump
+// prints, to compare the two: without the records' hex dumps (the
+// "OFF@FILE [SIZE]: event: N" line and the ". " lines after it), the
+// " ... thread:" and " ...... dso:" lines perf report adds to samples
+// from its machine, and blank lines.
+func PerfDumpLines(out string) []string {
+	var l []string
+	for _, line := range strings.Split(out, "\n") {
+		switch {
+		case line == "", line == ".", strings.HasPrefix(line, ". "), strings.HasPrefix(line, " ... thread: "),
+			strings.HasPrefix(line, " ...... dso: "), hexHeader.MatchString(line):
+			continue
+		}
+		l = append(l, line)
+	}
+	return l
+}
+
+var hexHeader = regexp.MustCompile(`^(0x[0-9a-f]+|0)@.* \[0x[0-9a-f]+\]: event: \d+$`)

@@ -2,6 +2,7 @@ package perftext
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -34,7 +35,11 @@ var fullOnly = map[perfdata.Feature]bool{
 // Header prints the header and feature sections like perf report
 // --header-only (perf_header__fprintf_info). In pipe mode the features come
 // from HEADER_FEATURE records, so the stream is read to its end first.
-func Header(w io.Writer, f *perfdata.File, opt HeaderOptions) error {
+//
+// A pipe record perf cannot process (perfdata.HeaderSizeError) ends the
+// features read: the header is printed, then the error returned.
+func Header(w io.Writer, f *perfdata.File, opt HeaderOptions) (err error) {
+	var iterErr error
 	if f.Pipe {
 		// perf report --header-only stops at the HEADER_FEATURE that
 		// ends the features (process_feature_event).
@@ -46,8 +51,12 @@ func Header(w io.Writer, f *perfdata.File, opt HeaderOptions) error {
 				break
 			}
 		}
-		if err := rs.Err(); err != nil {
-			return err
+		// A record perf cannot read ends the features seen: perf
+		// prints the header, then says why (the caller's job).
+		iterErr = rs.Err()
+		var hs *perfdata.HeaderSizeError
+		if iterErr != nil && !errors.As(iterErr, &hs) {
+			return iterErr
 		}
 	}
 	fs, err := f.Features()
@@ -55,6 +64,11 @@ func Header(w io.Writer, f *perfdata.File, opt HeaderOptions) error {
 		return err
 	}
 	bw := bufio.NewWriter(w)
+	defer func() {
+		if err == nil {
+			err = iterErr
+		}
+	}()
 	writeTop(bw, f, opt)
 	for feat := perfdata.Feature(0); feat < perfdata.MaxFeatures; feat++ {
 		if (fs.Has(feat) || fs.IsLost(feat)) && !fs.NoTable {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -56,30 +55,11 @@ func diff(got, want string) string {
 	return "got:  " + r.A + "\nperf: " + r.B
 }
 
-// dumpLines returns the lines of perf report -D output that Dump prints:
-// without the hex dumps of the records ("OFF@FILE [SIZE]: event: N" and
-// the ". " lines after it), the machine's " ... thread:" and
-// " ...... dso:" lines of samples, and blank lines.
-func dumpLines(out string) []string {
-	var l []string
-	for _, line := range strings.Split(out, "\n") {
-		switch {
-		case line == "", line == ".", strings.HasPrefix(line, ". "), strings.HasPrefix(line, " ... thread: "),
-			strings.HasPrefix(line, " ...... dso: "), hexHeader.MatchString(line):
-			continue
-		}
-		l = append(l, line)
-	}
-	return l
-}
-
-var hexHeader = regexp.MustCompile(`^(0x[0-9a-f]+|0)@.* \[0x[0-9a-f]+\]: event: \d+$`)
-
 // compareDump compares Dump with perf report -D on path, line by line
 // (dumpLines).
 func compareDump(t *testing.T, path string) {
 	t.Helper()
-	want := dumpLines(runPerf(t, "report", "-D", "-i", path))
+	want := PerfDumpLines(runPerf(t, "report", "-D", "-i", path))
 	f, err := perfdata.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +69,7 @@ func compareDump(t *testing.T, path string) {
 	if err := Dump(&b, f, DumpOptions{Order: perfdata.TimeOrder}); err != nil {
 		t.Fatal(err)
 	}
-	got := dumpLines(b.String())
+	got := PerfDumpLines(b.String())
 	r := linediff.Compare(strings.Join(got, "\n"), strings.Join(want, "\n"))
 	if r.N != 0 {
 		t.Errorf("%d of %d lines differ from perf report -D; %s", r.N, len(want), r.String("perfpt", "perf"))
