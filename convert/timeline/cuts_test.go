@@ -88,8 +88,15 @@ func TestCuts(t *testing.T) {
 		o = base
 		o.TIDs = map[int32]bool{1: true}
 		out, sum = convertFile(t, in, f, o)
-		if evs, _ = readChecked(t, out); sum.Slices != 0 || sum.Filtered == 0 {
-			t.Errorf("%s --tid 1: %d slices, %d runs filtered", f, sum.Slices, sum.Filtered)
+		evs, _ = readChecked(t, out)
+		calls := 0
+		for _, e := range evs {
+			if e.Phase == 'B' && e.Cat == "call" {
+				calls++
+			}
+		}
+		if calls != 0 || sum.Slices != 0 || sum.Filtered == 0 {
+			t.Errorf("%s --tid 1: %d calls, %d slices, %d runs filtered", f, calls, sum.Slices, sum.Filtered)
 		}
 	}
 }
