@@ -282,6 +282,9 @@ func (c *converter) checkExec(t *thread, now uint64) {
 	}
 	if exec && t.started {
 		t.closeAll(c.catExec, c.catInferredExec)
+		if fc := c.fns[t.pid]; fc != nil {
+			fc.dropped = true
+		}
 		c.fns[t.pid] = nil
 	}
 }

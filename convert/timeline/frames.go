@@ -29,15 +29,16 @@ func (fi *fnInfo) argList() []Arg {
 // fnCache caches the fnInfo of each address entered, per address space:
 // it is dropped when a map is inserted into it (an exec or an mmap).
 type fnCache struct {
-	maps *machine.Maps
-	gen  uint64
-	m    map[uint64]*fnInfo
+	maps    *machine.Maps
+	gen     uint64
+	m       map[uint64]*fnInfo
+	dropped bool // by an exec: the threads that kept it look again
 }
 
 // fnAt returns the function at addr in t's address space.
 func (c *converter) fnAt(t *thread, addr uint64) *fnInfo {
 	th, fc := t.mth, t.fc
-	if th == nil || fc == nil || th.Maps != fc.maps || fc.gen != th.Maps.Gen() || c.fns[t.pid] != fc {
+	if th == nil || fc == nil || th.Maps != fc.maps || fc.gen != th.Maps.Gen() || fc.dropped {
 		// The thread's machine thread and its address space's cache,
 		// kept while the address space does not change.
 		th = c.m.FindThread(t.tid)
