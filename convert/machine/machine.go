@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/perfpt/perfpt/convert/sample"
+	"github.com/perfpt/perfpt/convert/srcline"
 	"github.com/perfpt/perfpt/convert/symbol"
 	"github.com/perfpt/perfpt/convert/unwind"
 )
@@ -217,6 +218,7 @@ type Machine struct {
 	refAddr uint64
 	// Warn, when set, gets perf's warnings (one line each, no newline).
 	Warn func(string)
+	srcFiles      map[string]*srcline.File // SourceFile's files without a DSO
 	// KernelStart is machine__kernel_start: 1<<63 on x86_64 whatever the
 	// kernel map says.
 	KernelStart uint64

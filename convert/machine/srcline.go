@@ -1,7 +1,6 @@
 package machine
 
 import (
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,23 +13,40 @@ import (
 // without a success, a DSO's source lines are no longer looked up.
 const a2lFailLimit = 123
 
+// dsoSrc is what perf keeps per DSO for addr2line: the addr2line
+// "process" (a srcline.File answering as addr2line does, with its state),
+// the failure count, and the source lines found per address.
 type dsoSrc struct {
 	once     sync.Once
-	tab      *srcline.Table
-	bfd      *bfdFuncs
+	file     *srcline.File
 	fails    int
 	disabled bool
-	frames   []srcline.Frame
+	recs     []srcline.Record
 	cache    map[uint64]string
+}
+
+// a2l returns the DSO's addr2line, opened on first use (nil when its
+// symbol file cannot be read): perf's dso->a2l, one per DSO for the
+// whole session, which inlined frames and source lines share.
+func (d *DSO) a2l() *srcline.File {
+	d.Symbols()
+	src := &d.src
+	src.once.Do(func() {
+		if d.symsFile != "" {
+			src.file, _ = srcline.OpenFile(d.symsFile)
+		}
+	})
+	return src.file
 }
 
 // srclineOf mirrors __get_srcline(dso, map__rip_2objdump(map, addr), sym,
 // true, true, false, addr) of perf 6.1 built without libbfd (an addr2line
-// -i -f subprocess): "file:line" of the innermost frame with the file's
-// base name, "??:0" when only the function is known, else "dso[hexaddr]".
+// -i -f subprocess): "file:line" from addr2line's first record with the
+// file's base name ("??:0" where addr2line knows the function but not
+// the line), else "dso[hexaddr]".
 func (d *DSO) srclineOf(l *sample.Loc) string {
-	if d.Name == "" || d.Name[0] == '[' {
-		return d.srclineFallback(l, l.Addr)
+	if d.Name == "" || d.Name[0] == '[' || hasPrefix(d.Name, "/tmp/perf-") {
+		return d.srclineFallback(l.Addr)
 	}
 	d.Symbols()
 	src := &d.src
@@ -44,39 +60,25 @@ func (d *DSO) srclineOf(l *sample.Loc) string {
 	}
 	var out string
 	if !src.disabled {
-		d.srcTable()
-		if src.tab != nil {
-			src.frames = src.tab.Frames(pc, src.frames[:0])
-			if len(src.frames) == 0 && l.Sym != nil {
-				// No DWARF for pc, but addr2line names the function from
-				// the symbol table: "??:?", which perf prints as nothing.
-				out = "??:0"
-				if f, ok := src.bfd.file(pc); ok {
-					out = baseName(f) + ":0"
-				}
-				src.fails = 0
-			} else if len(src.frames) > 0 {
-				// addr2line knew the function: its "file:line" record
-				// counts as a success even as "??:?" (perf turns that
-				// into "??:0" and prints nothing).
-				f := src.frames[0]
-				if f.File == "" || f.File == "??" {
-					out = "??:0"
-				} else {
-					out = filepath.Base(f.File) + ":" + strconv.Itoa(f.Line)
-				}
+		if f := d.a2l(); f != nil {
+			var ok bool
+			src.recs, ok = f.Addr2line(pc, src.recs[:0])
+			if ok {
+				out = srclineFromFileline(src.recs[0].File, src.recs[0].Line)
 				src.fails = 0
 			}
 		}
 		if out == "" && src.fails != 0 {
 			src.fails++
 			if src.fails > a2lFailLimit {
+				// perf stops asking and ends its addr2line process.
 				src.disabled = true
+				d.closeA2l()
 			}
 		}
 	}
 	if out == "" {
-		out = d.srclineFallback(l, pc)
+		out = d.srclineFallback(pc)
 	}
 	if len(src.cache) < 1<<20 {
 		src.cache[pc] = out
@@ -84,10 +86,51 @@ func (d *DSO) srclineOf(l *sample.Loc) string {
 	return out
 }
 
+// SourceFile returns the debug information of the file at path as a
+// srcline.File: the addr2line of a DSO whose symbol file it is, else one
+// opened once (nil when it cannot be read).
+func (m *Machine) SourceFile(path string) *srcline.File {
+	for _, d := range m.dsos {
+		if d.symsFile == path && path != "" {
+			if f := d.a2l(); f != nil {
+				return f
+			}
+		}
+	}
+	if f, ok := m.srcFiles[path]; ok {
+		return f
+	}
+	if m.srcFiles == nil {
+		m.srcFiles = map[string]*srcline.File{}
+	}
+	f, err := srcline.OpenFile(path)
+	if err != nil {
+		f = nil
+	}
+	m.srcFiles[path] = f
+	return f
+}
+
+// closeA2l ends the DSO's addr2line (dso__free_a2l): the next inline
+// lookup starts a new one, with a fresh state.
+func (d *DSO) closeA2l() {
+	if d.src.file != nil {
+		d.src.file.Close()
+	}
+	d.src.file = nil
+	d.src.once = sync.Once{}
+}
+
+// srclineFromFileline is perf's srcline_from_fileline with short file
+// names: "base:line" of what addr2line printed.
+func srclineFromFileline(file string, line int) string {
+	return baseName(file) + ":" + strconv.Itoa(line)
+}
+
 // srclineFallback is __get_srcline's answer when addr2line knew nothing:
 // map__srcline passes no symbol, so it is "dso[objdump address]".
-func (d *DSO) srclineFallback(l *sample.Loc, objAddr uint64) string {
-	return filepath.Base(d.Name) + "[" + strconv.FormatUint(objAddr, 16) + "]"
+func (d *DSO) srclineFallback(objAddr uint64) string {
+	return baseName(d.Name) + "[" + strconv.FormatUint(objAddr, 16) + "]"
 }
 
 // Srcline implements sample.Resolver.

@@ -6,7 +6,6 @@ import (
 	"os"
 
 	"github.com/perfpt/perfpt/convert/sample"
-	"github.com/perfpt/perfpt/convert/srcline"
 	"github.com/perfpt/perfpt/convert/symbol"
 	"github.com/perfpt/perfpt/convert/unwind"
 	"github.com/perfpt/perfpt/perfdata"
@@ -120,8 +119,12 @@ const maxInlineNest = 1024
 // inlineEntry is one entry perf's append_inlines adds for an address:
 // sym is nil for the function holding the code (perf reuses the real
 // symbol when addr2line names it alike), else a symbol for an inlined
-// function, with the range of the real one.
-type inlineEntry struct{ sym *symbol.Symbol }
+// function, with the range of the real one; srcline is the entry's
+// "file:line" (perf's inline_list srcline).
+type inlineEntry struct {
+	sym     *symbol.Symbol
+	srcline string
+}
 
 // AppendFrame appends the callchain entry of ip resolved to l, preceded
 // by the functions inlined there when perf's append_inlines adds them
@@ -140,7 +143,7 @@ func (m *Machine) AppendFrame(out []sample.Frame, ip uint64, l sample.Loc) []sam
 		return append(out, sample.Frame{IP: ip, Loc: l})
 	}
 	for _, e := range inl {
-		f := sample.Frame{IP: ip, Loc: l}
+		f := sample.Frame{IP: ip, Loc: l, Srcline: e.srcline, HasSrcline: true}
 		if e.sym != nil {
 			f.Loc.Sym, f.Inlined = e.sym, true
 		}
@@ -150,12 +153,14 @@ func (m *Machine) AppendFrame(out []sample.Frame, ip uint64, l sample.Loc) []sam
 }
 
 // inlines mirrors dso__parse_addr_inlines for the DSO-relative address
-// addr in function sym (perf asks addr2line -i -f at the objdump address
-// and keeps one entry per record, innermost first), cached per address
-// as perf caches its inline nodes. It is empty where addr2line knows no
-// function (perf then appends the plain entry).
+// addr in function sym: perf asks its addr2line -i -f process about the
+// objdump address and makes an entry of every record, innermost first
+// (new_inline_sym: the real symbol where the record names it, else an
+// inlined one), cached per address as perf caches its inline nodes. It
+// is empty where addr2line knows nothing (perf then appends the plain
+// entry).
 func (d *DSO) inlines(addr uint64, sym *symbol.Symbol) []inlineEntry {
-	if d.Name == "" || d.Name[0] == '[' {
+	if d.Name == "" || d.Name[0] == '[' || hasPrefix(d.Name, "/tmp/perf-") {
 		return nil
 	}
 	if e, ok := d.inl[addr]; ok {
@@ -164,49 +169,30 @@ func (d *DSO) inlines(addr uint64, sym *symbol.Symbol) []inlineEntry {
 	if d.inl == nil {
 		d.inl = map[uint64][]inlineEntry{}
 	}
-	tab := d.srcTable()
 	var out []inlineEntry
-	if tab != nil {
-		d.src.frames = tab.Frames(addr+d.textOffset, d.src.frames[:0])
-		for i, f := range d.src.frames {
-			if i >= maxInlineNest {
-				break
+	if f := d.a2l(); f != nil {
+		var ok bool
+		d.src.recs, ok = f.Addr2line(addr+d.textOffset, d.src.recs[:0])
+		if ok {
+			for i, r := range d.src.recs {
+				if i > maxInlineNest {
+					break
+				}
+				e := inlineEntry{srcline: srclineFromFileline(r.File, r.Line)}
+				// new_inline_sym demangles addr2line's name as the
+				// symbols were, before comparing it with the symbol's.
+				if name := d.symOpts.DemangleName(r.Func); name != sym.Name {
+					e.sym = &symbol.Symbol{Start: sym.Start, End: sym.End,
+						Name: name, Bind: sym.Bind, Type: sym.Type}
+				}
+				out = append(out, e)
 			}
-			name := f.Func
-			if f.Linkage != "" {
-				name = f.Linkage
-			}
-			// new_inline_sym demangles addr2line's name as the
-			// symbols were, before comparing it with the symbol's.
-			name = d.symOpts.DemangleName(name)
-			if name == sym.Name || name == "??" && len(d.src.frames) == 1 {
-				// Where DWARF has a line but no function, addr2line
-				// names the function from the symbol table, as perf.
-				out = append(out, inlineEntry{})
-				continue
-			}
-			out = append(out, inlineEntry{sym: &symbol.Symbol{Start: sym.Start, End: sym.End,
-				Name: name, Bind: sym.Bind, Type: sym.Type}})
 		}
 	}
 	if len(d.inl) < 1<<20 {
 		d.inl[addr] = out
 	}
 	return out
-}
-
-// srcTable returns the DWARF line and inline tables of d's symbol file
-// (what addr2line reads), loaded once.
-func (d *DSO) srcTable() *srcline.Table {
-	d.Symbols()
-	src := &d.src
-	src.once.Do(func() {
-		if d.symsFile != "" {
-			src.tab, _ = srcline.Open(d.symsFile)
-			src.bfd = loadBFDFuncs(d.symsFile)
-		}
-	})
-	return src.tab
 }
 
 // LBRCallchain mirrors resolve_lbr_callchain_sample for a callee-first

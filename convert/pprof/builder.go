@@ -57,7 +57,7 @@ type MapInfo struct {
 
 // object is the debug information of one mapped file.
 type object struct {
-	tab  *srcline.Table
+	src  *srcline.File // nil without one
 	segs []elf.ProgHeader
 }
 
@@ -115,6 +115,10 @@ type Builder struct {
 	lastMapKey mapKey
 	lastMap    *profile.Mapping
 	frames     []srcline.Frame
+	// Sources, when set, gives the debug information of a file by path
+	// (a cache shared with the session's machine); by default each path
+	// is opened once.
+	Sources func(path string) *srcline.File
 }
 
 // NewBuilder starts a profile with the given sample types.
@@ -142,7 +146,7 @@ func (b *Builder) object(path string) *object {
 	if o, ok := b.objs[path]; ok {
 		return o
 	}
-	o := &object{tab: &srcline.Table{}}
+	o := &object{}
 	b.objs[path] = o
 	if path == "" {
 		return o
@@ -157,8 +161,10 @@ func (b *Builder) object(path string) *object {
 			o.segs = append(o.segs, p.ProgHeader)
 		}
 	}
-	if t, err := srcline.New(f); err == nil {
-		o.tab = t
+	if b.Sources != nil {
+		o.src = b.Sources(path)
+	} else if src, err := srcline.OpenFile(path); err == nil {
+		o.src = src
 	}
 	return o
 }
@@ -180,7 +186,7 @@ func (b *Builder) mapping(mi *MapInfo) *profile.Mapping {
 	if mi.Path != "" {
 		o := b.object(mi.Path)
 		m.HasFunctions = true
-		m.HasFilenames = len(o.tab.Rows()) > 0
+		m.HasFilenames = o.src.HasLines()
 		m.HasLineNumbers = m.HasFilenames
 		m.HasInlineFrames = m.HasFilenames
 	}
@@ -224,8 +230,8 @@ func (b *Builder) Location(fr *Frame) *profile.Location {
 		}
 	}
 	b.frames = b.frames[:0]
-	if o != nil {
-		b.frames = o.tab.Frames(pc, b.frames)
+	if o != nil && o.src != nil {
+		b.frames = o.src.Frames(pc, b.frames)
 	}
 	k := locKey{m: m, addr: fr.IP, caller: fr.Caller}
 	switch b.Gran {
@@ -266,7 +272,7 @@ func (b *Builder) Location(fr *Frame) *profile.Location {
 		for _, f := range frames {
 			start := int64(0)
 			if !f.Inlined || b.Gran == Function {
-				if fn, ok := o.tab.Func(pc); ok {
+				if fn, ok := o.src.Func(pc); ok {
 					start = int64(fn.Line)
 				}
 			}

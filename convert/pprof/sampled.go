@@ -86,6 +86,8 @@ type sampled struct {
 // "branch" = "predicted" or "mispredicted" when the hardware says.
 func FromSamples(s *session.Session, o Options) (*profile.Profile, error) {
 	c := &sampled{b: NewBuilder(o.Granularity, nil), m: s.Machine(), events: map[*sample.Event]int{}, brIdx: -1}
+	// The machine's addr2line files serve the profile's lines too.
+	c.b.Sources = c.m.SourceFile
 	c.lbr = newLBRReader(s.File())
 	err := s.Run(session.Handler{Sample: c.sample})
 	if err != nil {

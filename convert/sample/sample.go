@@ -106,6 +106,13 @@ type Frame struct {
 	// function with the range of the function holding it, and perf prints
 	// it without the DSO and with " (inlined)".
 	Inlined bool
+	// Srcline is the entry's source line when perf's callchain node has
+	// one (the entries append_inlines adds: "file:line" as addr2line
+	// gave it, printed with -F srcline even when unknown, "??:0");
+	// HasSrcline says it is set. Without it, the line is looked up when
+	// printed (map__fprintf_srcline).
+	Srcline    string
+	HasSrcline bool
 }
 
 // Resolver resolves addresses in the context of one sample's thread.

@@ -123,7 +123,13 @@ func (p *Printer) callchain(b []byte, s *sample.Sample, opts int) []byte {
 			b = append(b, ')')
 		}
 		if opts&optSrcline != 0 {
-			b = appendSrcline(b, s.Res, &f.Loc)
+			if f.HasSrcline {
+				// The node's own srcline, printed even when unknown.
+				b = append(b, "\n  "...)
+				b = append(b, f.Srcline...)
+			} else {
+				b = appendSrcline(b, s.Res, &f.Loc)
+			}
 		}
 		if f.Inlined {
 			b = append(b, " (inlined)"...)

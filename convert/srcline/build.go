@@ -28,6 +28,11 @@ func FromDWARF(d *dwarf.Data) (*Table, error) {
 	if err := b.run(); err != nil {
 		return nil, fmt.Errorf("srcline: %w", err)
 	}
+	return b.finish(), nil
+}
+
+// finish sorts the table's rows and functions.
+func (b *builder) finish() *Table {
 	t := b.t
 	sort.SliceStable(t.rows, func(i, j int) bool {
 		a, c := &t.rows[i], &t.rows[j]
@@ -37,7 +42,7 @@ func FromDWARF(d *dwarf.Data) (*Table, error) {
 		return a.EndSeq && !c.EndSeq
 	})
 	sort.SliceStable(t.funcs, func(i, j int) bool { return t.funcs[i].Low < t.funcs[j].Low })
-	return t, nil
+	return t
 }
 
 type origin struct {
@@ -92,20 +97,25 @@ func (b *builder) run() error {
 		if cu == nil {
 			return nil
 		}
-		if cu.Tag != dwarf.TagCompileUnit && cu.Tag != dwarf.TagPartialUnit {
-			r.SkipChildren()
-			continue
-		}
-		if err := b.lines(cu); err != nil {
-			return err
-		}
-		if !cu.Children {
-			continue
-		}
-		if err := b.unit(r); err != nil {
+		if err := b.compUnit(r, cu); err != nil {
 			return err
 		}
 	}
+}
+
+// compUnit reads the unit whose entry r has just returned.
+func (b *builder) compUnit(r *dwarf.Reader, cu *dwarf.Entry) error {
+	if cu.Tag != dwarf.TagCompileUnit && cu.Tag != dwarf.TagPartialUnit {
+		r.SkipChildren()
+		return nil
+	}
+	if err := b.lines(cu); err != nil {
+		return err
+	}
+	if !cu.Children {
+		return nil
+	}
+	return b.unit(r)
 }
 
 // lines appends the line table of cu and sets b.cuFiles.

@@ -16,4 +16,15 @@
 // Rows gives the whole line table sorted by address (for coverage: which
 // lines have code and which address ranges belong to each line), Funcs the
 // functions sorted by address.
+//
+// A File answers for the few addresses a profile asks about without
+// reading the whole binary: .debug_aranges says which compile unit holds
+// an address, and only that unit is read (compressed sections are
+// inflated only as far as it). Its Frames, Line and Func answer as a
+// Table's; its Addr2line answers as binutils 2.40's `addr2line -f -i`
+// does, bfd's quirks included, because perf 6.1 prints what addr2line
+// prints (inlined frames and source lines):
+//
+//	f, err := srcline.OpenFile("/usr/lib/debug/.build-id/93/ac61....debug")
+//	recs, ok := f.Addr2line(pc, nil) // addr2line's records, innermost first
 package srcline

@@ -39,3 +39,30 @@ func buildForFuzz(f *testing.F, flags ...string) string {
 	defer func() { recover() }()
 	return build(f, "inl.c", flags...)
 }
+
+// FuzzFile feeds arbitrary bytes as an ELF file to File: addr2line's and
+// Table's questions must never panic.
+func FuzzFile(f *testing.F) {
+	for _, flags := range [][]string{{"-g", "-O0"}, {"-g", "-O2"}, {"-g", "-O2", "-gdwarf-4"}} {
+		if b, err := os.ReadFile(buildForFuzz(f, flags...)); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("\x7fELF"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sf, err := NewFile(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		var recs []Record
+		var frames []Frame
+		for _, s := range sf.ef.Sections {
+			for _, pc := range []uint64{s.Addr, s.Addr + s.Size/2, s.Addr + 1} {
+				recs, _ = sf.Addr2line(pc, recs[:0])
+				frames = sf.Frames(pc, frames[:0])
+				sf.Line(pc)
+				sf.Func(pc)
+			}
+		}
+	})
+}

@@ -33,6 +33,10 @@ func TestDwarfUnwindMatchesPerf(t *testing.T) {
 			{"-F", "ip,sym"},
 			{"--no-inline"},
 			{"--max-stack", "4"},
+			// source lines of chain entries: an inlined-frame entry's
+			// own (addr2line's record), others looked up when printed
+			{"-F", "+srcline"},
+			{"-G", "-F", "+srcline"},
 		} {
 			t.Run(data+" "+filepath.Join(args...), func(t *testing.T) {
 				compare(t, filepath.Join(unwindDir, data), args...)

@@ -1,0 +1,178 @@
+package srcline
+
+import "debug/elf"
+
+// Record is one record `addr2line -f -i` prints for an address: a
+// function name and a position.
+type Record struct {
+	// Func is the name as addr2line prints it (not demangled), "??"
+	// when it knows none.
+	Func string
+	// File is the file name as addr2line prints it, "??" when it knows
+	// none (it may be empty: an empty STT_FILE symbol).
+	File string
+	// Line is the line, 0 when unknown (addr2line prints "?").
+	Line int
+	// Discriminator is the DWARF discriminator of the first record's
+	// row, 0 when none (addr2line prints it with every record).
+	Discriminator int
+}
+
+// Addr2line appends to dst the records binutils 2.40's `addr2line -f -i
+// -e FILE` prints for pc: the innermost function with the position of
+// pc, then each function it is inlined in with the position of the call.
+// ok is false where addr2line prints "??" and "??:0" (no section holds
+// pc, or neither DWARF nor the symbol table knows it), which perf takes
+// for a failed lookup.
+//
+// It answers as bfd does, quirks included (see bfdLines, lookupFunc and
+// nearest): where DWARF gives no function, or gives a name that bfd does
+// not take for a linkage name (DW_AT_name outside C and the like), the
+// symbol table names the function, and bfd remembers that choice for
+// the function's later lookups, so that answers depend on the order of
+// the questions, as they do for perf's long-running addr2line process.
+func (f *File) Addr2line(pc uint64, dst []Record) ([]Record, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, s := range f.allocSecs {
+		if pc < s.addr || pc-s.addr >= s.size {
+			continue
+		}
+		if out, ok := f.nearest(s.idx, pc, dst); ok {
+			return out, true
+		}
+	}
+	return dst, false
+}
+
+// nearest is bfd_find_nearest_line for pc in section sec followed by
+// bfd_find_inliner_info (_bfd_dwarf2_find_nearest_line_with_alt and
+// _bfd_elf_find_nearest_line in bfd 2.40).
+func (f *File) nearest(sec elf.SectionIndex, pc uint64, dst []Record) ([]Record, bool) {
+	var fn *funcInfo
+	var row *bfdRow
+	found := false
+	if f.info != nil {
+		fn, row, found = f.search(pc)
+	}
+	rec := Record{Func: "??", File: "??"}
+	fileKnown := false
+	if row != nil {
+		rec.Line, rec.Discriminator = int(row.line), int(row.disc)
+		if row.file != "" {
+			rec.File, fileKnown = row.file, true
+		}
+	}
+	if fn != nil && fn.isLinkage {
+		if fn.hasName && fn.name != "" {
+			rec.Func = fn.name
+		}
+		found = true
+	} else {
+		sym, symFile, haveFile := f.elf().find(sec, pc)
+		if sym != nil {
+			if sym.name != "" {
+				rec.Func = sym.name
+			}
+			if !fileKnown {
+				rec.File = "??"
+				if haveFile {
+					rec.File = symFile
+				}
+			}
+			found = true
+		}
+		if fn != nil {
+			// bfd takes the symbol's name for the function's own when
+			// the symbol starts where the function does, and stops
+			// asking the symbol table about it either way.
+			switch {
+			case sym == nil:
+				if fn.hasName && fn.name != "" {
+					rec.Func = fn.name
+				}
+			case len(fn.ranges) > 0 && sym.value == fn.ranges[0][0]:
+				fn.name, fn.hasName = sym.name, true
+			}
+			fn.isLinkage = true
+		}
+	}
+	if !found {
+		return dst, false
+	}
+	dst = append(dst, rec)
+	if fn != nil && fn.inlined {
+		for in := fn; in.caller != nil; in = in.caller {
+			// addr2line prints the first record's discriminator on
+			// every line.
+			r := Record{Func: "??", File: "??", Line: in.callLine, Discriminator: rec.Discriminator}
+			if c := in.caller; c.hasName && c.name != "" {
+				r.Func = c.name
+			}
+			if in.callFile != "" {
+				r.File = in.callFile
+			}
+			dst = append(dst, r)
+			if len(dst) > 1<<16 {
+				break
+			}
+		}
+	}
+	return dst, true
+}
+
+func (f *File) elf() *elfFuncs {
+	if f.elfFuncs == nil {
+		f.elfFuncs = loadELFFuncs(f.ef)
+	}
+	return f.elfFuncs
+}
+
+// search looks pc up in the units as bfd does: first in the units read
+// so far that hold it (or have no ranges), then, where .debug_aranges
+// names units for pc, in those, and last in the units not read yet, in
+// file order. bfd reads the units in file order only; .debug_aranges
+// lets a lookup skip the units before the one it needs.
+func (f *File) search(pc uint64) (*funcInfo, *bfdRow, bool) {
+	f.query++
+	q := f.query
+	try := func(u *unit) (*funcInfo, *bfdRow, bool) {
+		if u == nil || u.tried == q || u.err != nil || !u.code {
+			return nil, nil, false
+		}
+		if len(u.ranges) > 0 && !u.contains(pc) {
+			return nil, nil, false
+		}
+		u.tried = q
+		f.decode(u)
+		if u.bad {
+			return nil, nil, false
+		}
+		fn := u.lookupFunc(pc)
+		row, lineOK := u.lines.lookup(pc)
+		return fn, row, lineOK || fn != nil
+	}
+	for i := 0; i < len(f.read); i++ {
+		if fn, row, ok := try(f.read[i]); ok {
+			return fn, row, true
+		}
+	}
+	f.arBuf = f.arangesUnits(pc, f.arBuf[:0])
+	for _, off := range f.arBuf {
+		if fn, row, ok := try(f.unitAt(off)); ok {
+			return fn, row, true
+		}
+	}
+	for f.next < f.info.size {
+		u := f.unitAt(f.next)
+		if u == nil || u.end <= f.next {
+			f.next = f.info.size
+			break
+		}
+		f.next = u.end
+		if fn, row, ok := try(u); ok {
+			return fn, row, true
+		}
+	}
+	return nil, nil, false
+}

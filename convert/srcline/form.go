@@ -1,0 +1,113 @@
+package srcline
+
+// DWARF attribute forms.
+const (
+	formAddr          = 0x01
+	formBlock2        = 0x03
+	formBlock4        = 0x04
+	formData2         = 0x05
+	formData4         = 0x06
+	formData8         = 0x07
+	formString        = 0x08
+	formBlock         = 0x09
+	formBlock1        = 0x0a
+	formData1         = 0x0b
+	formFlag          = 0x0c
+	formSdata         = 0x0d
+	formStrp          = 0x0e
+	formUdata         = 0x0f
+	formRefAddr       = 0x10
+	formRef1          = 0x11
+	formRef2          = 0x12
+	formRef4          = 0x13
+	formRef8          = 0x14
+	formRefUdata      = 0x15
+	formIndirect      = 0x16
+	formSecOffset     = 0x17
+	formExprloc       = 0x18
+	formFlagPresent   = 0x19
+	formStrx          = 0x1a
+	formAddrx         = 0x1b
+	formRefSup4       = 0x1c
+	formStrpSup       = 0x1d
+	formData16        = 0x1e
+	formLineStrp      = 0x1f
+	formRefSig8       = 0x20
+	formImplicitConst = 0x21
+	formLoclistx      = 0x22
+	formRnglistx      = 0x23
+	formRefSup8       = 0x24
+	formStrx1         = 0x25
+	formStrx2         = 0x26
+	formStrx3         = 0x27
+	formStrx4         = 0x28
+	formAddrx1        = 0x29
+	formAddrx2        = 0x2a
+	formAddrx3        = 0x2b
+	formAddrx4        = 0x2c
+	formGNUAddrIndex  = 0x1f01
+	formGNUStrIndex   = 0x1f02
+	formGNURefAlt     = 0x1f20
+	formGNUStrpAlt    = 0x1f21
+)
+
+// formUint reads a constant of an unsigned data form.
+func formUint(form uint64, c *cursor) (uint64, bool) {
+	switch form {
+	case formData1:
+		return uint64(c.u8()), !c.bad
+	case formData2:
+		return uint64(c.u16()), !c.bad
+	case formData4:
+		return uint64(c.u32()), !c.bad
+	case formData8:
+		return c.u64(), !c.bad
+	case formUdata:
+		return c.uleb(), !c.bad
+	}
+	return 0, false
+}
+
+// skipForm skips a value of form; false for a form it does not know.
+func skipForm(form uint64, c *cursor, is64 bool, addrSize int) bool {
+	off := uint64(4)
+	if is64 {
+		off = 8
+	}
+	switch form {
+	case formAddr:
+		c.take(uint64(addrSize))
+	case formData1, formRef1, formFlag, formStrx1, formAddrx1:
+		c.take(1)
+	case formData2, formRef2, formStrx2, formAddrx2:
+		c.take(2)
+	case formStrx3, formAddrx3:
+		c.take(3)
+	case formData4, formRef4, formRefSup4, formStrx4, formAddrx4:
+		c.take(4)
+	case formData8, formRef8, formRefSig8, formRefSup8:
+		c.take(8)
+	case formData16:
+		c.take(16)
+	case formSdata:
+		c.sleb()
+	case formUdata, formRefUdata, formStrx, formAddrx, formLoclistx, formRnglistx, formGNUAddrIndex, formGNUStrIndex:
+		c.uleb()
+	case formStrp, formRefAddr, formSecOffset, formLineStrp, formStrpSup, formGNURefAlt, formGNUStrpAlt:
+		c.take(off)
+	case formString:
+		c.cstring()
+	case formBlock1:
+		c.take(uint64(c.u8()))
+	case formBlock2:
+		c.take(uint64(c.u16()))
+	case formBlock4:
+		c.take(uint64(c.u32()))
+	case formBlock, formExprloc:
+		c.take(c.uleb())
+	case formFlagPresent, formImplicitConst:
+	default:
+		return false
+	}
+	return !c.bad
+}
