@@ -217,8 +217,8 @@ type Machine struct {
 	refName string
 	refAddr uint64
 	// Warn, when set, gets perf's warnings (one line each, no newline).
-	Warn func(string)
-	srcFiles      map[string]*srcline.File // SourceFile's files without a DSO
+	Warn     func(string)
+	srcFiles map[string]*srcline.File // SourceFile's files without a DSO
 	// KernelStart is machine__kernel_start: 1<<63 on x86_64 whatever the
 	// kernel map says.
 	KernelStart uint64

@@ -23,12 +23,17 @@ func New(f *elf.File) (*Table, error) {
 
 // FromDWARF builds a Table from already opened DWARF data.
 func FromDWARF(d *dwarf.Data) (*Table, error) {
-	b := builder{d: d, t: &Table{}, fileIdx: map[string]int32{}, names: map[dwarf.Offset]origin{},
-		aggregate: map[dwarf.Offset]bool{}, memberDecl: map[dwarf.Offset]typeDecl{}}
+	b := newBuilder(d, &Table{})
 	if err := b.run(); err != nil {
 		return nil, fmt.Errorf("srcline: %w", err)
 	}
 	return b.finish(), nil
+}
+
+// newBuilder starts filling t from d.
+func newBuilder(d *dwarf.Data, t *Table) *builder {
+	return &builder{d: d, t: t, fileIdx: map[string]int32{}, names: map[dwarf.Offset]origin{},
+		aggregate: map[dwarf.Offset]bool{}, memberDecl: map[dwarf.Offset]typeDecl{}}
 }
 
 // finish sorts the table's rows and functions.

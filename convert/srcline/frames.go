@@ -120,7 +120,7 @@ func (f *File) tableOf(u *unit) *Table {
 	if err != nil {
 		return u.table
 	}
-	b := builder{d: d, t: u.table, fileIdx: map[string]int32{}, names: map[dwarf.Offset]origin{}}
+	b := newBuilder(d, u.table)
 	r := d.Reader()
 	r.Seek(dwarf.Offset(u.dieOff - u.base))
 	cu, err := r.Next()

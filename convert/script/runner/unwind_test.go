@@ -19,14 +19,12 @@ const unwindDir = "../../../testdata/unwind"
 // TestDwarfUnwindMatchesPerf compares perfpt script with perf script on
 // --call-graph dwarf recordings: user stacks unwound from the sampled
 // registers and stack, kernel frames first, inlined frames, signal
-// frames, cut stacks. cppwork.data and rustwork.data unwind the same way
-// (convert/unwind's tests check their frames) but print C++ and Rust names,
-// which perfpt does not demangle yet: they join this table with the
-// demangler.
+// frames, cut stacks, C++ (virtual calls, templates, exceptions) and
+// Rust names demangled as perf demangles them.
 func TestDwarfUnwindMatchesPerf(t *testing.T) {
 	need(t, "perf")
-	buildidcache.Home(t, unwindDir, "cwork-dyn", "cwork-static")
-	for _, data := range []string{"cwork-dyn.data", "cwork-static.data", "cwork-small.data"} {
+	buildidcache.Home(t, unwindDir, "cwork-dyn", "cwork-static", "cppwork", "rustwork")
+	for _, data := range []string{"cwork-dyn.data", "cwork-static.data", "cwork-small.data", "cppwork.data", "rustwork.data"} {
 		for _, args := range [][]string{
 			nil,
 			{"-G"},
