@@ -189,6 +189,7 @@ type Thread struct {
 	commSet  bool
 	Maps     *Maps
 	ts       *ThreadStack
+	lbr      *lbrStitch // --stitch-lbr's state (lbrstitch.go)
 }
 
 // Machine is the host's state as the records rebuild it: threads, their
@@ -206,6 +207,11 @@ type Machine struct {
 	// --max-stack, 0 for perf's default of 127).
 	NoInline   bool
 	MaxStack   int
+	// StitchLBR stitches LBR call stacks as perf's --stitch-lbr does,
+	// MaxLBR being the CPU's LBR depth (HEADER_CPU_PMU_CAPS branches; 0:
+	// unknown, no stitching).
+	StitchLBR bool
+	MaxLBR    int
 	unwindTabs unwind.Cache
 	kcode      kcoreCode // the kernel's code from a kcore (kcore.go)
 	// kernelBuildID is the [kernel.kallsyms] build-id of the BUILD_ID

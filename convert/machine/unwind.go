@@ -199,10 +199,11 @@ func (d *DSO) inlines(addr uint64, sym *symbol.Symbol) []inlineEntry {
 // chain of a sample whose event records the LBR call stack: the kernel's
 // chain up to its PERF_CONTEXT_USER marker, then the first branch's target
 // and every branch's source, resolved in user space without inlined
-// frames (add_callchain_ip with branch set). ok is false when the chain
-// has no user part (within max_stack entries): perf then resolves the
-// chain as usual.
-func (m *Machine) LBRCallchain(t *Thread, ips []uint64, first *perfdata.BranchEntry, br []perfdata.BranchEntry, out []sample.Frame) (_ []sample.Frame, ok bool) {
+// frames (add_callchain_ip with branch set), then, with --stitch-lbr
+// (StitchLBR), the entries stitched from the thread's earlier stacks.
+// ok is false when the chain has no user part (within max_stack
+// entries): perf then resolves the chain as usual.
+func (m *Machine) LBRCallchain(t *Thread, ips []uint64, b *LBRBranches, out []sample.Frame) (_ []sample.Frame, ok bool) {
 	n := min(m.MaxDepth(), len(ips))
 	end := -1
 	for i := 0; i < n; i++ {
@@ -214,13 +215,30 @@ func (m *Machine) LBRCallchain(t *Thread, ips []uint64, first *perfdata.BranchEn
 	if end < 0 {
 		return out, false
 	}
+	st := m.stitchOf(t, b)
+	stitched := false
+	if st != nil {
+		stitched = st.hasStitched(b, uint64(m.MaxLBR))
+		if !stitched {
+			st.stitched = st.stitched[:0]
+		}
+		st.remember(b)
+	}
 	out = m.resolveChainAll(t, ips[:end+1], out[:0])
-	if first == nil {
+	if b.First == nil {
 		return out, true
 	}
-	out = append(out, sample.Frame{IP: first.To, Loc: m.ResolveMode(t, false, first.To)})
-	for _, b := range br {
-		out = append(out, sample.Frame{IP: b.From, Loc: m.ResolveMode(t, false, b.From)})
+	out = append(out, sample.Frame{IP: b.First.To, Loc: m.ResolveMode(t, false, b.First.To)})
+	for i, e := range b.Entries {
+		f := sample.Frame{IP: e.From, Loc: m.ResolveMode(t, false, e.From)}
+		out = append(out, f)
+		if t.lbr != nil && i < len(t.lbr.prevCursor) {
+			// save_lbr_cursor_node
+			t.lbr.prevCursor[i], t.lbr.prevValid[i] = f, true
+		}
+	}
+	if stitched {
+		out = append(out, st.stitched...)
 	}
 	return out, true
 }

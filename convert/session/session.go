@@ -230,6 +230,12 @@ func New(f *perfdata.File, o Options) (*Session, error) {
 		for _, b := range feats.BuildIDs {
 			s.m.AddBuildID(b)
 		}
+		for _, c := range feats.CPUPMUCaps {
+			if c.Name == "branches" {
+				// perf's atoi
+				s.m.MaxLBR = atoi(c.Value)
+			}
+		}
 	}
 	for _, a := range f.Attrs {
 		s.event(a)
@@ -477,7 +483,8 @@ func (s *Session) sample(r *perfdata.RecordSample, smp *sample.Sample) {
 	if r.Attr != nil && r.Attr.SampleType&perfdata.SampleFormatCallchain != 0 && s.opts.Callchains {
 		lbr := false
 		if r.Attr.BranchSampleType&perfdata.BranchSampleCallStack != 0 && r.Attr.SampleType&perfdata.SampleFormatBranchStack != 0 {
-			smp.Callchain, lbr = s.m.LBRCallchain(t, r.Callchain, s.lbrFirst(r), r.BranchStack, smp.Callchain)
+			br := machine.LBRBranches{Entries: r.BranchStack, First: s.lbrFirst(r), HwIdx: r.BranchHwIdx}
+			smp.Callchain, lbr = s.m.LBRCallchain(t, r.Callchain, &br, smp.Callchain)
 		}
 		if !lbr {
 			smp.Callchain = s.m.Callchain(t, r.Callchain, smp.Callchain)

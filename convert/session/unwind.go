@@ -95,3 +95,25 @@ func (s *Session) lbrFirst(r *perfdata.RecordSample) *perfdata.BranchEntry {
 	s.lbrGhost = perfdata.BranchEntry{From: binary.LittleEndian.Uint64(b[:]), To: binary.LittleEndian.Uint64(b[8:])}
 	return &s.lbrGhost
 }
+
+// atoi is C's atoi: leading blanks, a sign, the digits up to the first
+// other byte; 0 when there are none.
+func atoi(s string) int {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] >= '\t' && s[i] <= '\r') {
+		i++
+	}
+	neg := false
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		neg = s[i] == '-'
+		i++
+	}
+	n := 0
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9' && n < 1<<30; i++ {
+		n = n*10 + int(s[i]-'0')
+	}
+	if neg {
+		return -n
+	}
+	return n
+}

@@ -163,6 +163,16 @@ func refused(want string, args ...string) func(t *testing.T) {
 	}
 }
 
+// warns checks that args succeed with a warning that contains want.
+func warns(want string, args ...string) func(t *testing.T) {
+	return func(t *testing.T) {
+		t.Helper()
+		if r := ok(t, args...); !strings.Contains(r.err, want) {
+			t.Errorf("perfpt %s: stderr %q: want a warning %q", strings.Join(args, " "), r.err, want)
+		}
+	}
+}
+
 // all runs every check.
 func all(checks ...func(t *testing.T)) func(t *testing.T) {
 	return func(t *testing.T) {
@@ -480,11 +490,14 @@ func flagChecks() map[string]func(t *testing.T) {
 		"script/show-text-poke-events": sidebandShown("--show-text-poke-events"),
 		"script/max-stack":             all(differs([]string{"script", "-i", cgData}, "--max-stack", "1"), refused("--max-stack", "script", "-i", cgData, "--max-stack", "x")),
 		"script/no-inline":             differs([]string{"script", "-i", dwarfData}, "--no-inline"),
-		"script/inline":                differs([]string{"script", "-i", dwarfData, "--no-inline"}, "--inline"),
-		"script/G":                     differs([]string{"script", "-i", cgData}, "-G"),
-		"script/hide-call-graph":       differs([]string{"script", "-i", cgData}, "--hide-call-graph"),
-		"script/f":                     forceCheck("-f"),
-		"script/force":                 forceCheck("--force"),
+		// A recording without LBR call stacks: perf's warning, the
+		// stitching itself is TestStitchLBRMatchesPerf's (runner).
+		"script/stitch-lbr":      warns("Can't find LBR callchain. Switch off --stitch-lbr.", "script", "-i", dwarfData, "--stitch-lbr"),
+		"script/inline":          differs([]string{"script", "-i", dwarfData, "--no-inline"}, "--inline"),
+		"script/G":               differs([]string{"script", "-i", cgData}, "-G"),
+		"script/hide-call-graph": differs([]string{"script", "-i", cgData}, "--hide-call-graph"),
+		"script/f":               forceCheck("-f"),
+		"script/force":           forceCheck("--force"),
 		"script/itrace": all(differs(sc(), "--itrace=i100i"), refused("--itrace=q", sc("--itrace=qb")...),
 			refused("--itrace=d", sc("--itrace=d")...), refused("Bad Instruction Tracing options", sc("--itrace=@")...)),
 		"script/h": func(t *testing.T) {

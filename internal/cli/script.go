@@ -115,6 +115,7 @@ func scriptOptions(cfg *runner.Config) (set map[string]func(string) error, flags
 		"force":           func() { cfg.Force = true },
 		"inline":          func() { cfg.NoInline = false },
 		"no-inline":       func() { cfg.NoInline = true },
+		"stitch-lbr":      func() { cfg.StitchLBR = true },
 	}
 	for name, bit := range runner.ShowOptions {
 		flags[name] = func() { cfg.Show |= bit }
@@ -130,8 +131,6 @@ func parseScriptArgs(args []string) (cfg runner.Config, help bool, err error) {
 		switch {
 		case a == "-h" || a == "--help":
 			return cfg, true, nil
-		case a == "--stitch-lbr":
-			return cfg, false, fmt.Errorf("--stitch-lbr: not supported by perfpt script yet (LBR call stacks are printed unstitched)")
 		case strings.HasPrefix(a, "--itrace"):
 			rest := a[len("--itrace"):]
 			if rest != "" && rest[0] != '=' {

@@ -42,6 +42,7 @@ type Config struct {
 	Force       bool     // -f: read a file another user owns
 	MaxStack    int      // --max-stack; 0: perf's 127
 	NoInline    bool     // --no-inline
+	StitchLBR   bool     // --stitch-lbr
 	// Show selects the side-band records printed (--show-*-events).
 	Show session.Show
 	// Header prints the header before the samples (--header), HeaderOnly
@@ -171,6 +172,9 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		if err := refuseUnprinted(e, fields); err != nil {
 			return err
 		}
+	}
+	if cfg.StitchLBR {
+		stitchLBR(s, fields, stderr)
 	}
 	// perf_session__check_output_opt turns callchains off when no event
 	// has them; a pipe has no events yet, so they stay on.
@@ -325,6 +329,29 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, w)
 	}
 	return err
+}
+
+// stitchLBR turns LBR stitching on as perf script --stitch-lbr does:
+// script__setup_sample_type keeps it only when the events record LBR call
+// stacks (branch stacks, and not the registers and stack of DWARF
+// unwinding), and a thread stitches once one of its samples is printed
+// with the ip field (lbr_stitch_enable).
+func stitchLBR(s *session.Session, fields *script.Fields, stderr io.Writer) {
+	var combined perfdata.SampleFormat
+	for _, a := range s.File().Attrs {
+		combined |= a.SampleType
+	}
+	const dwarf = perfdata.SampleFormatRegsUser | perfdata.SampleFormatStackUser
+	if combined&dwarf == dwarf || combined&perfdata.SampleFormatBranchStack == 0 {
+		fmt.Fprint(stderr, "Can't find LBR callchain. Switch off --stitch-lbr.\n"+
+			"Please apply --call-graph lbr when recording.\n")
+		return
+	}
+	for _, e := range s.Events() {
+		if fields.Has(script.OutputTypeOf(e.AttrType), script.FieldIP) {
+			s.Machine().StitchLBR = true
+		}
+	}
 }
 
 // refuseItrace refuses the --itrace letters that perf honours and perfpt

@@ -48,6 +48,8 @@ func configOf(t *testing.T, data string, args ...string) Config {
 			cfg.NoCallchain = true
 		case a == "--no-inline":
 			cfg.NoInline = true
+		case a == "--stitch-lbr":
+			cfg.StitchLBR = true
 		case a == "--max-stack":
 			i++
 			n, err := strconv.Atoi(args[i])
