@@ -205,13 +205,13 @@ type Machine struct {
 	// NoInline turns off the inlined frames in call chains (perf's
 	// --no-inline); MaxStack bounds a call chain's entries (perf script's
 	// --max-stack, 0 for perf's default of 127).
-	NoInline   bool
-	MaxStack   int
+	NoInline bool
+	MaxStack int
 	// StitchLBR stitches LBR call stacks as perf's --stitch-lbr does,
 	// MaxLBR being the CPU's LBR depth (HEADER_CPU_PMU_CAPS branches; 0:
 	// unknown, no stitching).
-	StitchLBR bool
-	MaxLBR    int
+	StitchLBR  bool
+	MaxLBR     int
 	unwindTabs unwind.Cache
 	kcode      kcoreCode // the kernel's code from a kcore (kcore.go)
 	// kernelBuildID is the [kernel.kallsyms] build-id of the BUILD_ID
