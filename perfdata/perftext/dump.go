@@ -38,6 +38,7 @@ func Dump(w io.Writer, f *perfdata.File, opt DumpOptions) error {
 	rs.Reuse = true
 	var counts [256]int
 	perEvent := map[*perfdata.Attr]int{}
+	lastRead := map[uint64]uint64{} // the last value of each sample id (PERF_SAMPLE_READ)
 	// perf report's branch mode (a recording with branch stacks) counts
 	// a sample's branches as its event's samples.
 	branchMode := false
@@ -75,10 +76,27 @@ func Dump(w io.Writer, f *perfdata.File, opt DumpOptions) error {
 			if r.Attr == nil {
 				break
 			}
+			n := 1
 			if branchMode {
-				perEvent[r.Attr] += len(r.BranchStack)
-			} else {
-				perEvent[r.Attr]++
+				n = len(r.BranchStack)
+			}
+			if r.Attr.SampleType&perfdata.SampleFormatRead == 0 {
+				perEvent[r.Attr] += n
+				break
+			}
+			// deliver_sample_value: a sample per value that grew,
+			// for the event of its id.
+			vals := r.Read.Values
+			if r.Attr.ReadFormat&perfdata.ReadFormatGroup == 0 && len(vals) > 1 {
+				vals = vals[:1]
+			}
+			for _, v := range vals {
+				if a := f.AttrByID(v.ID); a != nil {
+					if v.Value != lastRead[v.ID] {
+						perEvent[a] += n
+					}
+					lastRead[v.ID] = v.Value
+				}
 			}
 		case *perfdata.RecordTracingData:
 			trace, _ = tracing.Parse(r.Data)

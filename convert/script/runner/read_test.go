@@ -1,10 +1,15 @@
 package runner
 
 import (
+	"bytes"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/perfpt/perfpt/internal/linediff"
 	"github.com/perfpt/perfpt/perfdata"
+	"github.com/perfpt/perfpt/perfdata/perftext"
 )
 
 // TestSampleRead compares samples that read a group of counters
@@ -45,4 +50,22 @@ func TestSampleRead(t *testing.T) {
 	}
 	compareStreams(t, data, Config{})
 	compareStreams(t, data, Config{Fields: []string{"tid,time,period,event,ip"}}, "-F", "tid,time,period,event,ip")
+
+	// perf report -D counts each member's samples the same way.
+	want, err := exec.Command("perf", "report", "-D", "-i", data).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := perfdata.Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var b bytes.Buffer
+	if err := perftext.Dump(&b, f, perftext.DumpOptions{Order: perfdata.TimeOrder}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(perftext.PerfDumpLines(b.String()), "\n"), strings.Join(perftext.PerfDumpLines(string(want)), "\n"); got != want {
+		t.Errorf("perfpt dump differs from perf report -D:\n%s", linediff.Compare(got, want).String("perfpt", "perf"))
+	}
 }
