@@ -81,8 +81,10 @@ type function struct {
 	// aggregateLocals: a local array, struct or union (DWARF), whose
 	// lifetime gcc ends in a block of its own.
 	aggregateLocals bool
-	closure         bool // a lambda's operator()
-	cxx             bool // of a C++ compilation unit
+	aggregateFrom   int32 // the first aggregate's declaration line
+	closure         bool  // a lambda's operator()
+	cxx             bool  // of a C++ compilation unit
+	rets            int32 // explicitReturns + 1, 0 until counted
 }
 
 // Program is the static side of coverage: the code and line table of one ELF
@@ -130,6 +132,11 @@ type Program struct {
 	// lpads holds the call-site tables of the functions with exception
 	// handling, by their start address (eh.go).
 	lpads map[uint64][]callSite
+	// lineIndex maps file:line to its gcov line id while the graphs are
+	// built (lineIDs).
+	lineIndex map[lineKey]int32
+	// returnMemo caches returnLine's answers by gcov line.
+	returnMemo map[int32]bool
 }
 
 type inlineEntry struct {
@@ -256,7 +263,7 @@ func (p *Program) decode(f *elf.File) error {
 		}
 		fn := function{name: name, file: intern(sf.File), startLine: int32(sf.Line), startCol: int32(sf.Column),
 			low: sf.Low, high: sf.High, first: len(p.insns), returnsValue: sf.ReturnsValue,
-			aggregateLocals: sf.AggregateLocals, closure: sf.Closure}
+			aggregateLocals: sf.AggregateLocals, aggregateFrom: int32(sf.AggregateFrom), closure: sf.Closure}
 		p.lowFn[sf.Low] = fi
 
 		for off := 0; off < len(b); {
@@ -365,9 +372,8 @@ func (p *Program) decode(f *elf.File) error {
 	}
 	p.findRowless()
 	p.graphs = make([]*gccGraph, len(p.funcs))
-	cxx := cxxRanges(f)
 	for fi := range p.funcs {
-		if fn := &p.funcs[fi]; fn.hasCode && !fn.optimized && fn.end > fn.first && !inRanges(cxx, fn.low) {
+		if fn := &p.funcs[fi]; fn.hasCode && !fn.optimized && fn.end > fn.first {
 			p.graphs[fi] = p.buildGccGraph(fi)
 		}
 	}

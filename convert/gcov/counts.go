@@ -17,10 +17,13 @@ type succ struct {
 // s, further ones (returns, indirect jumps) in more. Its execution count is
 // the sum of its incoming edges (Counts.runCounts).
 type run struct {
-	key  runKey
-	ns   int32 // used entries of s
-	s    [2]succ
-	more []succ
+	key runKey
+	ns  int32 // used entries of s
+	// spill keeps every edge in more: the unknown sentinel's, so that no
+	// fast path follows it without newEdge noting a thread's first run.
+	spill bool
+	s     [2]succ
+	more  []succ
 }
 
 // noRun is the start and last of an unused inline successor slot: no
@@ -58,7 +61,7 @@ func (r *run) addEdge(to *run, n uint64) {
 		}
 	}
 	e := succ{key: to.key, to: to, n: n}
-	if int(r.ns) < len(r.s) {
+	if int(r.ns) < len(r.s) && !r.spill {
 		r.s[r.ns] = e
 		r.ns++
 		return
@@ -100,6 +103,7 @@ type Counts struct {
 func NewCounts(p *Program) *Counts {
 	c := &Counts{prog: p, runs: map[runKey]*run{}, threads: map[int64]*thread{},
 		outside: newRun(runKey{}), unknown: newRun(runKey{}), procs: map[int64]bool{}}
+	c.unknown.spill = true
 	if len(p.insns) > 0 {
 		c.lo, c.hi = p.insns[0].addr, p.insns[len(p.insns)-1].addr+1
 	}
@@ -139,6 +143,10 @@ func (c *Counts) step(t *thread, start, last uint64) {
 		return
 	}
 	prev := t.cur
+	if prev == c.unknown {
+		c.newEdge(t, prev, start, last)
+		return
+	}
 	// The two inline successors first: most runs end in a conditional
 	// jump or a call.
 	k := runKey{start, last}
@@ -162,7 +170,8 @@ func (c *Counts) step(t *thread, start, last uint64) {
 	c.newEdge(t, prev, start, last)
 }
 
-// newEdge adds the first prev -> (start, last) edge of t's flow.
+// newEdge adds a prev -> (start, last) edge of t's flow: its first, or one
+// from the unknown sentinel, which notes the thread's first run for Merge.
 func (c *Counts) newEdge(t *thread, prev *run, start, last uint64) {
 	k := runKey{start, last}
 	r := c.runs[k]

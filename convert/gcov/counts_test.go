@@ -54,6 +54,17 @@ func TestMergeChunks(t *testing.T) {
 			got := prog.Report(merged)
 			if !reflect.DeepEqual(lineCounts(got), lineCounts(want)) {
 				t.Errorf("%s in %d chunks: line counts differ from the whole flow's", name, parts)
+				g, w := lineCounts(got), lineCounts(want)
+				for k, v := range w {
+					if g[k] != v {
+						t.Logf("%s: whole %d merged %d", k, v, g[k])
+					}
+				}
+				for k, v := range g {
+					if _, ok := w[k]; !ok {
+						t.Logf("%s: only merged %d", k, v)
+					}
+				}
 			}
 		}
 	}

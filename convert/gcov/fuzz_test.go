@@ -49,7 +49,7 @@ func FuzzRecording(f *testing.F) {
 			if err := rep.WriteText(io.Discard, fl, nil, TextOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			rep.WriteSummary(io.Discard, fl, true, true)
+			rep.WriteSummary(io.Discard, fl, SummaryOptions{Functions: true, Branches: true, Demangle: true})
 		}
 		var buf bytes.Buffer
 		if err := rep.WriteLCOV(&buf, "fuzz"); err != nil {

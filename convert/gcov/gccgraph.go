@@ -130,6 +130,9 @@ type graphBuilder struct {
 	// block before it.
 	resxEntry map[int]int
 	ehOnly    map[int]bool // segments only exception handling reaches
+	// clobberPad is the block of the cleanup that only ends aggregate
+	// locals' lifetimes (C++), made when a call needs it, or -1.
+	clobberPad int
 }
 
 func (gb *graphBuilder) build() *gccGraph {
@@ -151,7 +154,19 @@ func (gb *graphBuilder) build() *gccGraph {
 	after := map[int][]int{}
 	for si, s := range segs {
 		if s.kind == segNopGoto && s.src >= 0 {
-			after[s.src] = append(after[s.src], si)
+			// Right after its branch, or after the code the branch
+			// falls to when that code's statements come before the
+			// goto's (the goto follows an if's arm).
+			at := s.src
+			nl := p.insns[s.first].gline
+			for j := s.src + 1; j < len(segs) && j != si && nl >= 0; j++ {
+				gl := p.insns[segs[j].first].gline
+				if segs[j].kind != segPlain || gl < 0 || p.lines[gl].file != p.lines[nl].file || p.lines[gl].line >= p.lines[nl].line {
+					break
+				}
+				at = j
+			}
+			after[at] = append(after[at], si)
 		}
 	}
 	entries := gb.findLoopEntries() // body's first instruction -> entry line
@@ -163,6 +178,7 @@ func (gb *graphBuilder) build() *gccGraph {
 	gb.visibleEntry = map[int]bool{}
 	gb.latch = map[int]int{}
 	gb.resxEntry = map[int]int{}
+	gb.clobberPad = -1
 	gb.empty = map[int]int{}
 	gb.joins = map[int32]int{}
 	epi := -1
@@ -190,12 +206,19 @@ func (gb *graphBuilder) build() *gccGraph {
 		for _, sj := range append([]int{si}, after[si]...) {
 			t := &segs[sj]
 			if t.first > fn.first && p.endsGccBlock(t.first-1) && (t.call >= 0 && p.insns[t.call].resume && !p.endsCatch(t.first-1) ||
-				ehOnly[sj] && gb.padLike(t.first)) {
+				ehOnly[sj] && (gb.padLike(t.first) || p.destructorCall(t.first-1))) {
 				// Resuming the unwind, or going on to an outer landing
 				// pad, after a cleanup's call: gcc ends the cleanup in an
 				// empty block that goes on (not as a fallthrough) there.
 				gb.resxEntry[t.first] = len(g.blocks)
 				g.blocks = append(g.blocks, gccBlock{first: t.first, end: t.first})
+			}
+			if t.call >= 0 && p.insns[t.call].resume && p.clobberRegion(fn, t.call) {
+				// The unwind resumes through the cleanup of the
+				// aggregates' lifetimes: that block (at the end) is the
+				// resume's.
+				t.block = gb.clobber()
+				continue
 			}
 			t.block = len(g.blocks)
 			g.blocks = append(g.blocks, gccBlock{first: t.first, end: t.end})
@@ -234,6 +257,9 @@ func (gb *graphBuilder) build() *gccGraph {
 		if ehOnly[si] {
 			place(si)
 		}
+	}
+	if gb.needsClobberPad() {
+		gb.clobber()
 	}
 	for _, e := range entries {
 		if e.visible >= 0 {
@@ -382,7 +408,8 @@ func (gb *graphBuilder) classify() {
 		s := &segs[si]
 		ins := p.insns[s.first:s.end]
 		if s.kind == segPlain && len(ins) == 2 && ins[0].movRax && ins[1].kind == kJmp && gb.epi >= 0 &&
-			p.index(ins[1].target) == gb.epi && ins[0].gline >= 0 && p.lines[ins[0].gline].line == fn.endLine {
+			p.index(ins[1].target) == gb.epi && ins[0].gline >= 0 && p.lines[ins[0].gline].line == fn.endLine &&
+			!(s.first > fn.first && p.destructorCall(s.first-1)) {
 			s.kind = segJmpArm
 		}
 	}
@@ -652,7 +679,7 @@ func (gb *graphBuilder) tail(epi int) {
 		gb.fallOff = len(g.blocks)
 		g.blocks = append(g.blocks, gccBlock{first: first, end: first, lines: p.lineIDs(fn.file, fn.endLine)})
 	}
-	if p.hasAggregateLocal(fn) && p.explicitReturns(fn) >= 2 {
+	if p.hasAggregateLocal(fn) && p.explicitReturns(fn) >= 2 && !gb.finallyCall() {
 		gb.finally = len(g.blocks)
 		g.blocks = append(g.blocks, gccBlock{first: first, end: first})
 	}
@@ -798,10 +825,20 @@ func (p *Program) hasAggregateLocal(fn *function) bool {
 
 // explicitReturns counts the return statements in fn's source.
 func (p *Program) explicitReturns(fn *function) int {
+	if fn.rets > 0 {
+		return int(fn.rets) - 1
+	}
+	n := p.countReturns(fn)
+	fn.rets = int32(n) + 1
+	return n
+}
+
+// countReturns is explicitReturns without its memo.
+func (p *Program) countReturns(fn *function) int {
 	src := p.ownSource(fn)
 	n := 0
 	for ln := max(fn.startLine, 1); ln <= fn.endLine && int(ln) <= len(src); ln++ {
-		if anyReturn.MatchString(stripStrings(src[ln-1])) {
+		if hasReturnWord(stripStrings(src[ln-1])) {
 			n++
 		}
 	}
@@ -883,6 +920,13 @@ func (gb *graphBuilder) blockArcs(si int) {
 	}
 	for _, l := range labels {
 		b.lines = appendLine(b.lines, l)
+	}
+	if s.first > fn.first && p.destructorCall(s.first-1) && p.insns[s.first-1].kind == kCall && !gb.ehOnly[si] {
+		// After a temporary's destructor, its lifetime's end: a
+		// statement of the full expression's line.
+		if g := p.insns[s.first-1].gline; g >= 0 && !p.braceLine(g) {
+			b.lines = appendLine(b.lines, g)
+		}
 	}
 	if gb.epi < 0 && p.insns[s.end-1].kind == kRet && p.epilogueAt(fn, s.first) && s.first > fn.first && p.insns[s.first-1].kind == kCall {
 		// A void function's implicit return after its last call.
@@ -1000,9 +1044,14 @@ func (gb *graphBuilder) blockArcs(si int) {
 	if s.call >= 0 {
 		call := &p.insns[s.call]
 		b.succ = append(b.succ, gccArc{to: 1, fake: true, obs: []arcObs{{s.call, obsFake, 0}}})
-		if cs, ok := p.site(fn.low, call.addr); ok && cs.lp != 0 && (call.throws || call.raises) {
+		switch pad := p.ehPad(fn, s.call); {
+		case pad > 0:
 			// An exception arc to the landing pad.
-			b.succ = append(b.succ, gccArc{to: gb.enter(p.index(cs.lp), -1), throw: true})
+			b.succ = append(b.succ, gccArc{to: gb.enter(pad, -1), throw: true, obs: []arcObs{{s.call, obsThrow, pad}}})
+		case pad < 0 && !gb.ehOnly[si]:
+			// To the cleanup that only ends the aggregates' lifetimes,
+			// which the machine code has no landing pad for.
+			b.succ = append(b.succ, gccArc{to: gb.clobberPad, throw: true, obs: []arcObs{{s.call, obsThrow, -1}}})
 		}
 		if call.noReturn {
 			return
@@ -1185,7 +1234,8 @@ func (p *Program) callStatementEnd(fn *function, k int) (end int, empty int32) {
 		if p.insns[m].kind == kEpilogue && m+1 < fn.end && !p.insns[m+1].leader && p.insns[m+1].gline == call.gline {
 			m++ // movq %xmm0,%rax
 		}
-		if p.insns[m].retStore && (m+1 >= fn.end || p.insns[m+1].gline != call.gline || p.insns[m+1].leader) && !call.catch {
+		if p.insns[m].retStore && (m+1 >= fn.end || p.insns[m+1].gline != call.gline || p.insns[m+1].leader) && !call.catch &&
+			p.ehPad(fn, k) == 0 {
 			// (A catch's binding of its parameter is a statement of
 			// its own.)
 			j = m + 1
@@ -1213,7 +1263,11 @@ func (p *Program) callStatementEnd(fn *function, k int) (end int, empty int32) {
 	}
 	early := call.gline >= 0 && p.ifArmReturn(call.gline) || p.cxxReturnCopy(fn, k)
 	if jump >= 0 {
-		if jl := p.insns[jump].gline; jl >= 0 && jl != call.gline || early || jl >= 0 && p.ifArmReturn(jl) {
+		jl := p.insns[jump].gline
+		// A goto, break or continue on the call's line still has a
+		// location of its own (another column), which gcc's block
+		// after the call keeps.
+		if jl >= 0 && (jl != call.gline || p.lineHas(p.lines[jl], "break;") && !returnStmt.MatchString(p.lineText(jl))) || early || jl >= 0 && p.ifArmReturn(jl) {
 			return j - 1, -1 // the jump is the block
 		}
 		return fn.end, -1
@@ -1256,7 +1310,23 @@ func (p *Program) bareReturnJump(fn *function, s *seg) bool {
 	for k > fn.first && p.insns[k].addRSP {
 		k--
 	}
-	return p.endsGccBlock(k) && p.returnLine(in.gline) && !p.ifArmReturn(in.gline) && p.insns[k].gline != in.gline
+	if !p.endsGccBlock(k) {
+		return false
+	}
+	if p.destructorCall(k) && s.end-s.first >= 2 {
+		return true // the value kept across the destructors' calls, then the return
+	}
+	return p.returnLine(in.gline) && !p.ifArmReturn(in.gline) && p.insns[k].gline != in.gline
+}
+
+// lineText returns the source text of gcov line g, or "".
+func (p *Program) lineText(g int32) string {
+	k := p.lines[g]
+	src := p.source(k.file)
+	if k.line < 1 || int(k.line) > len(src) {
+		return ""
+	}
+	return src[k.line-1]
 }
 
 // jumpLine reports whether gcov line g holds a break, continue, goto or
@@ -1290,6 +1360,86 @@ func (p *Program) cxxReturnCopy(fn *function, k int) bool {
 func (p *Program) endsCatch(k int) bool {
 	in := &p.insns[k]
 	return in.kind == kCall && in.endCatch
+}
+
+// ehPad returns where an exception from the call at k goes in gcc's
+// graph: the landing pad's instruction (> 0), -1 for the cleanup of a
+// C++ function's aggregate locals that left no landing pad (only their
+// lifetimes end there), or 0 for none (the call cannot throw, or the
+// exception leaves the function, or a noexcept filter stops it).
+func (p *Program) ehPad(fn *function, k int) int {
+	call := &p.insns[k]
+	if !fn.cxx || !call.throws && !call.raises || p.destructorCall(k) {
+		return 0
+	}
+	cs, ok := p.site(fn.low, call.addr)
+	if ok && cs.lp != 0 {
+		return p.index(cs.lp)
+	}
+	if ok && cs.action != 0 || !fn.aggregateLocals || call.gline < 0 || p.lines[call.gline].line < fn.aggregateFrom {
+		return 0
+	}
+	return -1
+}
+
+// braceLine reports whether gcov line g holds only braces.
+func (p *Program) braceLine(g int32) bool {
+	k := p.lines[g]
+	src := p.source(k.file)
+	return k.line >= 1 && int(k.line) <= len(src) && braceOnly(src[k.line-1])
+}
+
+// destructorCall reports whether the call at k runs a destructor, which
+// cannot throw (implicitly noexcept): a direct call of a D0, D1 or D2
+// function, or a call through a pointer on a delete's line (the
+// virtual deleting destructor).
+func (p *Program) destructorCall(k int) bool {
+	in := &p.insns[k]
+	if fi, ok := p.lowFn[in.target]; ok && in.kind == kCall {
+		n := p.funcs[fi].name
+		return strings.HasPrefix(n, "_Z") && (strings.Contains(n, "D0E") || strings.Contains(n, "D1E") || strings.Contains(n, "D2E"))
+	}
+	return in.kind == kCallInd && in.gline >= 0 && p.lineHas(p.lines[in.gline], "delete ")
+}
+
+// clobberRegion reports whether the call at k lies in the scope of a
+// C++ function's aggregate locals, whose lifetimes gcc ends in an
+// exception cleanup of its own.
+func (p *Program) clobberRegion(fn *function, k int) bool {
+	g := p.insns[k].gline
+	return fn.cxx && fn.aggregateLocals && g >= 0 && p.lines[g].line >= fn.aggregateFrom
+}
+
+// needsClobberPad reports whether a call of the function throws into
+// the aggregates' cleanup (ehPad -1).
+func (gb *graphBuilder) needsClobberPad() bool {
+	for si, s := range gb.segs {
+		if s.call >= 0 && !gb.ehOnly[si] && gb.p.ehPad(gb.fn, s.call) < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// clobber returns the block of the aggregates' cleanup, making it.
+func (gb *graphBuilder) clobber() int {
+	if gb.clobberPad < 0 {
+		gb.clobberPad = len(gb.g.blocks)
+		gb.g.blocks = append(gb.g.blocks, gccBlock{first: gb.fn.end, end: gb.fn.end, succ: []gccArc{{to: 1, fake: true}}})
+	}
+	return gb.clobberPad
+}
+
+// finallyCall reports whether the function's normal return path ends
+// with a destructor's call followed by a bare jump to the return: the
+// block after that call is gcc's finally block.
+func (gb *graphBuilder) finallyCall() bool {
+	for i := range gb.segs {
+		if gb.p.bareReturnJump(gb.fn, &gb.segs[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // isLandingPad reports whether instruction k is a landing pad of fn.
@@ -1547,7 +1697,7 @@ func (p *Program) singleReturnLine(fn *function) int32 {
 	}
 	found := int32(-1)
 	for ln := max(fn.startLine, 1); ln <= fn.endLine && int(ln) <= len(src); ln++ {
-		if anyReturn.MatchString(stripStrings(src[ln-1])) {
+		if hasReturnWord(stripStrings(src[ln-1])) {
 			if found >= 0 {
 				return -1
 			}
@@ -1593,15 +1743,23 @@ func (g *gccGraph) finish(p *Program) {
 
 // lineIDs returns the gcov line id of file:line, making it if needed.
 func (p *Program) lineIDs(file, line int32) []int32 {
-	for i, k := range p.lines {
-		if k.file == file && k.line == line {
-			return []int32{int32(i)}
+	if p.lineIndex == nil || len(p.lineIndex) != len(p.lines) {
+		p.lineIndex = make(map[lineKey]int32, len(p.lines))
+		for i, k := range p.lines {
+			if _, ok := p.lineIndex[k]; !ok {
+				p.lineIndex[k] = int32(i)
+			}
 		}
+	}
+	k := lineKey{file, line}
+	if g, ok := p.lineIndex[k]; ok {
+		return []int32{g}
 	}
 	if line <= 0 {
 		return nil
 	}
-	p.lines = append(p.lines, lineKey{file, line})
+	p.lines = append(p.lines, k)
+	p.lineIndex[k] = int32(len(p.lines) - 1)
 	return []int32{int32(len(p.lines) - 1)}
 }
 

@@ -19,6 +19,7 @@ const (
 	obsFake                  // a call that did not come back
 	obsSwitch                // a switch's dispatch reaching an instruction
 	obsExec                  // an instruction executed (a jump, or code falling on)
+	obsThrow                 // a call's exceptions into a landing pad (from: its instruction, -1: none)
 )
 
 // arcObs is one machine observation an arc's count includes.
@@ -56,6 +57,7 @@ func (p *Program) flow(g *gccGraph, mc *flowCounts) *graphFlow {
 	n := len(g.blocks)
 	f := &graphFlow{g: g, block: make([]uint64, n), arc: make([][]uint64, n), pred: make([][]arcRef, n)}
 	observed := make([][]bool, n)
+	thrown := p.throws(g, mc)
 	for bi := range g.blocks {
 		b := &g.blocks[bi]
 		f.arc[bi] = make([]uint64, len(b.succ))
@@ -77,12 +79,9 @@ func (p *Program) flow(g *gccGraph, mc *flowCounts) *graphFlow {
 				case obsNotTaken:
 					c += mc.exec[o.insn] - min(mc.taken[in.addr], mc.exec[o.insn])
 				case obsFake:
-					ret := mc.returned[in.addr+uint64(in.size)]
-					if !in.noReturn && ret < mc.exec[o.insn] {
-						c += mc.exec[o.insn] - ret
-					} else if in.noReturn {
-						c += mc.exec[o.insn]
-					}
+					c += p.deficit(o.insn, mc) - thrown[o.insn]
+				case obsThrow:
+					c += thrown[o.insn]
 				case obsSwitch:
 					c += mc.indirect[p.insns[o.from].addr][in.addr]
 				case obsExec:
@@ -99,7 +98,7 @@ func (p *Program) flow(g *gccGraph, mc *flowCounts) *graphFlow {
 	update := func(bi int) {
 		var lost uint64
 		for ai, a := range g.blocks[bi].succ {
-			if a.fake {
+			if a.fake || a.throw {
 				lost += f.arc[bi][ai]
 			}
 		}
@@ -402,4 +401,50 @@ func (p *Program) graph(fi int) *gccGraph {
 		return p.graphs[fi]
 	}
 	return nil
+}
+
+// deficit returns how often the call at k did not come back to the
+// instruction after it: its exceptions and its exits.
+func (p *Program) deficit(k int, mc *flowCounts) uint64 {
+	in := &p.insns[k]
+	if in.noReturn {
+		return mc.exec[k]
+	}
+	ret := mc.returned[in.addr+uint64(in.size)]
+	if ret < mc.exec[k] {
+		return mc.exec[k] - ret
+	}
+	return 0
+}
+
+// throws attributes each landing pad's arrivals (control coming back
+// to it from outside the function: the unwinder) to the calls with an
+// exception arc to it, in block order, each up to its deficit; an
+// exception into a cleanup that left no landing pad is the whole
+// deficit of its call. It returns the exceptions per call.
+func (p *Program) throws(g *gccGraph, mc *flowCounts) map[int]uint64 {
+	out := map[int]uint64{}
+	left := map[int]uint64{} // landing pad -> arrivals not attributed yet
+	for _, b := range g.blocks {
+		for _, a := range b.succ {
+			for _, o := range a.obs {
+				if o.what != obsThrow {
+					continue
+				}
+				d := p.deficit(o.insn, mc)
+				if o.from < 0 {
+					out[o.insn] = d
+					continue
+				}
+				rest, ok := left[o.from]
+				if !ok {
+					rest = mc.returned[p.insns[o.from].addr]
+				}
+				t := min(d, rest)
+				out[o.insn] = t
+				left[o.from] = rest - t
+			}
+		}
+	}
+	return out
 }

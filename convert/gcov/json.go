@@ -82,12 +82,8 @@ func (r *Report) WriteJSON(w io.Writer, opt JSONOptions) error {
 			src := append([]*Line(nil), f.srcLines...)
 			sort.Slice(src, func(i, j int) bool { return src[i].Number < src[j].Number })
 			fns := append([]*Function(nil), f.Functions...)
-			sort.SliceStable(fns, func(i, j int) bool {
-				if fns[i].StartLine != fns[j].StartLine {
-					return fns[i].StartLine < fns[j].StartLine
-				}
-				return fns[i].StartColumn < fns[j].StartColumn
-			})
+			sortGroup(fns)
+			sort.SliceStable(fns, func(i, j int) bool { return fns[i].StartLine < fns[j].StartLine })
 			si := 0
 			for _, fn := range fns {
 				for ; si < len(src) && src[si].Number < fn.StartLine; si++ {

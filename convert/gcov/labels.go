@@ -168,9 +168,17 @@ func (p *Program) labelCounts(li int, fromG int32) bool {
 
 // returnLine reports whether gcov line g holds a return statement.
 func (p *Program) returnLine(g int32) bool {
+	if v, ok := p.returnMemo[g]; ok {
+		return v
+	}
 	k := p.lines[g]
 	src := p.source(k.file)
-	return int(k.line) <= len(src) && k.line > 0 && anyReturn.MatchString(src[k.line-1])
+	v := int(k.line) <= len(src) && k.line > 0 && hasReturnWord(src[k.line-1])
+	if p.returnMemo == nil {
+		p.returnMemo = map[int32]bool{}
+	}
+	p.returnMemo[g] = v
+	return v
 }
 
 // canFallOff reports whether control can reach the epilogue of -O0

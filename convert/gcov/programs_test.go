@@ -25,18 +25,18 @@ var unseenPrograms = []string{
 	"shapes", "stack", "except", "lambda",
 }
 
-// cxxFloorO0 holds the C++ programs, which do not reach issue 20's bar
-// yet, at what they reach: executed/never/no-code and exact-count rates
-// (percent, rounded down) and the number of equal call counts. What is
-// missing: lambdas whose body starts on a line of the enclosing function,
-// exception landing pads (gcov's exceptional blocks), loops whose
-// condition throws, and the per-function sections gcov writes for lines
-// shared by several functions (D0/D2 destructors, template instances).
-var cxxFloorO0 = map[string][3]int{
-	"shapes": {97, 97, 60},
-	"stack":  {97, 96, 76},
-	"except": {95, 91, 39},
-	"lambda": {96, 86, 39},
+// textAllowance lists the programs whose .gcov texts TestUnseenProgramsO0
+// does not require to be gcov's, and what it requires instead: the
+// program's line comparisons may miss gcov's exact count on at most
+// lines and its -b -c branch/call lines differ on at most branchLines.
+// stack.cc's rpn returns from a loop body that has address-taken locals
+// (x, y): gcc ends their lifetime in a block of its own that the returns
+// go through, which takes the first return's line (return -1 on line 25
+// counts all three returns); that block has no machine code and its
+// scope (a DWARF lexical block with address-taken variables) is not
+// rebuilt yet. Every other line and every call count agree.
+var textAllowance = map[string]struct{ lines, branchLines int }{
+	"stack": {2, 4},
 }
 
 // gcovResult is what gcc 12's gcov says of one run: the JSON of every
@@ -46,6 +46,7 @@ type gcovResult struct {
 	json         *gcovJSON
 	text, btext  map[string]string
 	mtext        map[string]string // -b -c -m
+	summary      map[string]string // gcov -b -c's standard output, per file
 	testdataRoot string
 }
 
@@ -66,6 +67,7 @@ func runGcov(t testing.TB, name string, args []string, opt string) *gcovResult {
 			t.Fatalf("%s: %v\n%s", name, err, b)
 		}
 	}
+	var lastStdout string
 	res := &gcovResult{text: map[string]string{}, btext: map[string]string{}, mtext: map[string]string{},
 		testdataRoot: filepath.Join(repoRoot(t), "testdata", "gcov")}
 	texts := func(flags ...string) map[string]string {
@@ -75,9 +77,11 @@ func runGcov(t testing.TB, name string, args []string, opt string) *gcovResult {
 		}
 		cmd := exec.Command(gcovTool, append(flags, name+".gcno")...)
 		cmd.Dir = dir
-		if b, err := cmd.CombinedOutput(); err != nil {
+		b, err := cmd.CombinedOutput()
+		if err != nil {
 			t.Fatalf("gcov %v: %v\n%s", flags, err, b)
 		}
+		lastStdout = string(b)
 		out := map[string]string{}
 		files, _ := filepath.Glob(filepath.Join(dir, "*.gcov"))
 		for _, f := range files {
@@ -91,6 +95,19 @@ func runGcov(t testing.TB, name string, args []string, opt string) *gcovResult {
 	}
 	res.text = texts()
 	res.btext = texts("-b", "-c")
+	res.summary = map[string]string{}
+	for _, block := range strings.Split(lastStdout, "\n\n") {
+		// File 'NAME'\nLines executed:...\n...Creating 'X.gcov'
+		if i := strings.Index(block, "File '"); i >= 0 {
+			block = block[i:]
+			name := block[len("File '"):]
+			name = name[:strings.IndexByte(name, '\'')]
+			if c := strings.Index(block, "Creating '"); c >= 0 {
+				block = block[:c]
+			}
+			res.summary[filepath.Base(name)] = block
+		}
+	}
 	res.mtext = texts("-b", "-c", "-m")
 	cmd := exec.Command(gcovTool, "-b", "-c", "-j", name+".gcno")
 	cmd.Dir = dir
@@ -150,6 +167,7 @@ type programAgreement struct {
 	textFiles, textSame int // .gcov texts (plain) identical
 	bFiles, bSame       int // -b -c texts identical
 	mFiles, mSame       int // -b -c -m texts identical
+	sumFiles, sumSame   int // gcov -b -c's summaries identical
 	firstText           string
 	runs                int // runs compared so far
 }
@@ -268,6 +286,16 @@ func (a *programAgreement) compareRun(t testing.TB, name string, args []string, 
 			}
 			a.compareBranches(got, want)
 		}
+		if want, ok := g.summary[base]; ok {
+			a.sumFiles++
+			var b strings.Builder
+			o.rep.WriteSummary(&b, of, SummaryOptions{Branches: true})
+			if got := strings.Replace(b.String(), "File '"+of.Name, "File '"+gf.File, 1); got == want {
+				a.sumSame++
+			} else if a.firstText == "" {
+				a.firstText = base + " summary:\n" + firstDiff(got, want)
+			}
+		}
 		if want, ok := g.mtext[base]; ok {
 			a.mFiles++
 			if got := fix(render(TextOptions{Branches: true, Counts: true, Demangle: true})); got == want {
@@ -281,8 +309,9 @@ func (a *programAgreement) log(t testing.TB, name, opt string) {
 	pct := func(n, d int) float64 { return 100 * float64(n) / float64(max(d, 1)) }
 	t.Logf("%s %s: %d line comparisons: executed/never/no-code %.2f%%, exact count %.2f%%; functions called %d/%d",
 		name, opt, a.lines, pct(a.status, a.lines), pct(a.exact, a.lines), a.funcsOK, a.funcs)
-	t.Logf("%s %s: .gcov texts identical %d/%d, -b -c %d/%d, -b -c -m %d/%d; branch/call lines identical %d/%d, function lines %d/%d",
-		name, opt, a.textSame, a.textFiles, a.bSame, a.bFiles, a.mSame, a.mFiles, a.brLinesSame, a.brLines, a.fnLinesSame, a.fnLines)
+	t.Logf("%s %s: .gcov texts identical %d/%d, -b -c %d/%d, -b -c -m %d/%d; branch/call lines identical %d/%d, function lines %d/%d; summaries %d/%d",
+		name, opt, a.textSame, a.textFiles, a.bSame, a.bFiles, a.mSame, a.mFiles, a.brLinesSame, a.brLines, a.fnLinesSame, a.fnLines,
+		a.sumSame, a.sumFiles)
 	if a.firstText != "" {
 		t.Logf("first .gcov text difference: %s", a.firstText)
 	}
@@ -314,10 +343,12 @@ func TestUnseenProgramsO0(t *testing.T) {
 				a.compareRun(t, name, args, traceReport(t, bin, args), g)
 			}
 			a.log(t, name, "-O0")
-			if f, ok := cxxFloorO0[name]; ok {
-				// Not yet at the bar: must not get worse.
-				if 100*a.status < f[0]*a.lines || 100*a.exact < f[1]*a.lines || a.funcsOK < f[2] {
-					t.Errorf("%s -O0: below its floor %v (executability %%, exact %%, call counts)", name, f)
+			if al, ok := textAllowance[name]; ok {
+				// A documented allowance (see textAllowance).
+				if a.lines-a.exact > al.lines || a.brLines-a.brLinesSame > al.branchLines || a.funcsOK != a.funcs ||
+					a.lines-a.status > al.lines {
+					t.Errorf("%s -O0: %d lines without gcov's count, %d branch/call lines differ; allowed %d and %d",
+						name, a.lines-a.exact, a.brLines-a.brLinesSame, al.lines, al.branchLines)
 				}
 				return
 			}
@@ -325,9 +356,9 @@ func TestUnseenProgramsO0(t *testing.T) {
 				t.Errorf("%s -O0: below issue 20's bar (every line's executability, every call count, 99.5%% exact counts)", name)
 			}
 			// The .gcov texts, plain, -b -c and -b -c -m, as gcov's.
-			if a.textSame != a.textFiles || a.bSame != a.bFiles || a.mSame != a.mFiles {
-				t.Errorf("%s -O0: .gcov texts differ from gcov's (plain %d/%d, -b -c %d/%d, -b -c -m %d/%d identical)",
-					name, a.textSame, a.textFiles, a.bSame, a.bFiles, a.mSame, a.mFiles)
+			if a.textSame != a.textFiles || a.bSame != a.bFiles || a.mSame != a.mFiles || a.sumSame != a.sumFiles {
+				t.Errorf("%s -O0: .gcov texts differ from gcov's (plain %d/%d, -b -c %d/%d, -b -c -m %d/%d, summaries %d/%d identical)",
+					name, a.textSame, a.textFiles, a.bSame, a.bFiles, a.mSame, a.mFiles, a.sumSame, a.sumFiles)
 			}
 		})
 	}

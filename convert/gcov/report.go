@@ -69,6 +69,7 @@ type Function struct {
 	// template instances), which gcov reports apart.
 	Lines []*Line
 	group bool
+	addr  uint64 // the function's address, for gcov's order of groups
 }
 
 // File is the coverage of one source file.
@@ -250,6 +251,10 @@ func (p *Program) Report(c *Counts) *Report {
 	for _, r := range c.runs {
 		ri, ok := info(r)
 		if !ok {
+			// Code in the program's range without debug information
+			// (a lambda's static invoker): where it goes on counts as
+			// coming from outside (returns included).
+			visitAll(r)
 			continue
 		}
 		visitAll(r)
@@ -340,7 +345,7 @@ func (p *Program) Report(c *Counts) *Report {
 		f := p.flow(g, mc)
 		f.findExceptional()
 		out := &Function{Name: fn.name, StartLine: int(fn.startLine), StartColumn: int(fn.startCol),
-			EndLine: int(fn.endLine), EndColumn: 1, Called: f.block[0]}
+			EndLine: int(fn.endLine), EndColumn: 1, Called: f.block[0], addr: fn.low}
 		for _, r := range f.pred[1] {
 			if !g.blocks[r.b].succ[r.i].fake {
 				out.Returned += f.arc[r.b][r.i]
@@ -406,34 +411,51 @@ func (p *Program) Report(c *Counts) *Report {
 			gf.out.Lines = append(gf.out.Lines, l)
 		}
 	}
-	for _, k := range sortedLineKeys(srcAcc) {
-		a := srcAcc[k]
-		name := ""
-		for _, gf := range graphFns {
-			if fn := &p.funcs[gf.fi]; gf.acc == nil && fn.file == k.file && k.line >= fn.startLine && k.line <= fn.endLine {
-				name = fn.name
+	// Each line of a file belongs to the innermost function around it
+	// that is not in a group.
+	type span struct {
+		start, end int32
+		gf         int
+	}
+	spans := map[int32][]span{}
+	for i, gf := range graphFns {
+		if fn := &p.funcs[gf.fi]; gf.acc == nil {
+			spans[fn.file] = append(spans[fn.file], span{fn.startLine, fn.endLine, i})
+		}
+	}
+	for _, ss := range spans {
+		sort.SliceStable(ss, func(i, j int) bool { return ss[i].start < ss[j].start })
+	}
+	owner := func(k lineKey) int {
+		ss := spans[k.file]
+		i := sort.Search(len(ss), func(i int) bool { return ss[i].start > k.line }) - 1
+		for ; i >= 0; i-- {
+			if ss[i].end >= k.line {
+				return ss[i].gf
 			}
 		}
+		return -1
+	}
+	for _, k := range sortedLineKeys(srcAcc) {
+		name := ""
+		l := graphLine(k, srcAcc[k], "")
+		if o := owner(k); o >= 0 {
+			gf := graphFns[o]
+			l.Function = p.funcs[gf.fi].name
+			gf.out.LinesWithCode++
+			if l.Count > 0 {
+				gf.out.LinesExecuted++
+			}
+		}
+		_ = name
 		f := getFile(k.file)
-		f.Lines = append(f.Lines, graphLine(k, a, name))
+		f.Lines = append(f.Lines, l)
 	}
 	for _, gf := range graphFns {
-		fn := &p.funcs[gf.fi]
 		for _, gl := range gf.out.Lines {
 			gf.out.LinesWithCode++
 			if gl.Count > 0 {
 				gf.out.LinesExecuted++
-			}
-		}
-		if gf.acc != nil {
-			continue
-		}
-		for _, l := range getFile(fn.file).Lines {
-			if int32(l.Number) >= fn.startLine && int32(l.Number) <= fn.endLine && l.Function == fn.name {
-				gf.out.LinesWithCode++
-				if l.Count > 0 {
-					gf.out.LinesExecuted++
-				}
 			}
 		}
 	}

@@ -32,9 +32,6 @@ var returnStmt = regexp.MustCompile(`^\s*return\b`)
 
 var gotoStmt = regexp.MustCompile(`^\s*goto\s+(\w+)\s*;`)
 
-// anyReturn matches a line with a return statement (after a label too).
-var anyReturn = regexp.MustCompile(`\breturn\b`)
-
 // returnLiteral matches a return of a constant or of a variable (or of
 // nothing): in a function with several returns gcc makes the value an
 // argument of the return value's PHI, and the return no statement.
@@ -127,7 +124,7 @@ func (p *Program) findRowless() {
 			}
 			returns := 0
 			for ln := start; ln <= end; ln++ {
-				if anyReturn.MatchString(src[ln-1]) {
+				if hasReturnWord(src[ln-1]) {
 					returns++
 				}
 			}
@@ -240,4 +237,21 @@ func sameLevel(src []string, has map[int32]bool, start, end, ln int32) int32 {
 		}
 	}
 	return outer
+}
+
+// hasReturnWord reports whether s contains the word return: a line with a
+// return statement (after a label too). It runs on every line, so no
+// regular expression.
+func hasReturnWord(s string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], "return")
+		if j < 0 {
+			return false
+		}
+		j += i
+		if (j == 0 || !isIdentByte(s, j-1)) && !isIdentByte(s, j+6) {
+			return true
+		}
+		i = j + 6
+	}
 }

@@ -23,13 +23,25 @@ func writeLinesSummary(w io.Writer, executed, total int) {
 	fmt.Fprintf(w, "Lines executed:%s of %d\n", percent2(executed, total), total)
 }
 
+// SummaryOptions select the parts of WriteSummary's output, like gcov's
+// flags.
+type SummaryOptions struct {
+	Functions bool // -f: a summary per function first
+	Branches  bool // -b: branch and call coverage
+	Demangle  bool // -m: demangled function names
+}
+
 // WriteSummary prints what gcov prints on standard output for f: with
 // functions (-f) a summary per function first, then the file's line
 // coverage, and with branches (-b) its branch and call coverage.
-func (r *Report) WriteSummary(w io.Writer, f *File, functions, branches bool) {
-	if functions {
+func (r *Report) WriteSummary(w io.Writer, f *File, opt SummaryOptions) {
+	if opt.Functions {
 		for _, fn := range f.Functions {
-			fmt.Fprintf(w, "Function '%s'\n", fn.Name)
+			name := fn.Name
+			if opt.Demangle {
+				name = fn.DemangledName()
+			}
+			fmt.Fprintf(w, "Function '%s'\n", name)
 			writeLinesSummary(w, fn.LinesExecuted, fn.LinesWithCode)
 			fmt.Fprintln(w)
 		}
@@ -42,7 +54,7 @@ func (r *Report) WriteSummary(w io.Writer, f *File, functions, branches bool) {
 		}
 	}
 	writeLinesSummary(w, executed, len(f.Lines))
-	if branches {
+	if opt.Branches {
 		var nb, exec, taken, nc, called int
 		for _, l := range f.Lines {
 			for _, b := range l.Branches {

@@ -69,11 +69,11 @@ func (r *Report) WriteText(out io.Writer, f *File, src []string, opt TextOptions
 
 	byLine := map[int]*Line{}
 	last := len(src)
+	maxCode := 0 // gcov's lines vector ends after the last line with code
 	for _, l := range f.Lines {
 		byLine[l.Number] = l
-		if l.Number > last {
-			last = l.Number
-		}
+		last = max(last, l.Number)
+		maxCode = max(maxCode, l.Number)
 	}
 	fnAt := map[int][]*Function{}
 	for _, fn := range f.Functions {
@@ -105,7 +105,7 @@ func (r *Report) WriteText(out io.Writer, f *File, src []string, opt TextOptions
 				// gcov's groups: several functions start on this line;
 				// each gets a section after the group's last line.
 				group = append([]*Function(nil), fns...)
-				sort.SliceStable(group, func(i, j int) bool { return group[i].StartColumn < group[j].StartColumn })
+				sortGroup(group)
 				for _, fn := range group {
 					groupEnd = max(groupEnd, fn.EndLine)
 				}
@@ -114,6 +114,12 @@ func (r *Report) WriteText(out io.Writer, f *File, src []string, opt TextOptions
 			}
 		}
 		writeLine(w, byLine[n], n, srcLine(n), opt)
+		// gcov prints a group's sections after its last line, unless no
+		// line with code follows the group's first (output_lines skips
+		// lines past the last one with code before it gets there).
+		if n == groupEnd && n > maxCode {
+			groupEnd, group = 0, nil
+		}
 		if n == groupEnd {
 			byNum := map[int]*Line{}
 			for _, fn := range group {
@@ -221,4 +227,16 @@ func (fn *Function) DemangledName() string {
 		return d
 	}
 	return fn.Name
+}
+
+// sortGroup orders the functions of a group as gcov lists them: by
+// column, then in the order of gcc's notes file, which is the reverse of
+// the order gcc emitted the functions in (their addresses at -O0).
+func sortGroup(fns []*Function) {
+	sort.SliceStable(fns, func(i, j int) bool {
+		if fns[i].StartColumn != fns[j].StartColumn {
+			return fns[i].StartColumn < fns[j].StartColumn
+		}
+		return fns[i].addr > fns[j].addr
+	})
 }

@@ -201,8 +201,13 @@ func (b *builder) unit(r *dwarf.Reader) error {
 		}
 		cur := int32(-1)
 		if e.Tag == dwarf.TagVariable && parent >= 0 && b.t.scopes[parent].subprogram && b.aggregateLocal(e) {
+			line, _ := e.Val(dwarf.AttrDeclLine).(int64)
 			for i := len(b.t.funcs) - 1; i >= 0 && b.t.funcs[i].entry == parent; i-- {
-				b.t.funcs[i].AggregateLocals = true
+				f := &b.t.funcs[i]
+				if !f.AggregateLocals || int(line) < f.AggregateFrom {
+					f.AggregateFrom = int(line)
+				}
+				f.AggregateLocals = true
 			}
 		}
 		switch e.Tag {

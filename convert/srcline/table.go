@@ -43,6 +43,7 @@ type Func struct {
 	// AggregateLocals is true when the function has a local variable
 	// (not static) of array, struct, union or class type.
 	AggregateLocals bool
+	AggregateFrom   int          // the first such variable's declaration line
 	entry           int32        // index of the subprogram scope
 	spec            dwarf.Offset // DW_AT_specification, 0 if none
 }

@@ -522,6 +522,7 @@ func flagChecks() map[string]func(t *testing.T) {
 		"gcov/branch-probabilities": differsIn([]string{gcovDir}, gc(), "-b"),
 		"gcov/branch-counts":        differsIn([]string{gcovDir}, gc("-b"), "-c"),
 		"gcov/function-summaries":   differs(gc(), "-f"),
+		"gcov/demangled-names":      checkGcovDemangle,
 		"gcov/json":                 differsIn([]string{gcovDir}, gc(), "--json"),
 		"gcov/lcov":                 differsIn([]string{filepath.Join(tmp, "perfpt-flags.info")}, gc(), "--lcov", filepath.Join(tmp, "perfpt-flags.info")),
 		"gcov/pid":                  all(refused("no executed code", gc("--pid", "1")...), refused("pid list", gc("--pid", "x")...)),

@@ -17,13 +17,14 @@ func gcovCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:      "gcov",
 		Usage:     "write .gcov (and gcov JSON, lcov) coverage from a PT recording",
-		UsageText: "perfpt gcov [-i perf.data] [-o DIR] [-b] [-c] [-f] [--json] [--lcov FILE] [--pid PIDS] [--tid TIDS] [-j N]",
+		UsageText: "perfpt gcov [-i perf.data] [-o DIR] [-b] [-c] [-f] [-m] [--json] [--lcov FILE] [--pid PIDS] [--tid TIDS] [-j N]",
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "input", Aliases: []string{"i"}, Value: "perf.data", Usage: "perf.data file to read"},
 			&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: ".", Usage: "directory for the .gcov files"},
 			&ucli.BoolFlag{Name: "branch-probabilities", Aliases: []string{"b"}, Usage: "function, branch and call lines"},
 			&ucli.BoolFlag{Name: "branch-counts", Aliases: []string{"c"}, Usage: "branch counts rather than percentages"},
 			&ucli.BoolFlag{Name: "function-summaries", Aliases: []string{"f"}, Usage: "print a summary per function"},
+			&ucli.BoolFlag{Name: "demangled-names", Aliases: []string{"m"}, Usage: "demangled function names (in the .gcov files and -f's summaries)"},
 			&ucli.BoolFlag{Name: "json", Usage: "also write gcov's JSON intermediate format (.gcov.json.gz)"},
 			&ucli.StringFlag{Name: "lcov", Usage: "also write an lcov tracefile to `FILE`"},
 			&ucli.StringFlag{Name: "pid", Usage: "only these process ids (comma-separated)"},
@@ -54,7 +55,7 @@ func gcovCommand() *ucli.Command {
 				return err
 			}
 			w := c.App.Writer
-			topt := gcov.TextOptions{Branches: c.Bool("b"), Counts: c.Bool("c")}
+			topt := gcov.TextOptions{Branches: c.Bool("b"), Counts: c.Bool("c"), Demangle: c.Bool("m")}
 			for _, f := range rep.Files {
 				var src []string
 				for _, p := range progs {
@@ -67,7 +68,7 @@ func gcovCommand() *ucli.Command {
 					return err
 				}
 				name := gcov.OutputName(f.Name)
-				rep.WriteSummary(w, f, c.Bool("f"), c.Bool("b"))
+				rep.WriteSummary(w, f, gcov.SummaryOptions{Functions: c.Bool("f"), Branches: c.Bool("b"), Demangle: c.Bool("m")})
 				fmt.Fprintf(w, "Creating '%s'\n\n", name)
 				if err := os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644); err != nil {
 					return err

@@ -18,16 +18,23 @@ import (
 // emulateC builds testdata/gcov/<name>.c -g -O0 and records it with the
 // emulated PT recorder.
 func emulateC(t *testing.T, name string, args ...string) (bin, data string) {
+	return emulateSource(t, "gcc", name+".c", args...)
+}
+
+// emulateSource builds testdata/gcov/<file> with compiler -g -O0 and
+// records it with the emulated PT recorder.
+func emulateSource(t *testing.T, compiler, file string, args ...string) (bin, data string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("records a program")
 	}
-	gcc, err := exec.LookPath("gcc")
+	gcc, err := exec.LookPath(compiler)
 	if err != nil {
-		t.Skip("gcc not installed")
+		t.Skip(compiler + " not installed")
 	}
+	name := strings.TrimSuffix(file, filepath.Ext(file))
 	dir := t.TempDir()
-	src, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "gcov", name+".c"))
+	src, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "gcov", file))
 	bin = filepath.Join(dir, name)
 	if b, err := exec.Command(gcc, "-g", "-O0", "-o", bin, src).CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, b)
@@ -93,6 +100,41 @@ func TestGcovCommand(t *testing.T) {
 	info, err := os.ReadFile(lcov)
 	if err != nil || !bytes.Contains(info, []byte("DA:24,112\n")) {
 		t.Errorf("lcov tracefile: %v\n%.300s", err, info)
+	}
+}
+
+// TestGcovCommandDemangle: -m prints C++ function names demangled, with
+// their parameters, in the .gcov files and -f's summaries, as gcov -m.
+func TestGcovCommandDemangle(t *testing.T) { checkGcovDemangle(t) }
+
+// checkGcovDemangle is TestGcovCommandDemangle, also TestEveryFlag's check
+// of gcov's -m.
+func checkGcovDemangle(t *testing.T) {
+	_, data := emulateSource(t, "g++", "shapes.cc", "c2", "r1")
+	for _, m := range []bool{false, true} {
+		out := t.TempDir()
+		args := []string{"perfpt", "gcov", "-i", data, "-o", out, "-b", "-f"}
+		if m {
+			args = append(args, "-m")
+		}
+		var stdout, stderr bytes.Buffer
+		if code := Main(args, nil, &stdout, &stderr); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
+		}
+		text, err := os.ReadFile(filepath.Join(out, "shapes.cc.gcov"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, summary := "function _ZN6CircleC2Ed called 2", "Function '_ZN6CircleC2Ed'\n"
+		if m {
+			want, summary = "function Circle::Circle(double) called 2", "Function 'Circle::Circle(double)'\n"
+		}
+		if !strings.Contains(string(text), want) {
+			t.Errorf("-m %v: shapes.cc.gcov lacks %q:\n%.1500s", m, want, text)
+		}
+		if !strings.Contains(stdout.String(), summary) {
+			t.Errorf("-m %v: stdout lacks %q:\n%s", m, summary, stdout.String())
+		}
 	}
 }
 
