@@ -99,6 +99,11 @@ type WriteOptions struct {
 	// path/data and path/kcore_dir/{kcore,kallsyms,modules}.
 	Kernel     *ksynth.Kernel
 	KernelSeed uint64
+	// SystemWide, with Kernel and PerCPU, writes a system-wide recording
+	// (perf record -a) of CPUs virtual CPUs (at least one): each CPU's
+	// trace runs all the time, through the idle task and the kernel's
+	// context switches (ksynth.System), which write the switch records.
+	SystemWide bool
 	// Snapshot writes a snapshot-mode recording (perf record -S,
 	// per-thread): the AUX area (SnapshotSize bytes) is overwritten as the
 	// trace goes, and a copy of it is taken every SnapshotEvery bytes of
@@ -178,6 +183,10 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 	}
 	sampleType := perfdata.SampleFormatIP | perfdata.SampleFormatTID | perfdata.SampleFormatTime |
 		perfdata.SampleFormatIdentifier
+	if opt.SystemWide && (opt.Kernel == nil || !opt.PerCPU) {
+		w.Close()
+		return nil, fmt.Errorf("a system-wide recording needs a kernel and per-CPU mode")
+	}
 	nids := len(tr.Threads)
 	if opt.PerCPU {
 		sampleType |= perfdata.SampleFormatCPU
@@ -319,7 +328,12 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 	}
 
 	var ref uint64 = 0x5eed0000
-	if opt.PerCPU && opt.CPUs > 1 {
+	if opt.SystemWide {
+		if err := systemWide(tr, opt, st, recs, add, sid, ptIDs, dummyIDs, bufSize, &ref); err != nil {
+			w.Close()
+			return st, err
+		}
+	} else if opt.PerCPU && opt.CPUs > 1 {
 		if err := perCPUs(tr, opt, st, recs, add, sid, ptIDs, dummyIDs, bufSize, &ref); err != nil {
 			w.Close()
 			return st, err

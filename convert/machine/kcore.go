@@ -23,6 +23,8 @@ type kcoreCode struct {
 	haveRefReloc bool
 	// Why is the reason there is no kcore, for the caller's warning.
 	Why string
+	// kernelMap is the segment that became the kernel map (useKcore).
+	kernelMap *Map
 }
 
 // KernelCodeMap returns the map holding the code of kernel address ip:
@@ -94,10 +96,56 @@ func (m *Machine) useKcore() {
 	}
 	kd := m.kernelDSO()
 	ms := &Maps{}
+	stext, haveStext := kallsymsFunc(m.kPath, "_stext")
 	for _, mp := range km.list {
-		ms.Insert(&Map{Start: mp.Start, End: mp.End, DSO: kd, Identity: true})
+		n := &Map{Start: mp.Start, End: mp.End, DSO: kd, Identity: true}
+		ms.Insert(n)
+		// The kernel map becomes the smallest segment holding _stext,
+		// else the first.
+		k := m.kcode.kernelMap
+		if k == nil || haveStext && stext >= n.Start && stext < n.End &&
+			(k.End-k.Start > n.End-n.Start || stext < k.Start || stext >= k.End) {
+			m.kcode.kernelMap = n
+		}
 	}
 	m.kmaps = ms
+}
+
+// kernelMap mirrors machine__kernel_map: the map of the kernel's own
+// code, from the [kernel.kallsyms] MMAP, or with a kcore the segment that
+// dso__load_kcore made it (the smallest holding _stext, else the first);
+// nil when there is none.
+func (m *Machine) kernelMap() *Map {
+	if k := m.kcode.kernelMap; k != nil {
+		return k
+	}
+	kd := m.dsos["[kernel.kallsyms]"]
+	for _, mp := range m.kmaps.list {
+		if kd != nil && mp.DSO == kd {
+			return mp
+		}
+	}
+	return nil
+}
+
+// KernelMapFunc mirrors the symbol walks of intel_pt_switch_ip: the
+// address of the first symbol called name (only a global one when global
+// is set) of the kernel map's symbols, in address order, that lies in
+// the map; 0 when there is none or the map's symbols cannot be loaded.
+func (m *Machine) KernelMapFunc(name string, global bool) uint64 {
+	km := m.kernelMap()
+	if km == nil || km.DSO == nil {
+		return 0
+	}
+	for _, s := range km.DSO.Symbols().Symbols() {
+		if s.Name != name || global && s.Bind != elf.STB_GLOBAL {
+			continue
+		}
+		if s.Start >= km.Start && s.Start < km.End {
+			return s.Start
+		}
+	}
+	return 0
 }
 
 // kallsymsFunc mirrors kallsyms__get_function_start: the address of the

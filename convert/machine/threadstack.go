@@ -93,9 +93,10 @@ func (t *Thread) newStack(cpu int32, callstack bool, brSz int) *ThreadStack {
 	return ts
 }
 
-// stackDepth mirrors thread_stack__depth: the depth of t's stack on cpu
-// (callindent), and whether t has a thread stack at all (thread->ts).
-func (t *Thread) stackDepth(cpu int32) (int, bool) {
+// StackDepth mirrors thread_stack__depth: the depth of t's stack on cpu
+// (callindent: the idle task has one per CPU), and whether t has a thread
+// stack at all (thread->ts).
+func (t *Thread) StackDepth(cpu int32) (int, bool) {
 	if t.ts == nil {
 		return 0, false
 	}
@@ -152,15 +153,6 @@ func (t *Thread) StackEvent(cpu int32, flags uint32, from, to, insnLen, traceNr 
 
 // HasStack says t has a thread stack (perf's thread->ts).
 func (t *Thread) HasStack() bool { return t.ts != nil }
-
-// Depth is the depth of t's own stack (the idle task's: CPU 0's), and
-// whether t has a thread stack at all.
-func (t *Thread) Depth() (int, bool) {
-	if t.ts == nil {
-		return 0, false
-	}
-	return len(t.ts.stack), true
-}
 
 // SetTraceNr mirrors thread_stack__set_trace_nr: a new trace number
 // empties the stack.

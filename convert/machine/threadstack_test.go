@@ -111,7 +111,7 @@ func TestIdleStacks(t *testing.T) {
 		depth int
 		br    []uint64
 	}{{-1, 1, []uint64{0x100}}, {0, 1, []uint64{0x100}}, {1, 0, nil}, {2, 2, []uint64{0x410, 0x300}}, {5, 0, nil}} {
-		d, has := idle.stackDepth(c.cpu)
+		d, has := idle.StackDepth(c.cpu)
 		var br []uint64
 		for _, e := range idle.Stack(c.cpu).BranchSample(4) {
 			br = append(br, e.From)
@@ -126,10 +126,10 @@ func TestIdleStacks(t *testing.T) {
 	if ts := lOnly.Stack(0); ts != nil {
 		t.Errorf("idle task without call stacks: got a stack with %d branches", ts.brNr)
 	}
-	if d, has := lOnly.stackDepth(0); d != 0 || !has {
+	if d, has := lOnly.StackDepth(0); d != 0 || !has {
 		t.Errorf("idle task without call stacks: depth %d, %v", d, has)
 	}
-	if _, has := (&Thread{PID: 1, TID: 1}).stackDepth(0); has {
+	if _, has := (&Thread{PID: 1, TID: 1}).StackDepth(0); has {
 		t.Error("a thread without events has a thread stack")
 	}
 }

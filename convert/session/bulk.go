@@ -253,7 +253,7 @@ func (p *ptState) walkerFor(q *ptQueue) ptperf.Walker {
 func (q *ptQueue) startBulk(limit uint64) {
 	p := q.pt
 	q.bulkLimit, q.bulkFlow = limit, p.flow
-	q.bulkSeq = !p.synth && q.par == nil && q.job == nil && q.own == nil && !q.virt && q.selTimestamp == 0 &&
+	q.bulkSeq = !p.synth && !q.syncSwitch && q.par == nil && q.job == nil && q.own == nil && !q.virt && q.selTimestamp == 0 &&
 		(p.h.Runs != nil) == p.flow
 }
 

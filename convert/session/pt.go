@@ -175,6 +175,13 @@ type ptQueue struct {
 	lastInInsn, lastInCyc uint64
 	smpInsn, smpCyc       uint64
 	rq                    runQueue // the batch for Handler.Runs
+
+	// sync_switch (pt_switch.go): the queue changes threads at the
+	// branch to __switch_to; switchState is perf's switch_state, nextTID
+	// the thread a switch record named (-1: none).
+	syncSwitch  bool
+	switchState uint8
+	nextTID     int32
 }
 
 type heapItem struct {
@@ -199,6 +206,15 @@ type ptState struct {
 	curTID      map[int32][2]int32 // cpu -> pid, tid
 	dataQueued  bool
 	cpuPID      map[int32]int32 // the one process each CPU runs (cpuRuns), -1: several
+
+	// sync_switch (pt_switch.go): decided the first time a queue is
+	// decoded (kernelStartDone), with the addresses of __switch_to and of
+	// the function that says a queue is tracing.
+	kernelStartDone, syncSwitch bool
+	switchIP, ptssIP            uint64
+	samplingMode                bool // intel_pt_sampling_mode: AUX area samples
+	switchStats                 switchStats
+
 	// mightOverlap: snapshot or sample recordings, whose buffers may
 	// repeat each other's data (intel_pt_get_buffer); haveTSC:
 	// intel_pt_have_tsc, which finds the overlap by TSC
@@ -272,6 +288,7 @@ func (s *Session) startPT(r *perfdata.RecordAuxtraceInfo) error {
 	for _, a := range s.f.Attrs {
 		if a.SampleType&perfdata.SampleFormatAux != 0 && a.AuxSampleSize != 0 {
 			p.mightOverlap = true // intel_pt_sampling_mode
+			p.samplingMode = true
 		}
 	}
 	if cfg, ok := p.config(); ok && p.priv[ptTSCBit] != 0 && cfg&p.priv[ptTSCBit] != 0 {

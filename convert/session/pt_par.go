@@ -91,7 +91,9 @@ func (p *ptState) parallel() bool {
 // queueParallel says whether q can be decoded in chunks (from its start
 // when fresh).
 func (p *ptState) queueParallel(q *ptQueue, fresh bool) bool {
-	if q.par != nil || q.dec == nil || fresh && q.started || p.mightOverlap {
+	if q.par != nil || q.dec == nil || fresh && q.started || p.mightOverlap || q.syncSwitch {
+		// (sync_switch: the queue's thread changes where the decode
+		// reaches __switch_to, not where sideband puts it.)
 		// (Snapshots: a buffer's data depends on the one before.)
 		return false
 	}

@@ -148,9 +148,10 @@ func (p *ptState) updateQueues() {
 			}
 			q.tid = q.qtid
 			q.cbrSeen = ^uint32(0)
+			q.syncSwitch, q.nextTID = p.syncSwitch, -1
 			p.setupTimeRange(q)
 		}
-		if q.onHeap || p.timeless {
+		if q.onHeap || q.syncSwitch && q.switchState == ssExpectingSwitchEvent || p.timeless {
 			continue
 		}
 		if q.selStart && q.selTimestamp != 0 {
@@ -314,6 +315,9 @@ func (q *ptQueue) sampleFlags() {
 func (p *ptState) updateTimestamp(q *ptQueue, st *ptperf.State) {
 	if !p.timeless && (st.FromIP >= p.kernelStart || st.FromIP == 0) && st.ToIP != 0 && st.ToIP < p.kernelStart {
 		q.setTimestamp(st.EstTimestamp)
+	} else if q.syncSwitch && q.switchState == ssUnknown && q.isSwitchIP(st.ToIP) && q.nextTID == -1 {
+		// the estimated TSC in an unknown switch state
+		q.setTimestamp(st.EstTimestamp)
 	} else if st.Timestamp > q.timestamp {
 		q.setTimestamp(st.Timestamp)
 	}
@@ -326,6 +330,7 @@ func (p *ptState) runDecoder(q *ptQueue, timestamp *uint64) bool {
 		return p.parRun(q, timestamp)
 	}
 	var ff uint64
+	p.initKernelStart()
 	q.started = true
 	q.startBulk(*timestamp) // bulk.go
 	defer q.endBulk()
@@ -333,7 +338,9 @@ func (p *ptState) runDecoder(q *ptQueue, timestamp *uint64) bool {
 		if p.tick++; p.tick&0xffff == 0 && p.h.Progress != nil {
 			p.progress()
 		}
-		p.sample(q)
+		if p.sample(q) {
+			return true // waits for the switch record (sync_switch)
+		}
 		st := q.dec.Decode()
 		if st.Type&ptperf.TypeTraceBegin != 0 {
 			q.traceBegan()
@@ -362,6 +369,10 @@ func (p *ptState) runDecoder(q *ptQueue, timestamp *uint64) bool {
 		if st.Err != 0 {
 			if st.Err == ptperf.ErrNoData {
 				return true
+			}
+			if q.syncSwitch && st.FromIP >= p.kernelStart {
+				q.syncSwitch = false
+				p.nextTID(q)
 			}
 			q.setTimestamp(st.EstTimestamp)
 			if p.opts.Errors {
@@ -400,6 +411,7 @@ func (p *ptState) processQueues(timestamp uint64) {
 			}
 		}
 		p.setPidTidCPU(q)
+		p.initKernelStart()
 		if q.par == nil && p.parallel() && p.queueParallel(q, false) {
 			p.startPar(q, false)
 		}
@@ -477,28 +489,41 @@ func (p *ptState) event(r perfdata.Record, h Handler) {
 			p.curTID[int32(c.CPU)] = [2]int32{rr.PID, rr.TID}
 		}
 	case *perfdata.RecordSwitch:
-		out := rr.Out()
-		var pid, tid int32
-		if p.sched == 3 {
-			if !out {
-				if cur, ok := p.curTID[int32(c.CPU)]; ok && cur[1] == c.TID {
-					return
-				}
-				p.curTID[int32(c.CPU)] = [2]int32{c.PID, c.TID}
-				return
-			}
-			if !rr.CPUWide {
-				return
-			}
-			pid, tid = rr.NextPrevPID, rr.NextPrevTID
-		} else {
-			if out {
-				return
-			}
-			pid, tid = c.PID, c.TID
-		}
-		p.curTID[int32(c.CPU)] = [2]int32{pid, tid}
+		p.contextSwitch(rr, c)
 	}
+}
+
+// contextSwitch mirrors intel_pt_context_switch (and
+// intel_pt_context_switch_in): the CPU's thread follows the switch
+// records, but under sync_switch (pt_switch.go), where a switch-out
+// record only names the thread the queue takes at __switch_to.
+func (p *ptState) contextSwitch(rr *perfdata.RecordSwitch, c *perfdata.RecordCommon) {
+	out := rr.Out()
+	cpu := int32(c.CPU)
+	var pid, tid int32
+	if p.sched == 3 {
+		if !out {
+			p.contextSwitchIn(cpu)
+			if cur, ok := p.curTID[cpu]; ok && cur[1] == c.TID {
+				return
+			}
+			p.curTID[cpu] = [2]int32{c.PID, c.TID}
+			return
+		}
+		if !rr.CPUWide {
+			return
+		}
+		pid, tid = rr.NextPrevPID, rr.NextPrevTID
+	} else {
+		if out {
+			return
+		}
+		pid, tid = c.PID, c.TID
+	}
+	if !p.syncSwitchEvent(cpu, tid, c.Time) {
+		return
+	}
+	p.curTID[cpu] = [2]int32{pid, tid}
 }
 
 // finish mirrors intel_pt_flush.
@@ -566,9 +591,9 @@ func (p *ptState) skipEvent() bool {
 
 // sample mirrors intel_pt_sample for the events modelled. Called for
 // every state: small enough to inline, the work is in synthSamples.
-func (p *ptState) sample(q *ptQueue) {
+func (p *ptState) sample(q *ptQueue) bool {
 	if !q.haveSample {
-		return
+		return false
 	}
 	q.haveSample = false
 	// Without synth there is no thread stack either (only
@@ -576,6 +601,10 @@ func (p *ptState) sample(q *ptQueue) {
 	if p.synth {
 		p.synthSamples(q)
 	}
+	if q.syncSwitch && q.state.Type&ptperf.TypeBranch != 0 {
+		return p.switchState(q, q.state)
+	}
+	return false
 }
 
 // synthSamples is sample when the states make samples or feed thread
@@ -723,7 +752,7 @@ func (p *ptState) fillSample(smp *sample.Sample, q *ptQueue, t *machine.Thread, 
 func (p *ptState) deliver(smp *sample.Sample, t *machine.Thread, kernel bool) {
 	p.res = p.s.m.Resolver(t, kernel)
 	smp.Res = &p.res
-	smp.Depth, smp.HasThreadStack = t.Depth()
+	smp.Depth, smp.HasThreadStack = t.StackDepth(int32(smp.CPU))
 	if p.deliverHooks { // one test per sample when both are off
 		p.attachStacks(smp, t, kernel)
 		p.flushBlocks()
@@ -845,6 +874,10 @@ func (p *ptState) timeFilter(q *ptQueue, ff *uint64) bool {
 			}
 			q.haveSample = false
 			if q.selTimestamp > *ff {
+				if q.syncSwitch {
+					p.nextTID(q)
+					q.switchState = ssUnknown
+				}
 				*ff = q.selTimestamp
 				q.dec.FastForward(q.selTimestamp)
 			}
@@ -852,6 +885,7 @@ func (p *ptState) timeFilter(q *ptQueue, ff *uint64) bool {
 		} else if q.timestamp > q.selTimestamp {
 			if !q.nextTime() {
 				q.haveSample = false
+				q.switchState = ssNotTracing
 				return true
 			}
 			continue

@@ -443,7 +443,21 @@ func flagChecks() map[string]func(t *testing.T) {
 			}
 		},
 		"record/all-cpus": all(refused("--all-cpus", "record", "--emulate", "-a", "--", "/bin/true"),
-			refused("--per-thread", "record", "-e", "cpu-clock", "-a", "--per-thread", "--", "/bin/true")),
+			refused("--per-thread", "record", "-e", "cpu-clock", "-a", "--per-thread", "--", "/bin/true"),
+			refused("-a and --per-thread", "record", "--emulate", "--emulate-kernel", "x", "-a", "--per-thread", "--", "/bin/true"),
+			func(t *testing.T) {
+				// With --emulate-kernel: a system-wide recording,
+				// the idle task (swapper) traced between turns.
+				needTiny(t)
+				kernel := testprog.Path(t, "kernel")
+				dir := t.TempDir()
+				a, b := filepath.Join(dir, "a.data"), filepath.Join(dir, "b.data")
+				ok(t, "record", "--emulate", "-N", "--emulate-kernel", kernel, "-o", a, "--", tinyPath)
+				ok(t, "record", "--emulate", "-N", "--emulate-kernel", kernel, "-a", "-o", b, "--", tinyPath)
+				if sa, sb := ok(t, "script", "-i", a).out, ok(t, "script", "-i", b).out; strings.Contains(sa, "swapper") || !strings.Contains(sb, "swapper") {
+					t.Error("record -a --emulate-kernel: the idle task is not traced system-wide only")
+				}
+			}),
 		"record/cpu": all(refused("--cpu", "record", "--emulate", "-C", "0", "--", "/bin/true"),
 			refused("-C", "record", "-e", "cpu-clock", "-C", "99999", "--", "/bin/true")),
 		"record/snapshot": all(refused("--snapshot", "record", "--emulate", "-S", "--", "/bin/true"),

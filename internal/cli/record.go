@@ -54,7 +54,7 @@ func recordCommand() *ucli.Command {
 			&ucli.IntFlag{Name: "emulate-overflow", Usage: "emulate: the hardware's internal buffer overflows after about this many bytes of trace: the packets of 16 branches are lost, then OVF and FUP"},
 			&ucli.IntFlag{Name: "emulate-lose", Usage: "emulate, --per-thread: after every N-th AUX buffer the area is full: the trace up to the next PSB is lost and the AUX record is TRUNCATED"},
 			&ucli.BoolFlag{Name: "per-thread", Usage: "one buffer for the command's thread, children not followed (emulate: one AUX stream per thread; default: one CPU running all threads, with context switch records)"},
-			&ucli.BoolFlag{Name: "all-cpus", Aliases: []string{"a"}, Usage: "system-wide: every task on every CPU while CMD runs"},
+			&ucli.BoolFlag{Name: "all-cpus", Aliases: []string{"a"}, Usage: "system-wide: every task on every CPU while CMD runs (with --emulate-kernel: the emulated machine traced all the time, its idle task and context switches in the stand-in kernel)"},
 			&ucli.StringFlag{Name: "cpu", Aliases: []string{"C"}, Usage: "every task on these CPUs (0-2,5) while CMD runs"},
 			&ucli.BoolFlag{Name: "snapshot", Aliases: []string{"S"}, Usage: "intel_pt: overwrite the AUX area, copy it on SIGUSR2 (perf record -S)"},
 			&ucli.BoolFlag{Name: "snapshot-on-exit", Usage: "intel_pt: --snapshot, and take a snapshot when the command ends (perf record -Se)"},
@@ -183,8 +183,8 @@ func checkRecordFlags(c *ucli.Context, ev string) error {
 		if n := set(sampledOnlyFlags); n != "" {
 			return fmt.Errorf("--%s applies to software events, not to --emulate (which traces every instruction)", n)
 		}
-		if n := set(nativeOnlyFlags); n != "" {
-			return fmt.Errorf("--%s is not supported with --emulate (the emulation traces CMD and its children only)", n)
+		if n := set(nativeOnlyFlags); n != "" && !(n == "all-cpus" && c.IsSet("emulate-kernel") && !c.IsSet("cpu")) {
+			return fmt.Errorf("--%s is not supported with --emulate (the emulation traces CMD and its children only; -a with --emulate-kernel traces them system-wide)", n)
 		}
 		if n := set(nativePTOnlyFlags); n != "" {
 			return fmt.Errorf("--%s is not supported with --emulate (it writes the whole trace)", n)
@@ -319,11 +319,15 @@ func runEmulate(ctx context.Context, c *ucli.Context, argv []string, trig *recor
 		return errors.New("record: --emulate-snapshot-every needs --emulate-snapshot")
 	}
 	if kp := c.String("emulate-kernel"); kp != "" {
+		if c.Bool("all-cpus") && !opt.PerCPU {
+			return errors.New("record: -a and --per-thread exclude each other")
+		}
 		k, err := ksynth.Load(kp)
 		if err != nil {
 			return fmt.Errorf("record: --emulate-kernel: %w", err)
 		}
 		opt.Kernel, opt.KernelSeed = k, 1
+		opt.SystemWide = c.Bool("all-cpus")
 	}
 	opt.BuildIDDir = c.String("buildid-dir")
 	if c.Bool("no-buildid-cache") {

@@ -1,7 +1,12 @@
 /* kernel: a stand-in for a kernel's text, linked at a kernel address, for
  * synthesized kernel+user Intel PT recordings (record/ksynth): a syscall
  * entry, an interrupt entry and a few functions with direct, indirect and
- * conditional branches, loops and returns. It is never run; the
+ * conditional branches, loops and returns; and, for system-wide recordings
+ * (ksynth.System), a scheduler: a rescheduling interrupt that calls
+ * schedule, which switches tasks at __switch_to as Linux does (the
+ * switch-out record written in __perf_event_task_sched_out before, the
+ * switch-in record in finish_task_switch after), ret_from_fork where new
+ * tasks start, and the idle task's loop around hlt. It is never run; the
  * recordings' kernel flow walks its code with chosen branch outcomes. */
 	.text
 	.globl _text, _stext, entry_SYSCALL_64, asm_common_interrupt
@@ -82,6 +87,70 @@ handle_irq:
 6:	dec %ecx
 	jnz 6b
 	call helper
+	ret
+
+	.globl asm_sysvec_reschedule_ipi, schedule, __perf_event_task_sched_out, __switch_to_asm, __switch_to
+	.globl finish_task_switch, ret_from_fork, do_idle, default_idle
+
+	.p2align 4
+asm_sysvec_reschedule_ipi:
+	push %rax
+	call schedule
+	pop %rax
+	iretq
+
+	.p2align 4
+schedule:
+	push %rbx
+	call __perf_event_task_sched_out
+	call __switch_to_asm
+	call finish_task_switch
+	pop %rbx
+	ret
+
+	.p2align 4
+__perf_event_task_sched_out:
+	mov $2, %ecx
+7:	dec %ecx
+	jnz 7b
+	ret
+
+	.p2align 4
+__switch_to_asm:
+	push %rbp
+	mov %rsp, %rax
+	pop %rbp
+	jmp __switch_to
+
+	.p2align 4
+__switch_to:
+	mov %rdi, %rax
+	test %rsi, %rsi
+	jz 8f
+	mov %rsi, %rax
+8:	ret
+
+	.p2align 4
+finish_task_switch:
+	test %rax, %rax
+	jz 9f
+	call helper
+9:	ret
+
+	.p2align 4
+ret_from_fork:
+	call finish_task_switch
+	iretq
+
+	.p2align 4
+do_idle:
+	call default_idle
+	jmp do_idle
+
+	.p2align 4
+default_idle:
+	sti
+	hlt
 	ret
 
 	.section .rodata

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,6 +58,45 @@ func TestPTKernelKcore(t *testing.T) {
 				compare(t, dir, "--itrace=cr", "-F", "+callindent")
 			})
 		}
+	}
+}
+
+// TestPTSystemWide compares system-wide kernel+user recordings
+// (perf record -a: ksynth.System) of 1 to 4 emulated CPUs, whose context
+// switches go through the stand-in kernel's schedule and __switch_to, the
+// idle task between the threads' turns: perf turns its sync_switch on
+// (the kernel has a global __switch_to), so each CPU's queue changes
+// threads at the branch to __switch_to, before or after the switch
+// record; at -j 1, 2 and 4, with the binaries present and hidden.
+func TestPTSystemWide(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records programs")
+	}
+	need(t, "perf", "gcc", "make")
+	empty := t.TempDir()
+	progs := []string{"tiny", "mix-dyn-O2", "threads-static-O2"}
+	if os.Getenv("PERFPT_FULL") != "" {
+		progs = append(progs, "mix-static-O0", "threads-dyn-O0", "forkexec-dyn-O2", "crash")
+	}
+	for i, name := range progs {
+		cpus := 1 + i%4
+		t.Run(fmt.Sprintf("%s/%dcpus", name, cpus), func(t *testing.T) {
+			var args []string
+			if strings.HasPrefix(name, "forkexec") {
+				args = []string{testprog.Path(t, "tiny")}
+			}
+			pt := synth.Config{TSC: true, MTC: true, MTCPeriod: 3}
+			if i%2 == 1 {
+				pt.CYC = true
+			}
+			dir := recordKernel(t, testprog.Path(t, name), record.WriteOptions{PT: pt, PerCPU: true, CPUs: cpus,
+				Quantum: 200 + 100*i, Seed: uint32(5 + i), SystemWide: true}, args...)
+			compare(t, dir)
+			compare(t, dir, "--itrace=i0ns", "-F", "comm,tid,cpu,time,ip,sym,symoff,dso")
+			compare(t, dir, "--itrace=b", "-F", "+flags,+addr")
+			compare(t, dir, "--itrace=cr", "-F", "+callindent")
+			compare(t, dir, "--symfs="+empty, "--itrace=be")
+		})
 	}
 }
 
