@@ -61,106 +61,180 @@ func hasDynsym(f *elf.File) bool {
 // build mirrors dso__load_sym plus the PLT synthesis of dso__load: the
 // .symtab of syms (when present) and then its .dynsym, each followed by
 // perf's end and duplicate fix-ups, then the PLT entries of runtime.
-// Names are demangled by dm (nil: kept) before the fix-ups compare them,
-// as perf demangles when it creates each symbol.
-func build(syms, runtime *elf.File, dm func(string) string) (t *Table) {
-	t = &Table{}
+// Names are demangled by dm (nil: kept) lazily, on their first lookup,
+// except where the fix-ups compare them (symbols sharing a start), as
+// perf demangles when it creates each symbol.
+func build(syms, runtime *elf.File, dm func(string) string) *Table {
+	return buildTable(syms, runtime, dm, buildList)
+}
+
+// buildTable is build in one of the modes of fixedTable.
+func buildTable(syms, runtime *elf.File, dm func(string) string, mode buildMode) (t *Table) {
 	defer func() {
 		if p := recover(); p != nil {
 			t = &Table{} // malformed symbol data: no symbols, like a failed load
 			t.finish()
 		}
 	}()
-	var loaded int
+	var passes [][]Symbol
 	if hasSymtab(syms) {
-		if list, err := syms.Symbols(); err == nil {
-			n := t.addELF(syms, runtime, list, dm)
-			loaded += n
-			if n > 0 {
-				t.fixupEnd()
-				t.fixupDuplicate()
-			}
+		if list, ok := elfSymbols(syms, elf.SHT_SYMTAB); ok {
+			passes = append(passes, keepSymbols(syms, runtime, list, dm != nil))
 		}
 	}
 	if hasDynsym(syms) {
-		if list, err := syms.DynamicSymbols(); err == nil {
-			n := t.addELF(syms, runtime, list, dm)
-			loaded += n
-			if n > 0 {
-				t.fixupEnd()
-				t.fixupDuplicate()
-			}
+		if list, ok := elfSymbols(syms, elf.SHT_DYNSYM); ok {
+			passes = append(passes, keepSymbols(syms, runtime, list, dm != nil))
 		}
 	}
-	if loaded > 0 {
-		t.insert(pltSymbols(runtime, dm))
+	var plt []Symbol
+	if len(passes) > 0 && (len(passes[0]) > 0 || len(passes) > 1 && len(passes[1]) > 0) {
+		plt = pltSymbols(runtime, dm != nil)
 	}
-	t.finish()
-	return t
+	return fixedTable(passes, plt, dm, mode)
 }
 
-// addELF adds the symbols perf's dso__load_sym_internal keeps and returns
-// how many.
-func (t *Table) addELF(f, runtime *elf.File, syms []elf.Symbol, dm func(string) string) int {
-	if len(syms) > maxSymbols {
-		syms = syms[:maxSymbols]
+// rawSym is one entry of an ELF symbol table, its name sliced from the
+// string table.
+type rawSym struct {
+	name        string
+	value, size uint64
+	info, other byte
+	shndx       elf.SectionIndex
+}
+
+// elfSymbols reads the first symbol table of type typ as debug/elf's
+// Symbols does (the null symbol dropped), but with every name a slice of
+// one copy of the string table instead of a string each.
+func elfSymbols(f *elf.File, typ elf.SectionType) ([]rawSym, bool) {
+	sec := f.SectionByType(typ)
+	if sec == nil || sec.Link == 0 || int(sec.Link) >= len(f.Sections) {
+		return nil, false
 	}
-	var add []Symbol
+	size := 24
+	if f.Class == elf.ELFCLASS32 {
+		size = 16
+	}
+	data, err := sectionData(sec)
+	if err != nil || len(data)%size != 0 || len(data) < size {
+		return nil, false
+	}
+	strData, err := sectionData(f.Sections[sec.Link])
+	if err != nil {
+		return nil, false
+	}
+	strs := string(strData)
+	n := len(data)/size - 1
+	if n > maxSymbols {
+		n = maxSymbols
+	}
+	bo := f.ByteOrder
+	out := make([]rawSym, n)
+	for i := range out {
+		e := data[(i+1)*size : (i+2)*size]
+		r := &out[i]
+		var nameOff uint32
+		if size == 24 {
+			nameOff = bo.Uint32(e)
+			r.info, r.other = e[4], e[5]
+			r.shndx = elf.SectionIndex(bo.Uint16(e[6:]))
+			r.value, r.size = bo.Uint64(e[8:]), bo.Uint64(e[16:])
+		} else {
+			nameOff = bo.Uint32(e)
+			r.value, r.size = uint64(bo.Uint32(e[4:])), uint64(bo.Uint32(e[8:]))
+			r.info, r.other = e[12], e[13]
+			r.shndx = elf.SectionIndex(bo.Uint16(e[14:]))
+		}
+		if int(nameOff) < len(strs) {
+			name := strs[nameOff:]
+			if j := strings.IndexByte(name, 0); j >= 0 {
+				name = name[:j]
+			}
+			r.name = name
+		}
+	}
+	return out, true
+}
+
+// sectionData is sec.Data read with one ReadAt when the section is not
+// compressed and its last byte is in the file (else Data, which grows its
+// buffer as it reads instead of trusting a size that may be corrupt).
+func sectionData(sec *elf.Section) ([]byte, error) {
+	var last [1]byte
+	if sec.Flags&elf.SHF_COMPRESSED != 0 || sec.Type == elf.SHT_NOBITS || sec.Size == 0 || sec.Size > 1<<40 {
+		return sec.Data()
+	}
+	if _, err := sec.ReadAt(last[:], int64(sec.Size-1)); err != nil {
+		return sec.Data()
+	}
+	b := make([]byte, sec.Size)
+	n, err := sec.ReadAt(b, 0)
+	if n == len(b) {
+		return b, nil
+	}
+	if err == nil {
+		err = io.ErrUnexpectedEOF
+	}
+	return nil, err
+}
+
+// keepSymbols returns the symbols perf's dso__load_sym_internal keeps, in
+// the table's order, their names to be demangled lazily when demangle is
+// set.
+func keepSymbols(f, runtime *elf.File, syms []rawSym, demangle bool) []Symbol {
+	pending := uint8(pendingNone)
+	if demangle {
+		pending = pendingName
+	}
+	add := make([]Symbol, 0, len(syms))
 	for i := range syms {
 		s := &syms[i]
-		typ := elf.ST_TYPE(s.Info)
-		vis := elf.ST_VISIBILITY(s.Other)
-		named := s.Name != ""
-		isFunc := (typ == elf.STT_FUNC || typ == elf.STT_GNU_IFUNC) && named && s.Section != elf.SHN_UNDEF
-		isObj := typ == elf.STT_OBJECT && named && s.Section != elf.SHN_UNDEF
-		isLabel := typ == elf.STT_NOTYPE && named && s.Section != elf.SHN_UNDEF &&
-			s.Section != elf.SHN_ABS && vis != elf.STV_HIDDEN && vis != elf.STV_INTERNAL
+		typ := elf.ST_TYPE(s.info)
+		vis := elf.ST_VISIBILITY(s.other)
+		named := s.name != ""
+		isFunc := (typ == elf.STT_FUNC || typ == elf.STT_GNU_IFUNC) && named && s.shndx != elf.SHN_UNDEF
+		isObj := typ == elf.STT_OBJECT && named && s.shndx != elf.SHN_UNDEF
+		isLabel := typ == elf.STT_NOTYPE && named && s.shndx != elf.SHN_UNDEF &&
+			s.shndx != elf.SHN_ABS && vis != elf.STV_HIDDEN && vis != elf.STV_INTERNAL
 		if !isLabel && !isFunc && !isObj {
 			continue
 		}
-		if s.Section == elf.SHN_ABS {
+		if s.shndx == elf.SHN_ABS {
 			continue
 		}
-		if int(s.Section) >= len(f.Sections) || s.Section >= elf.SHN_LORESERVE {
+		if int(s.shndx) >= len(f.Sections) || s.shndx >= elf.SHN_LORESERVE {
 			// perf fails the whole load here (elf_getscn fails); keep
 			// what we have instead of crashing.
 			continue
 		}
-		sec := f.Sections[s.Section]
+		sec := f.Sections[s.shndx]
 		if sec.Flags&elf.SHF_ALLOC == 0 {
 			continue
 		}
 		if sec.Type == elf.SHT_NOBITS && runtime != f {
 			// A debug file's NOBITS sections have no valid offsets:
 			// perf takes the runtime image's section instead.
-			if int(s.Section) >= len(runtime.Sections) {
+			if int(s.shndx) >= len(runtime.Sections) {
 				continue
 			}
-			sec = runtime.Sections[s.Section]
+			sec = runtime.Sections[s.shndx]
 		}
 		if isLabel && !strings.Contains(sec.Name, "text") && !strings.Contains(sec.Name, "data") {
 			continue
 		}
-		v := s.Value
+		v := s.value
 		if p := loadSegment(runtime, v); p != nil {
 			v -= p.Vaddr - p.Off
 		} else {
 			v -= sec.Addr - sec.Offset
 		}
 		end := v
-		if s.Size != 0 {
-			end = v + s.Size
+		if s.size != 0 {
+			end = v + s.size
 		}
-		name, mangled := s.Name, ""
-		if dm != nil {
-			if name = dm(s.Name); name != s.Name {
-				mangled = s.Name
-			}
-		}
-		add = append(add, Symbol{Start: v, End: end, Name: name, Mangled: mangled, Bind: elf.ST_BIND(s.Info), Type: typ})
+		add = append(add, Symbol{Start: v, End: end, Name: s.name, Bind: elf.ST_BIND(s.info), Type: typ, pending: pending})
 	}
-	t.insert(add)
-	return len(add)
+	return add
 }
 
 // loadSegment returns the PT_LOAD segment holding vaddr, as perf's
@@ -183,9 +257,9 @@ func loadSegment(f *elf.File, vaddr uint64) *elf.Prog {
 
 // pltSymbols mirrors dso__synthesize_plt_symbols for x86: one name@plt
 // symbol per .rela.plt (or .rel.plt) entry, laid out after the PLT header
-// in .plt's file-offset space; the name is demangled before "@plt" is
-// added.
-func pltSymbols(f *elf.File, dm func(string) string) []Symbol {
+// in .plt's file-offset space; the name is to be demangled (lazily, when
+// demangle is set) before "@plt" is added.
+func pltSymbols(f *elf.File, demangle bool) []Symbol {
 	dynIdx := -1
 	for i, s := range f.Sections {
 		if s.Name == ".dynsym" && s.Type == elf.SHT_DYNSYM {
@@ -204,8 +278,8 @@ func pltSymbols(f *elf.File, dm func(string) string) []Symbol {
 	if rel == nil || plt == nil || int(rel.Link) != dynIdx || rel.Entsize == 0 {
 		return nil
 	}
-	dyn, err := f.DynamicSymbols()
-	if err != nil {
+	dyn, ok := elfSymbols(f, elf.SHT_DYNSYM)
+	if !ok {
 		return nil
 	}
 	data, err := rel.Data()
@@ -233,12 +307,13 @@ func pltSymbols(f *elf.File, dm func(string) string) []Symbol {
 		name := ""
 		// DynamicSymbols drops the null symbol 0.
 		if symIdx >= 1 && symIdx-1 < uint64(len(dyn)) {
-			name = dyn[symIdx-1].Name
+			name = dyn[symIdx-1].name
 		}
-		if dm != nil {
-			name = dm(name)
+		pending := uint8(pendingNone)
+		if demangle {
+			pending = pendingPLT
 		}
-		out = append(out, Symbol{Start: off, End: off + entry, Name: name + "@plt", Bind: elf.STB_GLOBAL, Type: elf.STT_FUNC})
+		out = append(out, Symbol{Start: off, End: off + entry, Name: name + "@plt", Bind: elf.STB_GLOBAL, Type: elf.STT_FUNC, pending: pending})
 		off += entry
 	}
 	return out

@@ -7,17 +7,39 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // KernelSymbols is the kernel's symbol table from a kallsyms file, split
 // as perf splits it: the core kernel's symbols and each module's.
 type KernelSymbols struct {
-	Kernel  *Table
-	Modules map[string]*Table // by module name, without brackets
+	Kernel *Table
+	// Modules holds each module's symbols by module name, without
+	// brackets; use Module, which reads them when they were not.
+	Modules map[string]*Table
 	// Text is the address of _text (the start of perf's kernel map when
 	// the recording has no kernel MMAP), Stext that of _stext: the
 	// reference symbols perf relocates kallsyms by (kallsyms__delta).
 	Text, Stext uint64
+
+	// moduleSrc is the kallsyms file to read the modules' symbols from
+	// when Kernel came from the cache (LoadHostKallsyms).
+	moduleSrc string
+	modOnce   sync.Once
+}
+
+// Module returns the symbols kallsyms lists for module name (without
+// brackets), nil when it lists none.
+func (ks *KernelSymbols) Module(name string) *Table {
+	ks.modOnce.Do(func() {
+		if ks.Modules != nil || ks.moduleSrc == "" {
+			return
+		}
+		if full, err := LoadKallsyms(ks.moduleSrc); err == nil {
+			ks.Modules = full.Modules
+		}
+	})
+	return ks.Modules[name]
 }
 
 // LoadKallsyms reads a /proc/kallsyms-format file the way perf's
@@ -166,7 +188,21 @@ func ParseKallsyms(r io.Reader) (*KernelSymbols, error) {
 // the next starts), else through perf's tree, whose lookups decide
 // between overlapping symbols.
 func sortedTable(syms []Symbol) *Table {
-	t := &Table{syms: syms}
+	if t, ok := flatTable(syms); ok {
+		return t
+	}
+	t := &Table{}
+	t.insert(syms)
+	t.finish()
+	return t
+}
+
+// flatTable makes the Table of symbols sorted by start when no two of them
+// overlap: every lookup then has one answer whatever the shape of perf's
+// tree, and the runs are the symbols themselves. It reports false when
+// they are not sorted or overlap.
+func flatTable(syms []Symbol) (*Table, bool) {
+	t := &Table{syms: syms, segs: make([]seg, 0, 2*len(syms)+1)}
 	if len(syms) > 0 && syms[0].Start > 0 {
 		t.segs = append(t.segs, seg{0, -1})
 	}
@@ -176,18 +212,15 @@ func sortedTable(syms []Symbol) *Table {
 		if end == s.Start {
 			end = s.Start + 1 // a zero-length symbol covers its start
 		}
-		if i+1 < len(syms) && (end > syms[i+1].Start || end < s.Start) {
-			t2 := &Table{}
-			t2.insert(syms)
-			t2.finish()
-			return t2
+		if end < s.Start || i+1 < len(syms) && end > syms[i+1].Start {
+			return nil, false
 		}
 		t.segs = append(t.segs, seg{s.Start, int32(i)})
 		if end != 0 && (i+1 == len(syms) || end < syms[i+1].Start) {
 			t.segs = append(t.segs, seg{end, -1})
 		}
 	}
-	return t
+	return t, true
 }
 
 // parseHex parses a kallsyms address (lower-case hex, no prefix).

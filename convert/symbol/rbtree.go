@@ -1,5 +1,7 @@
 package symbol
 
+import "math/bits"
+
 // perf keeps a DSO's symbols in a Linux red-black tree keyed by start
 // address and searches it with symbols__find. When symbols overlap (a
 // zero-sized _init extended over the PLT entries added later, say), the
@@ -9,22 +11,43 @@ package symbol
 
 const nilNode = -1
 
+// rbNode is a node of the tree: its links and the key and end its
+// searches read, the symbol itself kept apart (rbTree.syms[sym]) so that
+// nodes stay small.
 type rbNode struct {
 	left, right, parent int32
 	red                 bool
-	sym                 Symbol
+	sym                 int32
+	start, end          uint64
 }
 
 type rbTree struct {
 	n    []rbNode
+	syms []Symbol
 	root int32
 	free []int32
+	// ranked, when set, knows every symbol the tree will ever hold and
+	// their order (see rankSet): inserts and in-order steps then need no
+	// walk down or up the tree.
+	ranked *rankSet
+	rank   []int32 // by node: its rank, when ranked
 }
 
 func newRBTree() *rbTree { return &rbTree{root: nilNode} }
 
-func (t *rbTree) alloc(s Symbol) int32 {
-	nd := rbNode{left: nilNode, right: nilNode, parent: nilNode, red: true, sym: s}
+// sym returns node x's symbol.
+func (t *rbTree) sym(x int32) *Symbol { return &t.syms[t.n[x].sym] }
+
+// setEnd changes node x's symbol's end.
+func (t *rbTree) setEnd(x int32, end uint64) {
+	t.n[x].end = end
+	t.syms[t.n[x].sym].End = end
+}
+
+// alloc makes a node for symbol k of syms.
+func (t *rbTree) alloc(k int32) int32 {
+	s := &t.syms[k]
+	nd := rbNode{left: nilNode, right: nilNode, parent: nilNode, red: true, sym: k, start: s.Start, end: s.End}
 	if k := len(t.free); k > 0 {
 		i := t.free[k-1]
 		t.free = t.free[:k-1]
@@ -38,11 +61,18 @@ func (t *rbTree) alloc(s Symbol) int32 {
 // insert links s like __symbols__insert (equal keys go right) and
 // rebalances like __rb_insert.
 func (t *rbTree) insert(s Symbol) {
-	x := t.alloc(s)
+	t.syms = append(t.syms, s)
+	t.insertIndex(int32(len(t.syms) - 1))
+}
+
+// insertIndex is insert of symbol k of syms.
+func (t *rbTree) insertIndex(k int32) {
+	x := t.alloc(k)
+	s := &t.syms[k]
 	p, link := int32(nilNode), &t.root
 	for *link != nilNode {
 		p = *link
-		if s.Start < t.n[p].sym.Start {
+		if s.Start < t.n[p].start {
 			link = &t.n[p].left
 		} else {
 			link = &t.n[p].right
@@ -210,6 +240,9 @@ func (t *rbTree) erase(node int32) {
 		t.n[successor].red = nd.red
 	}
 	t.free = append(t.free, node)
+	if t.ranked != nil {
+		t.ranked.clear(t.rank[node])
+	}
 	if rebalance != nilNode {
 		t.eraseColor(rebalance)
 	}
@@ -319,6 +352,9 @@ func (t *rbTree) eraseColor(parent int32) {
 
 // first and next walk the tree in order.
 func (t *rbTree) first() int32 {
+	if t.ranked != nil {
+		return t.ranked.next(-1)
+	}
 	x := t.root
 	if x == nilNode {
 		return nilNode
@@ -330,6 +366,9 @@ func (t *rbTree) first() int32 {
 }
 
 func (t *rbTree) next(x int32) int32 {
+	if t.ranked != nil {
+		return t.ranked.next(t.rank[x])
+	}
 	if r := t.n[x].right; r != nilNode {
 		x = r
 		for t.n[x].left != nilNode {
@@ -350,13 +389,121 @@ func (t *rbTree) next(x int32) int32 {
 func (t *rbTree) find(ip uint64) int32 {
 	x := t.root
 	for x != nilNode {
-		s := &t.n[x].sym
-		if ip < s.Start {
+		s := &t.n[x]
+		if ip < s.start {
 			x = t.n[x].left
-		} else if ip > s.End || (ip == s.End && ip != s.Start) {
+		} else if ip > s.end || (ip == s.end && ip != s.start) {
 			x = t.n[x].right
 		} else {
 			return x
+		}
+	}
+	return nilNode
+}
+
+// insertRanked inserts s, of rank r among every symbol the tree will hold
+// (see rankSet), where insert would: a new node becomes a leaf next to its
+// in-order neighbours, as the right child of its predecessor when that
+// has none, else as the left child of its successor (one of the two is
+// always free, the other being its ancestor).
+func (t *rbTree) insertRanked(k, r int32) {
+	x := t.alloc(k)
+	if int(x) >= len(t.rank) {
+		t.rank = append(t.rank, make([]int32, int(x)+1-len(t.rank))...)
+	}
+	t.rank[x] = r
+	p := t.ranked.prev(r)
+	switch {
+	case p != nilNode && t.n[p].right == nilNode:
+		t.n[p].right = x
+		t.n[x].parent = p
+	case p == nilNode && t.root == nilNode:
+		t.root = x
+	default:
+		q := t.ranked.next(r)
+		t.n[q].left = x
+		t.n[x].parent = q
+	}
+	t.ranked.set(r, x)
+	t.insertFix(x)
+}
+
+// rankSet holds the nodes present in a tree by their rank: their place
+// in the order the tree keeps (by start, then by insertion). Ranks are
+// known ahead when every symbol to be inserted is (perf's loading of one
+// DSO), and the present ones are a bit set with a summary of its non-empty
+// words: the in-order neighbours of a rank are found without touching the
+// tree.
+type rankSet struct {
+	bits    []uint64
+	summary []uint64 // bit w set: bits[w] != 0
+	node    []int32  // by rank
+}
+
+func newRankSet(n int) *rankSet {
+	w := (n + 63) / 64
+	return &rankSet{bits: make([]uint64, w), summary: make([]uint64, (w+63)/64), node: make([]int32, n)}
+}
+
+func (s *rankSet) set(r, x int32) {
+	s.node[r] = x
+	s.bits[r/64] |= 1 << (r % 64)
+	s.summary[r/4096] |= 1 << (r / 64 % 64)
+}
+
+func (s *rankSet) clear(r int32) {
+	w := r / 64
+	s.bits[w] &^= 1 << (r % 64)
+	if s.bits[w] == 0 {
+		s.summary[w/64] &^= 1 << (w % 64)
+	}
+}
+
+// next returns the node of the smallest present rank above r (r may be
+// -1), or nilNode.
+func (s *rankSet) next(r int32) int32 {
+	r++
+	if int(r) >= len(s.node) {
+		return nilNode
+	}
+	w := int(r / 64)
+	if m := s.bits[w] >> (r % 64); m != 0 {
+		return s.node[int(r)+bits.TrailingZeros64(m)]
+	}
+	// the next non-empty word, by the summary
+	w++
+	for sw := w / 64; sw < len(s.summary); sw++ {
+		m := s.summary[sw]
+		if sw == w/64 {
+			m &^= 1<<(w%64) - 1
+		}
+		if m != 0 {
+			w = sw*64 + bits.TrailingZeros64(m)
+			return s.node[w*64+bits.TrailingZeros64(s.bits[w])]
+		}
+	}
+	return nilNode
+}
+
+// prev returns the node of the largest present rank below r, or nilNode.
+func (s *rankSet) prev(r int32) int32 {
+	if r <= 0 {
+		return nilNode
+	}
+	r--
+	w := int(r / 64)
+	if m := s.bits[w] << (63 - r%64); m != 0 {
+		return s.node[int(r)-bits.LeadingZeros64(m)]
+	}
+	w--
+	for sw := w / 64; w >= 0 && sw >= 0; sw-- {
+		m := s.summary[sw]
+		if sw == w/64 {
+			m &= 1<<(w%64+1) - 1
+		}
+		if m != 0 {
+			w = sw*64 + 63 - bits.LeadingZeros64(m)
+			return s.node[w*64+63-bits.LeadingZeros64(s.bits[w])]
 		}
 	}
 	return nilNode
