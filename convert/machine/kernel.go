@@ -3,13 +3,33 @@ package machine
 import (
 	"bytes"
 	"encoding/hex"
+	"os"
+	"path/filepath"
 
 	"github.com/perfpt/perfpt/convert/symbol"
 )
 
-// hostNotes is where the running kernel's build id is read (a variable for
-// the tests).
-var hostNotes = "/sys/kernel/notes"
+// hostNotes is where the running kernel's build id is read, hostBootID
+// this boot's id (variables for the tests).
+var (
+	hostNotes  = "/sys/kernel/notes"
+	hostBootID = "/proc/sys/kernel/random/boot_id"
+)
+
+// hostKallsyms is the running kernel's kallsyms.
+const hostKallsyms = "/proc/kallsyms"
+
+// hostKallsymsCache says where the running kernel's symbols are cached
+// between runs (symbol.LoadHostKallsyms): perfpt's directory in the
+// user's cache directory ($XDG_CACHE_HOME, else ~/.cache), none when
+// there is no such directory.
+func hostKallsymsCache() *symbol.KallsymsCache {
+	dir, err := os.UserCacheDir()
+	if err != nil || dir == "" {
+		return nil
+	}
+	return &symbol.KallsymsCache{Dir: filepath.Join(dir, "perfpt"), Notes: hostNotes, BootID: hostBootID}
+}
 
 // kernelSymbolsPath mirrors the kallsyms part of dso__load_kernel_sym and
 // dso__find_kallsyms: the file perf reads the kernel's symbols from, or ""
@@ -26,10 +46,10 @@ func (m *Machine) kernelSymbolsPath() string {
 		return ""
 	}
 	if len(m.kernelBuildID) == 0 {
-		return "/proc/kallsyms"
+		return hostKallsyms
 	}
 	if host := symbol.KernelNotesBuildID(hostNotes); host != nil && bytes.Equal(host, m.kernelBuildID) {
-		return "/proc/kallsyms"
+		return hostKallsyms
 	}
 	if f := m.symOpts.KallsymsCacheFile(m.kernelBuildID); f != "" {
 		return f

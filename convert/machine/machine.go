@@ -334,7 +334,13 @@ func (m *Machine) kallsyms() *symbol.KernelSymbols {
 		if path == "" {
 			return
 		}
-		ks, err := symbol.LoadKallsyms(path)
+		var ks *symbol.KernelSymbols
+		var err error
+		if path == hostKallsyms {
+			ks, err = symbol.LoadHostKallsyms(path, hostKallsymsCache())
+		} else {
+			ks, err = symbol.LoadKallsyms(path)
+		}
 		if err != nil {
 			return
 		}

@@ -1,0 +1,210 @@
+package symbol
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// The running kernel's symbols, cached between runs.
+//
+// perf reads /proc/kallsyms whenever it resolves a kernel address of the
+// running kernel: about 120,000 lines that the kernel formats anew on
+// every read, 35 ms of system time here before any parsing, more than a
+// third of what perf script takes on a small recording. The core kernel's
+// symbols do not change while the kernel runs: they are fixed by its
+// image (its build id) and by where it was loaded at boot (KASLR), which
+// the first lines of /proc/kallsyms show (_text's address, or zeros when
+// kptr_restrict hides addresses from this user). perfpt keeps them,
+// parsed and fixed up as perf would, in a cache file per kernel build id,
+// valid for one boot (the boot id) and for the first page of /proc/kallsyms
+// it was made from; any difference, or a file that does not check out,
+// and /proc/kallsyms is read again. Modules' symbols are not cached: they
+// change as modules come and go, and are read from /proc/kallsyms when a
+// module map needs them (KernelSymbols.Module).
+
+// KallsymsCache says where the running kernel's symbols are cached and
+// how this machine is identified.
+type KallsymsCache struct {
+	Dir    string // the cache directory ("": no cache)
+	Notes  string // /sys/kernel/notes: the running kernel's build id
+	BootID string // /proc/sys/kernel/random/boot_id
+}
+
+// kcacheMagic starts a cache file; the version follows it.
+const (
+	kcacheMagic   = "perfpt kallsyms\n"
+	kcacheVersion = 1
+)
+
+// LoadHostKallsyms loads the running kernel's symbols from proc (the
+// host's /proc/kallsyms), through c's cache when it is valid, and updates
+// the cache when it is not. It is LoadKallsyms, but for where module
+// symbols come from (see KernelSymbols.Module).
+func LoadHostKallsyms(proc string, c *KallsymsCache) (*KernelSymbols, error) {
+	key, file := c.key(proc)
+	if file != "" {
+		if ks := readKallsymsCache(file, key, proc); ks != nil {
+			return ks, nil
+		}
+	}
+	ks, err := LoadKallsyms(proc)
+	if err != nil || file == "" {
+		return ks, err
+	}
+	writeKallsymsCache(file, key, ks)
+	return ks, nil
+}
+
+// key returns what identifies the running kernel's symbols as proc shows
+// them, and the cache file for them ("" when there is no cache or the
+// kernel cannot be identified).
+func (c *KallsymsCache) key(proc string) ([]byte, string) {
+	if c == nil || c.Dir == "" {
+		return nil, ""
+	}
+	id := KernelNotesBuildID(c.Notes)
+	boot, err := os.ReadFile(c.BootID)
+	if len(id) == 0 || err != nil || len(boot) == 0 || len(boot) > 256 {
+		return nil, ""
+	}
+	f, err := os.Open(proc)
+	if err != nil {
+		return nil, ""
+	}
+	defer f.Close()
+	page := make([]byte, 4096)
+	n, err := f.Read(page)
+	if err != nil || n == 0 {
+		return nil, ""
+	}
+	var key []byte
+	for _, part := range [][]byte{id, boot, page[:n]} {
+		key = binary.LittleEndian.AppendUint32(key, uint32(len(part)))
+		key = append(key, part...)
+	}
+	return key, filepath.Join(c.Dir, "kallsyms-"+hex.EncodeToString(id))
+}
+
+// writeKallsymsCache writes ks's core kernel symbols to file for key,
+// through a temporary file renamed into place (another perfpt may be
+// reading it). Failures leave no cache, silently: the cache only saves
+// time.
+func writeKallsymsCache(file string, key []byte, ks *KernelSymbols) {
+	syms := ks.Kernel.Symbols()
+	recs, names, ok := packSymbols(syms)
+	if !ok || ks.Kernel.packed != nil {
+		return
+	}
+	var b []byte
+	b = append(b, kcacheMagic...)
+	b = binary.LittleEndian.AppendUint32(b, kcacheVersion)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(key)))
+	b = append(b, key...)
+	b = binary.LittleEndian.AppendUint64(b, ks.Text)
+	b = binary.LittleEndian.AppendUint64(b, ks.Stext)
+	segs := ks.Kernel.segs
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(syms)))
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(segs)))
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(names)))
+	b = append(b, recs...)
+	for _, sg := range segs {
+		b = binary.LittleEndian.AppendUint64(b, sg.from)
+		b = binary.LittleEndian.AppendUint32(b, uint32(sg.sym))
+	}
+	b = append(b, names...)
+	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(file), filepath.Base(file)+".*")
+	if err != nil {
+		return
+	}
+	_, err = tmp.Write(b)
+	if err2 := tmp.Close(); err == nil {
+		err = err2
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), file)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+}
+
+// errKcache is any inconsistency of a cache file: it is then ignored.
+var errKcache = errors.New("kallsyms cache: inconsistent")
+
+// readKallsymsCache returns the symbols cached in file for key, or nil
+// when the file is missing, is for another key, or does not check out.
+// Module symbols are read from proc when asked for.
+func readKallsymsCache(file string, key []byte, proc string) *KernelSymbols {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	ks, err := decodeKallsymsCache(data, key)
+	if err != nil {
+		return nil
+	}
+	ks.moduleSrc = proc
+	return ks
+}
+
+func decodeKallsymsCache(data, key []byte) (*KernelSymbols, error) {
+	if len(data) < len(kcacheMagic)+4+4 || string(data[:len(kcacheMagic)]) != kcacheMagic {
+		return nil, errKcache
+	}
+	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
+	if crc32.ChecksumIEEE(body) != sum {
+		return nil, errKcache
+	}
+	r := bytes.NewReader(body[len(kcacheMagic):])
+	var hdr struct{ Version, KeyLen uint32 }
+	if binary.Read(r, binary.LittleEndian, &hdr) != nil || hdr.Version != kcacheVersion || int64(hdr.KeyLen) > int64(r.Len()) {
+		return nil, errKcache
+	}
+	k := make([]byte, hdr.KeyLen)
+	if _, err := io.ReadFull(r, k); err != nil || !bytes.Equal(k, key) {
+		return nil, errKcache
+	}
+	var counts struct {
+		Text, Stext          uint64
+		Syms, Segs, NamesLen uint32
+	}
+	if binary.Read(r, binary.LittleEndian, &counts) != nil {
+		return nil, errKcache
+	}
+	nrec, nseg := int64(counts.Syms)*packedRecSize, int64(counts.Segs)*12
+	if nrec+nseg+int64(counts.NamesLen) != int64(r.Len()) {
+		return nil, errKcache
+	}
+	rest := body[len(body)-r.Len():]
+	recs, segData, names := rest[:nrec], rest[nrec:nrec+nseg], rest[nrec+nseg:]
+	for i := 0; i < int(counts.Syms); i++ {
+		rec := recs[i*packedRecSize:]
+		off, n := binary.LittleEndian.Uint32(rec[16:]), binary.LittleEndian.Uint16(rec[20:])
+		if uint64(off)+uint64(n) > uint64(len(names)) {
+			return nil, errKcache
+		}
+	}
+	segs := make([]seg, counts.Segs)
+	for i := range segs {
+		d := segData[i*12:]
+		segs[i] = seg{binary.LittleEndian.Uint64(d), int32(binary.LittleEndian.Uint32(d[8:]))}
+		if i > 0 && segs[i].from <= segs[i-1].from || segs[i].sym < segNone || segs[i].sym >= int32(counts.Syms) {
+			return nil, errKcache
+		}
+	}
+	return &KernelSymbols{
+		Kernel: packedTable(recs, names, segs, 0),
+		Text:   counts.Text,
+		Stext:  counts.Stext,
+	}, nil
+}
