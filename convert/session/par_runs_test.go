@@ -3,12 +3,17 @@ package session
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/perfpt/perfpt/convert/sample"
+	"github.com/perfpt/perfpt/record"
+	"github.com/perfpt/perfpt/record/ksynth"
 	"github.com/perfpt/perfpt/record/synth"
+	"github.com/perfpt/perfpt/record/testprog"
 )
 
 // decodeRuns decodes data with --itrace=e as pprof and gcov do, and
@@ -119,4 +124,62 @@ func TestParallelRunsCYC(t *testing.T) {
 		t.Errorf("runs with cycles: %d chunks taken", st[0])
 	}
 	checkRunWorkersPar(t, data, true, false, 2)
+}
+
+// TestParallelRunsPerCPU: per-CPU queues decode runs in chunks too where
+// their CPU runs one process, each chunk following its CPU's thread
+// changes by its timestamps (pt_cpus.go); a thread's runs from several
+// CPUs reach the handler as in a sequential decode, and a run waiting for
+// its successor where its CPU's thread changes keeps none. Recordings of
+// 2 and 3 CPUs with migrating threads, user-only and kernel+user (whose
+// kallsyms lacks __switch_to, so that sync_switch stays off and the
+// thread changes fall between the kernel's branches).
+func TestParallelRunsPerCPU(t *testing.T) {
+	defer func(n int) { chunkBytes = n }(chunkBytes)
+	timed := synth.Config{PSBPeriod: 512, TSC: true, MTC: true, MTCPeriod: 3}
+	k, err := ksynth.Load(testprog.Path(t, "kernel"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, prog string
+		wo         record.WriteOptions
+	}{
+		{"threads-2cpus", "threads-static-O2", record.WriteOptions{PT: timed, PerCPU: true, CPUs: 2, Quantum: 150, Seed: 3}},
+		{"mix-3cpus", "mix-dyn-O2", record.WriteOptions{PT: timed, PerCPU: true, CPUs: 3, Quantum: 100, Seed: 4}},
+		{"kernel-threads-2cpus", "threads-dyn-O2", record.WriteOptions{PT: timed, PerCPU: true, CPUs: 2, Quantum: 150, Seed: 5,
+			Kernel: k, KernelSeed: 2}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			data := recordPTOpt(t, c.prog, c.wo)
+			if c.wo.Kernel != nil {
+				hideSymbol(t, filepath.Join(data, "kcore_dir", "kallsyms"), "__switch_to")
+			}
+			for _, lean := range []bool{false, true} {
+				chunkBytes = 1
+				checkRunWorkers(t, data, lean, 2, 3)
+				chunkBytes = 600
+				checkRunWorkers(t, data, lean, 2)
+			}
+		})
+	}
+}
+
+// hideSymbol removes the symbol name from a kallsyms file.
+func hideSymbol(t *testing.T, path, name string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []byte
+	for _, l := range bytes.SplitAfter(b, []byte("\n")) {
+		if f := bytes.Fields(l); len(f) >= 3 && string(f[2]) == name {
+			continue
+		}
+		out = append(out, l...)
+	}
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -182,6 +182,12 @@ type ptQueue struct {
 	syncSwitch  bool
 	switchState uint8
 	nextTID     int32
+
+	// A chunk copy of a per-CPU queue follows its CPU's thread changes
+	// (follow; pt_cpus.go): chg is the CPU's list, chgNext the next.
+	chg     []tidChange
+	chgNext int
+	follow  bool
 }
 
 type heapItem struct {
@@ -214,6 +220,11 @@ type ptState struct {
 	switchIP, ptssIP            uint64
 	samplingMode                bool // intel_pt_sampling_mode: AUX area samples
 	switchStats                 switchStats
+	// The CPUs' thread changes (pt_cpus.go), from queueIndex: noteTID is
+	// each CPU's thread as they are noted.
+	cpuChanges      map[int32][]tidChange
+	noteTID         map[int32]int32
+	changesResolved bool
 
 	// mightOverlap: snapshot or sample recordings, whose buffers may
 	// repeat each other's data (intel_pt_get_buffer); haveTSC:
@@ -568,7 +579,9 @@ func (p *ptState) queueIndex() error {
 			p.s.mutTotal++
 		case *perfdata.RecordItraceStart:
 			p.cpuRuns(int32(r.CPU), r.PID)
+			p.noteSwitch(r)
 		case *perfdata.RecordSwitch:
+			p.noteSwitch(r)
 			if r.Out() && r.CPUWide {
 				p.cpuRuns(int32(r.CPU), r.NextPrevPID)
 			} else if !r.Out() {

@@ -108,15 +108,9 @@ func (p *ptState) queueParallel(q *ptQueue, fresh bool) bool {
 		if !p.perCPU || !p.dataQueued || !ok || pid <= 0 || q.pid != pid {
 			return false
 		}
-		if p.h.Runs != nil {
-			// Not for runs (pprof, gcov): the sequential decode hands
-			// a queue's runs over at each stop, so that a thread's
-			// runs from several CPUs arrive in time order, which
-			// chunks would have to cut their batches for at every
-			// state (15 times the CPU time measured); and the bulk
-			// walk of runs decodes per-CPU queues as fast alone.
-			return false
-		}
+		// Chunks follow the CPU's thread changes by their
+		// timestamps (pt_cpus.go).
+		p.resolveChanges()
 	}
 	t := q.thread
 	if t == nil || t.TID != q.tid || t.PID != q.pid || t.PID == -1 || t.Maps == nil {
@@ -513,6 +507,9 @@ func (p *ptState) runSeq(q *ptQueue, stop uint64, ts *uint64) int {
 			q.resolveBranch(st)
 		}
 		p.updateTimestamp(q, st)
+		if q.follow {
+			q.followSwitches()
+		}
 		q.syncOwner()
 		if j := q.job; j != nil && !p.timeless && q.timestamp != j.lastTS {
 			// Only states that change the timestamp can stop
@@ -688,6 +685,7 @@ func (p *ptState) parRun(q *ptQueue, ts *uint64) bool {
 			pq.live = j.jq
 			j.jq.job = nil
 			j.jq.virt = false
+			j.jq.follow = false // its owner's thread from now on
 			if p.flow {
 				// Its last batch and pending run are now q's.
 				p.endRuns(q, j.jq)
@@ -901,6 +899,7 @@ func (p *ptState) runJob(j *job) {
 		jq.state = st
 		jq.sampleFlags()
 		p.updateTimestamp(jq, st)
+		p.startSwitches(jq)
 		j.start, j.startOK = p.psnap(jq), true
 		j.lastTS = jq.timestamp
 		jq.started = true

@@ -486,7 +486,7 @@ func (p *ptState) event(r perfdata.Record, h Handler) {
 	switch rr := r.(type) {
 	case *perfdata.RecordItraceStart:
 		if p.perCPU {
-			p.curTID[int32(c.CPU)] = [2]int32{rr.PID, rr.TID}
+			p.setCurTID(int32(c.CPU), rr.PID, rr.TID)
 		}
 	case *perfdata.RecordSwitch:
 		p.contextSwitch(rr, c)
@@ -498,32 +498,32 @@ func (p *ptState) event(r perfdata.Record, h Handler) {
 // records, but under sync_switch (pt_switch.go), where a switch-out
 // record only names the thread the queue takes at __switch_to.
 func (p *ptState) contextSwitch(rr *perfdata.RecordSwitch, c *perfdata.RecordCommon) {
-	out := rr.Out()
 	cpu := int32(c.CPU)
-	var pid, tid int32
-	if p.sched == 3 {
-		if !out {
-			p.contextSwitchIn(cpu)
-			if cur, ok := p.curTID[cpu]; ok && cur[1] == c.TID {
-				return
-			}
-			p.curTID[cpu] = [2]int32{c.PID, c.TID}
-			return
-		}
-		if !rr.CPUWide {
-			return
-		}
-		pid, tid = rr.NextPrevPID, rr.NextPrevTID
-	} else {
-		if out {
-			return
-		}
-		pid, tid = c.PID, c.TID
+	cur, known := p.curTID[cpu]
+	pid, tid, set, in := switchTID(p.sched, rr, c, cur[1], known)
+	if in {
+		p.contextSwitchIn(cpu)
 	}
-	if !p.syncSwitchEvent(cpu, tid, c.Time) {
+	if !set || !in && !p.syncSwitchEvent(cpu, tid, c.Time) {
 		return
 	}
-	p.curTID[cpu] = [2]int32{pid, tid}
+	p.setCurTID(cpu, pid, tid)
+}
+
+// switchTID is what switch record rr does to its CPU's thread in
+// intel_pt_context_switch and intel_pt_context_switch_in, sync_switch
+// aside: set says the thread becomes pid/tid; in, that rr is a switch-in
+// with have_sched_switch 3 (cur is the CPU's thread now, if known).
+func switchTID(sched uint64, rr *perfdata.RecordSwitch, c *perfdata.RecordCommon, cur int32, known bool) (pid, tid int32, set, in bool) {
+	switch {
+	case sched == 3 && !rr.Out():
+		return c.PID, c.TID, !known || cur != c.TID, true
+	case sched == 3 && rr.CPUWide:
+		return rr.NextPrevPID, rr.NextPrevTID, true, false
+	case sched != 3 && !rr.Out():
+		return c.PID, c.TID, true, false
+	}
+	return 0, 0, false, false
 }
 
 // finish mirrors intel_pt_flush.

@@ -101,7 +101,7 @@ func (p *ptState) nextTID(q *ptQueue) {
 	if tid == -1 {
 		return
 	}
-	p.curTID[q.cpu] = [2]int32{-1, tid}
+	p.setCurTID(q.cpu, -1, tid)
 	p.setPidTidCPU(q)
 	q.nextTID = -1
 }
