@@ -210,8 +210,12 @@ type Machine struct {
 	// StitchLBR stitches LBR call stacks as perf's --stitch-lbr does,
 	// MaxLBR being the CPU's LBR depth (HEADER_CPU_PMU_CAPS branches; 0:
 	// unknown, no stitching).
-	StitchLBR  bool
-	MaxLBR     int
+	StitchLBR bool
+	MaxLBR    int
+	// Srclines gives inlined-frame entries their source lines (perf
+	// always finds them, and prints them with -F srcline); without it
+	// addr2line's answers are taken without positions, which reads less.
+	Srclines   bool
 	unwindTabs unwind.Cache
 	kcode      kcoreCode // the kernel's code from a kcore (kcore.go)
 	// kernelBuildID is the [kernel.kallsyms] build-id of the BUILD_ID

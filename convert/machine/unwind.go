@@ -120,7 +120,8 @@ const maxInlineNest = 1024
 // sym is nil for the function holding the code (perf reuses the real
 // symbol when addr2line names it alike), else a symbol for an inlined
 // function, with the range of the real one; srcline is the entry's
-// "file:line" (perf's inline_list srcline).
+// "file:line" (perf's inline_list srcline), when Machine.Srclines asks
+// for it.
 type inlineEntry struct {
 	sym     *symbol.Symbol
 	srcline string
@@ -138,12 +139,12 @@ func (m *Machine) AppendFrame(out []sample.Frame, ip uint64, l sample.Loc) []sam
 	if mp == nil || mp.DSO == nil {
 		return append(out, sample.Frame{IP: ip, Loc: l})
 	}
-	inl := mp.DSO.inlines(l.Addr, l.Sym)
+	inl := mp.DSO.inlines(l.Addr, l.Sym, m.Srclines)
 	if len(inl) == 0 {
 		return append(out, sample.Frame{IP: ip, Loc: l})
 	}
 	for _, e := range inl {
-		f := sample.Frame{IP: ip, Loc: l, Srcline: e.srcline, HasSrcline: true}
+		f := sample.Frame{IP: ip, Loc: l, Srcline: e.srcline, HasSrcline: m.Srclines}
 		if e.sym != nil {
 			f.Loc.Sym, f.Inlined = e.sym, true
 		}
@@ -159,7 +160,7 @@ func (m *Machine) AppendFrame(out []sample.Frame, ip uint64, l sample.Loc) []sam
 // inlined one), cached per address as perf caches its inline nodes. It
 // is empty where addr2line knows nothing (perf then appends the plain
 // entry).
-func (d *DSO) inlines(addr uint64, sym *symbol.Symbol) []inlineEntry {
+func (d *DSO) inlines(addr uint64, sym *symbol.Symbol, srclines bool) []inlineEntry {
 	if d.Name == "" || d.Name[0] == '[' || hasPrefix(d.Name, "/tmp/perf-") {
 		return nil
 	}
@@ -172,13 +173,20 @@ func (d *DSO) inlines(addr uint64, sym *symbol.Symbol) []inlineEntry {
 	var out []inlineEntry
 	if f := d.a2l(); f != nil {
 		var ok bool
-		d.src.recs, ok = f.Addr2line(addr+d.textOffset, d.src.recs[:0])
+		if srclines {
+			d.src.recs, ok = f.Addr2line(addr+d.textOffset, d.src.recs[:0])
+		} else {
+			d.src.recs, ok = f.Addr2lineNames(addr+d.textOffset, d.src.recs[:0])
+		}
 		if ok {
 			for i, r := range d.src.recs {
 				if i > maxInlineNest {
 					break
 				}
-				e := inlineEntry{srcline: srclineFromFileline(r.File, r.Line)}
+				var e inlineEntry
+				if srclines {
+					e.srcline = srclineFromFileline(r.File, r.Line)
+				}
 				// new_inline_sym demangles addr2line's name as the
 				// symbols were, before comparing it with the symbol's.
 				if name := d.symOpts.DemangleName(r.Func); name != sym.Name {

@@ -32,13 +32,26 @@ type Record struct {
 // the function's later lookups, so that answers depend on the order of
 // the questions, as they do for perf's long-running addr2line process.
 func (f *File) Addr2line(pc uint64, dst []Record) ([]Record, bool) {
+	return f.addr2line(pc, dst, true)
+}
+
+// Addr2lineNames is Addr2line without the positions (every File is "??",
+// every Line 0): the line tables are then read only where the functions
+// alone do not decide the answer, and the answers (and bfd's state) are
+// Addr2line's otherwise. perf needs no more for the names of inlined
+// frames unless it prints source lines.
+func (f *File) Addr2lineNames(pc uint64, dst []Record) ([]Record, bool) {
+	return f.addr2line(pc, dst, false)
+}
+
+func (f *File) addr2line(pc uint64, dst []Record, lines bool) ([]Record, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, s := range f.allocSecs {
 		if pc < s.addr || pc-s.addr >= s.size {
 			continue
 		}
-		if out, ok := f.nearest(s.idx, pc, dst); ok {
+		if out, ok := f.nearest(s.idx, pc, dst, lines); ok {
 			return out, true
 		}
 	}
@@ -48,16 +61,17 @@ func (f *File) Addr2line(pc uint64, dst []Record) ([]Record, bool) {
 // nearest is bfd_find_nearest_line for pc in section sec followed by
 // bfd_find_inliner_info (_bfd_dwarf2_find_nearest_line_with_alt and
 // _bfd_elf_find_nearest_line in bfd 2.40).
-func (f *File) nearest(sec elf.SectionIndex, pc uint64, dst []Record) ([]Record, bool) {
+func (f *File) nearest(sec elf.SectionIndex, pc uint64, dst []Record, lines bool) ([]Record, bool) {
 	var fn *funcInfo
 	var row *bfdRow
+	var u *unit
 	found := false
 	if f.info != nil {
-		fn, row, found = f.search(pc)
+		u, fn, row, found = f.search(pc, lines)
 	}
 	rec := Record{Func: "??", File: "??"}
 	fileKnown := false
-	if row != nil {
+	if row != nil && lines {
 		rec.Line, rec.Discriminator = int(row.line), int(row.disc)
 		if row.file != "" {
 			rec.File, fileKnown = row.file, true
@@ -74,7 +88,7 @@ func (f *File) nearest(sec elf.SectionIndex, pc uint64, dst []Record) ([]Record,
 			if sym.name != "" {
 				rec.Func = sym.name
 			}
-			if !fileKnown {
+			if !fileKnown && lines {
 				rec.File = "??"
 				if haveFile {
 					rec.File = symFile
@@ -105,12 +119,17 @@ func (f *File) nearest(sec elf.SectionIndex, pc uint64, dst []Record) ([]Record,
 		for in := fn; in.caller != nil; in = in.caller {
 			// addr2line prints the first record's discriminator on
 			// every line.
-			r := Record{Func: "??", File: "??", Line: in.callLine, Discriminator: rec.Discriminator}
+			r := Record{Func: "??", File: "??", Discriminator: rec.Discriminator}
+			if lines {
+				r.Line = in.callLine
+			}
 			if c := in.caller; c.hasName && c.name != "" {
 				r.Func = c.name
 			}
-			if in.callFile != "" {
-				r.File = in.callFile
+			if lines && in.callFile >= 0 && u.files != nil {
+				if name := u.files.name(uint64(in.callFile)); name != "" {
+					r.File = name
+				}
 			}
 			dst = append(dst, r)
 			if len(dst) > 1<<16 {
@@ -133,7 +152,7 @@ func (f *File) elf() *elfFuncs {
 // names units for pc, in those, and last in the units not read yet, in
 // file order. bfd reads the units in file order only; .debug_aranges
 // lets a lookup skip the units before the one it needs.
-func (f *File) search(pc uint64) (*funcInfo, *bfdRow, bool) {
+func (f *File) search(pc uint64, lines bool) (*unit, *funcInfo, *bfdRow, bool) {
 	f.query++
 	q := f.query
 	try := func(u *unit) (*funcInfo, *bfdRow, bool) {
@@ -144,23 +163,32 @@ func (f *File) search(pc uint64) (*funcInfo, *bfdRow, bool) {
 			return nil, nil, false
 		}
 		u.tried = q
-		f.decode(u)
+		f.readFuncs(u)
 		if u.bad {
 			return nil, nil, false
 		}
 		fn := u.lookupFunc(pc)
+		if fn != nil && !lines {
+			// Found, whatever the line table says.
+			return fn, nil, true
+		}
+		f.decodeLines(u)
+		if u.bad {
+			return nil, nil, false
+		}
 		row, lineOK := u.lines.lookup(pc)
 		return fn, row, lineOK || fn != nil
 	}
 	for i := 0; i < len(f.read); i++ {
 		if fn, row, ok := try(f.read[i]); ok {
-			return fn, row, true
+			return f.read[i], fn, row, true
 		}
 	}
 	f.arBuf = f.arangesUnits(pc, f.arBuf[:0])
 	for _, off := range f.arBuf {
-		if fn, row, ok := try(f.unitAt(off)); ok {
-			return fn, row, true
+		u := f.unitAt(off)
+		if fn, row, ok := try(u); ok {
+			return u, fn, row, true
 		}
 	}
 	for f.next < f.info.size {
@@ -171,8 +199,8 @@ func (f *File) search(pc uint64) (*funcInfo, *bfdRow, bool) {
 		}
 		f.next = u.end
 		if fn, row, ok := try(u); ok {
-			return fn, row, true
+			return u, fn, row, true
 		}
 	}
-	return nil, nil, false
+	return nil, nil, nil, false
 }

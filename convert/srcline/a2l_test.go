@@ -293,3 +293,46 @@ func TestAddr2lineSymbols(t *testing.T) {
 	}
 	compareAddr2line(t, bin, pcs)
 }
+
+// TestAddr2lineNamesMatch: Addr2lineNames gives Addr2line's names and
+// answers, asked in the same order of two Files.
+func TestAddr2lineNamesMatch(t *testing.T) {
+	bins := []string{"../../testdata/unwind/cwork-dyn", "../../testdata/unwind/cppwork",
+		"../../testdata/unwind/cwork-static", "../../testdata/unwind/rustwork"}
+	for _, opt := range []string{"-O2", "-O0 -gdwarf-4"} {
+		bins = append(bins, build(t, "inl.c", append([]string{"-g"}, strings.Fields(opt)...)...))
+	}
+	for _, bin := range bins {
+		full, err := OpenFile(bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names, err := OpenFile(bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad := 0
+		for _, pc := range probeAddrs(t, bin, 3000) {
+			a, aok := full.Addr2line(pc, nil)
+			b, bok := names.Addr2lineNames(pc, nil)
+			var an, bn []string
+			for _, r := range a {
+				an = append(an, r.Func)
+			}
+			for _, r := range b {
+				bn = append(bn, r.Func)
+				if r.File != "??" || r.Line != 0 {
+					t.Fatalf("%s %#x: Addr2lineNames gave a position: %+v", bin, pc, r)
+				}
+			}
+			if aok != bok || strings.Join(an, "/") != strings.Join(bn, "/") {
+				if bad < 5 {
+					t.Errorf("%s %#x: Addr2line %v %v, Addr2lineNames %v %v", filepath.Base(bin), pc, aok, an, bok, bn)
+				}
+				bad++
+			}
+		}
+		full.Close()
+		names.Close()
+	}
+}

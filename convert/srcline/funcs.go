@@ -62,7 +62,7 @@ func (f *File) scanFuncs(u *unit) error {
 		var fi *funcInfo
 		switch e.Tag {
 		case dwarf.TagSubprogram, dwarf.TagEntryPoint, dwarf.TagInlinedSubroutine:
-			fi = &funcInfo{inlined: e.Tag == dwarf.TagInlinedSubroutine, ord: len(u.funcs)}
+			fi = &funcInfo{inlined: e.Tag == dwarf.TagInlinedSubroutine, ord: len(u.funcs), callFile: -1}
 			if fi.inlined {
 				for i := level - 1; i >= 0; i-- {
 					if nested[i] != nil {
@@ -93,8 +93,8 @@ func (f *File) funcAttrs(u *unit, e *dwarf.Entry, fi *funcInfo) {
 	for _, a := range e.Field {
 		switch a.Attr {
 		case dwarf.AttrCallFile:
-			if v, ok := a.Val.(int64); ok && u.files != nil {
-				fi.callFile = u.files.name(uint64(v))
+			if v, ok := a.Val.(int64); ok {
+				fi.callFile = v
 			}
 		case dwarf.AttrCallLine:
 			if v, ok := a.Val.(int64); ok {

@@ -81,7 +81,10 @@ func (s *section) compressed(f *elf.File) error {
 		typ = f.ByteOrder.Uint32(hdr[:])
 		s.size = uint64(f.ByteOrder.Uint32(hdr[4:]))
 	}
-	rest := io.NewSectionReader(s.r, s.off+int64(n), int64(s.raw)-int64(n))
+	rest, err := s.compressedBytes(int64(n))
+	if err != nil {
+		return err
+	}
 	switch elf.CompressionType(typ) {
 	case elf.COMPRESS_ZLIB:
 		zr, err := zlib.NewReader(rest)
@@ -101,6 +104,21 @@ func (s *section) compressed(f *elf.File) error {
 	return nil
 }
 
+// compressedBytes reads the compressed stream that starts hdr bytes into
+// the section into memory: the inflater then takes its fast path over a
+// bytes.Reader, and the stream is small next to what it inflates to.
+func (s *section) compressedBytes(hdr int64) (*bytes.Reader, error) {
+	n := int64(s.raw) - hdr
+	if n < 0 || s.raw > maxSectionSize {
+		return nil, fmt.Errorf("%s: bad compressed size %d", s.name, s.raw)
+	}
+	b := make([]byte, n)
+	if got, err := s.r.ReadAt(b, s.off+hdr); got != len(b) {
+		return nil, fmt.Errorf("%s: reading %d compressed bytes: %v", s.name, n, err)
+	}
+	return bytes.NewReader(b), nil
+}
+
 // gnuCompressed reads the header of a .zdebug_ section: "ZLIB" and the
 // big-endian size.
 func (s *section) gnuCompressed() error {
@@ -109,7 +127,11 @@ func (s *section) gnuCompressed() error {
 		return fmt.Errorf("%s: no ZLIB header", s.name)
 	}
 	s.size = binary.BigEndian.Uint64(hdr[4:])
-	zr, err := zlib.NewReader(io.NewSectionReader(s.r, s.off+12, int64(s.raw)-12))
+	rest, err := s.compressedBytes(12)
+	if err != nil {
+		return err
+	}
+	zr, err := zlib.NewReader(rest)
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.name, err)
 	}
@@ -135,6 +157,12 @@ func (s *section) prefix(n uint64) ([]byte, error) {
 
 // grow reads the section up to want bytes.
 func (s *section) grow(want uint64) {
+	if s.buf == nil && s.z != nil && s.size <= 64*s.raw+1<<20 {
+		// A compressed section goes to a buffer of its whole size at
+		// once (when the size is plausible: DWARF inflates to a few
+		// times its compressed size), so that its prefix never moves.
+		s.buf = make([]byte, 0, s.size)
+	}
 	if uint64(cap(s.buf)) < want {
 		nb := make([]byte, len(s.buf), want)
 		copy(nb, s.buf)
@@ -184,6 +212,3 @@ func (s *section) release() {
 	}
 	s.z, s.zc = nil, nil
 }
-
-// bytesReader is an io.ReaderAt over memory.
-func bytesReader(b []byte) io.ReaderAt { return bytes.NewReader(b) }

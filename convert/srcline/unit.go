@@ -31,8 +31,8 @@ type unit struct {
 	ranges [][2]uint64
 	err    error
 
-	decoded bool
-	bad     bool // bfd's unit->error: nothing is found in this unit
+	funcsRead bool
+	bad       bool // bfd's unit->error: nothing is found in this unit
 	lines   *bfdLines
 	files   *lineFiles
 	funcs   []*funcInfo
@@ -51,7 +51,7 @@ type funcInfo struct {
 	inlined   bool
 	ranges    [][2]uint64 // bfd's arange list: the first, then the rest
 	caller    *funcInfo
-	callFile  string
+	callFile  int64 // DW_AT_call_file, -1 for none
 	callLine  int
 	ord       int
 }
@@ -228,15 +228,19 @@ func (f *File) scanAbbrev(off uint64) (needWhole bool, err error) {
 	}
 }
 
-// decode reads u's line table and functions as bfd's
-// comp_unit_maybe_decode_line_info does; u is bad after a failure.
-func (f *File) decode(u *unit) {
-	if u.decoded {
+// readFuncs reads u's functions (once); u is bad when it cannot have
+// any (bfd's comp_unit_maybe_decode_line_info also fails a unit whose line
+// table cannot be read: that is found out when the table is needed).
+func (f *File) readFuncs(u *unit) {
+	if u.funcsRead {
 		return
 	}
-	u.decoded = true
-	f.decodeLines(u)
-	if u.bad || !u.cu.Children {
+	u.funcsRead = true
+	if u.err != nil || !u.code || !u.hasStmt || f.line == nil {
+		u.bad = true
+		return
+	}
+	if !u.cu.Children {
 		return
 	}
 	if err := f.scanFuncs(u); err != nil {

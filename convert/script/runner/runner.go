@@ -176,6 +176,12 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	if cfg.StitchLBR {
 		stitchLBR(s, fields, stderr)
 	}
+	for t := script.TypeHardware; t <= script.TypeOther; t++ {
+		if fields.Has(t, script.FieldSrcline) {
+			// Inlined frames carry their own source lines.
+			s.Machine().Srclines = true
+		}
+	}
 	// perf_session__check_output_opt turns callchains off when no event
 	// has them; a pipe has no events yet, so they stay on.
 	useCallchain := !cfg.NoCallchain && (anyCallchain || s.File().Pipe)
