@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"debug/elf"
 	"io"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfpt/perfpt/internal/buildidcache"
 	"github.com/perfpt/perfpt/perfdata"
@@ -179,5 +183,70 @@ func BenchmarkScriptDwarf(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkDwarfVsPerf runs perf script and perfpt script, and perf report
+// and perfpt pprof, as processes on the --call-graph dwarf recordings of
+// testdata/unwind, each under perf stat, and reports the CPU time of each
+// (task-clock, which counts perf's addr2line processes too) and the
+// ratios perf/perfpt, measured in the same run, interleaved.
+func BenchmarkDwarfVsPerf(b *testing.B) {
+	for _, tool := range []string{"perf", "go"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			b.Skipf("%s not installed", tool)
+		}
+	}
+	buildidcache.Home(b, unwindDir, "cwork-dyn", "cwork-static", "cppwork", "rustwork")
+	dir := b.TempDir()
+	bin := filepath.Join(dir, "perfpt")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/perfpt/perfpt/cmd/perfpt").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	stat := filepath.Join(dir, "stat")
+	cpu := func(args ...string) time.Duration {
+		cmd := exec.Command("perf", append([]string{"stat", "-x,", "-e", "task-clock", "-o", stat, "--"}, args...)...)
+		var errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = io.Discard, &errb
+		if err := cmd.Run(); err != nil {
+			b.Fatalf("perf stat %v: %v\n%s", args, err, errb.Bytes())
+		}
+		s, err := os.ReadFile(stat)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, l := range strings.Split(string(s), "\n") {
+			if f := strings.Split(l, ","); len(f) > 2 && f[2] == "task-clock" {
+				ms, err := strconv.ParseFloat(f[0], 64)
+				if err != nil {
+					b.Fatalf("perf stat: %q", l)
+				}
+				return time.Duration(ms * float64(time.Millisecond))
+			}
+		}
+		b.Fatalf("perf stat: no task-clock in %q", s)
+		return 0
+	}
+	prof := filepath.Join(dir, "p.pb.gz")
+	for _, name := range []string{"cwork-dyn", "cwork-small", "cppwork", "rustwork"} {
+		data := filepath.Join(unwindDir, name+".data")
+		for _, c := range []struct {
+			name       string
+			perf, ours []string
+		}{
+			{"script", []string{"perf", "script", "-i", data}, []string{bin, "script", "-i", data}},
+			{"report", []string{"perf", "report", "--stdio", "-i", data}, []string{bin, "pprof", "-i", data, "-o", prof}},
+		} {
+			b.Run(name+"/"+c.name, func(b *testing.B) {
+				var perfCPU, ourCPU time.Duration
+				for i := 0; i < b.N; i++ {
+					perfCPU += cpu(c.perf...)
+					ourCPU += cpu(c.ours...)
+				}
+				b.ReportMetric(float64(perfCPU)/float64(b.N)/1e6, "perf-cpu-ms/op")
+				b.ReportMetric(float64(ourCPU)/float64(b.N)/1e6, "perfpt-cpu-ms/op")
+				b.ReportMetric(float64(perfCPU)/float64(ourCPU), "ratio")
+			})
+		}
 	}
 }
