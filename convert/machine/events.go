@@ -47,11 +47,16 @@ func (m *Machine) ProcessFork(r *perfdata.RecordFork) {
 	}
 	if t.PID != parent.PID && r.PID == r.TID {
 		t.Maps = parent.Maps.clone()
+		// maps__clone prepares unwinding map by map, as inserts do.
+		for _, mp := range t.Maps.list {
+			m.noteUnwindMap(t.Maps, mp.DSO)
+		}
 	}
 }
 
-// ProcessMmap mirrors machine__process_mmap(2)_event.
-func (m *Machine) ProcessMmap(pid, tid int32, addr, length, pgoff uint64, name string, bid []byte, cpumode int) {
+// ProcessMmap mirrors machine__process_mmap(2)_event; exec says the
+// mapping is executable (PROT_EXEC).
+func (m *Machine) ProcessMmap(pid, tid int32, addr, length, pgoff uint64, name string, bid []byte, cpumode int, exec bool) {
 	if cpumode == perfdata.MiscKernel || pid == -1 {
 		if strings.HasPrefix(name, "[kernel.kallsyms]") || strings.HasPrefix(name, "[guest.kernel.kallsyms") {
 			m.addKernelMap(name, addr, length, pgoff)
@@ -64,11 +69,11 @@ func (m *Machine) ProcessMmap(pid, tid int32, addr, length, pgoff uint64, name s
 		return
 	}
 	t := m.FindNewThread(pid, tid)
-	// map__new: anonymous memory (JIT code) is the process's perf map,
-	// and it and the no-DSO mappings ([stack], [heap], /SYSV) map
-	// addresses to themselves.
-	anon := isAnonMemory(name)
-	if anon {
+	// map__new: executable anonymous memory (JIT code) is the
+	// process's perf map, and it and the no-DSO mappings ([stack],
+	// [heap], /SYSV) map addresses to themselves.
+	anon, noDSO := isAnonMemory(name), isNoDSOMemory(name)
+	if (anon || noDSO) && exec {
 		name = "/tmp/perf-" + strconv.Itoa(int(pid)) + ".map"
 	}
 	d := m.dso(name, bid)
@@ -76,7 +81,8 @@ func (m *Machine) ProcessMmap(pid, tid int32, addr, length, pgoff uint64, name s
 	if end < addr {
 		end = ^uint64(0)
 	}
-	t.Maps.Insert(&Map{Start: addr, End: end, PgOff: pgoff, DSO: d, Identity: anon || isNoDSOMemory(name)})
+	m.noteUnwindMap(t.Maps, d)
+	t.Maps.Insert(&Map{Start: addr, End: end, PgOff: pgoff, DSO: d, Identity: anon || noDSO})
 }
 
 // ResolveKernelAddr mirrors machine__resolve_kernel_addr: the name and

@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"debug/elf"
 	"os"
 	"sort"
 	"strconv"
@@ -39,7 +40,14 @@ type DSO struct {
 	dataOnce, dataFileOpened bool
 	dataPath                 string
 	dataF                    *os.File
-	inl                      map[uint64][]inlineEntry
+	elfClass                 elf.Class // dso__type (noteUnwindMap), once elfClassKnown
+	elfClassKnown            bool
+	// bidChecked, bidMismatch: whether the data file's build id is not
+	// the recorded one (mismatched); views are its tables read through
+	// address spaces then.
+	bidChecked, bidMismatch bool
+	views                   map[viewKey]*unwind.Table
+	inl                     map[uint64][]inlineEntry
 }
 
 // Symbols returns the DSO's symbol table, loading it on first use.
@@ -113,6 +121,10 @@ type Maps struct {
 	list []*Map
 	last *Map   // the map found last (lookups cluster)
 	gen  uint64 // bumped by Insert: caches of lookups compare it
+	// unwind says perf would unwind --call-graph dwarf samples in this
+	// address space (maps->unwind_libunwind_ops is set): see
+	// Machine.noteUnwindMap.
+	unwind bool
 }
 
 // Gen is the address space's generation: it changes whenever a map is
@@ -182,6 +194,10 @@ func (ms *Maps) clone() *Maps {
 	return &Maps{list: append([]*Map(nil), ms.list...)}
 }
 
+// CanUnwind reports whether perf unwinds --call-graph dwarf samples in
+// this address space (see Machine.noteUnwindMap).
+func (ms *Maps) CanUnwind() bool { return ms.unwind }
+
 // Thread is one thread of the recording (perf's struct thread).
 type Thread struct {
 	PID, TID int32
@@ -212,6 +228,11 @@ type Machine struct {
 	// unknown, no stitching).
 	StitchLBR bool
 	MaxLBR    int
+	// DwarfUnwind says the recording has --call-graph dwarf samples
+	// (perf's dwarf_callchain_users); ArchKnown that it names its
+	// architecture (env->arch): then an address space unwinds only once
+	// a map of a 64-bit ELF file that can be opened joins it.
+	DwarfUnwind, ArchKnown bool
 	// Srclines gives inlined-frame entries their source lines (perf
 	// always finds them, and prints them with -F srcline); without it
 	// addr2line's answers are taken without positions, which reads less.

@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"debug/elf"
 	"encoding/binary"
 	"encoding/hex"
 	"os"
@@ -44,6 +45,44 @@ func (m *Machine) unwindTable(d *DSO) *unwind.Table {
 	})
 }
 
+// noteUnwindMap mirrors unwind__prepare_access for a map of d joining
+// ms (thread__insert_map, maps__clone): perf sets up DWARF unwinding for
+// an address space at the first map whose DSO's data it can open and
+// finds a 64-bit ELF file in (dso__type; its x86_32 unwinder is not
+// built in), or at once when the recording names no architecture; an
+// address space without it unwinds nothing, not even the sampled ip.
+func (m *Machine) noteUnwindMap(ms *Maps, d *DSO) {
+	if ms.unwind || !m.DwarfUnwind {
+		return
+	}
+	if !m.ArchKnown {
+		ms.unwind = true
+		return
+	}
+	if !d.elfClassKnown {
+		d.elfClass, d.elfClassKnown = m.dataELFClass(d), true
+	}
+	ms.unwind = d.elfClass == elf.ELFCLASS64
+}
+
+// dataELFClass is dso__type: the ELF class of the DSO's data (the image
+// the session holds, or its data file), ELFCLASSNONE when it cannot be
+// read as ELF.
+func (m *Machine) dataELFClass(d *DSO) elf.Class {
+	var hdr [5]byte
+	if code := d.Code(); code != nil {
+		copy(hdr[:], code)
+	} else if f := m.openData(d); f == nil {
+		return elf.ELFCLASSNONE
+	} else if n, _ := f.ReadAt(hdr[:], 0); n < len(hdr) {
+		return elf.ELFCLASSNONE
+	}
+	if string(hdr[:4]) != elf.ELFMAG {
+		return elf.ELFCLASSNONE
+	}
+	return elf.Class(hdr[4])
+}
+
 // dataFile is the file perf reads d's bytes from ("" for none).
 func (m *Machine) dataFile(d *DSO) string {
 	if d.dataOnce {
@@ -73,7 +112,98 @@ func (s *ThreadSpace) Module(pc uint64) (*unwind.Table, uint64, bool) {
 			base = o.Start - o.PgOff
 		}
 	}
-	return t, base - t.LoadBase, true
+	bias := base - t.LoadBase
+	if s.m.mismatched(mp.DSO) {
+		t = s.view(mp.DSO, t, bias)
+	}
+	return t, bias, true
+}
+
+// mismatched reports whether d's data file is not the file the recording
+// mapped (its build id differs from the recorded one): perf reads it all
+// the same (dso__data_fd checks no build id), so that unwinding must read
+// the tables through the recorded mappings as perf does (Table.View).
+func (m *Machine) mismatched(d *DSO) bool {
+	if !d.bidChecked {
+		d.bidChecked = true
+		if len(d.BuildID) > 0 && d.Code() == nil {
+			if p := m.dataFile(d); p != "" {
+				fb := symbol.ReadBuildID(p)
+				d.bidMismatch = len(fb) > 0 && hex.EncodeToString(fb) != hex.EncodeToString(d.BuildID)
+			}
+		}
+	}
+	return d.bidMismatch
+}
+
+// maxViewSpan bounds the bytes of a mapping read for Table.View.
+const maxViewSpan = 256 << 20
+
+// viewKey identifies a table read through an address space.
+type viewKey struct {
+	maps *Maps
+	gen  uint64
+	bias uint64
+}
+
+// view returns t read through s's maps at bias (Table.View), kept per
+// address space and its generation.
+func (s *ThreadSpace) view(d *DSO, t *unwind.Table, bias uint64) *unwind.Table {
+	k := viewKey{s.t.Maps, s.t.Maps.gen, bias}
+	if v, ok := d.views[k]; ok {
+		return v
+	}
+	// The span of the mapping the module base belongs to (an address
+	// space can keep older mappings of the same file elsewhere).
+	base := bias + t.LoadBase
+	lo, hi := ^uint64(0), uint64(0)
+	for _, o := range s.t.Maps.list {
+		if o.DSO == d && o.Start >= base && o.End-base <= maxViewSpan {
+			lo, hi = min(lo, o.Start), max(hi, o.End)
+		}
+	}
+	v := t.View(s.readRange, bias, lo, hi)
+	if d.views == nil || len(d.views) > 64 {
+		d.views = map[viewKey]*unwind.Table{}
+	}
+	d.views[k] = v
+	return v
+}
+
+// readRange reads n bytes at addr as perf's access_dso_mem reads each
+// word of them: from the file behind the map that holds it (zeros where
+// no map or file gives bytes).
+func (s *ThreadSpace) readRange(addr uint64, n int) []byte {
+	out := make([]byte, n)
+	for off := 0; off < n; {
+		a := addr + uint64(off)
+		mp := s.t.Maps.find(a)
+		if mp == nil {
+			next := uint64(0)
+			for _, o := range s.t.Maps.list {
+				if o.Start > a {
+					next = o.Start
+					break
+				}
+			}
+			if next == 0 || next-addr >= uint64(n) {
+				break
+			}
+			off = int(next - addr)
+			continue
+		}
+		chunk := int(min(mp.End-a, uint64(n-off)))
+		fileOff := mp.MapIP(a)
+		if code := mp.DSO.Code(); code != nil {
+			if fileOff < uint64(len(code)) {
+				copy(out[off:off+chunk], code[fileOff:])
+			}
+		} else if f := s.m.openData(mp.DSO); f != nil && fileOff < 1<<62 {
+			f.ReadAt(out[off:off+chunk], int64(fileOff))
+		}
+		off += chunk
+	}
+	return out
 }
 
 // ReadMapped mirrors access_dso_mem: the file bytes behind the map.

@@ -230,6 +230,7 @@ func New(f *perfdata.File, o Options) (*Session, error) {
 		for _, b := range feats.BuildIDs {
 			s.m.AddBuildID(b)
 		}
+		s.m.ArchKnown = feats.Arch != ""
 		for _, c := range feats.CPUPMUCaps {
 			if c.Name == "branches" {
 				// perf's atoi
@@ -237,8 +238,16 @@ func New(f *perfdata.File, o Options) (*Session, error) {
 			}
 		}
 	}
+	if f.Pipe {
+		// perf record writes the architecture in a pipe's features.
+		s.m.ArchKnown = true
+	}
+	const dwarf = perfdata.SampleFormatRegsUser | perfdata.SampleFormatStackUser
 	for _, a := range f.Attrs {
 		s.event(a)
+		if a.SampleType&dwarf == dwarf {
+			s.m.DwarfUnwind = true
+		}
 	}
 	return s, nil
 }
@@ -375,6 +384,10 @@ func (s *Session) Run(h Handler) error {
 			h.Sample(&smp)
 		case *perfdata.RecordHeaderAttr:
 			// perfdata added the attr when it read the record.
+			const dwarf = perfdata.SampleFormatRegsUser | perfdata.SampleFormatStackUser
+			if r.Attr.SampleType&dwarf == dwarf {
+				s.m.DwarfUnwind = true
+			}
 			if s.pipeAttrs++; s.OnPipeAttr != nil && s.pipeAttrs <= len(s.f.Attrs) {
 				if err := s.OnPipeAttr(s.event(s.f.Attrs[s.pipeAttrs-1]), r); err != nil {
 					return err
@@ -401,14 +414,15 @@ func (s *Session) Run(h Handler) error {
 			s.m.ProcessFork(r)
 			s.mutSeen++
 		case *perfdata.RecordMmap:
-			s.mmap(r.PID, r.TID, r.Addr, r.Len, r.PgOff, r.Filename, nil, r.CPUMode())
+			// machine__process_mmap_event: code unless MMAP_DATA.
+			s.mmap(r.PID, r.TID, r.Addr, r.Len, r.PgOff, r.Filename, nil, r.CPUMode(), r.Misc&perfdata.MiscMmapData == 0)
 			s.mutSeen++
 		case *perfdata.RecordMmap2:
 			var bid []byte
 			if r.Misc&perfdata.MiscMmapBuildID != 0 {
 				bid = r.BuildID
 			}
-			s.mmap(r.PID, r.TID, r.Addr, r.Len, r.PgOff, r.Filename, bid, r.CPUMode())
+			s.mmap(r.PID, r.TID, r.Addr, r.Len, r.PgOff, r.Filename, bid, r.CPUMode(), r.Prot&protExec != 0)
 			s.mutSeen++
 		case *perfdata.RecordAuxtraceInfo:
 			if err := s.startPT(r); err != nil {
@@ -580,12 +594,15 @@ func (s *Session) runsInChunks(lean bool) bool { return lean || !s.HasCycles() }
 // a process of a PT recording first gets perf's machine__findnew_vdso side
 // effect on the decoder's view of the process's DSOs (vdsoMapped); without
 // PT nothing reads that view, and making it would load every DSO's symbols.
-func (s *Session) mmap(pid, tid int32, addr, length, pgoff uint64, name string, bid []byte, cpumode int) {
+func (s *Session) mmap(pid, tid int32, addr, length, pgoff uint64, name string, bid []byte, cpumode int, exec bool) {
 	if s.pt != nil && name == "[vdso]" && cpumode != perfdata.MiscKernel && pid != -1 {
 		vdsoMapped(s.m.FindNewThread(pid, tid).Maps)
 	}
-	s.m.ProcessMmap(pid, tid, addr, length, pgoff, name, bid, cpumode)
+	s.m.ProcessMmap(pid, tid, addr, length, pgoff, name, bid, cpumode, exec)
 }
+
+// protExec is PROT_EXEC.
+const protExec = 4
 
 func fileExists(p string) bool {
 	st, err := os.Stat(p)

@@ -31,6 +31,10 @@ func (s *Session) unwindUser(t *machine.Thread, r *perfdata.RecordSample, out []
 		// "Bail out if nothing was captured."
 		return out, true
 	}
+	if !t.Maps.CanUnwind() {
+		// unwind__get_entries without unwind ops: no entries at all.
+		return out, true
+	}
 	uw := &s.unw
 	uw.regs.FromPerf(r.Attr.SampleRegsUser, r.RegsUser)
 	uw.space = s.m.Space(t)

@@ -33,10 +33,10 @@ type unit struct {
 
 	funcsRead bool
 	bad       bool // bfd's unit->error: nothing is found in this unit
-	lines   *bfdLines
-	files   *lineFiles
-	funcs   []*funcInfo
-	lookupT []funcLookup
+	lines     *bfdLines
+	files     *lineFiles
+	funcs     []*funcInfo
+	lookupT   []funcLookup
 
 	table *Table // Table's view, for Frames
 	tried uint64 // the last lookup that tried this unit

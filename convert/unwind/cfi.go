@@ -36,6 +36,7 @@ type Table struct {
 	// hdrAddr is .eh_frame_hdr's sh_addr, the base of hdrTab's entries.
 	hdrAddr uint64
 	hdrTab  []byte // the binary-search table, 8 bytes an entry
+	tabOff  int    // where hdrTab starts in .eh_frame_hdr
 
 	df     []byte // .debug_frame
 	dfOnce sync.Once
@@ -79,31 +80,56 @@ func NewTable(name string, ehFrame []byte, ehAddr uint64, hdr []byte, hdrAddr ui
 	if hdr != nil {
 		t.hdr = true
 		t.hdrAddr = hdrAddr
-		t.hdrTab = hdrSearchTable(hdr)
+		t.hdrTab, t.tabOff = hdrSearchTable(hdr)
 	}
 	return t
 }
 
+// View returns a table with t's layout whose .eh_frame and search table
+// are read through a process's memory, as libunwind reads them for perf
+// (dwarf_search_unwind_table over a remote table: entries and FDEs read
+// with access_mem at the file's addresses plus bias). read(addr, n)
+// returns the n bytes at runtime address addr; [lo, hi) is the runtime
+// span to take them from (the file's maps: an FDE is read wherever the
+// search table points in it). For the file the recording mapped, this
+// gives t's own bytes; for another file at the same path (a recording
+// made elsewhere) it gives what perf reads, the other file's bytes at the
+// recorded mappings' offsets. The number of entries still comes from the
+// file's own header (perf's unwind_spec_ehframe), and .debug_frame from
+// the file (libunwind's dwarf_find_debug_frame reads the file).
+func (t *Table) View(read func(addr uint64, n int) []byte, bias, lo, hi uint64) *Table {
+	v := &Table{Name: t.Name, LoadBase: t.LoadBase, hdr: t.hdr, hdrAddr: t.hdrAddr, tabOff: t.tabOff, df: t.df}
+	if hi > lo && hi-lo <= maxSection {
+		v.eh = read(lo, int(hi-lo))
+		v.ehAddr = lo - bias
+	}
+	if t.hdr {
+		v.hdrTab = read(t.hdrAddr+uint64(t.tabOff)+bias, len(t.hdrTab))
+	}
+	return v
+}
+
 // hdrSearchTable reads .eh_frame_hdr as perf's unwind_spec_ehframe does
 // (eh_frame_ptr and fde_count in the few encodings it knows) and returns
-// the fde_count entries of the table that follows, cut to the section.
-func hdrSearchTable(h []byte) []byte {
+// the fde_count entries of the table that follows, cut to the section,
+// and where they start.
+func hdrSearchTable(h []byte) ([]byte, int) {
 	c := cur{b: h}
 	c.u8() // version: not checked by perf
 	ptrEnc, cntEnc := c.u8(), c.u8()
 	c.u8() // table_enc: libunwind assumes datarel sdata4
 	if _, ok := perfEncoded(&c, ptrEnc); !ok {
-		return nil
+		return nil, 0
 	}
 	n, ok := perfEncoded(&c, cntEnc)
 	if !ok || c.bad {
-		return nil
+		return nil, 0
 	}
 	rest := uint64(c.left()) / 8
 	if n > rest {
 		n = rest
 	}
-	return h[c.off : c.off+int(n)*8]
+	return h[c.off : c.off+int(n)*8], c.off
 }
 
 // perfEncoded is perf's __dw_read_encoded_value: only absolute or
@@ -162,15 +188,15 @@ func (t *Table) Find(pc uint64, f *FDE) error {
 }
 
 // findHdr mirrors libunwind's remote_lookup over .eh_frame_hdr's table
-// (entries relative to the header, compared unsigned) and
-// dwarf_extract_proc_info_from_fde.
+// (the pc relative to the header and the entries compared as int32, as
+// libunwind passes them) and dwarf_extract_proc_info_from_fde.
 func (t *Table) findHdr(pc uint64, f *FDE) error {
 	tab := t.hdrTab
-	rel := pc - t.hdrAddr
+	rel := int32(pc - t.hdrAddr)
 	lo, hi := 0, len(tab)/8
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		start := uint64(int64(int32(le32(tab[mid*8:]))))
+		start := int32(le32(tab[mid*8:]))
 		if rel < start {
 			hi = mid
 		} else {
@@ -270,6 +296,10 @@ func parseFDE(sec []byte, off int, eh bool, secAddr uint64, f *FDE) error {
 	is64 := false
 	if n == 0xffffffff {
 		n, is64 = c.u64(), true
+	} else if n == 0 && !c.bad {
+		// libunwind's dwarf_extract_proc_info_from_fde: "an FDE with a 0
+		// length indicates the end of the FDE-table".
+		return ErrNoInfo
 	}
 	if c.bad || n == 0 || n > uint64(c.left()) {
 		return ErrBadCFI
@@ -285,7 +315,9 @@ func parseFDE(sec []byte, off int, eh bool, secAddr uint64, f *FDE) error {
 	var cieOff uint64
 	if eh {
 		if id == 0 {
-			return ErrBadCFI // a CIE where an FDE was expected
+			// A CIE where an FDE was expected: libunwind ignores it and
+			// finds the pc outside the (empty) range it read.
+			return ErrNoInfo
 		}
 		cieOff = uint64(idAt) - id
 	} else {

@@ -89,6 +89,17 @@ func dumpFilter(b []byte) []byte {
 // PERFPT_CORPUS_RUN keeps only the recordings whose path matches that
 // regular expression. A perfpt crash or time-out always fails.
 func TestCorpus(t *testing.T) {
+	dir, files := corpusFiles(t)
+	bin := buildPerfpt(t)
+	version, _ := exec.Command("perf", "version").Output()
+	c := &comparer{bin: bin, perfVersion: strings.TrimSpace(string(version)),
+		cache: os.Getenv("PERFPT_CORPUS_CACHE"), out: os.Getenv("PERFPT_CORPUS_OUT"), tmp: t.TempDir()}
+	c.compareAll(t, dir, files, optionSets)
+}
+
+// corpusFiles returns $PERFPT_CORPUS and the recordings below it that
+// $PERFPT_CORPUS_RUN keeps; it skips the test without them or perf.
+func corpusFiles(t *testing.T) (string, []string) {
 	dir := os.Getenv("PERFPT_CORPUS")
 	if dir == "" {
 		t.Skip("PERFPT_CORPUS not set: point it at a folder of perf.data recordings made elsewhere (see its SOURCES.md)")
@@ -116,11 +127,15 @@ func TestCorpus(t *testing.T) {
 	if len(files) == 0 {
 		t.Skipf("no recordings in %s", dir)
 	}
-	bin := buildPerfpt(t)
-	version, _ := exec.Command("perf", "version").Output()
-	c := &comparer{bin: bin, perfVersion: strings.TrimSpace(string(version)),
-		cache: os.Getenv("PERFPT_CORPUS_CACHE"), out: os.Getenv("PERFPT_CORPUS_OUT"), tmp: t.TempDir()}
+	return dir, files
+}
 
+// compareAll compares perf with perfpt on every file with every option
+// set, two runs at a time, and logs per file and in total how many runs
+// are identical, with the differences grouped by cause; it fails the
+// test on a perfpt crash or time-out, or when fewer than
+// $PERFPT_CORPUS_MIN runs are identical.
+func (c *comparer) compareAll(t *testing.T, dir string, files []string, optionSets [][]string) {
 	type key struct{ file, opts int }
 	results := make(map[key]result)
 	var mu sync.Mutex
@@ -148,6 +163,7 @@ func TestCorpus(t *testing.T) {
 
 	identical, stderrSame := 0, 0
 	perCmd := map[string][2]int{} // identical, runs
+	perSet := make([]int, len(optionSets))
 	causes := map[string][]string{}
 	filesAll := 0
 	for i, f := range files {
@@ -167,6 +183,7 @@ func TestCorpus(t *testing.T) {
 			if r.cause == "" {
 				n++
 				identical++
+				perSet[j]++
 			} else {
 				bad = append(bad, fmt.Sprintf("    [%s] %s", optString(opts), r.cause))
 				causes[r.cause] = append(causes[r.cause], f+" ["+optString(opts)+"]"+r.example)
@@ -195,7 +212,12 @@ func TestCorpus(t *testing.T) {
 	fmt.Fprintf(&sb, "corpus: %d of %d runs byte-identical (%d recordings x %d option sets); %d of %d recordings identical with every option set; stderr also identical in %d runs\n",
 		identical, total, len(files), len(optionSets), filesAll, len(files), stderrSame)
 	for _, cmd := range []string{"script", "header", "dump"} {
-		fmt.Fprintf(&sb, "  %s: %d of %d identical\n", cmd, perCmd[cmd][0], perCmd[cmd][1])
+		if perCmd[cmd][1] > 0 {
+			fmt.Fprintf(&sb, "  %s: %d of %d identical\n", cmd, perCmd[cmd][0], perCmd[cmd][1])
+		}
+	}
+	for j, opts := range optionSets {
+		fmt.Fprintf(&sb, "  [%s]: %d of %d recordings identical\n", optString(opts), perSet[j], len(files))
 	}
 	fmt.Fprintf(&sb, "differences by cause (runs, first example):\n")
 	for _, n := range names {
@@ -277,6 +299,10 @@ type comparer struct {
 	bin, perfVersion string
 	cache, out       string
 	tmp              string // a folder for older-ABI copies
+	// symfs gives a recording's --symfs folder (by path), and mode keeps
+	// the cached outputs of runs made with them apart.
+	symfs map[string]string
+	mode  string
 }
 
 // result is one run's comparison: cause is empty when identical.
@@ -320,21 +346,29 @@ func execRunStdin(stdin io.Reader, name string, args ...string) run {
 }
 
 // perf runs perf script, through the cache when there is one.
-func (c *comparer) perf(path string, opts []string) run {
+func (c *comparer) perf(path, symfs string, opts []string) run {
 	return c.cached(path, opts, "", func() run {
-		return execRun("perf", perfArgs(path, opts)...)
+		return execRun("perf", perfArgs(path, withSymfs(symfs, opts))...)
 	})
 }
 
+// withSymfs adds --symfs=dir to a script option set (dir "": none).
+func withSymfs(dir string, opts []string) []string {
+	if dir != "" && command(opts) == "script" {
+		return append(append([]string(nil), opts...), "--symfs="+dir)
+	}
+	return opts
+}
+
 // perfStdin runs perf script -i - with the recording on standard input.
-func (c *comparer) perfStdin(path string, opts []string) run {
+func (c *comparer) perfStdin(path, symfs string, opts []string) run {
 	return c.cached(path, opts, "stdin", func() run {
 		f, err := os.Open(path)
 		if err != nil {
 			return run{stderr: []byte(err.Error()), status: -1}
 		}
 		defer f.Close()
-		return execRunStdin(f, "perf", perfArgs("-", opts)...)
+		return execRunStdin(f, "perf", perfArgs("-", withSymfs(symfs, opts))...)
 	})
 }
 
@@ -351,6 +385,9 @@ func (c *comparer) cached(path string, opts []string, how string, do func() run)
 	h := sha256.New()
 	h.Write(data)
 	fmt.Fprintf(h, "\x00%s\x00%q", c.perfVersion, opts)
+	if c.mode != "" {
+		fmt.Fprintf(h, "\x00mode %s", c.mode)
+	}
 	if how != "" {
 		fmt.Fprintf(h, "\x00%s", how)
 	}
@@ -374,8 +411,9 @@ func (c *comparer) cached(path string, opts []string, how string, do func() run)
 
 func (c *comparer) compare(dir, file string, opts []string) result {
 	path := filepath.Join(dir, file)
-	want := c.perf(path, opts)
-	got := execRun(c.bin, perfptArgs(path, opts)...)
+	symfs := c.symfs[path]
+	want := c.perf(path, symfs, opts)
+	got := execRun(c.bin, perfptArgs(path, withSymfs(symfs, opts))...)
 	var r result
 	switch {
 	case want.status != 0 && bytes.Contains(want.stderr, []byte("incompatible file format")) && newerABI(path):
@@ -388,8 +426,8 @@ func (c *comparer) compare(dir, file string, opts []string) result {
 			return r
 		}
 		defer os.Remove(cp)
-		want = c.perf(cp, opts)
-		got2 := execRun(c.bin, perfptArgs(cp, opts)...)
+		want = c.perf(cp, symfs, opts)
+		got2 := execRun(c.bin, perfptArgs(cp, withSymfs(symfs, opts))...)
 		if !bytes.Equal(got.stdout, got2.stdout) || got.status != got2.status {
 			r.cause = "perfpt prints another text for the older-ABI copy"
 			return r
@@ -397,7 +435,7 @@ func (c *comparer) compare(dir, file string, opts []string) result {
 	case want.status != 0 && bytes.Contains(want.stderr, []byte("bad event header size")) && isPipe(path):
 		// perf 6.1 cannot read some piped files by name (fixed
 		// later); it reads them on standard input.
-		want = c.perfStdin(path, opts)
+		want = c.perfStdin(path, symfs, opts)
 	}
 	if command(opts) == "dump" {
 		want.stdout, got.stdout = dumpFilter(want.stdout), dumpFilter(got.stdout)

@@ -1,0 +1,123 @@
+package runner
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfpt/perfpt/convert/symbol"
+	"github.com/perfpt/perfpt/perfdata"
+)
+
+// remapDwarf copies the --call-graph dwarf recording data with the maps
+// of the program it names changed by remap (which returns false to drop
+// a map), without its build-id table (so that both tools find files by
+// the paths the maps name).
+func remapDwarf(t *testing.T, data string, remap func(r *perfdata.RecordMmap2) bool) string {
+	t.Helper()
+	f, err := perfdata.Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := filepath.Join(t.TempDir(), filepath.Base(data))
+	w, err := perfdata.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range f.Attrs {
+		if _, err := w.AddAttr(a.EventAttr, a.IDs, a.Name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fs, err := f.Features()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Features = *fs
+	w.Features.BuildIDs = nil
+	w.Features.Clear(perfdata.FeatBuildID)
+	rs := f.Records(perfdata.FileOrder)
+	for rs.Next() {
+		r := rs.Record
+		if m, ok := r.(*perfdata.RecordMmap2); ok && !remap(m) {
+			continue
+		}
+		if err := w.WriteRecord(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rs.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestDwarfUnwindFilesElsewhere compares perfpt with perf on a dwarf
+// recording read where its program is not the one recorded, as with
+// recordings made on other machines:
+//   - no map of the process has a file perf can open (the program's path
+//     does not exist, no vdso): perf never sets up unwinding for the
+//     address space (unwind__prepare_access), so samples have no user
+//     frames at all, not even the sampled ip;
+//   - another program at the recorded path (its build id is not the
+//     recorded one), or the program with its data recorded at another
+//     offset: perf unwinds with the file's CFI read through the recorded
+//     maps (the search table and FDEs at the recorded mappings'
+//     offsets), garbage that perfpt reads the same way.
+func TestDwarfUnwindFilesElsewhere(t *testing.T) {
+	need(t, "perf")
+	t.Setenv("HOME", t.TempDir())
+	static, err := filepath.Abs(filepath.Join(unwindDir, "cwork-static"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := filepath.Abs(filepath.Join(unwindDir, "cwork-dyn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(unwindDir, "cwork-static.data")
+	missing := remapDwarf(t, data, func(r *perfdata.RecordMmap2) bool {
+		if r.Filename == "[vdso]" {
+			return false
+		}
+		if strings.HasSuffix(r.Filename, "/cwork-static") {
+			r.Filename = "/nonexistent/cwork-static"
+		}
+		return true
+	})
+	recordedID := symbol.ReadBuildID(static)
+	elsewhere := remapDwarf(t, data, func(r *perfdata.RecordMmap2) bool {
+		if strings.HasSuffix(r.Filename, "/cwork-static") {
+			// Another program at the path, the recorded build id with
+			// the map.
+			r.Filename = other
+			r.Misc |= perfdata.MiscMmapBuildID
+			r.BuildID = recordedID
+		}
+		return true
+	})
+	// The program itself, but recorded with another build id and its
+	// read-only data (where .eh_frame is) one page off in the file, as
+	// another build of it could be: perf reads the tables through the
+	// maps, so at the wrong offset.
+	shifted := remapDwarf(t, data, func(r *perfdata.RecordMmap2) bool {
+		if strings.HasSuffix(r.Filename, "/cwork-static") {
+			r.Filename = static
+			r.Misc |= perfdata.MiscMmapBuildID
+			r.BuildID = symbol.ReadBuildID(other)
+			if r.Prot == 1 && r.PgOff > 0 {
+				r.PgOff -= 0x1000
+			}
+		}
+		return true
+	})
+	for _, d := range []string{missing, elsewhere, shifted} {
+		for _, args := range [][]string{{"-F", "ip"}, {"-F", "ip,dso"}} {
+			compare(t, d, args...)
+		}
+	}
+}
