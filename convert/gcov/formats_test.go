@@ -76,7 +76,8 @@ func TestGcovrReadsOurFiles(t *testing.T) {
 	if _, err := exec.LookPath("gcovr"); err != nil {
 		t.Skip("gcovr not installed (Debian package gcovr)")
 	}
-	for _, name := range []string{"loops", "switch"} {
+	// shapes: C++, a header, functions sharing lines (group sections).
+	for _, name := range []string{"loops", "switch", "shapes"} {
 		args := programInputs(t, name)[0]
 		prog, rep := recordReport(t, name, args)
 		ours := t.TempDir()
