@@ -85,6 +85,10 @@ type function struct {
 	closure         bool  // a lambda's operator()
 	cxx             bool  // of a C++ compilation unit
 	rets            int32 // explicitReturns + 1, 0 until counted
+	// part: a range of the function mainPart other than its first (the
+	// code gcc split off as cold): no function of its own, no entry.
+	part     bool
+	mainPart int32
 }
 
 // Program is the static side of coverage: the code and line table of one ELF
@@ -235,13 +239,29 @@ func (p *Program) decode(f *elf.File) error {
 	}
 	p.insns = make([]insn, 0, min(codeBytes/3, 1<<22))
 	syms := funcSymbols(f)
-	for _, sf := range p.Table.Funcs() {
+	seen := map[uint64]bool{}
+	// Functions' first ranges, then their other parts, which join the
+	// function of their first range or are left out with it.
+	var funcs []srcline.Func
+	for pass := 0; pass < 2; pass++ {
+		for _, sf := range p.Table.Funcs() {
+			if (sf.Part > 0) == (pass == 1) {
+				funcs = append(funcs, sf)
+			}
+		}
+	}
+	for _, sf := range funcs {
+		mainFn, ok := p.lowFn[sf.MainLow]
+		if sf.Part > 0 && !ok {
+			continue
+		}
 		if sf.High <= sf.Low || sf.High-sf.Low > 1<<24 {
 			continue
 		}
-		if _, dup := p.lowFn[sf.Low]; dup {
+		if seen[sf.Low] {
 			continue
 		}
+		seen[sf.Low] = true
 		if sf.Artificial && !strings.HasPrefix(sf.Name, "operator()") {
 			// gcov lists no function the compiler made (implicit
 			// constructors and destructors): its code is nobody's. A
@@ -264,7 +284,12 @@ func (p *Program) decode(f *elf.File) error {
 		fn := function{name: name, file: intern(sf.File), startLine: int32(sf.Line), startCol: int32(sf.Column),
 			low: sf.Low, high: sf.High, first: len(p.insns), returnsValue: sf.ReturnsValue,
 			aggregateLocals: sf.AggregateLocals, aggregateFrom: int32(sf.AggregateFrom), closure: sf.Closure}
-		p.lowFn[sf.Low] = fi
+		if sf.Part == 0 {
+			p.lowFn[sf.Low] = fi
+		} else {
+			// A cold part: code of the function, not an entry.
+			fn.part, fn.mainPart, fn.name = true, mainFn, p.funcs[mainFn].name
+		}
 
 		for off := 0; off < len(b); {
 			in, err := x86asm.Decode(b[off:], 64)

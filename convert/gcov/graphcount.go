@@ -378,7 +378,7 @@ func (p *Program) groupFunctions() map[int]bool {
 	at := map[lineKey][]int{}
 	for fi := range p.funcs {
 		fn := &p.funcs[fi]
-		if fn.hasCode && fn.end > fn.first {
+		if fn.hasCode && fn.end > fn.first && !fn.part {
 			k := lineKey{fn.file, fn.startLine}
 			at[k] = append(at[k], fi)
 		}

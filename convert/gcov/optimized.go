@@ -141,7 +141,7 @@ func (p *Program) assignOptimized(fn *function, rows []srcline.Row, intern func(
 	for k := range ins {
 		a := ins[k].addr
 		stmts = stmts[:0]
-		if k == 0 && decl >= 0 {
+		if k == 0 && decl >= 0 && !fn.part {
 			stmts = append(stmts, decl)
 		}
 		owner := int32(-1)

@@ -460,15 +460,38 @@ func (p *Program) Report(c *Counts) *Report {
 		}
 	}
 	_ = groupAcc
-	for fi := range p.funcs {
+	// Functions' first ranges, then the parts gcc split off, which add to
+	// their function's.
+	order := make([]int, 0, len(p.funcs))
+	for pass := 0; pass < 2; pass++ {
+		for fi := range p.funcs {
+			if p.funcs[fi].part == (pass == 1) {
+				order = append(order, fi)
+			}
+		}
+	}
+	outs := map[int]*Function{}
+	outSeen := map[*Function]map[int32]bool{} // lines counted in a function
+	for _, fi := range order {
 		fn := &p.funcs[fi]
 		if !fn.hasCode || fn.end <= fn.first || p.graph(fi) != nil {
 			continue
 		}
-		out := &Function{Name: fn.name, StartLine: int(fn.startLine), StartColumn: int(fn.startCol),
-			EndLine: int(fn.endLine), EndColumn: 1,
-			Called: exec[fn.first], Returned: rets[int32(fi)]}
-		out.Blocks, out.BlocksExecuted = p.gccBlocks(fi, exec)
+		var out *Function
+		if main := outs[int(fn.mainPart)]; fn.part && main != nil {
+			out = main
+			out.EndLine = max(out.EndLine, int(fn.endLine))
+			out.Returned += rets[int32(fi)]
+			b, e := p.gccBlocks(fi, exec)
+			out.Blocks += b
+			out.BlocksExecuted += e
+		} else {
+			out = &Function{Name: fn.name, StartLine: int(fn.startLine), StartColumn: int(fn.startCol),
+				EndLine: int(fn.endLine), EndColumn: 1,
+				Called: exec[fn.first], Returned: rets[int32(fi)]}
+			out.Blocks, out.BlocksExecuted = p.gccBlocks(fi, exec)
+			outs[fi] = out
+		}
 		// The table lookup of a lowered switch (after the range check, up
 		// to the indirect jump) is one gimple block with the range check
 		// for gcc: it does not make the line partly executed.
@@ -504,7 +527,11 @@ func (p *Program) Report(c *Counts) *Report {
 				}
 			}
 		}
-		seen := map[int32]bool{}
+		seen := outSeen[out]
+		if seen == nil {
+			seen = map[int32]bool{}
+			outSeen[out] = seen
+		}
 		// line returns line g's Line, made and counted on first sight.
 		line := func(g int32) *Line {
 			l := lines[g]
@@ -579,7 +606,9 @@ func (p *Program) Report(c *Counts) *Report {
 				out.LinesExecuted++
 			}
 		}
-		getFile(fn.file).Functions = append(getFile(fn.file).Functions, out)
+		if outs[fi] == out {
+			getFile(fn.file).Functions = append(getFile(fn.file).Functions, out)
+		}
 	}
 	// Statements of optimised code without rows borrow a count.
 	for _, rl := range p.rowless {

@@ -265,8 +265,8 @@ func (b *builder) unit(r *dwarf.Reader) error {
 				if df >= 0 {
 					name = b.t.files[df]
 				}
-				for _, rg := range ranges {
-					b.t.funcs = append(b.t.funcs, Func{
+				for part, rg := range ranges {
+					b.t.funcs = append(b.t.funcs, Func{Part: part, MainLow: ranges[0][0],
 						Name: s.name, LinkageName: o.linkage, Low: rg[0], High: rg[1],
 						File: name, Line: int(o.declLine), Column: int(o.declCol),
 						External: o.external, ReturnsValue: o.typed, Artificial: o.artificial, entry: cur,

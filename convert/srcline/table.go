@@ -43,9 +43,14 @@ type Func struct {
 	// AggregateLocals is true when the function has a local variable
 	// (not static) of array, struct, union or class type.
 	AggregateLocals bool
-	AggregateFrom   int          // the first such variable's declaration line
-	entry           int32        // index of the subprogram scope
-	spec            dwarf.Offset // DW_AT_specification, 0 if none
+	AggregateFrom   int // the first such variable's declaration line
+	// Part is the index of this range among its function's: 0 for the
+	// first (the part holding the entry, where gcc split off cold code),
+	// whose Low is MainLow.
+	Part    int
+	MainLow uint64
+	entry   int32        // index of the subprogram scope
+	spec    dwarf.Offset // DW_AT_specification, 0 if none
 }
 
 // Frame is one level of an inline chain. The innermost frame has the
