@@ -1122,16 +1122,6 @@ func containsObs(obs []arcObs, k int) bool {
 	return false
 }
 
-// index returns the index of block b in g.
-func (b *gccBlock) index(g *gccGraph) int {
-	for i := range g.blocks {
-		if &g.blocks[i] == b {
-			return i
-		}
-	}
-	return -1
-}
-
 // allLine reports whether every instruction of ins has gcov line g.
 func allLine(ins []insn, g int32) bool {
 	for _, in := range ins {

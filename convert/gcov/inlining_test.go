@@ -112,9 +112,8 @@ func inlineShapes(t testing.TB, bin string) map[srcFn]*fnShape {
 		// The stack of enclosing functions: out-of-line at the bottom,
 		// inlined instances above it (zero ids for other scopes).
 		type frame struct {
-			fn    srcFn
-			isFn  bool
-			depth int
+			fn   srcFn
+			isFn bool
 		}
 		var stack []frame
 		root := func() *frame {

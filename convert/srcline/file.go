@@ -120,9 +120,9 @@ func (f *File) HasLines() bool { return f != nil && f.line != nil }
 
 // dataSections are the sections every unit's dwarf.Data shares.
 type dataSections struct {
-	str, ranges                               []byte
-	rnglists, addr, strOffsets, lineStr, line []byte
-	err                                       error
+	str, ranges                         []byte
+	rnglists, addr, strOffsets, lineStr []byte
+	err                                 error
 }
 
 func (f *File) sharedSections() *dataSections {
