@@ -34,6 +34,9 @@ fuzz:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	@if command -v staticcheck >/dev/null 2>&1 || [ -x "$$($(GO) env GOPATH)/bin/staticcheck" ]; then \
+		PATH="$$($(GO) env GOPATH)/bin:$$PATH" staticcheck $(PKGS); \
+	else echo "lint: staticcheck not installed (CI installs it): skipped"; fi
 
 # The main job on the bundled example data.
 EXAMPLE := testdata/example/primes.perf.data
