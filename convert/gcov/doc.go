@@ -12,13 +12,20 @@
 // execution order, straight-line runs of instructions (Run), and it keeps
 // only counts per distinct run and per run-to-run edge.
 //
-// Program.Report turns both into gcov's numbers: a line's count is the
-// number of times control entered it from another line, where the return
-// from a call counts as coming from the call's line, plus the backward
-// jumps that stay on the line (loops entirely inside the line). Label-only
-// lines (case X:, default:, name:) count the arrivals at the code after
-// them; a switch line is one block (no '*'), and its -b branches are one per
-// case target, as gcc's switch edges.
+// Program.Report turns both into gcov's numbers. For a function built -O0
+// it rebuilds the block graph gcc instrumented from the function's machine
+// code (gccgraph.go: a block ends at each call that may not return, with a
+// fake arc to the exit; the return block, fall-off blocks, goto and break
+// blocks and switch dispatch as gcc 12 makes them; in C++ the exception
+// arcs of .gcc_except_table's call sites into their landing pads, eh.go).
+// The trace gives each arc's count (jumps taken and not, calls that did not
+// come back, landing-pad arrivals), and gcov's own rules (graphcount.go)
+// give lines, '*' marks, exceptional blocks, branch and call records and
+// blocks executed; functions starting on one line (C1/C2, D0/D2, template
+// instances) get gcov's per-function sections. On the test programs the
+// .gcov texts, plain, -b -c and -m, are gcov's on every run but for two
+// lines of one C++ function whose inner-scope cleanups are not rebuilt
+// (TestUnseenProgramsO0, TestGccGraphShapes).
 //
 // FromRecording runs the whole pipeline on a perf.data file: the session
 // (convert/session) decodes the Intel PT trace and delivers Blocks; an
@@ -28,27 +35,24 @@
 // summary with WriteSummary), gcov JSON (WriteJSON, WriteJSONGz) and lcov
 // (WriteLCOV).
 //
-// The rules are gcc 12's at -O0, where the tests find gcov's numbers on every
-// line. Optimised code (a compilation unit whose DW_AT_producer names -O1 or
-// more) cannot be matched exactly: gcov counts gcc's CFG before inlining,
-// unrolling, vectorisation and if-conversion, and the machine code is what
-// the trace shows. For it the line model follows the line table's
-// statements (optimized.go): an instruction belongs to the last is_stmt row
-// at or before it (or its own row where jumps land), the statements of
-// location views at its address are entered just before it, a line counts
-// once per pass over a straight-line run, brace-only lines are not code,
-// the declaration line counts the entries, and statements that left no row
-// borrow a count from a neighbour (rowless.go). On the test programs built
-// -O2 (TestO2Agreement) 95% of lines agree with gcov on executed/never/no
-// code and 76% on the exact count; call counts differ where gcc turned
-// recursion into loops or folded calls at compile time.
-//
-// Function summaries count gcc's basic blocks at -O0 (fnblocks.go): the
-// machine blocks, one block more after each call that may not return and
-// for a return that falls into the epilogue, and a switch dispatch as one
-// block; empty GIMPLE blocks (an empty else, a label before a jump) have no
-// instructions and are missed. For optimised code the machine blocks are
-// counted as they are.
+// Optimised code (a compilation unit whose DW_AT_producer names -O1 or
+// more) cannot be matched exactly: gcov counts gcc's CFG after early
+// inlining and early optimisation, and the machine code is what the later
+// passes made of it (tables for switches, cmov, rotated, peeled, unrolled
+// and vectorised loops, duplicated tails); about 16% of gcov's lines with
+// code leave no row in the traced binary's line table. For it the line
+// model follows the line table's statements (optimized.go): an
+// instruction belongs to the last is_stmt row at or before it (or its own
+// row where jumps land), the statements of location views at its address
+// are entered just before it, a line counts once per pass over a
+// straight-line run, brace-only lines are not code, the declaration line
+// counts the entries, a function's cold part counts as the function, and
+// statements that left no row borrow a count from a neighbour
+// (rowless.go). On the test programs built -O2 82% of lines agree with
+// gcov on executed/never/no code and 68% on the exact count
+// (TestUnseenProgramsO2, which also measures the functions inlined alike
+// in both builds: no better). Function summaries of optimised code count
+// the machine blocks (fnblocks.go).
 //
 // Cost: FromRecording takes the session's runs in lean batches
 // (Handler.Runs with LeanRuns: 32-byte runs of one thread written in
@@ -58,11 +62,13 @@
 // successors again, with the thread's current run kept in a register:
 // about 2 ns per run (BenchmarkAggregatorRuns). On a 27.5 M-instruction
 // -O0 recording (5.85 M runs) the delivery costs about 7% of a bare decode
-// and FromRecording about 1.12x (BenchmarkBareDecode, BenchmarkRunDelivery,
-// BenchmarkFromRecording, interleaved). Handler.Block (in place, one call
-// per run) costs more, and Handler.Blocks, which copies each Block into
-// its batch, more still. The fixed cost is Load, which decodes every
-// function with debug information, and the report over all of them:
-// under a millisecond for the test programs, about 180 ms for a generated
-// 1.4 MB program of 3000 functions, where it dominates a short recording.
+// and FromRecording about 1.17x (BenchmarkBareDecode, BenchmarkRunDelivery,
+// BenchmarkFromRecording, one decode worker each, interleaved).
+// Handler.Block (in place, one call per run) costs more, and
+// Handler.Blocks, which copies each Block into its batch, more still. The
+// fixed cost is Load, which decodes every function with debug
+// information, and the report over all of them:
+// a few milliseconds for the test programs, about 300 ms for a generated
+// 1.4 MB program of 3000 functions (BenchmarkLoadReportLarge: the graphs
+// are rebuilt and counted), where it dominates a short recording.
 package gcov
