@@ -249,12 +249,13 @@ const maxInlineNest = 1024
 // inlineEntry is one entry perf's append_inlines adds for an address:
 // sym is nil for the function holding the code (perf reuses the real
 // symbol when addr2line names it alike), else a symbol for an inlined
-// function, with the range of the real one; srcline is the entry's
-// "file:line" (perf's inline_list srcline), when Machine.Srclines asks
-// for it.
+// function, with the range of the real one; file and line are the
+// entry's position (perf's inline_list srcline), when Machine.Srclines
+// asks for it.
 type inlineEntry struct {
-	sym     *symbol.Symbol
-	srcline string
+	sym  *symbol.Symbol
+	file string
+	line int
 }
 
 // AppendFrame appends the callchain entry of ip resolved to l, preceded
@@ -273,8 +274,8 @@ func (m *Machine) AppendFrame(out []sample.Frame, ip uint64, l sample.Loc) []sam
 	if len(inl) == 0 {
 		return append(out, sample.Frame{IP: ip, Loc: l})
 	}
-	for _, e := range inl {
-		f := sample.Frame{IP: ip, Loc: l, Srcline: e.srcline, HasSrcline: m.Srclines}
+	for i, e := range inl {
+		f := sample.Frame{IP: ip, Loc: l, HasSrcline: m.Srclines, SrcFile: e.file, SrcLine: e.line, More: i < len(inl)-1}
 		if e.sym != nil {
 			f.Loc.Sym, f.Inlined = e.sym, true
 		}
@@ -315,7 +316,7 @@ func (d *DSO) inlines(addr uint64, sym *symbol.Symbol, srclines bool) []inlineEn
 				}
 				var e inlineEntry
 				if srclines {
-					e.srcline = srclineFromFileline(r.File, r.Line)
+					e.file, e.line = r.File, r.Line
 				}
 				// new_inline_sym demangles addr2line's name as the
 				// symbols were, before comparing it with the symbol's.

@@ -45,6 +45,20 @@ type Frame struct {
 	Map    MapInfo
 	Sym    *symbol.Symbol // may be nil
 	Caller bool           // a return address: lines are looked up at IP-1
+	// Lines, when set, are the location's lines (innermost first) as
+	// the caller knows them (perf's inlined-frame entries), instead of
+	// the ones the mapped file's DWARF gives.
+	Lines []FrameLine
+	// NoLines says the location has no lines at all (an address perf
+	// knows no function for) when Lines is empty.
+	NoLines bool
+}
+
+// FrameLine is one line of a Frame's location: a function (Name as
+// shown, SystemName mangled, "" for Name) and a position.
+type FrameLine struct {
+	Name, SystemName, File string
+	Line                   int
 }
 
 // MapInfo describes the mapping of a frame; a zero File means unknown.
@@ -230,7 +244,14 @@ func (b *Builder) Location(fr *Frame) *profile.Location {
 		}
 	}
 	b.frames = b.frames[:0]
-	if o != nil && o.src != nil {
+	switch {
+	case fr.Lines != nil:
+		for _, ln := range fr.Lines {
+			b.frames = append(b.frames, srcline.Frame{Func: ln.Name, Linkage: ln.SystemName, File: ln.File, Line: ln.Line, Inlined: true})
+		}
+		b.frames[len(b.frames)-1].Inlined = false
+	case fr.NoLines:
+	case o != nil && o.src != nil:
 		b.frames = o.src.Frames(pc, b.frames)
 	}
 	k := locKey{m: m, addr: fr.IP, caller: fr.Caller}
@@ -271,7 +292,7 @@ func (b *Builder) Location(fr *Frame) *profile.Location {
 		}
 		for _, f := range frames {
 			start := int64(0)
-			if !f.Inlined || b.Gran == Function {
+			if (!f.Inlined || b.Gran == Function) && fr.Lines == nil {
 				if fn, ok := o.src.Func(pc); ok {
 					start = int64(fn.Line)
 				}
@@ -281,7 +302,10 @@ func (b *Builder) Location(fr *Frame) *profile.Location {
 				line = start
 			}
 			name, sysName := f.Func, ""
-			if f.Linkage != "" {
+			if fr.Lines != nil {
+				// Named as the caller names them.
+				sysName = f.Linkage
+			} else if f.Linkage != "" {
 				// DW_AT_name is unqualified ("work", "operator[]"):
 				// name the function from its symbol, as perf does.
 				name, sysName = symbol.Demangle(f.Linkage), f.Linkage

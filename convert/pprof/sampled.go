@@ -69,7 +69,8 @@ type sampled struct {
 	stack  []*profile.Location
 	vals   []int64
 	lbr    *lbrReader // nil: no event has branch stacks
-	brIdx  int        // the index of branches/count, -1 until needed
+	lines  []FrameLine
+	brIdx  int // the index of branches/count, -1 until needed
 }
 
 // FromSamples converts the ordinary samples of a session (cpu-clock,
@@ -86,8 +87,10 @@ type sampled struct {
 // "branch" = "predicted" or "mispredicted" when the hardware says.
 func FromSamples(s *session.Session, o Options) (*profile.Profile, error) {
 	c := &sampled{b: NewBuilder(o.Granularity, nil), m: s.Machine(), events: map[*sample.Event]int{}, brIdx: -1}
-	// The machine's addr2line files serve the profile's lines too.
+	// The machine's addr2line files serve the profile's lines too, and
+	// the inlined-frame entries of unwound stacks carry their positions.
 	c.b.Sources = c.m.SourceFile
+	c.m.Srclines = true
 	c.lbr = newLBRReader(s.File())
 	err := s.Run(session.Handler{Sample: c.sample})
 	if err != nil {
@@ -131,11 +134,38 @@ func (c *sampled) sample(smp *sample.Sample) {
 	// DWARF-unwound user frames already hold the return address minus one
 	// (perf's get_entries): their lines are looked up where they are.
 	dwarf := smp.Ev.SampleType&dwarfRegsStack == dwarfRegsStack
-	for i := range chain {
+	for i := 0; i < len(chain); i++ {
 		f := &chain[i]
-		if f.Inlined && i+1 < len(chain) && chain[i+1].IP == f.IP {
-			// perf's (inlined) entries before the frame they are
-			// inlined in: the location's own lines hold them.
+		if dwarf && !f.Loc.Kernel {
+			// An unwound frame: one location for the entries perf made
+			// of its address (append_inlines), their functions as its
+			// lines, named as perf names them.
+			j := i
+			for j+1 < len(chain) && chain[j].More {
+				j++
+			}
+			fr := c.frame(t, f.IP, &chain[j].Loc, false)
+			fr.Lines = c.lines[:0]
+			for k := i; k <= j; k++ {
+				e := &chain[k]
+				if e.Loc.Sym == nil {
+					continue
+				}
+				ln := FrameLine{Name: e.Loc.Sym.Name, SystemName: e.Loc.Sym.Mangled}
+				if e.HasSrcline {
+					ln.File, ln.Line = e.SrcFile, e.SrcLine
+					if ln.File == "??" {
+						ln.File = ""
+					}
+				}
+				fr.Lines = append(fr.Lines, ln)
+			}
+			if len(fr.Lines) == 0 {
+				fr.Lines, fr.NoLines = nil, true
+			}
+			c.lines = fr.Lines
+			c.stack = append(c.stack, c.b.Location(fr))
+			i = j
 			continue
 		}
 		caller := len(c.stack) > 0 && !(dwarf && !f.Loc.Kernel)

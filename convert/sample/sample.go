@@ -106,13 +106,18 @@ type Frame struct {
 	// function with the range of the function holding it, and perf prints
 	// it without the DSO and with " (inlined)".
 	Inlined bool
-	// Srcline is the entry's source line when perf's callchain node has
-	// one (the entries append_inlines adds: "file:line" as addr2line
-	// gave it, printed with -F srcline even when unknown, "??:0");
-	// HasSrcline says it is set. Without it, the line is looked up when
-	// printed (map__fprintf_srcline).
-	Srcline    string
+	// HasSrcline says the entry has its own source line, as perf's
+	// callchain node has for the entries append_inlines adds: SrcFile
+	// and SrcLine as addr2line gave them ("??" and 0 when unknown), which
+	// -F srcline prints even when unknown. Without it, the line is
+	// looked up when printed (map__fprintf_srcline).
 	HasSrcline bool
+	SrcFile    string
+	SrcLine    int
+	// More says the next entry comes from the same address's addr2line
+	// answer (append_inlines adds one entry per record, the functions
+	// inlined there first).
+	More bool
 }
 
 // Resolver resolves addresses in the context of one sample's thread.

@@ -124,9 +124,12 @@ func (p *Printer) callchain(b []byte, s *sample.Sample, opts int) []byte {
 		}
 		if opts&optSrcline != 0 {
 			if f.HasSrcline {
-				// The node's own srcline, printed even when unknown.
+				// The node's own srcline (srcline_from_fileline), printed
+				// even when unknown.
 				b = append(b, "\n  "...)
-				b = append(b, f.Srcline...)
+				b = append(b, f.SrcFile[strings.LastIndexByte(f.SrcFile, '/')+1:]...)
+				b = append(b, ':')
+				b = strconv.AppendInt(b, int64(f.SrcLine), 10)
 			} else {
 				b = appendSrcline(b, s.Res, &f.Loc)
 			}

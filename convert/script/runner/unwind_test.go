@@ -23,12 +23,14 @@ const unwindDir = "../../../testdata/unwind"
 // TestDwarfUnwindMatchesPerf compares perfpt script with perf script on
 // --call-graph dwarf recordings: user stacks unwound from the sampled
 // registers and stack, kernel frames first, inlined frames, signal
-// frames, cut stacks, C++ (virtual calls, templates, exceptions) and
-// Rust names demangled as perf demangles them.
+// frames, cut stacks, C++ (virtual calls, templates, exceptions thrown
+// through frames, and samples taken inside libstdc++'s and libgcc's
+// exception unwinder) and Rust, names demangled as perf demangles them.
 func TestDwarfUnwindMatchesPerf(t *testing.T) {
 	need(t, "perf")
-	buildidcache.Home(t, unwindDir, "cwork-dyn", "cwork-static", "cppwork", "rustwork")
-	for _, data := range []string{"cwork-dyn.data", "cwork-static.data", "cwork-small.data", "cppwork.data", "rustwork.data"} {
+	buildidcache.Home(t, unwindDir, "cwork-dyn", "cwork-static", "cppwork", "cppthrow", "rustwork")
+	for _, data := range []string{"cwork-dyn.data", "cwork-static.data", "cwork-small.data", "cppwork.data",
+		"cppthrow.data", "rustwork.data"} {
 		for _, args := range [][]string{
 			nil,
 			{"-G"},
