@@ -48,6 +48,13 @@ func FuzzFile(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	// Binaries of the repository: DWARF 5 from gcc 12, and a static
+	// program whose glibc parts have no DWARF.
+	for _, p := range []string{"../../testdata/unwind/cwork-dyn", "../../testdata/unwind/cppthrow"} {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
 	f.Add([]byte("\x7fELF"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sf, err := NewFile(bytes.NewReader(data))
@@ -59,6 +66,7 @@ func FuzzFile(f *testing.F) {
 		for _, s := range sf.ef.Sections {
 			for _, pc := range []uint64{s.Addr, s.Addr + s.Size/2, s.Addr + 1} {
 				recs, _ = sf.Addr2line(pc, recs[:0])
+				recs, _ = sf.Addr2lineNames(pc, recs[:0])
 				frames = sf.Frames(pc, frames[:0])
 				sf.Line(pc)
 				sf.Func(pc)
