@@ -1,70 +1,54 @@
 package symbol
 
 import (
-	"slices"
+	"debug/elf"
+	"strings"
 	"sync"
 )
 
-// Building a DSO's table as perf's dso__load_sym does, without paying for
-// perf's tree where its shape cannot change an answer.
+// Building an ELF DSO's table as perf's dso__load_sym does, without paying
+// for perf's tree where its shape cannot change an answer, nor for the
+// names and symbols no lookup asks for.
 //
 // perf inserts the symbols of each pass (.symtab, then .dynsym) into a
 // red-black tree, fixes zero lengths and removes duplicates in tree order,
-// then adds the PLT's symbols. Here the same fix-ups run on a sorted list.
-// Where no two of the resulting symbols overlap, every lookup has one
-// answer whatever the tree's shape, so the list is the table. Where some
-// overlap (a zero-sized _init extended over the PLT, hand-written assembly
-// with nested labels), lookups in those zones depend on the shape; the
-// table marks the zones, and the first lookup in one rebuilds perf's tree
-// in perf's insertion order (exactTable).
+// then adds the PLT's symbols. Here the same fix-ups run on a sorted list
+// of indexes into the symbols as loaded (lsym: no pointers, the name an
+// offset into its string table). Where no two of the resulting symbols
+// overlap, every lookup has one answer whatever the tree's shape, so the
+// list is the table. Where some overlap (a zero-sized _init extended over
+// the PLT, hand-written assembly with nested labels), lookups in those
+// zones depend on the shape; the table marks the zones, and the first
+// lookup in one rebuilds perf's tree in perf's insertion order
+// (exactTable, exact.go).
 //
-// Demangling is lazy: a name is demangled when a lookup first returns its
-// symbol. The fix-ups compare names only to choose among duplicates of
-// equal start and kind (choose_best_symbol: fewer leading underscores,
-// then the longer name, of the demangled names). When the duplicates also
-// share their end, the choice changes only the name, not the table's
-// shape: it is left to the first lookup too (a tie). Binaries with
-// identical-code folding have tens of thousands of such aliases.
+// A symbol is made when a lookup first returns it (elfSource): its name
+// cut out of the string table and demangled. The fix-ups compare names
+// only to choose among duplicates of equal start and kind
+// (choose_best_symbol: fewer leading underscores, then the longer name, of
+// the demangled names). When the duplicates also share their end, the
+// choice changes only the name, not the table's shape: it is left to the
+// first lookup too (a tie). Binaries with identical-code folding have tens
+// of thousands of such aliases.
 
-// fixedTable inserts each pass of symbols as dso__load_sym does, running
-// symbols__fixup_end and symbols__fixup_duplicate after every pass that
-// added any, then the extra symbols (the PLT's) without fix-ups; dm
-// demangles names (nil: none). mode is buildList but in the tests.
-func fixedTable(passes [][]Symbol, extra []Symbol, dm func(string) string, mode buildMode) *Table {
-	lo := newLoadOrder(passes, extra)
-	ex := &exactTable{lo: lo, dm: dm}
-	switch mode {
-	case buildTreeEager:
-		ex.eager = true
-		return ex.table()
-	}
-	ties := &tieSet{arena: lo.syms}
-	idx, end, tieOf := lo.fixed(dm, ties)
-	if mode == buildTree {
-		return ex.table()
-	}
-	syms := make([]Symbol, len(idx))
-	for i, k := range idx {
-		syms[i] = lo.syms[k]
-		syms[i].End = end[k]
-		syms[i].tie = tieOf[k]
-	}
-	t, zones, ok := zonedTable(syms)
-	if !ok {
-		return ex.table()
-	}
-	t.setLazy(dm, ties)
-	if zones > 0 {
-		t.exact = ex
-	}
-	return t
+// lsym is a symbol as loaded from an ELF symbol table.
+type lsym struct {
+	start, end uint64
+	name       uint32 // offset into the string table strs[tab]
+	tab        uint8
+	bind, typ  uint8
+	flags      uint8 // lsymPLT
 }
+
+// lsymPLT: the symbol's name is its string table's plus "@plt"
+// (dso__synthesize_plt_symbols).
+const lsymPLT = 1
 
 // buildMode says how fixedTable builds a table: from the list, with
 // perf's tree only in the zones of overlapping symbols (buildList, what
-// perfpt does), or with the tree everywhere (buildTree), or with the tree
-// and every choice among duplicates made at once by their names
-// (buildTreeEager, the tests' reference).
+// perfpt does), or with the tree everywhere (buildTree), or with perf's
+// tree built as symbol.c builds it, every name demangled as it is
+// inserted (buildTreeEager, the tests' reference).
 type buildMode int
 
 const (
@@ -77,23 +61,27 @@ const (
 // order it inserts them: the passes, then the extra symbols. syms is not
 // changed once made: the fix-ups work on indexes into it.
 type loadOrder struct {
-	syms    []Symbol
-	groups  []int32   // where each non-empty pass starts in syms, then the extra symbols, then len(syms)
-	sorted  [][]int32 // by group: its indexes sorted by start, then index
-	choices []uint8   // keepFirst... (see dedupe), once fixed has run
+	syms    []lsym
+	strs    []string            // string tables, by lsym.tab
+	dm      func(string) string // demangles names (nil: none)
+	groups  []int32             // where each non-empty pass starts in syms, then the extra symbols, then len(syms)
+	sorted  [][]int32           // by group: its indexes sorted by start, then index
+	choices []uint8             // keepFirst... (see dedupe), once fixed has run
 }
 
-func newLoadOrder(passes [][]Symbol, extra []Symbol) *loadOrder {
+// newLoadOrder collects the passes and extra symbols, whose names are in
+// strs, demangled by dm.
+func newLoadOrder(passes [][]lsym, extra []lsym, strs []string, dm func(string) string) *loadOrder {
 	n := len(extra)
 	for _, p := range passes {
 		n += len(p)
 	}
-	lo := &loadOrder{syms: make([]Symbol, 0, n)}
-	add := func(p []Symbol) {
-		lo.groups = append(lo.groups, int32(len(lo.syms)))
+	lo := &loadOrder{syms: make([]lsym, 0, n), strs: strs, dm: memoized(dm)}
+	add := func(p []lsym) {
 		base := int32(len(lo.syms))
+		lo.groups = append(lo.groups, base)
 		lo.syms = append(lo.syms, p...)
-		keys := sortedKeys(p)
+		keys := sortedKeys(len(p), func(i int) uint64 { return p[i].start })
 		for i := range keys {
 			keys[i] += base
 		}
@@ -109,16 +97,120 @@ func newLoadOrder(passes [][]Symbol, extra []Symbol) *loadOrder {
 	return lo
 }
 
+// memoized returns dm remembering its results (nil for nil): perf's tree
+// compares the names of thousands of aliases, some many times, and the
+// lookups of the list and of the tree may demangle the same names, from
+// several goroutines.
+func memoized(dm func(string) string) func(string) string {
+	if dm == nil {
+		return nil
+	}
+	var mu sync.Mutex
+	memo := map[string]string{}
+	return func(name string) string {
+		mu.Lock()
+		out, ok := memo[name]
+		mu.Unlock()
+		if !ok {
+			out = dm(name)
+			mu.Lock()
+			memo[name] = out
+			mu.Unlock()
+		}
+		return out
+	}
+}
+
 // passes is the number of passes (the groups but the extra one).
 func (lo *loadOrder) passes() int { return len(lo.sorted) - 1 }
+
+// rawName returns symbol k's name as its table has it.
+func (lo *loadOrder) rawName(k int32) string {
+	s := &lo.syms[k]
+	t := lo.strs[s.tab]
+	n := ""
+	if int(s.name) < len(t) {
+		n = t[s.name:]
+		if i := strings.IndexByte(n, 0); i >= 0 {
+			n = n[:i]
+		}
+	}
+	if s.flags&lsymPLT != 0 {
+		n += "@plt"
+	}
+	return n
+}
+
+// sameRawName reports whether symbols ka and kb have the same name in
+// their tables, one that choose_best_symbol keeps the first of (no "SyS"
+// that arch__choose_best_symbol avoids: it could only start a demangled
+// name if it is in the first bytes of the mangled one).
+func (lo *loadOrder) sameRawName(ka, kb int32) bool {
+	a, b := &lo.syms[ka], &lo.syms[kb]
+	ta, tb := lo.strs[a.tab], lo.strs[b.tab]
+	if a.flags != b.flags || int(a.name) >= len(ta) || int(b.name) >= len(tb) {
+		return false
+	}
+	na, nb := ta[a.name:], tb[b.name:]
+	i := strings.IndexByte(na, 0)
+	if i < 0 {
+		i = len(na)
+	}
+	if len(nb) < i || nb[:i] != na[:i] || len(nb) > i && nb[i] != 0 {
+		return false
+	}
+	return !strings.Contains(na[:min(i, 64)], "SyS")
+}
+
+// symbol makes symbol k, ending at end, its name still to be demangled.
+func (lo *loadOrder) symbol(k int32, end uint64) Symbol {
+	s := &lo.syms[k]
+	sym := Symbol{Start: s.start, End: end, Name: lo.rawName(k), Bind: elf.SymBind(s.bind), Type: elf.SymType(s.typ)}
+	if lo.dm != nil {
+		sym.pending = pendingName
+		if s.flags&lsymPLT != 0 {
+			sym.pending = pendingPLT
+		}
+	}
+	return sym
+}
+
+// fixedTable makes the table of the symbols of lo as perf's dso__load_sym
+// does: each pass inserted, then symbols__fixup_end and
+// symbols__fixup_duplicate, then the extra symbols (the PLT's) without
+// fix-ups. mode is buildList but in the tests.
+func fixedTable(lo *loadOrder, mode buildMode) *Table {
+	ex := &exactTable{lo: lo}
+	if mode == buildTreeEager {
+		return ex.reference()
+	}
+	ties := &tieSet{lo: lo}
+	idx, end, tieOf := lo.fixed(ties)
+	if mode == buildTree {
+		return ex.table()
+	}
+	src := &elfSource{lo: lo, ties: ties, idx: idx, end: make([]uint64, len(idx)), tie: make([]int32, len(idx))}
+	for i, k := range idx {
+		src.end[i], src.tie[i] = end[k], tieOf[k]
+	}
+	segs, zones, ok := zonedSegs(len(idx), src.bounds)
+	if !ok {
+		return ex.table()
+	}
+	t := &Table{segs: segs, src: newLazySyms(src)}
+	if zones > 0 {
+		t.exact = ex
+	}
+	return t
+}
 
 // fixed runs the passes' fix-ups on a sorted list of indexes and returns
 // the symbols kept, in tree order, with the extra ones merged in; end
 // holds their ends, tieOf the ties they stand for (by index into syms).
-func (lo *loadOrder) fixed(dm func(string) string, ties *tieSet) (idx []int32, end []uint64, tieOf []int32) {
+func (lo *loadOrder) fixed(ties *tieSet) (idx []int32, end []uint64, tieOf []int32) {
 	end = make([]uint64, len(lo.syms))
 	for i := range lo.syms {
-		end[i] = lo.syms[i].End
+		end[i] = lo.syms[i].end
 	}
 	tieOf = make([]int32, len(lo.syms))
 	for g, keys := range lo.sorted {
@@ -128,16 +220,16 @@ func (lo *loadOrder) fixed(dm func(string) string, ties *tieSet) (idx []int32, e
 		}
 		// symbols__fixup_end
 		for i := 0; i+1 < len(idx); i++ {
-			if k := idx[i]; end[k] == lo.syms[k].Start {
-				end[k] = lo.syms[idx[i+1]].Start
+			if k := idx[i]; end[k] == lo.syms[k].start {
+				end[k] = lo.syms[idx[i+1]].start
 			}
 		}
 		if n := len(idx); n > 0 {
-			if k := idx[n-1]; end[k] == lo.syms[k].Start {
-				end[k] = roundUp(lo.syms[k].Start, 4096) + 4096
+			if k := idx[n-1]; end[k] == lo.syms[k].start {
+				end[k] = roundUp(lo.syms[k].start, 4096) + 4096
 			}
 		}
-		idx = lo.dedupe(idx, end, tieOf, dm, ties)
+		idx = lo.dedupe(idx, end, tieOf, ties)
 	}
 	return idx, end, tieOf
 }
@@ -146,13 +238,10 @@ func (lo *loadOrder) fixed(dm func(string) string, ties *tieSet) (idx []int32, e
 // symbols__insert inserts them one by one: by start, after those of equal
 // start already there (which have smaller indexes).
 func (lo *loadOrder) merge(idx, keys []int32) []int32 {
-	if len(idx) == 0 {
-		return slices.Clone(keys)
-	}
 	out := make([]int32, 0, len(idx)+len(keys))
 	i, j := 0, 0
 	for i < len(idx) && j < len(keys) {
-		if lo.syms[keys[j]].Start < lo.syms[idx[i]].Start {
+		if lo.syms[keys[j]].start < lo.syms[idx[i]].start {
 			out = append(out, keys[j])
 			j++
 		} else {
@@ -162,54 +251,6 @@ func (lo *loadOrder) merge(idx, keys []int32) []int32 {
 	}
 	out = append(out, idx[i:]...)
 	return append(out, keys[j:]...)
-}
-
-// dedupe is symbols__fixup_duplicate (see Table.fixupDuplicate) on the
-// sorted idx; it returns the kept ones, in place. Duplicates that
-// choose_best_symbol can only tell apart by names that differ, and that
-// share their end, become a tie (tieOf of the one kept), chosen among on
-// its first lookup: whichever wins, the table has the same shape.
-func (lo *loadOrder) dedupe(idx []int32, end []uint64, tieOf []int32, dm func(string) string, ties *tieSet) []int32 {
-	kept := idx[:0]
-	sym := func(k int32) Symbol {
-		s := lo.syms[k]
-		s.End, s.tie = end[k], tieOf[k]
-		return s
-	}
-	for _, k := range idx {
-		n := len(kept)
-		if n == 0 || lo.syms[kept[n-1]].Start != lo.syms[k].Start {
-			kept = append(kept, k)
-			continue
-		}
-		ka := kept[n-1]
-		a, b := sym(ka), sym(k)
-		d := keepFirst
-		switch r := chooseByKind(&a, &b); {
-		case r > 0:
-		case r < 0:
-			d = keepSecond
-		case sameName(&a, &b):
-		case a.End == b.End && dm != nil:
-			tieOf[ka] = ties.add(tieOf[ka], ka, k)
-			d = keepTie
-		default:
-			if a.tie != 0 {
-				var win int32
-				a, win = ties.choose(a.tie, a.End, dm)
-				// settled: the tie is its winner alone now
-				ties.groups[tieOf[ka]-1] = []int32{win}
-			}
-			if !chooseFirstNamed(&a, &b, dm) {
-				d = keepSecond
-			}
-		}
-		if d == keepSecond {
-			kept[n-1] = k
-		}
-		lo.choices = append(lo.choices, uint8(d))
-	}
-	return kept
 }
 
 // The choices symbols__fixup_duplicate makes between a symbol and the
@@ -222,12 +263,75 @@ const (
 	keepTie           // by names that differ, for symbols of equal end and kind
 )
 
+// dedupe is symbols__fixup_duplicate on the sorted idx; it returns the
+// kept ones, in place. Duplicates that choose_best_symbol can only tell
+// apart by names that differ, and that share their end, become a tie
+// (tieOf of the one kept), chosen among on its first lookup: whichever
+// wins, the table has the same shape.
+func (lo *loadOrder) dedupe(idx []int32, end []uint64, tieOf []int32, ties *tieSet) []int32 {
+	kept := idx[:0]
+	for _, k := range idx {
+		n := len(kept)
+		if n == 0 || lo.syms[kept[n-1]].start != lo.syms[k].start {
+			kept = append(kept, k)
+			continue
+		}
+		ka := kept[n-1]
+		d := lo.decide(ka, end[ka], tieOf[ka], k, end[k], func() Symbol {
+			// the tie is settled: its winner alone now
+			s, win := ties.choose(tieOf[ka], end[ka])
+			ties.groups[tieOf[ka]-1] = []int32{win}
+			return s
+		})
+		switch d {
+		case keepSecond:
+			kept[n-1] = k
+		case keepTie:
+			tieOf[ka] = ties.add(tieOf[ka], ka, k)
+		}
+		lo.choices = append(lo.choices, d)
+	}
+	return kept
+}
+
+// decide is choose_best_symbol between symbol ka, ending at ea and
+// standing for tie ta when not 0, and the next symbol kb, ending at eb:
+// keepFirst, keepSecond, or keepTie when only names that differ decide
+// between symbols of equal end and kind and names are demangled. settle
+// returns tie ta's winner.
+func (lo *loadOrder) decide(ka int32, ea uint64, ta int32, kb int32, eb uint64, settle func() Symbol) uint8 {
+	a, b := &lo.syms[ka], &lo.syms[kb]
+	switch chooseByKind(ea-a.start, eb-b.start, elf.SymBind(a.bind), elf.SymBind(b.bind)) {
+	case 1:
+		return keepFirst
+	case -1:
+		return keepSecond
+	}
+	if ta == 0 && lo.sameRawName(ka, kb) {
+		return keepFirst // equal names demangle alike
+	}
+	if ea == eb && lo.dm != nil {
+		return keepTie
+	}
+	var sa Symbol
+	if ta != 0 {
+		sa = settle()
+	} else {
+		sa = lo.symbol(ka, ea)
+	}
+	sb := lo.symbol(kb, eb)
+	if chooseFirstNamed(&sa, &sb, lo.dm) {
+		return keepFirst
+	}
+	return keepSecond
+}
+
 // tieSet holds the candidates of ties: symbols of equal start, end and
 // kind among which perf's choose_best_symbol decides by their demangled
 // names, a choice left to the first lookup. A tie is numbered from 1;
-// its candidates are indexes into arena, in tree order.
+// its candidates are indexes into lo.syms, in tree order.
 type tieSet struct {
-	arena  []Symbol
+	lo     *loadOrder
 	groups [][]int32
 }
 
@@ -244,158 +348,128 @@ func (ts *tieSet) add(tie, first, k int32) int32 {
 
 // choose returns the symbol symbols__fixup_duplicate keeps of tie's
 // candidates, which end at end, with its name demangled, and its index.
-func (ts *tieSet) choose(tie int32, end uint64, dm func(string) string) (Symbol, int32) {
+func (ts *tieSet) choose(tie int32, end uint64) (Symbol, int32) {
 	g := ts.groups[tie-1]
-	best, win := ts.arena[g[0]], g[0]
-	best.End, best.tie = end, 0
+	best, win := ts.lo.symbol(g[0], end), g[0]
 	for _, k := range g[1:] {
-		c := ts.arena[k]
-		c.End, c.tie = end, 0
-		if !chooseFirstNamed(&best, &c, dm) {
+		c := ts.lo.symbol(k, end)
+		if !chooseFirstNamed(&best, &c, ts.lo.dm) {
 			best, win = c, k
 		}
 	}
-	best.resolveName(dm)
+	best.resolveName(ts.lo.dm)
 	return best, win
 }
 
-// zonedTable makes the table of symbols in tree order that may overlap:
-// runs covered by one symbol or none are answered from the list (perf's
-// tree gives the same answer there whatever its shape: a search for an
-// address that only one symbol holds cannot be led astray but by a symbol
-// holding the start of another), runs where symbols overlap are marked
-// segZone; it returns how many. It reports false for a symbol that ends
-// before it starts.
-func zonedTable(syms []Symbol) (t *Table, zones int, ok bool) {
-	t = &Table{syms: syms, segs: make([]seg, 0, 2*len(syms)+2)}
-	if len(syms) > 0 && syms[0].Start > 0 {
-		t.segs = append(t.segs, seg{0, segNone})
+// elfSource makes the symbols of an ELF table on their first lookup
+// (a symSource): symbol i is lo's idx[i], ending at end[i], or tie tie[i]'s
+// winner.
+type elfSource struct {
+	lo   *loadOrder
+	ties *tieSet
+	idx  []int32
+	end  []uint64
+	tie  []int32
+}
+
+func (e *elfSource) len() int { return len(e.idx) }
+
+func (e *elfSource) bounds(i int) (uint64, uint64) { return e.lo.syms[e.idx[i]].start, e.end[i] }
+
+func (e *elfSource) symbol(i int32) Symbol {
+	if e.tie[i] != 0 {
+		s, _ := e.ties.choose(e.tie[i], e.end[i])
+		return s
 	}
-	// cover returns the end of the addresses s holds (a zero-length
-	// symbol holds its start); top: up to the end of the address space.
-	cover := func(s *Symbol) (end uint64, top bool) {
-		end = s.End
-		if end == s.Start {
-			end++
+	s := e.lo.symbol(e.idx[i], e.end[i])
+	s.resolveName(e.lo.dm)
+	return s
+}
+
+// zonedSegs returns the runs of n symbols in tree order (their starts and
+// ends given by bounds) as the list answers them: runs covered by one
+// symbol or none; runs where symbols overlap are marked segZone (perf's
+// tree gives the same answer outside them whatever its shape: a search for
+// an address that only one symbol holds cannot be led astray but by a
+// symbol holding the start of another), and counted. It reports false for
+// a symbol that ends before it starts.
+func zonedSegs(n int, bounds func(int) (uint64, uint64)) (segs []seg, zones int, ok bool) {
+	segs = make([]seg, 0, 2*n+1)
+	if n > 0 {
+		if s, _ := bounds(0); s > 0 {
+			segs = append(segs, seg{0, segNone})
 		}
-		return end, end == 0
 	}
-	for i := 0; i < len(syms); {
-		if syms[i].End < syms[i].Start {
+	// cover returns the end of the addresses a symbol holds (a
+	// zero-length one holds its start); top: to the end of the address
+	// space.
+	cover := func(s, e uint64) (uint64, bool) {
+		if e == s {
+			e++
+		}
+		return e, e == 0
+	}
+	for i := 0; i < n; {
+		s, e := bounds(i)
+		if e < s {
 			return nil, 0, false
 		}
-		hi, top := cover(&syms[i])
+		hi, top := cover(s, e)
 		j := i
-		for j+1 < len(syms) && (top || syms[j+1].Start < hi) {
+		for j+1 < n {
+			s2, e2 := bounds(j + 1)
+			if !top && s2 >= hi {
+				break
+			}
 			j++
-			if syms[j].End < syms[j].Start {
+			if e2 < s2 {
 				return nil, 0, false
 			}
-			if e, tp := cover(&syms[j]); tp {
+			if c, tp := cover(s2, e2); tp {
 				top = true
-			} else if e > hi {
-				hi = e
+			} else if c > hi {
+				hi = c
 			}
 		}
 		if j == i {
-			t.segs = append(t.segs, seg{syms[i].Start, int32(i)})
+			segs = append(segs, seg{s, int32(i)})
 		} else {
-			t.segs = append(t.segs, seg{syms[i].Start, segZone})
+			segs = append(segs, seg{s, segZone})
 			zones++
 		}
-		if !top && (j+1 == len(syms) || hi < syms[j+1].Start) {
-			t.segs = append(t.segs, seg{hi, segNone})
+		if !top {
+			if j+1 == n {
+				segs = append(segs, seg{hi, segNone})
+			} else if s2, _ := bounds(j + 1); hi < s2 {
+				segs = append(segs, seg{hi, segNone})
+			}
 		}
 		i = j + 1
 	}
-	return t, zones, true
+	return segs, zones, true
 }
 
-// exactTable is perf's tree for a DSO, rebuilt on first use from the
-// symbols in perf's insertion order.
-type exactTable struct {
-	once  sync.Once
-	lo    *loadOrder
-	dm    func(string) string
-	eager bool // every choice made by names at once, no ties, no ranks (the tests' reference)
-	t     *Table
-}
-
-func (e *exactTable) table() *Table {
-	e.once.Do(func() {
-		lo := e.lo
-		t := &Table{tree: newRBTree()}
-		tr := t.tree
-		// The tree's symbols are a copy of the load order's (their
-		// ends change), nodes refer to them by index.
-		tr.syms = slices.Clone(lo.syms)
-		tr.n = make([]rbNode, 0, len(lo.syms))
-		var ties *tieSet
-		insert := func(g int) {
-			for k := lo.groups[g]; k < lo.groups[g+1]; k++ {
-				tr.insertIndex(k)
-			}
-		}
-		if !e.eager {
-			ties = &tieSet{arena: lo.syms}
-			// Every symbol to insert is known: rank them in the
-			// tree's order (start, then insertion) for insertRanked.
-			ranks := make([]int32, len(lo.syms))
-			var all []int32
-			for _, keys := range lo.sorted {
-				all = lo.merge(all, keys)
-			}
-			for r, k := range all {
-				ranks[k] = int32(r)
-			}
-			tr.ranked = newRankSet(len(lo.syms))
-			insert = func(g int) {
-				for k := lo.groups[g]; k < lo.groups[g+1]; k++ {
-					tr.insertRanked(k, ranks[k])
-				}
-			}
-		}
-		var choices []uint8
-		if !e.eager {
-			choices = lo.choices
-		}
-		for g := 0; g < lo.passes(); g++ {
-			insert(g)
-			t.fixupEnd()
-			choices = t.fixupDuplicate(e.dm, ties, choices)
-		}
-		insert(lo.passes())
-		t.finish()
-		t.setLazy(e.dm, ties)
-		e.t = t
-		e.lo = nil
-	})
-	return e.t
-}
-
-// sortedKeys returns the indexes of syms in the order of a stable sort
-// by start: a radix sort of the starts, a byte at a time from the lowest,
+// sortedKeys returns the indexes 0..n-1 in the order of a stable sort by
+// start: a radix sort of the starts, a byte at a time from the lowest,
 // skipping the bytes all starts share.
-func sortedKeys(syms []Symbol) []int32 {
-	out := make([]int32, len(syms))
+func sortedKeys(n int, start func(int) uint64) []int32 {
+	out := make([]int32, n)
+	keys := make([]uint64, n)
 	sorted := true
 	var or, and uint64 = 0, ^uint64(0)
-	for i := range syms {
+	for i := range out {
 		out[i] = int32(i)
-		st := syms[i].Start
+		st := start(i)
+		keys[i] = st
 		or, and = or|st, and&st
-		if i > 0 && st < syms[i-1].Start {
+		if i > 0 && st < keys[i-1] {
 			sorted = false
 		}
 	}
 	if sorted {
 		return out
 	}
-	keys := make([]uint64, len(syms))
-	for i := range syms {
-		keys[i] = syms[i].Start
-	}
-	tmpK, tmpI := make([]uint64, len(keys)), make([]int32, len(out))
+	tmpK, tmpI := make([]uint64, n), make([]int32, n)
 	for shift := uint(0); shift < 64; shift += 8 {
 		if (or^and)>>shift&0xff == 0 {
 			continue // every start has this byte
@@ -416,4 +490,12 @@ func sortedKeys(syms []Symbol) []int32 {
 		out, tmpI = tmpI, out
 	}
 	return out
+}
+
+// exactTable is perf's tree for a DSO, rebuilt on first use from the
+// symbols in perf's insertion order (exact.go).
+type exactTable struct {
+	once sync.Once
+	lo   *loadOrder
+	t    *Table
 }

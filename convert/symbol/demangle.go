@@ -61,7 +61,12 @@ func rustLegacy(name string, params bool) (string, bool) {
 		return "", false
 	}
 	r := name
-	if i := strings.LastIndex(r, "E."); i > 0 {
+	if strings.IndexByte(r, '.') < 0 {
+		// no "E." (the usual case, found fast)
+		if i := strings.IndexByte(r, '@'); i > 0 && !params {
+			r = r[:i]
+		}
+	} else if i := strings.LastIndex(r, "E."); i > 0 {
 		r = r[:i+1]
 	} else if i := strings.IndexByte(r, '@'); i > 0 && !params {
 		r = r[:i]

@@ -61,9 +61,9 @@ func hasDynsym(f *elf.File) bool {
 // build mirrors dso__load_sym plus the PLT synthesis of dso__load: the
 // .symtab of syms (when present) and then its .dynsym, each followed by
 // perf's end and duplicate fix-ups, then the PLT entries of runtime.
-// Names are demangled by dm (nil: kept) lazily, on their first lookup,
-// except where the fix-ups compare them (symbols sharing a start), as
-// perf demangles when it creates each symbol.
+// Names are demangled by dm (nil: kept), each when a lookup first returns
+// its symbol or where the fix-ups compare them, as perf demangles when it
+// creates each symbol (see build.go).
 func build(syms, runtime *elf.File, dm func(string) string) *Table {
 	return buildTable(syms, runtime, dm, buildList)
 }
@@ -73,43 +73,66 @@ func buildTable(syms, runtime *elf.File, dm func(string) string, mode buildMode)
 	defer func() {
 		if p := recover(); p != nil {
 			t = &Table{} // malformed symbol data: no symbols, like a failed load
-			t.finish()
 		}
 	}()
-	var passes [][]Symbol
-	if hasSymtab(syms) {
-		if list, ok := elfSymbols(syms, elf.SHT_SYMTAB); ok {
-			passes = append(passes, keepSymbols(syms, runtime, list, dm != nil))
+	var passes [][]lsym
+	var strs []string
+	var symsDyn *elfTab
+	add := func(f *elf.File, typ elf.SectionType) *elfTab {
+		et, ok := elfSymbols(f, typ)
+		if !ok {
+			return nil
 		}
+		passes = append(passes, keepSymbols(f, runtime, et, uint8(len(strs))))
+		strs = append(strs, et.strs)
+		return &et
+	}
+	if hasSymtab(syms) {
+		add(syms, elf.SHT_SYMTAB)
 	}
 	if hasDynsym(syms) {
-		if list, ok := elfSymbols(syms, elf.SHT_DYNSYM); ok {
-			passes = append(passes, keepSymbols(syms, runtime, list, dm != nil))
+		symsDyn = add(syms, elf.SHT_DYNSYM)
+	}
+	var plt []lsym
+	if len(passes) > 0 && (len(passes[0]) > 0 || len(passes) > 1 && len(passes[1]) > 0) {
+		dyn := symsDyn
+		if runtime != syms || dyn == nil {
+			if et, ok := elfSymbols(runtime, elf.SHT_DYNSYM); ok {
+				dyn = &et
+			}
+		}
+		if dyn != nil {
+			plt = pltSymbols(runtime, dyn, uint8(len(strs)))
+			strs = append(strs, dyn.strs)
 		}
 	}
-	var plt []Symbol
-	if len(passes) > 0 && (len(passes[0]) > 0 || len(passes) > 1 && len(passes[1]) > 0) {
-		plt = pltSymbols(runtime, dm != nil)
-	}
-	return fixedTable(passes, plt, dm, mode)
+	return fixedTable(newLoadOrder(passes, plt, strs, dm), mode)
 }
 
-// rawSym is one entry of an ELF symbol table, its name sliced from the
-// string table.
+// rawSym is one entry of an ELF symbol table.
 type rawSym struct {
-	name        string
+	name        uint32 // offset into the string table
 	value, size uint64
 	info, other byte
 	shndx       elf.SectionIndex
 }
 
+// elfTab is an ELF symbol table and its string table.
+type elfTab struct {
+	syms []rawSym
+	strs string
+}
+
+// named reports whether s has a name.
+func (et *elfTab) named(s *rawSym) bool { return int(s.name) < len(et.strs) && et.strs[s.name] != 0 }
+
 // elfSymbols reads the first symbol table of type typ as debug/elf's
-// Symbols does (the null symbol dropped), but with every name a slice of
-// one copy of the string table instead of a string each.
-func elfSymbols(f *elf.File, typ elf.SectionType) ([]rawSym, bool) {
+// Symbols does (the null symbol dropped), but with names left in one copy
+// of the string table.
+func elfSymbols(f *elf.File, typ elf.SectionType) (elfTab, bool) {
 	sec := f.SectionByType(typ)
 	if sec == nil || sec.Link == 0 || int(sec.Link) >= len(f.Sections) {
-		return nil, false
+		return elfTab{}, false
 	}
 	size := 24
 	if f.Class == elf.ELFCLASS32 {
@@ -117,13 +140,12 @@ func elfSymbols(f *elf.File, typ elf.SectionType) ([]rawSym, bool) {
 	}
 	data, err := sectionData(sec)
 	if err != nil || len(data)%size != 0 || len(data) < size {
-		return nil, false
+		return elfTab{}, false
 	}
 	strData, err := sectionData(f.Sections[sec.Link])
 	if err != nil {
-		return nil, false
+		return elfTab{}, false
 	}
-	strs := string(strData)
 	n := len(data)/size - 1
 	if n > maxSymbols {
 		n = maxSymbols
@@ -133,27 +155,18 @@ func elfSymbols(f *elf.File, typ elf.SectionType) ([]rawSym, bool) {
 	for i := range out {
 		e := data[(i+1)*size : (i+2)*size]
 		r := &out[i]
-		var nameOff uint32
+		r.name = bo.Uint32(e)
 		if size == 24 {
-			nameOff = bo.Uint32(e)
 			r.info, r.other = e[4], e[5]
 			r.shndx = elf.SectionIndex(bo.Uint16(e[6:]))
 			r.value, r.size = bo.Uint64(e[8:]), bo.Uint64(e[16:])
 		} else {
-			nameOff = bo.Uint32(e)
 			r.value, r.size = uint64(bo.Uint32(e[4:])), uint64(bo.Uint32(e[8:]))
 			r.info, r.other = e[12], e[13]
 			r.shndx = elf.SectionIndex(bo.Uint16(e[14:]))
 		}
-		if int(nameOff) < len(strs) {
-			name := strs[nameOff:]
-			if j := strings.IndexByte(name, 0); j >= 0 {
-				name = name[:j]
-			}
-			r.name = name
-		}
 	}
-	return out, true
+	return elfTab{syms: out, strs: string(strData)}, true
 }
 
 // sectionData is sec.Data read with one ReadAt when the section is not
@@ -179,19 +192,15 @@ func sectionData(sec *elf.Section) ([]byte, error) {
 }
 
 // keepSymbols returns the symbols perf's dso__load_sym_internal keeps, in
-// the table's order, their names to be demangled lazily when demangle is
-// set.
-func keepSymbols(f, runtime *elf.File, syms []rawSym, demangle bool) []Symbol {
-	pending := uint8(pendingNone)
-	if demangle {
-		pending = pendingName
-	}
-	add := make([]Symbol, 0, len(syms))
-	for i := range syms {
-		s := &syms[i]
+// the table's order, their names in string table tab.
+func keepSymbols(f, runtime *elf.File, et elfTab, tab uint8) []lsym {
+	add := make([]lsym, 0, len(et.syms))
+	var seg *elf.Prog // the last PT_LOAD segment found
+	for i := range et.syms {
+		s := &et.syms[i]
 		typ := elf.ST_TYPE(s.info)
 		vis := elf.ST_VISIBILITY(s.other)
-		named := s.name != ""
+		named := et.named(s)
 		isFunc := (typ == elf.STT_FUNC || typ == elf.STT_GNU_IFUNC) && named && s.shndx != elf.SHN_UNDEF
 		isObj := typ == elf.STT_OBJECT && named && s.shndx != elf.SHN_UNDEF
 		isLabel := typ == elf.STT_NOTYPE && named && s.shndx != elf.SHN_UNDEF &&
@@ -223,8 +232,11 @@ func keepSymbols(f, runtime *elf.File, syms []rawSym, demangle bool) []Symbol {
 			continue
 		}
 		v := s.value
-		if p := loadSegment(runtime, v); p != nil {
-			v -= p.Vaddr - p.Off
+		if seg == nil || !inSegment(seg, v) {
+			seg = loadSegment(runtime, v)
+		}
+		if seg != nil {
+			v -= seg.Vaddr - seg.Off
 		} else {
 			v -= sec.Addr - sec.Offset
 		}
@@ -232,34 +244,33 @@ func keepSymbols(f, runtime *elf.File, syms []rawSym, demangle bool) []Symbol {
 		if s.size != 0 {
 			end = v + s.size
 		}
-		add = append(add, Symbol{Start: v, End: end, Name: s.name, Bind: elf.ST_BIND(s.info), Type: typ, pending: pending})
+		add = append(add, lsym{start: v, end: end, name: s.name, tab: tab, bind: uint8(elf.ST_BIND(s.info)), typ: uint8(typ)})
 	}
 	return add
 }
 
 // loadSegment returns the PT_LOAD segment holding vaddr, as perf's
-// elf_read_program_header finds it.
+// elf_read_program_header finds it (the first that does).
 func loadSegment(f *elf.File, vaddr uint64) *elf.Prog {
 	for _, p := range f.Progs {
-		if p.Type != elf.PT_LOAD {
-			continue
-		}
-		sz := max(p.Memsz, p.Filesz)
-		if sz == 0 {
-			continue
-		}
-		if vaddr >= p.Vaddr && vaddr < p.Vaddr+sz {
+		if p.Type == elf.PT_LOAD && inSegment(p, vaddr) {
 			return p
 		}
 	}
 	return nil
 }
 
+// inSegment reports whether vaddr is in segment p.
+func inSegment(p *elf.Prog, vaddr uint64) bool {
+	sz := max(p.Memsz, p.Filesz)
+	return sz != 0 && vaddr >= p.Vaddr && vaddr < p.Vaddr+sz
+}
+
 // pltSymbols mirrors dso__synthesize_plt_symbols for x86: one name@plt
 // symbol per .rela.plt (or .rel.plt) entry, laid out after the PLT header
-// in .plt's file-offset space; the name is to be demangled (lazily, when
-// demangle is set) before "@plt" is added.
-func pltSymbols(f *elf.File, demangle bool) []Symbol {
+// in .plt's file-offset space, named after dyn's symbols in string table
+// tab (the name is demangled before "@plt" is added).
+func pltSymbols(f *elf.File, dyn *elfTab, tab uint8) []lsym {
 	dynIdx := -1
 	for i, s := range f.Sections {
 		if s.Name == ".dynsym" && s.Type == elf.SHT_DYNSYM {
@@ -278,10 +289,6 @@ func pltSymbols(f *elf.File, demangle bool) []Symbol {
 	if rel == nil || plt == nil || int(rel.Link) != dynIdx || rel.Entsize == 0 {
 		return nil
 	}
-	dyn, ok := elfSymbols(f, elf.SHT_DYNSYM)
-	if !ok {
-		return nil
-	}
 	data, err := rel.Data()
 	if err != nil {
 		return nil
@@ -294,7 +301,7 @@ func pltSymbols(f *elf.File, demangle bool) []Symbol {
 	off := plt.Offset + entry
 	bo := f.ByteOrder
 	is64 := f.Class == elf.ELFCLASS64
-	out := make([]Symbol, 0, n)
+	out := make([]lsym, 0, n)
 	for i := uint64(0); i < n; i++ {
 		e := data[i*rel.Entsize:]
 		var symIdx uint64
@@ -304,16 +311,12 @@ func pltSymbols(f *elf.File, demangle bool) []Symbol {
 		case !is64 && len(e) >= 8:
 			symIdx = uint64(elf.R_SYM32(bo.Uint32(e[4:])))
 		}
-		name := ""
-		// DynamicSymbols drops the null symbol 0.
-		if symIdx >= 1 && symIdx-1 < uint64(len(dyn)) {
-			name = dyn[symIdx-1].name
+		name := uint32(len(dyn.strs)) // none: ""
+		// elfSymbols drops the null symbol 0.
+		if symIdx >= 1 && symIdx-1 < uint64(len(dyn.syms)) {
+			name = dyn.syms[symIdx-1].name
 		}
-		pending := uint8(pendingNone)
-		if demangle {
-			pending = pendingPLT
-		}
-		out = append(out, Symbol{Start: off, End: off + entry, Name: name + "@plt", Bind: elf.STB_GLOBAL, Type: elf.STT_FUNC, pending: pending})
+		out = append(out, lsym{start: off, end: off + entry, name: name, tab: tab, bind: uint8(elf.STB_GLOBAL), typ: uint8(elf.STT_FUNC), flags: lsymPLT})
 		off += entry
 	}
 	return out

@@ -92,14 +92,15 @@ func compareTables(t *testing.T, path string, a, b *Table) {
 // lazy names and ties are settled once, and every goroutine sees them
 // (run with -race).
 func TestConcurrentLookups(t *testing.T) {
-	tab, err := LoadFile("../../testdata/machine/bin/cxx-O2")
+	ref, err := LoadFile("../../testdata/machine/bin/cxx-O2")
 	if err != nil {
 		t.Skip(err)
 	}
 	var starts []uint64
-	for _, s := range tab.syms {
+	for _, s := range ref.Symbols() {
 		starts = append(starts, s.Start)
 	}
+	tab, _ := LoadFile("../../testdata/machine/bin/cxx-O2")
 	var wg sync.WaitGroup
 	names := make([][]string, 4)
 	for g := range names {
@@ -123,5 +124,23 @@ func TestConcurrentLookups(t *testing.T) {
 				t.Fatalf("goroutine %d: %q, goroutine 0: %q", g, names[g][i], names[0][i])
 			}
 		}
+	}
+}
+
+// BenchmarkLoadDSO loads the symbol tables of big real binaries as a
+// recording's first lookups do (every name left to its first lookup).
+func BenchmarkLoadDSO(b *testing.B) {
+	for _, path := range []string{"/usr/local/go/pkg/tool/linux_amd64/compile", "/usr/bin/perf",
+		"/usr/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/x86_64-linux-gnu/libstdc++.so.6", "/usr/bin/node"} {
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		b.Run(filepath.Base(path), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				tab, _ := LoadDSO(nil, path, nil)
+				tab.Find(0)
+			}
+		})
 	}
 }

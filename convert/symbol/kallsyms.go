@@ -193,7 +193,7 @@ func sortedTable(syms []Symbol) *Table {
 	}
 	t := &Table{}
 	t.insert(syms)
-	t.finish()
+	t.finish(nil)
 	return t
 }
 

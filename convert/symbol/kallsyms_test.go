@@ -37,7 +37,7 @@ ffffffffc0002000 t other_mod	[other]
 		for tn, tab := range tables {
 			ref := &Table{}
 			ref.insert(tab.syms)
-			ref.finish()
+			ref.finish(nil)
 			for _, s := range tab.syms {
 				for _, a := range []uint64{s.Start - 1, s.Start, s.Start + 1, s.End - 1, s.End, s.End + 1} {
 					got, want := tab.Find(a), ref.Find(a)

@@ -98,7 +98,7 @@ func (c *KallsymsCache) key(proc string) ([]byte, string) {
 func writeKallsymsCache(file string, key []byte, ks *KernelSymbols) {
 	syms := ks.Kernel.Symbols()
 	recs, names, ok := packSymbols(syms)
-	if !ok || ks.Kernel.packed != nil {
+	if !ok || ks.Kernel.src != nil {
 		return
 	}
 	var b []byte

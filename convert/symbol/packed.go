@@ -3,20 +3,16 @@ package symbol
 import (
 	"debug/elf"
 	"encoding/binary"
-	"sync"
-	"sync/atomic"
 )
 
 // packedSyms holds a table's symbols in a compact form, each decoded into
-// a Symbol the first time a lookup returns it: the running kernel's
-// 120,000 symbols come from the kallsyms cache (kcache.go) this way, and a
-// recording resolves a few hundred of them.
+// a Symbol the first time a lookup returns it (a symSource): the running
+// kernel's 120,000 symbols come from the kallsyms cache (kcache.go) this
+// way, and a recording resolves a few hundred of them.
 type packedSyms struct {
-	recs  []byte // packedRecSize bytes a symbol, see packedRec
+	recs  []byte // packedRecSize bytes a symbol, see packedRecSize
 	names []byte
 	delta uint64 // added to every address (Table.Shift)
-	ptrs  []atomic.Pointer[Symbol]
-	mu    sync.Mutex
 }
 
 // A packed record: start, end (u64), name offset (u32) and length (u16),
@@ -25,9 +21,9 @@ const packedRecSize = 24
 
 func (p *packedSyms) len() int { return len(p.recs) / packedRecSize }
 
-// decode returns symbol i.
-func (p *packedSyms) decode(i int) Symbol {
-	r := p.recs[i*packedRecSize : (i+1)*packedRecSize]
+// symbol decodes symbol i.
+func (p *packedSyms) symbol(i int32) Symbol {
+	r := p.recs[int(i)*packedRecSize : int(i+1)*packedRecSize]
 	off, n := binary.LittleEndian.Uint32(r[16:]), binary.LittleEndian.Uint16(r[20:])
 	return Symbol{
 		Start: binary.LittleEndian.Uint64(r) + p.delta,
@@ -36,21 +32,6 @@ func (p *packedSyms) decode(i int) Symbol {
 		Bind:  elf.SymBind(r[22]),
 		Type:  elf.SymType(r[23]),
 	}
-}
-
-// at returns symbol i, decoded once; concurrent callers get the same one.
-func (p *packedSyms) at(i int32) *Symbol {
-	if s := p.ptrs[i].Load(); s != nil {
-		return s
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if s := p.ptrs[i].Load(); s != nil {
-		return s
-	}
-	s := p.decode(int(i))
-	p.ptrs[i].Store(&s)
-	return &s
 }
 
 // packSymbols packs syms, whose names must be shorter than 64 KiB; it
@@ -75,7 +56,5 @@ func packSymbols(syms []Symbol) (recs, names []byte, ok bool) {
 
 // packedTable makes a table of packed symbols with the given runs.
 func packedTable(recs, names []byte, segs []seg, delta uint64) *Table {
-	p := &packedSyms{recs: recs, names: names, delta: delta}
-	p.ptrs = make([]atomic.Pointer[Symbol], p.len())
-	return &Table{packed: p, segs: segs}
+	return &Table{src: newLazySyms(&packedSyms{recs: recs, names: names, delta: delta}), segs: segs}
 }

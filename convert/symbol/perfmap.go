@@ -63,7 +63,7 @@ func ParsePerfMap(r io.Reader) (*Table, error) {
 		}
 	}
 	t.insert(syms)
-	t.finish()
+	t.finish(nil)
 	return t, nil
 }
 

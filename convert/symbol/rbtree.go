@@ -12,12 +12,13 @@ import "math/bits"
 const nilNode = -1
 
 // rbNode is a node of the tree: its links and the key and end its
-// searches read, the symbol itself kept apart (rbTree.syms[sym]) so that
-// nodes stay small.
+// searches read, the symbol itself kept apart (rbTree.syms[sym], or the
+// load order's symbol sym for ELF tables) so that nodes stay small.
 type rbNode struct {
 	left, right, parent int32
 	red                 bool
 	sym                 int32
+	tie                 int32 // ELF tables: the tie the node stands for (build.go)
 	start, end          uint64
 }
 
@@ -44,10 +45,9 @@ func (t *rbTree) setEnd(x int32, end uint64) {
 	t.syms[t.n[x].sym].End = end
 }
 
-// alloc makes a node for symbol k of syms.
-func (t *rbTree) alloc(k int32) int32 {
-	s := &t.syms[k]
-	nd := rbNode{left: nilNode, right: nilNode, parent: nilNode, red: true, sym: k, start: s.Start, end: s.End}
+// alloc makes a node for symbol k.
+func (t *rbTree) alloc(k int32, start, end uint64) int32 {
+	nd := rbNode{left: nilNode, right: nilNode, parent: nilNode, red: true, sym: k, start: start, end: end}
 	if k := len(t.free); k > 0 {
 		i := t.free[k-1]
 		t.free = t.free[:k-1]
@@ -62,13 +62,7 @@ func (t *rbTree) alloc(k int32) int32 {
 // rebalances like __rb_insert.
 func (t *rbTree) insert(s Symbol) {
 	t.syms = append(t.syms, s)
-	t.insertIndex(int32(len(t.syms) - 1))
-}
-
-// insertIndex is insert of symbol k of syms.
-func (t *rbTree) insertIndex(k int32) {
-	x := t.alloc(k)
-	s := &t.syms[k]
+	x := t.alloc(int32(len(t.syms)-1), s.Start, s.End)
 	p, link := int32(nilNode), &t.root
 	for *link != nilNode {
 		p = *link
@@ -406,8 +400,8 @@ func (t *rbTree) find(ip uint64) int32 {
 // in-order neighbours, as the right child of its predecessor when that
 // has none, else as the left child of its successor (one of the two is
 // always free, the other being its ancestor).
-func (t *rbTree) insertRanked(k, r int32) {
-	x := t.alloc(k)
+func (t *rbTree) insertRanked(k, r int32, start, end uint64) {
+	x := t.alloc(k, start, end)
 	if int(x) >= len(t.rank) {
 		t.rank = append(t.rank, make([]int32, int(x)+1-len(t.rank))...)
 	}

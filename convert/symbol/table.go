@@ -1,7 +1,6 @@
 package symbol
 
 import (
-	"cmp"
 	"debug/elf"
 	"slices"
 	"sort"
@@ -22,14 +21,11 @@ type Symbol struct {
 	Bind    elf.SymBind
 	Type    elf.SymType
 
-	// pending says how Name is still to be demangled (lazily, on the
-	// first lookup that returns the symbol): pendingNone, pendingName,
-	// or pendingPLT (Name is a name plus "@plt", demangled without it).
+	// pending says how Name is still to be demangled, while a table is
+	// being built: pendingNone, pendingName, or pendingPLT (Name is a
+	// name plus "@plt", demangled without it). A table's lookups only
+	// return symbols whose names are final.
 	pending uint8
-	// tie, when not 0, says that perf's choice among symbols of equal
-	// start, end and kind is still to be made by their names: the
-	// candidates are the table's ties[tie-1] (see build.go).
-	tie int32
 }
 
 const (
@@ -38,10 +34,11 @@ const (
 	pendingPLT
 )
 
-// resolveName demangles s's name now (while its table is being built: no
-// other goroutine sees it yet), as perf names a symbol when it creates it.
+// resolveName demangles s's name now (s is not shared yet), as perf names
+// a symbol when it creates it.
 func (s *Symbol) resolveName(dm func(string) string) {
 	if s.pending == pendingNone || dm == nil {
+		s.pending = pendingNone
 		return
 	}
 	raw := s.Name
@@ -59,87 +56,22 @@ func (s *Symbol) resolveName(dm func(string) string) {
 // Table is the symbol table of one DSO. The zero value is an empty table;
 // a nil *Table is empty too.
 type Table struct {
-	syms []Symbol // in address order
+	syms []Symbol // in address order (unless src holds them)
 	// segs partitions the address space into runs with one answer each,
 	// computed from perf's tree so that Find needs one binary search.
 	segs []seg
 	tree *rbTree // only while building
-	// lazy demangles the names of symbols on their first lookup; nil
-	// when every name is final.
-	lazy *lazyNames
+	// src, when set, holds the symbols instead of syms, each made on its
+	// first lookup (lazy.go).
+	src *lazySyms
 	// exact, when set, answers lookups in the runs marked segZone, where
 	// symbols overlap and perf's tree decides (see build.go).
 	exact *exactTable
-	// packed, when set, holds the symbols instead of syms (packed.go).
-	packed *packedSyms
-}
-
-// lazyNames demangles a table's names one by one as lookups return them:
-// a DSO has thousands of C++ names of which a recording prints a few, and
-// demangling costs microseconds each. Lookups may run concurrently (the
-// PT decoder's workers share tables): done[i] is read atomically, and a
-// name is written once, under mu, before done[i] is set.
-type lazyNames struct {
-	dm   func(string) string
-	done []uint32
-	ties *tieSet // the candidates of the symbols whose tie is set
-	mu   sync.Mutex
-}
-
-// setLazy makes the table demangle its pending names with dm on lookup
-// (dm nil: names stay as they are) and choose among the candidates of
-// its ties.
-func (t *Table) setLazy(dm func(string) string, ties *tieSet) {
-	n := 0
-	for i := range t.syms {
-		s := &t.syms[i]
-		if s.pending == pendingNone && s.tie == 0 {
-			continue
-		}
-		if dm == nil {
-			s.pending = pendingNone
-		}
-		if s.pending != pendingNone || s.tie != 0 {
-			n++
-		}
-	}
-	if n == 0 {
-		return
-	}
-	done := make([]uint32, len(t.syms))
-	for i := range t.syms {
-		if s := &t.syms[i]; s.pending == pendingNone && s.tie == 0 {
-			done[i] = 1
-		}
-	}
-	t.lazy = &lazyNames{dm: dm, done: done, ties: ties}
-}
-
-// at returns symbol i with its final name.
-func (t *Table) at(i int32) *Symbol {
-	if t.packed != nil {
-		return t.packed.at(i)
-	}
-	s := &t.syms[i]
-	if l := t.lazy; l != nil && atomic.LoadUint32(&l.done[i]) == 0 {
-		l.mu.Lock()
-		if atomic.LoadUint32(&l.done[i]) == 0 {
-			cp := *s
-			if cp.tie != 0 {
-				cp, _ = l.ties.choose(cp.tie, cp.End, l.dm)
-			}
-			cp.resolveName(l.dm)
-			*s = cp
-			atomic.StoreUint32(&l.done[i], 1)
-		}
-		l.mu.Unlock()
-	}
-	return s
 }
 
 type seg struct {
 	from uint64 // first address of the run
-	sym  int32  // index into syms, or segNone or segZone
+	sym  int32  // index of the symbol, or segNone or segZone
 }
 
 const (
@@ -147,40 +79,41 @@ const (
 	segZone = -2 // overlapping symbols: ask the exact table
 )
 
+// at returns symbol i.
+func (t *Table) at(i int32) *Symbol {
+	if t.src != nil {
+		return t.src.at(i)
+	}
+	return &t.syms[i]
+}
+
 // Len returns the number of symbols.
 func (t *Table) Len() int {
-	if t == nil {
+	switch {
+	case t == nil:
 		return 0
-	}
-	if t.exact != nil {
+	case t.exact != nil:
 		return t.exact.table().Len()
-	}
-	if t.packed != nil {
-		return t.packed.len()
+	case t.src != nil:
+		return t.src.len()
 	}
 	return len(t.syms)
 }
 
-// Symbols returns the symbols in address order, every name final; the
-// slice must not be modified.
+// Symbols returns the symbols in address order; the slice must not be
+// modified. Tables whose symbols are made on first lookup make them all.
 func (t *Table) Symbols() []Symbol {
-	if t == nil {
+	switch {
+	case t == nil:
 		return nil
-	}
-	if t.exact != nil {
+	case t.exact != nil:
 		return t.exact.table().Symbols()
-	}
-	if p := t.packed; p != nil {
-		syms := make([]Symbol, p.len())
+	case t.src != nil:
+		syms := make([]Symbol, t.src.len())
 		for i := range syms {
-			syms[i] = *p.at(int32(i))
+			syms[i] = *t.src.at(int32(i))
 		}
 		return syms
-	}
-	if t.lazy != nil {
-		for i := range t.syms {
-			t.at(int32(i))
-		}
 	}
 	return t.syms
 }
@@ -251,6 +184,10 @@ func (s *Symbol) Offset(addr, mapStart uint64) uint64 {
 	return addr - mapStart - s.Start
 }
 
+// The rest of this file is perf's tree as symbol.c uses it, on Symbols:
+// for the tables of perf maps and kallsyms whose symbols overlap, and as
+// the tests' reference for ELF tables (build.go builds those).
+
 func (t *Table) insert(add []Symbol) {
 	if t.tree == nil {
 		t.tree = newRBTree()
@@ -281,16 +218,9 @@ func (t *Table) fixupEnd() {
 }
 
 // fixupDuplicate mirrors symbols__fixup_duplicate: of the symbols sharing a
-// start address, only the one choose_best_symbol prefers is kept. Their
-// names are demangled by dm first (perf compares the names it made), but
-// only when the choice changes the tree: when two symbols of equal start,
-// end and kind are told apart by their names only, and erasing either
-// leaves a tree of the same shape (see tieNeutral), the survivor becomes
-// a tie among them, added to ties, chosen on its first lookup. ties nil:
-// every choice is made now. choices, when not empty, are the choices
-// made before in the same order (keepFirst...), instead of comparing the
-// symbols again; fixupDuplicate returns those it did not read.
-func (t *Table) fixupDuplicate(dm func(string) string, ties *tieSet, choices []uint8) []uint8 {
+// start address, only the one choose_best_symbol prefers is kept, their
+// names demangled by dm first (perf compares the names it made).
+func (t *Table) fixupDuplicate(dm func(string) string) {
 	tr := t.tree
 	cur := tr.first()
 	for cur != nilNode {
@@ -302,87 +232,38 @@ func (t *Table) fixupDuplicate(dm func(string) string, ties *tieSet, choices []u
 			cur = nx
 			continue
 		}
-		a, b := tr.sym(cur), tr.sym(nx)
-		d := keepFirst
-		if len(choices) > 0 {
-			d, choices = int(choices[0]), choices[1:]
-		} else {
-			switch r := chooseByKind(a, b); {
-			case r < 0:
-				d = keepSecond
-			case r > 0, sameName(a, b):
-			case a.End == b.End && dm != nil:
-				d = keepTie
-			default:
-				if a.tie != 0 {
-					a = tr.settle(cur, ties, dm)
-				}
-				if !chooseFirstNamed(a, b, dm) {
-					d = keepSecond
-				}
-			}
-		}
-		if d == keepTie {
-			if ties != nil && tr.tieNeutral(cur, nx) {
-				a.tie = ties.add(a.tie, tr.n[cur].sym, tr.n[nx].sym)
-				d = keepFirst
-			} else {
-				if a.tie != 0 {
-					a = tr.settle(cur, ties, dm)
-				}
-				d = keepSecond
-				if chooseFirstNamed(a, b, dm) {
-					d = keepFirst
-				}
-			}
-		}
-		if d == keepFirst {
+		if chooseFirstNamed(tr.sym(cur), tr.sym(nx), dm) {
 			tr.erase(nx)
 		} else {
 			tr.erase(cur)
 			cur = nx
 		}
 	}
-	return choices
 }
 
-// settle makes the choice of node x's tie: its winner takes the node.
-func (t *rbTree) settle(x int32, ties *tieSet, dm func(string) string) *Symbol {
-	s := t.sym(x)
-	w, win := ties.choose(s.tie, s.End, dm)
-	t.n[x].sym = win
-	t.syms[win] = w
-	return &t.syms[win]
-}
-
-// tieNeutral reports whether erasing node x or its successor y, whose
-// keys are equal, leaves trees of the same shape and colours (as keys
-// see them) under lib/rbtree.c's rb_erase. It does when x has a right
-// child (y is then the leftmost node under it and takes x's place when x
-// is erased, with x's colour, as x keeps it when y is erased), and when
-// neither has one (y's left subtree is then x alone, red, which takes
-// y's place and colour when y is erased). Only when x has no right child
-// and its ancestor y has one does erasing y bring y's successor up
-// instead.
-func (t *rbTree) tieNeutral(x, y int32) bool {
-	return t.n[x].right != nilNode || t.n[y].right == nilNode
-}
-
-// finish flattens the tree into syms and segs: runs held by one symbol
-// or none come from the list of symbols in tree order, the runs where
-// symbols overlap from perf's tree.
-func (t *Table) finish() {
+// finish flattens the tree into syms and segs, every name demangled by
+// dm.
+func (t *Table) finish(dm func(string) string) {
 	tr := t.tree
 	t.tree = nil
 	if tr == nil || tr.root == nilNode {
 		return
 	}
-	nodes := make([]int32, 0, len(tr.syms))
+	nodes := make([]int32, 0, len(tr.n)-len(tr.free))
 	t.syms = make([]Symbol, 0, len(tr.n)-len(tr.free))
 	for x := tr.first(); x != nilNode; x = tr.next(x) {
 		nodes = append(nodes, x)
-		t.syms = append(t.syms, *tr.sym(x))
+		s := *tr.sym(x)
+		s.resolveName(dm)
+		t.syms = append(t.syms, s)
 	}
+	t.segs = tr.segs(nodes, func(i int) (uint64, uint64) { return t.syms[i].Start, t.syms[i].End })
+}
+
+// segs returns the runs of the tree whose nodes in order are nodes (the
+// symbols' starts and ends given by bounds): runs held by one symbol or
+// none come from the list, the runs where symbols overlap from the tree.
+func (tr *rbTree) segs(nodes []int32, bounds func(i int) (start, end uint64)) []seg {
 	idx := make([]int32, len(tr.n))
 	for i, x := range nodes {
 		idx[x] = int32(i)
@@ -393,61 +274,63 @@ func (t *Table) finish() {
 		}
 		return segNone
 	}
-	add := func(from uint64, r int32) {
-		if n := len(t.segs); n == 0 || t.segs[n-1].sym != r {
-			t.segs = append(t.segs, seg{from, r})
-		}
-	}
-	zt, _, ok := zonedTable(t.syms)
+	zs, _, ok := zonedSegs(len(nodes), bounds)
 	if !ok {
 		// A symbol that ends before it starts: every boundary asked
 		// of the tree.
-		t.segs = treeSegs(t.syms, 0, 0, true, at, nil)
-		return
+		return treeSegs(0, len(nodes), bounds, 0, 0, true, at, nil)
 	}
-	for k, sg := range zt.segs {
+	var segs []seg
+	for k, sg := range zs {
 		if sg.sym != segZone {
-			add(sg.from, sg.sym)
+			if n := len(segs); n == 0 || segs[n-1].sym != sg.sym {
+				segs = append(segs, sg)
+			}
 			continue
 		}
 		// A zone: from sg.from to the next run (or the end of the
 		// address space), holding the symbols that start in it.
 		to, top := uint64(0), true
-		if k+1 < len(zt.segs) {
-			to, top = zt.segs[k+1].from, false
+		if k+1 < len(zs) {
+			to, top = zs[k+1].from, false
 		}
-		i, _ := slices.BinarySearchFunc(t.syms, sg.from, func(s Symbol, a uint64) int { return cmp.Compare(s.Start, a) })
+		i := sort.Search(len(nodes), func(i int) bool { s, _ := bounds(i); return s >= sg.from })
 		j := i
-		for j < len(t.syms) && (top || t.syms[j].Start < to) {
+		for j < len(nodes) {
+			if s, _ := bounds(j); !top && s >= to {
+				break
+			}
 			j++
 		}
-		t.segs = treeSegs(t.syms[i:j], sg.from, to, top, at, t.segs)
+		segs = treeSegs(i, j, bounds, sg.from, to, top, at, segs)
 	}
+	return segs
 }
 
 // treeSegs appends to segs the runs of [from, to) (to the end of the
 // address space with top) as perf's tree answers them (at), from the
-// boundaries of syms, the symbols that start there.
-func treeSegs(syms []Symbol, from, to uint64, top bool, at func(uint64) int32, segs []seg) []seg {
-	bounds := make([]uint64, 0, 3*len(syms)+1)
-	bounds = append(bounds, from)
-	for _, s := range syms {
-		bounds = append(bounds, s.Start, s.End, s.End+1)
+// boundaries of symbols i to j, those that start there.
+func treeSegs(i, j int, bounds func(int) (uint64, uint64), from, to uint64, top bool, at func(uint64) int32, segs []seg) []seg {
+	bs := make([]uint64, 0, 3*(j-i)+1)
+	bs = append(bs, from)
+	for k := i; k < j; k++ {
+		s, e := bounds(k)
+		bs = append(bs, s, e, e+1)
 	}
-	slices.Sort(bounds)
-	bounds = slices.Compact(bounds)
+	slices.Sort(bs)
+	bs = slices.Compact(bs)
 	add := func(b uint64, r int32) {
 		if n := len(segs); n == 0 || segs[n-1].sym != r {
 			segs = append(segs, seg{b, r})
 		}
 	}
-	for i, b := range bounds {
+	for k, b := range bs {
 		if b < from || !top && b >= to {
 			continue
 		}
 		add(b, at(b))
 		// Between two boundaries the answer is constant.
-		if b+1 != 0 && (top || b+1 < to) && (i+1 == len(bounds) || b+1 < bounds[i+1]) {
+		if b+1 != 0 && (top || b+1 < to) && (k+1 == len(bs) || b+1 < bs[k+1]) {
 			add(b+1, at(b+1))
 		}
 	}
@@ -461,10 +344,10 @@ func roundUp(x, to uint64) uint64 { return (x + to - 1) / to * to }
 // names that differ, since equal names demangle alike (an ELF symbol in
 // both .symtab and .dynsym, the usual duplicate).
 func chooseFirstNamed(a, b *Symbol, dm func(string) string) bool {
-	if r := chooseByKind(a, b); r != 0 {
+	if r := chooseByKind(a.End-a.Start, b.End-b.Start, a.Bind, b.Bind); r != 0 {
 		return r > 0
 	}
-	if sameName(a, b) {
+	if a.Name == b.Name && a.pending == b.pending && !strings.Contains(a.Name, "SyS") {
 		// Equal names demangle alike; only the "SyS" rule could
 		// still prefer b.
 		return true
@@ -474,31 +357,24 @@ func chooseFirstNamed(a, b *Symbol, dm func(string) string) bool {
 	return chooseFirst(a, b)
 }
 
-// sameName reports whether choose_best_symbol, undecided by kind, keeps a
-// over b because their names are equal (and demangle alike), with no
-// need to demangle them.
-func sameName(a, b *Symbol) bool {
-	return a.tie == 0 && a.Name == b.Name && a.pending == b.pending && !strings.Contains(a.Name, "SyS")
-}
-
 // chooseByKind is the part of choose_best_symbol that does not look at
-// names: 1 prefers a, -1 b, 0 undecided.
-func chooseByKind(a, b *Symbol) int {
-	la, lb := a.End-a.Start, b.End-b.Start
+// names, on the symbols' lengths and bindings: 1 prefers a, -1 b, 0
+// undecided.
+func chooseByKind(la, lb uint64, ba, bb elf.SymBind) int {
 	if lb == 0 && la > 0 {
 		return 1
 	}
 	if la == 0 && lb > 0 {
 		return -1
 	}
-	wa, wb := a.Bind == elf.STB_WEAK, b.Bind == elf.STB_WEAK
+	wa, wb := ba == elf.STB_WEAK, bb == elf.STB_WEAK
 	if wb && !wa {
 		return 1
 	}
 	if wa && !wb {
 		return -1
 	}
-	ga, gb := a.Bind == elf.STB_GLOBAL, b.Bind == elf.STB_GLOBAL
+	ga, gb := ba == elf.STB_GLOBAL, bb == elf.STB_GLOBAL
 	if ga && !gb {
 		return 1
 	}
@@ -510,26 +386,8 @@ func chooseByKind(a, b *Symbol) int {
 
 // chooseFirst reports whether perf's choose_best_symbol prefers a over b.
 func chooseFirst(a, b *Symbol) bool {
-	la, lb := a.End-a.Start, b.End-b.Start
-	if lb == 0 && la > 0 {
-		return true
-	}
-	if la == 0 && lb > 0 {
-		return false
-	}
-	wa, wb := a.Bind == elf.STB_WEAK, b.Bind == elf.STB_WEAK
-	if wb && !wa {
-		return true
-	}
-	if wa && !wb {
-		return false
-	}
-	ga, gb := a.Bind == elf.STB_GLOBAL, b.Bind == elf.STB_GLOBAL
-	if ga && !gb {
-		return true
-	}
-	if gb && !ga {
-		return false
+	if r := chooseByKind(a.End-a.Start, b.End-b.Start, a.Bind, b.Bind); r != 0 {
+		return r > 0
 	}
 	ua, ub := underscores(a.Name), underscores(b.Name)
 	if ub > ua {
@@ -565,31 +423,66 @@ func (t *Table) Shift(delta uint64) *Table {
 	if t == nil || delta == 0 {
 		return t
 	}
-	if p := t.packed; p != nil {
-		// The runs move with the symbols, unless that wraps around.
-		segs := make([]seg, len(t.segs))
-		ok := true
-		for i, sg := range t.segs {
-			segs[i] = seg{sg.from + delta, sg.sym}
-			if i > 0 && segs[i].from <= segs[i-1].from {
-				ok = false
-				break
+	if t.src != nil {
+		if p, ok := t.src.src.(*packedSyms); ok {
+			// The runs move with the symbols, unless that wraps.
+			segs := make([]seg, len(t.segs))
+			moved := true
+			for i, sg := range t.segs {
+				segs[i] = seg{sg.from + delta, sg.sym}
+				if i > 0 && segs[i].from <= segs[i-1].from {
+					moved = false
+					break
+				}
+			}
+			if moved {
+				return packedTable(p.recs, p.names, segs, p.delta+delta)
 			}
 		}
-		if ok {
-			return packedTable(p.recs, p.names, segs, p.delta+delta)
-		}
 	}
-	if t.exact != nil {
-		return t.exact.table().Shift(delta)
-	}
-	syms := make([]Symbol, t.Len())
+	syms := slices.Clone(t.Symbols())
 	for i := range syms {
-		s := *t.at(int32(i))
-		s.pending = pendingNone
-		s.Start += delta
-		s.End += delta
-		syms[i] = s
+		syms[i].Start += delta
+		syms[i].End += delta
 	}
 	return sortedTable(syms)
+}
+
+// lazySyms holds a table's symbols as made on first lookup from src: a
+// DSO has thousands of symbols of which a recording prints a few, and
+// making one (cutting its name out of the string table, demangling it,
+// choosing among aliases) costs from nanoseconds to microseconds. Lookups
+// may run concurrently (the PT decoder's workers share tables): a symbol
+// is made once, under mu, and published atomically.
+type lazySyms struct {
+	src  symSource
+	ptrs []atomic.Pointer[Symbol]
+	mu   sync.Mutex
+}
+
+// symSource makes the symbols of a lazySyms.
+type symSource interface {
+	len() int
+	symbol(i int32) Symbol // symbol i, its name final
+}
+
+func newLazySyms(src symSource) *lazySyms {
+	return &lazySyms{src: src, ptrs: make([]atomic.Pointer[Symbol], src.len())}
+}
+
+func (l *lazySyms) len() int { return len(l.ptrs) }
+
+// at returns symbol i, made once; concurrent callers get the same one.
+func (l *lazySyms) at(i int32) *Symbol {
+	if s := l.ptrs[i].Load(); s != nil {
+		return s
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if s := l.ptrs[i].Load(); s != nil {
+		return s
+	}
+	s := l.src.symbol(i)
+	l.ptrs[i].Store(&s)
+	return &s
 }

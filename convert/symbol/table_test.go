@@ -84,8 +84,8 @@ func TestFixups(t *testing.T) {
 		{Start: 0x300, End: 0x300, Name: "last", Bind: 0},
 	})
 	tab.fixupEnd()
-	tab.fixupDuplicate(nil, nil, nil)
-	tab.finish()
+	tab.fixupDuplicate(nil)
+	tab.finish(nil)
 	cases := []struct {
 		addr uint64
 		want string
@@ -196,7 +196,7 @@ func TestRankedInsertMatchesWalk(t *testing.T) {
 			order[i] = Symbol{Start: v, End: v + 1}
 		}
 		ranks := make([]int32, n)
-		for r, k := range sortedKeys(order) {
+		for r, k := range sortedKeys(len(order), func(i int) uint64 { return order[i].Start }) {
 			ranks[k] = int32(r)
 		}
 		walk, ranked := newRBTree(), newRBTree()
@@ -204,7 +204,7 @@ func TestRankedInsertMatchesWalk(t *testing.T) {
 		ranked.syms = order
 		for i, s := range order {
 			walk.insert(s)
-			ranked.insertRanked(int32(i), ranks[i])
+			ranked.insertRanked(int32(i), ranks[i], s.Start, s.End)
 			if rng.Intn(4) == 0 {
 				// erase the k-th node in order from both
 				k := rng.Intn(i + 1)
@@ -242,7 +242,7 @@ func TestSortedKeys(t *testing.T) {
 			want[i] = int32(i)
 		}
 		sort.SliceStable(want, func(a, b int) bool { return syms[want[a]].Start < syms[want[b]].Start })
-		if got := sortedKeys(syms); !slices.Equal(got, want) {
+		if got := sortedKeys(len(syms), func(i int) uint64 { return syms[i].Start }); !slices.Equal(got, want) {
 			t.Fatalf("round %d: %v, want %v", round, got, want)
 		}
 	}
