@@ -3,6 +3,7 @@ package session
 // For the tests of package session_test (perf comparisons through the
 // runner, which imports this package).
 var (
-	RecordPTOpt = recordPTOpt
-	CorruptAux  = corruptAux
+	RecordPTOpt  = recordPTOpt
+	RecordPTArgs = recordPTArgs
+	CorruptAux   = corruptAux
 )

@@ -13,7 +13,6 @@ import (
 
 	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/internal/linediff"
-	"github.com/perfpt/perfpt/perfdata"
 	"github.com/perfpt/perfpt/record"
 	"github.com/perfpt/perfpt/record/synth"
 	"github.com/perfpt/perfpt/record/testprog"
@@ -34,6 +33,12 @@ func recordPT(t *testing.T, name string, pt synth.Config) string {
 // recordPTOpt is recordPT with the recorder's write options (PerCPU...).
 func recordPTOpt(t *testing.T, name string, wo record.WriteOptions) string {
 	t.Helper()
+	return recordPTArgs(t, name, nil, wo)
+}
+
+// recordPTArgs is recordPTOpt with the program's arguments.
+func recordPTArgs(t *testing.T, name string, args []string, wo record.WriteOptions) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("records programs")
 	}
@@ -48,7 +53,7 @@ func recordPTOpt(t *testing.T, name string, wo record.WriteOptions) string {
 	opt.BuildIDDir = filepath.Join(dir, "debug")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if _, err := record.Emulate(ctx, []string{testprog.Path(t, name)}, opt); err != nil {
+	if _, err := record.Emulate(ctx, append([]string{testprog.Path(t, name)}, args...), opt); err != nil {
 		testprog.EmulateFailed(t, name, err)
 	}
 	return data
@@ -56,37 +61,7 @@ func recordPTOpt(t *testing.T, name string, wo record.WriteOptions) string {
 
 // corruptAux copies data with n bytes of fill at a fraction of the way into
 // each AUXTRACE payload.
-func corruptAux(t *testing.T, data string, fill byte, n int, at float64) string {
-	t.Helper()
-	f, err := perfdata.Open(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	type span struct{ off, size int64 }
-	var spans []span
-	rs := f.Records(perfdata.FileOrder)
-	for rs.Next() {
-		if r, ok := rs.Record.(*perfdata.RecordAuxtrace); ok && r.AuxSize > uint64(4*n) {
-			spans = append(spans, span{r.DataOffset, int64(r.AuxSize)})
-		}
-	}
-	f.Close()
-	b, err := os.ReadFile(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range spans {
-		o := s.off + int64(float64(s.size)*at)
-		for i := int64(0); i < int64(n); i++ {
-			b[o+i] = fill
-		}
-	}
-	out := filepath.Join(t.TempDir(), "corrupt.data")
-	if err := os.WriteFile(out, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
+var corruptAux = testprog.CorruptAux
 
 // textSeg is a Segment printing as decodeText does.
 type textSeg struct {

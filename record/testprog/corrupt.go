@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/perfpt/perfpt/perfdata"
+	"github.com/perfpt/perfpt/ptdecode/packet"
 )
 
 // CorruptAux copies the recording data and overwrites trace bytes: n bytes
@@ -13,22 +14,7 @@ import (
 // 4n. The copy is in a temporary directory of t.
 func CorruptAux(t testing.TB, data string, fill byte, n int, at float64) string {
 	t.Helper()
-	f, err := perfdata.Open(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	type span struct{ off, size int64 }
-	var spans []span
-	rs := f.Records(perfdata.FileOrder)
-	for rs.Next() {
-		if r, ok := rs.Record.(*perfdata.RecordAuxtrace); ok && r.AuxSize > uint64(4*n) {
-			spans = append(spans, span{r.DataOffset, int64(r.AuxSize)})
-		}
-	}
-	f.Close()
-	if len(spans) == 0 {
-		t.Fatal("the recording has no AUXTRACE buffer large enough to corrupt")
-	}
+	spans := auxSpans(t, data, uint64(4*n))
 	b, err := os.ReadFile(data)
 	if err != nil {
 		t.Fatal(err)
@@ -39,6 +25,86 @@ func CorruptAux(t testing.TB, data string, fill byte, n int, at float64) string 
 			b[o+i] = fill
 		}
 	}
+	return writeCopy(t, b)
+}
+
+// CorruptPacket copies the recording data and overwrites, in each AUXTRACE
+// buffer, the first packet of kind that starts a fraction at of the way
+// into the buffer or later: its payload bytes (those after the opcode, or
+// after the extended opcode of an extended packet; the last byte of a packet
+// without payload) with fill. It fails the test when no buffer has such a packet, so
+// that no case passes without corrupting anything. The copy is in a
+// temporary directory of t.
+func CorruptPacket(t testing.TB, data string, kind packet.Kind, fill byte, at float64) string {
+	t.Helper()
+	spans := auxSpans(t, data, 0)
+	b, err := os.ReadFile(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hit := 0
+	for _, s := range spans {
+		buf := b[s.off : s.off+s.size]
+		from := int(float64(s.size) * at)
+		for off := 0; off < len(buf); {
+			p, err := packet.Decode(buf, off)
+			if err != nil {
+				break
+			}
+			if p.Kind != kind || off < from {
+				off += int(p.Size)
+				continue
+			}
+			first := 1
+			if buf[off] == 0x02 {
+				first = 2
+			}
+			if first >= int(p.Size) { // PAD, TNT, short CYC; PSBEND, OVF...
+				first = int(p.Size) - 1
+			}
+			for i := first; i < int(p.Size); i++ {
+				buf[off+i] = fill
+			}
+			hit++
+			break
+		}
+	}
+	if hit == 0 {
+		t.Fatalf("no %v packet past %.0f%% of any AUX buffer", kind, at*100)
+	}
+	return writeCopy(t, b)
+}
+
+type auxSpan struct{ off, size int64 }
+
+// auxSpans returns where the data of the AUXTRACE buffers longer than min
+// bytes are in the file data.
+func auxSpans(t testing.TB, data string, min uint64) []auxSpan {
+	t.Helper()
+	f, err := perfdata.Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var spans []auxSpan
+	rs := f.Records(perfdata.FileOrder)
+	for rs.Next() {
+		if r, ok := rs.Record.(*perfdata.RecordAuxtrace); ok && r.AuxSize > min {
+			spans = append(spans, auxSpan{r.DataOffset, int64(r.AuxSize)})
+		}
+	}
+	if err := rs.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(spans) == 0 {
+		t.Fatal("the recording has no AUXTRACE buffer large enough to corrupt")
+	}
+	return spans
+}
+
+// writeCopy writes b to a file in a temporary directory of t.
+func writeCopy(t testing.TB, b []byte) string {
+	t.Helper()
 	out := filepath.Join(t.TempDir(), "corrupt.data")
 	if err := os.WriteFile(out, b, 0o644); err != nil {
 		t.Fatal(err)

@@ -503,10 +503,7 @@ func (d *Decoder) getNextPacket() status {
 			}
 		}
 		// In place: a copy of a just-built packet would stall.
-		err := packet.DecodeInto(&d.pkt, d.buf, 0)
-		if err != nil {
-			err = decodePacket(&d.pkt, d.buf) // perf's CYC rule
-		}
+		err := decodePacket(&d.pkt, d.buf)
 		p := &d.pkt
 		if err != nil || p.Size == 0 {
 			return d.badPacket()
@@ -559,17 +556,55 @@ func (d *Decoder) lookahead(cb func(p *packet.Packet) bool) {
 }
 
 // decodePacket decodes the packet at the start of buf into p as perf's
-// packet decoder does: ptdecode/packet's (libipt's rules), but for a CYC
-// packet with nine extension bytes, which perf accepts (intel_pt_get_cyc
-// reads up to ten bytes; the payload bits past 64 are lost) and libipt
-// does not. Corrupted trace data shows such packets.
+// packet decoder does (intel_pt_do_get_packet): ptdecode/packet's rules,
+// which are libipt's, where perf agrees, and perf's where they differ.
+// Corrupted trace data shows every difference, and each changes where perf
+// reports a bad packet and resynchronises:
+//   - a CYC with nine extension bytes is a packet (intel_pt_get_cyc reads
+//     up to ten bytes; the payload bits past 64 are lost);
+//   - a TMA's reserved byte and the FC's bits 9..15 are not checked
+//     (intel_pt_get_tma keeps bit 8 of the FC from bit 0 of the last byte);
+//   - a TNT-64 with no bit before its stop bit, or no stop bit, is a TNT of
+//     no bits (intel_pt_get_long_tnt), which the walker skips;
+//   - a MODE.Exec with CS.L and CS.D both set, or a MODE.TSX with InTX and
+//     TXAbort both set, is a bad packet (intel_pt_get_mode);
+//   - TRIG is not a packet perf 6.1 knows.
 func decodePacket(p *packet.Packet, buf []byte) error {
 	err := packet.DecodeInto(p, buf, 0)
-	if err != nil && len(buf) > 0 && buf[0]&3 == 3 {
+	if err == nil {
+		switch p.Kind {
+		case packet.KindModeExec:
+			if p.Flags&(packet.FlagCSL|packet.FlagCSD) == packet.FlagCSL|packet.FlagCSD {
+				err = packet.ErrBadPacket
+			}
+		case packet.KindModeTSX:
+			if p.Flags&(packet.FlagInTX|packet.FlagTXAbort) == packet.FlagInTX|packet.FlagTXAbort {
+				err = packet.ErrBadPacket
+			}
+		case packet.KindTrig:
+			err = packet.ErrBadOpcode
+		}
+		if err != nil {
+			*p = packet.Packet{}
+		}
+		return err
+	}
+	if len(buf) == 0 {
+		return err
+	}
+	switch {
+	case buf[0]&3 == 3:
 		if v, n, ok := perfCYC(buf); ok {
 			*p = packet.Packet{Kind: packet.KindCYC, Size: uint8(n), Payload: v}
 			return nil
 		}
+	case buf[0] == 0x02 && len(buf) >= 7 && buf[1] == 0x73: // TMA
+		*p = packet.Packet{Kind: packet.KindTMA, Size: 7, CTC: uint16(buf[2]) | uint16(buf[3])<<8,
+			FC: uint16(buf[5]) | uint16(buf[6]&1)<<8}
+		return nil
+	case buf[0] == 0x02 && len(buf) >= 8 && buf[1] == 0xa3: // TNT-64
+		*p = packet.Packet{Kind: packet.KindTNT64, Size: 8}
+		return nil
 	}
 	return err
 }

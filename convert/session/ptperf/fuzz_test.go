@@ -247,6 +247,35 @@ func TestPerfCYC(t *testing.T) {
 	}
 }
 
+// TestPerfPacketRules checks the other packets perf's packet decoder
+// (intel-pt-pkt-decoder.c) reads differently from libipt's.
+func TestPerfPacketRules(t *testing.T) {
+	bad := packet.Packet{}
+	for _, c := range []struct {
+		name string
+		in   []byte
+		want packet.Packet // zero: a bad packet
+	}{
+		{"tma reserved byte", []byte{0x02, 0x73, 0x6b, 0xcf, 0xff, 0x12, 0x03}, packet.Packet{Kind: packet.KindTMA, Size: 7, CTC: 0xcf6b, FC: 0x112}},
+		{"tma fc bits 9-15", []byte{0x02, 0x73, 0x01, 0x02, 0x00, 0xff, 0xff}, packet.Packet{Kind: packet.KindTMA, Size: 7, CTC: 0x201, FC: 0x1ff}},
+		{"tma", []byte{0x02, 0x73, 0x01, 0x02, 0x00, 0x34, 0x01}, packet.Packet{Kind: packet.KindTMA, Size: 7, CTC: 0x201, FC: 0x134}},
+		{"tnt-64 without stop bit", []byte{0x02, 0xa3, 0, 0, 0, 0, 0, 0}, packet.Packet{Kind: packet.KindTNT64, Size: 8}},
+		{"tnt-64 with a stop bit only", []byte{0x02, 0xa3, 1, 0, 0, 0, 0, 0}, packet.Packet{Kind: packet.KindTNT64, Size: 8}},
+		{"tnt-64", []byte{0x02, 0xa3, 5, 0, 0, 0, 0, 0}, packet.Packet{Kind: packet.KindTNT64, Size: 8, Bits: 2, Payload: 1}},
+		{"mode.exec cs.l and cs.d", []byte{0x99, 0x03}, bad},
+		{"mode.exec 64-bit", []byte{0x99, 0x01}, packet.Packet{Kind: packet.KindModeExec, Size: 2, Flags: packet.FlagCSL}},
+		{"mode.tsx intx and abort", []byte{0x99, 0x23}, bad},
+		{"mode.tsx abort", []byte{0x99, 0x22}, packet.Packet{Kind: packet.KindModeTSX, Size: 2, Flags: packet.FlagTXAbort}},
+		{"trig", []byte{0xd9, 0x01, 0x02}, bad},
+	} {
+		var p packet.Packet
+		err := decodePacket(&p, c.in)
+		if (err == nil) != (c.want.Kind != packet.KindInvalid) || p != c.want {
+			t.Errorf("%s (% x): %v %+v, want %+v", c.name, c.in, err, p, c.want)
+		}
+	}
+}
+
 // TestInsnLayout checks that the 16 instruction bytes copied at every
 // walk (Decoder.scratch.Buf to Decoder.state.Insn) lie within one cache
 // line each (a Decoder is allocated 64-byte aligned): a copy straddling
