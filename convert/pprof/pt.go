@@ -10,6 +10,7 @@ import (
 	"github.com/perfpt/perfpt/convert/machine"
 	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/session"
+	"github.com/perfpt/perfpt/internal/perfopt"
 	"github.com/perfpt/perfpt/ptdecode/insn"
 )
 
@@ -63,8 +64,8 @@ type ptAgg struct {
 	recs    recTable
 	// hasCycles: the recording has CYC packets (cycles/count).
 	hasCycles bool
-	// timeFilter: Options.TimeFrom or TimeTo is set.
-	timeFilter bool
+	// timeRanges: the session's --time ranges (nil: no time filter).
+	timeRanges perfopt.TimeRanges
 	edges      edgeTable
 	nodes      []callNode
 	cr         *codeReader
@@ -86,7 +87,7 @@ const maxCallLen = 15
 
 // inTime reports whether time tm passes the time filter.
 func (a *ptAgg) inTime(tm uint64) bool {
-	return tm == 0 || (a.o.TimeFrom == 0 || tm >= a.o.TimeFrom) && (a.o.TimeTo == 0 || tm <= a.o.TimeTo)
+	return !a.timeRanges.Skip(tm)
 }
 
 func (a *ptAgg) thread(rb *session.RunBatch) *ptThread {
@@ -148,7 +149,7 @@ func (a *ptAgg) runs(rb *session.RunBatch) {
 	tm := rb.Time
 	runs := rb.Runs
 	for i := 0; i < len(runs); i++ {
-		if !a.timeFilter && (tm == t.lastTime || tm == 0) {
+		if a.timeRanges == nil && (tm == t.lastTime || tm == 0) {
 			// Most runs: fastRuns takes them up to one that needs
 			// this loop.
 			var n int
@@ -158,7 +159,7 @@ func (a *ptAgg) runs(rb *session.RunBatch) {
 			}
 		}
 		run := &runs[i]
-		if a.timeFilter {
+		if a.timeRanges != nil {
 			if run.Mark != 0 && int(run.Mark) <= len(rb.Marks) {
 				tm = rb.Marks[run.Mark-1].Time
 			}
@@ -391,7 +392,7 @@ func newPTAgg(s *session.Session, o *Options) *ptAgg {
 	a := &ptAgg{o: o, m: s.Machine(), threads: map[int32]*ptThread{}, recs: newRecTable(), edges: newEdgeTable()}
 	a.cr = newCodeReader()
 	a.hasCycles = s.HasCycles()
-	a.timeFilter = o.TimeFrom != 0 || o.TimeTo != 0
+	a.timeRanges = s.TimeRanges()
 	// A thread no run has: the first run looks its thread up.
 	a.last = &ptThread{tid: math.MinInt32}
 	return a

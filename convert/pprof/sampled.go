@@ -12,10 +12,10 @@ import (
 // Options configure a conversion.
 type Options struct {
 	Granularity Granularity
-	// Filters, like perf script's --pid, --tid and --time; nil or zero
-	// means everything.
-	PIDs, TIDs       map[int32]bool
-	TimeFrom, TimeTo uint64
+	// Filters, like perf report's --pid, --tid and --time (a string:
+	// session.Options.Time); nil or empty means everything.
+	PIDs, TIDs map[int32]bool
+	Time       string
 	// Workers is the number of PT decode workers (-j).
 	Workers int
 	Symfs   string
@@ -25,7 +25,7 @@ func (o *Options) session() session.Options {
 	// PT recordings: the session delivers decoded blocks; no samples are
 	// synthesised from the trace (a bare decode).
 	return session.Options{Symfs: o.Symfs, Workers: o.Workers, Callchains: true,
-		PIDs: o.PIDs, TIDs: o.TIDs, TimeFrom: o.TimeFrom, TimeTo: o.TimeTo, Itrace: bareItrace()}
+		PIDs: o.PIDs, TIDs: o.TIDs, Time: o.Time, Itrace: bareItrace()}
 }
 
 // bareItrace is `--itrace=e`: the whole flow is decoded (and delivered as

@@ -142,6 +142,7 @@ type ptQueue struct {
 	lc      machine.LocCache // last IP range resolved for this queue's samples
 
 	selTimestamp uint64 // time-range state (intel_pt_time_filter)
+	selIdx       int
 	// bulkSeq: runDecoder is decoding the queue in sequence, up to
 	// bulkLimit (bulk.go).
 	bulkSeq   bool
@@ -240,15 +241,14 @@ type ptState struct {
 	// synth: some state makes a sample or feeds a thread stack (psb/cbr,
 	// instructions, branches, x, w, g/l); without it sample has nothing
 	// to do.
-	synth                bool
-	bulkInsns            atomic.Uint64 // instructions walked in bulk (bulk.go; for the tests)
-	haveRange            bool
-	rangeStart, rangeEnd uint64 // TSC
-	block                Block
-	blocks               []Block // the batch for Handler.Blocks
-	tick                 uint64
-	res                  machine.Resolver
-	bufNr                uint64
+	synth      bool
+	bulkInsns  atomic.Uint64 // instructions walked in bulk (bulk.go; for the tests)
+	timeRanges []tscRange    // --time in TSC (intel_pt_setup_time_ranges)
+	block      Block
+	blocks     []Block // the batch for Handler.Blocks
+	tick       uint64
+	res        machine.Resolver
+	bufNr      uint64
 
 	branchesEv, instructionsEv, psbEv, cbrEv *sample.Event
 	branchesFilter                           uint32
@@ -332,13 +332,16 @@ func (s *Session) startPT(r *perfdata.RecordAuxtraceInfo) error {
 			p.cbr2khz = freq / uint64(p.maxNonTurbo) / 1000
 		}
 	}
-	if (s.opts.TimeFrom != 0 || s.opts.TimeTo != 0) && !p.timeless {
-		p.haveRange = true
-		if s.opts.TimeFrom != 0 {
-			p.rangeStart = p.tc.tscStart(s.opts.TimeFrom)
-		}
-		if s.opts.TimeTo != 0 {
-			p.rangeEnd = p.tc.tscEnd(s.opts.TimeTo)
+	if !p.timeless { // intel_pt_setup_time_ranges
+		for _, r := range s.opts.TimeRanges {
+			var x tscRange
+			if r.Start != 0 {
+				x.start = p.tc.tscStart(r.Start)
+			}
+			if r.End != 0 {
+				x.end = p.tc.tscEnd(r.End)
+			}
+			p.timeRanges = append(p.timeRanges, x)
 		}
 	}
 	if p.opts.Calls {

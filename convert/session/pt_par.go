@@ -85,7 +85,7 @@ func (p *ptState) parallel() bool {
 	}
 	// Timed queues are decoded a little at a time between records: only
 	// once no record can change the machine any more.
-	return p.timeless || p.dataQueued && !p.haveRange && p.s.mutSeen >= p.s.mutTotal
+	return p.timeless || p.dataQueued && len(p.timeRanges) == 0 && p.s.mutSeen >= p.s.mutTotal
 }
 
 // queueParallel says whether q can be decoded in chunks (from its start

@@ -837,25 +837,37 @@ func (p *ptState) progress() {
 	p.h.Progress(done, total)
 }
 
-// setupTimeRange mirrors intel_pt_setup_time_range for perfpt's one range.
+// tscRange is a --time range in TSC ticks, 0 for an open end.
+type tscRange struct{ start, end uint64 }
+
+// setupTimeRange mirrors intel_pt_setup_time_range.
 func (p *ptState) setupTimeRange(q *ptQueue) {
-	if !p.haveRange {
+	if len(p.timeRanges) == 0 {
 		return
 	}
-	q.selTimestamp = p.rangeStart
+	q.selIdx = 0
+	q.selTimestamp = p.timeRanges[0].start
 	if q.selTimestamp != 0 {
 		q.selStart = true
 	} else {
-		q.selTimestamp = p.rangeEnd
+		q.selTimestamp = p.timeRanges[0].end
 		q.selStart = false
 	}
 }
 
-// nextTime mirrors intel_pt_next_time with one range.
+// nextTime mirrors intel_pt_next_time: the end of the current range after
+// its start, then the start of the next range.
 func (q *ptQueue) nextTime() bool {
+	r := q.pt.timeRanges
 	if q.selStart {
 		q.selStart = false
-		q.selTimestamp = q.pt.rangeEnd
+		q.selTimestamp = r[q.selIdx].end
+		return true
+	}
+	if q.selIdx+1 < len(r) {
+		q.selStart = true
+		q.selIdx++
+		q.selTimestamp = r[q.selIdx].start
 		return true
 	}
 	return false

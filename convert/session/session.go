@@ -9,6 +9,7 @@ import (
 	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/symbol"
 	"github.com/perfpt/perfpt/convert/traceevent"
+	"github.com/perfpt/perfpt/internal/perfopt"
 	"github.com/perfpt/perfpt/perfdata"
 	"github.com/perfpt/perfpt/perfdata/tracing"
 )
@@ -41,8 +42,13 @@ type Options struct {
 	ThreadStack bool
 	// Filters (perf script -C, --pid, --tid); nil means all.
 	CPUs, PIDs, TIDs map[int32]bool
-	// TimeFrom/TimeTo (perf script --time), 0 for open ends.
-	TimeFrom, TimeTo uint64
+	// Time is perf script's and perf report's --time: ranges of seconds,
+	// or percentages of the recording, parsed when the file is open
+	// (perfopt.ParseTimeRanges: percentages need its first and last
+	// sample times). Without it, TimeRanges are the ranges already
+	// parsed; none selects everything.
+	Time       string
+	TimeRanges perfopt.TimeRanges
 	// IPC asks for the IPC counts (InsnCnt, CycCnt) of PT branch and
 	// instruction samples (perf script -F ipc); without it they are 0.
 	// Recordings that can count cycles (cyc or mtc in the config) are
@@ -216,7 +222,6 @@ func New(f *perfdata.File, o Options) (*Session, error) {
 	}
 	s := &Session{f: f, opts: o, m: machine.New(so, kallsyms), events: map[*perfdata.Attr]*sample.Event{}}
 	s.m.Warn = o.Warn
-	s.anyFilter = o.CPUs != nil || o.PIDs != nil || o.TIDs != nil || o.TimeFrom != 0 || o.TimeTo != 0
 	// perf_session__register_idle_thread: the idle task, which per-CPU
 	// PT queues run between turns (a sample there is swapper's, with no
 	// user maps).
@@ -242,6 +247,18 @@ func New(f *perfdata.File, o Options) (*Session, error) {
 		// perf record writes the architecture in a pipe's features.
 		s.m.ArchKnown = true
 	}
+	if o.Time != "" {
+		var first, last uint64
+		if s.feats != nil {
+			first, last = s.feats.SampleTime[0], s.feats.SampleTime[1]
+		}
+		r, err := perfopt.ParseTimeRanges(o.Time, first, last)
+		if err != nil {
+			return nil, err
+		}
+		s.opts.TimeRanges = r
+	}
+	s.anyFilter = o.CPUs != nil || o.PIDs != nil || o.TIDs != nil || len(s.opts.TimeRanges) != 0
 	const dwarf = perfdata.SampleFormatRegsUser | perfdata.SampleFormatStackUser
 	for _, a := range f.Attrs {
 		s.event(a)
@@ -251,6 +268,9 @@ func New(f *perfdata.File, o Options) (*Session, error) {
 	}
 	return s, nil
 }
+
+// TimeRanges returns the ranges of Options.Time (or Options.TimeRanges).
+func (s *Session) TimeRanges() perfopt.TimeRanges { return s.opts.TimeRanges }
 
 // Close closes the file.
 func (s *Session) Close() error {
@@ -319,10 +339,7 @@ func (s *Session) filtered(pid, tid int32, cpu uint32, t uint64) bool {
 	if o.TIDs != nil && !o.TIDs[tid] {
 		return true
 	}
-	if (o.TimeFrom != 0 && t < o.TimeFrom) || (o.TimeTo != 0 && t > o.TimeTo) {
-		return true
-	}
-	return false
+	return o.TimeRanges.Skip(t)
 }
 
 // Run processes the recording in perf's order and calls h.

@@ -7,6 +7,7 @@ import (
 	"github.com/perfpt/perfpt/convert/machine"
 	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/session"
+	"github.com/perfpt/perfpt/internal/perfopt"
 )
 
 // Options configures a timeline.
@@ -24,14 +25,25 @@ type Options struct {
 	// PIDs, TIDs keep only these processes and threads (nil: all).
 	PIDs, TIDs map[int32]bool
 	// TimeFrom, TimeTo keep the window [TimeFrom, TimeTo] of perf's
-	// times (0: open).
+	// times (0: open). Time, when set, gives the window as perf script's
+	// --time (session.Options.Time), which may be a percentage of the
+	// recording; it must be one range.
 	TimeFrom, TimeTo uint64
+	Time             string
 	// MinDuration leaves out slices shorter than this (ns).
 	MinDuration uint64
 	// MaxDepth leaves out slices deeper than this many calls (0: all).
 	MaxDepth int
 	// Progress, when set, is told now and then how far the decode is.
 	Progress func(done, total int64)
+}
+
+// timeRanges is the window as the session's time ranges.
+func (o *Options) timeRanges() perfopt.TimeRanges {
+	if o.TimeFrom == 0 && o.TimeTo == 0 {
+		return nil
+	}
+	return perfopt.TimeRanges{{Start: o.TimeFrom, End: o.TimeTo}}
 }
 
 // Summary says what a timeline holds and what was left out.
@@ -166,12 +178,21 @@ func Convert(input string, w Writer, strs *Strings, o Options) (*Summary, error)
 	}
 	it.Set = true
 	so := session.Options{Symfs: o.Symfs, Kallsyms: o.Kallsyms, Workers: o.Workers, Itrace: it,
-		Callchains: true, PIDs: o.PIDs, TIDs: o.TIDs, TimeFrom: o.TimeFrom, TimeTo: o.TimeTo}
+		Callchains: true, PIDs: o.PIDs, TIDs: o.TIDs, Time: o.Time, TimeRanges: o.timeRanges()}
 	s, err := session.Open(input, so)
 	if err != nil {
 		return nil, err
 	}
 	defer s.Close()
+	if o.Time != "" {
+		switch r := s.TimeRanges(); len(r) {
+		case 0:
+		case 1:
+			o.TimeFrom, o.TimeTo = r[0].Start, r[0].End
+		default:
+			return nil, fmt.Errorf("--time %q: %d ranges, but a timeline shows one window", o.Time, len(r))
+		}
+	}
 	c := newConverter(w, strs, o)
 	c.s, c.m = s, s.Machine()
 	if input != "-" {

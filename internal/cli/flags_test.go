@@ -135,6 +135,18 @@ func differsIn(outs []string, base []string, extra ...string) func(t *testing.T)
 	}
 }
 
+// differ checks that the two invocations print or write (in files)
+// different outputs.
+func differ(files []string, a, b []string) func(t *testing.T) {
+	return func(t *testing.T) {
+		t.Helper()
+		read := func(args []string) string { return ok(t, args...).out + readOutputs(files) }
+		if read(a) == read(b) {
+			t.Errorf("%v and %v give the same output", a, b)
+		}
+	}
+}
+
 // readOutputs reads the files and directories in outs (then removes them).
 func readOutputs(outs []string) string {
 	var s strings.Builder
@@ -475,7 +487,9 @@ func flagChecks() map[string]func(t *testing.T) {
 		"script/pid":    all(differs(sc(), "--pid", "1"), refused("pid list", "script", "-i", example, "--pid", "1;2")),
 		"script/tid":    all(differs(sc(), "--tid", "1"), refused("tid list", "script", "-i", example, "--tid", "x")),
 		"script/time": all(differs(sc(), "--time", ",1000.000100"), refused("Invalid time string", "script", "-i", example, "--time", "5,1"),
-			refused("several time ranges", "script", "-i", example, "--time", "1,2 3,4")),
+			differ(nil, []string{"script", "-i", example, "--time", ",1000.000100"}, []string{"script", "-i", example, "--time", ",1000.000100 1000.000200,"}),
+			differs([]string{"script", "-i", cgData}, "--time", "10%/2"),
+			refused("HINT: no first/last sample time", "script", "-i", example, "--time", "10%/2")),
 		"script/symfs":    differs([]string{"script", "-i", example}, "--symfs", exSymfs),
 		"script/k":        refused("-k/--vmlinux", "script", "-i", example, "-k", "/boot/vmlinux"),
 		"script/vmlinux":  refused("-k/--vmlinux", "script", "-i", example, "--vmlinux", "/boot/vmlinux"),
@@ -526,9 +540,10 @@ func flagChecks() map[string]func(t *testing.T) {
 		"pprof/granularity": all(differsIn([]string{pprofOut}, pp(), "--granularity", "function"), refused("granularity", pp("--granularity", "bogus")...)),
 		"pprof/pid":         all(differsIn([]string{pprofOut}, pp(), "--pid", "1"), refused("pid list", pp("--pid", "x")...)),
 		"pprof/tid":         all(differsIn([]string{pprofOut}, pp(), "--tid", "1"), refused("tid list", pp("--tid", "x")...)),
-		"pprof/time":        all(differsIn([]string{pprofOut}, pp(), "--time", ",1000.000100"), refused("Invalid time string", pp("--time", "5,1")...)),
-		"pprof/jobs":        all(refused("-j", pp("-j", "x")...), sameOutput([]string{pprofOut}, pp("-j", "1"), pp("-j", "3"))),
-		"pprof/symfs":       differsIn([]string{pprofOut}, []string{"pprof", "-i", example, "-o", pprofOut}, "--symfs", exSymfs),
+		"pprof/time": all(differsIn([]string{pprofOut}, pp(), "--time", ",1000.000100"), refused("Invalid time string", pp("--time", "5,1")...),
+			differ([]string{pprofOut}, []string{"pprof", "-i", cgData, "-o", pprofOut, "--time", "10%/1"}, []string{"pprof", "-i", cgData, "-o", pprofOut, "--time", "10%/1,10%/10"})),
+		"pprof/jobs":  all(refused("-j", pp("-j", "x")...), sameOutput([]string{pprofOut}, pp("-j", "1"), pp("-j", "3"))),
+		"pprof/symfs": differsIn([]string{pprofOut}, []string{"pprof", "-i", example, "-o", pprofOut}, "--symfs", exSymfs),
 
 		// gcov
 		"gcov/input":                all(refused("nonexistent", gc("-i", "/nonexistent")...), refused("no executed code with debug information", "gcov", "-i", cgData, "-o", gcovDir)),

@@ -20,7 +20,7 @@ func pprofCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "granularity", Value: "address", Usage: "what a location stands for: function, line or address"},
 			&ucli.StringFlag{Name: "pid", Usage: "only these process ids (comma-separated)"},
 			&ucli.StringFlag{Name: "tid", Usage: "only these thread ids (comma-separated)"},
-			&ucli.StringFlag{Name: "time", Usage: "only samples in START,STOP (seconds, as perf script --time)"},
+			&ucli.StringFlag{Name: "time", Usage: "only samples in these time ranges, as perf report --time: START,STOP (seconds; several separated by spaces) or percentages (10%/2, 0%-10%)"},
 			&ucli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "PT decode workers (default: one per CPU)"},
 			&ucli.StringFlag{Name: "symfs", Usage: "look for binaries below this directory"},
 		},
@@ -36,9 +36,7 @@ func pprofCommand() *ucli.Command {
 			if o.TIDs, err = perfopt.ParseIDs(c.String("tid"), "tid"); err != nil {
 				return err
 			}
-			if o.TimeFrom, o.TimeTo, err = perfopt.ParseTime(c.String("time")); err != nil {
-				return err
-			}
+			o.Time = c.String("time")
 			o.Workers, o.Symfs = c.Int("jobs"), c.String("symfs")
 			p, err := pprof.Convert(c.String("input"), o)
 			if err != nil {

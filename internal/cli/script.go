@@ -14,13 +14,14 @@ import (
 )
 
 const scriptUsage = `perfpt script [-i FILE] [-F FIELDS] [--itrace[=OPTS]] [--ns] [-C CPUS]
-       [--pid PIDS] [--tid TIDS] [--time START,STOP] [--symfs DIR]
+       [--pid PIDS] [--tid TIDS] [--time RANGES] [--symfs DIR]
        [--kallsyms FILE] [-G] [-f] [--max-stack N] [--[no-]inline] [-j N]
 
 Options are perf script's, parsed as perf parses them: "-Fip,sym",
 "-F+flags,+addr", "--itrace=i100i", "-i perf.data". -j N decodes and
 prints with N workers (default: one per CPU); the output is the same
-for any N.`
+for any N. --time is perf's: "START,STOP" in seconds, several separated
+by spaces, or percentages of the recording ("10%/2", "0%-10%,50%-60%").`
 
 // scriptCommand is perf script. Its options are parsed here rather than by
 // urfave/cli because perf accepts glued short options ("-F+flags", "-ifile")

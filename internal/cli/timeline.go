@@ -36,7 +36,7 @@ func timelineCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "itrace", Value: "ewxp", Usage: "PT events besides calls and returns, perf's letters: e (decode errors), w (ptwrite), x (transactions), p (CBR and power events); without w, x and p the decode is faster (and can run in parallel)"},
 			&ucli.StringFlag{Name: "pid", Usage: "only these process ids (comma-separated)"},
 			&ucli.StringFlag{Name: "tid", Usage: "only these thread ids (comma-separated)"},
-			&ucli.StringFlag{Name: "time", Usage: "only START,STOP (seconds, as perf script --time)"},
+			&ucli.StringFlag{Name: "time", Usage: "only this window, as perf script --time: START,STOP (seconds) or a percentage (10%/2, 20%-30%); one range"},
 			&ucli.StringFlag{Name: "min-duration", Usage: "leave out slices shorter than this (a duration: 500ns, 2us, 1ms; a number is nanoseconds)"},
 			&ucli.IntFlag{Name: "max-depth", Usage: "leave out slices deeper than this many calls (0: all)"},
 			&ucli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "PT decode workers (default: one per CPU; used where the --itrace events allow, as perf script)"},
@@ -95,9 +95,7 @@ func timelineOptions(c *ucli.Context) (timeline.Options, error) {
 	if o.TIDs, err = perfopt.ParseIDs(c.String("tid"), "tid"); err != nil {
 		return o, err
 	}
-	if o.TimeFrom, o.TimeTo, err = perfopt.ParseTime(c.String("time")); err != nil {
-		return o, err
-	}
+	o.Time = c.String("time")
 	if o.Itrace, err = timelineItrace(c.String("itrace")); err != nil {
 		return o, err
 	}

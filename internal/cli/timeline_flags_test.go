@@ -18,15 +18,6 @@ func timelineChecks() map[string]func(t *testing.T) {
 	tl := func(extra ...string) []string {
 		return append([]string{"timeline", "-i", example, "--symfs", exSymfs, "-o", out}, extra...)
 	}
-	// differ: the two invocations write different timelines (in files).
-	differ := func(files []string, a, b []string) func(t *testing.T) {
-		return func(t *testing.T) {
-			read := func(args []string) string { return ok(t, args...).out + readOutputs(files) }
-			if read(a) == read(b) {
-				t.Errorf("%v and %v write the same timeline", a, b)
-			}
-		}
-	}
 	noExt := filepath.Join(tmp, "perfpt-flags-tl.out")
 	return map[string]func(t *testing.T){
 		"timeline/input": all(differsIn(outs, tl(), "-i", cgData),
@@ -39,9 +30,11 @@ func timelineChecks() map[string]func(t *testing.T) {
 			refused("names a fxt file", "timeline", "-i", example, "-o", out, "--format", "json")),
 		"timeline/itrace": all(differ(outs, tl("--itrace=e"), tl("--itrace=ep")),
 			refused("a timeline takes e, w, x and p", tl("--itrace=cr")...)),
-		"timeline/pid":          all(differsIn(outs, tl(), "--pid", "1"), refused("pid list", tl("--pid", "x")...)),
-		"timeline/tid":          all(differsIn(outs, tl(), "--tid", "1"), refused("tid list", tl("--tid", "x")...)),
-		"timeline/time":         all(differsIn(outs, tl(), "--time", ",1000.000100"), refused("Invalid time string", tl("--time", "5,1")...)),
+		"timeline/pid": all(differsIn(outs, tl(), "--pid", "1"), refused("pid list", tl("--pid", "x")...)),
+		"timeline/tid": all(differsIn(outs, tl(), "--tid", "1"), refused("tid list", tl("--tid", "x")...)),
+		"timeline/time": all(differsIn(outs, tl(), "--time", ",1000.000100"), refused("Invalid time string", tl("--time", "5,1")...),
+			refused("a timeline shows one window", tl("--time", ",1000.000100 1000.000200,")...),
+			differ(outs, []string{"timeline", "-i", cgData, "-o", out, "--time", "10%/1"}, []string{"timeline", "-i", cgData, "-o", out, "--time", "10%/2"})),
 		"timeline/min-duration": all(differsIn(outs, tl(), "--min-duration", "1us"), refused("--min-duration", tl("--min-duration", "soon")...)),
 		"timeline/max-depth":    all(differsIn(outs, tl(), "--max-depth", "2"), refused("--max-depth", tl("--max-depth", "-1")...)),
 		"timeline/jobs":         all(refused("-j", tl("-j", "x")...), sameOutput(outs, tl("-j", "1"), tl("-j", "3"))),

@@ -13,35 +13,6 @@ import (
 // ErrInvalidTime is perf's "Invalid time string".
 var ErrInvalidTime = errors.New("Invalid time string")
 
-// ParseTime parses --time START,STOP as perf_time__parse_str does: each side
-// is seconds with at most 9 decimals (parse_nsec_time), either side may be
-// empty (an open end), a value without a comma is a start, and a stop before
-// the start is an error. The result is in nanoseconds, 0 for an open end.
-// perf's several ranges ("a,b c,d") and percentages ("10%/2") are refused
-// with a message naming them: perfpt filters one range.
-func ParseTime(s string) (from, to uint64, err error) {
-	if s == "" {
-		return 0, 0, nil
-	}
-	if strings.Contains(s, "%") {
-		return 0, 0, fmt.Errorf("--time %q: percentages of the recording are not supported by perfpt yet", s)
-	}
-	if strings.ContainsAny(strings.TrimSpace(s), " \t") {
-		return 0, 0, fmt.Errorf("--time %q: several time ranges are not supported by perfpt yet", s)
-	}
-	a, b, _ := strings.Cut(s, ",")
-	if from, err = parseNsec(a); err != nil {
-		return 0, 0, err
-	}
-	if to, err = parseNsec(b); err != nil {
-		return 0, 0, err
-	}
-	if to != 0 && to < from {
-		return 0, 0, fmt.Errorf("--time %q: %w (the stop is before the start)", s, ErrInvalidTime)
-	}
-	return from, to, nil
-}
-
 // parseNsec mirrors perf's parse_nsec_time: "SEC[.NSEC]", NSEC at most 9
 // digits, padded with zeros; "" is 0.
 func parseNsec(v string) (uint64, error) {

@@ -2,35 +2,73 @@ package perfopt
 
 import (
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 )
 
-func TestParseTime(t *testing.T) {
+func TestParseTimeRanges(t *testing.T) {
+	const first, last = 1000e9, 1010e9 // 10 s of samples
 	for _, c := range []struct {
-		in       string
-		from, to uint64
-		bad      bool
+		in   string
+		want TimeRanges
+		bad  bool
 	}{
-		{"", 0, 0, false},
-		{"1000.5,1001", 1000_500_000_000, 1001_000_000_000, false},
-		{",2", 0, 2e9, false},
-		{"2,", 2e9, 0, false},
-		{"2", 2e9, 0, false}, // no comma: a start (split_start_end)
-		{"1.123456789,2", 1_123_456_789, 2e9, false},
-		{"1.1234567891,2", 0, 0, true}, // more than 9 decimals (parse_nsec_time)
-		{"5,1", 0, 0, true},            // stop before start
-		{"x,", 0, 0, true},
-		{"1x,2", 0, 0, true},
-		{"10%/2", 0, 0, true}, // percentages: refused
-		{"1,2 3,4", 0, 0, true},
+		{"", nil, false},
+		{"1000.5,1001", TimeRanges{{1000_500_000_000, 1001e9}}, false},
+		{",2", TimeRanges{{0, 2e9}}, false},
+		{"2,", TimeRanges{{2e9, 0}}, false},
+		{"2", nil, true}, // no comma (perf_time__parse_strs)
+		{"1.123456789,2", TimeRanges{{1_123_456_789, 2e9}}, false},
+		{"1.1234567891,2", nil, true}, // more than 9 decimals (parse_nsec_time)
+		{"5,1", nil, true},            // stop before start
+		{"x,", nil, true},
+		{"1x,2", nil, true},
+		{"1,2 3,4", TimeRanges{{1e9, 2e9}, {3e9, 4e9}}, false},
+		{"1,2  3,", TimeRanges{{1e9, 2e9}, {3e9, 0}}, false},
+		{"1,2,3,4", nil, true}, // ranges are separated by white space
+		{"3,4 1,2", nil, true}, // not ascending
+		{"1,3 3,4", nil, true}, // overlapping
+		{"1, 2 3,4", TimeRanges{{1e9, 2e9}, {3e9, 4e9}}, false},
+		{"10%/2", TimeRanges{{1001e9, 1002e9 - 1}}, false},
+		{"10%/2,10%/10", TimeRanges{{1001e9, 1002e9 - 1}, {1009e9, 1010e9}}, false},
+		{"0%-10%,50%-60%", TimeRanges{{1000e9, 1001e9 - 1}, {1005e9, 1006e9 - 1}}, false},
+		{"50%", TimeRanges{{1000e9, 1005e9 - 1}}, false},
+		{"100%", TimeRanges{{1000e9, 1010e9}}, false},
+		{"50%x", nil, true},   // the '%' must end a lone percentage
+		{"10%/11", nil, true}, // past the end
+		{"0%/1", nil, true},
+		{"10%-5", nil, true},
+		{"10%/x", nil, true},
 	} {
-		from, to, err := ParseTime(c.in)
-		if (err != nil) != c.bad || from != c.from || to != c.to {
-			t.Errorf("ParseTime(%q) = %d, %d, %v", c.in, from, to, err)
+		got, err := ParseTimeRanges(c.in, first, last)
+		if (err != nil) != c.bad || !slices.Equal(got, c.want) {
+			t.Errorf("ParseTimeRanges(%q) = %v, %v; want %v", c.in, got, err, c.want)
+		}
+		var e *Exit
+		if err != nil && (!errors.As(err, &e) || e.Msg != "Invalid time string" || e.Status != 234) {
+			t.Errorf("ParseTimeRanges(%q): %v, want perf's Invalid time string and status 234", c.in, err)
 		}
 	}
-	if _, _, err := ParseTime("5,1"); !errors.Is(err, ErrInvalidTime) {
-		t.Errorf("5,1: %v, want perf's Invalid time string", err)
+	if _, err := ParseTimeRanges("10%", 0, 0); err == nil || !strings.HasPrefix(err.Error(), "HINT: no first/last sample time") {
+		t.Errorf("a percentage without sample times: %v, want perf's HINT", err)
+	}
+}
+
+func TestTimeRangesSkip(t *testing.T) {
+	one := TimeRanges{{10, 20}}
+	two := TimeRanges{{10, 20}, {30, 0}}
+	for _, c := range []struct {
+		r    TimeRanges
+		t    uint64
+		skip bool
+	}{
+		{nil, 5, false}, {one, 0, false}, {one, 9, true}, {one, 10, false}, {one, 20, false}, {one, 21, true},
+		{TimeRanges{{0, 20}}, 1, false}, {two, 25, true}, {two, 30, false}, {two, 1e9, false}, {two, 9, true},
+	} {
+		if got := c.r.Skip(c.t); got != c.skip {
+			t.Errorf("%v.Skip(%d) = %v", c.r, c.t, got)
+		}
 	}
 }
 

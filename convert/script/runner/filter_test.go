@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -53,4 +54,10 @@ func TestPTFilters(t *testing.T) {
 	compare(t, data, "--time="+mid+",", "--ns")
 	compare(t, data, "--time="+mid+","+times[len(times)*3/4], "--itrace=b", "-F", "+flags,+addr", "--ns")
 	compare(t, data, "--time=,"+mid, "--itrace=i0ns", "-F", "tid,time,ip,sym", "--ns")
+	// Several ranges: the decoder fast-forwards to each start
+	// (intel_pt_next_time).
+	distinct := slices.Compact(slices.Clone(times))
+	tm := func(f float64) string { return distinct[int(f*float64(len(distinct)))] }
+	compare(t, data, "--time="+tm(.1)+","+tm(.2)+" "+tm(.5)+","+tm(.6)+" "+tm(.8)+",", "--itrace=b", "-F", "+flags,+addr", "--ns")
+	compare(t, data, "--time=,"+tm(.3)+" "+tm(.7)+","+tm(.9), "--itrace=i0ns", "-F", "tid,time,ip,sym", "--ns")
 }

@@ -97,9 +97,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	if opts.TIDs, err = perfopt.ParseIDs(cfg.TIDs, "tid"); err != nil {
 		return err
 	}
-	if opts.TimeFrom, opts.TimeTo, err = perfopt.ParseTime(cfg.Time); err != nil {
-		return err
-	}
+	opts.Time = cfg.Time // parsed by session.Open (percentages need the header)
 	if fields.Has(script.TypeHardware, script.FieldCallindent) {
 		opts.ThreadStack = true
 	}
