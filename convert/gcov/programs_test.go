@@ -23,6 +23,7 @@ var unseenPrograms = []string{
 	"lexer", "sparse", "elseif", "cleanup", "varargs", "sorting", "machine",
 	"tree", "floats", "strbuf", "matrix", "bits", "hashtab",
 	"shapes", "stack", "except", "lambda",
+	"inventory", "visitor", "events", "grid",
 }
 
 // textAllowance lists the programs whose .gcov texts TestUnseenProgramsO0
@@ -35,8 +36,21 @@ var unseenPrograms = []string{
 // counts all three returns); that block has no machine code and its
 // scope (a DWARF lexical block with address-taken variables) is not
 // rebuilt yet. Every other line and every call count agree.
+//
+// The C++ programs written in round 3 (inventory, visitor, events, grid:
+// std::map, std::vector, std::function, unique_ptr, RAII, templates)
+// have every line's count and every call count, but not yet gcov's -b -c
+// records on every line: calls to functions gcc's front end had not
+// found nothrow when it finished their caller (recursion, templates
+// instantiated after it) keep no exception arc here, and a try/finally
+// with several exits (a destructor's scope left by break, continue or
+// the loop's end) is one switch in gcc's graph, two compares here.
 var textAllowance = map[string]struct{ lines, branchLines int }{
-	"stack": {2, 4},
+	"stack":     {2, 4},
+	"inventory": {0, 36},
+	"visitor":   {0, 20},
+	"events":    {0, 16},
+	"grid":      {0, 35},
 }
 
 // gcovResult is what gcc 12's gcov says of one run: the JSON of every
