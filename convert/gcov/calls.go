@@ -106,6 +106,7 @@ func (p *Program) markCalls(f *elf.File) {
 		in.pure = noFakeFuncs[name]
 		in.noReturn = noReturnFuncs[name]
 		in.throws = calleeThrows(name)
+		in.dtor = destructorName(name)
 		in.raises = raisingFuncs[name]
 		in.twice = returnsTwiceFuncs[name]
 		in.resume = name == "_Unwind_Resume"

@@ -57,6 +57,10 @@ type insn struct {
 	movRax   bool // mov %rbx (or r12-r15),%rax: a value kept across cleanups
 	cmpRDX   bool // cmp $n,%rdx: a catch's test of the exception's selector
 	leaRBP   bool // lea of a local's address (an aggregate or address-taken local)
+	// thisSlot is, for a call, the frame offset from %rbp of the object
+	// whose address it is passed in %rdi (a method's this), 0 if not one.
+	thisSlot int32
+	dtor     bool // a call of a library's C++ destructor (through the PLT)
 }
 
 // lineKey names a source line.
@@ -78,10 +82,16 @@ type function struct {
 	hasCode      bool
 	optimized    bool // built with optimisation (DW_AT_producer)
 	returnsValue bool // not a void function
+	// localSlots are the %rbp offsets of its named locals (-O0).
+	localSlots map[int32]bool
 	// aggregateLocals: a local array, struct or union (DWARF), whose
 	// lifetime gcc ends in a block of its own.
 	aggregateLocals bool
 	aggregateFrom   int32 // the first aggregate's declaration line
+	// aggregateScopes are the ranges of the nested scopes that hold
+	// aggregates: gcc's cleanup that ends their lifetimes covers the
+	// whole scope, from before their declaration.
+	aggregateScopes [][2]uint64
 	closure         bool  // a lambda's operator()
 	cxx             bool  // of a C++ compilation unit
 	rets            int32 // explicitReturns + 1, 0 until counted
@@ -283,7 +293,8 @@ func (p *Program) decode(f *elf.File) error {
 		}
 		fn := function{name: name, file: intern(sf.File), startLine: int32(sf.Line), startCol: int32(sf.Column),
 			low: sf.Low, high: sf.High, first: len(p.insns), returnsValue: sf.ReturnsValue,
-			aggregateLocals: sf.AggregateLocals, aggregateFrom: int32(sf.AggregateFrom), closure: sf.Closure}
+			aggregateLocals: sf.AggregateLocals, aggregateFrom: int32(sf.AggregateFrom), closure: sf.Closure,
+			aggregateScopes: sf.AggregateScopes}
 		if sf.Part == 0 {
 			p.lowFn[sf.Low] = fi
 		} else {
@@ -291,14 +302,24 @@ func (p *Program) decode(f *elf.File) error {
 			fn.part, fn.mainPart, fn.name = true, mainFn, p.funcs[mainFn].name
 		}
 
+		var slots frameArgs
 		for off := 0; off < len(b); {
 			in, err := x86asm.Decode(b[off:], 64)
 			size := in.Len
 			if err != nil || size == 0 {
 				size = 1
 			}
-			p.insns = append(p.insns, classify(in, err, sf.Low+uint64(off), size, fi))
+			out := classify(in, err, sf.Low+uint64(off), size, fi)
+			slots.step(in, err, &out)
+			p.insns = append(p.insns, out)
 			off += size
+		}
+		if len(sf.LocalSlots) > 0 {
+			fn.localSlots = map[int32]bool{}
+			for _, o := range sf.LocalSlots {
+				// The frame base is the CFA, 16 bytes above %rbp.
+				fn.localSlots[int32(o+16)] = true
+			}
 		}
 		fn.end = len(p.insns)
 		p.funcs = append(p.funcs, fn)
@@ -433,6 +454,46 @@ func epilogueOnly(ins []insn) bool {
 		}
 	}
 	return true
+}
+
+// frameArgs follows which frame slot's address %rax and %rdi hold
+// through a function's -O0 code (lea disp(%rbp), then mov %rax,%rdi),
+// to name the object a call is made on.
+type frameArgs struct{ rax, rdi int32 }
+
+// step updates the state after instruction in and sets out's thisSlot
+// when it is a call.
+func (s *frameArgs) step(in x86asm.Inst, err error, out *insn) {
+	if err != nil {
+		*s = frameArgs{}
+		return
+	}
+	if out.kind == kCall || out.kind == kCallInd {
+		out.thisSlot = s.rdi
+		*s = frameArgs{}
+		return
+	}
+	dst, ok := in.Args[0].(x86asm.Reg)
+	if !ok {
+		return
+	}
+	val := int32(0)
+	switch in.Op {
+	case x86asm.LEA:
+		if m, ok := in.Args[1].(x86asm.Mem); ok && m.Base == x86asm.RBP && m.Index == 0 && m.Disp < 0 {
+			val = int32(m.Disp)
+		}
+	case x86asm.MOV:
+		if src, ok := in.Args[1].(x86asm.Reg); ok && src == x86asm.RAX && dst == x86asm.RDI {
+			val = s.rax
+		}
+	}
+	switch dst {
+	case x86asm.RAX, x86asm.EAX:
+		s.rax = val
+	case x86asm.RDI, x86asm.EDI:
+		s.rdi = val
+	}
 }
 
 func classify(in x86asm.Inst, err error, addr uint64, size int, fn int32) insn {

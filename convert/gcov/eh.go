@@ -318,6 +318,14 @@ func calleeThrows(name string) bool {
 	if !strings.HasPrefix(name, "_Z") {
 		return false
 	}
-	// C++: operator delete and std::terminate cannot.
-	return !strings.HasPrefix(name, "_ZdlPv") && !strings.HasPrefix(name, "_ZdaPv") && name != "_ZSt9terminatev"
+	// C++: operator delete, std::terminate and destructors (implicitly
+	// noexcept: std::string's, std::allocator's) cannot.
+	return !strings.HasPrefix(name, "_ZdlPv") && !strings.HasPrefix(name, "_ZdaPv") && name != "_ZSt9terminatev" &&
+		!destructorName(name)
+}
+
+// destructorName reports whether name is the assembler name of a C++
+// destructor: a D0 (deleting), D1 (complete) or D2 (base) function.
+func destructorName(name string) bool {
+	return strings.HasPrefix(name, "_Z") && (strings.Contains(name, "D0E") || strings.Contains(name, "D1E") || strings.Contains(name, "D2E"))
 }

@@ -921,10 +921,8 @@ func (gb *graphBuilder) blockArcs(si int) {
 	for _, l := range labels {
 		b.lines = appendLine(b.lines, l)
 	}
-	if s.first > fn.first && p.destructorCall(s.first-1) && p.insns[s.first-1].kind == kCall && !gb.ehOnly[si] {
-		// After a temporary's destructor, its lifetime's end: a
-		// statement of the full expression's line.
-		if g := p.insns[s.first-1].gline; g >= 0 && !p.braceLine(g) {
+	if s.first > fn.first && !gb.ehOnly[si] && !p.insns[s.first].leader {
+		if g := p.temporaryEnd(fn, s.first-1); g >= 0 {
 			b.lines = appendLine(b.lines, g)
 		}
 	}
@@ -1202,6 +1200,22 @@ func (p *Program) machineSegments(fn *function, retBlock bool) []seg {
 	return segs
 }
 
+// temporaryEnd returns, when instruction k calls the destructor of a
+// temporary, the line of the statements that end its lifetime after the
+// call (gcc's clobbers, on the full expression's line), else -1. A named
+// local's end of scope has no line; when the object is not known, a brace
+// line is taken for a scope's end.
+func (p *Program) temporaryEnd(fn *function, k int) int32 {
+	dt := &p.insns[k]
+	if dt.kind != kCall || !p.destructorCall(k) || dt.gline < 0 {
+		return -1
+	}
+	if dt.thisSlot != 0 && fn.localSlots[dt.thisSlot] || dt.thisSlot == 0 && p.braceLine(dt.gline) {
+		return -1
+	}
+	return dt.gline
+}
+
 // callStatementEnd returns the last instruction of the gcc block that
 // the call at k ends (the call, or the store of its result into a
 // variable: `v = f(x);` is one GIMPLE call statement with v as its
@@ -1213,6 +1227,11 @@ func (p *Program) machineSegments(fn *function, retBlock bool) []seg {
 // fn.end when the call's block goes on to the next jump target.
 func (p *Program) callStatementEnd(fn *function, k int) (end int, empty int32) {
 	call := &p.insns[k]
+	if g := p.temporaryEnd(fn, k); g >= 0 && k+1 < fn.end && p.insns[k+1].leader {
+		// The temporary's lifetime ends in a block of its own before
+		// the join that follows.
+		return k, g
+	}
 	j := k + 1
 	for j < fn.end && !p.insns[j].leader && p.insns[j].addRSP {
 		j++ // the call's stack arguments popped
@@ -1366,7 +1385,7 @@ func (p *Program) ehPad(fn *function, k int) int {
 	if ok && cs.lp != 0 {
 		return p.index(cs.lp)
 	}
-	if ok && cs.action != 0 || !fn.aggregateLocals || call.gline < 0 || p.lines[call.gline].line < fn.aggregateFrom {
+	if ok && cs.action != 0 || !p.clobberRegion(fn, k) {
 		return 0
 	}
 	return -1
@@ -1386,10 +1405,9 @@ func (p *Program) braceLine(g int32) bool {
 func (p *Program) destructorCall(k int) bool {
 	in := &p.insns[k]
 	if fi, ok := p.lowFn[in.target]; ok && in.kind == kCall {
-		n := p.funcs[fi].name
-		return strings.HasPrefix(n, "_Z") && (strings.Contains(n, "D0E") || strings.Contains(n, "D1E") || strings.Contains(n, "D2E"))
+		return destructorName(p.funcs[fi].name)
 	}
-	return in.kind == kCallInd && in.gline >= 0 && p.lineHas(p.lines[in.gline], "delete ")
+	return in.dtor || in.kind == kCallInd && in.gline >= 0 && p.lineHas(p.lines[in.gline], "delete ")
 }
 
 // clobberRegion reports whether the call at k lies in the scope of a
@@ -1397,7 +1415,18 @@ func (p *Program) destructorCall(k int) bool {
 // exception cleanup of its own.
 func (p *Program) clobberRegion(fn *function, k int) bool {
 	g := p.insns[k].gline
-	return fn.cxx && fn.aggregateLocals && g >= 0 && p.lines[g].line >= fn.aggregateFrom
+	if !fn.cxx || !fn.aggregateLocals || g < 0 {
+		return false
+	}
+	if p.lines[g].line >= fn.aggregateFrom {
+		return true
+	}
+	for _, r := range fn.aggregateScopes {
+		if a := p.insns[k].addr; r[0] <= a && a < r[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // needsClobberPad reports whether a call of the function throws into

@@ -166,6 +166,8 @@ func (b *builder) unit(r *dwarf.Reader) error {
 	// types holds, parallel to stack, the declaration of each entry that
 	// is a class or struct (a lambda's closure type), else a zero one.
 	types := []typeDecl{{}}
+	// blocks holds, parallel to stack, the ranges of each lexical block.
+	blocks := [][][2]uint64{nil}
 	for len(stack) > 0 {
 		e, err := r.Next()
 		if err != nil {
@@ -177,6 +179,7 @@ func (b *builder) unit(r *dwarf.Reader) error {
 		if e.Tag == 0 {
 			stack = stack[:len(stack)-1]
 			types = types[:len(types)-1]
+			blocks = blocks[:len(blocks)-1]
 			continue
 		}
 		if e.Tag == dwarf.TagSubprogram && e.Val(dwarf.AttrDeclLine) == nil {
@@ -200,6 +203,13 @@ func (b *builder) unit(r *dwarf.Reader) error {
 			}
 		}
 		cur := int32(-1)
+		if e.Tag == dwarf.TagVariable && parent >= 0 && b.t.scopes[parent].subprogram {
+			if off, ok := fbregOffset(e); ok {
+				for i := len(b.t.funcs) - 1; i >= 0 && b.t.funcs[i].entry == parent; i-- {
+					b.t.funcs[i].LocalSlots = append(b.t.funcs[i].LocalSlots, off)
+				}
+			}
+		}
 		if e.Tag == dwarf.TagVariable && parent >= 0 && b.t.scopes[parent].subprogram && b.aggregateLocal(e) {
 			line, _ := e.Val(dwarf.AttrDeclLine).(int64)
 			for i := len(b.t.funcs) - 1; i >= 0 && b.t.funcs[i].entry == parent; i-- {
@@ -208,6 +218,15 @@ func (b *builder) unit(r *dwarf.Reader) error {
 					f.AggregateFrom = int(line)
 				}
 				f.AggregateLocals = true
+			}
+			// Its scope: the innermost lexical block around it, if any.
+			for k := len(stack) - 1; k >= 0 && stack[k] != parent; k-- {
+				if blocks[k] != nil {
+					for i := len(b.t.funcs) - 1; i >= 0 && b.t.funcs[i].entry == parent; i-- {
+						b.t.funcs[i].AggregateScopes = append(b.t.funcs[i].AggregateScopes, blocks[k]...)
+					}
+					break
+				}
 			}
 		}
 		switch e.Tag {
@@ -276,8 +295,13 @@ func (b *builder) unit(r *dwarf.Reader) error {
 			}
 		}
 		if e.Children {
+			var rs [][2]uint64
+			if e.Tag == dwarf.TagLexDwarfBlock {
+				rs, _ = b.d.Ranges(e)
+			}
 			stack = append(stack, cur)
 			types = append(types, td)
+			blocks = append(blocks, rs)
 		}
 	}
 	// Lambdas whose operator() came before its class: the class's line.
@@ -301,6 +325,34 @@ func specOf(e *dwarf.Entry) dwarf.Offset {
 
 // typeDecl is where a class or struct is declared.
 type typeDecl struct{ file, line, col int64 }
+
+// fbregOffset returns the frame-base offset of variable e when its
+// location is DW_OP_fbreg alone (an -O0 local).
+func fbregOffset(e *dwarf.Entry) (int64, bool) {
+	loc, ok := e.Val(dwarf.AttrLocation).([]byte)
+	if !ok || len(loc) < 2 || loc[0] != 0x91 {
+		return 0, false
+	}
+	var v int64
+	var shift uint
+	for i, c := range loc[1:] {
+		v |= int64(c&0x7f) << shift
+		shift += 7
+		if c&0x80 == 0 {
+			if i+2 != len(loc) {
+				return 0, false // more operations follow
+			}
+			if shift < 64 && c&0x40 != 0 {
+				v |= -1 << shift
+			}
+			return v, true
+		}
+		if shift >= 64 {
+			return 0, false
+		}
+	}
+	return 0, false
+}
 
 // aggregateLocal reports whether the variable e lives in the frame (no
 // static DW_OP_addr location) and has an array, struct, union or class

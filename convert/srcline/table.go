@@ -44,6 +44,12 @@ type Func struct {
 	// (not static) of array, struct, union or class type.
 	AggregateLocals bool
 	AggregateFrom   int // the first such variable's declaration line
+	// AggregateScopes are the address ranges of the lexical blocks that
+	// hold such variables (those of nested scopes).
+	AggregateScopes [][2]uint64
+	// LocalSlots are the frame-base offsets (DW_OP_fbreg) of the
+	// function's named local variables that live in its frame (-O0).
+	LocalSlots []int64
 	// Part is the index of this range among its function's: 0 for the
 	// first (the part holding the entry, where gcc split off cold code),
 	// whose Low is MainLow.
