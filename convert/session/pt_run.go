@@ -107,6 +107,13 @@ func (p *ptState) newDecoder(q *ptQueue) *ptperf.Decoder {
 		prm.TSCCTCRatioD = uint32(p.priv[ptTSCCTCD])
 	}
 	prm.PeriodType, prm.Period = p.period()
+	prm.Quick = p.opts.Quick
+	if prm.BranchEnable && cfg&cfgTNTDis != 0 && prm.Quick == 0 {
+		// Without TNT packets the code cannot be walked: perf forces
+		// hop mode (intel_pt_alloc_queue), but samples' periods are
+		// set to 1 only for --itrace=q.
+		prm.Quick = 1
+	}
 	return ptperf.New(prm)
 }
 

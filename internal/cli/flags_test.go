@@ -526,7 +526,7 @@ func flagChecks() map[string]func(t *testing.T) {
 		"script/hide-call-graph": differs([]string{"script", "-i", cgData}, "--hide-call-graph"),
 		"script/f":               forceCheck("-f"),
 		"script/force":           forceCheck("--force"),
-		"script/itrace": all(differs(sc(), "--itrace=i100i"), refused("--itrace=q", sc("--itrace=qb")...),
+		"script/itrace": all(differs(sc(), "--itrace=i100i"), differs(sc("--itrace=b"), "--itrace=qb"),
 			refused("--itrace=d", sc("--itrace=d")...), refused("Bad Instruction Tracing options", sc("--itrace=@")...)),
 		"script/h": func(t *testing.T) {
 			if r := ok(t, "script", "-h"); !strings.Contains(r.out, "perfpt script [-i FILE]") {

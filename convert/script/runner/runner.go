@@ -359,13 +359,8 @@ func stitchLBR(s *session.Session, fields *script.Fields, stderr io.Writer) {
 }
 
 // refuseItrace refuses the --itrace letters that perf honours and perfpt
-// does not yet: q/qq (the decoder's hop and leap modes, which skip TNT
-// packets or whole PSB intervals and sample only the IPs of FUP and TIP
-// packets) and d (perf's decoder debug log, intel_pt.log).
+// does not yet: d (perf's decoder debug log, intel_pt.log).
 func refuseItrace(it *sample.Itrace) error {
-	if it.Quick > 0 {
-		return errors.New("--itrace=q: the quick (hop/leap) decoding modes are not supported by perfpt yet")
-	}
 	if it.Log {
 		return errors.New("--itrace=d: the decoder debug log (intel_pt.log) is not supported by perfpt yet")
 	}

@@ -196,6 +196,9 @@ type Params struct {
 	// FlagSampleIPC); without it the estimate from MTC and CBR is skipped
 	// (CYC payloads are still counted for TakeCycles).
 	IPC bool
+	// Quick is perf's params.quick (--itrace=q, qq): 1 is hop mode, 2
+	// leap mode (hopTrace).
+	Quick int
 }
 
 // State is one decoder state (struct intel_pt_state).
@@ -258,6 +261,7 @@ type Decoder struct {
 	stack      []uint64
 	pge        bool
 	inPSB      bool
+	hop, leap  bool // Params.Quick >= 1, >= 2
 	overflow   bool
 	tnt        packet.Packet
 
@@ -328,7 +332,7 @@ type Decoder struct {
 
 // New returns a decoder.
 func New(p Params) *Decoder {
-	d := &Decoder{p: p, stopPos: math.MaxUint64}
+	d := &Decoder{p: p, stopPos: math.MaxUint64, hop: p.Quick >= 1, leap: p.Quick >= 2}
 	d.bulkW, _ = p.Walker.(BulkWalker)
 	if d.p.MaxLoops == 0 {
 		d.p.MaxLoops = 100000

@@ -14,6 +14,6 @@
 // CBR without them) for IPC, and CYC packets refine timestamps.
 //
 // Not modelled: event trace (CFE/EVD), interrupt flag changes, PEBS-via-PT
-// (BBP/BIP/BEP), emulated ptwrite, VMCS/VM time correlation, address
-// filters and the quick (hop/leap) modes.
+// (BBP/BIP/BEP), emulated ptwrite, VMCS/VM time correlation and address
+// filters.
 package ptperf

@@ -202,6 +202,10 @@ func (d *Decoder) fupEvent(noTip bool) bool {
 	if d.overflow {
 		d.overflow = false
 		if !ret && !d.pge {
+			if d.hop {
+				d.state.Type = 0
+				d.pktState = stResample
+			}
 			d.pge = true
 			d.state.Type |= TypeBranch | TypeTraceBegin
 			d.state.FromIP = 0
@@ -781,6 +785,17 @@ func (d *Decoder) walkTrace() status {
 			}
 			last = d.pkt.Kind
 		}
+		if d.hop {
+			var s status
+			switch d.hopTrace(&noTip, &s) {
+			case hopIgnore:
+				continue
+			case hopReturn:
+				return s
+			case hopAgain:
+				goto next
+			}
+		}
 		switch d.pkt.Kind {
 		case packet.KindTNT8, packet.KindTNT64:
 			if d.pkt.Bits == 0 {
@@ -813,6 +828,10 @@ func (d *Decoder) walkTrace() status {
 			d.state.FromIP = 0
 			d.state.ToIP = d.ip
 			d.state.Type |= TypeTraceBegin
+			if d.hop {
+				// Resample to get the IP as an instruction.
+				d.pktState = stResample
+			}
 			return ok
 		case packet.KindOVF:
 			return d.overflowed()
@@ -1140,7 +1159,7 @@ func (d *Decoder) syncIP() status {
 	if s != ok || (d.state.Type&TypePSBEvt != 0 && d.ip == 0) {
 		return s
 	}
-	d.pktState = stInSync
+	d.pktState = d.inSyncOrResample()
 	d.state.FromIP = 0
 	d.state.ToIP = d.ip
 	return ok
@@ -1224,7 +1243,7 @@ func (d *Decoder) sync() status {
 	d.state.FromIP = d.psbIP
 	d.state.ToIP = 0
 	if d.ip != 0 {
-		d.pktState = stInSync
+		d.pktState = d.inSyncOrResample()
 	}
 	return ok
 }
