@@ -302,6 +302,13 @@ func (c *converter) checkExec(t *thread, now uint64) {
 		c.define(t)
 	}
 	if exec && t.started {
+		if t.stopped && !c.timeless && now != t.curTime {
+			// The trace resumes in the new program at now: the gap
+			// (the execve) ends then, as at a trace start, not at
+			// the last time before the execve.
+			t.push(op{kind: opPoint, pos: t.cum, t: now, gap: true})
+			t.curTime = now
+		}
 		t.closeAll(c.catExec, c.catInferredExec)
 		if fc := c.fns[t.pid]; fc != nil {
 			fc.dropped = true
