@@ -15,6 +15,14 @@ const MaxFileSize = 1 << 32
 type Cache struct {
 	mu    sync.Mutex
 	files map[string]*Section
+	size  uint64 // bytes of the files read
+	// Limited caps the bytes the cache holds at Limit (libipt's
+	// pt_iscache_set_limit, ptxed's --iscache-limit). libipt unmaps the
+	// least recently used sections to stay below it; this cache keeps
+	// every file whole in memory for the decoders, so a file that would
+	// take it past the limit is an error instead.
+	Limited bool
+	Limit   uint64
 }
 
 // NewCache returns an empty cache.
@@ -34,12 +42,16 @@ func (c *Cache) File(path string) (*Section, error) {
 	if fi.Size() > MaxFileSize {
 		return nil, fmt.Errorf("image: %s: file too big (%d bytes)", path, fi.Size())
 	}
+	if c.Limited && c.size+uint64(fi.Size()) > c.Limit {
+		return nil, fmt.Errorf("image: %s: %d bytes would take the image section cache to %d bytes, over --iscache-limit %d: perfpt keeps each image file whole in memory and cannot unmap sections to stay below a limit as libipt does", path, fi.Size(), c.size+uint64(fi.Size()), c.Limit)
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	s := &Section{Name: path, Data: data}
 	c.files[path] = s
+	c.size += uint64(len(data))
 	return s, nil
 }
 

@@ -33,6 +33,11 @@ type Options struct {
 	StatBlocks    bool
 	Jobs          int // -j N: parallel decode with N workers (block decoder)
 
+	// IscacheLimited and IscacheLimit: --iscache-limit, a cap on the
+	// bytes of image files held (image.Cache.Limit).
+	IscacheLimited bool
+	IscacheLimit   uint64
+
 	Flow          flow.Config
 	InsnKeepTcal  bool
 	BlockKeepTcal bool
@@ -226,7 +231,8 @@ func Parse(args []string) (*Options, error) {
 				return nil, &UsageError{"unknown option: " + arg}
 			}
 		case arg == "--iscache-limit":
-			_, err = num(64)
+			o.IscacheLimit, err = num(64)
+			o.IscacheLimited = true
 		case arg == "--stat":
 			o.Stats = true
 		case arg == "--stat:insn":

@@ -68,6 +68,7 @@ func Run(o *Options, w io.Writer) error {
 	o.Flow.Query.Errata = e
 	listLoads(bw, o.loads)
 	cache := image.NewCache()
+	cache.Limited, cache.Limit = o.IscacheLimited, o.IscacheLimit
 	img, err := BuildImage(o, cache)
 	if err != nil {
 		return err

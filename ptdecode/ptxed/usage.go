@@ -5,7 +5,11 @@ const Usage = `usage: perfpt ptxed [<options>]
 
 Decodes an Intel PT trace against code images and prints the executed
 instructions like libipt's ptxed. Instructions are disassembled with
-golang.org/x/arch/x86/x86asm in AT&T (GNU) syntax.
+golang.org/x/arch/x86/x86asm in AT&T syntax as GNU objdump spells it
+(jg, cltd, "cmp %ebx,%eax"), with or without --att. This differs from
+libipt's ptxed, which prints XED's Intel syntax by default and XED's AT&T
+spelling with --att (jnle, cdq, "cmp %ebx, %eax"): only with --no-inst is
+the output libipt's.
 
 options:
   --help|-h                      this text.
@@ -24,9 +28,12 @@ options:
   --offset, --time, --raw-insn   print the trace offset, the time, the bytes.
   --check                        check each instruction's class with another
                                  decoder (x86asm); print the differences.
-  --att                          AT&T syntax (perfpt's only syntax).
-  --iscache-limit <n>            libipt's cap on its image section cache;
-                                 perfpt maps the files instead and needs none.
+  --att                          AT&T syntax (perfpt's only syntax, GNU's
+                                 spelling, not XED's).
+  --iscache-limit <n>            cap the bytes of image files held in memory;
+                                 perfpt keeps each file whole, so a file
+                                 that does not fit is an error (libipt
+                                 unmaps sections to stay below it).
   --verbose|-v                   list the load segments of the ELF files
                                  given after it.
   --resync-on-error              resynchronise at the next event after errors.
