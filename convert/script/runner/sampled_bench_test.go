@@ -24,10 +24,7 @@ func BenchmarkSampledVsPerf(b *testing.B) {
 	if out, err := exec.Command("go", "build", "-o", bin, "github.com/perfpt/perfpt/cmd/perfpt").CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
-	prog := filepath.Join(dir, "prog")
-	if out, err := exec.Command("gcc", "-O1", "-g", "-o", prog, "testdata/prog.c").CombinedOutput(); err != nil {
-		b.Fatalf("gcc: %v\n%s", err, out)
-	}
+	prog := buildProg(b, dir)
 	for _, rec := range []struct {
 		name string
 		args []string

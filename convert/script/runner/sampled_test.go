@@ -120,6 +120,16 @@ type recorded struct {
 	opts [][]string
 }
 
+// buildProg compiles testdata/prog.c into dir (gcc -O1 -g).
+func buildProg(t testing.TB, dir string) string {
+	t.Helper()
+	prog := filepath.Join(dir, "prog")
+	if out, err := exec.Command("gcc", "-O1", "-g", "-o", prog, "testdata/prog.c").CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	return prog
+}
+
 // compareRecorded builds testdata/prog.c, records it for each of recs
 // (into a pipe, perf record -o -, when pipe is set; a recording perf
 // cannot make here is logged and left out) and compares perf script with
@@ -132,10 +142,7 @@ func compareRecorded(t *testing.T, pipe bool, recs []recorded) {
 	}
 	need(t, "perf", "gcc")
 	dir := t.TempDir()
-	prog := filepath.Join(dir, "prog")
-	if out, err := exec.Command("gcc", "-O1", "-g", "-o", prog, "testdata/prog.c").CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, out)
-	}
+	prog := buildProg(t, dir)
 	for _, rec := range recs {
 		data := filepath.Join(dir, rec.name+".data")
 		out := "-o" + data

@@ -21,10 +21,7 @@ func TestTimeRangesPerf(t *testing.T) {
 	}
 	need(t, "perf", "gcc")
 	dir := t.TempDir()
-	prog := filepath.Join(dir, "prog")
-	if out, err := exec.Command("gcc", "-O1", "-g", "-o", prog, "testdata/prog.c").CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, out)
-	}
+	prog := buildProg(t, dir)
 	data := filepath.Join(dir, "cc.data")
 	if out, err := exec.Command("perf", "record", "-q", "-o", data, "-e", "cpu-clock", "-c", "50000", prog, "3000").CombinedOutput(); err != nil {
 		t.Fatalf("perf record: %v\n%s", err, out)
