@@ -42,7 +42,7 @@ func TestPTQuick(t *testing.T) {
 			t.Skip("records programs")
 		}
 		need(t, "perf", "gcc", "make")
-		data := recordPT(t, testprog.Path(t, "mix-dyn-O2"), record.Options{WriteOptions: record.WriteOptions{PT: synth.Config{TSC: true}}})
+		data := recordPT(t, testprog.Path(t, deterministicProg), record.Options{WriteOptions: record.WriteOptions{PT: synth.Config{TSC: true}}}, "1")
 		for _, c := range []struct {
 			fill byte
 			n    int

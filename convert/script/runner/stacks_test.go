@@ -62,8 +62,11 @@ func eachRecording(t *testing.T, names []string, opt record.Options, check func(
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			prog, args := testprog.Path(t, name), []string(nil)
-			if strings.HasPrefix(name, "forkexec") {
+			switch {
+			case strings.HasPrefix(name, "forkexec"):
 				args = append(args, testprog.Path(t, "tiny"))
+			case strings.HasPrefix(name, "hot"):
+				args = append(args, "1") // one round: see deterministicProg
 			}
 			check(t, recordPT(t, prog, opt, args...))
 		})
@@ -137,9 +140,9 @@ func TestPTStacksTSX(t *testing.T) {
 // TestPTCorrupted does): decode errors start new traces, which empty the
 // thread stacks and the branch rings in perf.
 func TestPTStacksCorrupted(t *testing.T) {
-	names := []string{"mix-dyn-O2"}
+	names := []string{deterministicProg}
 	if os.Getenv("PERFPT_FULL") != "" {
-		names = append(names, "threads-dyn-O2", "mix-static-O0")
+		names = append(names, "threads-dyn-O2", "mix-static-O0", "mix-dyn-O2")
 	}
 	eachRecording(t, names, record.Options{}, func(t *testing.T, data string) {
 		// Bad packets, PADs (a flow mismatch), garbage TNTs.
