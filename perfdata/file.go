@@ -59,6 +59,7 @@ type File struct {
 	ra      io.ReaderAt // the source in file mode
 	size    int64       // file size, -1 when unknown
 	closer  func() error
+	fh      *os.File // the file Open opened (nil otherwise)
 	pipe    io.Reader
 	pipeOff int64
 	used    bool // pipe iteration started
@@ -104,6 +105,7 @@ func Open(path string) (*File, error) {
 			return nil, err2
 		}
 		f.path, f.Dir = path, dir
+		f.fh = fh
 		f.closer = fh.Close
 		return f, nil
 	}
@@ -115,6 +117,7 @@ func Open(path string) (*File, error) {
 	}
 	f.path, f.Dir = path, dir
 	f.mapped = true
+	f.fh = fh
 	f.closer = func() error {
 		err := unmap()
 		if err2 := fh.Close(); err == nil {
@@ -190,6 +193,22 @@ func (f *File) ReaderAt() io.ReaderAt {
 		return bytesReaderAt(f.mem)
 	}
 	return f.ra
+}
+
+// CanSeek reports whether the file's descriptor can be positioned at off
+// (an lseek that succeeds). perf seeks to each feature section before it
+// reads or prints it, and passes over one it cannot seek to: beyond the
+// largest file its file system allows, or past 2^63. Without a file
+// (pipe, bytes) only a negative off fails.
+func (f *File) CanSeek(off int64) bool {
+	if off < 0 {
+		return false
+	}
+	if f.fh == nil {
+		return true
+	}
+	_, err := f.fh.Seek(off, io.SeekStart)
+	return err == nil
 }
 
 // Size returns the file's size, or -1 when unknown (pipe mode, or a

@@ -76,6 +76,7 @@ type Records struct {
 	src      *rawReader
 	raw      RawRecord
 	cur      RawRecord
+	last     *RawRecord // the record Record was decoded from
 	err      error
 	dec      decoder
 	queue    *orderedQueue

@@ -115,12 +115,18 @@ func (rs *Records) emit(raw *RawRecord) bool {
 		rs.err = err
 		return false
 	}
-	rs.Record = r
+	rs.Record, rs.last = r, raw
 	return true
 }
 
-// Raw returns the current record undecoded (valid until the next call).
-func (rs *Records) Raw() *RawRecord { return &rs.cur }
+// Raw returns the current record undecoded (valid until the next call):
+// its bytes as read (after unpacking, for a record of a COMPRESSED one).
+func (rs *Records) Raw() *RawRecord {
+	if rs.last == nil {
+		return &rs.cur
+	}
+	return rs.last
+}
 
 // Unordered returns how many records a TimeOrder iteration met with a time
 // before the last flush (perf warns about them).

@@ -1,14 +1,17 @@
 package cli
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/perfpt/perfpt/convert/session"
 	"github.com/perfpt/perfpt/perfdata"
 	"github.com/perfpt/perfpt/perfdata/perftext"
+	"github.com/perfpt/perfpt/ptdecode/perfpkt"
 )
 
 func dumpCommand() *ucli.Command {
@@ -26,19 +29,51 @@ func dumpCommand() *ucli.Command {
 				return err
 			}
 			defer f.Close()
-			if !f.Pipe && f.Data.Size == 0 {
-				// perf_session__read_header's warning; perf report -D
-				// then fails on the first record.
-				fmt.Fprintf(c.App.ErrWriter, "WARNING: The %s file's data size field is 0 which is unexpected.\n"+
-					"Was the 'perf record' command properly terminated?\n", c.String("input"))
-			}
+			noData := warnNoData(c, f)
 			opt := perftext.DumpOptions{Order: perfdata.TimeOrder}
 			if c.Bool("file-order") {
 				opt.Order = perfdata.FileOrder
 			}
-			return reportRecordError(c.App.ErrWriter, perftext.Dump(c.App.Writer, f, opt), f.Pipe, true)
+			// perf report's machine prints a sample's thread and DSO.
+			s, err := session.New(f, session.Options{})
+			if err != nil {
+				return err
+			}
+			opt.Machine = s.DumpMachine()
+			opt.Aux = dumpAux
+			if err := reportRecordError(c.App.ErrWriter, perftext.Dump(c.App.Writer, f, opt), f.Pipe, true); err != nil {
+				return err
+			}
+			if noData {
+				// __perf_session__process_events fails without a record.
+				fmt.Fprint(c.App.ErrWriter, "Error:\nfailed to process sample\n")
+			}
+			return nil
 		},
 	}
+}
+
+// warnNoData prints perf_session__read_header's warning about a file-mode
+// recording whose data size is 0 (perf report then has no records to
+// process) and reports whether it did.
+func warnNoData(c *ucli.Context, f *perfdata.File) bool {
+	if f.Pipe || f.Data.Size != 0 {
+		return false
+	}
+	fmt.Fprintf(c.App.ErrWriter, "WARNING: The %s file's data size field is 0 which is unexpected.\n"+
+		"Was the 'perf record' command properly terminated?\n", c.String("input"))
+	return true
+}
+
+// dumpAux prints an AUXTRACE record's trace data as perf report -D does
+// for Intel PT (intel_pt_dump_event); perf 6.1's other AUX area decoders
+// (BTS, ARM SPE, CoreSight, s390 CPU-MF, HiSilicon PTT) print dumps of
+// their own that perfpt does not mirror: their data is not printed.
+func dumpAux(w *bufio.Writer, info *perfdata.RecordAuxtraceInfo, r *perfdata.RecordAuxtrace) {
+	if info == nil || info.AuxType != perfdata.AuxtraceIntelPT {
+		return
+	}
+	w.Write(perfpkt.AppendDump(nil, r.Data))
 }
 
 // reportRecordError prints what perf report prints when a record cannot be

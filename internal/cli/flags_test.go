@@ -574,6 +574,22 @@ func flagChecks() map[string]func(t *testing.T) {
 	return checks
 }
 
+// withoutRawEvents drops from perfpt dump's text what holds pids and the
+// file's name: each record's hex dump (with its "OFFSET@PATH" line) and the
+// thread lines of samples. The decoded fields and the AUX data stay.
+func withoutRawEvents(d string) string {
+	var out []string
+	for _, l := range strings.Split(d, "\n") {
+		if rawEventLine.MatchString(l) || strings.HasPrefix(l, " ... thread: ") {
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
+
+var rawEventLine = regexp.MustCompile(`^(\.|\. \.\.\. raw event: .*|\.  [0-9a-f]{4}:  .*|\S+@\S+ \[0x[0-9a-f]+\]: event: \d+)$`)
+
 // emulateRecords records hot-static-O2 for one round (one thread, 16 KB of
 // trace: enough for several AUX buffers, snapshots and overflows) with each
 // set of options and wants different records; a second recording with a
@@ -588,7 +604,7 @@ func emulateRecords(a, b []string) func(t *testing.T) {
 		dump := func(extra []string) string {
 			out := filepath.Join(t.TempDir(), "x.data")
 			ok(t, append(append([]string{"record", "--emulate", "-N", "-o", out}, extra...), "--", prog, "1")...)
-			d := ok(t, "dump", "-i", out).out
+			d := withoutRawEvents(ok(t, "dump", "-i", out).out)
 			return regexp.MustCompile(`\b\d+/\d+\b|pid: \d+ tid: \d+|\(\d+:\d+\)|tid: \d+`).ReplaceAllString(d, "") // pids vary
 		}
 		da := dump(a)
@@ -611,7 +627,7 @@ func emulateCPUs(a, b []string) func(t *testing.T) {
 		dump := func(extra []string) string {
 			out := filepath.Join(t.TempDir(), "x.data")
 			ok(t, append(append([]string{"record", "--emulate", "-N", "-o", out}, extra...), "--", prog)...)
-			d := ok(t, "dump", "-i", out).out
+			d := withoutRawEvents(ok(t, "dump", "-i", out).out)
 			return regexp.MustCompile(`\b\d+/\d+\b|pid: \d+ tid: \d+|\(\d+:\d+\)`).ReplaceAllString(d, "") // pids vary
 		}
 		da := dump(a)

@@ -6,6 +6,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/perfpt/perfpt/convert/script/runner"
 	"github.com/perfpt/perfpt/perfdata"
 	"github.com/perfpt/perfpt/perfdata/perftext"
 )
@@ -26,6 +27,7 @@ func headerCommand() *ucli.Command {
 				return err
 			}
 			defer f.Close()
+			warnNoData(c, f)
 			opt := perftext.HeaderOptions{Full: c.Bool("show-info")}
 			if path != "-" {
 				if st, err := os.Stat(path); err == nil {
@@ -37,10 +39,18 @@ func headerCommand() *ucli.Command {
 	}
 }
 
-// openInput opens a perf.data file, or standard input for "-".
+// openInput opens a perf.data file, or standard input for "-", with
+// perf's messages and exit statuses for files it cannot open.
 func openInput(c *ucli.Context, path string) (*perfdata.File, error) {
 	if path == "-" {
 		return perfdata.NewReader(c.App.Reader)
 	}
-	return perfdata.Open(path)
+	if err := runner.CheckEmpty(path); err != nil {
+		return nil, err
+	}
+	f, err := perfdata.Open(path)
+	if err != nil {
+		return nil, runner.OpenError(path, err)
+	}
+	return f, nil
 }

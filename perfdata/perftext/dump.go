@@ -6,6 +6,7 @@ import (
 	"io"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/perfpt/perfpt/perfdata"
@@ -17,6 +18,31 @@ type DumpOptions struct {
 	// Order is perfdata.TimeOrder (what perf report -D prints: the order
 	// its ordered-events queue delivers) or perfdata.FileOrder.
 	Order perfdata.Order
+	// Path is the file's name as perf prints it in each record's hex
+	// dump header ("OFFSET@PATH [SIZE]: event: TYPE"); "" for
+	// File.Path. A pipe's records say "pipe" whatever Path is.
+	Path string
+	// Machine, when set, follows the records as perf report's machine
+	// does and prints the lines perf report adds to samples from it.
+	Machine DumpMachine
+	// Aux, when set, prints the trace data of each AUXTRACE record as
+	// perf's decoder of the recording's AUX area type dumps it (Intel PT:
+	// intel_pt_dump_event); info is the recording's AUXTRACE_INFO record
+	// (nil before one).
+	Aux func(w *bufio.Writer, info *perfdata.RecordAuxtraceInfo, r *perfdata.RecordAuxtrace)
+}
+
+// DumpMachine follows a recording's records as perf report's machine does,
+// for the lines perf report -D prints from it.
+type DumpMachine interface {
+	// Record processes a record once its lines are printed (COMM, FORK,
+	// EXIT, MMAP and MMAP2 change the machine).
+	Record(r perfdata.Record)
+	// Sample prints what perf report prints when a sample is delivered
+	// to it (machine__resolve's " ... thread:" and " ...... dso:"
+	// lines); for a sample that reads its group's counters, once per
+	// value delivered.
+	Sample(w *bufio.Writer, r *perfdata.RecordSample)
 }
 
 // Dump prints what perf report -D prints, but for the hex dump of each
@@ -55,12 +81,27 @@ func Dump(w io.Writer, f *perfdata.File, opt DumpOptions) error {
 	}
 	ts := newStamper(f)
 	arch := ""
+	path := opt.Path
+	if path == "" {
+		path = f.Path()
+	}
+	if f.Pipe {
+		// __perf_session__process_pipe_events
+		path = "pipe"
+	}
+	var info *perfdata.RecordAuxtraceInfo
+	var hex []byte
 	for rs.Next() {
 		r := rs.Record
 		c := r.Common()
 		if c.Type < 256 {
 			counts[c.Type]++
 		}
+		// dump_event: the record's offset, size and type, then its bytes.
+		raw := rs.Raw()
+		fmt.Fprintf(bw, "\n%s@%s [%#x]: event: %d\n", cHex(uint64(c.Offset)), path, c.Size, c.Type)
+		hex = AppendRawEvent(hex[:0], raw.Data)
+		bw.Write(hex)
 		if arch == "" {
 			if fs, err := f.Features(); err == nil && fs.Has(perfdata.FeatArch) {
 				arch = NormArch(fs.Arch)
@@ -82,6 +123,9 @@ func Dump(w io.Writer, f *perfdata.File, opt DumpOptions) error {
 			}
 			if r.Attr.SampleType&perfdata.SampleFormatRead == 0 {
 				perEvent[r.Attr] += n
+				if opt.Machine != nil {
+					opt.Machine.Sample(bw, r)
+				}
 				break
 			}
 			// deliver_sample_value: a sample per value that grew,
@@ -94,12 +138,24 @@ func Dump(w io.Writer, f *perfdata.File, opt DumpOptions) error {
 				if a := f.AttrByID(v.ID); a != nil {
 					if v.Value != lastRead[v.ID] {
 						perEvent[a] += n
+						if opt.Machine != nil {
+							opt.Machine.Sample(bw, r)
+						}
 					}
 					lastRead[v.ID] = v.Value
 				}
 			}
 		case *perfdata.RecordTracingData:
 			trace, _ = tracing.Parse(r.Data)
+		case *perfdata.RecordAuxtraceInfo:
+			info = r
+		case *perfdata.RecordAuxtrace:
+			if opt.Aux != nil {
+				opt.Aux(bw, info, r)
+			}
+		}
+		if opt.Machine != nil {
+			opt.Machine.Record(r)
 		}
 	}
 	if err := rs.Err(); err != nil {
@@ -136,6 +192,53 @@ func Dump(w io.Writer, f *perfdata.File, opt DumpOptions) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// AppendRawEvent appends a record's bytes as perf's trace_event prints
+// them (print_binary with trace_event_printer): "." and the size, then 16
+// bytes a line in hex and as characters, and a blank line.
+func AppendRawEvent(b, data []byte) []byte {
+	b = append(b, ".\n. ... raw event: size "...)
+	b = strconv.AppendInt(b, int64(len(data)), 10)
+	b = append(b, " bytes\n"...)
+	for i := 0; i < len(data); i += 16 {
+		line := data[i:min(i+16, len(data))]
+		b = append(b, ".  "...)
+		b = appendHex(b, uint64(i), 4)
+		b = append(b, ": "...)
+		for _, c := range line {
+			b = append(b, ' ', hexDigits[c>>4], hexDigits[c&15])
+		}
+		for j := len(line); j < 16; j++ {
+			b = append(b, "   "...)
+		}
+		b = append(b, "  "...)
+		for _, c := range line {
+			if c < 0x20 || c > 0x7e { // isprint && isascii
+				c = '.'
+			}
+			b = append(b, c)
+		}
+		for j := len(line); j < 16; j++ {
+			b = append(b, ' ')
+		}
+		b = append(b, '\n')
+	}
+	return append(b, '\n')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendHex appends v in lower-case hex, zero-padded to width digits.
+func appendHex(b []byte, v uint64, width int) []byte {
+	var d [16]byte
+	i := len(d)
+	for v != 0 || i > len(d)-width {
+		i--
+		d[i] = hexDigits[v&15]
+		v >>= 4
+	}
+	return append(b, d[i:]...)
 }
 
 // writeStats mirrors events_stats__fprintf with skip_empty: the count of
@@ -187,11 +290,26 @@ func (s *stamper) write(w *bufio.Writer, c *perfdata.RecordCommon) {
 		w.WriteString("-1 -1 ")
 		return
 	}
+	// evsel__parse_sample starts from cpu -1 and time -1 and fills what
+	// the record's own event has (a user record's sample is zeros).
+	cpu, time := uint32(c.CPU), c.Time
+	if !c.Type.IsUser() {
+		a := c.Attr
+		has := func(bit perfdata.SampleFormat) bool {
+			return a != nil && a.SampleType&bit != 0 && (c.Type == perfdata.RecordTypeSample || a.SampleIDAll())
+		}
+		if !has(perfdata.SampleFormatCPU) {
+			cpu = ^uint32(0)
+		}
+		if !has(perfdata.SampleFormatTime) {
+			time = ^uint64(0)
+		}
+	}
 	if st&perfdata.SampleFormatCPU != 0 {
-		fmt.Fprintf(w, "%d ", c.CPU)
+		fmt.Fprintf(w, "%d ", cpu)
 	}
 	if st&perfdata.SampleFormatTime != 0 {
-		fmt.Fprintf(w, "%d ", c.Time)
+		fmt.Fprintf(w, "%d ", time)
 	}
 }
 
@@ -236,6 +354,7 @@ func writeFields(w *bufio.Writer, r perfdata.Record) {
 	case *perfdata.RecordAuxtrace:
 		fmt.Fprintf(w, " size: %s  offset: %s  ref: %s  idx: %d  tid: %d  cpu: %d", cHex(r.AuxSize), cHex(r.AuxOffset), cHex(r.Reference), r.Idx, r.TID, r.CPU)
 	case *perfdata.RecordAuxtraceInfo:
+		// Types other than Intel PT (whose lines writeBody prints).
 		fmt.Fprintf(w, " type: %d priv:", r.AuxType)
 		for _, p := range r.Priv {
 			fmt.Fprintf(w, " %#x", p)
@@ -258,16 +377,23 @@ func writeFields(w *bufio.Writer, r perfdata.Record) {
 }
 
 // PerfDumpLines returns the lines of perf report -D output that Dump
-// prints, to compare the two: without the records' hex dumps (the
-// "OFF@FILE [SIZE]: event: N" line and the ". " lines after it), the
-// " ... thread:" and " ...... dso:" lines perf report adds to samples
-// from its machine, and blank lines.
+// prints without a Machine and an Aux printer, to compare the two: all but
+// the " ... thread:" and " ...... dso:" lines perf report adds to samples
+// from its machine and the dumps of Intel PT data (". ... Intel Processor
+// Trace data" and the packet lines after it).
 func PerfDumpLines(out string) []string {
 	var l []string
-	for _, line := range strings.Split(out, "\n") {
+	lines := strings.Split(out, "\n")
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
 		switch {
-		case line == "", line == ".", strings.HasPrefix(line, ". "), strings.HasPrefix(line, " ... thread: "),
-			strings.HasPrefix(line, " ...... dso: "), hexHeader.MatchString(line):
+		case strings.HasPrefix(line, " ... thread: "), strings.HasPrefix(line, " ...... dso: "):
+			continue
+		case line == "." && i+1 < len(lines) && strings.HasPrefix(lines[i+1], ". ... Intel Processor Trace data: "):
+			i++
+			for i+1 < len(lines) && ptPacketLine.MatchString(lines[i+1]) {
+				i++
+			}
 			continue
 		}
 		l = append(l, line)
@@ -275,4 +401,4 @@ func PerfDumpLines(out string) []string {
 	return l
 }
 
-var hexHeader = regexp.MustCompile(`^(0x[0-9a-f]+|0)@.* \[0x[0-9a-f]+\]: event: \d+$`)
+var ptPacketLine = regexp.MustCompile(`^\.  [0-9a-f]{8}: `)

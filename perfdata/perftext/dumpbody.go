@@ -2,6 +2,8 @@ package perftext
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/bits"
 	"strings"
@@ -26,14 +28,24 @@ func writeBody(w *bufio.Writer, f *perfdata.File, r perfdata.Record, arch string
 		// kernel symbol perf may add).
 		text := AppendEvent(nil, r, nil)
 		w.Write(text[len(eventName(r.Common().Type)):])
+	case *perfdata.RecordAuxtraceInfo:
+		if r.AuxType != perfdata.AuxtraceIntelPT {
+			writeFields(w, r)
+			w.WriteByte('\n')
+			break
+		}
+		// perf_event__process_auxtrace_info, intel_pt_process_auxtrace_info.
+		fmt.Fprintf(w, " type: %d\n", r.AuxType)
+		writeIntelPTInfo(w, r.Priv)
 	case *perfdata.RecordLost:
 		fmt.Fprintf(w, ": id:%d: lost:%d\n", r.LostID, r.Lost)
 	case *perfdata.RecordLostSamples:
 		fmt.Fprintf(w, ": id:%d: lost samples :%d\n", r.ID, r.Lost)
 	case *perfdata.RecordThrottle:
 		w.WriteString(": unhandled!\n")
-	case *perfdata.RecordHeaderFeature, *perfdata.RecordHeaderAttr, *perfdata.RecordTracingData:
-		w.WriteByte('\n')
+	case *perfdata.RecordHeaderFeature, *perfdata.RecordHeaderAttr, *perfdata.RecordTracingData, *perfdata.RecordEventType:
+		// Their tools print nothing: the next record's dump_event
+		// starts on a new line.
 	case *perfdata.RecordFinishedRound:
 		// perf_event__process_finished_round.
 		w.WriteByte('\n')
@@ -42,7 +54,13 @@ func writeBody(w *bufio.Writer, f *perfdata.File, r perfdata.Record, arch string
 	case *perfdata.RecordIDIndex:
 		fmt.Fprintf(w, " nr: %d\n", len(r.Entries))
 		for _, e := range r.Entries {
-			fmt.Fprintf(w, " ... id: %d  idx: %d  cpu: %d  tid: %d\n", e.ID, e.Idx, int64(e.CPU), int64(e.TID))
+			fmt.Fprintf(w, " ... id: %d  idx: %d  cpu: %d  tid: %d", e.ID, e.Idx, int64(e.CPU), int64(e.TID))
+			if r.HasMachine {
+				// perf_event__process_id_index: the entries' second
+				// half (id_index_entry_2).
+				fmt.Fprintf(w, "  machine_pid: %d  vcpu: %d", int64(e.MachinePID), e.VCPU)
+			}
+			w.WriteByte('\n')
 		}
 	case *perfdata.RecordEventUpdate:
 		// perf_event__fprintf_event_update.
@@ -90,6 +108,92 @@ func writeBody(w *bufio.Writer, f *perfdata.File, r perfdata.Record, arch string
 		// ids, stat): the record's fields on one line.
 		writeFields(w, r)
 		w.WriteByte('\n')
+	}
+}
+
+// intelPTInfo are the lines intel_pt_print_info prints for the private
+// words of an Intel PT AUXTRACE_INFO record (intel_pt_info_fmts), in
+// order: the name, and whether the value prints in hex (%#x) or signed.
+var intelPTInfo = [...]struct {
+	name   string
+	hex    bool
+	signed bool
+}{
+	{"PMU Type", false, true}, {"Time Shift", false, false}, {"Time Muliplier", false, false},
+	{"Time Zero", false, false}, {"Cap Time Zero", false, true}, {"TSC bit", true, false},
+	{"NoRETComp bit", true, false}, {"Have sched_switch", false, true}, {"Snapshot mode", false, true},
+	{"Per-cpu maps", false, true}, {"MTC bit", true, false}, {"MTC freq bits", true, false},
+	{"TSC:CTC numerator", false, false}, {"TSC:CTC denominator", false, false}, {"CYC bit", true, false},
+	{"Max non-turbo ratio", false, false}, {"Filter string len.", false, false},
+}
+
+// Indexes of the Intel PT private words (enum intel_pt_info_priv).
+const (
+	ptPerCPUMmaps      = 9
+	ptCycBit           = 14
+	ptMaxNonTurboRatio = 15
+	ptFilterStrLen     = 16
+	ptMinPriv          = ptPerCPUMmaps + 1
+	ptFilter           = ptFilterStrLen + 1 // the filter string, then cap_event_trace
+)
+
+// writeIntelPTInfo prints what intel_pt_process_auxtrace_info prints with
+// dump_trace: the words of the first version, then those of each later
+// one the record is long enough for (intel_pt_has), the filter string and
+// cap_event_trace. A record too short for the first version prints
+// nothing (perf's -EINVAL).
+func writeIntelPTInfo(w *bufio.Writer, priv []uint64) {
+	if len(priv) < ptMinPriv {
+		return
+	}
+	line := func(i int) {
+		f := intelPTInfo[i]
+		switch {
+		case f.hex:
+			fmt.Fprintf(w, "  %-20s%s\n", f.name, cHex(priv[i]))
+		case f.signed:
+			fmt.Fprintf(w, "  %-20s%d\n", f.name, int64(priv[i]))
+		default:
+			fmt.Fprintf(w, "  %-20s%d\n", f.name, priv[i])
+		}
+	}
+	for i := 0; i < ptMinPriv; i++ {
+		line(i)
+	}
+	if len(priv) > ptCycBit {
+		for i := ptMinPriv; i <= ptCycBit; i++ {
+			line(i)
+		}
+	}
+	if len(priv) > ptMaxNonTurboRatio {
+		line(ptMaxNonTurboRatio)
+	}
+	info := ptFilter
+	if len(priv) > ptFilterStrLen {
+		line(ptFilterStrLen)
+		filter := ""
+		if n := priv[ptFilterStrLen]; n != 0 {
+			words := int((n + 1 + 7) / 8)
+			if words > len(priv)-info {
+				return // "bad filter string length"
+			}
+			b := make([]byte, 0, words*8)
+			for _, v := range priv[info : info+words] {
+				b = binary.LittleEndian.AppendUint64(b, v)
+			}
+			if b[len(b)-1] != 0 {
+				return // "filter string not null terminated"
+			}
+			if i := bytes.IndexByte(b, 0); i >= 0 {
+				b = b[:i]
+			}
+			filter = string(b)
+			info += words
+		}
+		fmt.Fprintf(w, "  %-20s%s\n", "Filter string", filter)
+	}
+	if info < len(priv) {
+		fmt.Fprintf(w, "  Cap Event Trace     %d\n", int32(priv[info]))
 	}
 }
 

@@ -72,6 +72,11 @@ func Header(w io.Writer, f *perfdata.File, opt HeaderOptions) (err error) {
 	writeTop(bw, f, opt)
 	for feat := perfdata.Feature(0); feat < perfdata.MaxFeatures; feat++ {
 		if (fs.Has(feat) || fs.IsLost(feat)) && !fs.NoTable {
+			// perf_file_section__fprintf_info: nothing for a section
+			// lseek cannot reach.
+			if sec, ok := f.FeatureSections[feat]; ok && !f.Pipe && !f.CanSeek(sec.Offset) {
+				continue
+			}
 			writeFeature(bw, f, fs, feat, opt.Full)
 		}
 	}

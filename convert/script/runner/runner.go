@@ -114,13 +114,12 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if st, err := os.Stat(input); err == nil && st.Mode().IsRegular() && st.Size() == 0 {
-		// perf_data__open: open_file_read.
-		return &perfopt.Exit{Msg: "zero-sized data (" + input + "), nothing to do!", Status: 255}
+	if err := CheckEmpty(input); err != nil {
+		return err
 	}
 	s, err := session.Open(input, opts)
 	if err != nil {
-		return openError(input, err)
+		return OpenError(input, err)
 	}
 	defer s.Close()
 	noData := false
@@ -546,10 +545,18 @@ func cHex(v uint64) string {
 	return "0x" + strconv.FormatUint(v, 16)
 }
 
-// openError turns a failure to open a recording into perf's message and
+// CheckEmpty refuses an empty file as perf's open_file_read does.
+func CheckEmpty(path string) error {
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Size() == 0 {
+		return &perfopt.Exit{Msg: "zero-sized data (" + path + "), nothing to do!", Status: 255}
+	}
+	return nil
+}
+
+// OpenError turns a failure to open a recording into perf's message and
 // exit status (perf_data__open, perf_session__open), with perfpt's own
 // account as the detail.
-func openError(path string, err error) error {
+func OpenError(path string, err error) error {
 	var pe *os.PathError
 	switch {
 	case errors.As(err, &pe):

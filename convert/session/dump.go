@@ -1,0 +1,92 @@
+package session
+
+import (
+	"bufio"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/perfpt/perfpt/convert/machine"
+	"github.com/perfpt/perfpt/perfdata"
+)
+
+// DumpMachine follows the records of perfpt dump (perf report -D) as perf
+// report's machine does, and prints the lines perf report adds to each
+// sample delivered to it. It is perftext.DumpMachine for the session's
+// machine: use it with a session that is not Run.
+type DumpMachine struct {
+	s *Session
+	// vdso is the long name of perf's copy of its own vdso.
+	vdso string
+}
+
+// DumpMachine returns the session's machine for perftext.Dump.
+func (s *Session) DumpMachine() *DumpMachine { return &DumpMachine{s: s} }
+
+// Record processes the records that change the machine, as Run does.
+func (d *DumpMachine) Record(rec perfdata.Record) {
+	m := d.s.m
+	switch r := rec.(type) {
+	case *perfdata.RecordComm:
+		m.ProcessComm(r)
+	case *perfdata.RecordFork:
+		m.ProcessFork(r)
+	case *perfdata.RecordMmap:
+		m.ProcessMmap(r.PID, r.TID, r.Addr, r.Len, r.PgOff, r.Filename, nil, r.CPUMode(), r.Misc&perfdata.MiscMmapData == 0)
+	case *perfdata.RecordMmap2:
+		var bid []byte
+		if r.Misc&perfdata.MiscMmapBuildID != 0 {
+			bid = r.BuildID
+		}
+		m.ProcessMmap(r.PID, r.TID, r.Addr, r.Len, r.PgOff, r.Filename, bid, r.CPUMode(), r.Prot&protExec != 0)
+	}
+}
+
+// Sample prints machine__resolve's lines for a sample: the thread's comm
+// and tid, then the DSO of the map holding the IP in the address space
+// the sample's cpumode names (thread__find_map: "[hypervisor]" for any
+// cpumode but kernel and user, "<not found>" without a map).
+func (d *DumpMachine) Sample(w *bufio.Writer, r *perfdata.RecordSample) {
+	m := d.s.m
+	t := m.FindNewThread(r.PID, r.TID)
+	w.WriteString(" ... thread: ")
+	w.WriteString(t.Comm)
+	w.WriteByte(':')
+	w.WriteString(strconv.Itoa(int(t.TID)))
+	w.WriteString("\n ...... dso: ")
+	var mp *machine.Map
+	switch r.CPUMode() {
+	case perfdata.MiscKernel:
+		mp = m.KernelMaps().Find(r.IP)
+	case perfdata.MiscUser:
+		mp = t.Maps.Find(r.IP)
+	default:
+		w.WriteString("[hypervisor]\n")
+		return
+	}
+	if mp == nil {
+		w.WriteString("<not found>\n")
+		return
+	}
+	w.WriteString(d.longName(mp.DSO))
+	w.WriteByte('\n')
+}
+
+// longName returns the DSO's long name (perf's dso->long_name). A [vdso]
+// the build-id table does not list is perf's copy of its own vdso, which
+// machine__findnew_vdso writes to a file made by mkstemp
+// ("/tmp/perf-vdso.so-XXXXXX", vdso__get_filename) and names after it: a
+// name that changes from run to run, mirrored with six random letters.
+func (d *DumpMachine) longName(dso *machine.DSO) string {
+	if dso.Name != "[vdso]" || dso.BuildID != nil {
+		return dso.Name
+	}
+	if d.vdso == "" {
+		const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+		b := []byte("/tmp/perf-vdso.so-XXXXXX")
+		for i := len(b) - 6; i < len(b); i++ {
+			b[i] = letters[rand.IntN(len(letters))]
+		}
+		d.vdso = string(b)
+	}
+	return d.vdso
+}
