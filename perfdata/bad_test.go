@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -145,7 +146,7 @@ func TestBadInput(t *testing.T) {
 		{"bad magic", mod(func(b []byte) { copy(b, "NOTPERF!") }), ErrBadMagic, 0},
 		{"big endian", mod(func(b []byte) { binary.BigEndian.PutUint64(b, Magic) }), ErrBigEndian, 0},
 		{"header size", mod(func(b []byte) { b[8] = 100 }), ErrBadSize, 8},
-		{"data past end", mod(func(b []byte) { binary.LittleEndian.PutUint64(b[48:], 1<<40) }), ErrTruncated, 40},
+		{"data offset", mod(func(b []byte) { binary.LittleEndian.PutUint64(b[40:], 1<<63) }), ErrBadSize, 40},
 		{"attr size", mod(func(b []byte) { binary.LittleEndian.PutUint64(b[16:], 8) }), ErrBadSize, 16},
 		{"zero-size record", mod(func(b []byte) { putHeader(b[data:], RecordTypeMmap, 0) }), ErrBadSize, data + 6},
 		{"record past end", mod(func(b []byte) { putHeader(b[data:], RecordTypeMmap, 0xfff8) }), ErrTruncated, data},
@@ -166,6 +167,93 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("offset %#x, want %#x (%v)", pe.Offset, tc.offset, err)
 			}
 		})
+	}
+}
+
+// TestCutDataSection reads recordings whose data section the end of the
+// file cuts short as perf reads them through its mapping: the rest of the
+// page where the file ends reads as zeros (a record runs on into them, then
+// a header of size 0 is perf's "failed to process type: 0"), and the
+// pages after it cannot be read (perf dies of SIGBUS; perfdata says where
+// the file ends).
+func TestCutDataSection(t *testing.T) {
+	page := os.Getpagesize()
+	b, err := os.ReadFile("../testdata/perf/cpu-clock-dwarf.data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := NewBytes(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, end := int(f.Data.Offset), int(f.Data.Offset+f.Data.Size)
+	var starts []int // record offsets
+	for off := start; off < end; off += int(binary.LittleEndian.Uint16(b[off+6:])) {
+		starts = append(starts, off)
+	}
+	// read reads a cut file mapped and streamed: the two agree.
+	read := func(cut []byte) (n int, last error) {
+		for _, open := range []func() (*File, error){
+			func() (*File, error) { return NewBytes(cut) },
+			func() (*File, error) { return New(bytes.NewReader(cut)) },
+		} {
+			f, err := open()
+			if err != nil {
+				return 0, err
+			}
+			rs := f.Records(FileOrder)
+			m := 0
+			for rs.Next() {
+				m++
+			}
+			if last != nil && m != n {
+				return 0, fmt.Errorf("mapped and streamed reads give %d and %d records", n, m)
+			}
+			n, last = m, rs.Err()
+			if last == nil {
+				return n, errors.New("no error")
+			}
+		}
+		return n, last
+	}
+	checked := 0
+	for i, off := range starts[1:] {
+		next := end
+		if i+2 < len(starts) {
+			next = starts[i+2]
+		}
+		page0, page1 := off/page, (next-1)/page
+		if page0 == page1 && off%page != 0 {
+			// Cut at a record inside a page: the zeros after it are
+			// a header of size 0.
+			n, err := read(b[:off])
+			var hs *HeaderSizeError
+			if !errors.As(err, &hs) || hs.Offset != int64(off) || n != i+1 {
+				t.Fatalf("cut at record %d (%#x): %d records, %v; want %d and a header of size 0 there", i+1, off, n, err, i+1)
+			}
+			if next >= end {
+				checked++
+				continue
+			}
+			// Cut inside it: it reads with zeros, then the same.
+			n, err = read(b[:off+8])
+			if !errors.As(err, &hs) || hs.Offset != int64(next) || n != i+2 {
+				t.Fatalf("cut in record %d (%#x): %d records, %v; want %d and a header of size 0 at %#x", i+1, off, n, err, i+2, next)
+			}
+			checked++
+		} else if page0 != page1 {
+			// Cut at the page boundary inside the record.
+			cut := page1 * page
+			n, err := read(b[:cut])
+			var hs *HeaderSizeError
+			if !errors.Is(err, ErrTruncated) || errors.As(err, &hs) || n != i+1 {
+				t.Fatalf("cut at %#x in record %d: %d records, %v; want %d and the end of the file", cut, i+1, n, err, i+1)
+			}
+			checked++
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("only %d cuts checked", checked)
 	}
 }
 

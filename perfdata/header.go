@@ -3,6 +3,7 @@ package perfdata
 import (
 	"encoding/binary"
 	"io"
+	"os"
 )
 
 // maxAttrs caps the number of attrs read from a header.
@@ -71,8 +72,10 @@ func newFile(ra io.ReaderAt, mem []byte, size int64) (*File, error) {
 	if err := f.checkSection(24, "attrs section", attrs); err != nil {
 		return nil, err
 	}
-	if err := f.checkSection(40, "data section", f.Data); err != nil {
-		return nil, err
+	// A data section cut short by the end of the file is read as perf
+	// reads it (readable, below).
+	if d := f.Data; d.Offset < 0 || d.Size < 0 || d.Offset+d.Size < d.Offset {
+		return nil, errAt(40, "data section", ErrBadSize)
 	}
 	if err := f.readAttrs(attrs); err != nil {
 		return nil, err
@@ -83,6 +86,20 @@ func newFile(ra io.ReaderAt, mem []byte, size int64) (*File, error) {
 	f.buildIDMap()
 	f.nameAttrs()
 	return f, nil
+}
+
+// readable returns the end of the bytes of the data section that can be
+// read. perf maps the data section, so where the file ends inside it the
+// rest of the last page reads as zeros, and the pages after it cannot be
+// read at all (perf dies of SIGBUS there): the data section ends, for
+// reading, at the file's last page boundary.
+func (f *File) readable() int64 {
+	end := f.Data.Offset + f.Data.Size
+	if f.size < 0 || end <= f.size {
+		return end
+	}
+	page := int64(os.Getpagesize())
+	return min(end, (f.size+page-1)/page*page)
 }
 
 // fileHeaderNoFeatures is the size of a struct perf_file_header without

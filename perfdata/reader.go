@@ -16,10 +16,13 @@ const maxAuxChunk = 4 << 20
 type rawReader struct {
 	f *File
 
-	// Memory mode: the data section.
+	// Memory mode: the data section, as far as the file holds it.
 	mem     []byte
 	memBase int64
 	pos     int
+	// memLen is the data section's size; readable, where its bytes can
+	// be read (File.readable): past len(mem) they are zeros.
+	memLen, readable int
 	// dropMem: mem is a file mapping whose pages the reader gives back
 	// (dropMapped) every dropStep bytes, up to dropped, so that a pass
 	// over a big file leaves no more of it resident than the records
@@ -68,11 +71,20 @@ func (f *File) newRawReader() (*rawReader, error) {
 		rr.r = f.pipe
 		rr.off = f.pipeOff
 	case f.mem != nil:
-		rr.mem = f.mem[f.Data.Offset : f.Data.Offset+f.Data.Size]
+		start := min(f.Data.Offset, int64(len(f.mem)))
+		rr.mem = f.mem[start:min(f.Data.Offset+f.Data.Size, int64(len(f.mem)))]
 		rr.memBase = f.Data.Offset
 		rr.dropMem = f.mapped
+		rr.memLen = int(f.Data.Size)
+		rr.readable = int(max(f.readable()-f.Data.Offset, 0))
 	default:
 		rr.r = io.NewSectionReader(f.ra, f.Data.Offset, f.Data.Size)
+		if f.size >= 0 && f.size < f.Data.Offset+f.Data.Size {
+			// Zeros after the end of the file, to the page's end.
+			real := max(f.size-f.Data.Offset, 0)
+			rr.r = io.MultiReader(io.NewSectionReader(f.ra, f.Data.Offset, real),
+				io.LimitReader(zeros{}, max(f.readable()-f.Data.Offset-real, 0)))
+		}
 		rr.off = f.Data.Offset
 		rr.limit = f.Data.Offset + f.Data.Size
 	}
@@ -144,40 +156,75 @@ func header(raw *RawRecord, b []byte, off int64) {
 const dropStep = 1 << 20
 
 func (rr *rawReader) nextMem(raw *RawRecord) error {
-	if rr.dropMem && rr.pos-rr.dropped >= dropStep {
+	if rr.dropMem && rr.pos-rr.dropped >= dropStep && rr.pos <= len(rr.mem) {
 		// The records before this one have been returned; slices of them
 		// stay valid (the pages come back from the page cache if read).
 		dropMapped(rr.mem[rr.dropped:rr.pos])
 		rr.dropped = rr.pos
 	}
-	rest := rr.mem[rr.pos:]
+	left := rr.memLen - rr.pos
 	off := rr.memBase + int64(rr.pos)
-	if len(rest) == 0 {
+	if left <= 0 {
 		return io.EOF
 	}
-	if len(rest) < 8 {
+	if left < 8 {
 		return errAt(off, "record header", ErrTruncated)
 	}
-	header(raw, rest, off)
+	hdr, err := rr.memBytes(rr.pos, 8)
+	if err != nil {
+		return err
+	}
+	header(raw, hdr, off)
 	if raw.Size < 8 {
 		return headerSizeError(off, raw)
 	}
-	if raw.Size > len(rest) {
-		return errAt(off, fmt.Sprintf("%v of size %d with %d bytes left in the data section", raw.Type, raw.Size, len(rest)), ErrTruncated)
+	if raw.Size > left {
+		return errAt(off, fmt.Sprintf("%v of size %d with %d bytes left in the data section", raw.Type, raw.Size, left), ErrTruncated)
 	}
-	raw.Data = rest[:raw.Size]
+	if raw.Data, err = rr.memBytes(rr.pos, raw.Size); err != nil {
+		return err
+	}
 	n, ok := payloadSize(raw)
 	if !ok {
 		return errAt(off, raw.Type.String()+" (record too small)", ErrBadSize)
 	}
-	if n > uint64(len(rest)-raw.Size) {
-		return errAt(off+int64(raw.Size), fmt.Sprintf("%v data of %d bytes with %d bytes left in the data section", raw.Type, n, len(rest)-raw.Size), ErrTruncated)
+	if n > uint64(left-raw.Size) {
+		return errAt(off+int64(raw.Size), fmt.Sprintf("%v data of %d bytes with %d bytes left in the data section", raw.Type, n, left-raw.Size), ErrTruncated)
 	}
 	if raw.Type == RecordTypeAuxtrace || raw.Type == RecordTypeHeaderTracing {
-		raw.AuxData = rest[raw.Size : raw.Size+int(n)]
+		if raw.AuxData, err = rr.memBytes(rr.pos+raw.Size, int(n)); err != nil {
+			return err
+		}
 	}
 	rr.pos += raw.Size + int(n)
 	return nil
+}
+
+// memBytes returns the n bytes of the data section at pos: a slice of
+// the file, or, where the file ends before them, a copy with the zeros
+// perf reads there. Bytes past the readable end are an error (perf dies
+// of SIGBUS reading them).
+func (rr *rawReader) memBytes(pos, n int) ([]byte, error) {
+	if pos+n <= len(rr.mem) {
+		return rr.mem[pos : pos+n], nil
+	}
+	if pos+n > rr.readable {
+		end := rr.memBase + int64(len(rr.mem))
+		return nil, errAt(rr.memBase+int64(pos), fmt.Sprintf("record cut short by the end of the file at %#x (perf dies of SIGBUS reading past the page it ends in)", end), ErrTruncated)
+	}
+	b := make([]byte, n)
+	if pos < len(rr.mem) {
+		copy(b, rr.mem[pos:])
+	}
+	return b, nil
+}
+
+// zeros reads as an endless run of zero bytes.
+type zeros struct{}
+
+func (zeros) Read(b []byte) (int, error) {
+	clear(b)
+	return len(b), nil
 }
 
 // fill makes at least n bytes available in buf[bs:be]; it returns false at
