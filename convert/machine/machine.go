@@ -67,6 +67,28 @@ func (d *DSO) File() string {
 	return d.file
 }
 
+// AdjustSymbols reports perf's dso->adjust_symbols of the map's DSO once
+// its symbols are loaded: symsrc__init sets it for symbols read from an
+// ELF file (every user-space DSO, a vmlinux), dso__load clears it for
+// kallsyms, a perf map or no file. perf's flag is clear until dso__load
+// ran for the DSO (a sample's IP or call chain in it, say), so its
+// brstackoff prints offsets in a DSO not yet loaded; perfpt loads a DSO
+// when it needs it, and a [vdso] (perf's copy of one is an ELF file)
+// counts as not loaded.
+func (mp *Map) AdjustSymbols() bool { return mp.DSO.SymsFile() != "" }
+
+// BranchOffset is the address perf script's brstackoff prints for addr in
+// the map (perf_sample__fprintf_brstackoff): addr itself when the DSO
+// adjusts symbols, else map__map_ip, which is addr - start + pgoff even for
+// the kernel's identity maps (perf 6.1 calls the function, not the map's
+// map_ip).
+func (mp *Map) BranchOffset(addr uint64) uint64 {
+	if mp.AdjustSymbols() {
+		return addr
+	}
+	return addr - mp.Start + mp.PgOff
+}
+
 // SymsFile returns the file the DSO's symbols came from (perf's
 // symsrc_filename, which perf's addr2line reads), "" when none.
 func (d *DSO) SymsFile() string {

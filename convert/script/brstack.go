@@ -42,6 +42,49 @@ func (p *Printer) brstack(b []byte, s *sample.Sample, sym bool) []byte {
 	return b
 }
 
+// brstackoff mirrors perf_sample__fprintf_brstackoff of perf 6.1: per
+// entry " 0xFROM(dso)/0xTO(dso)" and the flags, each address as an offset
+// in its map's DSO (map__map_ip) when it has a map whose DSO's symbols
+// are not adjusted (dso->adjust_symbols: machine.Map.BranchOffset), else
+// as it is.
+func (p *Printer) brstackoff(b []byte, s *sample.Sample) []byte {
+	dso := p.has(FieldDSO)
+	var tmp sample.Loc
+	for i := range s.BranchStack {
+		e := &s.BranchStack[i]
+		b = append(b, " 0x"...)
+		l := branchLoc(s, i, 0, &tmp)
+		b = strconv.AppendUint(b, dsoOffset(e.From, l), 16)
+		if dso {
+			b = appendParenDSO(b, l)
+		}
+		b = append(b, "/0x"...)
+		l = branchLoc(s, i, 1, &tmp)
+		b = strconv.AppendUint(b, dsoOffset(e.To, l), 16)
+		if dso {
+			b = appendParenDSO(b, l)
+		}
+		b = appendBstackFlags(b, e)
+	}
+	return b
+}
+
+// branchOffsetter is what a Loc's map knows of brstackoff's addresses
+// (machine.Map implements it).
+type branchOffsetter interface{ BranchOffset(addr uint64) uint64 }
+
+// dsoOffset is brstackoff's address: the map's answer when l has a map,
+// else addr.
+func dsoOffset(addr uint64, l *sample.Loc) uint64 {
+	if !l.HasMap {
+		return addr
+	}
+	if o, ok := l.Ref.(branchOffsetter); ok {
+		return o.BranchOffset(addr)
+	}
+	return l.Addr
+}
+
 // branchLoc returns the location of entry i's From (end 0) or To (end
 // 1): pre-resolved, or asked of the Resolver (thread__find_symbol_fb),
 // or none.

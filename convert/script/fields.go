@@ -391,7 +391,7 @@ func (f *Fields) EnableCallchainFields(t OutputType) {
 // unprintable are the fields perf script knows but this printer does not
 // print yet.
 const unprintable = FieldBPFOutput |
-	FieldBrstackinsn | FieldBrstackinsnlen | FieldBrstackoff | FieldMetric |
+	FieldBrstackinsn | FieldBrstackinsnlen | FieldMetric |
 	FieldSrccode | FieldTOD | FieldMachinePID | FieldVCPU
 
 // Unprintable returns the names of the fields that -F added to perf's

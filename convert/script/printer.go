@@ -161,6 +161,8 @@ func (p *Printer) Print(s *sample.Sample) {
 		}
 		if s.BranchStack != nil && pl.f&(FieldBrstack|FieldBrstacksym) != 0 {
 			b = p.brstack(b, s, pl.f&FieldBrstack == 0)
+		} else if s.BranchStack != nil && pl.f&FieldBrstackoff != 0 {
+			b = p.brstackoff(b, s)
 		}
 		if pl.f&(FieldInsnLen|FieldInsn) != 0 {
 			b = p.insn(b, s)

@@ -60,7 +60,8 @@ func TestBrstack(t *testing.T) {
 		{"ip,brstack", "             1004 0x1010/0x1100/P/-/-/12/CALL  0x1180/0x9000/M/X/A/0/FAULT_DATA \n"},
 		{"ip,dso,brstack", "             1004 (/bin/prog) 0x1010(/bin/prog)/0x1100(/bin/prog)/P/-/-/12/CALL  0x1180(/bin/prog)/0x9000([unknown])/M/X/A/0/FAULT_DATA \n"},
 		{"ip,sym,brstacksym", "             1004 mainmain+0x10/f+0x0/P/-/-/12/CALL f+0x80/[unknown]/M/X/A/0/FAULT_DATA \n"},
-		{"ip,brstackoff", "             1004\n"},
+		{"ip,brstackoff", "             1004 0x1010/0x1100/P/-/-/12/CALL  0x1180/0x9000/M/X/A/0/FAULT_DATA \n"},
+		{"ip,dso,brstackoff", "             1004 (/bin/prog) 0x1010(/bin/prog)/0x1100(/bin/prog)/P/-/-/12/CALL  0x1180(/bin/prog)/0x9000([unknown])/M/X/A/0/FAULT_DATA \n"},
 	} {
 		f := DefaultFields()
 		if _, err := f.Parse(c.fields); err != nil {
@@ -90,6 +91,33 @@ func TestBrstack(t *testing.T) {
 		t.Errorf("resolved: got %q want %q", out.String(), want)
 	}
 }
+
+// TestBrstackoff prints each branch address as its map tells
+// (machine.Map.BranchOffset: an offset in a DSO whose symbols are not
+// adjusted, else the address), and one without a map as it is.
+func TestBrstackoff(t *testing.T) {
+	l := loc("/lib/x.so", symF, 0x1100)
+	l.Ref = offsetMap{}
+	s := sample.Sample{Ev: insnEv, IP: 0x1004, IPLoc: loc("/bin/prog", symMain, 0x1004),
+		BranchStack: []sample.BranchEntry{{From: 0x7f0000001010, To: 0x9000, Predicted: true}},
+		BranchLocs:  []sample.Loc{l, loc("", nil, 0x9000)},
+	}
+	f := DefaultFields()
+	if _, err := f.Parse("ip,dso,brstackoff"); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	p := NewPrinter(&out, Options{Fields: f})
+	p.Print(&s)
+	p.Flush()
+	if want := "             1004 (/bin/prog) 0x1010(/lib/x.so)/0x9000([unknown])/P/-/-/0/ \n"; out.String() != want {
+		t.Errorf("got %q want %q", out.String(), want)
+	}
+}
+
+type offsetMap struct{}
+
+func (offsetMap) BranchOffset(addr uint64) uint64 { return addr - 0x7f0000000000 }
 
 type fixedRes struct{ l sample.Loc }
 

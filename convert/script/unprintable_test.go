@@ -12,8 +12,8 @@ func TestUnprintable(t *testing.T) {
 	}{
 		{"ip,sym", nil},
 		{"+brstacksym,+ipc", nil},
-		{"+brstackoff", []string{"brstackoff"}},
-		{"hw:ip,weight,iregs,brstackoff", []string{"brstackoff"}},
+		{"+brstackoff", nil},
+		{"hw:ip,weight,iregs,brstackinsn", []string{"brstackinsn"}},
 		{"ip,brstackinsn,tod,misc", []string{"brstackinsn", "tod"}},
 		{"-period", nil},
 	} {

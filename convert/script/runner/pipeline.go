@@ -146,13 +146,14 @@ type pipeline struct {
 
 // pipelineNeeds says what the pipeline must carry or resolve for fields:
 // instruction bytes (insn), branch targets (printed with sym or dso, or
-// callindent), branch stack locations (brstacksym, or brstack with dso).
+// callindent), branch stack locations (brstacksym, brstackoff, or brstack
+// with dso).
 func pipelineNeeds(fields *script.Fields) (insn, addrLoc, brLocs bool) {
 	for ty := script.OutputType(0); ty <= script.TypeOther; ty++ {
 		insn = insn || fields.Has(ty, script.FieldInsn)
 		addrLoc = addrLoc || fields.Has(ty, script.FieldSym) || fields.Has(ty, script.FieldDSO) ||
 			fields.Has(ty, script.FieldCallindent)
-		brLocs = brLocs || fields.Has(ty, script.FieldBrstacksym) ||
+		brLocs = brLocs || fields.Has(ty, script.FieldBrstacksym) || fields.Has(ty, script.FieldBrstackoff) ||
 			(fields.Has(ty, script.FieldBrstack) && fields.Has(ty, script.FieldDSO))
 	}
 	return
