@@ -13,4 +13,7 @@ type Options struct {
 	// Arch is the recording's architecture as perf names it (perftext.
 	// NormArch: "x86"), for register names.
 	Arch string
+	// Clock is the recording's HEADER_CLOCK_DATA for the tod field (nil
+	// without: tod prints "disabled").
+	Clock *Clock
 }

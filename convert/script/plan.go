@@ -51,7 +51,7 @@ func (p *Printer) planFor(ev *sample.Event) *plan {
 	if f&FieldDSO != 0 {
 		pl.addrOpts |= optDSO
 	}
-	pl.start = f&(FieldComm|FieldPID|FieldTID|FieldCPU|FieldMisc|FieldTime) != 0
+	pl.start = f&(FieldComm|FieldPID|FieldTID|FieldCPU|FieldMisc|FieldTOD|FieldTime) != 0
 	pl.commRaw = f&FieldIP != 0 && ev.SampleType&sample.SampleCallchain != 0 && p.o.UseCallchain
 	pl.bts = ev.IsBTS()
 	pl.btsAddr = f&FieldAddr != 0 || (ev.SampleType&sample.SampleAddr != 0 && !p.o.Fields.UserSet(t))

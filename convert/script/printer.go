@@ -200,6 +200,10 @@ func (p *Printer) appendStartOf(b []byte, s *sample.Sample, pl *plan, recType ui
 	if pl.f&FieldMisc != 0 {
 		b = appendMisc(b, s.Misc, recType)
 	}
+	if pl.f&FieldTOD != 0 {
+		b = p.appendTOD(b, s.Time)
+		b = append(b, ' ')
+	}
 	if pl.f&FieldTime != 0 {
 		b = p.timeText.append(b, s.Time, p.o.Nanosecs)
 		b = append(b, ':', ' ')

@@ -14,7 +14,7 @@ func TestUnprintable(t *testing.T) {
 		{"+brstacksym,+ipc", nil},
 		{"+brstackoff", nil},
 		{"hw:ip,weight,iregs,brstackinsn", []string{"brstackinsn"}},
-		{"ip,brstackinsn,tod,misc", []string{"brstackinsn", "tod"}},
+		{"ip,brstackinsn,tod,misc", []string{"brstackinsn"}},
 		{"-period", nil},
 	} {
 		f := DefaultFields()

@@ -146,7 +146,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	hasAux := s.HasAuxtrace()
 	// perf_session__check_output_opt: the first event of each type.
 	seen := map[script.OutputType]bool{}
-	anyCallchain := false
+	anyCallchain, tod := false, false
 	for _, e := range s.Events() {
 		if e.SampleType&sample.SampleCallchain != 0 {
 			anyCallchain = true
@@ -164,6 +164,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 				return &perfopt.Exit{Msg: err.Error(), Status: 255}
 			}
 		}
+		tod = tod || fields.Has(t, script.FieldTOD)
 	}
 	for _, e := range s.Events() {
 		if err := refuseUnprinted(e, fields); err != nil {
@@ -190,13 +191,21 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	}
 	// perf_session__check_output_opt: with call chains, tracepoints print
 	// ip, sym, symoff and dso unless -F set their fields.
+	// It leaves before its check of the clock data for tod then.
+	checkTOD := true
 	if useCallchain && !fields.UserSet(script.TypeTracepoint) {
 		for _, e := range s.Events() {
 			if e.AttrType == 2 && e.SampleType&sample.SampleCallchain != 0 {
 				fields.Add(script.TypeTracepoint, script.FieldIP|script.FieldSym|script.FieldSymOff|script.FieldDSO)
+				checkTOD = false
 				break
 			}
 		}
+	}
+	clock := &script.Clock{}
+	setClock(clock, s.File())
+	if tod && checkTOD && !clock.Enabled {
+		return &perfopt.Exit{Msg: "Can't provide 'tod' time, missing clock data. Please record with -k/--clockid option.", Status: 255}
 	}
 	// process_attr for the events synthesised from PT.
 	s.OnSynthEvent = func(e *sample.Event, firstOfType bool) error {
@@ -228,7 +237,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		arch = perftext.NormArch(fs.Arch)
 	}
 	p := script.NewPrinter(stdout, script.Options{Fields: fields, Nanosecs: cfg.Nanosecs, Arch: arch,
-		NameWidthFn: nameWidth})
+		NameWidthFn: nameWidth, Clock: clock})
 	var side []byte // the text of a side-band record
 	var prog *progress
 	if cfg.Progress != nil {
@@ -303,7 +312,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 			}
 			p.Write(t)
 		}
-		fork(&h, script.Options{Fields: fields, Nanosecs: cfg.Nanosecs, Arch: arch, NameWidthFn: nameWidth}, &useCallchain, emit)
+		fork(&h, script.Options{Fields: fields, Nanosecs: cfg.Nanosecs, Arch: arch, NameWidthFn: nameWidth, Clock: clock}, &useCallchain, emit)
 	}
 	if s.File().Pipe && (cfg.Header || cfg.ShowInfo) {
 		// show_feat_hdr: a pipe's features print as their records go by.
@@ -314,6 +323,22 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 			var b bytes.Buffer
 			perftext.HeaderFeature(&b, s.File(), feat, cfg.ShowInfo)
 			p.Write(b.Bytes())
+		}
+	}
+	if s.File().Pipe {
+		// A pipe's clock data (for tod) comes as a record, before the
+		// samples that the printers (or the pipeline) print after it.
+		show := h.Feature
+		h.Feature = func(feat perfdata.Feature) {
+			if feat == perfdata.FeatClockData {
+				if pl != nil {
+					pl.drain()
+				}
+				setClock(clock, s.File())
+			}
+			if show != nil {
+				show(feat)
+			}
 		}
 	}
 	err = s.Run(h)
@@ -485,6 +510,14 @@ func pipeAttr(s *session.Session, fields *script.Fields, hasAux bool, useCallcha
 			fields.EnableCallchainFields(script.OutputTypeOf(e.AttrType))
 		}
 		return nil
+	}
+}
+
+// setClock sets c from the file's HEADER_CLOCK_DATA as process_clock_data
+// does: only version 1 enables the clock.
+func setClock(c *script.Clock, f *perfdata.File) {
+	if fs, err := f.Features(); err == nil && fs.Has(perfdata.FeatClockData) && fs.ClockData.Version == 1 {
+		*c = script.Clock{Enabled: true, TODNs: fs.ClockData.WallNS, ClockNs: fs.ClockData.ClockNS}
 	}
 }
 

@@ -1,0 +1,53 @@
+package runner
+
+import (
+	"bytes"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/perfpt/perfpt/internal/perfopt"
+)
+
+// TestTODPerf compares the tod field with perf's on recordings with clock
+// data (-k), in a file and in a pipe (whose clock data comes as a record).
+func TestTODPerf(t *testing.T) {
+	opts := [][]string{{"-F", "+tod"}, {"-F", "comm,tod,time", "--ns"}, {"-F", "+tod,+misc", "--show-task-events", "--show-mmap-events"}}
+	recs := []recorded{
+		{"mono", []string{"-k", "mono", "-e", "cpu-clock", "-c", "50000"}, opts},
+		{"realtime", []string{"-k", "CLOCK_REALTIME", "-e", "cpu-clock", "-c", "50000"}, opts},
+	}
+	compareRecorded(t, false, recs)
+	// A pipe without clock data prints "disabled" (perf checks the clock
+	// before the pipe's events and features are known).
+	recs = append(recs, recorded{"none", []string{"-e", "cpu-clock", "-c", "50000"}, [][]string{{"-F", "+tod"}}})
+	compareRecorded(t, true, recs)
+}
+
+// TestTODMissingClock: without clock data perf script refuses tod with its
+// message and status 255 (perf_session__check_output_opt).
+func TestTODMissingClock(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records with perf")
+	}
+	need(t, "perf")
+	data := filepath.Join(t.TempDir(), "x.data")
+	if out, err := exec.Command("perf", "record", "-q", "-o", data, "-e", "cpu-clock", "true").CombinedOutput(); err != nil {
+		t.Fatalf("perf record: %v\n%s", err, out)
+	}
+	cmd := exec.Command("perf", "script", "-i", data, "-F", "+tod")
+	var perfErr bytes.Buffer
+	cmd.Stderr = &perfErr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("perf script -F +tod: %v", err)
+	}
+	var out, errb bytes.Buffer
+	err = Run(Config{Input: data, Fields: []string{"+tod"}}, &out, &errb)
+	var x *perfopt.Exit
+	if !errors.As(err, &x) || x.Msg+"\n" != perfErr.String() || x.Status != ee.ExitCode() {
+		t.Fatalf("perfpt: %v (%+v), perf: %q status %d", err, x, perfErr.String(), ee.ExitCode())
+	}
+}
