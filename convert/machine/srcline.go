@@ -86,6 +86,40 @@ func (d *DSO) srclineOf(l *sample.Loc) string {
 	return out
 }
 
+// sourceLine mirrors get_srcline_split(dso, objdump address, &line): the
+// file and line of addr2line's first record for the DSO address addr,
+// with the failure count srclineOf keeps (perf's a2l_fails and
+// has_srcline are the DSO's, shared by both).
+func (d *DSO) sourceLine(addr uint64) (string, int, bool) {
+	if d.Name == "" || d.Name[0] == '[' || hasPrefix(d.Name, "/tmp/perf-") {
+		return "", 0, false
+	}
+	d.Symbols()
+	src := &d.src
+	if src.cache == nil {
+		src.fails = 1
+		src.cache = map[uint64]string{}
+	}
+	if src.disabled {
+		return "", 0, false
+	}
+	if f := d.a2l(); f != nil {
+		var ok bool
+		src.recs, ok = f.Addr2line(addr+d.textOffset, src.recs[:0])
+		if ok {
+			src.fails = 0
+			return src.recs[0].File, src.recs[0].Line, true
+		}
+	}
+	if src.fails != 0 {
+		if src.fails++; src.fails > a2lFailLimit {
+			src.disabled = true
+			d.closeA2l()
+		}
+	}
+	return "", 0, false
+}
+
 // SourceFile returns the debug information of the file at path as a
 // srcline.File: the addr2line of a DSO whose symbol file it is, else one
 // opened once (nil when it cannot be read).
@@ -140,6 +174,16 @@ func (r *Resolver) Srcline(l *sample.Loc) string {
 		return ""
 	}
 	return mp.DSO.srclineOf(l)
+}
+
+// SourceLine returns the source file and line of l as perf script's
+// srccode field finds them (get_srcline_split).
+func (r *Resolver) SourceLine(l *sample.Loc) (string, int, bool) {
+	mp, ok := l.Ref.(*Map)
+	if !ok || mp == nil || mp.DSO == nil {
+		return "", 0, false
+	}
+	return mp.DSO.sourceLine(l.Addr)
 }
 
 // baseName is perf's gnu_basename: the part after the last '/', "" for "".

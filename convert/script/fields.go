@@ -392,7 +392,7 @@ func (f *Fields) EnableCallchainFields(t OutputType) {
 // print yet.
 const unprintable = FieldBPFOutput |
 	FieldBrstackinsn | FieldBrstackinsnlen | FieldMetric |
-	FieldSrccode | FieldMachinePID | FieldVCPU
+	FieldMachinePID | FieldVCPU
 
 // Unprintable returns the names of the fields that -F added to perf's
 // defaults and that the printer cannot print yet, so that the caller can refuse them rather

@@ -43,6 +43,9 @@ type Printer struct {
 	timeText         timeText
 	lineText         lineText
 	flagText         map[uint32]string
+
+	srccode  map[int32]srcState  // per thread (srccode.go)
+	srcFiles map[string]*srcFile // source files read
 }
 
 // NewPrinter returns a printer writing to w. With w nil the printer keeps
@@ -174,6 +177,9 @@ func (p *Printer) Print(s *sample.Sample) {
 			b = p.ipc(b, s)
 		}
 		b = append(b, '\n')
+	}
+	if pl.f&FieldSrccode != 0 {
+		b = p.appendSrccode(b, s)
 	}
 	p.out = b
 	if len(b) >= flushSize {

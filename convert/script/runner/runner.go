@@ -263,7 +263,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	}
 	srcline := false
 	for ty := script.OutputType(0); ty <= script.TypeOther; ty++ {
-		srcline = srcline || fields.Has(ty, script.FieldSrcline)
+		srcline = srcline || fields.Has(ty, script.FieldSrcline) || fields.Has(ty, script.FieldSrccode)
 	}
 	var pl *pipeline
 	workers := cfg.Workers

@@ -51,3 +51,14 @@ func TestTODMissingClock(t *testing.T) {
 		t.Fatalf("perfpt: %v (%+v), perf: %q status %d", err, x, perfErr.String(), ee.ExitCode())
 	}
 }
+
+// TestSrccodePerf compares the srccode field (each sample's source line,
+// once per thread while it stays the same) with perf's on recordings of a
+// program built with -g, with and without call chains and srcline.
+func TestSrccodePerf(t *testing.T) {
+	opts := [][]string{{"-F", "+srccode"}, {"-F", "+srcline,+srccode"}, {"-F", "comm,tid,ip,srccode"}}
+	compareRecorded(t, false, []recorded{
+		{"flat", []string{"-e", "cpu-clock", "-c", "50000"}, opts},
+		{"g", []string{"-g", "-e", "cpu-clock", "-c", "50000"}, opts},
+	})
+}
