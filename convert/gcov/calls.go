@@ -115,16 +115,43 @@ func (p *Program) markCalls(f *elf.File) {
 	}
 }
 
-// markThrows decides which calls may throw: a call through a pointer
-// may; a call to a function of the program may when that function
-// raises or calls something that may throw where no landing pad of its
-// own takes the exception and no filter (noexcept) stops it (a fixed
-// point over the program's functions, as gcc's nothrow discovery).
+// markThrows decides which calls may throw, as gcc's C++ front end
+// does: a call through a pointer may; a call to a function of the
+// program may unless the front end had found that function nothrow when
+// it finished the caller's body (finish_function: no throw expression,
+// no call of a function not yet found nothrow, wherever a handler or a
+// cleanup takes the exception). Handlers do not make a function nothrow,
+// only a noexcept specification does (its LSDA leaves the calls it stops
+// without a call site, or a filter stops them). A function is not yet
+// nothrow while its own body is parsed (recursion), when it is defined
+// later in the file, or when it is a template's instance (instantiated at
+// the end of the unit) called from code that is not, unless declared
+// noexcept (noexceptDecl) or made by the compiler (its exception
+// specification is deduced).
 func (p *Program) markThrows() {
 	for i := range p.insns {
 		if p.insns[i].kind == kCallInd {
 			p.insns[i].throws = true
 		}
+	}
+	tmpl := make([]bool, len(p.funcs))
+	for fi := range p.funcs {
+		tmpl[fi] = templateInstance(p.funcs[fi].name)
+	}
+	// later reports whether callee was not finished before caller.
+	later := func(caller, callee int) bool {
+		c, f := &p.funcs[callee], &p.funcs[caller]
+		switch {
+		case callee == caller:
+			return true
+		case c.artificial || c.closure || destructorName(c.name) || p.noexceptDecl(callee):
+			return false
+		case tmpl[callee]:
+			return !tmpl[caller] && !f.closure
+		case tmpl[caller] || f.closure:
+			return false
+		}
+		return c.file == f.file && c.startLine > f.startLine
 	}
 	may := make([]bool, len(p.funcs))
 	for changed := true; changed; {
@@ -134,6 +161,7 @@ func (p *Program) markThrows() {
 				continue
 			}
 			fn := &p.funcs[fi]
+			_, lsda := p.lpads[fn.low]
 			for k := fn.first; k < fn.end; k++ {
 				in := &p.insns[k]
 				if in.kind != kCall && in.kind != kCallInd {
@@ -141,13 +169,13 @@ func (p *Program) markThrows() {
 				}
 				throws := in.throws || in.raises
 				if callee, ok := p.lowFn[in.target]; ok && in.kind == kCall {
-					throws = may[callee]
+					throws = may[callee] || later(fi, int(callee))
 				}
-				if !throws {
+				if !throws || in.resume {
 					continue
 				}
-				if s, ok := p.site(fn.low, in.addr); ok && (s.lp != 0 || s.action != 0) {
-					continue // a landing pad takes it, or a filter stops it
+				if s, ok := p.site(fn.low, in.addr); ok && s.lp == 0 && s.action != 0 || !ok && lsda {
+					continue // a noexcept specification stops it
 				}
 				may[fi], changed = true, true
 				break
@@ -160,4 +188,81 @@ func (p *Program) markThrows() {
 			in.throws = may[callee]
 		}
 	}
+}
+
+// templateInstance reports whether the assembler name names an instance
+// of a function template or a member of a class template: a component of
+// its (nested) name takes template arguments.
+func templateInstance(name string) bool {
+	s, ok := strings.CutPrefix(name, "_Z")
+	if !ok || strings.HasPrefix(s, "Z") {
+		return false // C, or a local entity (a lambda's operator())
+	}
+	nested := strings.HasPrefix(s, "N")
+	if nested {
+		s = strings.TrimLeft(s[1:], "rVKRO")
+	}
+	for len(s) > 0 {
+		switch c := s[0]; {
+		case c >= '0' && c <= '9':
+			n := 0
+			for len(s) > 0 && s[0] >= '0' && s[0] <= '9' {
+				n = n*10 + int(s[0]-'0')
+				s = s[1:]
+			}
+			if n > len(s) {
+				return false
+			}
+			s = s[n:]
+		case c == 'S' && len(s) > 1 && (s[1] == 't' || s[1] == 'a' || s[1] == 'b' || s[1] == 's' || s[1] == 'i' || s[1] == 'o' || s[1] == 'd'):
+			s = s[2:]
+		case c == 'S':
+			j := strings.IndexByte(s, '_')
+			if j < 0 {
+				return false
+			}
+			s = s[j+1:]
+		case c == 'I':
+			return true
+		default:
+			return false
+		}
+		if !nested {
+			return len(s) > 0 && s[0] == 'I'
+		}
+	}
+	return false
+}
+
+// noexceptDecl reports whether function fi's declaration in its source
+// says noexcept (or throw(), or libstdc++'s macros for them), from its
+// line to the body's brace.
+func (p *Program) noexceptDecl(fi int) bool {
+	fn := &p.funcs[fi]
+	src := p.source(fn.file)
+	if fn.startLine < 1 || int(fn.startLine) > len(src) {
+		return false
+	}
+	for l := fn.startLine; l < fn.startLine+6 && int(l) <= len(src); l++ {
+		text := src[l-1]
+		if l == fn.startLine && fn.startCol > 1 && int(fn.startCol) <= len(text) {
+			text = text[fn.startCol-1:]
+		}
+		end := strings.IndexAny(text, "{;")
+		if end >= 0 {
+			text = text[:end]
+		}
+		if strings.Contains(text, "noexcept(false)") {
+			return false
+		}
+		for _, w := range []string{"noexcept", "_GLIBCXX_NOEXCEPT", "_GLIBCXX_USE_NOEXCEPT", "throw()", "_GLIBCXX_NOTHROW"} {
+			if strings.Contains(text, w) {
+				return true
+			}
+		}
+		if end >= 0 {
+			return false
+		}
+	}
+	return false
 }

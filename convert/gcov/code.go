@@ -82,6 +82,7 @@ type function struct {
 	hasCode      bool
 	optimized    bool // built with optimisation (DW_AT_producer)
 	returnsValue bool // not a void function
+	noReturn     bool // declared noreturn: its calls end a block with only the fake arc
 	// localSlots are the %rbp offsets of its named locals (-O0).
 	localSlots map[int32]bool
 	// aggregateLocals: a local array, struct or union (DWARF), whose
@@ -93,6 +94,7 @@ type function struct {
 	// whole scope, from before their declaration.
 	aggregateScopes [][2]uint64
 	closure         bool  // a lambda's operator()
+	artificial      bool  // made by the compiler (DW_AT_artificial)
 	cxx             bool  // of a C++ compilation unit
 	rets            int32 // explicitReturns + 1, 0 until counted
 	// part: a range of the function mainPart other than its first (the
@@ -294,7 +296,7 @@ func (p *Program) decode(f *elf.File) error {
 		fn := function{name: name, file: intern(sf.File), startLine: int32(sf.Line), startCol: int32(sf.Column),
 			low: sf.Low, high: sf.High, first: len(p.insns), returnsValue: sf.ReturnsValue,
 			aggregateLocals: sf.AggregateLocals, aggregateFrom: int32(sf.AggregateFrom), closure: sf.Closure,
-			aggregateScopes: sf.AggregateScopes}
+			aggregateScopes: sf.AggregateScopes, noReturn: sf.NoReturn, artificial: sf.Artificial}
 		if sf.Part == 0 {
 			p.lowFn[sf.Low] = fi
 		} else {
@@ -334,6 +336,14 @@ func (p *Program) decode(f *elf.File) error {
 	p.lpads = landingPads(f)
 	p.markLeaders()
 	p.markCalls(f)
+	for i := range p.insns {
+		// Calls of the program's functions declared noreturn.
+		if in := &p.insns[i]; in.kind == kCall {
+			if fi, ok := p.lowFn[in.target]; ok && p.funcs[fi].noReturn {
+				in.noReturn = true
+			}
+		}
+	}
 	p.markThrows()
 	// Assign gcov lines, row by row within each function.
 	opt := optimizedRanges(f)

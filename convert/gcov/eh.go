@@ -256,7 +256,7 @@ func parseLSDA(data []byte, off int, base, fn uint64) []callSite {
 	if c.err != nil || end > len(data) {
 		return nil
 	}
-	var out []callSite
+	out := []callSite{} // an LSDA without call sites: nothing may throw out
 	for c.off < end && c.err == nil {
 		start, _ := c.encoded(siteEnc&0x0f, base)
 		length, _ := c.encoded(siteEnc&0x0f, base)
@@ -318,10 +318,11 @@ func calleeThrows(name string) bool {
 	if !strings.HasPrefix(name, "_Z") {
 		return false
 	}
-	// C++: operator delete, std::terminate and destructors (implicitly
-	// noexcept: std::string's, std::allocator's) cannot.
+	// C++: operator delete, std::terminate, destructors (implicitly
+	// noexcept: std::string's, std::allocator's) and std::allocator's
+	// constructors (noexcept) cannot.
 	return !strings.HasPrefix(name, "_ZdlPv") && !strings.HasPrefix(name, "_ZdaPv") && name != "_ZSt9terminatev" &&
-		!destructorName(name)
+		!destructorName(name) && !strings.HasPrefix(name, "_ZNSaI")
 }
 
 // destructorName reports whether name is the assembler name of a C++

@@ -750,6 +750,17 @@ func (gb *graphBuilder) findLatches() map[int][]int {
 				last = si
 			}
 		}
+		if last >= 0 && last+1 < len(gb.segs) {
+			// The body ends in a call (which ends gcc's block): the jump
+			// back, on the loop's line, is the latch block already.
+			if n := &gb.segs[last+1]; n.end-n.first == 1 {
+				in := &p.insns[n.first]
+				if in.kind == kJmp && p.index(in.target) == top && in.gline >= 0 && p.lines[in.gline].line == ln &&
+					p.lines[in.gline].file == fn.file {
+					continue
+				}
+			}
+		}
 		if last >= 0 {
 			out[last] = append(out[last], top)
 		}
@@ -1243,7 +1254,8 @@ func (p *Program) callStatementEnd(fn *function, k int) (end int, empty int32) {
 		if p.insns[m].kind == kEpilogue && m+1 < fn.end && !p.insns[m+1].leader && p.insns[m+1].gline == call.gline {
 			m++ // movq %xmm0,%rax
 		}
-		if p.insns[m].retStore && (m+1 >= fn.end || p.insns[m+1].gline != call.gline || p.insns[m+1].leader) && !call.catch &&
+		if p.insns[m].retStore && (m+1 >= fn.end || p.insns[m+1].gline != call.gline || p.insns[m+1].leader ||
+			p.insns[m+1].kind == kJmp) && !call.catch &&
 			p.ehPad(fn, k) == 0 {
 			// (A catch's binding of its parameter is a statement of
 			// its own.)

@@ -58,6 +58,7 @@ type origin struct {
 	external      bool
 	typed         bool // DW_AT_type: the function returns a value
 	artificial    bool // DW_AT_artificial: made by the compiler
+	noReturn      bool // DW_AT_noreturn: declared noreturn
 	// closure: the declaration is the class's (a lambda's operator()).
 	closure bool
 }
@@ -288,7 +289,7 @@ func (b *builder) unit(r *dwarf.Reader) error {
 					b.t.funcs = append(b.t.funcs, Func{Part: part, MainLow: ranges[0][0],
 						Name: s.name, LinkageName: o.linkage, Low: rg[0], High: rg[1],
 						File: name, Line: int(o.declLine), Column: int(o.declCol),
-						External: o.external, ReturnsValue: o.typed, Artificial: o.artificial, entry: cur,
+						External: o.external, ReturnsValue: o.typed, Artificial: o.artificial, NoReturn: o.noReturn, entry: cur,
 						Closure: o.closure, spec: specOf(e),
 					})
 				}
@@ -398,6 +399,7 @@ func (b *builder) origin(e *dwarf.Entry) origin {
 	o.external, _ = e.Val(dwarf.AttrExternal).(bool)
 	o.typed = e.Val(dwarf.AttrType) != nil
 	o.artificial, _ = e.Val(dwarf.AttrArtificial).(bool)
+	o.noReturn, _ = e.Val(dwarf.AttrNoreturn).(bool)
 	for _, a := range []dwarf.Attr{dwarf.AttrAbstractOrigin, dwarf.AttrSpecification} {
 		off, ok := e.Val(a).(dwarf.Offset)
 		if !ok {
@@ -416,6 +418,7 @@ func (b *builder) origin(e *dwarf.Entry) origin {
 		o.external = o.external || p.external
 		o.typed = o.typed || p.typed
 		o.artificial = o.artificial || p.artificial
+		o.noReturn = o.noReturn || p.noReturn
 		o.closure = o.closure || p.closure
 	}
 	return o
@@ -443,6 +446,7 @@ func (b *builder) lookup(off dwarf.Offset, depth int) origin {
 	o.external, _ = e.Val(dwarf.AttrExternal).(bool)
 	o.typed = e.Val(dwarf.AttrType) != nil
 	o.artificial, _ = e.Val(dwarf.AttrArtificial).(bool)
+	o.noReturn, _ = e.Val(dwarf.AttrNoreturn).(bool)
 	for _, a := range []dwarf.Attr{dwarf.AttrAbstractOrigin, dwarf.AttrSpecification} {
 		if next, ok := e.Val(a).(dwarf.Offset); ok {
 			p := b.lookup(next, depth+1)
@@ -458,6 +462,7 @@ func (b *builder) lookup(off dwarf.Offset, depth int) origin {
 			o.external = o.external || p.external
 			o.typed = o.typed || p.typed
 			o.artificial = o.artificial || p.artificial
+			o.noReturn = o.noReturn || p.noReturn
 		}
 	}
 	b.names[off] = o

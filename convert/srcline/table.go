@@ -37,6 +37,8 @@ type Func struct {
 	// Artificial is true for functions the compiler made (implicit
 	// constructors and destructors, DW_AT_artificial).
 	Artificial bool
+	// NoReturn is true for functions declared noreturn (DW_AT_noreturn).
+	NoReturn bool
 	// Closure is true for a lambda's operator(): Line and Column are its
 	// closure type's declaration (gcc gives the member none).
 	Closure bool
