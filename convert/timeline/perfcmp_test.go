@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfpt/perfpt/perfdata"
+	"github.com/perfpt/perfpt/ptdecode/packet"
 	"github.com/perfpt/perfpt/record"
 	"github.com/perfpt/perfpt/record/ksynth"
 	"github.com/perfpt/perfpt/record/synth"
@@ -313,6 +315,9 @@ type flowCase struct {
 	at     float64
 	timed  bool
 	direct string // a recording in the repository instead
+	// garbageTIP: a TIP to an address in no mapping written after the
+	// first TIP.PGD a fraction garbageTIP into each AUX buffer (0: none).
+	garbageTIP float64
 }
 
 var (
@@ -342,6 +347,10 @@ func flowCases() []flowCase {
 		// would be other packets on each run.
 		{name: "damaged/hot-dyn-O2", prog: "hot-dyn-O2", args: []string{"1"}, opt: perThread, timed: true, fill: 0xff, n: 7, at: 0.5},
 		{name: "damaged-pad/hot-dyn-O2", prog: "hot-dyn-O2", args: []string{"1"}, opt: perCPU, timed: true, fill: 0, n: 64, at: 0.3},
+		// A TIP after a syscall's TIP.PGD, as damage to mix's trace made
+		// one: perf prints the branch from the syscall into no code and
+		// no trace start.
+		{name: "garbage-tip/hot-dyn-O2", prog: "hot-dyn-O2", args: []string{"1"}, opt: perCPU, timed: true, garbageTIP: 0.3},
 		{name: "kernel/mix-dyn-O2", prog: "mix-dyn-O2", opt: perCPU, timed: true, kernel: true},
 		{name: "kernel/per-thread/threads-static-O2", prog: "threads-static-O2", opt: perThread, timed: true, kernel: true},
 	}
@@ -384,6 +393,9 @@ func TestCallsAgainstPerf(t *testing.T) {
 			}
 			if fc.n > 0 {
 				data = testprog.CorruptAux(t, data, fc.fill, fc.n, fc.at)
+			}
+			if fc.garbageTIP > 0 {
+				data = tipAfterPGD(t, data, fc.garbageTIP)
 			}
 			if dir := os.Getenv("PERFPT_TL_KEEP"); dir != "" {
 				// Keep the recordings to look at them.
@@ -431,4 +443,67 @@ func perfFlowSymfs(t *testing.T, data, symfs string, timed bool) map[int64][]flo
 	}
 	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	return perfFlow(t, data, timed)
+}
+
+// tipAfterPGD copies the recording data and, in each AUX buffer, writes a
+// TIP to 0x5904cf591cce590e (an address in no mapping) over the packets
+// after the first TIP.PGD a fraction at of the way into it or later, the
+// rest of the last packet overwritten padded (PAD).
+func tipAfterPGD(t *testing.T, data string, at float64) string {
+	t.Helper()
+	f, err := perfdata.Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b, err := os.ReadFile(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tip := []byte{0xcd, 0x0e, 0x59, 0xce, 0x1c, 0x59, 0xcf, 0x04, 0x59}
+	hit := 0
+	rs := f.Records(perfdata.FileOrder)
+	for rs.Next() {
+		r, ok := rs.Record.(*perfdata.RecordAuxtrace)
+		if !ok {
+			continue
+		}
+		buf := b[r.DataOffset : r.DataOffset+int64(r.AuxSize)]
+		from := int(float64(len(buf)) * at)
+		for off := 0; off < len(buf); {
+			p, err := packet.Decode(buf, off)
+			if err != nil {
+				break
+			}
+			off += int(p.Size)
+			if p.Kind != packet.KindTIPPGD || off <= from {
+				continue
+			}
+			end := off
+			for end < off+len(tip) {
+				q, err := packet.Decode(buf, end)
+				if err != nil {
+					t.Fatalf("tipAfterPGD: %v", err)
+				}
+				end += int(q.Size)
+			}
+			copy(buf[off:], tip)
+			for i := off + len(tip); i < end; i++ {
+				buf[i] = 0 // PAD
+			}
+			hit++
+			break
+		}
+	}
+	if err := rs.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if hit == 0 {
+		t.Fatalf("no TIP.PGD past %.0f%% of any AUX buffer", at*100)
+	}
+	out := filepath.Join(t.TempDir(), "garbage-tip.data")
+	if err := os.WriteFile(out, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

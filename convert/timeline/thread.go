@@ -72,6 +72,7 @@ type thread struct {
 
 	inGap    bool // a trace-gap slice is open
 	gapName  Str
+	gapDepth int    // len(stack) when the gap began
 	stopped  bool   // the trace stopped after the last run
 	lastEnd  uint64 // the last instruction before the stop
 	newEpoch bool   // the stack starts afresh at the next run (error, exec)
@@ -133,8 +134,18 @@ func (t *thread) runs(b *session.RunBatch) {
 			// run went, before any instruction there (an asynchronous
 			// stop: no run carries it).
 			t.push(op{kind: opBegin, cat: c.catInterrupt, name: c.catInterrupt, info: c.noArgs, pos: t.cum, depth: int32(len(t.stack))})
-			t.inGap, t.gapName = true, c.catInterrupt
+			t.inGap, t.gapName, t.gapDepth = true, c.catInterrupt, len(t.stack)
 			t.stopped, t.lastEnd = true, r.Start-1
+		}
+		if t.stopped && !t.newEpoch && f&sample.FlagTraceBegin == 0 && r.Start == t.lastEnd && r.NInsn == 1 &&
+			f&sample.FlagCall != 0 && r.To != 0 {
+			// A branch from the instruction the trace stopped at, with
+			// no trace start (a TIP after a TIP.PGD, in a damaged
+			// trace): perf prints the call and no trace start, so it
+			// is taken inside the gap, which stays open.
+			t.cum++
+			t.call(r, f)
+			continue
 		}
 		f &^= sample.FlagTraceBegin
 		restart := t.stopped || t.newEpoch
@@ -157,8 +168,7 @@ func (t *thread) runs(b *session.RunBatch) {
 		} else if t.stopped {
 			t.stopped = false
 			if t.inGap {
-				t.inGap = false
-				t.end(t.gapName, t.gapName)
+				t.endGap(t.gapName, c.catUnwind)
 			}
 			switch {
 			case t.pendRet:
@@ -198,7 +208,7 @@ func (t *thread) runs(b *session.RunBatch) {
 				t.pendJump = true
 			}
 			t.push(op{kind: opBegin, cat: name, name: name, info: c.noArgs, pos: t.cum, depth: int32(len(t.stack))})
-			t.inGap, t.gapName = true, name
+			t.inGap, t.gapName, t.gapDepth = true, name, len(t.stack)
 			t.stopped, t.lastEnd = true, r.End
 		case f&sample.FlagCall != 0:
 			t.call(r, f)
@@ -349,6 +359,16 @@ func (t *thread) contains(fi *fnInfo, to uint64) bool {
 	return t.c.fnAt(t, to).hi == 0
 }
 
+// endGap ends the open gap slice with cat, after the frames begun inside
+// it (popped with fcat).
+func (t *thread) endGap(cat, fcat Str) {
+	for len(t.stack) > t.gapDepth {
+		t.pop(fcat)
+	}
+	t.inGap = false
+	t.end(cat, t.gapName)
+}
+
 // closeAll ends the gap, every frame and the base function with cat
 // (the inferred frame with icat), and starts a new epoch at the next run.
 func (t *thread) closeAll(cat, icat Str) {
@@ -358,12 +378,11 @@ func (t *thread) closeAll(cat, icat Str) {
 	if t.inGap {
 		// At an exec the trace resumes in the new program: the gap
 		// ends as a trace start does.
-		t.inGap = false
 		gcat := cat
 		if cat == t.c.catExec {
 			gcat = t.gapName
 		}
-		t.end(gcat, t.gapName)
+		t.endGap(gcat, cat)
 	}
 	for len(t.stack) > 0 {
 		t.pop(cat)
