@@ -33,7 +33,7 @@ func (d *DSO) a2l() *srcline.File {
 	src := &d.src
 	src.once.Do(func() {
 		if d.symsFile != "" {
-			src.file, _ = srcline.OpenFile(d.symsFile)
+			src.file, _ = srcline.OpenAddr2line(d.symsFile)
 		}
 	})
 	return src.file

@@ -142,7 +142,7 @@ func (f *File) nearest(sec elf.SectionIndex, pc uint64, dst []Record, lines bool
 
 func (f *File) elf() *elfFuncs {
 	if f.elfFuncs == nil {
-		f.elfFuncs = loadELFFuncs(f.ef)
+		f.elfFuncs = loadELFFuncs(f.symEF)
 	}
 	return f.elfFuncs
 }

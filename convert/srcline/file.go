@@ -22,8 +22,14 @@ import (
 type File struct {
 	mu     sync.Mutex
 	closer io.Closer
-	ef     *elf.File
-	order  binary.ByteOrder
+	// debugCloser is the separate debug file the DWARF is read from.
+	debugCloser io.Closer
+	// symEF is the file whose symbols name functions the DWARF does not
+	// know: the separate debug file where bfd pairs its sections with
+	// the file's (_bfd_dwarf2_stash_syms), else ef.
+	symEF *elf.File
+	ef    *elf.File
+	order binary.ByteOrder
 
 	info, abbrev, line, str, lineStr, strOffsets, addr, ranges, rnglists, aranges *section
 
@@ -77,6 +83,25 @@ func OpenFile(path string) (*File, error) {
 	return sf, nil
 }
 
+// OpenAddr2line opens the ELF file at path as binutils' addr2line does:
+// when it has no DWARF, the DWARF comes from its separate debug file
+// (found by build id, then by .gnu_debuglink, see separateDebug), and the
+// names of functions the DWARF does not know from that file's symbols.
+func OpenAddr2line(path string) (*File, error) {
+	sf, err := OpenFile(path)
+	if err != nil || sf.info != nil {
+		return sf, err
+	}
+	if df, def := separateDebug(path, sf.ef); df != nil {
+		sf.debugSections(def, df)
+		sf.debugCloser = df
+		if sameSections(sf.ef, def) {
+			sf.symEF = def
+		}
+	}
+	return sf, nil
+}
+
 // NewFile reads an ELF file through r, which must stay readable until
 // the File is no longer used.
 func NewFile(r io.ReaderAt) (*File, error) {
@@ -84,7 +109,18 @@ func NewFile(r io.ReaderAt) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &File{ef: ef, order: ef.ByteOrder, units: map[uint64]*unit{}}
+	f := &File{ef: ef, symEF: ef, order: ef.ByteOrder, units: map[uint64]*unit{}}
+	f.debugSections(ef, r)
+	for i, s := range ef.Sections {
+		if s.Flags&elf.SHF_ALLOC != 0 {
+			f.allocSecs = append(f.allocSecs, allocSec{idx: elf.SectionIndex(i), addr: s.Addr, size: s.Size})
+		}
+	}
+	return f, nil
+}
+
+// debugSections takes the DWARF sections from ef, read through r.
+func (f *File) debugSections(ef *elf.File, r io.ReaderAt) {
 	for _, n := range []struct {
 		s    **section
 		name string
@@ -96,18 +132,15 @@ func NewFile(r io.ReaderAt) (*File, error) {
 	} {
 		*n.s = openSection(ef, r, n.name)
 	}
-	for i, s := range ef.Sections {
-		if s.Flags&elf.SHF_ALLOC != 0 {
-			f.allocSecs = append(f.allocSecs, allocSec{idx: elf.SectionIndex(i), addr: s.Addr, size: s.Size})
-		}
-	}
-	return f, nil
 }
 
 // Close releases the file.
 func (f *File) Close() error {
 	if f == nil || f.closer == nil {
 		return nil
+	}
+	if f.debugCloser != nil {
+		f.debugCloser.Close()
 	}
 	return f.closer.Close()
 }
