@@ -52,6 +52,10 @@ type Frame struct {
 	// NoLines says the location has no lines at all (an address perf
 	// knows no function for) when Lines is empty.
 	NoLines bool
+	// Own says Lines end with a line the sampled address alone has (the
+	// sample's own symbol): its location is not the one of a caller
+	// frame at the same address.
+	Own bool
 }
 
 // FrameLine is one line of a Frame's location: a function (Name as
@@ -103,6 +107,7 @@ type addrKey struct {
 	m      *profile.Mapping
 	addr   uint64
 	caller bool
+	own    bool
 }
 
 type funcKey struct{ name, sysName, file string }
@@ -230,7 +235,7 @@ func (b *Builder) function(name, sysName, file string, start int64) *profile.Fun
 func (b *Builder) Location(fr *Frame) *profile.Location {
 	m := b.mapping(&fr.Map)
 	if b.Gran == Address {
-		if l := b.addrLocs[addrKey{m, fr.IP, fr.Caller}]; l != nil {
+		if l := b.addrLocs[addrKey{m, fr.IP, fr.Caller, fr.Own}]; l != nil {
 			return l
 		}
 	}
@@ -321,7 +326,7 @@ func (b *Builder) Location(fr *Frame) *profile.Location {
 		l.Line = []profile.Line{{Function: f}}
 	}
 	if b.Gran == Address {
-		b.addrLocs[addrKey{m, fr.IP, fr.Caller}] = l
+		b.addrLocs[addrKey{m, fr.IP, fr.Caller, fr.Own}] = l
 	} else {
 		b.locs[k] = l
 	}

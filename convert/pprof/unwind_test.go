@@ -84,9 +84,9 @@ func TestDwarfStacksMatchPerfReport(t *testing.T) {
 	if _, err := exec.LookPath("perf"); err != nil {
 		t.Skip("perf not installed")
 	}
-	buildidcache.Home(t, unwindDir, "cwork-dyn", "cwork-static", "cppwork", "cppthrow", "rustwork")
+	buildidcache.Home(t, unwindDir, "cwork-dyn", "cwork-static", "cppwork", "cppthrow", "cclone", "rustwork")
 	for _, name := range []string{"cwork-dyn.data", "cwork-static.data", "cwork-small.data", "cppwork.data",
-		"cppthrow.data", "rustwork.data"} {
+		"cppthrow.data", "cclone.data", "rustwork.data"} {
 		data := filepath.Join(unwindDir, name)
 		p, err := Convert(data, Options{})
 		if err != nil {

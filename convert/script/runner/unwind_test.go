@@ -28,9 +28,9 @@ const unwindDir = "../../../testdata/unwind"
 // exception unwinder) and Rust, names demangled as perf demangles them.
 func TestDwarfUnwindMatchesPerf(t *testing.T) {
 	need(t, "perf")
-	buildidcache.Home(t, unwindDir, "cwork-dyn", "cwork-static", "cppwork", "cppthrow", "rustwork")
+	buildidcache.Home(t, unwindDir, "cwork-dyn", "cwork-static", "cppwork", "cppthrow", "cclone", "rustwork")
 	for _, data := range []string{"cwork-dyn.data", "cwork-static.data", "cwork-small.data", "cppwork.data",
-		"cppthrow.data", "rustwork.data"} {
+		"cppthrow.data", "cclone.data", "rustwork.data"} {
 		for _, args := range [][]string{
 			nil,
 			{"-G"},
