@@ -31,19 +31,65 @@ func demangleName(name string, params bool) string {
 	}
 	var out string
 	var err error
-	if params {
-		out, err = demangle.ToString(name, demangle.NoRust)
-	} else {
-		base := name
+	base, opts := name, []demangle.Option{demangle.NoRust}
+	if !params {
 		if i := strings.IndexByte(name, '@'); i > 0 {
 			base = name[:i]
 		}
-		out, err = demangle.ToString(base, demangle.NoParams, demangle.NoRust)
+		opts = append(opts, demangle.NoParams)
+	}
+	if strings.Contains(base, "CI") {
+		out, err = demangleInheriting(base, opts)
+	} else {
+		out, err = demangle.ToString(base, opts...)
 	}
 	if err != nil || out == "" {
 		return name
 	}
 	return out
+}
+
+// demangleInheriting demangles a name that may hold an inheriting
+// constructor (C I1/I2/I4 <base class>). libiberty names it after the
+// base class, the last source name it read before (its
+// d_ctor_dtor_name makes the constructor of di->last_name, which the
+// base class type sets, its template arguments excepted):
+// "std::__uniq_ptr_data<...>::__uniq_ptr_impl" where
+// ianlancetaylor/demangle prints the class's own name.
+func demangleInheriting(name string, opts []demangle.Option) (string, error) {
+	a, err := demangle.ToAST(name, opts...)
+	if err != nil {
+		return "", err
+	}
+	a = a.Copy(func(n demangle.AST) demangle.AST {
+		c, ok := n.(*demangle.Constructor)
+		if !ok || c.Base == nil {
+			return nil
+		}
+		if bn := lastSourceName(c.Base); bn != nil {
+			return &demangle.Constructor{Name: bn}
+		}
+		return nil
+	}, func(demangle.AST) bool { return false })
+	return demangle.ASTToString(a, opts...), nil
+}
+
+// lastSourceName is the unqualified name of a class type, without its
+// template arguments; nil for other types.
+func lastSourceName(a demangle.AST) demangle.AST {
+	for i := 0; i < 64; i++ {
+		switch t := a.(type) {
+		case *demangle.Template:
+			a = t.Name
+		case *demangle.Qualified:
+			a = t.Name
+		case *demangle.Name:
+			return t
+		default:
+			return nil
+		}
+	}
+	return nil
 }
 
 // rustLegacy demangles a Rust name of the legacy mangling: _ZN, then

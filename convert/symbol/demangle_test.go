@@ -92,7 +92,8 @@ func TestDemangleAgainstPerf(t *testing.T) {
 }
 
 // TestDemangleName checks perf's rules around the demangler: no
-// parameters nor clone suffixes by default, a version tail ignored, Rust
+// parameters nor clone suffixes by default, a version tail ignored,
+// inheriting constructors named after their base class, Rust
 // legacy identifiers that start with "__", OCaml names, and names left
 // alone.
 func TestDemangleName(t *testing.T) {
@@ -109,6 +110,15 @@ func TestDemangleName(t *testing.T) {
 		{"_ZTISt13runtime_error@GLIBCXX_3.4", true, "_ZTISt13runtime_error@GLIBCXX_3.4"},
 		{"_ZN3std3sys9backtrace28__rust_begin_short_backtrace17h0123456789abcdefE", false, "std::sys::backtrace::__rust_begin_short_backtrace"},
 		{"_ZN4core3ptr42drop_in_place$LT$alloc..string..String$GT$17hfedcba9876543210E", false, "core::ptr::drop_in_place<alloc::string::String>"},
+		// Inheriting constructors are named after the base class, as
+		// c++filt (libiberty) names them; its template arguments do not
+		// count.
+		{"_ZNSt15__uniq_ptr_dataI5ShapeSt14default_deleteIS0_ELb1ELb1EECI4St15__uniq_ptr_implIS0_S2_EEPS0_", false,
+			"std::__uniq_ptr_data<Shape, std::default_delete<Shape>, true, true>::__uniq_ptr_impl"},
+		{"_ZNSt15__uniq_ptr_dataI5ShapeSt14default_deleteIS0_ELb1ELb1EECI4St15__uniq_ptr_implIS0_S2_EEPS0_", true,
+			"std::__uniq_ptr_data<Shape, std::default_delete<Shape>, true, true>::__uniq_ptr_impl(Shape*)"},
+		{"_ZN1DCI21BI1XEEi", false, "D::B"},
+		{"_ZN1DCI2N1N1BIiEEEi", true, "D::B(int)"},
 		{"camlStdlib__List__map_123", false, "Stdlib.List.map_123"},
 		{"main", false, "main"},
 		{"_Znotmangled", false, "_Znotmangled"},
