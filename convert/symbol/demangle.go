@@ -38,7 +38,7 @@ func demangleName(name string, params bool) string {
 		}
 		opts = append(opts, demangle.NoParams)
 	}
-	if strings.Contains(base, "CI") {
+	if strings.HasPrefix(base, "_Z") && strings.Contains(base, "CI") {
 		out, err = demangleInheriting(base, opts)
 	} else {
 		out, err = demangle.ToString(base, opts...)
@@ -61,7 +61,7 @@ func demangleInheriting(name string, opts []demangle.Option) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	a = a.Copy(func(n demangle.AST) demangle.AST {
+	b := a.Copy(func(n demangle.AST) demangle.AST {
 		c, ok := n.(*demangle.Constructor)
 		if !ok || c.Base == nil {
 			return nil
@@ -71,6 +71,9 @@ func demangleInheriting(name string, opts []demangle.Option) (string, error) {
 		}
 		return nil
 	}, func(demangle.AST) bool { return false })
+	if b != nil { // nil: nothing changed
+		a = b
+	}
 	return demangle.ASTToString(a, opts...), nil
 }
 

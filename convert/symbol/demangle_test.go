@@ -12,14 +12,11 @@ import (
 // perfpt, by binary, as perf prints them:
 //   - an empty template pack at the end: libiberty writes "<...>>", the
 //     library "<...> >";
-//   - inheriting constructors (C1I...): libiberty names the base class;
 //   - Rust v0 closures nested in closures and unit generic arguments
 //     ("()"), which ianlancetaylor/demangle orders or drops differently.
 var demangleKnown = map[string][]string{
 	"cxx-O0": {
 		"std::__get_helper<1ul, std::default_delete<app::Shape>>",
-		"std::__uniq_ptr_data<app::Shape, std::default_delete<app::Shape>, true, true>::__uniq_ptr_impl",
-		"std::__uniq_ptr_data<app::Shape, std::default_delete<app::Shape>, true, true>::__uniq_ptr_impl",
 	},
 	"rust-legacy": rustV0Known,
 	"rust-v0":     rustV0Known,
