@@ -424,7 +424,8 @@ var unseenO2Floor = map[string][2]int{
 	"varargs": {95, 78}, "sorting": {97, 84}, "machine": {67, 60}, "tree": {96, 83},
 	"floats": {92, 77}, "strbuf": {82, 71}, "matrix": {68, 52}, "bits": {57, 42},
 	"hashtab": {95, 85}, "shapes": {86, 77}, "stack": {72, 50}, "except": {82, 76},
-	"lambda": {68, 46},
+	"lambda": {68, 46}, "inventory": {82, 72}, "visitor": {87, 80}, "events": {84, 74},
+	"grid": {65, 39}, "calc": {84, 78}, "words": {82, 73},
 }
 
 // unseenO3Floor is unseenO2Floor at -O3.
@@ -433,7 +434,8 @@ var unseenO3Floor = map[string][2]int{
 	"varargs": {95, 80}, "sorting": {97, 87}, "machine": {67, 60}, "tree": {97, 82},
 	"floats": {99, 69}, "strbuf": {82, 71}, "matrix": {85, 46}, "bits": {62, 47},
 	"hashtab": {95, 83}, "shapes": {84, 76}, "stack": {72, 50}, "except": {82, 76},
-	"lambda": {69, 46},
+	"lambda": {69, 46}, "inventory": {82, 73}, "visitor": {87, 81}, "events": {84, 75},
+	"grid": {64, 35}, "calc": {88, 81}, "words": {80, 65},
 }
 
 // TestUnseenProgramsO2 logs the agreement at -O2 of the programs of
