@@ -111,6 +111,11 @@ type WriteOptions struct {
 	// between them is shorter than the area, and miss what was
 	// overwritten where it is longer.
 	SnapshotSize, SnapshotEvery int
+	// AuxSample writes an AUX-sampling recording (perf record
+	// --aux-sample=AuxSample, per-thread): no AUXTRACE records, but a
+	// cpu-clock sample every AuxSampleEvery instructions (0: 10000) of
+	// each thread carrying the last AuxSample bytes of its trace.
+	AuxSample, AuxSampleEvery int
 	// LoseEvery loses trace as a full AUX area does (per thread): after
 	// every LoseEvery-th buffer, the trace up to the next PSB is not
 	// written (tracing restarts with PSB+ when there is room again), and
@@ -245,11 +250,39 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 		}
 		info.SnapshotMode = 1
 	}
-	priv := append(info.Priv(), 0) // cap_event_trace
-	head := []perfdata.Record{
-		&perfdata.RecordAuxtraceInfo{AuxType: perfdata.AuxtraceIntelPT, Priv: priv},
-		&perfdata.RecordTimeConv{TimeShift: 0, TimeMult: 1, TimeZero: 0, CapUserTimeZero: true, Extended: true},
+	var sampleIDs []uint64
+	var idIndex []perfdata.IDIndexEntry
+	if opt.AuxSample > 0 {
+		if opt.PerCPU || opt.SnapshotSize > 0 {
+			w.Close()
+			return nil, fmt.Errorf("AUX sampling is written per thread, without snapshots")
+		}
+		sampleIDs = make([]uint64, nids)
+		for i := range nids {
+			sampleIDs[i] = uint64(0x200000 + i)
+		}
+		if _, err := w.AddAttr(perfdata.EventAttr{Type: perfdata.AttrTypeSoftware, Config: perfdata.SWCPUClock,
+			SamplePeriod: uint64(max(opt.AuxSampleEvery, 1)), SampleType: sampleType | perfdata.SampleFormatPeriod | perfdata.SampleFormatAux,
+			Flags: common, AuxSampleSize: uint32(opt.AuxSample)}, sampleIDs, "cpu-clock:u"); err != nil {
+			w.Close()
+			return nil, err
+		}
+		// perf_event__synthesize_id_index: each id's mmap index, CPU
+		// and thread (auxtrace_queues__add_sample queues by them).
+		for i, th := range tr.Threads {
+			for _, id := range []uint64{ptIDs[i], dummyIDs[i], sampleIDs[i]} {
+				idIndex = append(idIndex, perfdata.IDIndexEntry{ID: id, Idx: uint64(i), CPU: ^uint64(0), TID: uint64(th.Tid)})
+			}
+		}
 	}
+	priv := append(info.Priv(), 0) // cap_event_trace
+	var head []perfdata.Record
+	if idIndex != nil {
+		head = append(head, &perfdata.RecordIDIndex{Entries: idIndex})
+	}
+	head = append(head,
+		&perfdata.RecordAuxtraceInfo{AuxType: perfdata.AuxtraceIntelPT, Priv: priv},
+		&perfdata.RecordTimeConv{TimeShift: 0, TimeMult: 1, TimeZero: 0, CapUserTimeZero: true, Extended: true})
 	for _, r := range head {
 		if err := w.WriteRecord(r); err != nil {
 			w.Close()
@@ -365,6 +398,10 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 			t0 = th.Events[0].Time
 		}
 		add(t0, &perfdata.RecordItraceStart{RecordCommon: sid(th.Pid, th.Tid, t0, ptIDs[i], 0), PID: int32(th.Pid), TID: int32(th.Tid)})
+		if opt.AuxSample > 0 {
+			auxSamples(th, s, opt, add, sid, sampleIDs[i])
+			continue
+		}
 		if opt.SnapshotSize > 0 {
 			for _, sn := range snapshots(s, opt.SnapshotSize, opt.SnapshotEvery) {
 				data := s.Data[sn.from:sn.to]

@@ -184,6 +184,10 @@ type ptQueue struct {
 	switchState uint8
 	nextTID     int32
 
+	// AUX sampling without timestamps: each sample decodes the next
+	// buffer (step_through_buffers), getTrace giving no more (stop).
+	stepThrough, stop bool
+
 	// A chunk copy of a per-CPU queue follows its CPU's thread changes
 	// (follow; pt_cpus.go): chg is the CPU's list, chgNext the next.
 	chg     []tidChange
@@ -221,6 +225,9 @@ type ptState struct {
 	switchIP, ptssIP            uint64
 	samplingMode                bool // intel_pt_sampling_mode: AUX area samples
 	switchStats                 switchStats
+	// sidIndex is PERF_RECORD_ID_INDEX: each sample id's queue, CPU and
+	// thread (AUX sampling queues the samples' data by them).
+	sidIndex map[uint64]perfdata.IDIndexEntry
 	// The CPUs' thread changes (pt_cpus.go), from queueIndex: noteTID is
 	// each CPU's thread as they are noted.
 	cpuChanges      map[int32][]tidChange
@@ -355,7 +362,19 @@ func (s *Session) startPT(r *perfdata.RecordAuxtraceInfo) error {
 		return err
 	}
 	p.synth = p.psbEv != nil || p.instructionsEv != nil || p.branchesEv != nil || p.xw || p.useThreadStack
-	if s.HasAuxtrace() {
+	if s.f.Pipe && s.opts.Warn != nil {
+		// intel_pt_process_auxtrace_info; in a pipe, AUX samples'
+		// data is not queued either (auxtrace_queue_data).
+		for _, l := range []string{"WARNING: Intel PT with pipe mode is not recommended.",
+			"         The output cannot relied upon.  In particular,",
+			"         timestamps and the order of events may be incorrect."} {
+			s.opts.Warn(l)
+		}
+	}
+	if s.HasAuxtrace() || p.samplingMode && s.aux != nil {
+		// intel_pt_process_auxtrace_info: sampling mode queues the
+		// samples' AUX data from a scan of the file, as it does the
+		// buffers without an index.
 		if err := p.queueIndex(); err != nil {
 			return err
 		}
@@ -578,6 +597,12 @@ func (p *ptState) queueIndex() error {
 		switch r := rs.Record.(type) {
 		case *perfdata.RecordAuxtrace:
 			p.queueBuffer(r)
+		case *perfdata.RecordIDIndex:
+			p.noteIDIndex(r)
+		case *perfdata.RecordSample:
+			if p.samplingMode && len(r.Aux) > 0 {
+				p.queueSample(r)
+			}
 		case *perfdata.RecordComm, *perfdata.RecordFork, *perfdata.RecordMmap, *perfdata.RecordMmap2:
 			p.s.mutTotal++
 		case *perfdata.RecordItraceStart:

@@ -9,7 +9,7 @@ import (
 
 // getTrace mirrors intel_pt_get_trace/intel_pt_get_buffer.
 func (q *ptQueue) getTrace(b *ptperf.Buffer) error {
-	for q.next < len(q.bufs) {
+	for !q.stop && q.next < len(q.bufs) {
 		buf := &q.bufs[q.next]
 		q.next++
 		b.Data = buf.data
@@ -41,6 +41,7 @@ func (q *ptQueue) getTrace(b *ptperf.Buffer) error {
 		} else {
 			b.Consecutive = true
 		}
+		q.stop = q.stepThrough
 		if len(b.Data) == 0 {
 			continue
 		}
@@ -156,6 +157,7 @@ func (p *ptState) updateQueues() {
 			q.tid = q.qtid
 			q.cbrSeen = ^uint32(0)
 			q.syncSwitch, q.nextTID = p.syncSwitch, -1
+			q.stepThrough = p.samplingMode && p.priv[ptSnapshotMode] == 0 && p.timeless
 			p.setupTimeRange(q)
 		}
 		if q.onHeap || q.syncSwitch && q.switchState == ssExpectingSwitchEvent || p.timeless {
@@ -474,7 +476,11 @@ func (p *ptState) event(r perfdata.Record, h Handler) {
 		p.updateQueues()
 	}
 	if p.timeless {
-		if c.Type == perfdata.RecordTypeExit {
+		if p.samplingMode {
+			if smp, ok := r.(*perfdata.RecordSample); ok && len(smp.Aux) > 0 {
+				p.processTimelessSample(smp)
+			}
+		} else if c.Type == perfdata.RecordTypeExit {
 			if e, ok := r.(*perfdata.RecordExit); ok {
 				p.processTimeless(e.TID)
 			}

@@ -492,6 +492,12 @@ func (s *Session) sample(r *perfdata.RecordSample, smp *sample.Sample) {
 	kernel := r.CPUMode() == perfdata.MiscKernel
 	*smp = sample.Sample{Ev: ev, Comm: t.Comm, PID: r.PID, TID: r.TID, CPU: r.CPU, Time: r.Time,
 		Period: r.Period, IP: r.IP, Addr: r.Addr, Raw: r.Raw, Callchain: smp.Callchain[:0], Misc: r.Misc}
+	if r.Attr != nil && r.Attr.SampleType&perfdata.SampleFormatCPU == 0 {
+		// evsel__parse_sample: without PERF_SAMPLE_CPU the cpu is -1
+		// (a pipe's script prints it where the first event of the type
+		// had the CPU, process_attr).
+		smp.CPU = ^uint32(0)
+	}
 	if r.Attr != nil && r.Attr.SampleType&perfdata.SampleFormatPeriod == 0 {
 		// evsel__parse_sample: the period defaults to the attr's.
 		smp.Period = r.Attr.SamplePeriod

@@ -441,6 +441,11 @@ func flagChecks() map[string]func(t *testing.T) {
 			refused("--emulate-snapshot-every needs --emulate-snapshot", "record", "--emulate", "--emulate-snapshot-every", "10", "--", "/bin/true")),
 		"record/emulate-overflow": all(emulateRecords(nil, []string{"--emulate-overflow", "2000"}),
 			refused("--emulate-overflow", "record", "--emulate", "--emulate-overflow", "-1", "--", "/bin/true")),
+		"record/emulate-aux-sample": all(emulateRecords([]string{"--per-thread"}, []string{"--per-thread", "--emulate-aux-sample", "2048"}),
+			refused("--emulate-aux-sample needs a positive size and --per-thread", "record", "--emulate", "--emulate-aux-sample", "2048", "--", "/bin/true")),
+		"record/emulate-aux-sample-every": all(emulateRecords([]string{"--per-thread", "--emulate-aux-sample", "2048"},
+			[]string{"--per-thread", "--emulate-aux-sample", "2048", "--emulate-aux-sample-every", "3000"}),
+			refused("--emulate-aux-sample-every needs --emulate-aux-sample", "record", "--emulate", "--emulate-aux-sample-every", "10", "--", "/bin/true")),
 		"record/emulate-lose": all(emulateRecords([]string{"--per-thread", "--aux-buffer", "256"}, []string{"--per-thread", "--aux-buffer", "256", "--emulate-lose", "2"}),
 			refused("--emulate-lose needs a positive count and --per-thread", "record", "--emulate", "--emulate-lose", "2", "--", "/bin/true")),
 		"record/per-thread": func(t *testing.T) {

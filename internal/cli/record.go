@@ -52,6 +52,8 @@ func recordCommand() *ucli.Command {
 			&ucli.IntFlag{Name: "emulate-snapshot", Usage: "emulate, --per-thread: a snapshot-mode recording (perf record -S) of an AUX area of this many bytes, copied every --emulate-snapshot-every bytes of trace and at the end"},
 			&ucli.IntFlag{Name: "emulate-snapshot-every", Usage: "emulate: bytes of trace between snapshots (default: the area's size)"},
 			&ucli.IntFlag{Name: "emulate-overflow", Usage: "emulate: the hardware's internal buffer overflows after about this many bytes of trace: the packets of 16 branches are lost, then OVF and FUP"},
+			&ucli.IntFlag{Name: "emulate-aux-sample", Usage: "emulate, --per-thread: an AUX-sampling recording (perf record --aux-sample=N -e '{intel_pt//u,cpu-clock:u}'): no AUXTRACE data, but cpu-clock samples carrying the last N bytes of trace each"},
+			&ucli.IntFlag{Name: "emulate-aux-sample-every", Usage: "emulate, --emulate-aux-sample: instructions of a thread between its samples (default 10000)"},
 			&ucli.IntFlag{Name: "emulate-lose", Usage: "emulate, --per-thread: after every N-th AUX buffer the area is full: the trace up to the next PSB is lost and the AUX record is TRUNCATED"},
 			&ucli.BoolFlag{Name: "per-thread", Usage: "one buffer for the command's thread, children not followed (emulate: one AUX stream per thread; default: one CPU running all threads, with context switch records)"},
 			&ucli.BoolFlag{Name: "all-cpus", Aliases: []string{"a"}, Usage: "system-wide: every task on every CPU while CMD runs (with --emulate-kernel: the emulated machine traced all the time, its idle task and context switches in the stand-in kernel)"},
@@ -162,7 +164,8 @@ func runRecord(c *ucli.Context) error {
 var (
 	emulateOnlyFlags = []string{"single-step", "noretcomp", "timing", "mtc-period", "psb-period", "aux-buffer",
 		"keep-aslr", "emulate-cpuid", "buildid-dir", "no-buildid-cache", "emulate-cpus", "emulate-quantum", "emulate-seed",
-		"emulate-kernel", "emulate-snapshot", "emulate-snapshot-every", "emulate-overflow", "emulate-lose"}
+		"emulate-kernel", "emulate-snapshot", "emulate-snapshot-every", "emulate-overflow", "emulate-lose",
+		"emulate-aux-sample", "emulate-aux-sample-every"}
 	sampledOnlyFlags  = []string{"freq", "call-graph"}
 	nativeOnlyFlags   = []string{"all-cpus", "cpu"}
 	nativePTOnlyFlags = []string{"snapshot", "snapshot-on-exit"}
@@ -300,6 +303,17 @@ func runEmulate(ctx context.Context, c *ucli.Context, argv []string, trig *recor
 		return errors.New("record: --emulate-overflow needs a positive number of bytes")
 	} else {
 		opt.PT.OverflowEvery = n
+	}
+	if n := c.Int("emulate-aux-sample"); n != 0 {
+		if n < 0 || opt.PerCPU || c.IsSet("emulate-snapshot") {
+			return errors.New("record: --emulate-aux-sample needs a positive size and --per-thread, without --emulate-snapshot")
+		}
+		opt.AuxSample, opt.AuxSampleEvery = n, c.Int("emulate-aux-sample-every")
+		if opt.AuxSampleEvery < 0 {
+			return errors.New("record: --emulate-aux-sample-every needs a positive number of instructions")
+		}
+	} else if c.IsSet("emulate-aux-sample-every") {
+		return errors.New("record: --emulate-aux-sample-every needs --emulate-aux-sample")
 	}
 	if n := c.Int("emulate-lose"); n != 0 {
 		if n < 0 || opt.PerCPU {
