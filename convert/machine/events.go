@@ -60,7 +60,10 @@ func (m *Machine) ProcessMmap(pid, tid int32, addr, length, pgoff uint64, name s
 	if cpumode == perfdata.MiscKernel || pid == -1 {
 		if strings.HasPrefix(name, "[kernel.kallsyms]") || strings.HasPrefix(name, "[guest.kernel.kallsyms") {
 			m.addKernelMap(name, addr, length, pgoff)
-			if strings.HasSuffix(name, "]_text") {
+			if m.vmPath != "" {
+				// the kernel map's load remaps it (vmlinux.go)
+				m.useVmlinux()
+			} else if strings.HasSuffix(name, "]_text") {
 				// maps__set_kallsyms_ref_reloc_sym: _text's address
 				m.kcode.refReloc, m.kcode.haveRefReloc = pgoff, true
 				m.useKcore()

@@ -31,6 +31,9 @@ type kcoreCode struct {
 // from the kcore when there is one, else the kernel map (whose DSO has no
 // code: PT walks there fail as perf's do).
 func (m *Machine) KernelCodeMap(ip uint64) *Map {
+	if m.vmPath != "" {
+		return m.kmaps.Find(ip) // the vmlinux's maps (vmlinux.go)
+	}
 	if km := m.kcoreMaps(); km != nil {
 		return km.Find(ip)
 	}
@@ -141,8 +144,9 @@ func (m *Machine) KernelMapFunc(name string, global bool) uint64 {
 		if s.Name != name || global && s.Bind != elf.STB_GLOBAL {
 			continue
 		}
-		if s.Start >= km.Start && s.Start < km.End {
-			return s.Start
+		// map->unmap_ip of the symbol's start
+		if ip := km.UnmapIP(s.Start); ip >= km.Start && ip < km.End {
+			return ip
 		}
 	}
 	return 0

@@ -138,6 +138,15 @@ func (m *Map) MapIP(ip uint64) uint64 {
 	return ip - m.Start + m.PgOff
 }
 
+// UnmapIP converts an address of the DSO's address space to the map's
+// (perf's map->unmap_ip).
+func (m *Map) UnmapIP(a uint64) uint64 {
+	if m.Identity {
+		return a
+	}
+	return a + m.Start - m.PgOff
+}
+
 // Maps is an address space: maps sorted by start, without overlaps.
 type Maps struct {
 	list []*Map
@@ -260,7 +269,9 @@ type Machine struct {
 	// addr2line's answers are taken without positions, which reads less.
 	Srclines   bool
 	unwindTabs unwind.Cache
-	kcode      kcoreCode // the kernel's code from a kcore (kcore.go)
+	kcode      kcoreCode    // the kernel's code from a kcore (kcore.go)
+	vmPath     string       // -k/--vmlinux (vmlinux.go)
+	vm         vmlinuxState // its load
 	// kernelBuildID is the [kernel.kallsyms] build-id of the BUILD_ID
 	// table (nil: none recorded, as in pipe mode).
 	kernelBuildID []byte
@@ -364,6 +375,18 @@ func (m *Machine) kernelDSO() *DSO {
 		return d
 	}
 	d := &DSO{Name: name, Kernel: true}
+	if m.vmPath != "" {
+		d.symFn = func() *symbol.Table {
+			v := m.vmlinux()
+			if v.vm == nil {
+				return &symbol.Table{}
+			}
+			d.file = v.file
+			return v.text
+		}
+		m.dsos[name] = d
+		return d
+	}
 	d.symFn = func() *symbol.Table {
 		ks := m.kallsyms()
 		if ks == nil {

@@ -19,6 +19,7 @@ type Options struct {
 	Symfs      string // perf's --symfs
 	BuildIDDir string // build-id cache; "" for ~/.debug, "-" for none
 	Kallsyms   string // kallsyms file; "" for /proc/kallsyms
+	Vmlinux    string // -k/--vmlinux: the kernel's symbols and code from this ELF
 	// NoDemangle keeps symbol names mangled (perf's --no-demangle);
 	// DemangleParams adds C++ parameters (perf's -v).
 	NoDemangle, DemangleParams bool
@@ -222,6 +223,9 @@ func New(f *perfdata.File, o Options) (*Session, error) {
 	}
 	s := &Session{f: f, opts: o, m: machine.New(so, kallsyms), events: map[*perfdata.Attr]*sample.Event{}}
 	s.m.Warn = o.Warn
+	if o.Vmlinux != "" {
+		s.m.SetVmlinux(o.Vmlinux)
+	}
 	// perf_session__register_idle_thread: the idle task, which per-CPU
 	// PT queues run between turns (a sample there is swapper's, with no
 	// user maps).

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -496,8 +497,8 @@ func flagChecks() map[string]func(t *testing.T) {
 			differs([]string{"script", "-i", cgData}, "--time", "10%/2"),
 			refused("HINT: no first/last sample time", "script", "-i", example, "--time", "10%/2")),
 		"script/symfs":    differs([]string{"script", "-i", example}, "--symfs", exSymfs),
-		"script/k":        refused("-k/--vmlinux", "script", "-i", example, "-k", "/boot/vmlinux"),
-		"script/vmlinux":  refused("-k/--vmlinux", "script", "-i", example, "--vmlinux", "/boot/vmlinux"),
+		"script/k":        all(vmlinuxCheck("-k"), refused("Invalid file: /nonexistent", "script", "-i", example, "-k", "/nonexistent")),
+		"script/vmlinux":  all(vmlinuxCheck("--vmlinux"), refused("Invalid file: /nonexistent", "script", "-i", example, "--vmlinux", "/nonexistent")),
 		"script/kallsyms": kallsymsCheck,
 		"script/j": all(refused("-j", "script", "-i", example, "-j", "0"), func(t *testing.T) {
 			// -j changes how the work is shared, never the output.
@@ -781,5 +782,24 @@ func gcovOutput(gc func(...string) []string) func(t *testing.T) {
 		if m, _ := filepath.Glob(filepath.Join(dir, "*.gcov")); len(m) == 0 {
 			t.Errorf("no .gcov in %s", dir)
 		}
+	}
+}
+
+// vmlinuxCheck wants a kernel+user recording decoded with -k/--vmlinux
+// (opt) naming a stripped copy of its kernel to differ from its decode
+// with the kernel itself: perf loads no symbols and no code from a vmlinux
+// without a symbol table.
+func vmlinuxCheck(opt string) func(t *testing.T) {
+	return func(t *testing.T) {
+		needTiny(t)
+		kernel := testprog.Path(t, "kernel")
+		dir := t.TempDir()
+		out := filepath.Join(dir, "k.data")
+		ok(t, "record", "--emulate", "-N", "--emulate-kernel", kernel, "-o", out, "--", tinyPath)
+		stripped := filepath.Join(dir, "stripped")
+		if b, err := exec.Command("strip", "-o", stripped, kernel).CombinedOutput(); err != nil {
+			t.Fatalf("strip: %v\n%s", err, b)
+		}
+		differs([]string{"script", "-i", out, "--itrace=be", opt, kernel}, opt, stripped)(t)
 	}
 }

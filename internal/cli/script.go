@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -54,12 +53,6 @@ func isTerminal(f *os.File) bool {
 	return err == nil
 }
 
-// refuseVmlinux refuses -k/--vmlinux: kernel symbols come from
-// /proc/kallsyms or --kallsyms until a vmlinux can be read.
-func refuseVmlinux(string) error {
-	return errors.New("-k/--vmlinux: reading kernel symbols from a vmlinux is not supported by perfpt yet (use --kallsyms)")
-}
-
 // scriptOptions is perf script's option table for cfg: the options that
 // take a value (short letter or long name -> setter), and those that do not.
 // --itrace (whose value is optional) and -h/--help are parsed apart.
@@ -75,8 +68,8 @@ func scriptOptions(cfg *runner.Config) (set map[string]func(string) error, flags
 		"tid":      func(v string) error { cfg.TIDs = v; return nil },
 		"time":     func(v string) error { cfg.Time = v; return nil },
 		"symfs":    func(v string) error { cfg.Symfs = v; return nil },
-		"k":        refuseVmlinux,
-		"vmlinux":  refuseVmlinux,
+		"k":        func(v string) error { cfg.Vmlinux = v; return nil },
+		"vmlinux":  func(v string) error { cfg.Vmlinux = v; return nil },
 		"kallsyms": func(v string) error { cfg.Kallsyms = v; return nil },
 		"max-stack": func(v string) error {
 			n, err := strconv.Atoi(v)

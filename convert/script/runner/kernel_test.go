@@ -1,12 +1,15 @@
 package runner
 
 import (
+	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/perfpt/perfpt/convert/symbol"
 	"github.com/perfpt/perfpt/record"
 	"github.com/perfpt/perfpt/record/ksynth"
 	"github.com/perfpt/perfpt/record/synth"
@@ -92,7 +95,7 @@ func TestPTSystemWide(t *testing.T) {
 			dir := recordKernel(t, testprog.Path(t, name), record.WriteOptions{PT: pt, PerCPU: true, CPUs: cpus,
 				Quantum: 200 + 100*i, Seed: uint32(5 + i), SystemWide: true}, args...)
 			compare(t, dir)
-			compare(t, dir, "--itrace=i0ns", "-F", "comm,tid,cpu,time,ip,sym,symoff,dso")
+			compare(t, dir, "--itrace=i0ns", "-F", "comm,tid,ip,sym,symoff,dso")
 			compare(t, dir, "--itrace=b", "-F", "+flags,+addr")
 			compare(t, dir, "--itrace=cr", "-F", "+callindent")
 			compare(t, dir, "--symfs="+empty, "--itrace=be")
@@ -171,4 +174,59 @@ func copyDir(t *testing.T, src string) string {
 		t.Fatal(err)
 	}
 	return dst
+}
+
+// TestPTKernelVmlinux compares kernel+user recordings decoded with
+// -k/--vmlinux (the stand-in kernel's ELF): perf then takes the kernel's
+// symbols and code from that file only (dso__load_vmlinux; the kcore_dir
+// is not read), the kernel map remapped onto its .text. Per-thread,
+// 2-CPU and system-wide recordings, as directories and as their data
+// file alone; a stripped vmlinux and one with another build id, which
+// perf does not load (no kernel symbols, every kernel walk fails).
+func TestPTKernelVmlinux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records programs")
+	}
+	need(t, "perf", "gcc", "make", "strip")
+	vmlinux := testprog.Path(t, "kernel")
+	timed := synth.Config{TSC: true, MTC: true, MTCPeriod: 3}
+	tmp := t.TempDir()
+	stripped := filepath.Join(tmp, "stripped")
+	if out, err := exec.Command("strip", "-o", stripped, vmlinux).CombinedOutput(); err != nil {
+		t.Fatalf("strip: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(vmlinux)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bid := symbol.ReadBuildID(vmlinux)
+	i := bytes.Index(b, bid)
+	if len(bid) == 0 || i < 0 {
+		t.Fatalf("%s: no build id", vmlinux)
+	}
+	other := filepath.Join(tmp, "other")
+	c := append([]byte(nil), b...)
+	c[i] ^= 0xff
+	if err := os.WriteFile(other, c, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []struct {
+		name string
+		wo   record.WriteOptions
+	}{{"per-thread", record.WriteOptions{}},
+		{"2cpus", record.WriteOptions{PT: timed, PerCPU: true, CPUs: 2, Quantum: 300, Seed: 9}},
+		{"system", record.WriteOptions{PT: timed, PerCPU: true, CPUs: 2, Quantum: 250, Seed: 4, SystemWide: true}}} {
+		t.Run(mode.name, func(t *testing.T) {
+			dir := recordKernel(t, testprog.Path(t, "mix-dyn-O2"), mode.wo)
+			for _, in := range []string{dir, filepath.Join(dir, "data")} {
+				compare(t, in, "-k", vmlinux)
+				compare(t, in, "--vmlinux", vmlinux, "--itrace=i0ns", "-F", "comm,tid,ip,sym,symoff,dso")
+				compare(t, in, "-k", vmlinux, "--itrace=b", "-F", "+flags,+addr")
+				compare(t, in, "-k", vmlinux, "--itrace=cr", "-F", "+callindent")
+			}
+			for _, k := range []string{stripped, other} {
+				compare(t, dir, "-k", k, "--itrace=be", "-F", "+flags,+addr")
+			}
+		})
+	}
 }

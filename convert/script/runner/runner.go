@@ -37,6 +37,7 @@ type Config struct {
 	Time        string   // --time
 	Symfs       string   // --symfs
 	Kallsyms    string   // --kallsyms
+	Vmlinux     string   // -k/--vmlinux
 	Workers     int      // -j; < 1: one per CPU
 	NoCallchain bool     // -G
 	Force       bool     // -f: read a file another user owns
@@ -82,7 +83,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	opts := session.Options{Symfs: cfg.Symfs, Kallsyms: cfg.Kallsyms, Workers: cfg.Workers,
+	opts := session.Options{Symfs: cfg.Symfs, Kallsyms: cfg.Kallsyms, Vmlinux: cfg.Vmlinux, Workers: cfg.Workers,
 		NoDemangle: cfg.NoDemangle, DemangleParams: cfg.Verbose,
 		Warn:   func(msg string) { fmt.Fprintln(stderr, msg) },
 		Itrace: it, Callchains: !cfg.NoCallchain || ptCallchains(it), MaxStack: cfg.MaxStack, NoInline: cfg.NoInline,
@@ -106,8 +107,10 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		input = "perf.data"
 	}
 	// symbol__validate_sym_arguments, before the file is opened.
-	if cfg.Kallsyms != "" && unix.Access(cfg.Kallsyms, unix.R_OK) != nil {
-		return &perfopt.Exit{Msg: "Invalid file: " + cfg.Kallsyms, Status: 255}
+	for _, f := range []string{cfg.Vmlinux, cfg.Kallsyms} {
+		if f != "" && unix.Access(f, unix.R_OK) != nil {
+			return &perfopt.Exit{Msg: "Invalid file: " + f, Status: 255}
+		}
 	}
 	if !cfg.Force {
 		if err := checkOwner(input); err != nil {

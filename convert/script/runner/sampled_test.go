@@ -60,6 +60,9 @@ func configOf(t *testing.T, data string, args ...string) Config {
 		case a == "-C":
 			i++
 			cfg.CPUs = args[i]
+		case a == "-k" || a == "--vmlinux":
+			i++
+			cfg.Vmlinux = args[i]
 		case strings.HasPrefix(a, "--tid="):
 			cfg.TIDs = a[len("--tid="):]
 		case strings.HasPrefix(a, "--pid="):
