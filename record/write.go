@@ -162,6 +162,10 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 	if opt.PerCPU && !opt.PT.Timing() {
 		opt.PT.TSC = true
 	}
+	if opt.Kernel != nil {
+		// The kernel is traced (OS=1): PSB+ and MOV CR3 give PIP.
+		opt.PT.PIP = true
+	}
 	st := &WriteStats{Packets: map[string]int{}}
 	if k := opt.Kernel; k != nil {
 		if err := ksynth.Weave(tr, k, opt.KernelSeed); err != nil {

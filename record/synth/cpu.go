@@ -59,6 +59,9 @@ func EncodeCPU(threads []*flow.Thread, cfg Config) (*Stream, []Switch, error) {
 			e.now++
 			sw = append(sw, Switch{Time: e.now, Out: cur, In: it.th})
 			cur = it.th
+			if err := e.setProcess(threads[cur].Pid); err != nil {
+				return e.out, sw, err
+			}
 			st := states[cur]
 			e.on, e.ip, e.inTX = false, st.ip, st.inTX
 			if st.preempted {

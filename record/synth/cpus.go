@@ -92,6 +92,9 @@ func EncodeCPUs(threads []*flow.Thread, cfg Config, m Machine) ([]*Stream, []CPU
 				e.now++
 				last = e.now
 				sw = append(sw, CPUSwitch{Time: e.now, CPU: cpu, Out: -1, In: cur})
+				if err := e.setProcess(threads[cur].Pid); err != nil {
+					return streams(), sw, err
+				}
 				st := states[cur]
 				e.on, e.ip, e.inTX = false, st.ip, st.inTX
 				if st.preempted {

@@ -35,7 +35,18 @@ type Config struct {
 	// at the instruction where tracing goes on (its return-compression
 	// stack is then empty).
 	OverflowEvery, OverflowDrop int
+	// PIP writes the running process's CR3 (CR3Of its pid) in a PIP
+	// packet of every PSB+ and on every change of process on a CPU (MOV
+	// CR3), as hardware does when the kernel is traced (OS=1). VMCS, when
+	// not 0, is the VMCS base address told in every PSB+, as in VMX root
+	// operation with a current VMCS (a KVM host).
+	PIP  bool
+	VMCS uint64
 }
+
+// CR3Of is the page-table base of process pid in the PIP packets of a
+// stream (Config.PIP): page-aligned, distinct per process.
+func CR3Of(pid int) uint64 { return 0x10_0000 + uint64(pid)<<12 }
 
 func (c *Config) norm() {
 	if c.PSBPeriod <= 0 {
@@ -80,6 +91,7 @@ type encoder struct {
 	ntnt    uint8
 	stack   []uint64
 	lastPSB int
+	cr3     uint64 // the running process's CR3 (Config.PIP)
 	now     uint64 // the virtual clock
 	lastCyc uint64 // clock at the last CYC or timing packet
 	lastMTC uint64 // CTC >> MTCPeriod at the last MTC or TMA
@@ -95,7 +107,7 @@ type encoder struct {
 // Encode encodes th's flow.
 func Encode(th *flow.Thread, cfg Config) (*Stream, error) {
 	cfg.norm()
-	e := &encoder{cfg: cfg, out: &Stream{Packets: map[packet.Kind]int{}}}
+	e := &encoder{cfg: cfg, out: &Stream{Packets: map[packet.Kind]int{}}, cr3: CR3Of(th.Pid)}
 	for i := range th.Events {
 		if err := e.event(&th.Events[i]); err != nil {
 			return e.out, fmt.Errorf("tid %d event %d (%v): %w", th.Tid, i, th.Events[i], err)
@@ -253,6 +265,16 @@ func (e *encoder) psb() error {
 			return err
 		}
 		if err := e.put(packet.Packet{Kind: packet.KindCBR, Payload: uint64(e.cfg.CBR)}); err != nil {
+			return err
+		}
+	}
+	if e.cfg.PIP {
+		if err := e.put(packet.Packet{Kind: packet.KindPIP, Payload: e.cr3}); err != nil {
+			return err
+		}
+	}
+	if e.cfg.VMCS != 0 {
+		if err := e.put(packet.Packet{Kind: packet.KindVMCS, Payload: e.cfg.VMCS &^ 0xfff}); err != nil {
 			return err
 		}
 	}
@@ -537,4 +559,21 @@ func (e *encoder) tsx(ev *flow.Event, flags packet.Flags) error {
 	}
 	e.cut()
 	return nil
+}
+
+// setProcess notes that process pid runs next on e's CPU: with PIP on, a
+// change of CR3 after the stream started is a PIP packet (MOV CR3).
+func (e *encoder) setProcess(pid int) error {
+	cr3 := CR3Of(pid)
+	if cr3 == e.cr3 {
+		return nil
+	}
+	e.cr3 = cr3
+	if !e.cfg.PIP || !e.started {
+		return nil
+	}
+	if err := e.flushTNT(); err != nil {
+		return err
+	}
+	return e.put(packet.Packet{Kind: packet.KindPIP, Payload: cr3})
 }

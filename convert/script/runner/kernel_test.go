@@ -30,7 +30,8 @@ func recordKernel(t *testing.T, prog string, wo record.WriteOptions, args ...str
 }
 
 // TestPTKernelKcore compares kernel+user recordings (three programs, five
-// with PERFPT_FULL=1) read from a perf.data directory: the kernel's code
+// with PERFPT_FULL=1; PIP packets in PSB+ and at each change of process,
+// VMCS too in one mode) read from a perf.data directory: the kernel's code
 // from kcore_dir/kcore, its symbols from kcore_dir/kallsyms, syscalls as indirect branches into the kernel and
 // SYSRET back, signals as FUP+TIP to the interrupt entry and IRET back.
 func TestPTKernelKcore(t *testing.T) {
@@ -39,6 +40,7 @@ func TestPTKernelKcore(t *testing.T) {
 	}
 	need(t, "perf", "gcc", "make")
 	timed := synth.Config{TSC: true, MTC: true, MTCPeriod: 3}
+	vmcs := synth.Config{TSC: true, MTC: true, MTCPeriod: 2, CYC: true, VMCS: 0x7f3a_5000}
 	progs := []string{"tiny", "mix-dyn-O2", "threads-static-O2"}
 	if os.Getenv("PERFPT_FULL") != "" {
 		progs = append(progs, "mix-static-O0", "forkexec-dyn-O2")
@@ -48,7 +50,10 @@ func TestPTKernelKcore(t *testing.T) {
 			name string
 			wo   record.WriteOptions
 		}{{"per-thread", record.WriteOptions{}}, {"per-cpu", record.WriteOptions{PT: timed, PerCPU: true}},
-			{"2cpus", record.WriteOptions{PT: timed, PerCPU: true, CPUs: 2, Quantum: 300, Seed: 9}}} {
+			{"2cpus", record.WriteOptions{PT: timed, PerCPU: true, CPUs: 2, Quantum: 300, Seed: 9}},
+			// A KVM host's trace: VMCS (and PIP, as in all kernel
+			// recordings) in every PSB+.
+			{"vmcs", record.WriteOptions{PT: vmcs, PerCPU: true, CPUs: 2, Quantum: 200, Seed: 7}}} {
 			t.Run(name+"/"+mode.name, func(t *testing.T) {
 				var args []string
 				if strings.HasPrefix(name, "forkexec") {
