@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 // buildID returns the GNU build id of the ELF image in r, or nil.
@@ -68,7 +69,10 @@ func DefaultBuildIDDir() string {
 
 // saveVdso writes the vdso image into the build-id cache dir the way perf
 // record does: <dir>/[vdso]/<build id>/vdso, plus the
-// <dir>/.build-id/<xx>/<rest> link. It returns the image's path.
+// <dir>/.build-id/<xx>/<rest> link. It returns the image's path. Other
+// processes may read the cache meanwhile (perf script, tests decoding
+// other recordings): a file or link already right is left alone, and one
+// that changes is replaced by a rename, never truncated or removed first.
 func saveVdso(dir string, image, id []byte) (string, error) {
 	sid := hex.EncodeToString(id)
 	d := filepath.Join(dir, "[vdso]", sid)
@@ -76,15 +80,38 @@ func saveVdso(dir string, image, id []byte) (string, error) {
 		return "", err
 	}
 	p := filepath.Join(d, "vdso")
-	if err := os.WriteFile(p, image, 0o644); err != nil {
-		return "", err
+	if old, err := os.ReadFile(p); err != nil || !bytes.Equal(old, image) {
+		f, err := os.CreateTemp(d, ".vdso-*")
+		if err != nil {
+			return "", err
+		}
+		_, err = f.Write(image)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Chmod(f.Name(), 0o644)
+		}
+		if err == nil {
+			err = os.Rename(f.Name(), p)
+		}
+		if err != nil {
+			os.Remove(f.Name())
+			return "", err
+		}
 	}
 	if len(sid) > 2 {
 		ld := filepath.Join(dir, ".build-id", sid[:2])
 		if err := os.MkdirAll(ld, 0o755); err == nil {
 			link := filepath.Join(ld, sid[2:])
-			os.Remove(link)
-			os.Symlink(filepath.Join("..", "..", "[vdso]", sid), link)
+			want := filepath.Join("..", "..", "[vdso]", sid)
+			if got, err := os.Readlink(link); err != nil || got != want {
+				tmp := link + ".tmp" + strconv.Itoa(os.Getpid())
+				os.Remove(tmp)
+				if os.Symlink(want, tmp) == nil && os.Rename(tmp, link) != nil {
+					os.Remove(tmp)
+				}
+			}
 		}
 	}
 	return p, nil
