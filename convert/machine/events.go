@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/perfpt/perfpt/convert/sample"
+	"github.com/perfpt/perfpt/convert/symbol"
 	"github.com/perfpt/perfpt/perfdata"
 )
 
@@ -68,6 +69,8 @@ func (m *Machine) ProcessMmap(pid, tid int32, addr, length, pgoff uint64, name s
 				m.kcode.refReloc, m.kcode.haveRefReloc = pgoff, true
 				m.useKcore()
 			}
+		} else if name != "" && (name[0] == '/' || name[0] == '[') {
+			m.addModuleMap(name, addr, length, bid)
 		}
 		return
 	}
@@ -86,6 +89,53 @@ func (m *Machine) ProcessMmap(pid, tid int32, addr, length, pgoff uint64, name s
 	}
 	m.noteUnwindMap(t.Maps, d)
 	t.Maps.Insert(&Map{Start: addr, End: end, PgOff: pgoff, DSO: d, Identity: anon || noDSO})
+}
+
+// addModuleMap mirrors machine__addnew_module_map for a kernel mmap that
+// is not the kernel's: a map of the kernel's address space at start (its
+// offsets from start, map__new2) with the module's DSO, one per module
+// name (machine__findnew_module_dso). The module's symbols are not read:
+// perf finds them in this machine's kallsyms or module files only for a
+// module of the running kernel, and this machine has none.
+func (m *Machine) addModuleMap(path string, start, length uint64, bid []byte) {
+	name := kmodName(path)
+	d := m.dsos[name]
+	if d == nil {
+		d = &DSO{Name: name, Kernel: true, symFn: func() *symbol.Table { return &symbol.Table{} }}
+		m.dsos[name] = d
+	}
+	if bid != nil {
+		d.BuildID = bid
+	}
+	end := start + length
+	if end < start {
+		end = ^uint64(0)
+	}
+	m.kmaps.Insert(&Map{Start: start, End: end, DSO: d})
+}
+
+// kmodName is the DSO name perf gives a kernel module's path
+// (__kmod_path__parse with a name): a "[name]" as it is; else, when the
+// path's last '.' (after a ".gz" or ".xz" perf can decompress, the 3 bytes
+// before it) starts ".ko" within the base name, the base name up to there
+// in brackets, and otherwise the base name; '-' made '_'.
+func kmodName(path string) string {
+	name := strings.LastIndexByte(path, '/') + 1
+	if strings.HasPrefix(path[name:], "[") {
+		return path[name:]
+	}
+	ext := strings.LastIndexByte(path, '.')
+	if ext < 0 {
+		return path[name:]
+	}
+	if c := path[ext+1:]; c == "gz" || c == "xz" {
+		ext -= 3
+	}
+	out := path[name:]
+	if ext > name && strings.HasPrefix(path[ext:], ".ko") {
+		out = "[" + path[name:ext] + "]"
+	}
+	return strings.ReplaceAll(out, "-", "_")
 }
 
 // ResolveKernelAddr mirrors machine__resolve_kernel_addr: the name and

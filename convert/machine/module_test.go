@@ -1,0 +1,53 @@
+package machine
+
+import (
+	"testing"
+
+	"github.com/perfpt/perfpt/perfdata"
+)
+
+// TestKmodName names module DSOs as perf's __kmod_path__parse does.
+func TestKmodName(t *testing.T) {
+	for path, want := range map[string]string{
+		"[ext4]": "[ext4]",
+		"/lib/modules/4.14.18/kernel/drivers/net/usb/cdc_ether.ko": "[cdc_ether]",
+		"/lib/modules/6.1.0/kernel/fs/ext4/ext4.ko.xz":             "[ext4]",
+		"/lib/modules/6.1.0/kernel/net/nf-tables.ko.gz":            "[nf_tables]",
+		// perf 6.1 cannot decompress zstd: not a module name then.
+		"/lib/modules/6.8.0/kernel/fs/ext4/ext4.ko.zst": "ext4.ko.zst",
+		"/usr/lib/x.so":  "x.so",
+		"/boot/vmlinux":  "vmlinux",
+		"/a.gz":          "a.gz",
+		"[aaa.bbb-c]":    "[aaa.bbb-c]",
+		"/x/.ko":         ".ko",
+		"/x/my-mod.kobj": "[my_mod]",
+	} {
+		if got := kmodName(path); got != want {
+			t.Errorf("kmodName(%q) = %q, want %q", path, got, want)
+		}
+	}
+}
+
+// TestModuleMaps: a kernel mmap of a module is a map of the kernel's
+// address space with the module's DSO, addresses as offsets from its
+// start; the kernel's own map is unchanged.
+func TestModuleMaps(t *testing.T) {
+	m := New(nil, "")
+	m.ProcessMmap(-1, 0, 0xffffffffb4200000, 0xbfb0000, 0xffffffffb4200000, "[kernel.kallsyms]_text", nil, perfdata.MiscKernel, true)
+	m.ProcessMmap(-1, 0, 0xffffffffc01b0000, 0x4000, 0, "/lib/modules/4.14.18/kernel/drivers/net/usb/cdc_ether.ko", nil, perfdata.MiscKernel, true)
+	m.ProcessMmap(-1, 0, 0xffffffffc0671000, 0xfd000, 0, "[ext4]", nil, perfdata.MiscKernel, true)
+	for _, c := range []struct {
+		addr uint64
+		dso  string
+		off  uint64
+	}{
+		{0xffffffffc0696904, "[ext4]", 0x25904},
+		{0xffffffffc01b0010, "[cdc_ether]", 0x10},
+		{0xffffffffb4208e16, "[kernel.kallsyms]", 0xffffffffb4208e16},
+	} {
+		l := m.Resolve(nil, true, c.addr)
+		if !l.HasMap || l.DSO != c.dso || l.Addr != c.off || (l.Sym != nil && c.dso != "[kernel.kallsyms]") {
+			t.Errorf("%#x: got %+v, want %s+%#x without a symbol", c.addr, l, c.dso, c.off)
+		}
+	}
+}
