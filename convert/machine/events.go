@@ -18,7 +18,19 @@ func (m *Machine) AddBuildID(b perfdata.BuildID) *DSO {
 	}
 	if strings.HasPrefix(name, "[kernel.kallsyms]") {
 		m.kernelBuildID = b.BuildID
+		m.kernelNamed = true
 		return nil
+	}
+	if b.Misc&7 == perfdata.MiscKernel && !m.kernelNamed {
+		// machine__process_kernel_mmap_event takes the first kernel
+		// DSO of the table that is not a module (is_kernel_module) as
+		// the kernel's: a vmlinux path names the kernel then, and its
+		// build-id is the kernel's.
+		if _, kmod := kmodPath(name); !kmod {
+			m.kernelName, m.kernelNamed = name, true
+			m.kernelBuildID = b.BuildID
+			return nil
+		}
 	}
 	return m.dso(name, b.BuildID)
 }
@@ -120,22 +132,34 @@ func (m *Machine) addModuleMap(path string, start, length uint64, bid []byte) {
 // before it) starts ".ko" within the base name, the base name up to there
 // in brackets, and otherwise the base name; '-' made '_'.
 func kmodName(path string) string {
+	name, _ := kmodPath(path)
+	return name
+}
+
+// kmodPath is __kmod_path__parse: the DSO name of path and whether it is a
+// kernel module's (a [name] other than the kernel's, vdso's and
+// vsyscall's, or a .ko file).
+func kmodPath(path string) (string, bool) {
 	name := strings.LastIndexByte(path, '/') + 1
-	if strings.HasPrefix(path[name:], "[") {
-		return path[name:]
+	if base := path[name:]; strings.HasPrefix(base, "[") {
+		for _, k := range []string{"[kernel.kallsyms]", "[guest.kernel.kallsyms", "[vdso]", "[vdso32]", "[vdsox32]", "[vsyscall]"} {
+			if strings.HasPrefix(base, k) {
+				return base, false
+			}
+		}
+		return base, true
 	}
 	ext := strings.LastIndexByte(path, '.')
 	if ext < 0 {
-		return path[name:]
+		return path[name:], false
 	}
 	if c := path[ext+1:]; c == "gz" || c == "xz" {
 		ext -= 3
 	}
-	out := path[name:]
 	if ext > name && strings.HasPrefix(path[ext:], ".ko") {
-		out = "[" + path[name:ext] + "]"
+		return strings.ReplaceAll("["+path[name:ext]+"]", "-", "_"), true
 	}
-	return strings.ReplaceAll(out, "-", "_")
+	return strings.ReplaceAll(path[name:], "-", "_"), false
 }
 
 // ResolveKernelAddr mirrors machine__resolve_kernel_addr: the name and

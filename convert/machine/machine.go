@@ -275,6 +275,11 @@ type Machine struct {
 	// kernelBuildID is the [kernel.kallsyms] build-id of the BUILD_ID
 	// table (nil: none recorded, as in pipe mode).
 	kernelBuildID []byte
+	// kernelName is the kernel DSO's name when the BUILD_ID table names
+	// it other than [kernel.kallsyms] (a vmlinux path); kernelNamed says
+	// the table's first kernel entry was seen.
+	kernelName  string
+	kernelNamed bool
 	// refName and refAddr are perf's ref_reloc_sym: the symbol named
 	// after "[kernel.kallsyms]" in the kernel MMAP ("_text") and its
 	// address at record time (the MMAP's pgoff; 0: none).
@@ -375,6 +380,9 @@ func (m *Machine) kernelDSO() *DSO {
 		return d
 	}
 	d := &DSO{Name: name, Kernel: true}
+	if m.kernelName != "" {
+		d.Name = m.kernelName
+	}
 	if m.vmPath != "" {
 		d.symFn = func() *symbol.Table {
 			v := m.vmlinux()

@@ -51,3 +51,28 @@ func TestModuleMaps(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelNamedByBuildID: the first kernel entry of the BUILD_ID table
+// that is not a module names the kernel's DSO (a vmlinux path), as
+// machine__process_kernel_mmap_event takes it for the kernel map.
+func TestKernelNamedByBuildID(t *testing.T) {
+	const vmlinux = "/lib/modules/6.1.67-1-lts/build/vmlinux"
+	for _, c := range []struct {
+		table []perfdata.BuildID
+		want  string
+	}{
+		{[]perfdata.BuildID{{Misc: perfdata.MiscKernel, Filename: "/lib/modules/6.1.67-1-lts/kernel/fs/ext4/ext4.ko.xz"},
+			{Misc: perfdata.MiscKernel, Filename: vmlinux}, {Misc: perfdata.MiscKernel, Filename: "[kernel.kallsyms]"}}, vmlinux},
+		{[]perfdata.BuildID{{Misc: perfdata.MiscKernel, Filename: "[kernel.kallsyms]"}, {Misc: perfdata.MiscKernel, Filename: vmlinux}}, "[kernel.kallsyms]"},
+		{[]perfdata.BuildID{{Misc: perfdata.MiscUser, Filename: vmlinux}}, "[kernel.kallsyms]"},
+	} {
+		m := New(nil, "/nonexistent")
+		for _, b := range c.table {
+			m.AddBuildID(b)
+		}
+		m.ProcessMmap(-1, 0, 0xffffffff81000000, 0x1000000, 0xffffffff81000000, "[kernel.kallsyms]_text", nil, perfdata.MiscKernel, true)
+		if l := m.Resolve(nil, true, 0xffffffff81000010); l.DSO != c.want {
+			t.Errorf("%+v: kernel DSO %q, want %q", c.table, l.DSO, c.want)
+		}
+	}
+}
