@@ -113,7 +113,11 @@ func (m *Machine) addModuleMap(path string, start, length uint64, bid []byte) {
 	name := kmodName(path)
 	d := m.dsos[name]
 	if d == nil {
+		// dso__set_long_name: the path of the mmap that made it.
 		d = &DSO{Name: name, Kernel: true, symFn: func() *symbol.Table { return &symbol.Table{} }}
+		if path != name {
+			d.Long = path
+		}
 		m.dsos[name] = d
 	}
 	if bid != nil {

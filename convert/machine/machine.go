@@ -17,7 +17,10 @@ import (
 // DSO is one mapped object (perf's struct dso): an ELF file by path, the
 // kernel, a module, or an anonymous/special mapping.
 type DSO struct {
-	Name    string // the name perf prints ("/usr/lib/.../libc.so.6", "[kernel.kallsyms]")
+	Name string // the name perf prints ("/usr/lib/.../libc.so.6", "[kernel.kallsyms]")
+	// Long is perf's dso->long_name where it is not Name: a kernel
+	// module's path ("/lib/modules/.../ext4.ko" of [ext4]).
+	Long    string
 	Kernel  bool
 	BuildID []byte
 

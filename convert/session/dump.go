@@ -67,6 +67,9 @@ func (d *DumpMachine) Sample(w *bufio.Writer, r *perfdata.RecordSample) {
 		w.WriteString("<not found>\n")
 		return
 	}
+	// machine__resolve looks the IP's symbol up (map__find_symbol), which
+	// loads the DSO's symbols, with dso__load's warnings.
+	mp.DSO.Symbols()
 	w.WriteString(d.longName(mp.DSO))
 	w.WriteByte('\n')
 }
@@ -77,6 +80,9 @@ func (d *DumpMachine) Sample(w *bufio.Writer, r *perfdata.RecordSample) {
 // ("/tmp/perf-vdso.so-XXXXXX", vdso__get_filename) and names after it: a
 // name that changes from run to run, mirrored with six random letters.
 func (d *DumpMachine) longName(dso *machine.DSO) string {
+	if dso.Long != "" {
+		return dso.Long
+	}
 	if dso.Name != "[vdso]" || dso.BuildID != nil {
 		return dso.Name
 	}

@@ -35,7 +35,9 @@ func dumpCommand() *ucli.Command {
 				opt.Order = perfdata.FileOrder
 			}
 			// perf report's machine prints a sample's thread and DSO.
-			s, err := session.New(f, session.Options{})
+			// It loads the symbols of each sample's map (machine__resolve:
+			// map__find_symbol), with perf's warnings.
+			s, err := session.New(f, session.Options{Warn: func(msg string) { fmt.Fprintln(c.App.ErrWriter, msg) }})
 			if err != nil {
 				return err
 			}
