@@ -21,6 +21,18 @@ func (m *Machine) AddBuildID(b perfdata.BuildID) *DSO {
 		m.kernelNamed = true
 		return nil
 	}
+	if short, kmod := kmodPath(name); kmod && b.Misc&7 == perfdata.MiscKernel {
+		// __event_process_build_id makes the module's DSO under the
+		// table's name, with its module name as the short name that
+		// machine__findnew_module_dso finds it by: perf then prints the
+		// table's path for the module's map.
+		if d := m.dsos[short]; d != nil {
+			return d
+		}
+		d := m.moduleDSO(short)
+		d.Name, d.BuildID = name, b.BuildID
+		return d
+	}
 	if b.Misc&7 == perfdata.MiscKernel && !m.kernelNamed {
 		// machine__process_kernel_mmap_event takes the first kernel
 		// DSO of the table that is not a module (is_kernel_module) as
@@ -113,12 +125,11 @@ func (m *Machine) addModuleMap(path string, start, length uint64, bid []byte) {
 	name := kmodName(path)
 	d := m.dsos[name]
 	if d == nil {
-		// dso__set_long_name: the path of the mmap that made it.
-		d = &DSO{Name: name, Kernel: true, symFn: func() *symbol.Table { return &symbol.Table{} }}
+		d = m.moduleDSO(name)
 		if path != name {
+			// dso__set_long_name: the path of the mmap that made it.
 			d.Long = path
 		}
-		m.dsos[name] = d
 	}
 	if bid != nil {
 		d.BuildID = bid
@@ -128,6 +139,14 @@ func (m *Machine) addModuleMap(path string, start, length uint64, bid []byte) {
 		end = ^uint64(0)
 	}
 	m.kmaps.Insert(&Map{Start: start, End: end, DSO: d})
+}
+
+// moduleDSO makes the DSO of the module named name (its short name),
+// without symbols.
+func (m *Machine) moduleDSO(name string) *DSO {
+	d := &DSO{Name: name, Kernel: true, symFn: func() *symbol.Table { return &symbol.Table{} }}
+	m.dsos[name] = d
+	return d
 }
 
 // kmodName is the DSO name perf gives a kernel module's path

@@ -76,3 +76,20 @@ func TestKernelNamedByBuildID(t *testing.T) {
 		}
 	}
 }
+
+// TestModuleNamedByBuildID: a module in the BUILD_ID table keeps the
+// table's path as its DSO's name (perf's findnew_module_dso finds that DSO
+// by its short name), and a module without an entry is its short name.
+func TestModuleNamedByBuildID(t *testing.T) {
+	const igb = "/lib/modules/5.11.0-41-generic/kernel/drivers/net/ethernet/intel/igb/igb.ko"
+	m := New(nil, "/nonexistent")
+	m.AddBuildID(perfdata.BuildID{Misc: perfdata.MiscKernel, Filename: igb, BuildID: []byte{1, 2}})
+	m.ProcessMmap(-1, 0, 0xffffffffc03c0000, 0x40000, 0, "[igb]", nil, perfdata.MiscKernel, true)
+	m.ProcessMmap(-1, 0, 0xffffffffc0671000, 0xfd000, 0, "/lib/modules/5.11.0-41-generic/kernel/fs/ext4/ext4.ko", nil, perfdata.MiscKernel, true)
+	if l := m.Resolve(nil, true, 0xffffffffc03e4702); l.DSO != igb {
+		t.Errorf("igb: DSO %q, want %q", l.DSO, igb)
+	}
+	if l := m.Resolve(nil, true, 0xffffffffc0671010); l.DSO != "[ext4]" {
+		t.Errorf("ext4: DSO %q, want [ext4]", l.DSO)
+	}
+}
