@@ -7,8 +7,13 @@ FUZZTIME ?= 30s
 
 all: build
 
+# urfave_cli_no_docs leaves out urfave/cli's man-page writer, whose markdown
+# package compiles a dozen regular expressions at every start (half of the
+# start-up's instructions); perfpt never writes man pages.
+BUILDTAGS ?= urfave_cli_no_docs
+
 build:
-	$(GO) build -o $(BIN) ./cmd/perfpt
+	$(GO) build -tags '$(BUILDTAGS)' -o $(BIN) ./cmd/perfpt
 
 # The test command of the README: vet, then every test with the race detector.
 test: lint

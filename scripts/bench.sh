@@ -113,7 +113,7 @@ if [ -n "${PERFPT_BIN:-}" ]; then
 	PERFPT=$(command -v "$PERFPT_BIN") || { say "PERFPT_BIN=$PERFPT_BIN is not an executable"; exit 1; }
 else
 	say "building bin/perfpt"
-	if ! $GO build -o "$PERFPT" ./cmd/perfpt; then
+	if ! $GO build -tags urfave_cli_no_docs -o "$PERFPT" ./cmd/perfpt; then
 		say "FAILED to build bin/perfpt"
 		exit 1
 	fi

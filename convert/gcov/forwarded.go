@@ -1,7 +1,6 @@
 package gcov
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -29,11 +28,11 @@ type forwarded struct {
 	chain  int32
 }
 
-var breakStmt = regexp.MustCompile(`^\s*(break|continue)\s*;\s*(//.*|/\*.*)?$`)
+var breakStmt = newLazyRegexp(`^\s*(break|continue)\s*;\s*(//.*|/\*.*)?$`)
 
-var ifStmt = regexp.MustCompile(`^\s*(\}\s*else\s+)?if\s*\(`)
+var ifStmt = newLazyRegexp(`^\s*(\}\s*else\s+)?if\s*\(`)
 
-var vaEndStmt = regexp.MustCompile(`^\s*va_end\s*\(.*\)\s*;\s*(//.*|/\*.*)?$`)
+var vaEndStmt = newLazyRegexp(`^\s*va_end\s*\(.*\)\s*;\s*(//.*|/\*.*)?$`)
 
 func (p *Program) findForwarded() {
 	lineIdx := map[lineKey]int32{}

@@ -3,7 +3,6 @@ package gcov
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -693,7 +692,7 @@ func (gb *graphBuilder) tail(epi int) {
 }
 
 // endlessLoop matches the head of a loop without a condition.
-var endlessLoop = regexp.MustCompile(`^\s*(for\s*\(\s*;\s*;\s*\)|while\s*\(\s*1\s*\))\s*\{?\s*$`)
+var endlessLoop = newLazyRegexp(`^\s*(for\s*\(\s*;\s*;\s*\)|while\s*\(\s*1\s*\))\s*\{?\s*$`)
 
 // findLatches finds the loops without a condition (for (;;), while (1)):
 // gcc ends their body in a block that jumps back to the top (the
@@ -1618,7 +1617,7 @@ func (p *Program) continueIf(g int32) int32 {
 	return -1
 }
 
-var continueStmt = regexp.MustCompile(`^\s*continue\s*;`)
+var continueStmt = newLazyRegexp(`^\s*continue\s*;`)
 
 // isIdentByte reports whether s[i] exists and can continue an identifier.
 func isIdentByte(s string, i int) bool {
@@ -1695,7 +1694,7 @@ func (p *Program) sharedBreaks(fn *function) map[int]int {
 }
 
 // jumpStmt matches a line that holds only a break, continue or goto.
-var jumpStmt = regexp.MustCompile(`^\s*(break|continue|goto\s+\w+)\s*;\s*(//.*|/\*.*)?$`)
+var jumpStmt = newLazyRegexp(`^\s*(break|continue|goto\s+\w+)\s*;\s*(//.*|/\*.*)?$`)
 
 // forwardedAt reports whether instruction k is the jump of a break whose
 // block gcc's forwarding bypassed (forwarded.go): it starts a block.

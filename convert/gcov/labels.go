@@ -4,17 +4,16 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
 // labelLine matches a source line that holds only labels: `case X:`,
 // `case A ... B:`, `default:` or `name:`, several on one line too, and an
 // opening brace or a comment after them. Group 1 is a named label.
-var labelLine = regexp.MustCompile(`^\s*(?:(?:case\s+[^:;?]+?|default|([A-Za-z_]\w*))\s*:\s*)+(?:\{\s*)?(?:/[/*].*)?$`)
+var labelLine = newLazyRegexp(`^\s*(?:(?:case\s+[^:;?]+?|default|([A-Za-z_]\w*))\s*:\s*)+(?:\{\s*)?(?:/[/*].*)?$`)
 
 // switchLine matches a line that starts a switch statement.
-var switchLine = regexp.MustCompile(`^\s*switch\s*\(`)
+var switchLine = newLazyRegexp(`^\s*switch\s*\(`)
 
 // isSwitch and isLabel match switchLine and labelLine, with a cheap test
 // first for what every match contains: most lines are neither.

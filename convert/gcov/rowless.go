@@ -1,7 +1,6 @@
 package gcov
 
 import (
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -22,20 +21,20 @@ import (
 // rowlessStmt matches a line that holds one statement gcov would count:
 // return, goto, an if, a call or an assignment (break and continue become
 // fall-throughs or jumps of the blocks around them).
-var rowlessStmt = regexp.MustCompile(`^\s*(return\b[^;]*;|goto\s+\w+\s*;|if\s*\(.*|` +
+var rowlessStmt = newLazyRegexp(`^\s*(return\b[^;]*;|goto\s+\w+\s*;|if\s*\(.*|` +
 	`[A-Za-z_][\w.\->\[\]*]*\s*(=|\+=|-=|\*=|/=|%=|\+\+|--)[^=].*;|[A-Za-z_]\w*\s*\(.*\)\s*;)\s*(//.*|/\*.*)?$`)
 
 // declStart matches a line that starts a declaration.
-var declStart = regexp.MustCompile(`^\s*(int|long|short|char|float|double|unsigned|signed|const|static|struct|union|enum|void|size_t|_Bool|bool)\b`)
+var declStart = newLazyRegexp(`^\s*(int|long|short|char|float|double|unsigned|signed|const|static|struct|union|enum|void|size_t|_Bool|bool)\b`)
 
-var returnStmt = regexp.MustCompile(`^\s*return\b`)
+var returnStmt = newLazyRegexp(`^\s*return\b`)
 
-var gotoStmt = regexp.MustCompile(`^\s*goto\s+(\w+)\s*;`)
+var gotoStmt = newLazyRegexp(`^\s*goto\s+(\w+)\s*;`)
 
 // returnLiteral matches a return of a constant or of a variable (or of
 // nothing): in a function with several returns gcc makes the value an
 // argument of the return value's PHI, and the return no statement.
-var returnLiteral = regexp.MustCompile(`^\s*return\s*(-?\d[\w.]*|NULL|true|false|'[^']*'|"[^"]*"|[A-Za-z_]\w*)?\s*;`)
+var returnLiteral = newLazyRegexp(`^\s*return\s*(-?\d[\w.]*|NULL|true|false|'[^']*'|"[^"]*"|[A-Za-z_]\w*)?\s*;`)
 
 // rowless is a line without rows whose count is that of the line ref.
 type rowless struct {
