@@ -184,16 +184,15 @@ func BenchmarkPTProfile(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	a := newPTAgg(s, &o)
-	defer a.cr.close()
-	if err := s.Run(session.Handler{Runs: a.runs}); err != nil {
+	a := newAgg(s, &o)
+	if err := s.Run(session.Handler{Runs: a.Runs}); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	start := benchcpu.Now()
 	defer benchcpu.Report(b, start)
 	for b.Loop() {
-		if _, err := a.profile(Address); err != nil {
+		if _, err := profileOf(s, a, Address); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -236,13 +235,12 @@ func benchRuns(b *testing.B, data string) {
 	start := benchcpu.Now()
 	defer benchcpu.Report(b, start)
 	for b.Loop() {
-		a := newPTAgg(s, &o)
+		a := newAgg(s, &o)
 		for range 64 {
 			for i := range batches {
-				a.runs(&batches[i])
+				a.Runs(&batches[i])
 			}
 		}
-		a.cr.close()
 	}
 	b.ReportMetric(float64(benchcpu.Now()-start)/float64(b.N)/float64(64*n), "cpu-ns/run")
 }

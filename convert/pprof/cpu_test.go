@@ -52,14 +52,13 @@ func TestPTCPULabelPerSample(t *testing.T) {
 		t.Fatalf("%d batches", len(batches))
 	}
 	replay := func(cpuOf func(i int) int32) *profile.Profile {
-		a := newPTAgg(s, &o)
-		defer a.cr.close()
+		a := newAgg(s, &o)
 		for i := range batches {
 			rb := batches[i]
 			rb.CPU = cpuOf(i)
-			a.runs(&rb)
+			a.Runs(&rb)
 		}
-		p, err := a.profile(Function)
+		p, err := profileOf(s, a, Function)
 		if err != nil {
 			t.Fatal(err)
 		}

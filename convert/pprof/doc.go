@@ -12,25 +12,17 @@
 //
 // From Intel PT recordings the values are exact counts,
 // `instructions/count` and `branches/count` (taken branches), aggregated
-// per basic block while the trace is decoded (the session's
-// Handler.Runs), with the call stack each thread had at the time. A
-// block's record is found through the record that last followed the
-// previous block's branch, taken or not, checked by key, else through a
-// hash index: no map lookup per block. The runs that need nothing more
-// (the guess holds, no mark, and the stack moves by a known call, a return
-// to a frame on it, or not at all: most of them) go through fastRuns, in
-// assembly on amd64 (aggfast_amd64.s, where the compiler's version kept
-// its state in memory), checked against its Go version by TestFastRuns
-// and FuzzFastRuns. When the trace has timestamps (TSC, MTC) a
-// `time/nanoseconds` value estimates where the time went: each block gets
-// the time from its thread's previous block to it, only while the trace
-// runs (the gaps after a trace stop, in the untraced kernel or switched
-// out, count for nothing). The timestamps advance in MTC steps, so the
-// time of a step lands on the block that sees it. When the trace has CYC
-// packets (Session.HasCycles) a `cycles/count` value sums the cycles the
-// decoder counted per block (session.Block.Cycles). A block's branch,
-// time and cycles go to its last instruction; its instructions are spread
-// over all of them.
+// per basic block and call stack while the trace is decoded
+// (convert/ptagg, from the session's Handler.Runs). When the trace has
+// timestamps (TSC, MTC) a `time/nanoseconds` value estimates where the
+// time went: each block gets the time from its thread's previous block to
+// it, only while the trace runs (the gaps after a trace stop, in the
+// untraced kernel or switched out, count for nothing). The timestamps
+// advance in MTC steps, so the time of a step lands on the block that
+// sees it. When the trace has CYC packets (Session.HasCycles) a
+// `cycles/count` value sums the cycles the decoder counted per block
+// (session.Block.Cycles). A block's branch, time and cycles go to its
+// last instruction; its instructions are spread over all of them.
 //
 // With Options.Workers > 1 (-j) the session decodes chunks of the trace
 // (cut at PSBs) on worker goroutines ahead of time and delivers their
@@ -40,15 +32,11 @@
 // matched as in a sequential decode.
 //
 // Call stacks from PT are rebuilt per thread from the call and return
-// flags of the decoded blocks: a return pops to the frame whose call it
-// returns to (so a trace that starts inside a call chain, or a return
-// skipping frames, stays consistent), a jump from another object to the
-// return address of a call made further up the stack (longjmp) resumes that
-// frame, and recursion is folded at a repeated call site so that the call
-// tree stays as large as the call graph (flat counts and the cumulative
-// counts of directly recursive functions are unchanged). Caller locations
-// are the call instructions. Options.Granularity makes one location per
-// instruction (address, the default), source line or function.
+// flags of the decoded blocks (convert/ptagg says how: returns pop to the
+// frame they return to, longjmps resume a frame up the stack, recursion is
+// folded at a repeated call site). Caller locations are the call
+// instructions. Options.Granularity makes one location per instruction
+// (address, the default), source line or function.
 //
 // Locations carry their runtime address and mapping (file, offset, build
 // id); functions and lines come from DWARF through convert/srcline,

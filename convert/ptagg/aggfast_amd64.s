@@ -10,7 +10,7 @@
 // AX the record, CX the run's flags, DX the slot; BX and R8 scratch.
 // s.cur, the stack, s.prev and s.slot stay in memory.
 
-// func fastRuns(s *fastState, runs []session.Run) int
+// func fastRuns(s *fastState, runs []Run) int
 TEXT ·fastRuns(SB), NOSPLIT, $0-40
 	MOVQ    s+0(FP), DI
 	MOVQ    runs_base+8(FP), SI

@@ -1,17 +1,16 @@
-package pprof
+package ptagg
 
 import (
 	"unsafe"
 
 	"github.com/perfpt/perfpt/convert/sample"
-	"github.com/perfpt/perfpt/convert/session"
 )
 
 // fastState is what the fast loop (fastRuns) reads and updates of the
 // aggregation and of one thread: the tables it reads (records and their
 // index, call-tree nodes, the edge index), the records' counts and
 // successors, the thread's stack, which it moves within its capacity, and
-// the guess state. ptAgg.fast fills it from the thread and writes it
+// the guess state. Agg.fast fills it from the thread and writes it
 // back.
 type fastState struct {
 	recs   []blockRec
@@ -19,9 +18,9 @@ type fastState struct {
 	nodes  []callNode
 	edges  []edge // edgeTable.slots
 	stack  []int32
-	marks  []session.RunMark // the batch's
-	rshift uint64            // recTable.shift
-	eshift uint64            // edgeTable.shift
+	marks  []RunMark // the batch's
+	rshift uint64    // recTable.shift
+	eshift uint64    // edgeTable.shift
 	// lo and span (hi - lo) are the map range of the thread's last jump
 	// (ptThread.mapLo, mapHi).
 	lo, span uint64
@@ -38,20 +37,20 @@ type fastState struct {
 	overflow int32 // 1: the thread has calls beyond maxDepth
 }
 
-// Offsets in session.Run and RunMark, for the assembly (go_asm.h has only
+// Offsets in Run and RunMark, for the assembly (go_asm.h has only
 // this package's types).
 const (
-	runStart = unsafe.Offsetof(session.Run{}.Start)
-	runEnd   = unsafe.Offsetof(session.Run{}.End)
-	runTo    = unsafe.Offsetof(session.Run{}.To)
-	runNInsn = unsafe.Offsetof(session.Run{}.NInsn)
-	runFlags = unsafe.Offsetof(session.Run{}.Flags)
-	runMark  = unsafe.Offsetof(session.Run{}.Mark)
-	runSize  = unsafe.Sizeof(session.Run{})
+	runStart = unsafe.Offsetof(Run{}.Start)
+	runEnd   = unsafe.Offsetof(Run{}.End)
+	runTo    = unsafe.Offsetof(Run{}.To)
+	runNInsn = unsafe.Offsetof(Run{}.NInsn)
+	runFlags = unsafe.Offsetof(Run{}.Flags)
+	runMark  = unsafe.Offsetof(Run{}.Mark)
+	runSize  = unsafe.Sizeof(Run{})
 
-	markTime   = unsafe.Offsetof(session.RunMark{}.Time)
-	markCycles = unsafe.Offsetof(session.RunMark{}.Cycles)
-	markSize   = unsafe.Sizeof(session.RunMark{})
+	markTime   = unsafe.Offsetof(RunMark{}.Time)
+	markCycles = unsafe.Offsetof(RunMark{}.Cycles)
+	markSize   = unsafe.Sizeof(RunMark{})
 )
 
 // The flags fastRuns tests.
@@ -62,12 +61,12 @@ const (
 	fCond     = sample.FlagConditional
 	fTraceEnd = sample.FlagTraceEnd
 	fNoMove   = sample.FlagSyscallRet | sample.FlagInterrupt | sample.FlagAsync | sample.FlagTraceBegin | sample.FlagTraceEnd
-	fTakenBit = 15 // session.RunTaken
+	fTakenBit = 15 // RunTaken
 )
 
 // fast runs fastRuns on t from runs[0] on, at time tm, with the batch's
 // marks, and returns how many runs it took and the time after them.
-func (a *ptAgg) fast(t *ptThread, runs []session.Run, marks []session.RunMark, tm uint64) (int, uint64) {
+func (a *Agg) fast(t *ptThread, runs []Run, marks []RunMark, tm uint64) (int, uint64) {
 	s := &a.fs
 	s.recs, s.rslots, s.nodes, s.edges, s.stack = a.recs.recs, a.recs.slots, a.nodes, a.edges.slots, t.stack
 	s.rshift, s.eshift = uint64(a.recs.shift), uint64(a.edges.shift)
@@ -94,7 +93,7 @@ func (a *ptAgg) fast(t *ptThread, runs []session.Run, marks []session.RunMark, t
 // 0. It returns the number of runs taken; the next is left as it was, but
 // that its record may be found and learnt (the guess is then right for
 // runs' loop). fastRuns is this in assembly where there is one.
-func fastRunsGo(s *fastState, runs []session.Run) int {
+func fastRunsGo(s *fastState, runs []Run) int {
 	i := 0
 	for ; i < len(runs); i++ {
 		run := &runs[i]

@@ -1,4 +1,4 @@
-package pprof
+package ptagg
 
 import (
 	"encoding/binary"
@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/perfpt/perfpt/convert/sample"
-	"github.com/perfpt/perfpt/convert/session"
 )
 
 // fastCase is a random fastState and runs for fastRuns: a few block
@@ -18,7 +17,7 @@ import (
 // cached map; marks (and bad ones), times and trace stops.
 type fastCase struct {
 	s    fastState
-	runs []session.Run
+	runs []Run
 }
 
 func newFastCase(seed uint64) *fastCase {
@@ -85,13 +84,13 @@ func newFastCase(seed uint64) *fastCase {
 		s.tm = 0
 	}
 	for range rng.IntN(4) {
-		s.marks = append(s.marks, session.RunMark{Time: times[rng.IntN(len(times))], Cycles: uint64(rng.IntN(3))})
+		s.marks = append(s.marks, RunMark{Time: times[rng.IntN(len(times))], Cycles: uint64(rng.IntN(3))})
 	}
 	kinds := []uint16{
-		sample.FlagBranch | sample.FlagConditional, sample.FlagBranch | sample.FlagConditional | session.RunTaken,
-		sample.FlagBranch | sample.FlagCall | session.RunTaken, sample.FlagBranch | sample.FlagReturn | session.RunTaken,
-		sample.FlagBranch | session.RunTaken, sample.FlagBranch, 0,
-		sample.FlagBranch | sample.FlagSyscallRet | session.RunTaken, sample.FlagBranch | sample.FlagAsync | sample.FlagInterrupt,
+		sample.FlagBranch | sample.FlagConditional, sample.FlagBranch | sample.FlagConditional | RunTaken,
+		sample.FlagBranch | sample.FlagCall | RunTaken, sample.FlagBranch | sample.FlagReturn | RunTaken,
+		sample.FlagBranch | RunTaken, sample.FlagBranch, 0,
+		sample.FlagBranch | sample.FlagSyscallRet | RunTaken, sample.FlagBranch | sample.FlagAsync | sample.FlagInterrupt,
 		sample.FlagBranch | sample.FlagTraceEnd, sample.FlagBranch | sample.FlagCall | sample.FlagTraceBegin,
 	}
 	// Most runs are made to match the guess the state will have then
@@ -103,7 +102,7 @@ func newFastCase(seed uint64) *fastCase {
 			r := &sim.s.recs[sim.s.cand]
 			rg = [2]uint64{r.start, r.end}
 		}
-		r := session.Run{Start: rg[0], End: rg[1], NInsn: uint32(1 + rng.IntN(9)), Flags: kinds[rng.IntN(len(kinds))]}
+		r := Run{Start: rg[0], End: rg[1], NInsn: uint32(1 + rng.IntN(9)), Flags: kinds[rng.IntN(len(kinds))]}
 		switch rng.IntN(4) {
 		case 0:
 			r.To = 0

@@ -1,11 +1,9 @@
 //go:build !amd64
 
-package pprof
-
-import "github.com/perfpt/perfpt/convert/session"
+package ptagg
 
 // fastRunsAsm is false: the assembly is amd64's.
 const fastRunsAsm = false
 
 // fastRuns is fastRunsGo: the assembly is amd64's.
-func fastRuns(s *fastState, runs []session.Run) int { return fastRunsGo(s, runs) }
+func fastRuns(s *fastState, runs []Run) int { return fastRunsGo(s, runs) }

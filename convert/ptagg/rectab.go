@@ -1,4 +1,4 @@
-package pprof
+package ptagg
 
 // blockRec is one distinct block executed under one call stack on one
 // CPU, with its counts: 64 bytes, one cache line.

@@ -1,9 +1,7 @@
-package pprof
+package ptagg
 
 import (
 	"unsafe"
-
-	"github.com/perfpt/perfpt/convert/session"
 )
 
 // fastRunsAsm says fastRuns is assembly, which the tests compare with
@@ -13,7 +11,7 @@ const fastRunsAsm = true
 // fastRuns is fastRunsGo in assembly (aggfast_amd64.s).
 //
 //go:noescape
-func fastRuns(s *fastState, runs []session.Run) int
+func fastRuns(s *fastState, runs []Run) int
 
 // The assembly scales indexes by shifts: a blockRec is 64 bytes, a Run 32,
 // an edge and a RunMark 16; RunTaken is bit fTakenBit (compile-time
@@ -27,6 +25,6 @@ var (
 	_ [16 - unsafe.Sizeof(edge{})]byte
 	_ [markSize - 16]byte
 	_ [16 - markSize]byte
-	_ [session.RunTaken - 1<<fTakenBit]byte
-	_ [1<<fTakenBit - session.RunTaken]byte
+	_ [RunTaken - 1<<fTakenBit]byte
+	_ [1<<fTakenBit - RunTaken]byte
 )
