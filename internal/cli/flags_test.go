@@ -308,14 +308,14 @@ func flagChecks() map[string]func(t *testing.T) {
 
 	checks := map[string]func(t *testing.T){
 		// record
-		"record/output": func(t *testing.T) {
+		"record/output": all(func(t *testing.T) {
 			needTiny(t)
 			out := filepath.Join(t.TempDir(), "x.data")
 			ok(t, "record", "--emulate", "-N", "-o", out, "--", tinyPath)
 			if _, err := os.Stat(out); err != nil {
 				t.Error(err)
 			}
-		},
+		}, refused("pipe-mode", "record", "--emulate", "-N", "-o", "-", "--", "/bin/true")),
 		"record/event": all(recConfig(1<<11, "-e", "intel_pt/noretcomp/u"),
 			refused("intel_pt//k", "record", "--emulate", "-e", "intel_pt//k", "--", "/bin/true"),
 			refused("cyc_thresh", "record", "--emulate", "-e", "intel_pt/cyc_thresh=2/u", "--", "/bin/true")),

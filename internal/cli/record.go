@@ -247,6 +247,11 @@ func recordTarget(c *ucli.Context) (native.Target, error) {
 func runEmulate(ctx context.Context, c *ucli.Context, argv []string, trig *record.Trigger) error {
 	var opt record.Options
 	opt.Output = c.String("output")
+	if opt.Output == "-" {
+		// perf record -o - writes pipe mode to standard output, which
+		// the emulator's writer does not: it would make a file named -.
+		return errors.New("record: --emulate writes no pipe-mode stream (-o -): write a file, then perf inject -i FILE -o - makes one")
+	}
 	if c.Bool("single-step") {
 		opt.Trace.Mode = ptrace.Step
 		opt.Trace.Pin = true
