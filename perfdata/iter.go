@@ -71,20 +71,26 @@ type Records struct {
 	// DefaultMaxQueueBytes). Set it before the first Next.
 	MaxQueueBytes int
 
-	f        *File
-	order    Order
-	src      *rawReader
-	raw      RawRecord
-	cur      RawRecord
-	last     *RawRecord // the record Record was decoded from
-	err      error
-	dec      decoder
-	queue    *orderedQueue
-	ready    []RawRecord
-	readyBuf []RawRecord
-	started  bool
-	eof      bool
-	done     bool
+	f     *File
+	order Order
+	src   *rawReader
+	raw   RawRecord
+	cur   RawRecord
+	last  *RawRecord // the record Record was decoded from
+	err   error
+	dec   decoder
+	queue *orderedQueue
+	// ready holds the records to return before reading more, from
+	// readyAt on: the record just read when it is not queued (a
+	// FINISHED_ROUND, a user record, a record without a time).
+	ready   []RawRecord
+	readyAt int
+	// flushLimit, when not 0, is the time up to which Next takes the
+	// queue's records, after ready's, before reading more.
+	flushLimit uint64
+	started    bool
+	eof        bool
+	done       bool
 }
 
 // Records returns an iterator over the file's records in the given order.
@@ -93,8 +99,7 @@ type Records struct {
 func (f *File) Records(order Order) *Records {
 	rs := &Records{f: f, order: order, Skipped: make(map[RecordType]int)}
 	rs.src, rs.err = f.newRawReader()
-	rs.readyBuf = make([]RawRecord, 0, 16)
-	rs.ready = rs.readyBuf
+	rs.ready = make([]RawRecord, 0, 16)
 	if order == TimeOrder {
 		rs.queue = newOrderedQueue()
 	}

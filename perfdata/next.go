@@ -16,15 +16,22 @@ func (rs *Records) Next() bool {
 		rs.start()
 	}
 	for {
-		if len(rs.ready) > 0 {
-			raw := &rs.ready[0]
+		if rs.readyAt < len(rs.ready) {
+			raw := &rs.ready[rs.readyAt]
 			rs.cur = *raw
-			rs.ready[0] = RawRecord{}
-			rs.ready = rs.ready[1:]
-			if len(rs.ready) == 0 {
-				rs.ready = rs.readyBuf[:0]
+			*raw = RawRecord{}
+			rs.readyAt++
+			if rs.readyAt == len(rs.ready) {
+				rs.ready, rs.readyAt = rs.ready[:0], 0
 			}
 			return rs.emit(&rs.cur)
+		}
+		if rs.flushLimit != 0 {
+			if raw, ok := rs.queue.popTo(rs.flushLimit); ok {
+				rs.cur = *raw
+				return rs.emit(&rs.cur)
+			}
+			rs.flushLimit = 0
 		}
 		if rs.eof {
 			rs.done = true
@@ -39,7 +46,7 @@ func (rs *Records) Next() bool {
 				return false
 			}
 			if rs.queue != nil {
-				rs.ready = rs.queue.final(rs.ready)
+				rs.flushLimit = ^uint64(0)
 			}
 			continue
 		}
@@ -70,12 +77,14 @@ func (rs *Records) start() {
 }
 
 // enqueue routes the record just appended to rs.ready: kernel records
-// with a time go into the queue, a FINISHED_ROUND flushes it after itself.
+// with a time go into the queue, a FINISHED_ROUND flushes it after itself
+// (rs.flushLimit: Next takes the records from the queue up to it, after
+// those in rs.ready).
 func (rs *Records) enqueue() bool {
 	raw := &rs.ready[len(rs.ready)-1]
 	switch {
 	case raw.Type == RecordTypeFinishedRound:
-		rs.ready = rs.queue.round(rs.ready)
+		rs.flushLimit = rs.queue.roundLimit()
 	case raw.Type.IsUser():
 	default:
 		t, ok, err := rs.f.rawTime(raw)
@@ -94,7 +103,7 @@ func (rs *Records) enqueue() bool {
 		rs.queue.push(t, raw, own)
 		rs.ready = rs.ready[:len(rs.ready)-1]
 		if rs.queue.bytes > rs.MaxQueueBytes {
-			rs.ready = rs.queue.half(rs.ready)
+			rs.flushLimit = rs.queue.halfLimit()
 		}
 	}
 	return true

@@ -23,9 +23,19 @@ func (a qent) less(b qent) bool {
 // records are kept sorted by time (stable for equal times); a
 // FINISHED_ROUND flushes those not after nextFlush and then sets nextFlush
 // to the largest time queued so far.
+//
+// Records mostly come in time order (one buffer's records are in order;
+// only the switch from one CPU's buffer to the next goes back in time): a
+// record not before the last one of the run is appended to run, a FIFO,
+// and only the others go into the heap h. The next record is the lesser
+// of run's head and h's top, so the order is the one a single heap gives,
+// but a round of a hundred thousand records in order costs no heap walks.
 type orderedQueue struct {
 	h         []qent
-	slots     []RawRecord
+	run       []qent // in order, from runAt on
+	runAt     int
+	slots     [][]RawRecord // in chunks of slotChunk
+	nslots    int32
 	free      []int32
 	seq       uint64
 	nextFlush uint64
@@ -77,7 +87,7 @@ func (q *orderedQueue) push(t uint64, raw *RawRecord, own bool) {
 	if t < q.lastFlush {
 		q.Unordered++
 	}
-	if len(q.h) == 0 || t > q.maxTime {
+	if q.len() == 0 || t > q.maxTime {
 		q.maxTime = t
 	}
 	var slot int32
@@ -85,10 +95,13 @@ func (q *orderedQueue) push(t uint64, raw *RawRecord, own bool) {
 		slot = q.free[n-1]
 		q.free = q.free[:n-1]
 	} else {
-		slot = int32(len(q.slots))
-		q.slots = append(q.slots, RawRecord{})
+		slot = q.nslots
+		if int(slot)%slotChunk == 0 {
+			q.slots = append(q.slots, make([]RawRecord, slotChunk))
+		}
+		q.nslots++
 	}
-	e := &q.slots[slot]
+	e := q.slot(slot)
 	if own {
 		*e = *raw
 	} else {
@@ -103,58 +116,110 @@ func (q *orderedQueue) push(t uint64, raw *RawRecord, own bool) {
 	}
 	e.owned = !own
 	q.bytes += slotOverhead
-	q.h = append(q.h, qent{time: t, seq: q.seq, slot: slot})
+	ent := qent{time: t, seq: q.seq, slot: slot}
 	q.seq++
+	if n := len(q.run); n == q.runAt || t >= q.run[n-1].time {
+		q.run = append(q.run, ent)
+		return
+	}
+	q.h = append(q.h, ent)
 	q.up(len(q.h) - 1)
+}
+
+// slotChunk is how many slots are allocated at a time: the slots are
+// never moved (a round can queue hundreds of thousands of records, which
+// a growing slice copied again and again).
+const slotChunk = 4096
+
+// slot returns slot i.
+func (q *orderedQueue) slot(i int32) *RawRecord { return &q.slots[i/slotChunk][i%slotChunk] }
+
+// len returns how many records are queued.
+func (q *orderedQueue) len() int { return len(q.h) + len(q.run) - q.runAt }
+
+// first returns the next record's entry, from the run or the heap; ok is
+// false when the queue is empty.
+func (q *orderedQueue) first() (e qent, fromRun, ok bool) {
+	switch {
+	case q.runAt < len(q.run) && (len(q.h) == 0 || q.run[q.runAt].less(q.h[0])):
+		return q.run[q.runAt], true, true
+	case len(q.h) > 0:
+		return q.h[0], false, true
+	}
+	return qent{}, false, false
+}
+
+// pop removes the entry first returned.
+func (q *orderedQueue) pop(fromRun bool) {
+	if fromRun {
+		q.runAt++
+		if q.runAt == len(q.run) {
+			q.run, q.runAt = q.run[:0], 0
+		}
+		return
+	}
+	last := len(q.h) - 1
+	q.h[0] = q.h[last]
+	q.h = q.h[:last]
+	if last > 0 {
+		q.down(0)
+	}
+}
+
+// popTo removes the next record if its time is not after limit and
+// returns it; it stays valid until the next push.
+func (q *orderedQueue) popTo(limit uint64) (*RawRecord, bool) {
+	top, fromRun, ok := q.first()
+	if !ok || top.time > limit || limit == 0 {
+		return nil, false
+	}
+	q.pop(fromRun)
+	q.lastFlush = top.time
+	e := q.slot(top.slot)
+	q.bytes -= slotOverhead
+	if e.owned {
+		q.bytes -= len(e.Data) + len(e.AuxData)
+	}
+	q.free = append(q.free, top.slot)
+	return e, true
 }
 
 // flushTo moves every queued record with time <= limit to out, in order.
 // Records appended to out stay valid until the next push.
 func (q *orderedQueue) flushTo(limit uint64, out []RawRecord) []RawRecord {
-	if limit == 0 {
-		return out
-	}
-	for len(q.h) > 0 && q.h[0].time <= limit {
-		top := q.h[0]
-		last := len(q.h) - 1
-		q.h[0] = q.h[last]
-		q.h = q.h[:last]
-		if last > 0 {
-			q.down(0)
-		}
-		q.lastFlush = top.time
-		e := &q.slots[top.slot]
-		q.bytes -= slotOverhead
-		if e.owned {
-			q.bytes -= len(e.Data) + len(e.AuxData)
+	for {
+		e, ok := q.popTo(limit)
+		if !ok {
+			return out
 		}
 		out = append(out, *e)
-		q.free = append(q.free, top.slot)
 	}
-	return out
 }
 
-// round handles a FINISHED_ROUND.
-func (q *orderedQueue) round(out []RawRecord) []RawRecord {
-	if len(q.h) == 0 {
-		return out
+// roundLimit handles a FINISHED_ROUND: it returns the time up to which
+// records are flushed (0: none).
+func (q *orderedQueue) roundLimit() uint64 {
+	if q.len() == 0 {
+		return 0
 	}
-	out = q.flushTo(q.nextFlush, out)
+	limit := q.nextFlush
 	q.nextFlush = q.maxTime
-	return out
+	return limit
 }
 
-// half flushes the older half of the queued time range (perf's
-// OE_FLUSH__HALF, used when the queue grows past its memory limit).
-func (q *orderedQueue) half(out []RawRecord) []RawRecord {
-	if len(q.h) == 0 {
-		return out
+// halfLimit returns the time up to which the older half of the queued
+// time range is flushed (perf's OE_FLUSH__HALF, used when the queue grows
+// past its memory limit).
+func (q *orderedQueue) halfLimit() uint64 {
+	top, _, ok := q.first()
+	if !ok {
+		return 0
 	}
-	first := q.h[0].time
-	return q.flushTo(first+(q.maxTime-first)/2, out)
+	return top.time + (q.maxTime-top.time)/2
 }
 
-// final flushes everything.
-func (q *orderedQueue) final(out []RawRecord) []RawRecord {
-	return q.flushTo(^uint64(0), out)
-}
+// round, half and final flush to out as roundLimit, halfLimit and the end
+// of the input say.
+func (q *orderedQueue) round(out []RawRecord) []RawRecord { return q.flushTo(q.roundLimit(), out) }
+func (q *orderedQueue) half(out []RawRecord) []RawRecord  { return q.flushTo(q.halfLimit(), out) }
+func (q *orderedQueue) final(out []RawRecord) []RawRecord { return q.flushTo(^uint64(0), out) }
