@@ -13,6 +13,9 @@ type decoder struct {
 	// alias the file's memory) unless reuse is set.
 	copyBytes bool
 	cache     map[RecordType]Record
+	// sampleBuf, when set, is the one RecordSample that samples are
+	// decoded into (Records.ReuseSamples).
+	sampleBuf *RecordSample
 	// strs interns names (COMM, MMAP file names) so that the reuse path
 	// does not allocate a string per record.
 	strs map[string]string
@@ -202,6 +205,9 @@ func get[T any, P interface {
 func (d *decoder) decode(raw *RawRecord) (Record, error) {
 	switch raw.Type {
 	case RecordTypeSample:
+		if d.sampleBuf != nil {
+			return d.sampleBuf, d.sample(raw, d.sampleBuf)
+		}
 		s := get[RecordSample](d, raw.Type)
 		return s, d.sample(raw, s)
 	case RecordTypeMmap:

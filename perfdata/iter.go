@@ -58,6 +58,12 @@ type Records struct {
 	// overwritten by the following call (no allocation per record). Set it
 	// before the first Next.
 	Reuse bool
+	// ReuseSamples makes Next decode every sample into one RecordSample,
+	// its slices (callchain, registers, branch stack, read values) too,
+	// overwritten by the next sample; byte slices are still copied where
+	// Reuse would alias them, and other records are new values. It may
+	// change between calls to Next.
+	ReuseSamples bool
 	// Skipped counts records of unknown type.
 	Skipped map[RecordType]int
 

@@ -119,6 +119,12 @@ func (rs *Records) emit(raw *RawRecord) bool {
 	// buffer reused for the next records: the time-order queue's copy or
 	// the unpacked COMPRESSED data.
 	rs.dec.copyBytes = rs.src.mem == nil || raw.owned || raw.Compressed
+	switch {
+	case !rs.ReuseSamples:
+		rs.dec.sampleBuf = nil
+	case rs.dec.sampleBuf == nil:
+		rs.dec.sampleBuf = new(RecordSample)
+	}
 	r, err := rs.dec.decode(raw)
 	if err != nil {
 		rs.err = err

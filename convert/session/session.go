@@ -363,7 +363,13 @@ func (s *Session) Run(h Handler) error {
 	var smp sample.Sample
 	n := 0
 	show := h.Sideband != nil && s.opts.Show != 0
-	for rs.Next() {
+	for {
+		// Samples are read into one RecordSample: nothing keeps one past
+		// its turn but the PT decoder, which may hold records back.
+		rs.ReuseSamples = s.pt == nil
+		if !rs.Next() {
+			break
+		}
 		if n++; n&4095 == 0 && h.Progress != nil {
 			s.flushBlocks()
 			h.Progress(rs.Record.Common().Offset, s.f.Size())
