@@ -183,6 +183,17 @@ func (d *decoder) bytes(b []byte) []byte {
 	return b
 }
 
+// sampleBytes is bytes for a byte slice of sample s: not copied when s is
+// the one RecordSample of Records.ReuseSamples, valid until the next
+// Next as it is (the queue's slot, the read buffer or the unpacked
+// COMPRESSED data it aliases are reused by a later Next at the earliest).
+func (d *decoder) sampleBytes(s *RecordSample, b []byte) []byte {
+	if s == d.sampleBuf {
+		return b
+	}
+	return d.bytes(b)
+}
+
 // get returns the record value to decode into for type t.
 func get[T any, P interface {
 	*T

@@ -59,9 +59,9 @@ type Records struct {
 	// before the first Next.
 	Reuse bool
 	// ReuseSamples makes Next decode every sample into one RecordSample,
-	// its slices (callchain, registers, branch stack, read values) too,
-	// overwritten by the next sample; byte slices are still copied where
-	// Reuse would alias them, and other records are new values. It may
+	// its slices (callchain, registers, branch stack, read values, and
+	// the raw data, user stack and aux sample, which alias what was read)
+	// valid until the next call; other records are new values. It may
 	// change between calls to Next.
 	ReuseSamples bool
 	// Skipped counts records of unknown type.

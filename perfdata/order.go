@@ -106,6 +106,10 @@ func (q *orderedQueue) push(t uint64, raw *RawRecord, own bool) {
 		*e = *raw
 	} else {
 		data, aux := e.Data[:0], e.AuxData[:0]
+		if cap(data) < len(raw.Data) {
+			// Room for most records of a kind a little bigger later.
+			data = make([]byte, 0, max(len(raw.Data), minSlotData))
+		}
 		*e = *raw
 		e.Data = append(data, raw.Data...)
 		e.AuxData = nil
@@ -119,12 +123,21 @@ func (q *orderedQueue) push(t uint64, raw *RawRecord, own bool) {
 	ent := qent{time: t, seq: q.seq, slot: slot}
 	q.seq++
 	if n := len(q.run); n == q.runAt || t >= q.run[n-1].time {
+		if n == cap(q.run) && q.runAt >= n/2 {
+			// The queue seldom empties (a round's records wait for
+			// the next): move the run down rather than grow it.
+			q.run = q.run[:copy(q.run, q.run[q.runAt:])]
+			q.runAt = 0
+		}
 		q.run = append(q.run, ent)
 		return
 	}
 	q.h = append(q.h, ent)
 	q.up(len(q.h) - 1)
 }
+
+// minSlotData is the least room a slot's copy of a record gets.
+const minSlotData = 128
 
 // slotChunk is how many slots are allocated at a time: the slots are
 // never moved (a round can queue hundreds of thousands of records, which

@@ -64,7 +64,7 @@ func (d *decoder) sample(raw *RawRecord, s *RecordSample) error {
 	if st&SampleFormatRaw != 0 {
 		c.what = "PERF_RECORD_SAMPLE raw data"
 		n := c.u32()
-		s.Raw = d.bytes(c.bytes(uint64(n)))
+		s.Raw = d.sampleBytes(s, c.bytes(uint64(n)))
 		// The u32 size and the data are padded together to 8 bytes.
 		if pad := (4 + uint64(n)) % 8; pad != 0 {
 			c.skip(8 - pad)
@@ -99,7 +99,7 @@ func (d *decoder) sample(raw *RawRecord, s *RecordSample) error {
 		c.what = "PERF_RECORD_SAMPLE user stack"
 		s.StackUserOffset = c.off
 		n := c.u64()
-		s.StackUser = d.bytes(c.bytes(n))
+		s.StackUser = d.sampleBytes(s, c.bytes(n))
 		if n != 0 {
 			s.StackUserDynSize = c.u64()
 		}
@@ -136,7 +136,7 @@ func (d *decoder) sample(raw *RawRecord, s *RecordSample) error {
 	if st&SampleFormatAux != 0 {
 		c.what = "PERF_RECORD_SAMPLE aux data"
 		n := c.u64()
-		s.Aux = d.bytes(c.bytes(n))
+		s.Aux = d.sampleBytes(s, c.bytes(n))
 	}
 	if c.err != nil {
 		return c.err
