@@ -52,7 +52,7 @@ func (c *codeReader) insnAddrs(mp *machine.Map, start, end uint64, dst []uint64)
 
 func fromPT(s *session.Session, o Options) (*profile.Profile, error) {
 	a := newAgg(s, &o)
-	if err := s.Run(session.Handler{Runs: a.Runs}); err != nil {
+	if err := s.Run(session.Handler{Agg: a}); err != nil {
 		return nil, err
 	}
 	return profileOf(s, a, o.Granularity)

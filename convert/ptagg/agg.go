@@ -14,13 +14,13 @@ import (
 // path writes no pointers.
 type callNode struct {
 	parent   int32
-	thr      *ptThread // the thread whose tree this is
+	thr      *Thread // the thread whose tree this is
 	site     uint64
 	ret      uint64 // the return address, once a return to it was seen
 	children []int32
 }
 
-type ptThread struct {
+type Thread struct {
 	pid, tid int32
 	root     int32
 	cur      int32  // the top of stack, or root
@@ -40,7 +40,7 @@ type ptThread struct {
 	lastTime     uint64
 }
 
-func (t *ptThread) setTop(n int) {
+func (t *Thread) setTop(n int) {
 	t.stack = t.stack[:n]
 	if n == 0 {
 		t.cur = t.root
@@ -64,13 +64,13 @@ type Options struct {
 type Agg struct {
 	o       Options
 	m       *machine.Machine
-	threads map[int32]*ptThread
+	threads map[int32]*Thread
 	recs    recTable
 	// timeRanges: Options.Time (nil: no time filter).
 	timeRanges perfopt.TimeRanges
 	edges      edgeTable
 	nodes      []callNode
-	last       *ptThread // the thread of the previous block
+	last       *Thread   // the thread of the previous block
 	fs         fastState // Agg.fast's
 }
 
@@ -87,10 +87,10 @@ func (a *Agg) inTime(tm uint64) bool {
 	return !a.timeRanges.Skip(tm)
 }
 
-func (a *Agg) thread(rb *RunBatch) *ptThread {
+func (a *Agg) thread(rb *RunBatch) *Thread {
 	t := a.threads[rb.TID]
 	if t == nil {
-		t = &ptThread{pid: rb.PID, tid: rb.TID, cpu: rb.CPU}
+		t = &Thread{pid: rb.PID, tid: rb.TID, cpu: rb.CPU}
 		t.root = a.newNode(-1, t, 0)
 		t.setTop(0)
 		a.threads[rb.TID] = t
@@ -106,7 +106,7 @@ func (n *callNode) returnsTo(to uint64) bool {
 	return n.ret == to || n.ret == 0 && to > n.site && to-n.site <= maxCallLen
 }
 
-func (a *Agg) newNode(parent int32, t *ptThread, site uint64) int32 {
+func (a *Agg) newNode(parent int32, t *Thread, site uint64) int32 {
 	a.nodes = append(a.nodes, callNode{parent: parent, thr: t, site: site})
 	return int32(len(a.nodes) - 1)
 }
@@ -200,7 +200,7 @@ func (a *Agg) Runs(rb *RunBatch) {
 
 // runTime accounts for the time and cycles of run (whose record is r)
 // (timeStep). It returns the run's time.
-func (a *Agg) runTime(t *ptThread, r *blockRec, rb *RunBatch, run *Run, tm uint64) uint64 {
+func (a *Agg) runTime(t *Thread, r *blockRec, rb *RunBatch, run *Run, tm uint64) uint64 {
 	tm, t.lastTime = timeStep(r, rb.Marks, run, tm, t.lastTime)
 	return tm
 }
@@ -232,7 +232,7 @@ func timeStep(r *blockRec, marks []RunMark, run *Run, tm, last uint64) (uint64, 
 // lookup finds or makes the record of the run [start, end] under the
 // thread's stack and CPU, and makes it the successor of the thread's
 // previous run.
-func (a *Agg) lookup(t *ptThread, start, end uint64) int32 {
+func (a *Agg) lookup(t *Thread, start, end uint64) int32 {
 	ri := a.recs.find(start, end, t.nc)
 	if ri == 0 {
 		ri = a.recs.insert(start, end, t.nc)
@@ -245,7 +245,7 @@ func (a *Agg) lookup(t *ptThread, start, end uint64) int32 {
 
 // move updates the thread's call stack after a run that ended at end
 // with a branch of kind f to to.
-func (a *Agg) move(t *ptThread, f uint32, end, to uint64) {
+func (a *Agg) move(t *Thread, f uint32, end, to uint64) {
 	switch {
 	case f&(sample.FlagSyscallRet|sample.FlagInterrupt|sample.FlagAsync|sample.FlagTraceBegin|sample.FlagTraceEnd) != 0:
 		// Kernel entries and trace gaps resume where they left.
@@ -296,14 +296,14 @@ func (a *Agg) move(t *ptThread, f uint32, end, to uint64) {
 }
 
 // inMap reports whether end and to are in the map whose range t caches.
-func (t *ptThread) inMap(end, to uint64) bool { return inRange(end, to, t.mapLo, t.mapHi-t.mapLo) }
+func (t *Thread) inMap(end, to uint64) bool { return inRange(end, to, t.mapLo, t.mapHi-t.mapLo) }
 
 // inRange reports whether end and to are in [lo, lo+span).
 func inRange(end, to, lo, span uint64) bool { return end-lo < span && to-lo < span }
 
 // crossesMaps reports whether thread t jumps from end in one mapping to
 // to in another.
-func (a *Agg) crossesMaps(t *ptThread, end, to uint64) bool {
+func (a *Agg) crossesMaps(t *Thread, end, to uint64) bool {
 	if t.inMap(end, to) {
 		return false
 	}
@@ -355,10 +355,10 @@ func (a *Agg) foldNew(cur int32, site uint64) int32 {
 // New returns an empty aggregation of the runs of a session whose
 // machine is m (it resolves maps for longjmps).
 func New(m *machine.Machine, o Options) *Agg {
-	a := &Agg{o: o, m: m, threads: map[int32]*ptThread{}, recs: newRecTable(), edges: newEdgeTable()}
+	a := &Agg{o: o, m: m, threads: map[int32]*Thread{}, recs: newRecTable(), edges: newEdgeTable()}
 	a.timeRanges = o.Time
 	// A thread no run has: the first run looks its thread up.
-	a.last = &ptThread{tid: math.MinInt32}
+	a.last = &Thread{tid: math.MinInt32}
 	return a
 }
 

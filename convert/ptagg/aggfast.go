@@ -22,7 +22,7 @@ type fastState struct {
 	rshift uint64    // recTable.shift
 	eshift uint64    // edgeTable.shift
 	// lo and span (hi - lo) are the map range of the thread's last jump
-	// (ptThread.mapLo, mapHi).
+	// (Thread.mapLo, mapHi).
 	lo, span uint64
 	nc       uint64
 	slot     uint64
@@ -66,7 +66,7 @@ const (
 
 // fast runs fastRuns on t from runs[0] on, at time tm, with the batch's
 // marks, and returns how many runs it took and the time after them.
-func (a *Agg) fast(t *ptThread, runs []Run, marks []RunMark, tm uint64) (int, uint64) {
+func (a *Agg) fast(t *Thread, runs []Run, marks []RunMark, tm uint64) (int, uint64) {
 	s := &a.fs
 	s.recs, s.rslots, s.nodes, s.edges, s.stack = a.recs.recs, a.recs.slots, a.nodes, a.edges.slots, t.stack
 	s.rshift, s.eshift = uint64(a.recs.shift), uint64(a.edges.shift)

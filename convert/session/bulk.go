@@ -28,8 +28,9 @@ import (
 // (bulkOK). TestBulkSameRuns checks the runs against the step-by-step
 // walk on every recording of testdata; FuzzBulkSameRuns on damaged ones.
 
-// bulkOff turns the edge-graph path off (tests compare with it off).
-var bulkOff bool
+// bulkOff turns the edge-graph path off (tests compare with it off);
+// aggOff only its counting into Handler.Agg (edge.go).
+var bulkOff, aggOff bool
 
 // bulkOK reports whether the decoders may walk in bulk at all (they get a
 // BulkWalker only then; the conditions that can change during a decode
@@ -66,6 +67,10 @@ func (w *bulkWalker) WalkBulk(b *ptperf.BulkWalk) {
 		if !w.bulkMap(t.Maps, ip) {
 			return
 		}
+	}
+	if flow && q.aggOK() {
+		w.walkAgg(b) // edge.go: counted into Handler.Agg
+		return
 	}
 	cc, lo, span, delta := w.bcc, w.lo, w.span, w.delta
 	// The branch states skipped must leave the queue's time as it is

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/perfpt/perfpt/convert/ptagg"
 	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/perfdata"
 	"github.com/perfpt/perfpt/record"
@@ -133,7 +134,9 @@ func hasAux(t *testing.T, f string) bool {
 // on damaged PT: the fuzzer's bytes overwrite the AUX data of a testdata
 // recording at a chosen place (a random or mutated stream where it lands),
 // and the runs and errors of both walks, as pprof and gcov get them (one
-// worker, full and lean runs), must be the same.
+// worker, full and lean runs), must be the same, and so must pprof's
+// aggregation whether the decoder counts the blocks it walks itself or
+// Agg.Runs takes every run (edge.go).
 func FuzzBulkSameRuns(f *testing.F) {
 	root := filepath.Join("..", "..", "testdata")
 	seeds := []struct{ file, symfs string }{
@@ -202,6 +205,14 @@ func FuzzBulkSameRuns(f *testing.F) {
 				t.Fatal("the edge-graph path walked nothing of the undamaged example")
 			}
 		}
+		// pprof's aggregation: counted by the decoder (edge.go) and by
+		// Agg.Runs.
+		var want, got []byte
+		withAgg(false, func() { want = fuzzAgg(t, path, rec.symfs) })
+		withAgg(true, func() { got = fuzzAgg(t, path, rec.symfs) })
+		if !bytes.Equal(got, want) {
+			t.Fatalf("the counts of the decoder differ from Agg.Runs'%s", firstDiff(got, want))
+		}
 	})
 }
 
@@ -231,6 +242,22 @@ func fuzzRuns(t *testing.T, path, symfs string, lean bool) ([]byte, uint64) {
 		n = s.pt.bulkInsns.Load()
 	}
 	return out.Bytes(), n
+}
+
+// fuzzAgg is aggText of a recording whose code is in symfs; a recording
+// the session refuses gives its error.
+func fuzzAgg(t *testing.T, path, symfs string) []byte {
+	it, err := sample.ParseItrace("e")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(path, Options{Itrace: it, BuildIDDir: "-", Symfs: symfs, Kallsyms: "/dev/null", Workers: 1})
+	if err != nil {
+		return []byte(err.Error())
+	}
+	defer s.Close()
+	b, _ := aggText(t, s, ptagg.Options{})
+	return b
 }
 
 // TestBareParallel checks that the bare decode (--itrace=e: every error,

@@ -250,6 +250,7 @@ type ptState struct {
 	// to do.
 	synth      bool
 	bulkInsns  atomic.Uint64 // instructions walked in bulk (bulk.go; for the tests)
+	agg        *aggState     // Handler.Agg's (edge.go)
 	timeRanges []tscRange    // --time in TSC (intel_pt_setup_time_ranges)
 	block      Block
 	blocks     []Block // the batch for Handler.Blocks

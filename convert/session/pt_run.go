@@ -459,6 +459,9 @@ func (p *ptState) processTimeless(tid int32) {
 // setHandler sets the handler and what the walker delivers for it.
 func (p *ptState) setHandler(h Handler) {
 	p.h = h
+	if h.Agg != nil && (p.agg == nil || p.agg.a != h.Agg) && !aggOff {
+		p.agg = &aggState{a: h.Agg}
+	}
 	p.flow = h.Block != nil || h.Blocks != nil || h.Runs != nil
 	p.deliverHooks = p.flow || p.useThreadStack
 }

@@ -1,11 +1,13 @@
 package session
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
 
 	"github.com/perfpt/perfpt/convert/machine"
+	"github.com/perfpt/perfpt/convert/ptagg"
 	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/symbol"
 	"github.com/perfpt/perfpt/convert/traceevent"
@@ -84,6 +86,13 @@ type Handler struct {
 	// parallel decoding (Options.Workers) where a piece decoded ahead
 	// begins; the RunBatch is valid during the call only.
 	Runs func(*RunBatch)
+	// Agg, when set instead of Runs, aggregates the runs for pprof
+	// (convert/ptagg): Run hands it the runs (Agg.Runs), and where the
+	// decode walks the edge graph in sequence it counts the blocks it
+	// walks into Agg itself instead of making runs of them (edge.go):
+	// the same counts, records and call stacks, at a fraction of the
+	// cost. The counts are complete when Run returns.
+	Agg *ptagg.Agg
 	// LeanRuns makes Runs carry only Start, End, NInsn and the branch
 	// kind of the last instruction in Flags: no To, RunTaken,
 	// FlagTraceEnd, times or cycles (Marks stays empty, Time is the
@@ -348,6 +357,12 @@ func (s *Session) filtered(pid, tid int32, cpu uint32, t uint64) bool {
 
 // Run processes the recording in perf's order and calls h.
 func (s *Session) Run(h Handler) error {
+	if h.Agg != nil {
+		if h.Runs != nil {
+			return errors.New("session: Handler.Agg and Handler.Runs are both set")
+		}
+		h.Runs = h.Agg.Runs
+	}
 	defer func() {
 		if s.pt != nil {
 			// Parallel decoding's goroutines read the mapping: they
@@ -480,6 +495,9 @@ func (s *Session) Run(h Handler) error {
 	if s.pt != nil {
 		err := s.pt.finish(h)
 		s.pt.flushBlocks()
+		if s.pt.agg != nil {
+			s.pt.agg.flush()
+		}
 		return err
 	}
 	return nil
@@ -604,7 +622,7 @@ func (s *Session) ParallelDecode(h Handler) bool {
 		it.LastBranch || it.AddLastBranch || it.InitialSkip != 0 || it.Quick != 0 {
 		return false
 	}
-	if h.Runs != nil {
+	if h.Runs != nil || h.Agg != nil {
 		return !it.Instructions && s.runsInChunks(h.LeanRuns)
 	}
 	if !it.Instructions {

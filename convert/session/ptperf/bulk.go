@@ -1,6 +1,11 @@
 package ptperf
 
-import "github.com/perfpt/perfpt/ptdecode/packet"
+import (
+	"encoding/binary"
+	"math/bits"
+
+	"github.com/perfpt/perfpt/ptdecode/packet"
+)
 
 // Bulk walks: the edge-graph path of the decoder.
 //
@@ -158,6 +163,61 @@ func (w *BulkWalk) Next() bool {
 	return true
 }
 
+// SampleState says whether the packet state asks for the sample time
+// (a bit was taken from the current TNT packet, or the last TIP's target).
+func (w *BulkWalk) SampleState() bool { return w.sampleState }
+
+// Walked notes what a Walker's own loop did between calls of Passing and
+// TookBit: passed branch states passed (Passing), the sample time taken
+// on the way (sampled: a state passed while the packet state asked for it,
+// or a packet read), and the packet state's sample flag now (state).
+func (w *BulkWalk) Walked(passed int, sampled, state bool) {
+	w.Passed += passed
+	if sampled {
+		w.sampled = true
+	}
+	w.sampleState = state
+}
+
+// More returns the trace bytes after the current packet where Next could
+// read more packets: up to the end of the buffer or the stop position (a
+// packet must start before it).
+func (w *BulkWalk) More() []byte {
+	d := w.d
+	if d.pos >= d.stopPos || d.step > len(d.buf) {
+		return nil
+	}
+	end := len(d.buf)
+	if lim := d.stopPos - d.pos; lim < uint64(end) {
+		end = int(lim)
+	}
+	if end < d.step {
+		return nil
+	}
+	return d.buf[d.step:end]
+}
+
+// TNT8 notes that the Walker read n TNT-8 packets from More (and the PADs
+// before them), in its first used bytes, the last of them c: the decoder
+// is where Next would have left it after reading them (the Walker has the
+// bits).
+func (w *BulkWalk) TNT8(used, n int, c byte) {
+	d := w.d
+	if n > 1 {
+		d.lastPacketKind = packet.KindTNT8
+	} else {
+		d.lastPacketKind = d.pkt.Kind
+	}
+	adv := d.step + used - 1
+	d.pos += uint64(adv)
+	d.buf = d.buf[adv:]
+	pl := uint64(c >> 1)
+	b := uint8(bits.Len64(pl) - 1)
+	d.pkt = packet.Packet{Kind: packet.KindTNT8, Size: 1, Bits: b, Payload: pl &^ (1 << b)}
+	d.pktLen, d.step = 1, 1
+	d.tnt = d.pkt
+}
+
 // bulk results for walkTNT.
 const (
 	bulkNone   = iota // nothing walked, or stopped before a run: walk it step by step
@@ -245,7 +305,9 @@ func (d *Decoder) walkBulk(bw BulkWalker, s *status) int {
 
 // bulkPacket reads the next packet when it is a TNT with bits or a TIP
 // with an IP, in the current buffer and before any stop position, as
-// getNextPacket would (PADs skipped); it reads nothing else.
+// getNextPacket would (PADs skipped); it reads nothing else. TNT-8s and
+// TIPs with 9 bytes of buffer left are decoded here, from their first
+// byte; the rest by packet.DecodeInto.
 func (d *Decoder) bulkPacket() bool {
 	step, buf, pos := d.step, d.buf, d.pos
 	var p packet.Packet
@@ -255,7 +317,36 @@ func (d *Decoder) bulkPacket() bool {
 		}
 		pos += uint64(step)
 		buf = buf[step:]
-		if len(buf) == 0 || packet.DecodeInto(&p, buf, 0) != nil || p.Size == 0 {
+		if len(buf) == 0 {
+			return false
+		}
+		c := buf[0]
+		if c == 0 {
+			step = 1 // PAD
+			continue
+		}
+		if len(buf) >= 9 {
+			if c&1 == 0 && c != 2 {
+				// TNT-8: the payload's highest set bit is the stop bit
+				// (c >= 4: at least one bit).
+				pl := uint64(c >> 1)
+				n := uint8(bits.Len64(pl) - 1)
+				p = packet.Packet{Kind: packet.KindTNT8, Size: 1, Bits: n, Payload: pl &^ (1 << n)}
+				break
+			}
+			if c&0x1f == 0x0d {
+				// TIP: a compressed IP of 2, 4, 6 or 8 bytes.
+				ipc := packet.IPC(c >> 5)
+				n := ipc.PayloadSize()
+				if n <= 0 {
+					return false // suppressed, or reserved (a bad packet)
+				}
+				w := binary.LittleEndian.Uint64(buf[1:9])
+				p = packet.Packet{Kind: packet.KindTIP, Size: uint8(1 + n), IPC: ipc, Payload: w & (^uint64(0) >> (64 - 8*uint(n)))}
+				break
+			}
+		}
+		if packet.DecodeInto(&p, buf, 0) != nil || p.Size == 0 {
 			return false
 		}
 		if p.Kind != packet.KindPad {

@@ -1,0 +1,88 @@
+package ptagg
+
+import "github.com/perfpt/perfpt/convert/sample"
+
+// The session's edge-graph walk counts the runs it walks into an Agg
+// directly, without making Runs of them: it follows its graph of blocks
+// over the trace, keeps the records of the blocks it walks, adds their
+// counts (Add), and moves the thread's call stack at calls and returns
+// (Call, Return) in execution order, between the batches of runs it hands
+// to Runs. What it does for a run is what Runs does for a run without a
+// mark, without a trace stop and with a known successor in the same
+// mapping: the same records, counts and call stacks.
+
+// Walking returns the thread whose runs the session walks (pid, tid, on
+// cpu), as Runs would take a batch of them, or nil when Runs would pass
+// them over or check their times (Options' filters): the walk then makes
+// Runs of them.
+func (a *Agg) Walking(pid, tid, cpu int32) *Thread {
+	if a.timeRanges != nil || a.o.PIDs != nil && !a.o.PIDs[pid] || a.o.TIDs != nil && !a.o.TIDs[tid] {
+		return nil
+	}
+	t := a.last
+	if t.tid != tid {
+		t = a.thread(&RunBatch{PID: pid, TID: tid, CPU: cpu})
+	}
+	if t.cpu != cpu {
+		t.cpu = cpu
+		t.nc = nodeCPU(t.cur, t.cpu)
+	}
+	return t
+}
+
+// NC returns the key of t's current call-tree node and CPU: records are
+// per (start, end, NC).
+func (t *Thread) NC() uint64 { return t.nc }
+
+// Record returns the record of the block [start, end] under t's current
+// node and CPU, made if need be.
+func (a *Agg) Record(t *Thread, start, end uint64) int32 {
+	ri := a.recs.find(start, end, t.nc)
+	if ri == 0 {
+		ri = a.recs.insert(start, end, t.nc)
+	}
+	return ri
+}
+
+// Add adds insns instructions and branches taken branches to record ri.
+func (a *Agg) Add(ri int32, insns, branches uint64) {
+	r := &a.recs.recs[ri]
+	r.insns += insns
+	r.branches += branches
+}
+
+// Step accounts for the time of a walked run of record ri at time tm (a
+// perf time; 0 in untimed recordings), as Runs does for a run without a
+// mark or a trace stop: the time since t's last goes to the run.
+func (a *Agg) Step(t *Thread, ri int32, tm uint64) {
+	if tm == t.lastTime {
+		return
+	}
+	run := Run{}
+	_, t.lastTime = timeStep(&a.recs.recs[ri], nil, &run, tm, t.lastTime)
+}
+
+// Call moves t's stack for a call made by the instruction at site.
+func (a *Agg) Call(t *Thread, site uint64) {
+	a.move(t, sample.FlagBranch|sample.FlagCall, site, 0)
+}
+
+// Return moves t's stack for a return to to from the instruction at end.
+func (a *Agg) Return(t *Thread, end, to uint64) {
+	a.move(t, sample.FlagBranch|sample.FlagReturn, end, to)
+}
+
+// Walked notes that t's runs went on in the walk: the next run of Runs
+// guesses no record.
+func (a *Agg) Walked(t *Thread) { t.prev, t.slot, t.cand = 0, 0, 0 }
+
+// Takes says whether Walking takes the runs of thread tid of process pid.
+func (a *Agg) Takes(pid, tid int32) bool {
+	return a.timeRanges == nil && (a.o.PIDs == nil || a.o.PIDs[pid]) && (a.o.TIDs == nil || a.o.TIDs[tid])
+}
+
+// Jump moves t's stack for a jump from the instruction at end to to in
+// another mapping (a longjmp may resume a frame up the stack).
+func (a *Agg) Jump(t *Thread, end, to uint64) {
+	a.move(t, sample.FlagBranch, end, to)
+}

@@ -1,0 +1,531 @@
+package session
+
+import (
+	"math/bits"
+	"unsafe"
+
+	"github.com/perfpt/perfpt/convert/machine"
+	"github.com/perfpt/perfpt/convert/ptagg"
+	"github.com/perfpt/perfpt/convert/sample"
+	"github.com/perfpt/perfpt/convert/session/ptperf"
+)
+
+// Counting edges inside the decoder (Handler.Agg).
+//
+// With an aggregation to fill, the edge-graph walk (bulk.go) does not make
+// a Run of every block it walks: it counts the block into the Agg's record
+// of the block under the thread's call-tree node and CPU, moves the
+// thread's call stack at calls and returns, and follows the graph from
+// record to record. Each record it met keeps its block (the code cache's
+// run) and links to the records that followed it: the fall-through and
+// the taken successor of a conditional branch, the target of a direct
+// jump, the callee of a call (under the node the call entered); the
+// targets of returns and indirect branches are in a cache keyed by the
+// record and the target. A step is one lookup, whatever the call stack.
+//
+// The walk does for the Agg exactly what Runs would do for the same runs:
+// a block is counted where its Run would have been resolved in the batch
+// (when its successor is walked, or at a branch state the walk passes),
+// after the batch's runs before it were handed to Runs (the first block
+// counted hands them over), and a block whose Run would still wait for its
+// successor when the walk stops is made a Run, as the walk without an Agg
+// does. Counted blocks have no mark and no trace stop, and their time is
+// the queue's: the first one takes the time step a Run would
+// (ptagg.Agg.Step); a successor in another mapping is a jump there
+// (ptagg.Agg.Jump: a longjmp). The counts are added to the Agg's records
+// when the session's Run ends.
+
+// aggRec is what the walk knows of the Agg's record of the same number:
+// 64 bytes.
+type aggRec struct {
+	e     *runEntry // the block
+	epoch uint32    // the maps epoch e is valid in (aggState.epoch)
+	// call is the record of the callee's first block after a call that
+	// entered the node and CPU callNC.
+	call   int32
+	callNC uint64
+	// insns and taken are the counts to add to the record.
+	insns, taken uint64
+	// next are the records that followed in the same frame: the
+	// fall-through [0] and the taken target [1] of a conditional branch,
+	// the target of a direct jump [0].
+	next [2]int32
+	// The block, for walkAgg's inner loop: the offset of its
+	// fall-through from its start, its instruction count, the
+	// displacement of its branch, and its kind (aggCond, ...).
+	ft, cnt uint32
+	rel     int32
+	kind    uint8
+	_       [3]byte
+}
+
+// innerOK says whether walkAgg's inner loop walks record r's block (valid
+// in epoch ep) after noProg unconditional branches in a row: a
+// conditional branch, or a first direct jump whose target is linked.
+func (r *aggRec) innerOK(ep uint32, noProg int) bool {
+	return r.epoch == ep && (r.kind == aggCond || r.kind == aggJump && noProg == 0 && r.next[0] != 0)
+}
+
+// Kinds of blocks for walkAgg's inner loop.
+const (
+	aggOther = iota // left to the general loop
+	aggCond         // a conditional branch
+	aggJump         // a direct jump
+)
+
+// setBlock sets r's block to e.
+func (r *aggRec) setBlock(e *runEntry, epoch uint32) {
+	r.e, r.epoch = e, epoch
+	ft := e.bytes + uint64(e.in.Length)
+	r.ft, r.cnt, r.rel, r.kind = uint32(ft), uint32(e.cnt), e.in.Rel, aggOther
+	if ft != uint64(r.ft) || e.cnt != uint64(r.cnt) {
+		return // (not a block for the inner loop)
+	}
+	switch {
+	case e.in.Branch == ptperf.BrConditional:
+		r.kind = aggCond
+	case e.in.Branch == ptperf.BrUnconditional && e.in.Op == ptperf.OpJmp:
+		r.kind = aggJump
+	}
+}
+
+// aggTarget is an entry of the cache of the targets of returns and
+// indirect branches: the record ri followed record src when it went to
+// to under node and CPU nc.
+type aggTarget struct {
+	src, ri int32
+	to, nc  uint64
+}
+
+const aggTargetBits = 12
+
+// aggState is the walk's part of Handler.Agg.
+type aggState struct {
+	a    *ptagg.Agg
+	recs []aggRec // by Agg record number
+	tgt  []aggTarget
+	// epoch numbers the (maps, generation) pairs the walk has walked in:
+	// a record's block is valid while its thread's maps are unchanged.
+	epoch  uint32
+	epMaps *machine.Maps
+	epGen  uint64
+	// walked counts the instructions walkAgg walked (for the tests).
+	walked uint64
+}
+
+// setEpoch sets the epoch of the maps ms at generation gen.
+func (s *aggState) setEpoch(ms *machine.Maps, gen uint64) {
+	if ms != s.epMaps || gen != s.epGen {
+		// (A thread whose walk alternates with another's, in another
+		// address space, gets a new epoch each time: its records'
+		// blocks are found again. Records are per thread, so that
+		// stays correct.)
+		s.epoch++
+		s.epMaps, s.epGen = ms, gen
+	}
+}
+
+// grow makes the table hold record ri.
+func (s *aggState) grow(ri int32) {
+	if int(ri) >= len(s.recs) {
+		n := max(2*len(s.recs), int(ri)+1, 1024)
+		s.recs = append(s.recs, make([]aggRec, n-len(s.recs))...)
+	}
+}
+
+// flush adds the walk's counts to the Agg's records.
+func (s *aggState) flush() {
+	for i := range s.recs {
+		r := &s.recs[i]
+		if r.insns|r.taken != 0 {
+			s.a.Add(int32(i), r.insns, r.taken)
+			r.insns, r.taken = 0, 0
+		}
+	}
+}
+
+// targetSlot returns the cache slot of the target to of record src.
+func (s *aggState) targetSlot(src int32, to uint64) *aggTarget {
+	if s.tgt == nil {
+		s.tgt = make([]aggTarget, 1<<aggTargetBits)
+	}
+	h := (to ^ uint64(src)*0x9e3779b97f4a7c15) * 0xbf58476d1ce4e5b9 >> (64 - aggTargetBits)
+	return &s.tgt[h]
+}
+
+// aggOK says whether walkAgg may walk q now: a sequential decode
+// delivering runs to an Agg that takes this thread's runs as they come.
+func (q *ptQueue) aggOK() bool {
+	p := q.pt
+	return p.agg != nil && q.bulkFlow && q.job == nil && !p.h.RunStarts && !p.h.LeanRuns &&
+		!q.dec.CyclesPending() && p.agg.a.Takes(q.pid, q.tid)
+}
+
+// aggWalk is the state of one walkAgg that its slow paths share.
+type aggWalk struct {
+	s  *aggState
+	q  *ptQueue
+	t  *ptagg.Thread // nil until the first block is counted
+	tm uint64        // the queue's perf time, until the first block takes it
+	// lo and span are the walk's map: a jump out of it is a jump to
+	// another mapping (Agg.Jump).
+	lo, span uint64
+}
+
+// start hands the queue's batch over to the Agg and takes the thread, as
+// the first block of the walk is counted (ptagg.Agg.Walking).
+func (w *aggWalk) start() {
+	q := w.q
+	if q.rq.n > 0 {
+		q.newRunBatch() // to Agg.Runs: no run is pending
+	}
+	w.t = w.s.a.Walking(q.pid, q.tid, q.cpu)
+}
+
+// moved counts the block of record ri that started at ip and went to to,
+// where its branch moves the call stack (a call, a return, an indirect
+// branch, a jump out of the map), or where its record is the walk's
+// first: what Agg.Runs does for its resolved Run. It returns the record
+// that follows when the links know it (else 0).
+func (w *aggWalk) moved(ri int32, ip, to uint64) int32 {
+	s := w.s
+	a := s.a
+	r := &s.recs[ri]
+	e := r.e
+	end := ip + e.bytes
+	f := uint32(e.flags)
+	var taken uint64
+	if f&sample.FlagBranch != 0 && (to != end+uint64(e.in.Length) || f&sample.FlagConditional == 0) {
+		taken = 1
+	}
+	r.insns += e.cnt
+	r.taken += taken
+	if w.tm != 0 {
+		a.Step(w.t, ri, w.tm)
+		w.tm = 0
+	}
+	switch {
+	case f&sample.FlagCall != 0:
+		a.Call(w.t, end)
+		if nc := w.t.NC(); r.callNC != nc {
+			r.callNC, r.call = nc, 0
+		}
+		return r.call
+	case f&sample.FlagReturn != 0:
+		a.Return(w.t, end, to)
+	default:
+		if f&sample.FlagConditional == 0 && to-w.lo >= w.span {
+			a.Jump(w.t, end, to)
+		}
+		if e.in.Branch != ptperf.BrIndirect {
+			slot := 0
+			if to != end+uint64(e.in.Length) && e.in.Branch == ptperf.BrConditional {
+				slot = 1
+			}
+			return r.next[slot]
+		}
+	}
+	if x := s.targetSlot(ri, to); x.src == ri && x.to == to && x.nc == w.t.NC() {
+		return x.ri
+	}
+	return 0
+}
+
+// lookup returns the record of the block e at ip under the thread's
+// current node and CPU, and learns it as the successor of record from
+// (0: none), whose block started at fromIP and went there.
+func (w *aggWalk) lookup(from int32, fromIP, ip uint64, e *runEntry) int32 {
+	s := w.s
+	ri := s.a.Record(w.t, ip, ip+e.bytes)
+	s.grow(ri)
+	r := &s.recs[ri]
+	r.setBlock(e, s.epoch)
+	if from == 0 {
+		return ri
+	}
+	fr := &s.recs[from]
+	fe := fr.e
+	end := fromIP + fe.bytes
+	f := uint32(fe.flags)
+	switch {
+	case f&sample.FlagCall != 0:
+		fr.call = ri // (callNC was set by moved)
+	case f&sample.FlagReturn != 0 || fe.in.Branch == ptperf.BrIndirect:
+		*s.targetSlot(from, ip) = aggTarget{src: from, ri: ri, to: ip, nc: w.t.NC()}
+	default:
+		slot := 0
+		if ip != end+uint64(fe.in.Length) && fe.in.Branch == ptperf.BrConditional {
+			slot = 1
+		}
+		fr.next[slot] = ri
+	}
+	return ri
+}
+
+// walkAgg is WalkBulk for Handler.Agg: the same walk, the same decoder
+// states and the same stops, with the blocks counted into the Agg rather
+// than made Runs of (the file comment says how).
+func (w *bulkWalker) walkAgg(b *ptperf.BulkWalk) {
+	q := w.q
+	p := q.pt
+	s := p.agg
+	s.setEpoch(w.bms, w.bgen)
+	aw := aggWalk{s: s, q: q, tm: p.perfTime(q.timestamp), lo: w.lo, span: w.span}
+	ip := b.IP
+	cc, lo, span, delta := w.bcc, w.lo, w.span, w.delta
+	// The branch states skipped must leave the queue's time as it is
+	// (updateTimestamp) and not make it yield (runDecoder).
+	pass := b.Pass && q.timestamp >= b.Timestamp && (p.timeless || q.timestamp < q.bulkLimit)
+	b.Pass = pass
+	tip := b.TIP
+	payload, count, stack, noProg := b.Payload, b.Count, b.Stack, b.NoProgress
+	insns := b.Insns
+	b0 := insns
+	ep := s.epoch
+	recs := s.recs
+	// pend is the record of the walked block whose successor is not
+	// resolved yet (0: none), pendIP its start; next the record of the
+	// block at ip, when the links knew it (0: look it up), and prev the
+	// record whose block went to ip (0: none known).
+	var pend, next, prev int32
+	var pendIP, prevIP, from uint64
+	var in aggInner
+	for {
+		if pass && !tip && aw.tm == 0 && aw.t != nil && next != 0 && recs[next].innerOK(ep, noProg) {
+			// The inner loop (edge_inner.go): conditional branches and
+			// direct jumps whose successors the links know, and the
+			// TNT-8 packets that follow. (in is set field by field: a
+			// composite literal is built aside and copied.)
+			in.recs, in.ep, in.ip, in.next = recs, ep, ip, next
+			in.tnt, in.insns, in.noProg = payload|1<<(63-uint(count)), insns, uint32(noProg)
+			in.last, in.lastIP, in.pending = prev, prevIP, 0
+			if pend != 0 {
+				in.last, in.lastIP, in.pending = pend, pendIP, 1
+			}
+			in.more = b.More()
+			in.sstate = 0
+			if b.SampleState() {
+				in.sstate = 1
+			}
+			in.used, in.refills, in.walked, in.passed = 0, 0, 0, 0
+			in.lastTNT, in.sampled, in.tookBit, in.notTaken = 0, 0, 0, 0
+			aggInnerWalk(&in)
+			if in.walked|in.refills != 0 {
+				ip, next, insns, noProg = in.ip, in.next, in.insns, int(in.noProg)
+				count = 63 - bits.TrailingZeros64(in.tnt)
+				payload = in.tnt &^ (1 << (63 - uint(count)))
+				if in.pending != 0 {
+					pend, pendIP = in.last, in.lastIP
+				} else {
+					pend, prev, prevIP = 0, in.last, in.lastIP
+				}
+				if in.refills != 0 {
+					b.TNT8(int(in.used), int(in.refills), byte(in.lastTNT))
+				}
+				if in.notTaken != 0 {
+					b.NotTaken = true
+				}
+				b.Walked(int(in.passed), in.sampled != 0, in.sstate != 0)
+			}
+		}
+		if count == 0 && !tip {
+			// The bits ran out: the next packet, from the decoder.
+			b.IP, b.Payload, b.Count, b.Stack, b.NoProgress, b.Insns = ip, payload, count, stack, noProg, insns
+			if !b.Next() {
+				break
+			}
+			payload, count, tip = b.Payload, b.Count, b.TIP
+		}
+		if ip-lo >= span {
+			break // another map: the step-by-step walk finds it
+		}
+		// The block at ip: from the link that led here, else from the
+		// code cache (its record is found once it is walked).
+		var e *runEntry
+		ri := next
+		if ri != 0 {
+			if r := &recs[ri]; r.epoch == ep {
+				e = r.e
+			} else {
+				ri = 0
+			}
+		}
+		if ri == 0 {
+			if e = cc.run(ip + delta); e == nil {
+				break
+			}
+		}
+		in := &e.in
+		var to uint64
+		taken := true
+		from = ip + e.bytes
+		switch in.Branch {
+		case ptperf.BrConditional:
+			if tip {
+				goto stop // walkTIP's error
+			}
+			to = from + uint64(in.Length)
+			if payload>>63 != 0 {
+				to += uint64(int64(in.Rel))
+			} else {
+				taken = false
+			}
+		case ptperf.BrUnconditional:
+			to = from + uint64(in.Length) + uint64(int64(in.Rel))
+			// walkInsn's loop check on unconditional branches in a
+			// row; where it fails, the step-by-step walk fails.
+			if c := noProg; c != 0 {
+				switch {
+				case c == 1:
+					b.StuckIP, b.StuckPrd, b.StuckCnt = to, 1, 1
+				case c > b.MaxLoops || to == b.StuckIP:
+					goto stop
+				default:
+					if b.StuckCnt--; b.StuckCnt == 0 {
+						b.StuckPrd++
+						b.StuckCnt, b.StuckIP = b.StuckPrd, to
+					}
+				}
+			}
+		case ptperf.BrIndirect:
+			switch {
+			case tip:
+				if in.Op != ptperf.OpRet && in.Op != ptperf.OpJmp && in.Op != ptperf.OpCall {
+					goto stop
+				}
+			case in.Op != ptperf.OpRet || !b.RetComp || payload>>63 == 0 || len(stack) == 0 || stack[len(stack)-1] == 0:
+				goto stop
+			default:
+				to = stack[len(stack)-1]
+			}
+		default:
+			goto stop
+		}
+		// The block is walked: the pending one (a conditional branch
+		// not taken) went to ip, then this one waits for its own.
+		if pend != 0 {
+			if aw.tm != 0 {
+				aw.moved(pend, pendIP, ip) // (next is known)
+			} else {
+				pr := &recs[pend]
+				pr.insns += pr.e.cnt
+			}
+			prev, prevIP, pend = pend, pendIP, 0
+		} else if aw.t == nil {
+			if q.hasPend {
+				q.hasPend = false
+				q.resolveRun(ip, 0)
+			}
+			aw.start()
+			if aw.t == nil {
+				goto stop // (not reached: aggOK checked the filters)
+			}
+		}
+		if ri == 0 {
+			ri = aw.lookup(prev, prevIP, ip, e)
+			recs = s.recs
+		}
+		pend, pendIP = ri, ip
+		insns += e.cnt
+		switch in.Branch {
+		case ptperf.BrConditional:
+			noProg = 0
+			ip = to
+			payload <<= 1
+			count--
+			b.TookBit()
+			if !taken {
+				b.NotTaken = true
+				next = recs[ri].next[0]
+				continue
+			}
+		case ptperf.BrUnconditional:
+			noProg++
+			ip = to
+			if in.Op == ptperf.OpCall && in.Rel != 0 {
+				stack = append(stack, from+uint64(in.Length))
+			}
+		default:
+			noProg = 0
+			if in.Op == ptperf.OpCall {
+				stack = append(stack, from+uint64(in.Length))
+			} else if in.Op == ptperf.OpRet {
+				// walkInsn pops at every return.
+				b.RetAddr, b.Popped = 0, true
+				if n := len(stack); n > 0 {
+					b.RetAddr = stack[n-1]
+					stack = stack[:n-1]
+				}
+			}
+			if tip {
+				// The TIP's target, from the decoder.
+				b.Indirect, b.From, b.In = true, from, in
+				b.IP, b.Payload, b.Count, b.Stack, b.NoProgress, b.Insns = from, payload, count, stack, noProg, insns
+				more := b.Next()
+				if b.PendTo != 0 {
+					// runDecoder's resolution at the state skipped.
+					next = aw.moved(pend, pendIP, b.PendTo)
+					prev, prevIP, pend = pend, pendIP, 0
+				}
+				b.PendTo = 0
+				ip, payload, count, tip = b.IP, b.Payload, b.Count, b.TIP
+				if !more {
+					goto stop
+				}
+				continue
+			}
+			// A compressed return.
+			ip = to
+			payload <<= 1
+			count--
+			b.TookBit()
+		}
+		// A branch that went somewhere: Decode's state.
+		if !pass {
+			b.Branch, b.From, b.To, b.In = true, from, to, in
+			break
+		}
+		// runDecoder's resolution at the state skipped: the block is
+		// counted (moved for calls, returns and jumps out of the map).
+		if f := uint32(e.flags); f&(sample.FlagCall|sample.FlagReturn) == 0 && to-lo < span && in.Branch != ptperf.BrIndirect && aw.tm == 0 {
+			r := &recs[pend]
+			r.insns += e.cnt
+			switch {
+			case in.Branch != ptperf.BrConditional:
+				if f&sample.FlagBranch != 0 {
+					r.taken++
+				}
+				next = r.next[0]
+			case to != from+uint64(in.Length):
+				r.taken++
+				next = r.next[1]
+			default:
+				next = r.next[0]
+			}
+		} else {
+			next = aw.moved(pend, pendIP, to)
+		}
+		prev, prevIP, pend = pend, pendIP, 0
+		b.Insns = insns
+		b.Passing()
+	}
+stop:
+	if pend != 0 {
+		// The block still waits for its successor: a Run, as the walk
+		// without an Agg makes.
+		e := recs[pend].e
+		if q.runFits() {
+			q.appendRun(pendIP, pendIP+e.bytes, e.cnt, e.flags, uint64(e.in.Length), true)
+		} else {
+			q.emitBlock(pendIP, pendIP+e.bytes, e.cnt, &e.in, true)
+		}
+	}
+	if aw.t != nil {
+		s.a.Walked(aw.t)
+	}
+	b.IP, b.Payload, b.Count, b.Stack, b.NoProgress, b.Insns = ip, payload, count, stack, noProg, insns
+	p.bulkInsns.Add(insns - b0)
+	s.walked += insns - b0
+}
+
+var _ [64 - unsafe.Sizeof(aggRec{})]byte // 64 bytes: indexed by a shift

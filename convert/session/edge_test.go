@@ -1,0 +1,201 @@
+package session
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/perfpt/perfpt/convert/ptagg"
+	"github.com/perfpt/perfpt/convert/sample"
+	"github.com/perfpt/perfpt/record"
+	"github.com/perfpt/perfpt/record/synth"
+)
+
+// withAgg runs f with the counting of Handler.Agg in the decoder (edge.go)
+// on or off (off: the Agg gets every run through Agg.Runs).
+func withAgg(on bool, f func()) {
+	defer func(old bool) { aggOff = old }(aggOff)
+	aggOff = !on
+	f()
+}
+
+// aggText decodes data into a ptagg.Agg as pprof does and returns what the
+// Agg holds, as sorted lines: every record (block, call stack as the sites
+// from the thread's root, CPU, instructions, taken branches, time and
+// cycles) and the errors; and the instructions the decoder counted itself.
+func aggText(t *testing.T, s *Session, o ptagg.Options) ([]byte, uint64) {
+	t.Helper()
+	a := ptagg.New(s.Machine(), o)
+	var errs bytes.Buffer
+	h := Handler{Agg: a, Error: func(e *sample.ErrorLine) { printError(&errs, e) }}
+	if err := s.Run(h); err != nil {
+		fmt.Fprintf(&errs, "error: %v\n", err)
+	}
+	nodes := a.Nodes()
+	stack := func(n int32) string {
+		var sites []string
+		for ; n >= 0; n = nodes[n].Parent {
+			sites = append(sites, fmt.Sprintf("%x", nodes[n].Site))
+		}
+		return strings.Join(sites, "<")
+	}
+	var lines []string
+	for _, r := range a.Records() {
+		n := nodes[r.Node]
+		lines = append(lines, fmt.Sprintf("%d/%d %s cpu %d %x-%x %d %d %d %d", n.PID, n.TID, stack(r.Node), r.CPU,
+			r.Start, r.End, r.Insns, r.Branches, r.Nanos, r.Cycles))
+	}
+	slices.Sort(lines)
+	var walked uint64
+	if s.pt != nil && s.pt.agg != nil {
+		walked = s.pt.agg.walked
+	}
+	return append(errs.Bytes(), strings.Join(lines, "\n")...), walked
+}
+
+// sameWithAgg checks that the Agg holds the same records, counts, call
+// stacks, times and cycles when the decoder counts the blocks it walks
+// itself as when it hands every run to Agg.Runs, at each number of
+// workers.
+func sameWithAgg(t *testing.T, data string, o ptagg.Options, workers ...int) uint64 {
+	t.Helper()
+	var total uint64
+	// The code of testdata's recordings from elsewhere is in symfs.
+	symfs := filepath.Join(filepath.Dir(data), "symfs")
+	if _, err := os.Stat(symfs); err != nil {
+		symfs = ""
+	}
+	for _, j := range workers {
+		var want, got []byte
+		var walked uint64
+		so := Options{Workers: j, Symfs: symfs}
+		withAgg(false, func() { want, _ = aggText(t, openItrace(t, data, "e", so), o) })
+		withAgg(true, func() { got, walked = aggText(t, openItrace(t, data, "e", so), o) })
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s -j %d: the counts of the decoder differ from Agg.Runs'%s", filepath.Base(data), j, firstDiff(got, want))
+		}
+		total += walked
+	}
+	return total
+}
+
+// TestAggSameCounts checks the decoder's own counting for Handler.Agg
+// against Agg.Runs on the PT recordings of testdata and on the test
+// programs recorded with every timing and return-compression setting, per
+// thread and per CPU, whole and damaged; and that it counted something.
+func TestAggSameCounts(t *testing.T) {
+	var walked uint64
+	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "*", "*.data"))
+	for _, f := range files {
+		if !hasAux(t, f) {
+			continue
+		}
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			n := sameWithAgg(t, f, ptagg.Options{}, 1, 2)
+			t.Logf("%d instructions counted by the decoder", n)
+			walked += n
+		})
+	}
+	cfgs := []struct {
+		name string
+		wo   record.WriteOptions
+	}{
+		{"untimed", record.WriteOptions{PT: synth.Config{PSBPeriod: 512}}},
+		{"noretcomp", record.WriteOptions{PT: synth.Config{NoRetComp: true}}},
+		{"mtc", record.WriteOptions{PT: synth.Config{TSC: true, MTC: true, MTCPeriod: 3}}},
+		{"cyc", record.WriteOptions{PT: synth.Config{TSC: true, MTC: true, CYC: true}}},
+		{"cpus", record.WriteOptions{PT: synth.Config{TSC: true, MTC: true}, PerCPU: true, CPUs: 3, Quantum: 40}},
+	}
+	for _, prog := range []string{"mix-dyn-O2", "mix-static-O0", "threads-dyn-O2"} {
+		for _, c := range cfgs {
+			t.Run(prog+"/"+c.name, func(t *testing.T) {
+				data := recordPTOpt(t, prog, c.wo)
+				n := sameWithAgg(t, data, ptagg.Options{}, 1, 2)
+				if n == 0 {
+					t.Errorf("the decoder counted nothing itself")
+				}
+				walked += n
+				walked += sameWithAgg(t, corruptAux(t, data, 0x55, 8, 0.4), ptagg.Options{}, 1)
+				walked += sameWithAgg(t, corruptAux(t, data, 0x00, 3, 0.7), ptagg.Options{}, 1)
+				if prog == "threads-dyn-O2" {
+					// A thread filter: the other threads' code is passed over.
+					sameWithAgg(t, data, ptagg.Options{TIDs: map[int32]bool{}}, 1)
+				}
+			})
+		}
+	}
+	t.Logf("%d instructions counted by the decoder", walked)
+}
+
+// TestAggInnerWalk compares aggInnerWalk (assembly on amd64) with walkGo,
+// its reference, on random graphs of records, TNT bits and trace bytes.
+func TestAggInnerWalk(t *testing.T) {
+	if !aggInnerAsm {
+		t.Log("aggInnerWalk is walkGo here: compared with itself")
+	}
+	rng := rand.New(rand.NewSource(1))
+	var blocks uint64
+	for iter := 0; iter < 20000; iter++ {
+		n := 2 + rng.Intn(40)
+		recs := make([]aggRec, n)
+		const ep = 7
+		for i := 1; i < n; i++ {
+			r := &recs[i]
+			r.epoch = ep
+			if rng.Intn(20) == 0 {
+				r.epoch = ep - 1
+			}
+			r.kind = uint8(rng.Intn(3))
+			r.ft, r.cnt, r.rel = uint32(1+rng.Intn(50)), uint32(1+rng.Intn(20)), int32(rng.Intn(200)-100)
+			if rng.Intn(8) == 0 {
+				r.rel = 0
+			}
+			for k := range r.next {
+				if rng.Intn(10) != 0 {
+					r.next[k] = int32(rng.Intn(n))
+				}
+			}
+			r.insns, r.taken = uint64(rng.Intn(5)), uint64(rng.Intn(5))
+		}
+		more := make([]byte, rng.Intn(12))
+		for i := range more {
+			switch rng.Intn(6) {
+			case 0:
+				more[i] = 0 // PAD
+			case 1:
+				more[i] = byte(rng.Intn(256)) // anything
+			case 2:
+				more[i] = 2 // an extended packet
+			default:
+				more[i] = byte(4 + 2*rng.Intn(126)) // a TNT-8
+			}
+		}
+		cnt := rng.Intn(7)
+		in := aggInner{recs: recs, more: more, ip: uint64(rng.Int63()),
+			insns: uint64(rng.Intn(1000)), next: int32(rng.Intn(n)), last: int32(rng.Intn(n)), lastIP: uint64(rng.Int63()),
+			ep: ep, pending: uint32(rng.Intn(2)), noProg: uint32(rng.Intn(2)), sstate: uint32(rng.Intn(2))}
+		// cnt bits, then the 1 that ends them.
+		in.tnt = rng.Uint64()&^(1<<(64-uint(cnt))-1) | 1<<(63-uint(cnt))
+		want, got := in, in
+		want.recs, got.recs = slices.Clone(recs), slices.Clone(recs)
+		want.walkGo()
+		aggInnerWalk(&got)
+		if !slices.Equal(got.recs, want.recs) {
+			t.Fatalf("iteration %d: the records' counts differ", iter)
+		}
+		got.recs, want.recs = nil, nil
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("iteration %d: aggInnerWalk\n%+v\nwalkGo\n%+v", iter, got, want)
+		}
+		blocks += want.walked
+	}
+	if blocks == 0 {
+		t.Fatal("no block walked")
+	}
+}
