@@ -538,7 +538,16 @@ func (s *Session) sample(r *perfdata.RecordSample, smp *sample.Sample) {
 			UserABI: r.RegsUserABI, UserMask: r.Attr.SampleRegsUser, User: r.RegsUser}
 		smp.Regs = &s.regs
 	}
-	smp.IPLoc = s.m.Resolve(t, kernel, r.IP)
+	// machine__resolve looks the IP up with thread__find_map: in the
+	// address space the sample's cpumode names only (a kernel address
+	// in a user-mode sample has no map), and in none for the other
+	// cpumodes of a host (hypervisor, guest).
+	switch cm := r.CPUMode(); cm {
+	case perfdata.MiscKernel, perfdata.MiscUser:
+		smp.IPLoc = s.m.ResolveMode(t, kernel, r.IP)
+	default:
+		smp.IPLoc = sample.Loc{Addr: r.IP}
+	}
 	s.res = s.m.Resolver(t, kernel)
 	smp.Res = &s.res
 	if r.Attr != nil && r.Attr.SampleType&perfdata.SampleFormatBranchStack != 0 && len(r.BranchStack) > 0 {
