@@ -158,8 +158,14 @@ func TestParallelRunsPerCPU(t *testing.T) {
 			for _, lean := range []bool{false, true} {
 				chunkBytes = 1
 				checkRunWorkers(t, data, lean, 2, 3)
+				// With 600-byte chunks the output must still be the
+				// sequential one, but whether some chunk can be taken
+				// depends on where this recording's thread changes fall
+				// (threads' futex wake-ups under the emulator), which
+				// differs from run to run: 5 runs of the threads programs in 44 under load
+				// had none. The 1-byte chunks above must take some.
 				chunkBytes = 600
-				checkRunWorkers(t, data, lean, 2)
+				checkRunWorkersPar(t, data, lean, !strings.HasPrefix(c.prog, "threads-"), 2)
 			}
 		})
 	}
