@@ -72,11 +72,7 @@ func perCPUs(tr *flow.Trace, opt WriteOptions, st *WriteStats, recs []timed, add
 		return err
 	}
 	// Where each thread ran: its turns' starts, in time order.
-	type turn struct {
-		t   uint64
-		cpu int
-	}
-	turns := map[int][]turn{}
+	turns := cpuTurns{}
 	started := make([]bool, len(streams))
 	at := func(cpu int, pid, tid int, t uint64, misc uint16, id uint64) perfdata.RecordCommon {
 		c := sid(pid, tid, t, id, misc)
@@ -87,7 +83,7 @@ func perCPUs(tr *flow.Trace, opt WriteOptions, st *WriteStats, recs []timed, add
 		c := sw.CPU
 		if sw.In >= 0 {
 			in := threads[sw.In]
-			turns[in.Tid] = append(turns[in.Tid], turn{sw.Time, c})
+			turns[in.Tid] = append(turns[in.Tid], cpuTurn{sw.Time, c})
 			if !started[c] {
 				started[c] = true
 				add(sw.Time, &perfdata.RecordItraceStart{RecordCommon: at(c, in.Pid, in.Tid, sw.Time, 0, ptIDs[c]), PID: int32(in.Pid), TID: int32(in.Tid)})
@@ -107,28 +103,7 @@ func perCPUs(tr *flow.Trace, opt WriteOptions, st *WriteStats, recs []timed, add
 				CPUWide: true, NextPrevPID: int32(out.Pid), NextPrevTID: int32(out.Tid)})
 		}
 	}
-	cpuAt := func(tid int, t uint64) int {
-		ts := turns[tid]
-		cpu := 0
-		for _, tn := range ts {
-			if tn.t > t {
-				break
-			}
-			cpu = tn.cpu
-		}
-		if len(ts) > 0 && ts[0].t > t {
-			cpu = ts[0].cpu
-		}
-		return cpu
-	}
-	for i := range recs {
-		c := recs[i].rec.Common()
-		switch recs[i].rec.(type) {
-		case *perfdata.RecordComm, *perfdata.RecordMmap2, *perfdata.RecordFork, *perfdata.RecordExit:
-			cpu := cpuAt(int(c.TID), c.Time)
-			c.CPU, c.ID = uint32(cpu), dummyIDs[cpu]
-		}
-	}
+	turns.placeSideband(recs, dummyIDs)
 	first := threads[0]
 	for cpu, s := range streams {
 		for k, n := range s.Packets {
@@ -176,4 +151,44 @@ func traced(tr *flow.Trace) []*flow.Thread {
 		}
 	}
 	return threads
+}
+
+// cpuTurns holds where each thread ran: by TID, the starts of its turns on
+// a CPU, in time order.
+type cpuTurns map[int][]cpuTurn
+
+type cpuTurn struct {
+	t   uint64
+	cpu int
+}
+
+// cpuAt returns the CPU thread tid ran on at time t (before its first turn,
+// that turn's CPU; a thread never switched in, CPU 0).
+func (ts cpuTurns) cpuAt(tid int, t uint64) int {
+	turns := ts[tid]
+	cpu := 0
+	for _, tn := range turns {
+		if tn.t > t {
+			break
+		}
+		cpu = tn.cpu
+	}
+	if len(turns) > 0 && turns[0].t > t {
+		cpu = turns[0].cpu
+	}
+	return cpu
+}
+
+// placeSideband gives each COMM, MMAP2, FORK and EXIT record of recs the
+// CPU its thread ran on at its time, and that CPU's dummy event id, as a
+// CPU-wide recording's per-CPU buffers hold them.
+func (ts cpuTurns) placeSideband(recs []timed, dummyIDs []uint64) {
+	for i := range recs {
+		c := recs[i].rec.Common()
+		switch recs[i].rec.(type) {
+		case *perfdata.RecordComm, *perfdata.RecordMmap2, *perfdata.RecordFork, *perfdata.RecordExit:
+			cpu := ts.cpuAt(int(c.TID), c.Time)
+			c.CPU, c.ID = uint32(cpu), dummyIDs[cpu]
+		}
+	}
 }

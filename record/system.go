@@ -42,11 +42,7 @@ func systemWide(tr *flow.Trace, opt WriteOptions, st *WriteStats, recs []timed, 
 		}
 		return threads[i].Pid, threads[i].Tid
 	}
-	type turn struct {
-		t   uint64
-		cpu int
-	}
-	turns := map[int][]turn{}
+	turns := cpuTurns{}
 	for c := range cpus {
 		add(tr.ClockStart, &perfdata.RecordItraceStart{RecordCommon: at(c, 0, 0, tr.ClockStart, 0, ptIDs[c])})
 	}
@@ -57,33 +53,12 @@ func systemWide(tr *flow.Trace, opt WriteOptions, st *WriteStats, recs []timed, 
 		if sw.Out {
 			misc = perfdata.MiscSwitchOut
 		} else if sw.Task >= 0 {
-			turns[tid] = append(turns[tid], turn{sw.Time, sw.CPU})
+			turns[tid] = append(turns[tid], cpuTurn{sw.Time, sw.CPU})
 		}
 		add(sw.Time, &perfdata.RecordSwitch{RecordCommon: at(sw.CPU, pid, tid, sw.Time, misc, dummyIDs[sw.CPU]),
 			CPUWide: true, NextPrevPID: int32(opid), NextPrevTID: int32(otid)})
 	}
-	cpuAt := func(tid int, t uint64) int {
-		ts := turns[tid]
-		cpu := 0
-		for _, tn := range ts {
-			if tn.t > t {
-				break
-			}
-			cpu = tn.cpu
-		}
-		if len(ts) > 0 && ts[0].t > t {
-			cpu = ts[0].cpu
-		}
-		return cpu
-	}
-	for i := range recs {
-		c := recs[i].rec.Common()
-		switch recs[i].rec.(type) {
-		case *perfdata.RecordComm, *perfdata.RecordMmap2, *perfdata.RecordFork, *perfdata.RecordExit:
-			cpu := cpuAt(int(c.TID), c.Time)
-			c.CPU, c.ID = uint32(cpu), dummyIDs[cpu]
-		}
-	}
+	turns.placeSideband(recs, dummyIDs)
 	for cpu, th := range cpus {
 		s, err := synth.Encode(th, opt.PT)
 		if err != nil {
