@@ -346,8 +346,7 @@ func (p *Program) decode(f *elf.File) error {
 	}
 	p.markThrows()
 	// Assign gcov lines, row by row within each function.
-	opt := optimizedRanges(f)
-	cxxUnits := cxxRanges(f)
+	opt, cxxUnits := unitRanges(f)
 	type span struct{ row, a, b int }
 	var spans []span // one function's, reused
 	for fi := range p.funcs {

@@ -24,15 +24,15 @@ import (
 // function's declaration line is entered on each call (gcc puts the entry
 // block there).
 
-// optimizedRanges returns the address ranges of the compilation units of f
+// unitRanges returns the address ranges of the compilation units of f
 // built with optimisation, as their DW_AT_producer records (gcc records its
-// switches there by default).
-func optimizedRanges(f *elf.File) [][2]uint64 {
+// switches there by default), and those of its C++ units (DW_AT_language),
+// from one reading of f's DWARF.
+func unitRanges(f *elf.File) (optimized, cxx [][2]uint64) {
 	d, err := f.DWARF()
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	var out [][2]uint64
 	r := d.Reader()
 	for {
 		e, err := r.Next()
@@ -40,42 +40,24 @@ func optimizedRanges(f *elf.File) [][2]uint64 {
 			break
 		}
 		if e.Tag == dwarf.TagCompileUnit || e.Tag == dwarf.TagPartialUnit {
-			if prod, _ := e.Val(dwarf.AttrProducer).(string); optimizedProducer(prod) {
+			prod, _ := e.Val(dwarf.AttrProducer).(string)
+			opt := optimizedProducer(prod)
+			lang, _ := e.Val(dwarf.AttrLanguage).(int64)
+			isCXX := lang == 0x4 || lang == 0x1a || lang == 0x21 // DW_LANG_C_plus_plus, _11, _14
+			if opt || isCXX {
 				if rs, err := d.Ranges(e); err == nil {
-					out = append(out, rs...)
+					if opt {
+						optimized = append(optimized, rs...)
+					}
+					if isCXX {
+						cxx = append(cxx, rs...)
+					}
 				}
 			}
 		}
 		r.SkipChildren()
 	}
-	return out
-}
-
-// cxxRanges returns the address ranges of the C++ compilation units of f
-// (DW_AT_language).
-func cxxRanges(f *elf.File) [][2]uint64 {
-	d, err := f.DWARF()
-	if err != nil {
-		return nil
-	}
-	var out [][2]uint64
-	r := d.Reader()
-	for {
-		e, err := r.Next()
-		if err != nil || e == nil {
-			break
-		}
-		if e.Tag == dwarf.TagCompileUnit || e.Tag == dwarf.TagPartialUnit {
-			switch lang, _ := e.Val(dwarf.AttrLanguage).(int64); lang {
-			case 0x4, 0x1a, 0x21: // DW_LANG_C_plus_plus, _11, _14
-				if rs, err := d.Ranges(e); err == nil {
-					out = append(out, rs...)
-				}
-			}
-		}
-		r.SkipChildren()
-	}
-	return out
+	return optimized, cxx
 }
 
 // optimizedProducer reports whether a DW_AT_producer string names an
