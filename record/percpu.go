@@ -20,10 +20,6 @@ func perCPU(tr *flow.Trace, opt WriteOptions, st *WriteStats, add func(uint64, p
 	if err != nil {
 		return err
 	}
-	for k, n := range s.Packets {
-		st.Packets[k.String()] += n
-	}
-	st.PTBytes += len(s.Data)
 	first := threads[0]
 	t0 := tr.ClockStart
 	add(t0, &perfdata.RecordItraceStart{RecordCommon: sid(first.Pid, first.Tid, t0, ptID, 0), PID: int32(first.Pid), TID: int32(first.Tid)})
@@ -40,20 +36,7 @@ func perCPU(tr *flow.Trace, opt WriteOptions, st *WriteStats, add func(uint64, p
 				CPUWide: true, NextPrevPID: -1, NextPrevTID: -1})
 		}
 	}
-	start := 0
-	for start < len(s.Data) {
-		end, tm := nextBuffer(s, start, bufSize)
-		if end < 0 {
-			return fmt.Errorf("no packet boundary within %d bytes of offset %d", bufSize, start)
-		}
-		data := s.Data[start:end]
-		add(tm, &perfdata.RecordAux{RecordCommon: sid(first.Pid, first.Tid, tm, ptID, 0), AuxOffset: uint64(start), AuxSize: uint64(len(data))})
-		add(tm, &perfdata.RecordAuxtrace{AuxOffset: uint64(start), Reference: *ref, Idx: 0, TID: -1, CPU: 0, Data: data})
-		*ref++
-		st.Buffers++
-		start = end
-	}
-	return nil
+	return addBuffers(0, s, bufSize, func(t uint64) perfdata.RecordCommon { return sid(first.Pid, first.Tid, t, ptID, 0) }, add, st, ref)
 }
 
 // perCPUs adds the records of an opt.CPUs-CPU recording of tr (see
@@ -106,22 +89,9 @@ func perCPUs(tr *flow.Trace, opt WriteOptions, st *WriteStats, recs []timed, add
 	turns.placeSideband(recs, dummyIDs)
 	first := threads[0]
 	for cpu, s := range streams {
-		for k, n := range s.Packets {
-			st.Packets[k.String()] += n
-		}
-		st.PTBytes += len(s.Data)
-		start := 0
-		for start < len(s.Data) {
-			end, tm := nextBuffer(s, start, bufSize)
-			if end < 0 {
-				return fmt.Errorf("cpu %d: no packet boundary within %d bytes of offset %d", cpu, bufSize, start)
-			}
-			data := s.Data[start:end]
-			add(tm, &perfdata.RecordAux{RecordCommon: at(cpu, first.Pid, first.Tid, tm, 0, ptIDs[cpu]), AuxOffset: uint64(start), AuxSize: uint64(len(data))})
-			add(tm, &perfdata.RecordAuxtrace{AuxOffset: uint64(start), Reference: *ref, Idx: uint32(cpu), TID: -1, CPU: int32(cpu), Data: data})
-			*ref++
-			st.Buffers++
-			start = end
+		common := func(t uint64) perfdata.RecordCommon { return at(cpu, first.Pid, first.Tid, t, 0, ptIDs[cpu]) }
+		if err := addBuffers(cpu, s, bufSize, common, add, st, ref); err != nil {
+			return fmt.Errorf("cpu %d: %w", cpu, err)
 		}
 	}
 	return nil
@@ -191,4 +161,29 @@ func (ts cpuTurns) placeSideband(recs []timed, dummyIDs []uint64) {
 			c.CPU, c.ID = uint32(cpu), dummyIDs[cpu]
 		}
 	}
+}
+
+// addBuffers adds CPU cpu's packet stream s to the recording: its packet
+// counts to st, and its data cut at packet boundaries into AUX buffers of
+// at most bufSize bytes, each an AUX record (with the common fields common
+// gives for its time) and its AUXTRACE data.
+func addBuffers(cpu int, s *synth.Stream, bufSize int, common func(t uint64) perfdata.RecordCommon,
+	add func(uint64, perfdata.Record), st *WriteStats, ref *uint64) error {
+	for k, n := range s.Packets {
+		st.Packets[k.String()] += n
+	}
+	st.PTBytes += len(s.Data)
+	for start := 0; start < len(s.Data); {
+		end, tm := nextBuffer(s, start, bufSize)
+		if end < 0 {
+			return fmt.Errorf("no packet boundary within %d bytes of offset %d", bufSize, start)
+		}
+		data := s.Data[start:end]
+		add(tm, &perfdata.RecordAux{RecordCommon: common(tm), AuxOffset: uint64(start), AuxSize: uint64(len(data))})
+		add(tm, &perfdata.RecordAuxtrace{AuxOffset: uint64(start), Reference: *ref, Idx: uint32(cpu), TID: -1, CPU: int32(cpu), Data: data})
+		*ref++
+		st.Buffers++
+		start = end
+	}
+	return nil
 }

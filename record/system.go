@@ -64,22 +64,9 @@ func systemWide(tr *flow.Trace, opt WriteOptions, st *WriteStats, recs []timed, 
 		if err != nil {
 			return fmt.Errorf("cpu %d: %w", cpu, err)
 		}
-		for k, n := range s.Packets {
-			st.Packets[k.String()] += n
-		}
-		st.PTBytes += len(s.Data)
-		start := 0
-		for start < len(s.Data) {
-			end, tm := nextBuffer(s, start, bufSize)
-			if end < 0 {
-				return fmt.Errorf("cpu %d: no packet boundary within %d bytes of offset %d", cpu, bufSize, start)
-			}
-			data := s.Data[start:end]
-			add(tm, &perfdata.RecordAux{RecordCommon: at(cpu, 0, 0, tm, 0, ptIDs[cpu]), AuxOffset: uint64(start), AuxSize: uint64(len(data))})
-			add(tm, &perfdata.RecordAuxtrace{AuxOffset: uint64(start), Reference: *ref, Idx: uint32(cpu), TID: -1, CPU: int32(cpu), Data: data})
-			*ref++
-			st.Buffers++
-			start = end
+		common := func(t uint64) perfdata.RecordCommon { return at(cpu, 0, 0, t, 0, ptIDs[cpu]) }
+		if err := addBuffers(cpu, s, bufSize, common, add, st, ref); err != nil {
+			return fmt.Errorf("cpu %d: %w", cpu, err)
 		}
 	}
 	return nil
