@@ -198,6 +198,10 @@ type BranchSampleFormat uint64
 // BranchSampleHwIndex (PERF_SAMPLE_BRANCH_HW_INDEX) adds hw_idx to branch stacks.
 const BranchSampleHwIndex BranchSampleFormat = 1 << 17
 
+// BranchSampleAny (PERF_SAMPLE_BRANCH_ANY) records every kind of branch
+// (perf record -b).
+const BranchSampleAny BranchSampleFormat = 1 << 3
+
 // BranchSampleCallStack (PERF_SAMPLE_BRANCH_CALL_STACK) asks for the LBR
 // call stack (perf record --call-graph lbr).
 const BranchSampleCallStack BranchSampleFormat = 1 << 11

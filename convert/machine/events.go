@@ -281,3 +281,36 @@ func (r *Resolver) ResolveAddr(addr uint64) sample.Loc {
 	r.m.ResolveInto(&l, r.t, r.kernel, addr, nil)
 	return l
 }
+
+// KernelIP mirrors machine__kernel_ip: addr is in the kernel's half.
+func (r *Resolver) KernelIP(addr uint64) bool { return addr >= r.m.KernelStart }
+
+// ResolveIn mirrors thread__find_map plus map__find_symbol in the address
+// space of cpumode kernel or user, whatever the sample's cpumode.
+func (r *Resolver) ResolveIn(kernel bool, addr uint64) sample.Loc {
+	return r.m.ResolveMode(r.t, kernel, addr)
+}
+
+// ReadCode mirrors the reading part of perf script's grab_bb: the map of
+// addr in the kernel's or the thread's address space (the kernel's code
+// where the PT decoder reads it, KernelCodeMap), and as many bytes as
+// its DSO's image has from addr's offset, up to len(buf). It returns the
+// bytes read (0 when there is no map or no code: perf's "cannot resolve"
+// and "cannot fetch code") and the DSO's dso->is_64_bit.
+func (r *Resolver) ReadCode(kernel bool, addr uint64, buf []byte) (int, bool) {
+	var mp *Map
+	if kernel {
+		mp = r.m.KernelCodeMap(addr)
+	} else if r.t != nil {
+		mp = r.t.Maps.Find(addr)
+	}
+	if mp == nil || mp.DSO == nil {
+		return 0, true
+	}
+	img := mp.DSO.Image()
+	off := mp.MapIP(addr)
+	if off >= uint64(len(img)) {
+		return 0, true
+	}
+	return copy(buf, img[off:]), mp.DSO.Is64Bit()
+}

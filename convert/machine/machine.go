@@ -32,7 +32,9 @@ type DSO struct {
 	symOpts *symbol.Options // where the files are (the build-id cache)
 
 	decOnce    sync.Once
-	dec        any    // DecoderCache's value
+	dec        any // DecoderCache's value
+	imgOnce    sync.Once
+	img        []byte // Image's value
 	symsFile   string // perf's symsrc_filename
 	textOffset uint64
 	src        dsoSrc
@@ -105,6 +107,28 @@ func (d *DSO) SymsFile() string {
 func (d *DSO) Code() []byte {
 	d.Symbols()
 	return d.code
+}
+
+// Image returns the bytes perf reads the DSO's code from
+// (dso__data_read_offset), indexed by the offsets Map.MapIP gives: the
+// code held in memory ([vdso]) or the whole file, read once; nil when
+// there is none or it cannot be read (perf's DSO_DATA_STATUS_ERROR). The
+// PT decoder's code cache and brstackinsn read code from it.
+func (d *DSO) Image() []byte {
+	d.imgOnce.Do(func() {
+		if code := d.Code(); code != nil {
+			d.img = code
+		} else if f := d.File(); f != "" {
+			d.img, _ = os.ReadFile(f)
+		}
+	})
+	return d.img
+}
+
+// Is64Bit mirrors dso->is_64_bit: false only for a 32-bit ELF image.
+func (d *DSO) Is64Bit() bool {
+	img := d.Image()
+	return !(len(img) > 4 && string(img[:4]) == elf.ELFMAG && elf.Class(img[4]) == elf.ELFCLASS32)
 }
 
 // DecoderCache returns what the trace decoder keeps for this DSO (the

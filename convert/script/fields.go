@@ -114,7 +114,14 @@ type Fields struct {
 	// gen counts changes, so that printers know when their per-event
 	// plans are stale.
 	gen uint64
+	// branchAny: some event records every branch
+	// (evlist__combined_branch_type has PERF_SAMPLE_BRANCH_ANY).
+	branchAny bool
 }
+
+// SetBranchAny says whether the events' combined branch sample type has
+// PERF_SAMPLE_BRANCH_ANY, which brstackinsn needs (CheckAttr).
+func (f *Fields) SetBranchAny(v bool) { f.branchAny = v }
 
 // DefaultFields returns perf's default selection.
 func DefaultFields() *Fields {
@@ -336,6 +343,9 @@ func (f *Fields) CheckAttr(e *sample.Event, allowUserSet bool) error {
 	if o.fields&(FieldSrcline|FieldSrccode) != 0 && o.fields&FieldIP == 0 {
 		return errors.New("Display of source line number requested but sample IP is not\nselected. Hence, no address to lookup the source line number.")
 	}
+	if o.fields&(FieldBrstackinsn|FieldBrstackinsnlen) != 0 && !allowUserSet && !f.branchAny {
+		return errors.New("Display of branch stack assembler requested, but non all-branch filter set\nHint: run 'perf record -b ...'")
+	}
 	// perf checks pid and tid as one field, whose name output_field2str
 	// does not find: ''.
 	if o.fields&(FieldPID|FieldTID) != 0 && e.SampleType&sample.SampleTID == 0 {
@@ -390,8 +400,7 @@ func (f *Fields) EnableCallchainFields(t OutputType) {
 
 // unprintable are the fields perf script knows but this printer does not
 // print yet.
-const unprintable = FieldBPFOutput |
-	FieldBrstackinsn | FieldBrstackinsnlen | FieldMetric |
+const unprintable = FieldBPFOutput | FieldMetric |
 	FieldMachinePID | FieldVCPU
 
 // Unprintable returns the names of the fields that -F added to perf's

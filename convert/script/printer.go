@@ -46,6 +46,7 @@ type Printer struct {
 
 	srccode  map[int32]srcState  // per thread (srccode.go)
 	srcFiles map[string]*srcFile // source files read
+	brBuf    []byte              // brstackinsn's code buffer
 }
 
 // NewPrinter returns a printer writing to w. With w nil the printer keeps
@@ -167,7 +168,7 @@ func (p *Printer) Print(s *sample.Sample) {
 		} else if s.BranchStack != nil && pl.f&FieldBrstackoff != 0 {
 			b = p.brstackoff(b, s)
 		}
-		if pl.f&(FieldInsnLen|FieldInsn) != 0 {
+		if pl.f&(FieldInsnLen|FieldInsn|FieldBrstackinsn|FieldBrstackinsnlen) != 0 {
 			b = p.insn(b, s)
 		}
 		if s.Mem != nil && pl.f&(FieldPhysAddr|FieldDataPageSize|FieldCodePageSize) != 0 {
@@ -405,6 +406,9 @@ func (p *Printer) insn(b []byte, s *sample.Sample) []byte {
 		for i := 0; i < s.InsnLen && i < len(s.Insn); i++ {
 			b = append(b, ' ', hexDigits[s.Insn[i]>>4], hexDigits[s.Insn[i]&15])
 		}
+	}
+	if p.has(FieldBrstackinsn | FieldBrstackinsnlen) {
+		b = p.brstackinsn(b, s)
 	}
 	return b
 }

@@ -218,7 +218,7 @@ func (p *Printer) bts(b []byte, s *sample.Sample, pl *plan) []byte {
 	if srclineLast {
 		b = appendIPSrcline(b, s)
 	}
-	if pl.f&(FieldInsn|FieldInsnLen) != 0 {
+	if pl.f&(FieldInsn|FieldInsnLen|FieldBrstackinsn|FieldBrstackinsnlen) != 0 {
 		b = p.insn(b, s)
 	}
 	return append(b, '\n')

@@ -13,8 +13,9 @@ func TestUnprintable(t *testing.T) {
 		{"ip,sym", nil},
 		{"+brstacksym,+ipc", nil},
 		{"+brstackoff", nil},
-		{"hw:ip,weight,iregs,brstackinsn", []string{"brstackinsn"}},
-		{"ip,brstackinsn,tod,misc", []string{"brstackinsn"}},
+		{"hw:ip,weight,iregs,brstackinsn", nil},
+		{"ip,brstackinsn,brstackinsnlen,tod,misc", nil},
+		{"ip,metric,vcpu", []string{"metric", "vcpu"}},
 		{"-period", nil},
 	} {
 		f := DefaultFields()

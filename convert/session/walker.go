@@ -1,7 +1,6 @@
 package session
 
 import (
-	"os"
 	"sync/atomic"
 
 	"github.com/perfpt/perfpt/convert/machine"
@@ -124,12 +123,7 @@ func dsoCodeCache(d *machine.DSO) *codeCache {
 }
 
 func newCodeCache(d *machine.DSO) any {
-	c := &codeCache{}
-	if code := d.Code(); code != nil {
-		c.data = code
-	} else if f := d.File(); f != "" {
-		c.data, _ = os.ReadFile(f)
-	}
+	c := &codeCache{data: d.Image()}
 	c.failed = len(c.data) == 0
 	n := uint64(len(c.data))/pageSlots + 1
 	c.insns = make([]atomic.Pointer[insnPage], n)

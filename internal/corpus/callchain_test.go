@@ -68,16 +68,24 @@ func TestCorpusCallchains(t *testing.T) {
 // callchainRecording reports whether the recording at path has an event
 // with a call stack, and returns the files its user-space maps name.
 func callchainRecording(path string) (maps []string, ok bool) {
+	const dwarf = perfdata.SampleFormatRegsUser | perfdata.SampleFormatStackUser
+	return recordingWith(path, func(a *perfdata.Attr) bool {
+		return a.SampleType&perfdata.SampleFormatCallchain != 0 || a.SampleType&dwarf == dwarf ||
+			a.SampleType&perfdata.SampleFormatBranchStack != 0 && a.BranchSampleType&perfdata.BranchSampleCallStack != 0
+	})
+}
+
+// recordingWith reports whether the recording at path has an event that
+// has, and returns the files its user-space maps name.
+func recordingWith(path string, has func(a *perfdata.Attr) bool) (maps []string, ok bool) {
 	f, err := perfdata.Open(path)
 	if err != nil {
 		return nil, false
 	}
 	defer f.Close()
-	const dwarf = perfdata.SampleFormatRegsUser | perfdata.SampleFormatStackUser
 	check := func() {
 		for _, a := range f.Attrs {
-			if a.SampleType&perfdata.SampleFormatCallchain != 0 || a.SampleType&dwarf == dwarf ||
-				a.SampleType&perfdata.SampleFormatBranchStack != 0 && a.BranchSampleType&perfdata.BranchSampleCallStack != 0 {
+			if has(a) {
 				ok = true
 			}
 		}

@@ -73,6 +73,17 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	if u := fields.Unprintable(); len(u) > 0 {
 		return fmt.Errorf("-F %s: not supported by perfpt script yet", strings.Join(u, ","))
 	}
+	brinsn, srcline := false, false
+	for ty := script.OutputType(0); ty <= script.TypeOther; ty++ {
+		brinsn = brinsn || fields.Has(ty, script.FieldBrstackinsn) || fields.Has(ty, script.FieldBrstackinsnlen)
+		srcline = srcline || fields.Has(ty, script.FieldSrcline) || fields.Has(ty, script.FieldSrccode)
+	}
+	if brinsn && srcline {
+		// ip__fprintf_sym prints the source line of a map-relative
+		// address as if it were absolute, and print_srccode the
+		// code of each instruction: neither is done yet.
+		return errors.New("-F brstackinsn with srcline or srccode: not supported by perfpt script yet")
+	}
 	var it *sample.Itrace
 	if cfg.ItraceSet {
 		var err error
@@ -147,6 +158,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	}
 
 	hasAux := s.HasAuxtrace()
+	fields.SetBranchAny(branchAny(s.File()))
 	// perf_session__check_output_opt: the first event of each type.
 	seen := map[script.OutputType]bool{}
 	anyCallchain, tod := false, false
@@ -264,18 +276,15 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 			}
 		},
 	}
-	srcline := false
-	for ty := script.OutputType(0); ty <= script.TypeOther; ty++ {
-		srcline = srcline || fields.Has(ty, script.FieldSrcline) || fields.Has(ty, script.FieldSrccode)
-	}
 	var pl *pipeline
 	workers := cfg.Workers
 	if workers < 1 {
 		workers = runtime.NumCPU() // the session's default too
 	}
-	if workers > 1 && !srcline {
-		// Source lines are looked up where they are printed, so
-		// srcline output stays on Run's goroutine. Otherwise the
+	if workers > 1 && !srcline && !brinsn {
+		// Source lines are looked up where they are printed, and
+		// brstackinsn reads the code of the sample's thread as it is
+		// then, so their output stays on Run's goroutine. Otherwise the
 		// session's decode workers format the samples of the chunks
 		// they decode (Fork), and what Run's goroutine delivers
 		// itself is printed on a goroutine of its own (the pipeline,
@@ -383,6 +392,17 @@ func stitchLBR(s *session.Session, fields *script.Fields, stderr io.Writer) {
 			s.Machine().StitchLBR = true
 		}
 	}
+}
+
+// branchAny mirrors evlist__combined_branch_type & PERF_SAMPLE_BRANCH_ANY
+// over the events seen so far.
+func branchAny(f *perfdata.File) bool {
+	for _, a := range f.Attrs {
+		if a.BranchSampleType&perfdata.BranchSampleAny != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // refuseItrace refuses the --itrace letters that perf honours and perfpt
@@ -500,6 +520,7 @@ func pipeAttr(s *session.Session, fields *script.Fields, hasAux bool, useCallcha
 			combined |= o.SampleType
 		}
 		if e.SampleType != 0 {
+			fields.SetBranchAny(branchAny(s.File()))
 			if err := fields.CheckAttr(e, hasAux); err != nil {
 				// __perf_session__process_pipe_events: the record's
 				// offset in the stream after the pipe header, C's %#x.

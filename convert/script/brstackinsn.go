@@ -1,0 +1,398 @@
+package script
+
+import (
+	"strconv"
+
+	"github.com/perfpt/perfpt/convert/sample"
+	"github.com/perfpt/perfpt/convert/symbol"
+	"github.com/perfpt/perfpt/ptdecode/insn"
+)
+
+// codeSource is what brstackinsn asks of a sample's Resolver (the
+// session's machine.Resolver implements it): the code and symbols of the
+// sample's thread as they are when the sample is printed.
+type codeSource interface {
+	// KernelIP is machine__kernel_ip.
+	KernelIP(addr uint64) bool
+	// ResolveIn is thread__find_map and map__find_symbol in the kernel's
+	// (kernel) or the thread's address space.
+	ResolveIn(kernel bool, addr uint64) sample.Loc
+	// ReadCode reads code at addr into buf as grab_bb does
+	// (dso__data_read_offset through the map of addr): the bytes read,
+	// 0 when there are none, and dso->is_64_bit.
+	ReadCode(kernel bool, addr uint64, buf []byte) (int, bool)
+}
+
+// Sizes of perf script's brstackinsn (MAXBB, MAXINSN).
+const (
+	maxBB   = 16384
+	maxInsn = 15
+)
+
+// brinsn is the state of one perf_sample__fprintf_brstackinsn.
+type brinsn struct {
+	p       *Printer
+	src     codeSource
+	buf     []byte
+	kernel  bool // perf's x.cpumode: the mode of the last block grabbed
+	is64    bool
+	lastSym *symbol.Symbol
+	cycles  int // total_cycles
+}
+
+// errXfer is grab_bb's -ENXIO: a block from kernel to user or back.
+const errXfer = -6
+
+// grab mirrors grab_bb: the code of [start, end] plus an instruction's
+// length, its byte count (0: none; errXfer for a block crossing between
+// kernel and user). It sets the mode of start, as perf sets x.cpumode.
+func (x *brinsn) grab(start, end uint64) int {
+	if start == 0 || end == 0 {
+		return 0
+	}
+	x.kernel = x.src.KernelIP(start)
+	if x.kernel != x.src.KernelIP(end) {
+		return errXfer
+	}
+	if end-start > maxBB-maxInsn {
+		return 0
+	}
+	n, is64 := x.src.ReadCode(x.kernel, start, x.buf[:end-start+maxInsn])
+	if n > 0 {
+		x.is64 = is64
+	}
+	return n
+}
+
+// dumpInsn mirrors dump_insn (the x86 one of intel-pt-insn-decoder.c):
+// "insn: " and the bytes of the instruction at code, each as "%02x ",
+// and its length; "<bad>" and 0 when it does not decode within code (the
+// kernel's insn_decode sees at most MAX_INSN_SIZE bytes).
+func (x *brinsn) dumpInsn(b []byte, code []byte) ([]byte, int) {
+	n := x.insnLen(code)
+	if n == 0 {
+		return append(b, "<bad>"...), 0
+	}
+	b = append(b, "insn: "...)
+	for _, c := range code[:n] {
+		b = append(b, hexDigits[c>>4], hexDigits[c&15], ' ')
+	}
+	return b, n
+}
+
+// insnLen is the length insn_decode finds for the instruction at code,
+// 0 when it fails.
+func (x *brinsn) insnLen(code []byte) int {
+	code = code[:min(len(code), maxInsn)]
+	if n := kernelPrefixOpcode(code, x.is64); n > 0 {
+		return n
+	}
+	var in insn.Insn
+	if len(code) == 0 || insn.Decode(&in, code, x.mode()) != nil {
+		return 0
+	}
+	return int(in.Size)
+}
+
+// kernelPrefixOpcode is the length the kernel's instruction decoder
+// (insn_get_prefixes, insn_get_opcode) gives a prefix it takes for the
+// opcode, where the SDM (and ptdecode/insn) reads on: a second REX or a
+// legacy prefix after a REX in 64-bit mode (the kernel reads one REX
+// after the legacy prefixes, "47 4e 55" is "47 4e" and "55"), or a fifth
+// different legacy prefix. Such an opcode has no ModRM or immediate. It
+// returns 0 when the code is no such case.
+func kernelPrefixOpcode(code []byte, is64 bool) int {
+	var seen [4]byte
+	nb, n := 0, 0
+	for ; n < len(code) && legacyPrefix(code[n]); n++ {
+		dup := false
+		for _, p := range seen[:nb] {
+			dup = dup || p == code[n]
+		}
+		if !dup {
+			if nb == len(seen) {
+				return n + 1
+			}
+			seen[nb] = code[n]
+			nb++
+		}
+	}
+	if !is64 || n+1 >= len(code) || code[n]&0xf0 != 0x40 {
+		return 0
+	}
+	if c := code[n+1]; c&0xf0 == 0x40 || legacyPrefix(c) {
+		return n + 2
+	}
+	return 0
+}
+
+func legacyPrefix(b byte) bool {
+	switch b {
+	case 0x26, 0x2e, 0x36, 0x3e, 0x64, 0x65, 0x66, 0x67, 0xf0, 0xf2, 0xf3:
+		return true
+	}
+	return false
+}
+
+func (x *brinsn) mode() insn.Mode {
+	if x.is64 {
+		return insn.Mode64
+	}
+	return insn.Mode32
+}
+
+// isBranch mirrors arch_is_branch: the instruction does not decode
+// (perf's -1), or intel_pt_insn_decoder calls it a branch, which it tells
+// from the opcode bytes whatever the mode (an INTO or a far call in 64-bit
+// code is a branch; INT1 and VEX-encoded instructions, whose opcode byte
+// after the prefixes is C4, C5 or 62, are not).
+func (x *brinsn) isBranch(code []byte) bool {
+	n := x.insnLen(code)
+	if n == 0 {
+		return true
+	}
+	code = code[:n]
+	i := 0
+	for i < n && legacyPrefix(code[i]) {
+		i++
+	}
+	if x.is64 && i < n && code[i]&0xf0 == 0x40 {
+		i++
+	}
+	if i >= n {
+		return false
+	}
+	switch op := code[i]; {
+	case op == 0x0f:
+		if i+1 >= n {
+			return false
+		}
+		switch op2 := code[i+1]; {
+		case op2 == 0x01:
+			return i+2 < n && (code[i+2] == 0xc2 || code[i+2] == 0xc3) // vmlaunch, vmresume
+		case op2 == 0x05 || op2 == 0x34 || op2 == 0x07 || op2 == 0x35:
+			return true // syscall, sysenter, sysret, sysexit
+		default:
+			return op2 >= 0x80 && op2 <= 0x8f // jcc
+		}
+	case op >= 0x70 && op <= 0x7f, op >= 0xe0 && op <= 0xe3, op >= 0xcc && op <= 0xcf:
+		return true // jcc, loop, jcxz, int, into, iret
+	case op == 0xc2 || op == 0xc3 || op == 0xca || op == 0xcb:
+		return true // ret
+	case op == 0xe8 || op == 0x9a || op == 0xe9 || op == 0xeb || op == 0xea:
+		return true // call, jmp
+	case op == 0xff:
+		ext := 0
+		if i+1 < n {
+			ext = int(code[i+1]>>3) & 7
+		}
+		return ext >= 2 && ext <= 5 // indirect call and jmp
+	}
+	return false
+}
+
+// sym mirrors ip__fprintf_sym: "\tsym+off:\n" where addr enters a symbol
+// other than the last one printed.
+func (x *brinsn) sym(b []byte, addr uint64) []byte {
+	l := x.src.ResolveIn(x.kernel, addr)
+	if s := x.lastSym; s != nil && l.Addr >= s.Start && l.Addr < s.End {
+		return b
+	}
+	if !l.HasMap || l.Sym == nil {
+		return b
+	}
+	s := l.Sym
+	var off int32
+	if l.Addr < s.End {
+		off = int32(l.Addr - s.Start)
+	} else {
+		off = int32(l.Addr - l.MapStart - s.Start)
+	}
+	b = append(b, '\t')
+	b = append(b, s.Name...)
+	if off != 0 {
+		if off > 0 {
+			b = append(b, '+')
+		}
+		b = strconv.AppendInt(b, int64(off), 10)
+	}
+	b = append(b, ":\n"...)
+	x.lastSym = s
+	return b
+}
+
+// insnLine prints one instruction of a block: "\t%016x\t" and dump_insn,
+// with "\tilen: N" for brstackinsnlen.
+func (x *brinsn) insnLine(b []byte, ip uint64, code []byte) ([]byte, int) {
+	b = append(b, '\t')
+	b = appendHex016(b, ip)
+	b = append(b, '\t')
+	b, n := x.dumpInsn(b, code)
+	if x.p.has(FieldBrstackinsnlen) {
+		b = append(b, "\tilen: "...)
+		b = strconv.AppendInt(b, int64(n), 10)
+	}
+	return append(b, '\n'), n
+}
+
+// jump mirrors ip__fprintf_jump: the branch that ends a block, with its
+// LBR flags, cycles and the block's IPC.
+func (x *brinsn) jump(b []byte, ip uint64, e *sample.BranchEntry, code []byte, insns int) []byte {
+	b = append(b, '\t')
+	b = appendHex016(b, ip)
+	b = append(b, '\t')
+	n0 := len(b)
+	b, n := x.dumpInsn(b, code)
+	b = appendSpaces(b, 30-(len(b)-n0))
+	b = append(b, '\t')
+	if x.p.has(FieldBrstackinsnlen) {
+		b = append(b, "ilen: "...)
+		b = strconv.AppendInt(b, int64(n), 10)
+		b = append(b, '\t')
+	}
+	b = append(b, '#')
+	if e.Predicted {
+		b = append(b, " PRED"...)
+	}
+	if e.Mispred {
+		b = append(b, " MISPRED"...)
+	}
+	if e.InTx {
+		b = append(b, " INTX"...)
+	}
+	if e.Abort {
+		b = append(b, " ABORT"...)
+	}
+	if e.Cycles != 0 {
+		x.cycles += int(e.Cycles)
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, int64(e.Cycles), 10)
+		b = append(b, " cycles ["...)
+		b = strconv.AppendInt(b, int64(x.cycles), 10)
+		b = append(b, ']')
+		if insns != 0 {
+			b = append(b, ' ')
+			b = strconv.AppendFloat(b, float64(float32(insns)/float32(e.Cycles)), 'f', 2, 64)
+			b = append(b, " IPC"...)
+		}
+	}
+	return append(b, '\n')
+}
+
+// brstackinsn mirrors perf_sample__fprintf_brstackinsn of perf 6.1: the
+// instructions between the sample's branch records, read from the
+// binaries of the sample's thread. Blocks whose code cannot be read are
+// left out, as perf leaves them (its reasons go to the debug log).
+func (p *Printer) brstackinsn(b []byte, s *sample.Sample) []byte {
+	br := s.BranchStack
+	if len(br) == 0 {
+		return b
+	}
+	// The runner prints brstackinsn where the session is, so that the
+	// Resolver reads code; a sample without one reads none.
+	src, _ := s.Res.(codeSource)
+	if src == nil {
+		src = noCode{}
+	}
+	if cap(p.brBuf) < maxBB {
+		p.brBuf = make([]byte, maxBB)
+	}
+	x := &brinsn{p: p, src: src, buf: p.brBuf[:maxBB], is64: true}
+	nr := len(br)
+	b = append(b, '\n')
+
+	// The first branch, whose block's start is unknown.
+	first := &br[nr-1]
+	if n := x.grab(first.From, first.From); n > 0 {
+		b = x.sym(b, first.From)
+		b = x.jump(b, first.From, first, x.buf[:n], 0)
+	}
+
+	// The blocks between the branches.
+	for i := nr - 2; i >= 0; i-- {
+		start, end := br[i+1].To, br[i].From
+		n := x.grab(start, end)
+		if n == errXfer && i > 0 {
+			// A kernel transfer the ring filter left out: the
+			// block goes on to the next branch.
+			i--
+			end = br[i].From
+			n = x.grab(start, end)
+		}
+		if n <= 0 {
+			continue
+		}
+		insns := 0
+		var off uint64
+		for ilen := 0; off < uint64(n); off += uint64(ilen) {
+			ip := start + off
+			b = x.sym(b, ip)
+			if ip == end {
+				insns++
+				b = x.jump(b, ip, &br[i], x.buf[off:n], insns)
+				break
+			}
+			b, ilen = x.insnLine(b, ip, x.buf[off:n])
+			if ilen == 0 {
+				break
+			}
+			insns++
+		}
+		if off != end-start {
+			b = append(b, "\tmismatch of LBR data and executable\n"...)
+		}
+	}
+
+	// The block up to the sample, unless the sample is at the last
+	// branch (its target has not run yet) or that branch aborted.
+	if br[0].From == s.IP || br[0].Abort {
+		return b
+	}
+	start, end := br[0].To, s.IP
+	if end < start {
+		// A branch the LBR missed: scan 128 bytes for the next.
+		end = start + 128
+	}
+	n := x.grab(start, end)
+	b = x.sym(b, start)
+	if n <= 0 {
+		// At least the sample's instruction.
+		if n = x.grab(s.IP, s.IP); n <= 0 {
+			return b
+		}
+		b, _ = x.insnLine(b, s.IP, x.buf[:n])
+		return b
+	}
+	for off := uint64(0); off <= end-start; {
+		var code []byte
+		if off < uint64(n) {
+			code = x.buf[off:n]
+		}
+		var ilen int
+		b, ilen = x.insnLine(b, start+off, code)
+		if ilen == 0 {
+			break
+		}
+		if x.isBranch(code) && start+off != s.IP {
+			b = append(b, "\t... not reaching sample ...\n"...)
+			break
+		}
+		off += uint64(ilen)
+	}
+	return b
+}
+
+// noCode is the codeSource of a sample printed away from the session.
+type noCode struct{}
+
+func (noCode) KernelIP(uint64) bool                      { return false }
+func (noCode) ResolveIn(_ bool, addr uint64) sample.Loc  { return sample.Loc{Addr: addr} }
+func (noCode) ReadCode(bool, uint64, []byte) (int, bool) { return 0, true }
+
+// appendHex016 appends v as "%016" PRIx64.
+func appendHex016(b []byte, v uint64) []byte {
+	for i := 60; i >= 0; i -= 4 {
+		b = append(b, hexDigits[v>>uint(i)&15])
+	}
+	return b
+}
