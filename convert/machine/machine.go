@@ -113,12 +113,18 @@ func (d *DSO) Code() []byte {
 // (dso__data_read_offset), indexed by the offsets Map.MapIP gives: the
 // code held in memory ([vdso]) or the whole file, read once; nil when
 // there is none or it cannot be read (perf's DSO_DATA_STATUS_ERROR). The
-// PT decoder's code cache and brstackinsn read code from it.
+// file is the one the symbols came from, else the one dso__data_open
+// finds (the build-id cache entry, or the path under --symfs), which perf
+// reads even when it found no symbols in it. The PT decoder's code cache,
+// brstackinsn and the instruction bytes of sampled events read code from
+// it.
 func (d *DSO) Image() []byte {
 	d.imgOnce.Do(func() {
 		if code := d.Code(); code != nil {
 			d.img = code
 		} else if f := d.File(); f != "" {
+			d.img, _ = os.ReadFile(f)
+		} else if f := symbol.DataFile(d.symOpts, d.Name, d.BuildID, d.Name == "[vdso]"); f != "" && !d.Kernel {
 			d.img, _ = os.ReadFile(f)
 		}
 	})

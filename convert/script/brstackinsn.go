@@ -82,16 +82,44 @@ func (x *brinsn) dumpInsn(b []byte, code []byte) ([]byte, int) {
 
 // insnLen is the length insn_decode finds for the instruction at code,
 // 0 when it fails.
-func (x *brinsn) insnLen(code []byte) int {
+func (x *brinsn) insnLen(code []byte) int { return kernelInsnLen(code, x.is64) }
+
+// kernelInsnLen is the length the kernel's insn_decode finds for the
+// instruction at code, 0 when it fails.
+func kernelInsnLen(code []byte, is64 bool) int {
 	code = code[:min(len(code), maxInsn)]
-	if n := kernelPrefixOpcode(code, x.is64); n > 0 {
+	if n := kernelPrefixOpcode(code, is64); n > 0 {
 		return n
 	}
+	mode := insn.Mode32
+	if is64 {
+		mode = insn.Mode64
+	}
 	var in insn.Insn
-	if len(code) == 0 || insn.Decode(&in, code, x.mode()) != nil {
+	if len(code) == 0 || insn.Decode(&in, code, mode) != nil {
 		return 0
 	}
 	return int(in.Size)
+}
+
+// FetchInsn mirrors arch_fetch_insn (x86), which perf script calls for a
+// sample without instruction bytes when the recording was made on this
+// machine's architecture: the 16 bytes at the sample's IP from the
+// binary of its map (thread__memcpy, in the kernel's or the thread's
+// address space as machine__kernel_ip says), and the length of the
+// instruction there. It needs the session's Resolver (s.Res) and keeps
+// the bytes in buf.
+func FetchInsn(s *sample.Sample, buf *[16]byte) {
+	src, ok := s.Res.(codeSource)
+	if !ok || s.IP == 0 || s.InsnLen != 0 {
+		return
+	}
+	n, is64 := src.ReadCode(src.KernelIP(s.IP), s.IP, buf[:])
+	if n <= 0 {
+		return
+	}
+	s.Insn = buf[:n]
+	s.InsnLen = kernelInsnLen(buf[:n], is64)
 }
 
 // kernelPrefixOpcode is the length the kernel's instruction decoder
@@ -132,13 +160,6 @@ func legacyPrefix(b byte) bool {
 		return true
 	}
 	return false
-}
-
-func (x *brinsn) mode() insn.Mode {
-	if x.is64 {
-		return insn.Mode64
-	}
-	return insn.Mode32
 }
 
 // isBranch mirrors arch_is_branch: the instruction does not decode

@@ -22,6 +22,8 @@ var corpusOptions = [][]string{
 	{"--show-task-events"},
 	{"--show-mmap-events"},
 	{"--no-demangle"},
+	// instruction bytes read from the binaries (arch_fetch_insn)
+	{"-G", "-F", "+insn,+insnlen"},
 }
 
 // corpusKnown lists, by file name or option, the pairs where perfpt does

@@ -101,6 +101,9 @@ func TestBrstackinsnLBR(t *testing.T) {
 	compare(t, data, "--symfs="+symfs, "-F", "+brstackinsn")
 	compare(t, data, "--symfs="+symfs, "-G", "-F", "ip,sym,brstack,brstackinsn,brstackinsnlen")
 	compare(t, data, "--symfs="+symfs, "-G", "-F", "+brstackinsnlen,+brstacksym,+ipc")
+	// The instruction at each sample's IP, read from the binary
+	// (arch_fetch_insn).
+	compare(t, data, "--symfs="+symfs, "-G", "-F", "+brstackinsnlen,+insn,+insnlen")
 	// Without the binary (an empty --symfs): only what perf prints
 	// without code.
 	empty := filepath.Join(tmp, "empty")

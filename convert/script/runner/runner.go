@@ -258,8 +258,20 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	if cfg.Progress != nil {
 		prog = &progress{w: cfg.Progress, last: time.Now()}
 	}
+	// script_fetch_insn: a sample without instruction bytes gets them
+	// from the binary at its IP where the recording was made on this
+	// machine's architecture (a pipe is taken to be).
+	fetch := false
+	for ty := script.OutputType(0); ty <= script.TypeOther; ty++ {
+		fetch = fetch || fields.Has(ty, script.FieldInsn) || fields.Has(ty, script.FieldInsnLen)
+	}
+	fetch = fetch && nativeArch(s.File())
+	var insnBuf [16]byte
 	h := session.Handler{
 		Sample: func(smp *sample.Sample) {
+			if fetch && smp.InsnLen == 0 {
+				script.FetchInsn(smp, &insnBuf)
+			}
 			p.SetUseCallchain(useCallchain)
 			p.Print(smp)
 		},
@@ -301,6 +313,9 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		h.Sample = func(smp *sample.Sample) {
 			if pl == nil {
 				start()
+			}
+			if fetch && smp.InsnLen == 0 {
+				script.FetchInsn(smp, &insnBuf)
 			}
 			pl.sample(smp, useCallchain)
 		}
@@ -392,6 +407,24 @@ func stitchLBR(s *session.Session, fields *script.Fields, stderr io.Writer) {
 			s.Machine().StitchLBR = true
 		}
 	}
+}
+
+// nativeArch mirrors perf script's native_arch: a pipe, or a recording
+// whose HEADER_ARCH is this machine's (uname) or i386 on x86_64.
+func nativeArch(f *perfdata.File) bool {
+	if f.Pipe {
+		return true
+	}
+	fs, err := f.Features()
+	if err != nil || !fs.Has(perfdata.FeatArch) {
+		return false
+	}
+	var u unix.Utsname
+	if unix.Uname(&u) != nil {
+		return false
+	}
+	m := unix.ByteSliceToString(u.Machine[:])
+	return fs.Arch == m || m == "x86_64" && fs.Arch == "i386"
 }
 
 // branchAny mirrors evlist__combined_branch_type & PERF_SAMPLE_BRANCH_ANY
