@@ -320,6 +320,9 @@ func (p *Printer) brstackinsn(b []byte, s *sample.Sample) []byte {
 	}
 	x := &brinsn{p: p, src: src, buf: p.brBuf[:maxBB], is64: true}
 	nr := len(br)
+	if m := p.o.MaxBlocks; m > 0 && nr > m+1 {
+		nr = m + 1
+	}
 	b = append(b, '\n')
 
 	// The first branch, whose block's start is unknown.

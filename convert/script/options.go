@@ -16,4 +16,7 @@ type Options struct {
 	// Clock is the recording's HEADER_CLOCK_DATA for the tod field (nil
 	// without: tod prints "disabled").
 	Clock *Clock
+	// MaxBlocks is --max-blocks: brstackinsn prints the blocks of the
+	// most recent MaxBlocks+1 branches only (0: all).
+	MaxBlocks int
 }

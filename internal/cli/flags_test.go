@@ -523,7 +523,10 @@ func flagChecks() map[string]func(t *testing.T) {
 		"script/show-bpf-events":       sidebandShown("--show-bpf-events"),
 		"script/show-text-poke-events": sidebandShown("--show-text-poke-events"),
 		"script/max-stack":             all(differs([]string{"script", "-i", cgData}, "--max-stack", "1"), refused("--max-stack", "script", "-i", cgData, "--max-stack", "x")),
-		"script/no-inline":             differs([]string{"script", "-i", dwarfData}, "--no-inline"),
+		"script/max-blocks": all(differs([]string{"script", "-i", "../../testdata/example/primes.perf.data", "--symfs", "../../testdata/example/symfs",
+			"--itrace=i10000il16", "-F", "+brstackinsn"}, "--max-blocks", "2"),
+			refused("--max-blocks", "script", "-i", cgData, "--max-blocks", "-1")),
+		"script/no-inline": differs([]string{"script", "-i", dwarfData}, "--no-inline"),
 		// A recording without LBR call stacks: perf's warning, the
 		// stitching itself is TestStitchLBRMatchesPerf's (runner).
 		"script/stitch-lbr":      warns("Can't find LBR callchain. Switch off --stitch-lbr.", "script", "-i", dwarfData, "--stitch-lbr"),

@@ -14,7 +14,8 @@ import (
 
 const scriptUsage = `perfpt script [-i FILE] [-F FIELDS] [--itrace[=OPTS]] [--ns] [-C CPUS]
        [--pid PIDS] [--tid TIDS] [--time RANGES] [--symfs DIR]
-       [--kallsyms FILE] [-G] [-f] [--max-stack N] [--[no-]inline] [-j N]
+       [--kallsyms FILE] [-G] [-f] [--max-stack N] [--max-blocks N]
+       [--[no-]inline] [-j N]
 
 Options are perf script's, parsed as perf parses them: "-Fip,sym",
 "-F+flags,+addr", "--itrace=i100i", "-i perf.data". -j N decodes and
@@ -80,6 +81,14 @@ func scriptOptions(cfg *runner.Config) (set map[string]func(string) error, flags
 			if n == 0 {
 				cfg.MaxStack = -1 // perf: no entries at all
 			}
+			return nil
+		},
+		"max-blocks": func(v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return fmt.Errorf("invalid --max-blocks value %q", v)
+			}
+			cfg.MaxBlocks = n
 			return nil
 		},
 		"j": func(v string) error {

@@ -36,6 +36,7 @@ func TestBrstackinsn(t *testing.T) {
 	compare(t, example, exSymfs, "--itrace=i3000il", "-F", "ip,sym,brstackinsn,brstackinsnlen")
 	compare(t, example, exSymfs, "--itrace=bl4", "-F", "+brstackinsnlen,+insn,+insnlen")
 	compare(t, example, exSymfs, "--itrace=cl16", "-F", "+brstackinsn,+brstacksym")
+	compare(t, example, exSymfs, "--itrace=i1000il16", "-F", "+brstackinsn", "--max-blocks", "3")
 	compare(t, filepath.Join(tsx, "rtmroll.perf.data"), tsxSymfs, "--itrace=i3il16", "-F", "+brstackinsn,+brstackinsnlen")
 	compare(t, filepath.Join(tsx, "tsx.perf.data"), tsxSymfs, "--itrace=i1il", "-F", "+brstackinsn")
 }

@@ -42,6 +42,7 @@ type Config struct {
 	NoCallchain bool     // -G
 	Force       bool     // -f: read a file another user owns
 	MaxStack    int      // --max-stack; 0: perf's 127
+	MaxBlocks   int      // --max-blocks: brstackinsn's blocks (0: all)
 	NoInline    bool     // --no-inline
 	StitchLBR   bool     // --stitch-lbr
 	// Show selects the side-band records printed (--show-*-events).
@@ -252,7 +253,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		arch = perftext.NormArch(fs.Arch)
 	}
 	p := script.NewPrinter(stdout, script.Options{Fields: fields, Nanosecs: cfg.Nanosecs, Arch: arch,
-		NameWidthFn: nameWidth, Clock: clock})
+		NameWidthFn: nameWidth, Clock: clock, MaxBlocks: cfg.MaxBlocks})
 	var side []byte // the text of a side-band record
 	var prog *progress
 	if cfg.Progress != nil {
@@ -339,7 +340,8 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 			}
 			p.Write(t)
 		}
-		fork(&h, script.Options{Fields: fields, Nanosecs: cfg.Nanosecs, Arch: arch, NameWidthFn: nameWidth, Clock: clock}, &useCallchain, emit)
+		fork(&h, script.Options{Fields: fields, Nanosecs: cfg.Nanosecs, Arch: arch, NameWidthFn: nameWidth, Clock: clock,
+			MaxBlocks: cfg.MaxBlocks}, &useCallchain, emit)
 	}
 	if s.File().Pipe && (cfg.Header || cfg.ShowInfo) {
 		// show_feat_hdr: a pipe's features print as their records go by.

@@ -57,6 +57,13 @@ func configOf(t *testing.T, data string, args ...string) Config {
 				t.Fatalf("configOf: bad --max-stack %q", args[i])
 			}
 			cfg.MaxStack = n
+		case a == "--max-blocks":
+			i++
+			n, err := strconv.Atoi(args[i])
+			if err != nil || n < 0 {
+				t.Fatalf("configOf: bad --max-blocks %q", args[i])
+			}
+			cfg.MaxBlocks = n
 		case a == "-C":
 			i++
 			cfg.CPUs = args[i]
