@@ -1,10 +1,6 @@
 package corpus
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/perfpt/perfpt/perfdata"
@@ -27,39 +23,15 @@ var brstackinsnSets = [][]string{
 // without an all-branch filter as perf does. The settings of TestCorpus
 // apply.
 func TestCorpusBrstackinsn(t *testing.T) {
-	dir, all := corpusFiles(t)
-	var files []string
-	symfs := map[string]string{}
-	tmp := t.TempDir()
-	for _, f := range all {
-		path := filepath.Join(dir, f)
-		maps, ok := recordingWith(path, func(a *perfdata.Attr) bool {
+	c, files := corpusWithPrograms(t, "brstackinsn", "branch stacks", func(path string) ([]string, bool) {
+		return recordingWith(path, func(a *perfdata.Attr) bool {
 			return a.SampleType&perfdata.SampleFormatBranchStack != 0
 		})
-		if !ok {
-			continue
-		}
-		files = append(files, f)
-		if s := symfsFor(t, path, maps, filepath.Join(tmp, "symfs", f)); s != "" {
-			symfs[path] = s
-		}
-	}
-	if len(files) == 0 {
-		t.Skipf("no recordings with branch stacks in %s", dir)
-	}
-	home := filepath.Join(tmp, "home")
-	buildIDCache(t, dir, filepath.Join(home, ".debug", ".build-id"))
-	t.Setenv("HOME", home)
-	t.Setenv("PERF_BUILDID_DIR", "")
-	bin := buildPerfpt(t)
-	version, _ := exec.Command("perf", "version").Output()
-	c := &comparer{bin: bin, perfVersion: strings.TrimSpace(string(version)),
-		cache: os.Getenv("PERFPT_CORPUS_CACHE"), out: os.Getenv("PERFPT_CORPUS_OUT"), tmp: t.TempDir(),
-		symfs: symfs, mode: "brstackinsn"}
+	})
 	same := 0
 	for _, f := range files {
 		for _, opts := range brstackinsnSets {
-			r := c.compare(dir, f, opts)
+			r := c.compare(c.dir, f, opts)
 			switch {
 			case r.fatal != "":
 				t.Errorf("%s %s: %s", f, optString(opts), r.fatal)
@@ -70,6 +42,5 @@ func TestCorpusBrstackinsn(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d recordings with branch stacks, %d with a --symfs folder: %d of %d runs identical",
-		len(files), len(symfs), same, len(files)*len(brstackinsnSets))
+	t.Logf("%d of %d runs identical", same, len(files)*len(brstackinsnSets))
 }

@@ -34,13 +34,25 @@ var callchainSets = [][]string{
 // the same HOME and --symfs. The settings of TestCorpus apply; perf's
 // outputs are cached apart from TestCorpus's.
 func TestCorpusCallchains(t *testing.T) {
+	c, files := corpusWithPrograms(t, "callchain", "call stacks", func(path string) ([]string, bool) {
+		return callchainRecording(path)
+	})
+	c.compareAll(t, c.dir, files, callchainSets)
+}
+
+// corpusWithPrograms returns the recordings below $PERFPT_CORPUS that
+// pick says to compare (pick also returns the files their maps name,
+// what), and a comparer that runs both tools with the programs that came
+// with them (see TestCorpusCallchains), mode keeping its cache of perf's
+// outputs apart. It skips the test when there are none.
+func corpusWithPrograms(t *testing.T, mode, what string, pick func(path string) ([]string, bool)) (*comparer, []string) {
 	dir, all := corpusFiles(t)
 	var files []string
 	symfs := map[string]string{}
 	tmp := t.TempDir()
 	for _, f := range all {
 		path := filepath.Join(dir, f)
-		maps, ok := callchainRecording(path)
+		maps, ok := pick(path)
 		if !ok {
 			continue
 		}
@@ -50,19 +62,18 @@ func TestCorpusCallchains(t *testing.T) {
 		}
 	}
 	if len(files) == 0 {
-		t.Skipf("no recordings with call stacks in %s", dir)
+		t.Skipf("no recordings with %s in %s", what, dir)
 	}
 	home := filepath.Join(tmp, "home")
 	n := buildIDCache(t, dir, filepath.Join(home, ".debug", ".build-id"))
-	t.Logf("%d recordings with call stacks, %d with a --symfs folder; %d programs in the build-id cache", len(files), len(symfs), n)
+	t.Logf("%d recordings with %s, %d with a --symfs folder; %d programs in the build-id cache", len(files), what, len(symfs), n)
 	t.Setenv("HOME", home)
 	t.Setenv("PERF_BUILDID_DIR", "")
 	bin := buildPerfpt(t)
 	version, _ := exec.Command("perf", "version").Output()
-	c := &comparer{bin: bin, perfVersion: strings.TrimSpace(string(version)),
+	return &comparer{bin: bin, perfVersion: strings.TrimSpace(string(version)),
 		cache: os.Getenv("PERFPT_CORPUS_CACHE"), out: os.Getenv("PERFPT_CORPUS_OUT"), tmp: t.TempDir(),
-		symfs: symfs, mode: "callchain"}
-	c.compareAll(t, dir, files, callchainSets)
+		symfs: symfs, mode: mode, dir: dir}, files
 }
 
 // callchainRecording reports whether the recording at path has an event

@@ -311,6 +311,7 @@ type comparer struct {
 	// the cached outputs of runs made with them apart.
 	symfs map[string]string
 	mode  string
+	dir   string // the corpus (corpusWithPrograms)
 }
 
 // result is one run's comparison: cause is empty when identical.

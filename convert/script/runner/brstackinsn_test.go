@@ -164,55 +164,27 @@ func writeLBR(t *testing.T, in, out, prog string) int {
 		}
 		return out
 	}
-	f, err := perfdata.Open(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	w, err := perfdata.Create(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range f.Attrs {
-		ea := a.EventAttr
-		ea.SampleType |= perfdata.SampleFormatBranchStack
-		ea.BranchSampleType = perfdata.BranchSampleAny | 1 // and PERF_SAMPLE_BRANCH_USER
-		if _, err := w.AddAttr(ea, a.IDs, a.Name); err != nil {
-			t.Fatal(err)
-		}
-	}
-	fs, err := f.Features()
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Features = *fs
 	k, n := 0, 0
-	rs := f.Records(perfdata.FileOrder)
-	for rs.Next() {
-		r := rs.Record
-		if s, ok := r.(*perfdata.RecordSample); ok {
-			c := *s
-			c.Attr = nil // encoded with the writer's (only) attr
-			c.BranchStack = nil
-			if lo, _, ok := funcOf(s.IP); ok && s.CPUMode() == perfdata.MiscUser {
-				c.BranchStack = lbrStack(k, s.IP, lo, text.Addr, branchesBefore(lo, s.IP))
-				k++
-				if len(c.BranchStack) > 0 {
-					n++
-				}
+	rewriteRecording(t, in, out, func(a *perfdata.EventAttr) {
+		a.SampleType |= perfdata.SampleFormatBranchStack
+		a.BranchSampleType = perfdata.BranchSampleAny | 1 // and PERF_SAMPLE_BRANCH_USER
+	}, nil, func(r perfdata.Record) perfdata.Record {
+		s, ok := r.(*perfdata.RecordSample)
+		if !ok {
+			return r
+		}
+		c := *s
+		c.Attr = nil // encoded with the writer's (only) attr
+		c.BranchStack = nil
+		if lo, _, ok := funcOf(s.IP); ok && s.CPUMode() == perfdata.MiscUser {
+			c.BranchStack = lbrStack(k, s.IP, lo, text.Addr, branchesBefore(lo, s.IP))
+			k++
+			if len(c.BranchStack) > 0 {
+				n++
 			}
-			r = &c
 		}
-		if err := w.WriteRecord(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := rs.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+		return &c
+	})
 	return n
 }
 

@@ -15,18 +15,41 @@ import (
 // the paths the maps name).
 func remapDwarf(t *testing.T, data string, remap func(r *perfdata.RecordMmap2) bool) string {
 	t.Helper()
-	f, err := perfdata.Open(data)
+	out := filepath.Join(t.TempDir(), filepath.Base(data))
+	rewriteRecording(t, data, out, nil, func(fs *perfdata.Features) {
+		fs.BuildIDs = nil
+		fs.Clear(perfdata.FeatBuildID)
+	}, func(r perfdata.Record) perfdata.Record {
+		if m, ok := r.(*perfdata.RecordMmap2); ok && !remap(m) {
+			return nil
+		}
+		return r
+	})
+	return out
+}
+
+// rewriteRecording copies the file-mode recording in to out with perfpt's
+// writer: each event's attr as attr changes it, the features as feats
+// changes them, and each record as rec returns it (nil: left out); nil
+// functions change nothing.
+func rewriteRecording(t *testing.T, in, out string, attr func(*perfdata.EventAttr), feats func(*perfdata.Features),
+	rec func(perfdata.Record) perfdata.Record) {
+	t.Helper()
+	f, err := perfdata.Open(in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	out := filepath.Join(t.TempDir(), filepath.Base(data))
 	w, err := perfdata.Create(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, a := range f.Attrs {
-		if _, err := w.AddAttr(a.EventAttr, a.IDs, a.Name); err != nil {
+		ea := a.EventAttr
+		if attr != nil {
+			attr(&ea)
+		}
+		if _, err := w.AddAttr(ea, a.IDs, a.Name); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -35,13 +58,16 @@ func remapDwarf(t *testing.T, data string, remap func(r *perfdata.RecordMmap2) b
 		t.Fatal(err)
 	}
 	w.Features = *fs
-	w.Features.BuildIDs = nil
-	w.Features.Clear(perfdata.FeatBuildID)
+	if feats != nil {
+		feats(&w.Features)
+	}
 	rs := f.Records(perfdata.FileOrder)
 	for rs.Next() {
 		r := rs.Record
-		if m, ok := r.(*perfdata.RecordMmap2); ok && !remap(m) {
-			continue
+		if rec != nil {
+			if r = rec(r); r == nil {
+				continue
+			}
 		}
 		if err := w.WriteRecord(r); err != nil {
 			t.Fatal(err)
@@ -53,7 +79,6 @@ func remapDwarf(t *testing.T, data string, remap func(r *perfdata.RecordMmap2) b
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return out
 }
 
 // TestDwarfUnwindFilesElsewhere compares perfpt with perf on a dwarf
