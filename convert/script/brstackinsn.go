@@ -2,6 +2,7 @@ package script
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/symbol"
@@ -213,7 +214,8 @@ func (x *brinsn) isBranch(code []byte) bool {
 }
 
 // sym mirrors ip__fprintf_sym: "\tsym+off:\n" where addr enters a symbol
-// other than the last one printed.
+// other than the last one printed, with "\tfile:line" before the newline
+// for srcline.
 func (x *brinsn) sym(b []byte, addr uint64) []byte {
 	l := x.src.ResolveIn(x.kernel, addr)
 	if s := x.lastSym; s != nil && l.Addr >= s.Start && l.Addr < s.End {
@@ -237,7 +239,17 @@ func (x *brinsn) sym(b []byte, addr uint64) []byte {
 		}
 		b = strconv.AppendInt(b, int64(off), 10)
 	}
-	b = append(b, ":\n"...)
+	b = append(b, ':')
+	if x.p.has(FieldSrcline) {
+		// map__fprintf_srcline with prefix "\t".
+		if r, ok := x.src.(sample.Resolver); ok {
+			if src := r.Srcline(&l); src != "" && !strings.HasPrefix(src, "??:0") {
+				b = append(b, '\t')
+				b = append(b, src...)
+			}
+		}
+	}
+	b = append(b, '\n')
 	x.lastSym = s
 	return b
 }

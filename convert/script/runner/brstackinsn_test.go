@@ -37,6 +37,8 @@ func TestBrstackinsn(t *testing.T) {
 	compare(t, example, exSymfs, "--itrace=bl4", "-F", "+brstackinsnlen,+insn,+insnlen")
 	compare(t, example, exSymfs, "--itrace=cl16", "-F", "+brstackinsn,+brstacksym")
 	compare(t, example, exSymfs, "--itrace=i1000il16", "-F", "+brstackinsn", "--max-blocks", "3")
+	// srcline: each symbol line of a block gets its source line.
+	compare(t, example, exSymfs, "--itrace=i1000il16", "-F", "+brstackinsn,+srcline")
 	compare(t, filepath.Join(tsx, "rtmroll.perf.data"), tsxSymfs, "--itrace=i3il16", "-F", "+brstackinsn,+brstackinsnlen")
 	compare(t, filepath.Join(tsx, "tsx.perf.data"), tsxSymfs, "--itrace=i1il", "-F", "+brstackinsn")
 }
@@ -60,10 +62,10 @@ func TestBrstackinsnRefused(t *testing.T) {
 			t.Errorf("-F %s: perfpt error %v, perf's %q", f, err, want)
 		}
 	}
-	// srcline and srccode with brstackinsn are not done yet.
+	// srccode with brstackinsn is not done yet.
 	var out, errOut bytes.Buffer
-	if err := Run(configOf(t, data, "-F", "+brstackinsn,+srcline"), &out, &errOut); err == nil || !strings.Contains(err.Error(), "not supported") {
-		t.Errorf("-F +brstackinsn,+srcline: %v, want a refusal", err)
+	if err := Run(configOf(t, data, "-F", "+brstackinsn,+srccode"), &out, &errOut); err == nil || !strings.Contains(err.Error(), "not supported") {
+		t.Errorf("-F +brstackinsn,+srccode: %v, want a refusal", err)
 	}
 }
 
@@ -101,6 +103,7 @@ func TestBrstackinsnLBR(t *testing.T) {
 	t.Logf("%d samples given branch stacks", n)
 	compare(t, data, "--symfs="+symfs, "-F", "+brstackinsn")
 	compare(t, data, "--symfs="+symfs, "-G", "-F", "ip,sym,brstack,brstackinsn,brstackinsnlen")
+	compare(t, data, "--symfs="+symfs, "-G", "-F", "+brstackinsn,+srcline")
 	compare(t, data, "--symfs="+symfs, "-G", "-F", "+brstackinsnlen,+brstacksym,+ipc")
 	// The instruction at each sample's IP, read from the binary
 	// (arch_fetch_insn).
