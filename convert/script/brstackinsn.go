@@ -33,6 +33,7 @@ const (
 // brinsn is the state of one perf_sample__fprintf_brstackinsn.
 type brinsn struct {
 	p       *Printer
+	s       *sample.Sample
 	src     codeSource
 	buf     []byte
 	kernel  bool // perf's x.cpumode: the mode of the last block grabbed
@@ -254,6 +255,20 @@ func (x *brinsn) sym(b []byte, addr uint64) []byte {
 	return b
 }
 
+// srccode mirrors print_srccode: the source line of addr (in the address
+// space of the last block grabbed) unless the thread printed it last.
+func (x *brinsn) srccode(b []byte, addr uint64) []byte {
+	if !x.p.has(FieldSrccode) {
+		return b
+	}
+	r, ok := x.src.(sample.Resolver)
+	if !ok {
+		return b
+	}
+	l := x.src.ResolveIn(x.kernel, addr)
+	return x.p.appendSrccodeAt(b, r, x.s.TID, &l)
+}
+
 // insnLine prints one instruction of a block: "\t%016x\t" and dump_insn,
 // with "\tilen: N" for brstackinsnlen.
 func (x *brinsn) insnLine(b []byte, ip uint64, code []byte) ([]byte, int) {
@@ -330,7 +345,7 @@ func (p *Printer) brstackinsn(b []byte, s *sample.Sample) []byte {
 	if cap(p.brBuf) < maxBB {
 		p.brBuf = make([]byte, maxBB)
 	}
-	x := &brinsn{p: p, src: src, buf: p.brBuf[:maxBB], is64: true}
+	x := &brinsn{p: p, s: s, src: src, buf: p.brBuf[:maxBB], is64: true}
 	nr := len(br)
 	if m := p.o.MaxBlocks; m > 0 && nr > m+1 {
 		nr = m + 1
@@ -342,6 +357,7 @@ func (p *Printer) brstackinsn(b []byte, s *sample.Sample) []byte {
 	if n := x.grab(first.From, first.From); n > 0 {
 		b = x.sym(b, first.From)
 		b = x.jump(b, first.From, first, x.buf[:n], 0)
+		b = x.srccode(b, first.From)
 	}
 
 	// The blocks between the branches.
@@ -366,12 +382,14 @@ func (p *Printer) brstackinsn(b []byte, s *sample.Sample) []byte {
 			if ip == end {
 				insns++
 				b = x.jump(b, ip, &br[i], x.buf[off:n], insns)
+				b = x.srccode(b, ip)
 				break
 			}
 			b, ilen = x.insnLine(b, ip, x.buf[off:n])
 			if ilen == 0 {
 				break
 			}
+			b = x.srccode(b, ip)
 			insns++
 		}
 		if off != end-start {
@@ -397,7 +415,7 @@ func (p *Printer) brstackinsn(b []byte, s *sample.Sample) []byte {
 			return b
 		}
 		b, _ = x.insnLine(b, s.IP, x.buf[:n])
-		return b
+		return x.srccode(b, s.IP)
 	}
 	for off := uint64(0); off <= end-start; {
 		var code []byte
@@ -413,6 +431,7 @@ func (p *Printer) brstackinsn(b []byte, s *sample.Sample) []byte {
 			b = append(b, "\t... not reaching sample ...\n"...)
 			break
 		}
+		b = x.srccode(b, start+off)
 		off += uint64(ilen)
 	}
 	return b

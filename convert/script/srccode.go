@@ -33,28 +33,34 @@ type srcFile struct {
 // newline process_event prints after it: "|%-8d %s\n" with the line's
 // number and text, unless the thread's last printed line is the same one.
 func (p *Printer) appendSrccode(b []byte, s *sample.Sample) []byte {
-	if !s.IPLoc.HasMap {
+	return p.appendSrccodeAt(b, s.Res, s.TID, &s.IPLoc)
+}
+
+// appendSrccodeAt is appendSrccode for location l of thread tid, resolved
+// by res.
+func (p *Printer) appendSrccodeAt(b []byte, res sample.Resolver, tid int32, l *sample.Loc) []byte {
+	if !l.HasMap {
 		return b
 	}
-	sl, ok := s.Res.(sourceLiner)
+	sl, ok := res.(sourceLiner)
 	if !ok {
 		return b
 	}
-	file, line, ok := sl.SourceLine(&s.IPLoc)
+	file, line, ok := sl.SourceLine(l)
 	if !ok {
 		return b
 	}
 	if p.srccode == nil {
 		p.srccode = map[int32]srcState{}
 	}
-	if st, seen := p.srccode[s.TID]; seen && st.file == file && st.line == line {
+	if st, seen := p.srccode[tid]; seen && st.file == file && st.line == line {
 		return b
 	}
 	text, ok := p.sourceLine(file, line)
 	if !ok {
 		return b
 	}
-	p.srccode[s.TID] = srcState{file, line}
+	p.srccode[tid] = srcState{file, line}
 	n := len(b)
 	b = append(b, '|')
 	b = strconv.AppendInt(b, int64(line), 10)

@@ -39,6 +39,21 @@ func TestBrstackinsn(t *testing.T) {
 	compare(t, example, exSymfs, "--itrace=i1000il16", "-F", "+brstackinsn", "--max-blocks", "3")
 	// srcline: each symbol line of a block gets its source line.
 	compare(t, example, exSymfs, "--itrace=i1000il16", "-F", "+brstackinsn,+srcline")
+	// srccode: the source of the instructions, from where the program's
+	// debug info says it is (put there for the test when it is not).
+	src := "/tmp/perfpt-example/primes.c"
+	if _, err := os.Stat(src); err != nil {
+		text, err := os.ReadFile(filepath.Join(td, "example", "symfs", src))
+		if err != nil {
+			t.Fatalf("committed fixture missing: %v", err)
+		}
+		if os.MkdirAll(filepath.Dir(src), 0o755) != nil || os.WriteFile(src, text, 0o644) != nil {
+			t.Fatalf("cannot put the example's source at %s", src)
+		}
+		t.Cleanup(func() { os.Remove(src); os.Remove(filepath.Dir(src)) })
+	}
+	compare(t, example, exSymfs, "--itrace=i10000il16", "-F", "+brstackinsn,+srccode")
+	compare(t, example, exSymfs, "--itrace=i3000il4", "-F", "ip,sym,srccode,srcline,brstackinsnlen")
 	compare(t, filepath.Join(tsx, "rtmroll.perf.data"), tsxSymfs, "--itrace=i3il16", "-F", "+brstackinsn,+brstackinsnlen")
 	compare(t, filepath.Join(tsx, "tsx.perf.data"), tsxSymfs, "--itrace=i1il", "-F", "+brstackinsn")
 }
@@ -61,11 +76,6 @@ func TestBrstackinsnRefused(t *testing.T) {
 		if err == nil || strings.TrimSpace(err.Error()) != want {
 			t.Errorf("-F %s: perfpt error %v, perf's %q", f, err, want)
 		}
-	}
-	// srccode with brstackinsn is not done yet.
-	var out, errOut bytes.Buffer
-	if err := Run(configOf(t, data, "-F", "+brstackinsn,+srccode"), &out, &errOut); err == nil || !strings.Contains(err.Error(), "not supported") {
-		t.Errorf("-F +brstackinsn,+srccode: %v, want a refusal", err)
 	}
 }
 

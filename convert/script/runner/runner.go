@@ -74,16 +74,10 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	if u := fields.Unprintable(); len(u) > 0 {
 		return fmt.Errorf("-F %s: not supported by perfpt script yet", strings.Join(u, ","))
 	}
-	brinsn, srcline, srccode := false, false, false
+	brinsn, srcline := false, false
 	for ty := script.OutputType(0); ty <= script.TypeOther; ty++ {
 		brinsn = brinsn || fields.Has(ty, script.FieldBrstackinsn) || fields.Has(ty, script.FieldBrstackinsnlen)
 		srcline = srcline || fields.Has(ty, script.FieldSrcline) || fields.Has(ty, script.FieldSrccode)
-		srccode = srccode || fields.Has(ty, script.FieldSrccode)
-	}
-	if brinsn && srccode {
-		// print_srccode prints the source of the instructions of
-		// each block: not done yet.
-		return errors.New("-F brstackinsn with srccode: not supported by perfpt script yet")
 	}
 	var it *sample.Itrace
 	if cfg.ItraceSet {
