@@ -71,6 +71,13 @@ func (rs *Records) start() {
 	rs.dec = decoder{f: rs.f, reuse: rs.Reuse}
 	rs.src.ownAux = !rs.Reuse
 	rs.src.lazyAux = rs.LazyAux
+	if rs.queue != nil && rs.src.mem != nil {
+		rs.queue.mem, rs.queue.pinOrigin = rs.src.mem, rs.src.memBase
+		if rs.src.dropMem {
+			rs.queue.pinning = true
+			rs.src.pins = rs.queue
+		}
+	}
 	if rs.MaxQueueBytes == 0 {
 		rs.MaxQueueBytes = DefaultMaxQueueBytes
 	}
@@ -96,10 +103,10 @@ func (rs *Records) enqueue() bool {
 			return true
 		}
 		// A record of a mapped file is queued as a slice of the mapping,
-		// but for one the reader gives the pages of back as it goes
-		// (dropMem): decoding it when it is flushed would map its pages
-		// again, behind the reader, for good.
-		own := rs.src.mem != nil && !raw.Compressed && !rs.src.dropMem
+		// not copied; where the reader gives the pages back as it goes
+		// (dropMem), the queue pins them until the record is flushed
+		// (orderedQueue.pinnedFrom).
+		own := rs.src.mem != nil && !raw.Compressed
 		rs.queue.push(t, raw, own)
 		rs.ready = rs.ready[:len(rs.ready)-1]
 		if rs.queue.bytes > rs.MaxQueueBytes {

@@ -9,7 +9,10 @@ const slotOverhead = 128
 type qent struct {
 	time uint64
 	seq  uint64
-	slot int32
+	// ref is, from 0 up, the record's offset in the mapped data section
+	// (orderedQueue.mem), which it is read from again when flushed;
+	// below 0, ^ref is its slot.
+	ref int64
 }
 
 func (a qent) less(b qent) bool {
@@ -42,9 +45,27 @@ type orderedQueue struct {
 	maxTime   uint64
 	lastFlush uint64
 	bytes     int
+	// Pins of the file mapping (pinning): a record queued as a slice
+	// of the mapping (not owned) keeps its dropStep region of the data
+	// section, and every one after it, from being given back by the
+	// reader (rawReader.nextMem), which would map its pages again,
+	// behind the reader, when it is decoded. pins[i] counts the queued
+	// records that start in region pinBase+i; pinOrigin is the data
+	// section's file offset.
+	pinning   bool
+	pins      []int32
+	pinBase   int
+	pinOrigin int64
 	// Unordered counts records queued with a time below the last flush
 	// (perf's "Timestamp below last timeslice flush").
 	Unordered int
+
+	// mem is the mapped data section (at file offset pinOrigin), when
+	// records are read from a mapping: a record in it is queued by its
+	// offset alone, without a slot, and out is the record rebuilt from
+	// it when it is flushed.
+	mem []byte
+	out RawRecord
 }
 
 func newOrderedQueue() *orderedQueue { return &orderedQueue{} }
@@ -90,6 +111,18 @@ func (q *orderedQueue) push(t uint64, raw *RawRecord, own bool) {
 	if q.len() == 0 || t > q.maxTime {
 		q.maxTime = t
 	}
+	ent := qent{time: t, seq: q.seq}
+	q.seq++
+	q.bytes += slotOverhead
+	if pos := raw.Offset - q.pinOrigin; own && q.mem != nil && !raw.Compressed && pos >= 0 &&
+		pos+int64(len(raw.Data))+int64(len(raw.AuxData)) <= int64(len(q.mem)) {
+		ent.ref = pos
+		if q.pinning {
+			q.pin(raw.Offset)
+		}
+		q.add(ent)
+		return
+	}
 	var slot int32
 	if n := len(q.free); n > 0 {
 		slot = q.free[n-1]
@@ -119,9 +152,16 @@ func (q *orderedQueue) push(t uint64, raw *RawRecord, own bool) {
 		q.bytes += len(raw.Data) + len(raw.AuxData)
 	}
 	e.owned = !own
-	q.bytes += slotOverhead
-	ent := qent{time: t, seq: q.seq, slot: slot}
-	q.seq++
+	if own && q.pinning {
+		q.pin(raw.Offset)
+	}
+	ent.ref = ^int64(slot)
+	q.add(ent)
+}
+
+// add puts ent in the run or the heap.
+func (q *orderedQueue) add(ent qent) {
+	t := ent.time
 	if n := len(q.run); n == q.runAt || t >= q.run[n-1].time {
 		if n == cap(q.run) && q.runAt >= n/2 {
 			// The queue seldom empties (a round's records wait for
@@ -134,6 +174,40 @@ func (q *orderedQueue) push(t uint64, raw *RawRecord, own bool) {
 	}
 	q.h = append(q.h, ent)
 	q.up(len(q.h) - 1)
+}
+
+// region returns the dropStep region of the data section that the record
+// at file offset off starts in.
+func (q *orderedQueue) region(off int64) int { return int((off - q.pinOrigin) / dropStep) }
+
+// pin counts a record at file offset off (records are pushed in file
+// order: its region is not below any pinned).
+func (q *orderedQueue) pin(off int64) {
+	r := q.region(off)
+	if len(q.pins) == 0 {
+		q.pins, q.pinBase = q.pins[:0], r
+	}
+	for r-q.pinBase >= len(q.pins) {
+		q.pins = append(q.pins, 0)
+	}
+	q.pins[r-q.pinBase]++
+}
+
+// pinnedFrom returns the offset in the data section from which its pages
+// must stay mapped for the records queued (ok false: none).
+func (q *orderedQueue) pinnedFrom() (int, bool) {
+	n := 0
+	for n < len(q.pins) && q.pins[n] == 0 {
+		n++
+	}
+	if n > 0 {
+		q.pinBase += n
+		q.pins = q.pins[:copy(q.pins, q.pins[n:])]
+	}
+	if len(q.pins) == 0 {
+		return 0, false
+	}
+	return q.pinBase * dropStep, true
 }
 
 // minSlotData is the least room a slot's copy of a record gets.
@@ -188,12 +262,30 @@ func (q *orderedQueue) popTo(limit uint64) (*RawRecord, bool) {
 	}
 	q.pop(fromRun)
 	q.lastFlush = top.time
-	e := q.slot(top.slot)
 	q.bytes -= slotOverhead
+	if top.ref >= 0 {
+		e := &q.out
+		pos := int(top.ref)
+		header(e, q.mem[pos:], q.pinOrigin+top.ref)
+		e.Data = q.mem[pos : pos+e.Size]
+		e.owned = false
+		if e.Type == RecordTypeAuxtrace || e.Type == RecordTypeHeaderTracing {
+			n, _ := payloadSize(e)
+			e.AuxData = q.mem[pos+e.Size : pos+e.Size+int(n)]
+		}
+		if q.pinning {
+			q.pins[q.region(e.Offset)-q.pinBase]--
+		}
+		return e, true
+	}
+	slot := int32(^top.ref)
+	e := q.slot(slot)
 	if e.owned {
 		q.bytes -= len(e.Data) + len(e.AuxData)
+	} else if q.pinning {
+		q.pins[q.region(e.Offset)-q.pinBase]--
 	}
-	q.free = append(q.free, top.slot)
+	q.free = append(q.free, slot)
 	return e, true
 }
 

@@ -29,6 +29,11 @@ type rawReader struct {
 	// kept since (reading a header maps up to 64 KiB around it).
 	dropMem bool
 	dropped int
+	// pins, where records are queued as slices of the mapping, says
+	// from where the mapping must stay (orderedQueue.pinnedFrom);
+	// nextDrop is where the reader next tries to give pages back.
+	pins     *orderedQueue
+	nextDrop int
 
 	// Stream mode (ReaderAt section or pipe).
 	r      io.Reader
@@ -156,11 +161,21 @@ func header(raw *RawRecord, b []byte, off int64) {
 const dropStep = 1 << 20
 
 func (rr *rawReader) nextMem(raw *RawRecord) error {
-	if rr.dropMem && rr.pos-rr.dropped >= dropStep && rr.pos <= len(rr.mem) {
-		// The records before this one have been returned; slices of them
-		// stay valid (the pages come back from the page cache if read).
-		dropMapped(rr.mem[rr.dropped:rr.pos])
-		rr.dropped = rr.pos
+	if rr.dropMem && rr.pos >= rr.nextDrop && rr.pos <= len(rr.mem) {
+		// The records before this one have been returned, or are
+		// queued and pinned; slices of them stay valid (the pages come
+		// back from the page cache if read).
+		limit := rr.pos
+		if rr.pins != nil {
+			if from, ok := rr.pins.pinnedFrom(); ok {
+				limit = min(limit, from)
+			}
+		}
+		if limit-rr.dropped >= dropStep {
+			dropMapped(rr.mem[rr.dropped:limit])
+			rr.dropped = limit
+		}
+		rr.nextDrop = max(rr.dropped+dropStep, rr.pos+dropStep/8)
 	}
 	left := rr.memLen - rr.pos
 	off := rr.memBase + int64(rr.pos)
