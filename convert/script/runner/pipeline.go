@@ -47,12 +47,16 @@ type rec struct {
 	ev                     *sample.Event
 	sym, addrSym           *symbol.Symbol
 	flags                  uint32
-	// bits 0-7 kind, 8-12 the instruction length, 13-31 the thread-stack
-	// depth (deeper samples are sent whole).
+	// bits 0-7 kind, 8-12 the instruction length, 13-30 the thread-stack
+	// depth (deeper samples are sent whole), 31 recRaw.
 	k uint32
 }
 
-const maxDepth = 1<<19 - 1
+const maxDepth = 1<<18 - 1
+
+// recRaw: the sample's raw data (a tracepoint's record) is the next one
+// of the batch's (batch.raw up to batch.rawEnd).
+const recRaw = 1 << 31
 
 // sctx is what a run of samples shares: the thread.
 type sctx struct {
@@ -102,6 +106,10 @@ type batch struct {
 	full []full
 	errs []sample.ErrorLine
 	side []sideLine
+	// raw holds the raw data of the recs with recRaw, one after the
+	// other; rawEnd[i] is where the i-th ends.
+	raw    []byte
+	rawEnd []int
 	// fullBytes counts the callchain and branch-stack bytes of full,
 	// which can be kilobytes per sample (--itrace=l with brstacksym).
 	fullBytes int
@@ -121,6 +129,8 @@ func (b *batch) reset() {
 	b.full = b.full[:0]
 	b.errs = b.errs[:0]
 	b.side = b.side[:0]
+	b.raw = b.raw[:0]
+	b.rawEnd = b.rawEnd[:0]
 	b.fullBytes = 0
 }
 
@@ -221,7 +231,7 @@ func (pl *pipeline) sample(s *sample.Sample, useCC bool) {
 	case s.AddrOK:
 		al = &s.AddrLoc
 	}
-	if (s.Callchain != nil && useCC) || s.Raw != nil || s.Mem != nil || s.Regs != nil || (pl.misc && s.Misc != 0) || s.Synth.Kind != sample.SynthNone || s.InsnCnt != 0 || s.CycCnt != 0 || s.BranchStack != nil ||
+	if (s.Callchain != nil && useCC) || (s.Raw != nil && len(s.Raw) == 0) || s.Mem != nil || s.Regs != nil || (pl.misc && s.Misc != 0) || s.Synth.Kind != sample.SynthNone || s.InsnCnt != 0 || s.CycCnt != 0 || s.BranchStack != nil ||
 		s.SrclineOK || len(s.Insn) > 16 || uint(s.Depth) > maxDepth || uint(s.InsnLen) > 16 {
 		pl.full(s, al, useCC)
 		return
@@ -263,6 +273,15 @@ func (pl *pipeline) sample(s *sample.Sample, useCC bool) {
 	}
 	r.ip, r.addr, r.time, r.period = s.IP, s.Addr, s.Time, s.Period
 	r.ev, r.flags, r.k = s.Ev, s.Flags, kind|uint32(s.InsnLen)<<8|uint32(s.Depth)<<13
+	if s.Raw != nil {
+		r.k |= recRaw
+		b.raw = append(b.raw, s.Raw...)
+		b.rawEnd = append(b.rawEnd, len(b.raw))
+		b.fullBytes += len(s.Raw)
+		if b.fullBytes >= fullBudget {
+			pl.send()
+		}
+	}
 }
 
 // full queues s whole.
@@ -400,7 +419,7 @@ func (pl *pipeline) print() {
 	var ipDelta, addrDelta uint64
 	var insn [16]byte
 	for b := range pl.ch {
-		ci, mi, ii, fi, ei, si := 0, 0, 0, 0, 0, 0
+		ci, mi, ii, fi, ei, si, ri, rawAt := 0, 0, 0, 0, 0, 0, 0, 0
 		for i := range b.recs {
 			r := &b.recs[i]
 			k := r.k
@@ -446,7 +465,14 @@ func (pl *pipeline) print() {
 				addrDelta = m.delta
 			}
 			s.Ev, s.IP, s.Addr, s.Time, s.Period, s.Flags = r.ev, r.ip, r.addr, r.time, r.period, r.flags
-			s.InsnLen, s.Depth = int(k>>8&31), int(k>>13)
+			s.InsnLen, s.Depth = int(k>>8&31), int(k>>13&maxDepth)
+			s.Raw = nil
+			if k&recRaw != 0 {
+				end := b.rawEnd[ri]
+				ri++
+				s.Raw = b.raw[rawAt:end:end]
+				rawAt = end
+			}
 			s.IPLoc.Sym, s.IPLoc.Addr = r.sym, r.ip-ipDelta
 			if s.AddrOK {
 				s.AddrLoc.Sym, s.AddrLoc.Addr = r.addrSym, r.addr-addrDelta
