@@ -62,6 +62,28 @@ type piece struct {
 	arg    *tracing.Arg
 	lenArg *tracing.Arg
 	ls     int // the argument's C type: -2 char, -1 short, 0 int, 1 long, 2 long long
+	// direct: arg is a field, or an element of an array field at a
+	// constant index, read as size bytes at off (what num gives for it).
+	direct    bool
+	off, size int
+}
+
+// bindDirect sets pc.direct where its argument is read straight from the
+// record: REC->field or REC->field[N] (the most common arguments), so
+// that printing it walks no expression and parses no index.
+func (pc *piece) bindDirect() {
+	a := pc.arg
+	switch {
+	case pc.lenArg != nil || a == nil:
+	case a.Kind == tracing.ArgField && a.Field != nil:
+		pc.direct, pc.off, pc.size = true, a.Field.Offset, a.Field.Size
+	case a.Kind == tracing.ArgOp && a.Op == "[" && a.Left != nil && a.Right != nil &&
+		a.Left.Kind == tracing.ArgField && a.Left.Field != nil && a.Right.Kind == tracing.ArgAtom:
+		// As op evaluates it: the element at the index the atom reads as.
+		idx, _ := tracing.Strtoull(a.Right.Atom)
+		f := a.Left.Field
+		pc.direct, pc.off, pc.size = true, f.Offset+int(idx)*f.ElemSize, f.ElemSize
+	}
 }
 
 type event struct {
@@ -201,6 +223,7 @@ func compileConversion(ev *event, format string, args *[]*tracing.Arg, fail func
 			}
 			text := format[:i+1]
 			ev.pieces = append(ev.pieces, piece{kind: pieceDigit, text: text, sp: parseSpec(text), arg: next(), lenArg: lenArg, ls: ls})
+			ev.pieces[len(ev.pieces)-1].bindDirect()
 			return i + 1
 		case c == 's':
 			if len(*args) == 0 {
@@ -305,6 +328,21 @@ func (p *Printer) Append(b []byte, f *tracing.Format, raw []byte) []byte {
 }
 
 func (r *rec) appendPiece(b []byte, pc *piece) []byte {
+	if pc.direct {
+		v := r.read(pc.off, pc.size)
+		switch pc.ls {
+		case -2:
+			v = uint64(uint32(int32(int8(v))))
+		case -1:
+			v = uint64(uint32(int32(int16(v))))
+		case 0:
+			v = uint64(uint32(v))
+		}
+		return pc.sp.appendInt(b, v)
+	}
+	if pc.kind == pieceText {
+		return append(b, pc.text...)
+	}
 	sp := pc.sp
 	lenArg := -1
 	if pc.lenArg != nil {

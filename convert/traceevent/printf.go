@@ -129,6 +129,17 @@ func (sp spec) appendInt(b []byte, v uint64) []byte {
 			v = uint64(int64(int32(v)))
 		}
 	}
+	if sp.width < 0 && sp.prec < 0 && !sp.minus && !sp.plus && !sp.space && !sp.hash && !sp.zero {
+		// No flags, width or precision: the digits alone.
+		switch sp.conv {
+		case 'd', 'i':
+			return strconv.AppendInt(b, int64(v), 10)
+		case 'u':
+			return strconv.AppendUint(b, v, 10)
+		case 'x':
+			return strconv.AppendUint(b, v, 16)
+		}
+	}
 	var digits []byte
 	var scratch [24]byte
 	neg := false
