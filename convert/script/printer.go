@@ -199,7 +199,7 @@ func (p *Printer) appendStart(b []byte, s *sample.Sample, pl *plan) []byte {
 func (p *Printer) appendStartOf(b []byte, s *sample.Sample, pl *plan, recType uint32) []byte {
 	if pl.f&(FieldComm|FieldPID|FieldTID|FieldCPU) != 0 {
 		c := &p.startText
-		if c.pl != pl || c.pid != s.PID || c.tid != s.TID || c.cpu != s.CPU || c.comm != s.Comm {
+		if c.f != pl.f || c.commRaw != pl.commRaw || c.pid != s.PID || c.tid != s.TID || c.cpu != s.CPU || c.comm != s.Comm {
 			c.fill(s, pl)
 		}
 		b = append(b, c.text...)
@@ -265,9 +265,12 @@ func appendMisc(b []byte, misc uint16, recType uint32) []byte {
 }
 
 // startText is the text of the comm, pid/tid and cpu columns of the last
-// sample printed, and what it was made from.
+// sample printed, and what it was made from: the fields of its plan (not
+// the plan: events that alternate, as a syscall's enter and exit do,
+// share the text) and the sample's.
 type startText struct {
-	pl       *plan
+	f        Field
+	commRaw  bool
 	comm     string
 	pid, tid int32
 	cpu      uint32
@@ -275,7 +278,7 @@ type startText struct {
 }
 
 func (c *startText) fill(s *sample.Sample, pl *plan) {
-	c.pl, c.comm, c.pid, c.tid, c.cpu = pl, s.Comm, s.PID, s.TID, s.CPU
+	c.f, c.commRaw, c.comm, c.pid, c.tid, c.cpu = pl.f, pl.commRaw, s.Comm, s.PID, s.TID, s.CPU
 	b := c.text[:0]
 	if pl.f&FieldComm != 0 {
 		if pl.commRaw {
