@@ -2,6 +2,7 @@ package traceevent
 
 import (
 	"encoding/binary"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -104,6 +105,14 @@ func TestHelpers(t *testing.T) {
 		}
 		if got := string(p.Append(nil, f, raw)); got != c.want {
 			t.Errorf("%s:\n got %q\nwant %q", c.fmt, got, c.want)
+		}
+	}
+}
+
+func TestAppendHex(t *testing.T) {
+	for _, v := range []uint64{0, 1, 9, 10, 15, 16, 255, 256, 0x7ffc42b7b75c, 1<<63 - 1, 1 << 63, ^uint64(0)} {
+		if got, want := string(appendHex([]byte("x"), v)), "x"+strconv.FormatUint(v, 16); got != want {
+			t.Errorf("appendHex(%d) = %q, want %q", v, got, want)
 		}
 	}
 }

@@ -1,6 +1,9 @@
 package traceevent
 
-import "strconv"
+import (
+	"math/bits"
+	"strconv"
+)
 
 // spec is one C printf conversion as libtraceevent hands it to
 // trace_seq_printf: flags, width, precision, the length modifier printf
@@ -137,7 +140,7 @@ func (sp spec) appendInt(b []byte, v uint64) []byte {
 		case 'u':
 			return strconv.AppendUint(b, v, 10)
 		case 'x':
-			return strconv.AppendUint(b, v, 16)
+			return appendHex(b, v)
 		}
 	}
 	var digits []byte
@@ -237,6 +240,19 @@ func appendStr[T ~string | ~[]byte](b []byte, sp spec, s T) []byte {
 	b = append(b, s...)
 	if sp.minus {
 		b = pad(b, padding, ' ')
+	}
+	return b
+}
+
+// appendHex appends v in lower-case hex digits (strconv.AppendUint(b, v,
+// 16), which takes the general path for any base but 10).
+func appendHex(b []byte, v uint64) []byte {
+	n := max((bits.Len64(v)+3)/4, 1)
+	b = append(b, make([]byte, n)...)
+	d := b[len(b)-n:]
+	for i := n - 1; i >= 0; i-- {
+		d[i] = "0123456789abcdef"[v&15]
+		v >>= 4
 	}
 	return b
 }
