@@ -1,9 +1,6 @@
 package traceevent
 
-import (
-	"math/bits"
-	"strconv"
-)
+import "strconv"
 
 // spec is one C printf conversion as libtraceevent hands it to
 // trace_seq_printf: flags, width, precision, the length modifier printf
@@ -247,12 +244,14 @@ func appendStr[T ~string | ~[]byte](b []byte, sp spec, s T) []byte {
 // appendHex appends v in lower-case hex digits (strconv.AppendUint(b, v,
 // 16), which takes the general path for any base but 10).
 func appendHex(b []byte, v uint64) []byte {
-	n := max((bits.Len64(v)+3)/4, 1)
-	b = append(b, make([]byte, n)...)
-	d := b[len(b)-n:]
-	for i := n - 1; i >= 0; i-- {
+	var d [16]byte
+	i := len(d)
+	for {
+		i--
 		d[i] = "0123456789abcdef"[v&15]
 		v >>= 4
+		if v == 0 {
+			return append(b, d[i:]...)
+		}
 	}
-	return b
 }
