@@ -560,6 +560,29 @@ func (lc *LocCache) set(ms *Maps, mp *Map, sym *symbol.Symbol, lo, hi uint64) {
 
 // ResolveMode mirrors thread__find_symbol (no fallback to the other mode).
 func (m *Machine) ResolveMode(t *Thread, kernel bool, addr uint64) sample.Loc {
+	return m.ResolveModeCached(t, kernel, addr, nil)
+}
+
+// SymCache remembers the last symbols that ResolveModeCached found, each
+// with the range of map-relative addresses over which its table gives the
+// same answer (symbol.Table.FindRange), for one caller: samples taken at
+// the same few places (tracepoints') skip the table's binary search.
+type SymCache struct {
+	ents [symCacheLen]symCacheEnt
+	next int
+}
+
+type symCacheEnt struct {
+	tab    *symbol.Table
+	lo, hi uint64
+	sym    *symbol.Symbol
+}
+
+const symCacheLen = 8
+
+// ResolveModeCached is ResolveMode with the symbol looked up through c
+// (nil: no cache).
+func (m *Machine) ResolveModeCached(t *Thread, kernel bool, addr uint64, c *SymCache) sample.Loc {
 	var mp *Map
 	if kernel {
 		mp = m.kmaps.Find(addr)
@@ -570,6 +593,24 @@ func (m *Machine) ResolveMode(t *Thread, kernel bool, addr uint64) sample.Loc {
 		return sample.Loc{Addr: addr}
 	}
 	l := sample.Loc{HasMap: true, DSO: mp.DSO.Name, Kernel: mp.DSO.Kernel, MapStart: mp.Start, Addr: mp.MapIP(addr), Ref: mp}
-	l.Sym = mp.DSO.Symbols().Find(l.Addr)
+	tab := mp.DSO.Symbols()
+	if c == nil {
+		l.Sym = tab.Find(l.Addr)
+		return l
+	}
+	if tab == nil {
+		return l
+	}
+	for i := range c.ents {
+		if e := &c.ents[i]; e.tab == tab && l.Addr >= e.lo && l.Addr < e.hi {
+			l.Sym = e.sym
+			return l
+		}
+	}
+	e := &c.ents[c.next]
+	c.next = (c.next + 1) % symCacheLen
+	e.tab = tab
+	e.sym, e.lo, e.hi = tab.FindRange(l.Addr)
+	l.Sym = e.sym
 	return l
 }

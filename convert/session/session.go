@@ -140,10 +140,12 @@ type Segment interface {
 
 // Session is an open recording.
 type Session struct {
-	f       *perfdata.File
-	opts    Options
-	m       *machine.Machine
-	events  map[*perfdata.Attr]*sample.Event
+	f      *perfdata.File
+	opts   Options
+	m      *machine.Machine
+	events map[*perfdata.Attr]*sample.Event
+	// ipSyms caches the symbol lookups of sample IPs (sample).
+	ipSyms  machine.SymCache
 	feats   *perfdata.Features
 	pt      *ptState
 	synth   []*sample.Event
@@ -544,7 +546,7 @@ func (s *Session) sample(r *perfdata.RecordSample, smp *sample.Sample) {
 	// cpumodes of a host (hypervisor, guest).
 	switch cm := r.CPUMode(); cm {
 	case perfdata.MiscKernel, perfdata.MiscUser:
-		smp.IPLoc = s.m.ResolveMode(t, kernel, r.IP)
+		smp.IPLoc = s.m.ResolveModeCached(t, kernel, r.IP, &s.ipSyms)
 	default:
 		smp.IPLoc = sample.Loc{Addr: r.IP}
 	}
