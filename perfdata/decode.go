@@ -19,6 +19,7 @@ type decoder struct {
 	// strs interns names (COMM, MMAP file names) so that the reuse path
 	// does not allocate a string per record.
 	strs map[string]string
+	ids  attrCache
 }
 
 // maxInterned bounds the interned strings of one iterator.
@@ -90,7 +91,44 @@ func (f *File) ParseSampleID(raw *RawRecord) (SampleID, *Attr, error) {
 }
 
 // attrFor finds the attr of a kernel record (perf's evlist__event2evsel).
-func (f *File) attrFor(raw *RawRecord) *Attr {
+func (f *File) attrFor(raw *RawRecord) *Attr { return f.attrForCached(raw, nil) }
+
+// attrCache remembers the last sample ids looked up in File.idToAttr
+// and their attrs, for one reader: a recording's samples come from a few
+// events on a few CPUs, an id each, and a map lookup per record cost more
+// than a look at the last ones.
+type attrCache struct {
+	ids   [attrCacheLen]uint64
+	as    [attrCacheLen]*Attr
+	next  int
+	attrs int // len(File.Attrs) when it was filled (a pipe adds attrs)
+}
+
+const attrCacheLen = 8
+
+// attrByID is f.idToAttr[id] through c (which may be nil).
+func (f *File) attrByID(id uint64, c *attrCache) *Attr {
+	if c == nil {
+		return f.idToAttr[id]
+	}
+	if c.attrs != len(f.Attrs) {
+		*c = attrCache{attrs: len(f.Attrs)}
+	}
+	for i := range c.ids {
+		if c.ids[i] == id && c.as[i] != nil {
+			return c.as[i]
+		}
+	}
+	a := f.idToAttr[id]
+	if a != nil {
+		c.ids[c.next], c.as[c.next] = id, a
+		c.next = (c.next + 1) % attrCacheLen
+	}
+	return a
+}
+
+// attrForCached is attrFor with its id lookups through c.
+func (f *File) attrForCached(raw *RawRecord, c *attrCache) *Attr {
 	if len(f.Attrs) == 1 {
 		return f.Attrs[0]
 	}
@@ -102,7 +140,7 @@ func (f *File) attrFor(raw *RawRecord) *Attr {
 		if f.idPos >= 0 {
 			o := 8 + 8*f.idPos
 			if o+8 <= len(b) {
-				if a := f.idToAttr[le64(b[o:])]; a != nil {
+				if a := f.attrByID(le64(b[o:]), c); a != nil {
 					return a
 				}
 			}
@@ -112,7 +150,7 @@ func (f *File) attrFor(raw *RawRecord) *Attr {
 	if f.isPos > 0 && f.Attrs[0].SampleIDAll() {
 		o := len(b) - 8*f.isPos
 		if o >= 8 {
-			if a := f.idToAttr[le64(b[o:])]; a != nil {
+			if a := f.attrByID(le64(b[o:]), c); a != nil {
 				return a
 			}
 		}
@@ -135,7 +173,7 @@ func (d *decoder) common(raw *RawRecord, c *RecordCommon) (cursor, error) {
 		// Unknown kernel types: their layout, trailer included, is unknown.
 		return cur, nil
 	}
-	a := d.f.attrFor(raw)
+	a := d.f.attrForCached(raw, &d.ids)
 	c.Attr = a
 	if a == nil || !a.SampleIDAll() {
 		return cur, nil

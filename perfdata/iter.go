@@ -86,6 +86,7 @@ type Records struct {
 	err   error
 	dec   decoder
 	queue *orderedQueue
+	ids   attrCache // rawTime's
 	// ready holds the records to return before reading more, from
 	// readyAt on: the record just read when it is not queued (a
 	// FINISHED_ROUND, a user record, a record without a time).

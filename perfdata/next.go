@@ -94,7 +94,7 @@ func (rs *Records) enqueue() bool {
 		rs.flushLimit = rs.queue.roundLimit()
 	case raw.Type.IsUser():
 	default:
-		t, ok, err := rs.f.rawTime(raw)
+		t, ok, err := rs.f.rawTime(raw, &rs.ids)
 		if err != nil {
 			rs.err = err
 			return false
@@ -170,11 +170,11 @@ func (rs *Records) Close() {
 
 // rawTime returns the time of a kernel record (perf's
 // evlist__parse_sample_timestamp); ok is false when it has none.
-func (f *File) rawTime(raw *RawRecord) (uint64, bool, error) {
+func (f *File) rawTime(raw *RawRecord, c *attrCache) (uint64, bool, error) {
 	if raw.Type >= recordTypeKernelMax {
 		return 0, false, nil
 	}
-	a := f.attrFor(raw)
+	a := f.attrForCached(raw, c)
 	if a == nil || a.SampleType&SampleFormatTime == 0 {
 		return 0, false, nil
 	}

@@ -9,7 +9,7 @@ const maxBranchEntries = 1 << 16
 // sample decodes a PERF_RECORD_SAMPLE in perf's order
 // (evsel__parse_sample), reusing s's slices.
 func (d *decoder) sample(raw *RawRecord, s *RecordSample) error {
-	a := d.f.attrFor(raw)
+	a := d.f.attrForCached(raw, &d.ids)
 	callchain, branches, regsU, regsI := s.Callchain[:0], s.BranchStack[:0], s.RegsUser[:0], s.RegsIntr[:0]
 	readVals := s.Read.Values[:0]
 	if !d.reuse && d.cache == nil {
@@ -142,7 +142,7 @@ func (d *decoder) sample(raw *RawRecord, s *RecordSample) error {
 		return c.err
 	}
 	if s.Attr != nil && len(d.f.Attrs) > 1 && s.ID != 0 {
-		if a2 := d.f.idToAttr[s.ID]; a2 != nil {
+		if a2 := d.f.attrByID(s.ID, &d.ids); a2 != nil {
 			s.Attr = a2
 		}
 	}
