@@ -29,22 +29,28 @@ func (a qent) less(b qent) bool {
 //
 // Records mostly come in time order (one buffer's records are in order;
 // only the switch from one CPU's buffer to the next goes back in time): a
-// record not before the last one of the run is appended to run, a FIFO,
-// and only the others go into the heap h. The next record is the lesser
-// of run's head and h's top, so the order is the one a single heap gives,
-// but a round of a hundred thousand records in order costs no heap walks.
+// record is appended to a run, a FIFO in order, whose last record is not
+// after it (the run used last first), or starts a new run (a CPU's
+// buffer); only when maxRuns runs are in use does it go into the heap h.
+// The next record is the least of the runs' heads and h's top, so the
+// order is the one a single heap gives (records are ordered by time and
+// sequence, and each run is), but a round of a hundred thousand records
+// from a few CPUs costs no heap walks, and the runs' arrays are reused
+// from round to round.
 type orderedQueue struct {
-	h         []qent
-	run       []qent // in order, from runAt on
-	runAt     int
-	slots     [][]RawRecord // in chunks of slotChunk
-	nslots    int32
-	free      []int32
-	seq       uint64
-	nextFlush uint64
-	maxTime   uint64
-	lastFlush uint64
-	bytes     int
+	h          []qent
+	runs       []qrun
+	freeChunks [][]qent
+	lastRun    int           // the run appended to last
+	n          int           // records queued
+	slots      [][]RawRecord // in chunks of slotChunk
+	nslots     int32
+	free       []int32
+	seq        uint64
+	nextFlush  uint64
+	maxTime    uint64
+	lastFlush  uint64
+	bytes      int
 	// Pins of the file mapping (pinning): a record queued as a slice
 	// of the mapping (not owned) keeps its dropStep region of the data
 	// section, and every one after it, from being given back by the
@@ -69,6 +75,68 @@ type orderedQueue struct {
 }
 
 func newOrderedQueue() *orderedQueue { return &orderedQueue{} }
+
+// qrun is one run of entries in order: in chunks of runChunk entries
+// (taken from and given back to orderedQueue.freeChunks, so that a queue
+// of a million records is neither copied as it grows nor allocated again
+// round after round), from at in the first.
+type qrun struct {
+	chunks [][]qent
+	at     int
+}
+
+// maxRuns bounds the runs (the heads compared for each record flushed).
+const maxRuns = 8
+
+// runChunk is the number of entries in a chunk of a run.
+const runChunk = 4096
+
+func (r *qrun) empty() bool {
+	return len(r.chunks) == 0 || len(r.chunks) == 1 && r.at == len(r.chunks[0])
+}
+
+// tail returns the run's last entry; ok is false when it is empty.
+func (r *qrun) tail() (qent, bool) {
+	if r.empty() {
+		return qent{}, false
+	}
+	c := r.chunks[len(r.chunks)-1]
+	return c[len(c)-1], true
+}
+
+// head returns the run's first entry (the run is not empty).
+func (r *qrun) head() *qent { return &r.chunks[0][r.at] }
+
+// put appends e to the run.
+func (q *orderedQueue) put(r *qrun, e qent) {
+	if n := len(r.chunks); n == 0 || len(r.chunks[n-1]) == runChunk {
+		var c []qent
+		if k := len(q.freeChunks); k > 0 {
+			c = q.freeChunks[k-1][:0]
+			q.freeChunks = q.freeChunks[:k-1]
+		} else {
+			c = make([]qent, 0, runChunk)
+		}
+		r.chunks = append(r.chunks, c)
+	}
+	c := &r.chunks[len(r.chunks)-1]
+	*c = append(*c, e)
+}
+
+// drop removes the run's first entry.
+func (q *orderedQueue) drop(r *qrun) {
+	r.at++
+	if r.at < len(r.chunks[0]) {
+		return
+	}
+	r.at = 0
+	if len(r.chunks) == 1 {
+		r.chunks[0] = r.chunks[0][:0]
+		return
+	}
+	q.freeChunks = append(q.freeChunks, r.chunks[0])
+	r.chunks = r.chunks[:copy(r.chunks, r.chunks[1:])]
+}
 
 func (q *orderedQueue) up(i int) {
 	h := q.h
@@ -159,21 +227,44 @@ func (q *orderedQueue) push(t uint64, raw *RawRecord, own bool) {
 	q.add(ent)
 }
 
-// add puts ent in the run or the heap.
+// add puts ent in a run or the heap.
 func (q *orderedQueue) add(ent qent) {
-	t := ent.time
-	if n := len(q.run); n == q.runAt || t >= q.run[n-1].time {
-		if n == cap(q.run) && q.runAt >= n/2 {
-			// The queue seldom empties (a round's records wait for
-			// the next): move the run down rather than grow it.
-			q.run = q.run[:copy(q.run, q.run[q.runAt:])]
-			q.runAt = 0
+	q.n++
+	if q.lastRun < len(q.runs) {
+		if r := &q.runs[q.lastRun]; r.empty() || ent.time >= r.chunks[len(r.chunks)-1][len(r.chunks[len(r.chunks)-1])-1].time {
+			q.put(r, ent)
+			return
 		}
-		q.run = append(q.run, ent)
+	}
+	// The run whose last record is latest but not after ent (which
+	// keeps the runs few), else an empty one, else a new one.
+	best, empty := -1, -1
+	var bestTime uint64
+	for i := range q.runs {
+		last, ok := q.runs[i].tail()
+		switch {
+		case !ok:
+			if empty < 0 {
+				empty = i
+			}
+		case last.time <= ent.time && (best < 0 || last.time > bestTime):
+			best, bestTime = i, last.time
+		}
+	}
+	switch {
+	case best >= 0:
+	case empty >= 0:
+		best = empty
+	case len(q.runs) < maxRuns:
+		q.runs = append(q.runs, qrun{})
+		best = len(q.runs) - 1
+	default:
+		q.h = append(q.h, ent)
+		q.up(len(q.h) - 1)
 		return
 	}
-	q.h = append(q.h, ent)
-	q.up(len(q.h) - 1)
+	q.lastRun = best
+	q.put(&q.runs[best], ent)
 }
 
 // region returns the dropStep region of the data section that the record
@@ -222,27 +313,29 @@ const slotChunk = 4096
 func (q *orderedQueue) slot(i int32) *RawRecord { return &q.slots[i/slotChunk][i%slotChunk] }
 
 // len returns how many records are queued.
-func (q *orderedQueue) len() int { return len(q.h) + len(q.run) - q.runAt }
+func (q *orderedQueue) len() int { return q.n }
 
-// first returns the next record's entry, from the run or the heap; ok is
-// false when the queue is empty.
-func (q *orderedQueue) first() (e qent, fromRun, ok bool) {
-	switch {
-	case q.runAt < len(q.run) && (len(q.h) == 0 || q.run[q.runAt].less(q.h[0])):
-		return q.run[q.runAt], true, true
-	case len(q.h) > 0:
-		return q.h[0], false, true
+// first returns the next record's entry, from run src or, with src -1,
+// the heap; ok is false when the queue is empty.
+func (q *orderedQueue) first() (e qent, src int, ok bool) {
+	src = -2
+	for i := range q.runs {
+		r := &q.runs[i]
+		if !r.empty() && (src == -2 || r.head().less(e)) {
+			e, src = *r.head(), i
+		}
 	}
-	return qent{}, false, false
+	if len(q.h) > 0 && (src == -2 || q.h[0].less(e)) {
+		e, src = q.h[0], -1
+	}
+	return e, src, src != -2
 }
 
 // pop removes the entry first returned.
-func (q *orderedQueue) pop(fromRun bool) {
-	if fromRun {
-		q.runAt++
-		if q.runAt == len(q.run) {
-			q.run, q.runAt = q.run[:0], 0
-		}
+func (q *orderedQueue) pop(src int) {
+	q.n--
+	if src >= 0 {
+		q.drop(&q.runs[src])
 		return
 	}
 	last := len(q.h) - 1
@@ -256,11 +349,11 @@ func (q *orderedQueue) pop(fromRun bool) {
 // popTo removes the next record if its time is not after limit and
 // returns it; it stays valid until the next push.
 func (q *orderedQueue) popTo(limit uint64) (*RawRecord, bool) {
-	top, fromRun, ok := q.first()
+	top, src, ok := q.first()
 	if !ok || top.time > limit || limit == 0 {
 		return nil, false
 	}
-	q.pop(fromRun)
+	q.pop(src)
 	q.lastFlush = top.time
 	q.bytes -= slotOverhead
 	if top.ref >= 0 {
