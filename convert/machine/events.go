@@ -66,6 +66,7 @@ func (m *Machine) ProcessComm(r *perfdata.RecordComm) {
 func (m *Machine) ProcessFork(r *perfdata.RecordFork) {
 	parent := m.FindNewThread(r.PPID, r.PTID)
 	delete(m.threads, r.TID)
+	m.lastThread = nil
 	t := m.FindNewThread(r.PID, r.TID)
 	if parent.commSet {
 		t.Comm, t.commSet = parent.Comm, true

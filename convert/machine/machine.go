@@ -276,12 +276,16 @@ type Thread struct {
 // address spaces, the kernel map and the DSOs (perf's struct machine).
 type Machine struct {
 	threads map[int32]*Thread
-	dsos    map[string]*DSO
-	kmaps   *Maps
-	symOpts *symbol.Options
-	kernel  *symbol.KernelSymbols
-	kOnce   sync.Once
-	kPath   string // --kallsyms ("": perf's search, kernelSymbolsPath)
+	// lastThread is the thread FindNewThread returned last (samples come
+	// in runs from one thread); ProcessFork, which replaces a thread,
+	// forgets it.
+	lastThread *Thread
+	dsos       map[string]*DSO
+	kmaps      *Maps
+	symOpts    *symbol.Options
+	kernel     *symbol.KernelSymbols
+	kOnce      sync.Once
+	kPath      string // --kallsyms ("": perf's search, kernelSymbolsPath)
 	// NoInline turns off the inlined frames in call chains (perf's
 	// --no-inline); MaxStack bounds a call chain's entries (perf script's
 	// --max-stack, 0 for perf's default of 127).
@@ -349,7 +353,11 @@ func (m *Machine) FindThread(tid int32) *Thread { return m.threads[tid] }
 // FindNewThread mirrors machine__findnew_thread: a new thread gets the
 // comm ":tid" and shares its process leader's address space.
 func (m *Machine) FindNewThread(pid, tid int32) *Thread {
+	if t := m.lastThread; t != nil && t.TID == tid && (t.PID != -1 || pid == -1) {
+		return t
+	}
 	if t := m.threads[tid]; t != nil {
+		m.lastThread = t
 		if t.PID == -1 && pid != -1 {
 			t.PID = pid
 			if pid != tid {
