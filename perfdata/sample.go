@@ -16,7 +16,7 @@ func (d *decoder) sample(raw *RawRecord, s *RecordSample) error {
 		// A fresh record from Decode: no slices to reuse anyway.
 	}
 	*s = RecordSample{}
-	s.RecordCommon = RecordCommon{Offset: raw.Offset, Type: raw.Type, Misc: raw.Misc, Size: raw.Size, Compressed: raw.Compressed, Attr: a}
+	s.Offset, s.Type, s.Misc, s.Size, s.Compressed, s.Attr = raw.Offset, raw.Type, raw.Misc, raw.Size, raw.Compressed, a
 	s.BranchHwIdx = -1
 	if a == nil {
 		return errAt(raw.Offset, "PERF_RECORD_SAMPLE: no attr", ErrBadValue)

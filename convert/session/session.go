@@ -520,8 +520,12 @@ func (s *Session) sample(r *perfdata.RecordSample, smp *sample.Sample) {
 	}
 	t := s.m.FindNewThread(r.PID, r.TID)
 	kernel := r.CPUMode() == perfdata.MiscKernel
-	*smp = sample.Sample{Ev: ev, Comm: t.Comm, PID: r.PID, TID: r.TID, CPU: r.CPU, Time: r.Time,
-		Period: r.Period, IP: r.IP, Addr: r.Addr, Raw: r.Raw, Callchain: smp.Callchain[:0], Misc: r.Misc}
+	// Cleared, then set field by field: a composite literal was built
+	// whole and copied (some 500 bytes per sample).
+	cc := smp.Callchain[:0]
+	*smp = sample.Sample{}
+	smp.Ev, smp.Comm, smp.PID, smp.TID, smp.CPU, smp.Time = ev, t.Comm, r.PID, r.TID, r.CPU, r.Time
+	smp.Period, smp.IP, smp.Addr, smp.Raw, smp.Callchain, smp.Misc = r.Period, r.IP, r.Addr, r.Raw, cc, r.Misc
 	if r.Attr != nil && r.Attr.SampleType&perfdata.SampleFormatCPU == 0 {
 		// evsel__parse_sample: without PERF_SAMPLE_CPU the cpu is -1
 		// (a pipe's script prints it where the first event of the type
