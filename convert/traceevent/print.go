@@ -24,6 +24,10 @@ type Printer struct {
 	printk    map[uint64]string
 	syms      KernelSymbols
 	events    map[*tracing.Format]*event
+	// recent holds the last events looked up (a recording's records
+	// come from a few formats), before the map.
+	recent     [4]*event
+	recentNext int
 }
 
 // New returns a Printer for the formats of d. syms may be nil: then
@@ -100,12 +104,25 @@ func (p *Printer) Err(f *tracing.Format) error {
 }
 
 func (p *Printer) event(f *tracing.Format) *event {
+	for _, ev := range p.recent {
+		if ev != nil && ev.f == f {
+			return ev
+		}
+	}
 	if ev := p.events[f]; ev != nil {
+		p.remember(ev)
 		return ev
 	}
 	ev := compile(f)
 	p.events[f] = ev
+	p.remember(ev)
 	return ev
+}
+
+// remember puts ev among the recent events.
+func (p *Printer) remember(ev *event) {
+	p.recent[p.recentNext] = ev
+	p.recentNext = (p.recentNext + 1) % len(p.recent)
 }
 
 // compile splits the print fmt into text and conversions bound to their
@@ -385,6 +402,20 @@ func (r *rec) read(off, size int) uint64 {
 		return 0
 	}
 	b := r.data[off:]
+	if !r.p.bigEndian {
+		// The common case without the ByteOrder interface's calls.
+		switch size {
+		case 1:
+			return uint64(b[0])
+		case 2:
+			return uint64(binary.LittleEndian.Uint16(b))
+		case 4:
+			return uint64(binary.LittleEndian.Uint32(b))
+		case 8:
+			return binary.LittleEndian.Uint64(b)
+		}
+		return 0
+	}
 	switch size {
 	case 1:
 		return uint64(b[0])
