@@ -90,9 +90,6 @@ func (f *File) ParseSampleID(raw *RawRecord) (SampleID, *Attr, error) {
 	return c.SampleID, c.Attr, err
 }
 
-// attrFor finds the attr of a kernel record (perf's evlist__event2evsel).
-func (f *File) attrFor(raw *RawRecord) *Attr { return f.attrForCached(raw, nil) }
-
 // attrCache remembers the last sample ids looked up in File.idToAttr
 // and their attrs, for one reader: a recording's samples come from a few
 // events on a few CPUs, an id each, and a map lookup per record cost more
@@ -127,7 +124,8 @@ func (f *File) attrByID(id uint64, c *attrCache) *Attr {
 	return a
 }
 
-// attrForCached is attrFor with its id lookups through c.
+// attrForCached finds the attr of a kernel record (perf's
+// evlist__event2evsel), with its id lookups through c (which may be nil).
 func (f *File) attrForCached(raw *RawRecord, c *attrCache) *Attr {
 	if len(f.Attrs) == 1 {
 		return f.Attrs[0]
