@@ -27,8 +27,7 @@ func (rs *Records) Next() bool {
 			return rs.emit(&rs.cur)
 		}
 		if rs.flushLimit != 0 {
-			if raw, ok := rs.queue.popTo(rs.flushLimit); ok {
-				rs.cur = *raw
+			if rs.queue.popInto(rs.flushLimit, &rs.cur) {
 				return rs.emit(&rs.cur)
 			}
 			rs.flushLimit = 0
@@ -59,8 +58,7 @@ func (rs *Records) Next() bool {
 		if rs.queue == nil {
 			return rs.emit(&rs.raw)
 		}
-		rs.ready = append(rs.ready, rs.raw)
-		if !rs.enqueue() {
+		if !rs.enqueue(&rs.raw) {
 			return false
 		}
 	}
@@ -83,16 +81,17 @@ func (rs *Records) start() {
 	}
 }
 
-// enqueue routes the record just appended to rs.ready: kernel records
-// with a time go into the queue, a FINISHED_ROUND flushes it after itself
-// (rs.flushLimit: Next takes the records from the queue up to it, after
-// those in rs.ready).
-func (rs *Records) enqueue() bool {
-	raw := &rs.ready[len(rs.ready)-1]
+// enqueue routes the record just read: kernel records with a time go
+// into the queue, the others to rs.ready; a FINISHED_ROUND flushes the
+// queue after itself (rs.flushLimit: Next takes the records from the
+// queue up to it, after those in rs.ready).
+func (rs *Records) enqueue(raw *RawRecord) bool {
 	switch {
 	case raw.Type == RecordTypeFinishedRound:
+		rs.ready = append(rs.ready, *raw)
 		rs.flushLimit = rs.queue.roundLimit()
 	case raw.Type.IsUser():
+		rs.ready = append(rs.ready, *raw)
 	default:
 		t, ok, err := rs.f.rawTime(raw, &rs.ids)
 		if err != nil {
@@ -100,6 +99,7 @@ func (rs *Records) enqueue() bool {
 			return false
 		}
 		if !ok || t == 0 || t == ^uint64(0) {
+			rs.ready = append(rs.ready, *raw)
 			return true
 		}
 		// A record of a mapped file is queued as a slice of the mapping,
@@ -108,7 +108,6 @@ func (rs *Records) enqueue() bool {
 		// (orderedQueue.pinnedFrom).
 		own := rs.src.mem != nil && !raw.Compressed
 		rs.queue.push(t, raw, own)
-		rs.ready = rs.ready[:len(rs.ready)-1]
 		if rs.queue.bytes > rs.MaxQueueBytes {
 			rs.flushLimit = rs.queue.halfLimit()
 		}

@@ -349,27 +349,37 @@ func (q *orderedQueue) pop(src int) {
 // popTo removes the next record if its time is not after limit and
 // returns it; it stays valid until the next push.
 func (q *orderedQueue) popTo(limit uint64) (*RawRecord, bool) {
+	if !q.popInto(limit, &q.out) {
+		return nil, false
+	}
+	return &q.out, true
+}
+
+// popInto removes the next record if its time is not after limit and
+// sets *dst to it (its bytes valid until the next push).
+func (q *orderedQueue) popInto(limit uint64, dst *RawRecord) bool {
 	top, src, ok := q.first()
 	if !ok || top.time > limit || limit == 0 {
-		return nil, false
+		return false
 	}
 	q.pop(src)
 	q.lastFlush = top.time
 	q.bytes -= slotOverhead
 	if top.ref >= 0 {
-		e := &q.out
+		// Rebuilt in *dst field by field (a record built aside and
+		// copied stalled on its fresh stores).
 		pos := int(top.ref)
-		header(e, q.mem[pos:], q.pinOrigin+top.ref)
-		e.Data = q.mem[pos : pos+e.Size]
-		e.owned = false
-		if e.Type == RecordTypeAuxtrace || e.Type == RecordTypeHeaderTracing {
-			n, _ := payloadSize(e)
-			e.AuxData = q.mem[pos+e.Size : pos+e.Size+int(n)]
+		header(dst, q.mem[pos:], q.pinOrigin+top.ref)
+		dst.Data = q.mem[pos : pos+dst.Size]
+		dst.owned = false
+		if dst.Type == RecordTypeAuxtrace || dst.Type == RecordTypeHeaderTracing {
+			n, _ := payloadSize(dst)
+			dst.AuxData = q.mem[pos+dst.Size : pos+dst.Size+int(n)]
 		}
 		if q.pinning {
-			q.pins[q.region(e.Offset)-q.pinBase]--
+			q.pins[q.region(dst.Offset)-q.pinBase]--
 		}
-		return e, true
+		return true
 	}
 	slot := int32(^top.ref)
 	e := q.slot(slot)
@@ -379,7 +389,8 @@ func (q *orderedQueue) popTo(limit uint64) (*RawRecord, bool) {
 		q.pins[q.region(e.Offset)-q.pinBase]--
 	}
 	q.free = append(q.free, slot)
-	return e, true
+	*dst = *e
+	return true
 }
 
 // flushTo moves every queued record with time <= limit to out, in order.

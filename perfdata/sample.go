@@ -21,7 +21,11 @@ func (d *decoder) sample(raw *RawRecord, s *RecordSample) error {
 	if a == nil {
 		return errAt(raw.Offset, "PERF_RECORD_SAMPLE: no attr", ErrBadValue)
 	}
-	c := cursor{b: raw.Data, off: 8, base: raw.Offset, what: "PERF_RECORD_SAMPLE"}
+	// Set field by field: built as a literal, the cursor was made in a
+	// temporary and copied, and the copy's wide loads of the narrow
+	// stores just made stalled (store forwarding) at every sample.
+	var c cursor
+	c.b, c.off, c.base, c.what = raw.Data, 8, raw.Offset, "PERF_RECORD_SAMPLE"
 	st := a.SampleType
 	s.SampleID.Format = st & sampleIDFields
 	if st&SampleFormatIdentifier != 0 {
