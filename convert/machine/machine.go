@@ -568,10 +568,12 @@ func (lc *LocCache) set(ms *Maps, mp *Map, sym *symbol.Symbol, lo, hi uint64) {
 
 // ResolveMode mirrors thread__find_symbol (no fallback to the other mode).
 func (m *Machine) ResolveMode(t *Thread, kernel bool, addr uint64) sample.Loc {
-	return m.ResolveModeCached(t, kernel, addr, nil)
+	var l sample.Loc
+	m.ResolveModeInto(&l, t, kernel, addr, nil)
+	return l
 }
 
-// SymCache remembers the last symbols that ResolveModeCached found, each
+// SymCache remembers the last symbols that ResolveModeInto found, each
 // with the range of map-relative addresses over which its table gives the
 // same answer (symbol.Table.FindRange), for one caller: samples taken at
 // the same few places (tracepoints') skip the table's binary search.
@@ -588,31 +590,34 @@ type symCacheEnt struct {
 
 const symCacheLen = 8
 
-// ResolveModeCached is ResolveMode with the symbol looked up through c
-// (nil: no cache).
-func (m *Machine) ResolveModeCached(t *Thread, kernel bool, addr uint64, c *SymCache) sample.Loc {
+// ResolveModeInto is ResolveMode setting *l, field by field (a Loc
+// built aside and copied stalled on its fresh stores, at every sample),
+// with the symbol looked up through c (nil: no cache).
+func (m *Machine) ResolveModeInto(l *sample.Loc, t *Thread, kernel bool, addr uint64, c *SymCache) {
 	var mp *Map
 	if kernel {
 		mp = m.kmaps.Find(addr)
 	} else if t != nil {
 		mp = t.Maps.find(addr)
 	}
+	*l = sample.Loc{}
 	if mp == nil {
-		return sample.Loc{Addr: addr}
+		l.Addr = addr
+		return
 	}
-	l := sample.Loc{HasMap: true, DSO: mp.DSO.Name, Kernel: mp.DSO.Kernel, MapStart: mp.Start, Addr: mp.MapIP(addr), Ref: mp}
+	l.HasMap, l.DSO, l.Kernel, l.MapStart, l.Addr, l.Ref = true, mp.DSO.Name, mp.DSO.Kernel, mp.Start, mp.MapIP(addr), mp
 	tab := mp.DSO.Symbols()
 	if c == nil {
 		l.Sym = tab.Find(l.Addr)
-		return l
+		return
 	}
 	if tab == nil {
-		return l
+		return
 	}
 	for i := range c.ents {
 		if e := &c.ents[i]; e.tab == tab && l.Addr >= e.lo && l.Addr < e.hi {
 			l.Sym = e.sym
-			return l
+			return
 		}
 	}
 	e := &c.ents[c.next]
@@ -620,5 +625,4 @@ func (m *Machine) ResolveModeCached(t *Thread, kernel bool, addr uint64, c *SymC
 	e.tab = tab
 	e.sym, e.lo, e.hi = tab.FindRange(l.Addr)
 	l.Sym = e.sym
-	return l
 }

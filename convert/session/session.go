@@ -550,7 +550,7 @@ func (s *Session) sample(r *perfdata.RecordSample, smp *sample.Sample) {
 	// cpumodes of a host (hypervisor, guest).
 	switch cm := r.CPUMode(); cm {
 	case perfdata.MiscKernel, perfdata.MiscUser:
-		smp.IPLoc = s.m.ResolveModeCached(t, kernel, r.IP, &s.ipSyms)
+		s.m.ResolveModeInto(&smp.IPLoc, t, kernel, r.IP, &s.ipSyms)
 	default:
 		smp.IPLoc = sample.Loc{Addr: r.IP}
 	}
