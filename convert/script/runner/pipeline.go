@@ -77,8 +77,11 @@ type mctx struct {
 	delta    uint64
 }
 
-func mctxOf(l *sample.Loc, addr uint64) mctx {
-	return mctx{hasMap: l.HasMap, kernel: l.Kernel, dso: l.DSO, mapStart: l.MapStart, delta: addr - l.Addr}
+// setMctx sets *m to the map part of l, field by field: an mctx built
+// aside and copied (to the producer's view, then to the batch) stalled
+// on its fresh stores, at every sample whose map changes.
+func setMctx(m *mctx, l *sample.Loc, addr uint64) {
+	m.hasMap, m.kernel, m.dso, m.mapStart, m.delta = l.HasMap, l.Kernel, l.DSO, l.MapStart, addr-l.Addr
 }
 
 func (m *mctx) apply(l *sample.Loc) {
@@ -221,11 +224,12 @@ func (pl *pipeline) sample(s *sample.Sample, useCC bool) {
 	// The branch target, resolved now: the session's Resolver (and
 	// its Sample, which the pipeline leaves alone) moves on.
 	var al *sample.Loc
-	var tmp sample.Loc
 	switch {
 	case s.Res != nil:
 		if pl.evAddr && pl.addrLoc {
-			tmp = s.Res.ResolveAddr(s.Addr)
+			// Declared here: a Loc cleared for every sample cost more
+			// than the samples with a branch target.
+			tmp := s.Res.ResolveAddr(s.Addr)
 			al = &tmp
 		}
 	case s.AddrOK:
@@ -245,22 +249,28 @@ func (pl *pipeline) sample(s *sample.Sample, useCC bool) {
 	kind := uint32(0)
 	if c := &pl.ctx; !pl.ctxOK || s.TID != c.tid || s.PID != c.pid || s.CPU != c.cpu ||
 		s.HasThreadStack != c.hasTS || useCC != c.useCC || !sameStr(s.Comm, c.comm) {
-		*c = sctx{comm: s.Comm, pid: s.PID, tid: s.TID, cpu: s.CPU, hasTS: s.HasThreadStack, useCC: useCC}
+		c.comm, c.pid, c.tid, c.cpu, c.hasTS, c.useCC = s.Comm, s.PID, s.TID, s.CPU, s.HasThreadStack, useCC
 		pl.ctxOK = true
-		b.ctxs = append(b.ctxs, *c)
+		b.ctxs = append(b.ctxs, sctx{})
+		n := &b.ctxs[len(b.ctxs)-1]
+		n.comm, n.pid, n.tid, n.cpu, n.hasTS, n.useCC = s.Comm, s.PID, s.TID, s.CPU, s.HasThreadStack, useCC
 		kind |= recCtx
 	}
 	if !pl.ipOK || !sameMap(&pl.ipMap, &s.IPLoc, s.IP) {
-		pl.ipMap, pl.ipOK = mctxOf(&s.IPLoc, s.IP), true
-		b.maps = append(b.maps, pl.ipMap)
+		setMctx(&pl.ipMap, &s.IPLoc, s.IP)
+		pl.ipOK = true
+		b.maps = append(b.maps, mctx{})
+		setMctx(&b.maps[len(b.maps)-1], &s.IPLoc, s.IP)
 		kind |= recIPMap
 	}
 	r.sym, r.addrSym = s.IPLoc.Sym, nil
 	if al != nil {
 		kind |= recAddrOK
 		if !pl.addrMOK || !sameMap(&pl.addrMap, al, s.Addr) {
-			pl.addrMap, pl.addrMOK = mctxOf(al, s.Addr), true
-			b.maps = append(b.maps, pl.addrMap)
+			setMctx(&pl.addrMap, al, s.Addr)
+			pl.addrMOK = true
+			b.maps = append(b.maps, mctx{})
+			setMctx(&b.maps[len(b.maps)-1], al, s.Addr)
 			kind |= recAddrMap
 		}
 		r.addrSym = al.Sym
