@@ -333,7 +333,8 @@ type rec struct {
 // PARSE]" and the raw fields).
 func (p *Printer) Append(b []byte, f *tracing.Format, raw []byte) []byte {
 	ev := p.event(f)
-	r := rec{p: p, ev: ev, data: raw}
+	var r rec // set field by field: a literal was built aside and copied
+	r.p, r.ev, r.data = p, ev, raw
 	if ev.failed {
 		b = append(b, "[FAILED TO PARSE]"...)
 		return r.appendFields(b)
