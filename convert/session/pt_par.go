@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"runtime"
 
 	"github.com/perfpt/perfpt/convert/machine"
 	"github.com/perfpt/perfpt/convert/sample"
@@ -50,13 +49,7 @@ var parDebug = os.Getenv("PERFPT_PARDEBUG") != ""
 var parRedo = func(pos uint64) bool { return false }
 
 // parWorkers returns the number of decode workers.
-func (p *ptState) parWorkers() int {
-	w := p.s.opts.Workers
-	if w < 1 {
-		w = runtime.NumCPU()
-	}
-	return w
-}
+func (p *ptState) parWorkers() int { return p.s.decodeWorkers(p.h) }
 
 // parallel says whether queues may be decoded in parallel with the
 // options of this session, now.

@@ -21,7 +21,7 @@ func pprofCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "pid", Usage: "only these process ids (comma-separated)"},
 			&ucli.StringFlag{Name: "tid", Usage: "only these thread ids (comma-separated)"},
 			&ucli.StringFlag{Name: "time", Usage: "only samples in these time ranges, as perf report --time: START,STOP (seconds; several separated by spaces) or percentages (10%/2, 0%-10%)"},
-			&ucli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "PT decode workers (default: one per CPU)"},
+			&ucli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "PT decode workers (default: 1, where the decoder counts the profile itself; -j N decodes N chunks in parallel at more CPU)"},
 			&ucli.StringFlag{Name: "symfs", Usage: "look for binaries below this directory"},
 		},
 		Action: func(c *ucli.Context) error {
