@@ -38,6 +38,13 @@ type Thread struct {
 	// mapLo, mapHi cache the range of the map the last jump came from.
 	mapLo, mapHi uint64
 	lastTime     uint64
+	// In a chunk's Agg (chunk.go): timeUnknown while the thread's last
+	// time is the one it had where the chunk began, not known; firstRec
+	// and firstTm are the record and time of its first time step, whose
+	// time since that one Merge adds (firstRec 0: none).
+	timeUnknown bool
+	firstRec    int32
+	firstTm     uint64
 }
 
 func (t *Thread) setTop(n int) {
@@ -72,6 +79,10 @@ type Agg struct {
 	nodes      []callNode
 	last       *Thread   // the thread of the previous block
 	fs         fastState // Agg.fast's
+	// chunk is set in the Agg of a chunk decoded ahead (chunk.go);
+	// undo while Merge adds one.
+	chunk *chunkState
+	undo  *aggUndo
 }
 
 // maxDepth bounds a thread's reconstructed stack (runaway recursion or
@@ -91,7 +102,11 @@ func (a *Agg) thread(rb *RunBatch) *Thread {
 	t := a.threads[rb.TID]
 	if t == nil {
 		t = &Thread{pid: rb.PID, tid: rb.TID, cpu: rb.CPU}
-		t.root = a.newNode(-1, t, 0)
+		if a.chunk != nil {
+			t.root = a.chunkRoot(t)
+		} else {
+			t.root = a.newNode(-1, t, 0)
+		}
 		t.setTop(0)
 		a.threads[rb.TID] = t
 	}
@@ -147,7 +162,7 @@ func (a *Agg) Runs(rb *RunBatch) {
 	tm := rb.Time
 	runs := rb.Runs
 	for i := 0; i < len(runs); i++ {
-		if a.timeRanges == nil && (tm == t.lastTime || tm == 0) {
+		if a.timeRanges == nil && a.chunk == nil && (tm == t.lastTime || tm == 0) {
 			// Most runs: fastRuns takes them up to one that needs
 			// this loop.
 			var n int
@@ -182,7 +197,7 @@ func (a *Agg) Runs(rb *RunBatch) {
 		// The time advances in MTC steps: most runs have their
 		// predecessor's time, and no cycles.
 		if uint32(run.Mark)|f&sample.FlagTraceEnd != 0 || tm != t.lastTime {
-			tm = a.runTime(t, r, rb, run, tm)
+			tm = a.runTime(t, ri, r, rb, run, tm)
 		}
 		// The guess for the next run: after a conditional branch, by
 		// whether it was taken; after a call, return or jump, by whether
@@ -200,7 +215,10 @@ func (a *Agg) Runs(rb *RunBatch) {
 
 // runTime accounts for the time and cycles of run (whose record is r)
 // (timeStep). It returns the run's time.
-func (a *Agg) runTime(t *Thread, r *blockRec, rb *RunBatch, run *Run, tm uint64) uint64 {
+func (a *Agg) runTime(t *Thread, ri int32, r *blockRec, rb *RunBatch, run *Run, tm uint64) uint64 {
+	if t.timeUnknown {
+		return a.unknownStep(t, ri, rb.Marks, run, tm)
+	}
 	tm, t.lastTime = timeStep(r, rb.Marks, run, tm, t.lastTime)
 	return tm
 }
@@ -246,6 +264,10 @@ func (a *Agg) lookup(t *Thread, start, end uint64) int32 {
 // move updates the thread's call stack after a run that ended at end
 // with a branch of kind f to to.
 func (a *Agg) move(t *Thread, f uint32, end, to uint64) {
+	if a.chunk != nil {
+		a.moveChunk(t, f, end, to)
+		return
+	}
 	switch {
 	case f&(sample.FlagSyscallRet|sample.FlagInterrupt|sample.FlagAsync|sample.FlagTraceBegin|sample.FlagTraceEnd) != 0:
 		// Kernel entries and trace gaps resume where they left.
@@ -264,6 +286,9 @@ func (a *Agg) move(t *Thread, f uint32, end, to uint64) {
 		for i := len(t.stack) - 1; i >= 0; i-- {
 			n := &a.nodes[t.stack[i]]
 			if n.returnsTo(to) {
+				if u := a.undo; u != nil && n.ret != to {
+					u.rets = append(u.rets, retUndo{t.stack[i], n.ret})
+				}
 				n.ret = to
 				t.setTop(i)
 				return
@@ -348,6 +373,9 @@ func (a *Agg) foldNew(cur int32, site uint64) int32 {
 		}
 	}
 	c := a.newNode(cur, a.nodes[cur].thr, site)
+	if u := a.undo; u != nil {
+		u.children = append(u.children, childUndo{cur, len(a.nodes[cur].children)})
+	}
 	a.nodes[cur].children = append(a.nodes[cur].children, c)
 	return c
 }

@@ -59,6 +59,10 @@ func (a *Agg) Step(t *Thread, ri int32, tm uint64) {
 		return
 	}
 	run := Run{}
+	if t.timeUnknown {
+		a.unknownStep(t, ri, nil, &run, tm)
+		return
+	}
 	_, t.lastTime = timeStep(&a.recs.recs[ri], nil, &run, tm, t.lastTime)
 }
 

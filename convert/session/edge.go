@@ -157,8 +157,18 @@ func (s *aggState) targetSlot(src int32, to uint64) *aggTarget {
 // delivering runs to an Agg that takes this thread's runs as they come.
 func (q *ptQueue) aggOK() bool {
 	p := q.pt
-	return p.agg != nil && q.bulkFlow && q.job == nil && !p.h.RunStarts && !p.h.LeanRuns &&
-		!q.dec.CyclesPending() && p.agg.a.Takes(q.pid, q.tid)
+	s := q.aggs()
+	return s != nil && q.bulkFlow && (q.job == nil && !p.h.RunStarts && !p.h.LeanRuns || q.job != nil) &&
+		!q.dec.CyclesPending() && s.a.Takes(q.pid, q.tid)
+}
+
+// aggs returns the aggregation q's walk counts into: the Handler's, or
+// for a chunk decoded ahead the chunk's (nil: none, the chunk makes runs).
+func (q *ptQueue) aggs() *aggState {
+	if j := q.job; j != nil {
+		return j.aggs
+	}
+	return q.pt.agg
 }
 
 // aggWalk is the state of one walkAgg that its slow paths share.
@@ -268,7 +278,7 @@ func (w *aggWalk) lookup(from int32, fromIP, ip uint64, e *runEntry) int32 {
 func (w *bulkWalker) walkAgg(b *ptperf.BulkWalk) {
 	q := w.q
 	p := q.pt
-	s := p.agg
+	s := q.aggs()
 	s.setEpoch(w.bms, w.bgen)
 	aw := aggWalk{s: s, q: q, tm: p.perfTime(q.timestamp), lo: w.lo, span: w.span}
 	ip := b.IP

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/perfpt/perfpt/convert/machine"
+	"github.com/perfpt/perfpt/convert/ptagg"
 	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/session/ptperf"
 	"github.com/perfpt/perfpt/convert/symbol"
@@ -243,6 +244,12 @@ type job struct {
 	bufs    []*runBuf
 	lead    []leadLog
 	batchAt int // batches up to here are in a recBatches
+	// Handler.Agg in an untimed recording: the chunk's runs and walks
+	// are counted into agg (ptagg's NewChunk; aggs is its walk's part),
+	// which is merged into the Handler's where the job is taken
+	// (ptagg.Agg.Merge), instead of being kept as batches.
+	agg     *ptagg.Agg
+	aggs    *aggState
 	errs    []sample.ErrorLine
 	ro      machine.ROCache
 	startOK bool
@@ -621,7 +628,7 @@ func (p *ptState) startRuns(q *ptQueue, j *job) {
 			q.flushPend(l.to, l.flags)
 		}
 	}
-	if (len(j.batches) > 0 || j.jq.rq.n > 0) && q.rq.n > 0 {
+	if (len(j.batches) > 0 || j.jq.rq.n > 0 || j.agg != nil) && q.rq.n > 0 {
 		q.newRunBatch()
 	}
 }
@@ -701,17 +708,25 @@ func (p *ptState) parRun(q *ptQueue, ts *uint64) bool {
 				<-j.ready
 			}
 			if ok && !j.tainted && (pq.first || pq.liveOK && j.startOK && pq.liveEnd == j.start && !parRedo(j.c.pos)) {
-				pq.first = false
 				// Samples replayed before the job's first state
 				// with a new timestamp have the live decoder's
 				// (equal to the job's start: it is in the Snap).
 				q.setTimestamp(pq.live.timestamp)
-				pq.cur, pq.idx, pq.batchIdx, pq.half, pq.emitted = j, 0, 0, false, 0
 				if p.flow {
 					p.startRuns(q, j)
 				}
-				p.parStats[0]++
-				continue
+				// The chunk's counts follow the runs before it.
+				// Where they cannot be merged, the live decoder
+				// decodes the chunk (it resolves no run that
+				// startRuns resolved: the job's decoder saw the
+				// same).
+				if j.agg == nil || p.h.Agg.Merge(j.agg) {
+					pq.first = false
+					pq.cur, pq.idx, pq.batchIdx, pq.half, pq.emitted = j, 0, 0, false, 0
+					p.parStats[0]++
+					continue
+				}
+				p.aggRefused++
 			}
 			if ok {
 				// A first chunk redone is decoded by q itself, from
@@ -775,6 +790,7 @@ func (p *ptState) release(j *job) {
 		jq.rq.buf = nil
 	}
 	j.recs, j.errs, j.batches, j.bufs, j.lead = nil, nil, nil, nil, nil
+	j.agg, j.aggs = nil, nil
 	if j.seg != nil {
 		j.seg.Reset()
 		select {
@@ -874,7 +890,7 @@ func (p *ptState) stopWorkers() {
 	p.workers.Wait()
 	p.todo = nil
 	if parDebug {
-		fmt.Fprintf(os.Stderr, "session: %d chunks taken, %d redone\n", p.parStats[0], p.parStats[1])
+		fmt.Fprintf(os.Stderr, "session: %d chunks taken, %d redone (%d merges refused)\n", p.parStats[0], p.parStats[1], p.aggRefused)
 	}
 }
 
@@ -907,6 +923,9 @@ func (p *ptState) runJob(j *job) {
 	if j.seg != nil {
 		j.segLen = j.seg.Len()
 	}
+	if j.aggs != nil {
+		j.aggs.flush()
+	}
 	j.markBatches()
 }
 
@@ -932,6 +951,10 @@ func (p *ptState) newJob(q, id *ptQueue, c chunk, recs []rec) *job {
 		jq.virt = p.workH.Runs != nil && !p.workH.LeanRuns
 	}
 	jq.own = q
+	if a := p.workH.Agg; a != nil && !aggOff && id.qtid != -1 && id.thread != nil && a.Takes(id.pid, id.tid) {
+		j.agg = a.NewChunk(id.thread)
+		j.aggs = &aggState{a: j.agg}
+	}
 	jq.dec = p.newDecoder(jq)
 	j.jq = jq
 	if p.workH.Fork != nil {

@@ -179,7 +179,9 @@ func (q *ptQueue) newRunBatch() {
 	}
 	if rq.n > 0 {
 		b.Runs, b.Marks = bf.runs[:rq.n], bf.marks[:rq.nm]
-		if j != nil {
+		if j != nil && j.agg != nil {
+			j.agg.Runs(b) // counted into the chunk's (pt_par.go)
+		} else if j != nil {
 			// A chunk decoded ahead keeps its batches for the
 			// replay (pt_par.go).
 			j.batches, j.bufs = append(j.batches, *b), append(j.bufs, bf)
