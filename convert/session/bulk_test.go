@@ -206,12 +206,19 @@ func FuzzBulkSameRuns(f *testing.F) {
 			}
 		}
 		// pprof's aggregation: counted by the decoder (edge.go) and by
-		// Agg.Runs.
+		// Agg.Runs; and in parallel chunks of 300 bytes, by each chunk
+		// into its own Agg merged in order (ptagg's Merge).
 		var want, got []byte
-		withAgg(false, func() { want = fuzzAgg(t, path, rec.symfs) })
-		withAgg(true, func() { got = fuzzAgg(t, path, rec.symfs) })
+		withAgg(false, func() { want = fuzzAgg(t, path, rec.symfs, 1) })
+		withAgg(true, func() { got = fuzzAgg(t, path, rec.symfs, 1) })
 		if !bytes.Equal(got, want) {
 			t.Fatalf("the counts of the decoder differ from Agg.Runs'%s", firstDiff(got, want))
+		}
+		defer func(n, m int) { chunkBytes, aggChunkBytes = n, m }(chunkBytes, aggChunkBytes)
+		chunkBytes, aggChunkBytes = 300, 300
+		withAgg(true, func() { got = fuzzAgg(t, path, rec.symfs, 2) })
+		if !bytes.Equal(got, want) {
+			t.Fatalf("-j 2: the counts of the chunks differ from Agg.Runs'%s", firstDiff(got, want))
 		}
 	})
 }
@@ -246,12 +253,12 @@ func fuzzRuns(t *testing.T, path, symfs string, lean bool) ([]byte, uint64) {
 
 // fuzzAgg is aggText of a recording whose code is in symfs; a recording
 // the session refuses gives its error.
-func fuzzAgg(t *testing.T, path, symfs string) []byte {
+func fuzzAgg(t *testing.T, path, symfs string, workers int) []byte {
 	it, err := sample.ParseItrace("e")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Open(path, Options{Itrace: it, BuildIDDir: "-", Symfs: symfs, Kallsyms: "/dev/null", Workers: 1})
+	s, err := Open(path, Options{Itrace: it, BuildIDDir: "-", Symfs: symfs, Kallsyms: "/dev/null", Workers: workers})
 	if err != nil {
 		return []byte(err.Error())
 	}

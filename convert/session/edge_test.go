@@ -56,8 +56,14 @@ func aggText(t *testing.T, s *Session, o ptagg.Options) ([]byte, uint64) {
 	if s.pt != nil && s.pt.agg != nil {
 		walked = s.pt.agg.walked
 	}
+	if s.pt != nil {
+		aggMerged += s.pt.aggMerged
+	}
 	return append(errs.Bytes(), strings.Join(lines, "\n")...), walked
 }
+
+// aggMerged counts the chunks aggText's decodes merged (ptagg.Agg.Merge).
+var aggMerged int
 
 // sameWithAgg checks that the Agg holds the same records, counts, call
 // stacks, times and cycles when the decoder counts the blocks it walks
@@ -80,6 +86,18 @@ func sameWithAgg(t *testing.T, data string, o ptagg.Options, workers ...int) uin
 		if !bytes.Equal(got, want) {
 			t.Fatalf("%s -j %d: the counts of the decoder differ from Agg.Runs'%s", filepath.Base(data), j, firstDiff(got, want))
 		}
+		if j > 1 {
+			// Every other chunk's merge refused: those chunks are
+			// decoded in sequence.
+			n := 0
+			defer func(f func(uint64) bool) { parAggRefuse = f }(parAggRefuse)
+			parAggRefuse = func(uint64) bool { n++; return n%2 == 0 }
+			withAgg(true, func() { got, _ = aggText(t, openItrace(t, data, "e", so), o) })
+			parAggRefuse = func(uint64) bool { return false }
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%s -j %d, merges refused: the counts differ from Agg.Runs'%s", filepath.Base(data), j, firstDiff(got, want))
+			}
+		}
 		total += walked
 	}
 	return total
@@ -89,7 +107,13 @@ func sameWithAgg(t *testing.T, data string, o ptagg.Options, workers ...int) uin
 // against Agg.Runs on the PT recordings of testdata and on the test
 // programs recorded with every timing and return-compression setting, per
 // thread and per CPU, whole and damaged; and that it counted something.
+// In parallel (chunks of 300 bytes, -j 2 and 4), the chunks' own counting
+// merged in order (pt_par.go, ptagg's Merge), and with merges refused,
+// against the chunks' runs handed to Agg.Runs.
 func TestAggSameCounts(t *testing.T) {
+	defer func(n, m int) { chunkBytes, aggChunkBytes = n, m }(chunkBytes, aggChunkBytes)
+	chunkBytes, aggChunkBytes = 300, 300
+	aggMerged = 0
 	var walked uint64
 	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "*", "*.data"))
 	for _, f := range files {
@@ -97,7 +121,7 @@ func TestAggSameCounts(t *testing.T) {
 			continue
 		}
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			n := sameWithAgg(t, f, ptagg.Options{}, 1, 2)
+			n := sameWithAgg(t, f, ptagg.Options{}, 1, 2, 4)
 			t.Logf("%d instructions counted by the decoder", n)
 			walked += n
 		})
@@ -116,13 +140,13 @@ func TestAggSameCounts(t *testing.T) {
 		for _, c := range cfgs {
 			t.Run(prog+"/"+c.name, func(t *testing.T) {
 				data := recordPTOpt(t, prog, c.wo)
-				n := sameWithAgg(t, data, ptagg.Options{}, 1, 2)
+				n := sameWithAgg(t, data, ptagg.Options{}, 1, 2, 4)
 				if n == 0 {
 					t.Errorf("the decoder counted nothing itself")
 				}
 				walked += n
-				walked += sameWithAgg(t, corruptAux(t, data, 0x55, 8, 0.4), ptagg.Options{}, 1)
-				walked += sameWithAgg(t, corruptAux(t, data, 0x00, 3, 0.7), ptagg.Options{}, 1)
+				walked += sameWithAgg(t, corruptAux(t, data, 0x55, 8, 0.4), ptagg.Options{}, 1, 2)
+				walked += sameWithAgg(t, corruptAux(t, data, 0x00, 3, 0.7), ptagg.Options{}, 1, 2)
 				if prog == "threads-dyn-O2" {
 					// A thread filter: the other threads' code is passed over.
 					sameWithAgg(t, data, ptagg.Options{TIDs: map[int32]bool{}}, 1)
@@ -130,7 +154,10 @@ func TestAggSameCounts(t *testing.T) {
 			})
 		}
 	}
-	t.Logf("%d instructions counted by the decoder", walked)
+	t.Logf("%d instructions counted by the decoder, %d chunks merged", walked, aggMerged)
+	if aggMerged == 0 {
+		t.Errorf("no chunk's counts were merged")
+	}
 }
 
 // TestAggInnerWalk compares aggInnerWalk (assembly on amd64) with walkGo,

@@ -265,7 +265,7 @@ type ptState struct {
 	workFlow                                 bool    // flow as parallel decoding started
 	freeRunBufs                              chan *runBuf
 	parStats                                 [2]int
-	aggRefused                               int // chunks whose Agg Merge refused (pt_par.go)
+	aggMerged, aggRefused                    int // chunks whose Agg was merged, refused (pt_par.go)
 	todo                                     chan *job
 	freeRecs                                 chan []rec
 	freeSegs                                 chan Segment

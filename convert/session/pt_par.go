@@ -41,13 +41,20 @@ import (
 // is processed until the queues are done; workers resolve addresses
 // without the maps' lookup caches).
 
-// chunkBytes is the target size of a chunk of trace.
-var chunkBytes = 8 << 10
+// chunkBytes is the target size of a chunk of trace; aggChunkBytes that
+// of a chunk counted into an Agg of its own (job.agg), which starts with
+// cold tables (its records, links and call tree) and is merged at a cost:
+// larger chunks pay that less often.
+var chunkBytes, aggChunkBytes = 8 << 10, 64 << 10
 
 var parDebug = os.Getenv("PERFPT_PARDEBUG") != ""
 
-// parRedo lets tests drop chunks that would be taken.
-var parRedo = func(pos uint64) bool { return false }
+// parRedo lets tests drop chunks that would be taken; parAggRefuse
+// lets them refuse the merge of a chunk's Agg (ptagg.Agg.Merge).
+var (
+	parRedo      = func(pos uint64) bool { return false }
+	parAggRefuse = func(pos uint64) bool { return false }
+)
 
 // parWorkers returns the number of decode workers.
 func (p *ptState) parWorkers() int { return p.s.decodeWorkers(p.h) }
@@ -720,7 +727,10 @@ func (p *ptState) parRun(q *ptQueue, ts *uint64) bool {
 				// decodes the chunk (it resolves no run that
 				// startRuns resolved: the job's decoder saw the
 				// same).
-				if j.agg == nil || p.h.Agg.Merge(j.agg) {
+				if j.agg == nil || !parAggRefuse(j.c.pos) && p.h.Agg.Merge(j.agg) {
+					if j.agg != nil {
+						p.aggMerged++
+					}
 					pq.first = false
 					pq.cur, pq.idx, pq.batchIdx, pq.half, pq.emitted = j, 0, 0, false, 0
 					p.parStats[0]++
@@ -806,12 +816,16 @@ func (p *ptState) release(j *job) {
 // the Run goroutine up to the first chunk start).
 func (p *ptState) startPar(q *ptQueue, fresh bool) {
 	p.startWorkers()
+	size := chunkBytes
+	if p.aggChunks(q) {
+		size = aggChunkBytes
+	}
 	pq := &parQueue{order: make(chan *job, p.parWorkers()+1), quit: make(chan struct{}), live: q, first: fresh}
 	q.par = pq
 	from := uint64(0)
 	if !fresh {
 		pq.seqStop = math.MaxUint64
-		q.chunks(q.dec.Pos(), false, func(c chunk) bool {
+		q.chunks(q.dec.Pos(), false, size, func(c chunk) bool {
 			pq.seqStop = c.end
 			return false
 		})
@@ -830,7 +844,7 @@ func (p *ptState) startPar(q *ptQueue, fresh bool) {
 	go func() {
 		defer p.producers.Done()
 		defer close(pq.order)
-		q.chunks(from, fresh, func(c chunk) bool {
+		q.chunks(from, fresh, size, func(c chunk) bool {
 			var recs []rec
 			select {
 			case recs = <-p.freeRecs:
@@ -940,6 +954,14 @@ func (q *ptQueue) traceNr() uint64 {
 	return 0
 }
 
+// aggChunks says whether the chunks of q decoded ahead count into Aggs of
+// their own (job.agg): for Handler.Agg, on a per-thread queue whose runs
+// it takes. (The workers' handler: after startWorkers.)
+func (p *ptState) aggChunks(q *ptQueue) bool {
+	a := p.workH.Agg
+	return a != nil && !aggOff && q.qtid != -1 && q.thread != nil && a.Takes(q.pid, q.tid)
+}
+
 // newJob prepares the decode of chunk c of q (whose identity is id).
 func (p *ptState) newJob(q, id *ptQueue, c chunk, recs []rec) *job {
 	j := &job{q: q, c: c, recs: recs[:0], ready: make(chan struct{})}
@@ -951,7 +973,8 @@ func (p *ptState) newJob(q, id *ptQueue, c chunk, recs []rec) *job {
 		jq.virt = p.workH.Runs != nil && !p.workH.LeanRuns
 	}
 	jq.own = q
-	if a := p.workH.Agg; a != nil && !aggOff && id.qtid != -1 && id.thread != nil && a.Takes(id.pid, id.tid) {
+	if p.aggChunks(id) {
+		a := p.workH.Agg
 		j.agg = a.NewChunk(id.thread)
 		j.aggs = &aggState{a: j.agg}
 	}
@@ -967,9 +990,9 @@ func (p *ptState) newJob(q, id *ptQueue, c chunk, recs []rec) *job {
 	return j
 }
 
-// chunks calls f with q's chunks in order from queue position from (from
-// the start when first), until f returns false.
-func (q *ptQueue) chunks(from uint64, first bool, f func(chunk) bool) {
+// chunks calls f with q's chunks of about size bytes in order from queue
+// position from (from the start when first), until f returns false.
+func (q *ptQueue) chunks(from uint64, first bool, size int, f func(chunk) bool) {
 	starts := make([]uint64, len(q.bufs))
 	var pos uint64
 	bi, off := 0, 0
@@ -986,7 +1009,7 @@ func (q *ptQueue) chunks(from uint64, first bool, f func(chunk) bool) {
 	}
 	next := func(bi, off int) (int, int, bool) {
 		if bi < len(q.bufs) {
-			if i := ptperf.NextPSB(q.bufs[bi].mapped, off+chunkBytes); i >= 0 {
+			if i := ptperf.NextPSB(q.bufs[bi].mapped, off+size); i >= 0 {
 				return bi, i, true
 			}
 		}
