@@ -24,12 +24,13 @@
 // (session.Block.Cycles). A block's branch, time and cycles go to its
 // last instruction; its instructions are spread over all of them.
 //
-// With Options.Workers > 1 (-j) the session decodes chunks of the trace
-// (cut at PSBs) on worker goroutines ahead of time and delivers their
-// runs in order, so the aggregation, and every call stack, is the one
-// decoder's, whatever the number of workers and wherever the chunks
-// begin: a call made in one chunk and returned from in another is
-// matched as in a sequential decode.
+// With Options.Workers > 1 (-j; the default is 1, the cheapest in CPU)
+// the session decodes chunks of the trace (cut at PSBs) on worker
+// goroutines ahead of time, each counted into an aggregation of its own
+// merged in order (or its runs delivered in order), so the aggregation,
+// and every call stack, is the one decoder's, whatever the number of
+// workers and wherever the chunks begin: a call made in one chunk and
+// returned from in another is matched as in a sequential decode.
 //
 // Call stacks from PT are rebuilt per thread from the call and return
 // flags of the decoded blocks (convert/ptagg says how: returns pop to the

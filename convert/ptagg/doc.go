@@ -27,4 +27,10 @@
 // assembly on amd64 (aggfast_amd64.s, where the compiler's version kept
 // its state in memory), checked against its Go version by TestFastRuns
 // and FuzzFastRuns.
+//
+// A chunk of trace decoded ahead, whose threads' call stacks at its start
+// are not known, is aggregated by an Agg of its own (Agg.NewChunk) and
+// added to the Agg of the runs before it by Agg.Merge (chunk.go says how,
+// and what Merge checks; TestChunkMerge compares it with the runs taken in
+// sequence).
 package ptagg

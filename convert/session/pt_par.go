@@ -36,6 +36,13 @@ import (
 // stacks, skips or Blocks). Everything else decodes sequentially, as do
 // queues whose thread is not known before decoding.
 //
+// For Handler.Agg, a chunk of a per-thread queue counts its runs and walks
+// into an Agg of its own (job.agg, ptagg's Agg.NewChunk), which is merged
+// into the Handler's where the job is taken, after the runs before the
+// chunk (ptagg.Agg.Merge); where Merge refuses (it cannot prove the
+// chunk's call stacks the sequential decode's), the chunk is decoded on
+// the Run goroutine as a chunk whose snapshot differs.
+//
 // Shared state while workers run: the DSOs' instruction caches (safe for
 // concurrent use), the thread's maps and the machine (read only: no record
 // is processed until the queues are done; workers resolve addresses

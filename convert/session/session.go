@@ -92,8 +92,9 @@ type Handler struct {
 	// walks into Agg itself instead of making runs of them (edge.go):
 	// the same counts, records and call stacks, at a fraction of the
 	// cost. The counts are complete when Run returns. Parallel chunks
-	// (explicit Options.Workers > 1 only: decodeWorkers) hand their
-	// runs to Agg.Runs.
+	// (explicit Options.Workers > 1 only: decodeWorkers) of per-thread
+	// queues count into Aggs of their own, merged in order (pt_par.go,
+	// ptagg.Agg.Merge); the others' hand their runs to Agg.Runs.
 	Agg *ptagg.Agg
 	// LeanRuns makes Runs carry only Start, End, NInsn and the branch
 	// kind of the last instruction in Flags: no To, RunTaken,
@@ -620,11 +621,11 @@ func branchStack(in []perfdata.BranchEntry, out []sample.BranchEntry) []sample.B
 }
 
 // decodeWorkers returns the number of PT decode workers for h:
-// Options.Workers, else one per CPU, but one for Handler.Agg. The
-// decoder counts into an Agg itself only where it decodes in sequence
-// (edge.go); parallel chunks make runs for Agg.Runs, which costs 1.2-4.5x
-// the CPU of counting in the decoder, for a gain in wall time only where
-// a core is idle. So an Agg gets chunks only when -j asks for them.
+// Options.Workers, else one per CPU, but one for Handler.Agg. Chunks
+// decoded ahead count into Aggs of their own that start cold and are
+// merged (pt_par.go): 1.1-1.6x the CPU of the decode in sequence on the
+// benchmark traces, for a gain in wall time only where a core is idle. So
+// an Agg gets chunks only when -j asks for them.
 func (s *Session) decodeWorkers(h Handler) int {
 	w := s.opts.Workers
 	switch {
