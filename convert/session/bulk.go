@@ -21,9 +21,11 @@ import (
 //
 // It runs only where skipping the decoder's intermediate states is not
 // seen: the sequential decode or a parallel chunk's (not a copy that took
-// over a parallel decode), no samples or
-// thread stacks (Handler.Runs alone, or nothing but errors as with
-// --itrace=e), no time filter, and a queue whose time the skipped states
+// over a parallel decode), no samples that need every branch state and no
+// thread stacks (Handler.Runs alone, or errors, ptwrite, transactions,
+// psb, cbr and power events, --itrace=ewxp as the timeline asks: those
+// come from states the decoder returns anyway; ptperf's walkBulk passes
+// no state with a CBR change), no time filter, and a queue whose time the skipped states
 // would not change and that would not yield to other records there
 // (bulkOK). TestBulkSameRuns checks the runs against the step-by-step
 // walk on every recording of testdata; FuzzBulkSameRuns on damaged ones.
@@ -35,7 +37,7 @@ var bulkOff, aggOff bool
 // bulkOK reports whether the decoders may walk in bulk at all (they get a
 // BulkWalker only then; the conditions that can change during a decode
 // are WalkBulk's).
-func (p *ptState) bulkOK() bool { return !bulkOff && !p.synth }
+func (p *ptState) bulkOK() bool { return !bulkOff && !p.everyState }
 
 // bulkWalker is the queueWalker of a decoder that may walk in bulk. It
 // keeps the map of its last bulk walk: the next one, nearly always in the
@@ -258,7 +260,7 @@ func (p *ptState) walkerFor(q *ptQueue) ptperf.Walker {
 func (q *ptQueue) startBulk(limit uint64) {
 	p := q.pt
 	q.bulkLimit, q.bulkFlow = limit, p.flow
-	q.bulkSeq = !p.synth && !q.syncSwitch && q.par == nil && q.job == nil && q.own == nil && !q.virt && q.selTimestamp == 0 &&
+	q.bulkSeq = !p.everyState && !q.syncSwitch && q.par == nil && q.job == nil && q.own == nil && !q.virt && q.selTimestamp == 0 &&
 		(p.h.Runs != nil) == p.flow
 }
 
@@ -270,7 +272,7 @@ func (q *ptQueue) startBulk(limit uint64) {
 func (q *ptQueue) startBulkJob() {
 	p := q.pt
 	q.bulkLimit, q.bulkFlow = math.MaxUint64, p.workFlow
-	q.bulkSeq = !bulkOff && !p.synth && q.job != nil && q.selTimestamp == 0 && (p.workH.Runs != nil) == p.workFlow
+	q.bulkSeq = !bulkOff && !p.everyState && q.job != nil && q.selTimestamp == 0 && (p.workH.Runs != nil) == p.workFlow
 }
 
 func (q *ptQueue) endBulk() { q.bulkSeq = false }

@@ -97,14 +97,20 @@ func decodeRunsBulk(t *testing.T, data string, workers int, lean bool) ([]byte, 
 		Error:    func(e *sample.ErrorLine) { printError(&out, e) },
 		Runs:     runsText(&out),
 	}
+	n := runBulk(t, s, h) // (before out is read)
+	return out.Bytes(), n
+}
+
+// runBulk runs s with h and returns the instructions walked in bulk.
+func runBulk(t *testing.T, s *Session, h Handler) uint64 {
+	t.Helper()
 	if err := s.Run(h); err != nil {
 		t.Fatal(err)
 	}
-	var n uint64
-	if s.pt != nil {
-		n = s.pt.bulkInsns.Load()
+	if s.pt == nil {
+		return 0
 	}
-	return out.Bytes(), n
+	return s.pt.bulkInsns.Load()
 }
 
 // runsText is a Handler.Runs that prints every run as decodeRuns does.
@@ -314,4 +320,98 @@ func bareErrors(t *testing.T, data string, workers int) ([]byte, [2]int) {
 		st = s.pt.parStats
 	}
 	return out.Bytes(), st
+}
+
+// TestBulkSameEvents checks that the events a timeline asks for besides
+// the flow (--itrace=ewxp: errors, ptwrite, transactions, psb, cbr and
+// power events), which no longer keep the edge-graph path off, come
+// exactly as from the step-by-step walk, in the same places among the
+// runs (Handler.RunStarts, as the timeline reads them): on the PT
+// recordings of testdata (ptwtsx's PTWRITE and TSX ones among them) and
+// on test programs recorded with MTC, CYC and per CPU, whole and damaged.
+func TestBulkSameEvents(t *testing.T) {
+	kinds := map[string]int{}
+	same := func(t *testing.T, data, symfs string, workers ...int) {
+		t.Helper()
+		for _, j := range workers {
+			var want, got []byte
+			var walked uint64
+			withBulk(false, func() { want, _ = decodeEvents(t, data, symfs, j) })
+			withBulk(true, func() { got, walked = decodeEvents(t, data, symfs, j) })
+			bulkWalked += walked
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%s -j %d: the edge-graph path differs%s", filepath.Base(data), j, firstDiff(got, want))
+			}
+			for _, k := range []string{"ptwrite", "transactions", "psb", "cbr"} {
+				kinds[k] += bytes.Count(got, []byte("sample "+k+" "))
+			}
+		}
+	}
+	defer func() {
+		t.Logf("samples compared: %v", kinds)
+		for k, n := range kinds {
+			if n == 0 {
+				t.Errorf("no %s sample was compared", k)
+			}
+		}
+	}()
+	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "*", "*.data"))
+	for _, f := range files {
+		if !hasAux(t, f) {
+			continue
+		}
+		symfs := filepath.Join(filepath.Dir(f), "symfs")
+		if _, err := os.Stat(symfs); err != nil {
+			symfs = ""
+		}
+		t.Run(filepath.Base(f), func(t *testing.T) { same(t, f, symfs, 1, 2) })
+	}
+	cfgs := []struct {
+		name string
+		wo   record.WriteOptions
+	}{
+		{"untimed", record.WriteOptions{PT: synth.Config{PSBPeriod: 512}}},
+		{"mtc", record.WriteOptions{PT: synth.Config{TSC: true, MTC: true, MTCPeriod: 3}}},
+		{"cyc", record.WriteOptions{PT: synth.Config{TSC: true, MTC: true, CYC: true}}},
+		{"cpus", record.WriteOptions{PT: synth.Config{TSC: true, MTC: true}, PerCPU: true, CPUs: 3, Quantum: 40}},
+	}
+	bulkWalked = 0
+	for _, prog := range []string{"mix-dyn-O2", "threads-dyn-O2"} {
+		for _, c := range cfgs {
+			t.Run(prog+"/"+c.name, func(t *testing.T) {
+				data := recordPTOpt(t, prog, c.wo)
+				same(t, data, "", 1, 2)
+				same(t, corruptAux(t, data, 0x55, 8, 0.4), "", 1)
+				same(t, corruptAux(t, data, 0x00, 3, 0.7), "", 1)
+			})
+		}
+	}
+	if bulkWalked == 0 {
+		t.Error("the edge-graph path walked nothing with --itrace=ewxp")
+	}
+}
+
+// decodeEvents decodes data with --itrace=ewxp as the timeline does
+// (runs with their trace starts, errors and the synthesised samples in
+// the order they come) and returns them as text, with the instructions
+// walked in bulk.
+func decodeEvents(t *testing.T, data, symfs string, workers int) ([]byte, uint64) {
+	t.Helper()
+	s := openItrace(t, data, "ewxp", Options{Workers: workers, Symfs: symfs})
+	var out bytes.Buffer
+	h := Handler{
+		RunStarts: true,
+		Error:     func(e *sample.ErrorLine) { printError(&out, e) },
+		Runs:      runsText(&out),
+		Sample: func(smp *sample.Sample) {
+			name := ""
+			if smp.Ev != nil {
+				name = smp.Ev.Name
+			}
+			fmt.Fprintf(&out, "sample %s %d/%d %d %d %x %x %#x %+v\n", name, smp.PID, smp.TID, smp.CPU, smp.Time,
+				smp.IP, smp.Addr, smp.Flags, smp.Synth)
+		},
+	}
+	n := runBulk(t, s, h) // (before out is read)
+	return out.Bytes(), n
 }

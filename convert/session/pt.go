@@ -248,7 +248,14 @@ type ptState struct {
 	// synth: some state makes a sample or feeds a thread stack (psb/cbr,
 	// instructions, branches, x, w, g/l); without it sample has nothing
 	// to do.
-	synth      bool
+	synth bool
+	// everyState: the synthesised samples or thread stacks need every
+	// branch state (instructions, branches, g/l); the others (psb/cbr,
+	// power events, x, w) come from states the decoder returns even when
+	// it walks in bulk (at PSB, CBR, PWRE, MODE.TSX, PTW and their FUPs;
+	// ptperf.walkBulk passes nothing with a CBR change pending or in a
+	// transaction), so they leave the edge-graph path open.
+	everyState bool
 	bulkInsns  atomic.Uint64 // instructions walked in bulk (bulk.go; for the tests)
 	agg        *aggState     // Handler.Agg's (edge.go)
 	timeRanges []tscRange    // --time in TSC (intel_pt_setup_time_ranges)
@@ -363,7 +370,8 @@ func (s *Session) startPT(r *perfdata.RecordAuxtraceInfo) error {
 	if err := p.synthEvents(); err != nil {
 		return err
 	}
-	p.synth = p.psbEv != nil || p.instructionsEv != nil || p.branchesEv != nil || p.xw || p.useThreadStack
+	p.everyState = p.instructionsEv != nil || p.branchesEv != nil || p.useThreadStack
+	p.synth = p.everyState || p.psbEv != nil || p.xw
 	if s.f.Pipe && s.opts.Warn != nil {
 		// intel_pt_process_auxtrace_info; in a pipe, AUX samples'
 		// data is not queued either (auxtrace_queue_data).
