@@ -154,7 +154,7 @@ func (w *bulkWalker) WalkBulk(b *ptperf.BulkWalk) {
 				q.resolveRun(ip, 0)
 			}
 			if q.runFits() {
-				q.appendRun(ip, from, e.cnt, e.flags, uint64(in.Length), true)
+				q.appendPend(ip, from, e.cnt, e.flags, uint64(in.Length))
 			} else {
 				q.emitBlock(ip, from, e.cnt, in, true)
 			}

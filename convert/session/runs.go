@@ -139,6 +139,21 @@ func (q *ptQueue) appendRun(start, last, n uint64, flags uint16, length uint64, 
 	return r
 }
 
+// appendPend is appendRun for a run that waits for its successor, small
+// enough to inline in the bulk walk's loop.
+func (q *ptQueue) appendPend(start, last, n uint64, flags uint16, length uint64) {
+	rq := &q.rq
+	i := rq.n
+	rq.n = i + 1
+	r := &rq.buf.runs[i&(blockBatch-1)]
+	r.Start, r.End, r.NInsn, r.Mark, r.Flags, r.To = start, last, uint32(n), 0, flags, 0
+	if !rq.lean {
+		rq.pendIdx, rq.pendFT = i, last+length
+		q.pend.End = last
+		q.hasPend = true
+	}
+}
+
 // runFlags returns the Run.Flags of a run whose last instruction is in.
 func runFlags(in *ptperf.Insn) uint16 {
 	if in.Branch != ptperf.BrNone && in.Length != 0 {
