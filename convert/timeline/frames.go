@@ -33,7 +33,18 @@ type fnCache struct {
 	gen     uint64
 	m       map[uint64]*fnInfo
 	dropped bool // by an exec: the threads that kept it look again
+	// recent holds the last fnInfo looked up at each address hash, in
+	// front of m (a call's target is mostly one of a few).
+	recent [fnRecent]fnEntry
 }
+
+type fnEntry struct {
+	addr uint64
+	fi   *fnInfo
+}
+
+// fnRecent is the size of fnCache.recent (a power of 2).
+const fnRecent = 256
 
 // fnAt returns the function at addr in t's address space.
 func (c *converter) fnAt(t *thread, addr uint64) *fnInfo {
@@ -52,11 +63,16 @@ func (c *converter) fnAt(t *thread, addr uint64) *fnInfo {
 		}
 		t.mth, t.fc = th, fc
 	}
-	if fi := fc.m[addr]; fi != nil {
-		return fi
+	e := &fc.recent[(addr^addr>>8)&(fnRecent-1)]
+	if e.fi != nil && e.addr == addr {
+		return e.fi
 	}
-	fi := c.resolve(th, addr)
-	fc.m[addr] = fi
+	fi := fc.m[addr]
+	if fi == nil {
+		fi = c.resolve(th, addr)
+		fc.m[addr] = fi
+	}
+	e.addr, e.fi = addr, fi
 	return fi
 }
 
