@@ -146,7 +146,13 @@ func (c *clock) push(o *op, out *output) {
 		c.resolve(nil, out)
 		return
 	}
-	if len(c.q) >= maxPending {
+	c.queued(out)
+}
+
+// queued is push's end for an untimed op that is not a point, just
+// queued.
+func (c *clock) queued(out *output) {
+	if c.timeless || len(c.q) >= maxPending {
 		c.resolve(nil, out)
 	}
 }

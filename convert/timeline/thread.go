@@ -88,12 +88,18 @@ func (t *thread) push(o op) {
 	t.clk.push(&o, &t.out)
 }
 
+// begin and end queue their op in place (push's path for an untimed op
+// that is not a point).
 func (t *thread) begin(cat Str, fi *fnInfo) {
-	t.push(op{kind: opBegin, cat: cat, name: fi.name, info: fi, pos: t.cum, depth: int32(len(t.stack))})
+	c := &t.clk
+	c.q = append(c.q, op{kind: opBegin, cat: cat, name: fi.name, info: fi, pos: t.cum, depth: int32(len(t.stack))})
+	c.queued(&t.out)
 }
 
 func (t *thread) end(cat, name Str) {
-	t.push(op{kind: opEnd, cat: cat, name: name, pos: t.cum})
+	c := &t.clk
+	c.q = append(c.q, op{kind: opEnd, cat: cat, name: name, pos: t.cum})
+	c.queued(&t.out)
 }
 
 // pop ends the top frame.
