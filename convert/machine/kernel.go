@@ -22,13 +22,14 @@ const hostKallsyms = "/proc/kallsyms"
 // hostKallsymsCache says where the running kernel's symbols are cached
 // between runs (symbol.LoadHostKallsyms): perfpt's directory in the
 // user's cache directory ($XDG_CACHE_HOME, else ~/.cache), none when
-// there is no such directory.
-func hostKallsymsCache() *symbol.KallsymsCache {
-	dir, err := os.UserCacheDir()
-	if err != nil || dir == "" {
-		return nil
+// there is no such directory; and, for a cold cache, the copy of kallsyms
+// that perf record saved in the build-id cache perf would look in.
+func (m *Machine) hostKallsymsCache() *symbol.KallsymsCache {
+	c := &symbol.KallsymsCache{Notes: hostNotes, BootID: hostBootID, PerfCopy: m.symOpts.KallsymsCacheFile}
+	if dir, err := os.UserCacheDir(); err == nil && dir != "" {
+		c.Dir = filepath.Join(dir, "perfpt")
 	}
-	return &symbol.KallsymsCache{Dir: filepath.Join(dir, "perfpt"), Notes: hostNotes, BootID: hostBootID}
+	return c
 }
 
 // kernelSymbolsPath mirrors the kallsyms part of dso__load_kernel_sym and

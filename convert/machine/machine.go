@@ -456,7 +456,7 @@ func (m *Machine) kallsyms() *symbol.KernelSymbols {
 		var ks *symbol.KernelSymbols
 		var err error
 		if path == hostKallsyms {
-			ks, err = symbol.LoadHostKallsyms(path, hostKallsymsCache())
+			ks, err = symbol.LoadHostKallsyms(path, m.hostKallsymsCache())
 		} else {
 			ks, err = symbol.LoadKallsyms(path)
 		}

@@ -157,3 +157,68 @@ func FuzzKallsymsCache(f *testing.F) {
 		}
 	})
 }
+
+// TestKallsymsPerfCopy: with a cold cache, the core kernel's symbols come
+// from the kallsyms perf record copied into its build-id cache when the
+// copy starts with proc's first page, and answer every lookup as proc's
+// parse does; the modules are read from proc, as they are now (the copy's
+// are stale). A copy with another first page (another KASLR offset, or
+// addresses hidden) is not used.
+func TestKallsymsPerfCopy(t *testing.T) {
+	dir := t.TempDir()
+	proc := filepath.Join(dir, "kallsyms")
+	core := "ffffffff81000000 T _stext\nffffffff81000000 T _text\nffffffff81000010 t a\nffffffff81000040 T b\nffffffff81000040 W b_alias\n" +
+		"ffffffff81000100 D data\n"
+	now := core + "ffffffffc0000000 t m1\t[mod]\nffffffffc0000100 t m2\t[mod]\n"
+	then := core + "ffffffffc0000000 t old\t[gone]\n"
+	if err := os.WriteFile(proc, []byte(now), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	copyFile := filepath.Join(dir, "copy")
+	if err := os.WriteFile(copyFile, []byte(then), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	id := []byte("0123456789abcdefghij")
+	asked := 0
+	c := &KallsymsCache{Notes: filepath.Join(dir, "notes"), BootID: filepath.Join(dir, "boot_id"),
+		PerfCopy: func(b []byte) string {
+			asked++
+			if string(b) != string(id) {
+				t.Fatalf("copy asked for build id %x, want %x", b, id)
+			}
+			return copyFile
+		}}
+	writeNotes(t, c.Notes, id)
+	os.WriteFile(c.BootID, []byte("boot-1\n"), 0o644)
+	want, err := ParseKallsyms(strings.NewReader(now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks, err := LoadHostKallsyms(proc, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asked != 1 {
+		t.Fatalf("copy asked for %d times, want 1", asked)
+	}
+	sameLookups(t, "from the copy", ks.Kernel, want.Kernel)
+	if ks.Text != want.Text || ks.Stext != want.Stext {
+		t.Fatalf("_text %#x _stext %#x, want %#x %#x", ks.Text, ks.Stext, want.Text, want.Stext)
+	}
+	if ks.Module("gone") != nil {
+		t.Fatal("a module of the copy's time is listed")
+	}
+	sameLookups(t, "module from proc", ks.Module("mod"), want.Modules["mod"])
+
+	// A copy from a boot with _text elsewhere: proc is parsed.
+	moved := strings.ReplaceAll(then, "ffffffff81", "ffffffff82")
+	os.WriteFile(copyFile, []byte(moved), 0o644)
+	ks, err = LoadHostKallsyms(proc, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameLookups(t, "proc after a moved copy", ks.Kernel, want.Kernel)
+	if len(ks.Modules) == 0 {
+		t.Fatal("proc's modules not parsed with the core")
+	}
+}

@@ -34,15 +34,22 @@ func (p *packedSyms) symbol(i int32) Symbol {
 	}
 }
 
-// packSymbols packs syms, whose names must be shorter than 64 KiB; it
-// reports false when one is not.
+// packSymbols packs syms, whose names must be shorter than 64 KiB (and
+// 4 GiB in all); it reports false when one is not. Both slices are sized
+// ahead: the names of the running kernel's 120,000 symbols are 2.5 MB.
 func packSymbols(syms []Symbol) (recs, names []byte, ok bool) {
-	recs = make([]byte, len(syms)*packedRecSize)
+	nameLen := 0
 	for i := range syms {
 		s := &syms[i]
-		if len(s.Name) > 0xffff || len(names) > 0xffffffff-len(s.Name) || s.Bind > 0xff || s.Type > 0xff {
+		if len(s.Name) > 0xffff || nameLen > 0xffffffff-len(s.Name) || s.Bind > 0xff || s.Type > 0xff {
 			return nil, nil, false
 		}
+		nameLen += len(s.Name)
+	}
+	recs = make([]byte, len(syms)*packedRecSize)
+	names = make([]byte, 0, nameLen)
+	for i := range syms {
+		s := &syms[i]
 		r := recs[i*packedRecSize:]
 		binary.LittleEndian.PutUint64(r, s.Start)
 		binary.LittleEndian.PutUint64(r[8:], s.End)
