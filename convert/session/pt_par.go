@@ -265,6 +265,7 @@ type job struct {
 	agg     *ptagg.Agg
 	aggs    *aggState
 	errs    []sample.ErrorLine
+	segErrs int // errors formatted into seg, counted where it is emitted
 	ro      machine.ROCache
 	startOK bool
 	// tainted: the decode walked code that cannot be read, whose errors
@@ -374,6 +375,7 @@ func (r *roResolver) Srcline(l *sample.Loc) string { return "" }
 func (j *job) addError(e sample.ErrorLine) {
 	if j.seg != nil {
 		j.seg.Error(&e)
+		j.segErrs++
 		return
 	}
 	if jq := j.jq; jq.pt.workFlow {
@@ -578,6 +580,7 @@ func (p *ptState) replay(q *ptQueue, pq *parQueue, j *job, ts *uint64) bool {
 		if j.segLen > pq.emitted {
 			j.seg.Emit(pq.emitted, j.segLen)
 		}
+		p.s.stats.AuxErrors[1] += j.segErrs // addError's type
 		pq.emitted = 0
 		return false
 	}
@@ -597,7 +600,7 @@ func (p *ptState) replay(q *ptQueue, pq *parQueue, j *job, ts *uint64) bool {
 		case recError:
 			if p.h.Error != nil {
 				p.flushBlocks()
-				p.h.Error(&j.errs[r.period])
+				p.s.deliverError(&p.h, &j.errs[r.period])
 			}
 		case recTime:
 			q.setTimestamp(r.addr)
@@ -807,6 +810,7 @@ func (p *ptState) release(j *job) {
 		jq.rq.buf = nil
 	}
 	j.recs, j.errs, j.batches, j.bufs, j.lead = nil, nil, nil, nil, nil
+	j.segErrs = 0
 	j.agg, j.aggs = nil, nil
 	if j.seg != nil {
 		j.seg.Reset()

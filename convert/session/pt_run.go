@@ -593,7 +593,7 @@ func (p *ptState) emitError(q *ptQueue, code int, cpu, pid, tid int32, ip, tm ui
 		return
 	}
 	p.flushBlocks()
-	p.h.Error(&sample.ErrorLine{Type: 1, Code: uint32(code), CPU: cpu, PID: pid, TID: tid, IP: ip,
+	p.s.deliverError(&p.h, &sample.ErrorLine{Type: 1, Code: uint32(code), CPU: cpu, PID: pid, TID: tid, IP: ip,
 		Time: tm, HasTime: true, Msg: ptperf.ErrMsg(code)})
 }
 

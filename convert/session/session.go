@@ -484,7 +484,7 @@ func (s *Session) Run(h Handler) error {
 		case *perfdata.RecordAuxtraceError:
 			if h.Error != nil {
 				s.flushBlocks()
-				h.Error(&sample.ErrorLine{Type: r.ErrType, Code: r.Code, CPU: r.ErrCPU, PID: r.ErrPID,
+				s.deliverError(&h, &sample.ErrorLine{Type: r.ErrType, Code: r.Code, CPU: r.ErrCPU, PID: r.ErrPID,
 					TID: r.ErrTID, IP: r.IP, Time: r.ErrTime, HasTime: r.Fmt != 0, Msg: r.Msg})
 			}
 		}

@@ -14,6 +14,19 @@ type Stats struct {
 	Samples     int    // SAMPLE records
 	LostSamples uint64 // samples the LOST_SAMPLES records say were lost
 	UnknownID   int    // values of PERF_SAMPLE_READ samples whose id no event has
+	// AuxErrors counts the AUXTRACE_ERROR events delivered to
+	// Handler.Error, recorded or synthesised, by type (0 and 1, as
+	// perf_session__auxtrace_error_inc counts nr_auxtrace_errors: types
+	// from PERF_AUXTRACE_ERROR_MAX on are not counted).
+	AuxErrors [2]int
+}
+
+// deliverError hands e to h.Error, counting it.
+func (s *Session) deliverError(h *Handler, e *sample.ErrorLine) {
+	if e.Type < uint32(len(s.stats.AuxErrors)) {
+		s.stats.AuxErrors[e.Type]++
+	}
+	h.Error(e)
 }
 
 // miscLostSamplesBPF marks LOST_SAMPLES records of BPF filters, which

@@ -591,7 +591,9 @@ func printHeader(w io.Writer, f *perfdata.File, path string, full bool) error {
 // warnAboutErrors prints perf's warnings about lost data at the end of a
 // run (perf_session__warn_about_errors): lost chunks, unless
 // --show-lost-events printed them, a sample drop rate above 5%, and the
-// values of PERF_SAMPLE_READ samples whose id no event has.
+// values of PERF_SAMPLE_READ samples whose id no event has, and the
+// AUXTRACE_ERROR events printed, by type (events_stats__auxtrace_error_warn:
+// "N instruction trace errors" for type 1, "unknown AUX" for type 0).
 func warnAboutErrors(w io.Writer, st session.Stats, lostShown bool) {
 	if !lostShown && st.Lost != 0 {
 		fmt.Fprintf(w, "Warning:\nProcessed %d events and lost %d chunks!\n\nCheck IO/CPU overload!\n\n", st.Events, st.Lost)
@@ -603,6 +605,16 @@ func warnAboutErrors(w io.Writer, st session.Stats, lostShown bool) {
 	}
 	if st.UnknownID != 0 {
 		fmt.Fprintf(w, "Warning:\n%d samples with id not present in the header\n", st.UnknownID)
+	}
+	for ty, n := range st.AuxErrors {
+		if n == 0 {
+			continue
+		}
+		name := "unknown AUX" // auxtrace_error_name
+		if ty == 1 {
+			name = "instruction trace"
+		}
+		fmt.Fprintf(w, "Warning:\n%d %s errors\n", n, name)
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -97,10 +99,14 @@ func configOf(t *testing.T, data string, args ...string) Config {
 // data and fails on any byte of difference.
 func compare(t *testing.T, data string, args ...string) {
 	t.Helper()
-	want, err := exec.Command("perf", append([]string{"script", "-i", data}, args...)...).Output()
+	cmd := exec.Command("perf", append([]string{"script", "-i", data}, args...)...)
+	var perfErr bytes.Buffer
+	cmd.Stderr = &perfErr
+	want, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("perf script %v: %v", args, err)
+		t.Fatalf("perf script %v: %v\n%s", args, err, perfErr.String())
 	}
+	wantWarn := sessionWarnings(perfErr.String())
 	cfg := configOf(t, data, args...)
 	for _, j := range workerCounts {
 		cfg.Workers = j
@@ -119,7 +125,30 @@ func compare(t *testing.T, data string, args ...string) {
 		} else if j == 1 {
 			t.Logf("perfpt script %v: %d bytes identical to perf script", args, len(want))
 		}
+		if gotWarn := sessionWarnings(stderr.String()); !slices.Equal(gotWarn, wantWarn) {
+			t.Errorf("perfpt script %v -j %d: stderr warnings %q, perf's %q", args, j, gotWarn, wantWarn)
+		}
 	}
+}
+
+// sessionWarning matches the lines of the warnings perf prints on stderr
+// at the end of a session (perf_session__warn_about_errors) that perfpt
+// prints too.
+var sessionWarning = regexp.MustCompile(`^(\d+ (instruction trace|unknown AUX) errors|Processed \d+ events and lost \d+ chunks!|Processed \d+ samples and lost .*|\d+ samples with id not present in the header)$`)
+
+// sessionWarnings returns stderr's session warnings, each with the line
+// before it (perf's "Warning:").
+func sessionWarnings(stderr string) []string {
+	lines := strings.Split(stderr, "\n")
+	var w []string
+	prev := ""
+	for _, l := range lines {
+		if sessionWarning.MatchString(l) {
+			w = append(w, prev+"\n"+l)
+		}
+		prev = l
+	}
+	return w
 }
 
 // recorded is a recording a test makes of testdata/prog.c with perf
