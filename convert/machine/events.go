@@ -292,6 +292,19 @@ func (r *Resolver) ResolveIn(kernel bool, addr uint64) sample.Loc {
 	return r.m.ResolveMode(r.t, kernel, addr)
 }
 
+// CodeMap returns the map whose DSO ReadCode reads addr's code from: in
+// the kernel's address space (KernelCodeMap) or the thread's; nil when
+// there is none.
+func (r *Resolver) CodeMap(kernel bool, addr uint64) *Map {
+	if kernel {
+		return r.m.KernelCodeMap(addr)
+	}
+	if r.t != nil {
+		return r.t.Maps.Find(addr)
+	}
+	return nil
+}
+
 // ReadCode mirrors the reading part of perf script's grab_bb: the map of
 // addr in the kernel's or the thread's address space (the kernel's code
 // where the PT decoder reads it, KernelCodeMap), and as many bytes as
@@ -299,12 +312,7 @@ func (r *Resolver) ResolveIn(kernel bool, addr uint64) sample.Loc {
 // bytes read (0 when there is no map or no code: perf's "cannot resolve"
 // and "cannot fetch code") and the DSO's dso->is_64_bit.
 func (r *Resolver) ReadCode(kernel bool, addr uint64, buf []byte) (int, bool) {
-	var mp *Map
-	if kernel {
-		mp = r.m.KernelCodeMap(addr)
-	} else if r.t != nil {
-		mp = r.t.Maps.Find(addr)
-	}
+	mp := r.CodeMap(kernel, addr)
 	if mp == nil || mp.DSO == nil {
 		return 0, true
 	}

@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/perfpt/perfpt/convert/machine"
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/session/ptperf"
 	"github.com/perfpt/perfpt/ptdecode/insn"
 )
@@ -147,6 +148,36 @@ func vdsoMapped(ms *machine.Maps) {
 		if !c.failed {
 			return
 		}
+		c.tried = true
+	}
+}
+
+// ScriptFetched mirrors what perf script does to the data status of the
+// DSO at a printed sample's IP: process_event (and the branch printer)
+// calls perf_sample__fprintf_insn for every sample, whatever the fields,
+// and its script_fetch_insn reads the code at the IP of a sample with no
+// instruction bytes (insn_len 0; the runner calls this only for a
+// recording of this machine's architecture, perf's native_arch) through
+// thread__memcpy: the map in the kernel's address space when
+// machine__kernel_ip says so, else the thread's. A DSO whose data cannot
+// be opened gets DSO_DATA_STATUS_ERROR there, so the next PT walk into it
+// is its last reported one (codeCache.silent). Seen on quipper's
+// perf.data.intel_pt-4.14: its cycles samples in the kernel come before
+// any walk, and perf reports the kernel's first failed walk only. Only a
+// recording with Intel PT data keeps code caches: otherwise nothing.
+func (s *Session) ScriptFetched(smp *sample.Sample) {
+	if s.pt == nil || smp.IP == 0 || smp.InsnLen != 0 {
+		return
+	}
+	r, ok := smp.Res.(*machine.Resolver)
+	if !ok {
+		return
+	}
+	mp := r.CodeMap(r.KernelIP(smp.IP), smp.IP)
+	if mp == nil || mp.DSO == nil {
+		return
+	}
+	if c := dsoCodeCache(mp.DSO); c.failed {
 		c.tried = true
 	}
 }

@@ -260,10 +260,14 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	for ty := script.OutputType(0); ty <= script.TypeOther; ty++ {
 		fetch = fetch || fields.Has(ty, script.FieldInsn) || fields.Has(ty, script.FieldInsnLen)
 	}
-	fetch = fetch && nativeArch(s.File())
+	native := nativeArch(s.File())
+	fetch = fetch && native
 	var insnBuf [16]byte
 	h := session.Handler{
 		Sample: func(smp *sample.Sample) {
+			if native {
+				s.ScriptFetched(smp)
+			}
 			if fetch && smp.InsnLen == 0 {
 				script.FetchInsn(smp, &insnBuf)
 			}
@@ -308,6 +312,9 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		h.Sample = func(smp *sample.Sample) {
 			if pl == nil {
 				start()
+			}
+			if native {
+				s.ScriptFetched(smp)
 			}
 			if fetch && smp.InsnLen == 0 {
 				script.FetchInsn(smp, &insnBuf)
