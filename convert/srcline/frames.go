@@ -76,7 +76,7 @@ func (f *File) unitFor(pc uint64) *unit {
 			}
 			// The ranges of its line sequences count too (bfd adds
 			// them to the unit's).
-			f.decodeLines(u)
+			f.scanLineRanges(u)
 			for _, r := range u.ranges {
 				f.byRange = append(f.byRange, arange{lo: r[0], hi: r[1], cu: u.off})
 			}

@@ -83,8 +83,10 @@ const (
 var errLineTable = errors.New("malformed line table")
 
 // decodeLines decodes the line program at the start of b (its unit
-// length first) as bfd's decode_line_info does.
-func decodeLines(b []byte, h *lineHeader, c0 cursor) (*bfdLines, error) {
+// length first) as bfd's decode_line_info does. With rangesOnly, it keeps
+// only the sequences' ranges, no row (see File.scanLineRanges): it fails
+// where the whole decode would.
+func decodeLines(b []byte, h *lineHeader, c0 cursor, rangesOnly bool) (*bfdLines, error) {
 	c := c0
 	c.b, c.off = b, 0
 	length := uint64(c.u32())
@@ -171,7 +173,7 @@ func decodeLines(b []byte, h *lineHeader, c0 cursor) (*bfdLines, error) {
 			end                 bool
 			seqLow, seqHigh     = ^uint64(0), uint64(0)
 		)
-		if len(t.files) > 0 {
+		if len(t.files) > 0 && !rangesOnly {
 			if t.v5 {
 				file = t.name(0)
 			} else {
@@ -179,7 +181,9 @@ func decodeLines(b []byte, h *lineHeader, c0 cursor) (*bfdLines, error) {
 			}
 		}
 		add := func(end bool) {
-			seqs = addRow(seqs, bfdRow{addr: addr, file: file, line: uint32(line), disc: uint32(disc), opIndex: uint8(opIndex), end: end})
+			if !rangesOnly {
+				seqs = addRow(seqs, bfdRow{addr: addr, file: file, line: uint32(line), disc: uint32(disc), opIndex: uint8(opIndex), end: end})
+			}
 			disc = 0
 			seqLow, seqHigh = min(seqLow, addr), max(seqHigh, addr)
 		}
@@ -242,7 +246,9 @@ func decodeLines(b []byte, h *lineHeader, c0 cursor) (*bfdLines, error) {
 			case lnsAdvanceLine:
 				line += c.sleb()
 			case lnsSetFile:
-				file = t.name(c.uleb())
+				if i := c.uleb(); !rangesOnly {
+					file = t.name(i)
+				}
 			case lnsSetColumn:
 				c.uleb()
 			case lnsNegateStmt, lnsSetBasicBlock:

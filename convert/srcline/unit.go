@@ -27,9 +27,10 @@ type unit struct {
 	hasStmt    bool
 	strOffBase uint64
 	// ranges are bfd's unit->arange: the unit entry's ranges, and those
-	// of its line sequences once decoded.
-	ranges [][2]uint64
-	err    error
+	// of its line sequences once decoded (lineRanges).
+	ranges     [][2]uint64
+	lineRanges bool
+	err        error
 
 	funcsRead bool
 	bad       bool // bfd's unit->error: nothing is found in this unit
@@ -253,14 +254,43 @@ func (f *File) decodeLines(u *unit) {
 	if u.lines != nil || u.bad {
 		return
 	}
+	lt := f.lineProgram(u, false)
+	if lt == nil {
+		return
+	}
+	u.lines, u.files = lt, lt.files
+	if !u.lineRanges {
+		u.lineRanges = true
+		u.ranges = append(u.ranges, lt.ranges...)
+	}
+}
+
+// scanLineRanges adds the ranges of u's line sequences to u's, as
+// decodeLines does, without keeping the rows: File.Frames reads the lines
+// through u's Table, and needs from bfd's line tables only which unit
+// holds an address when .debug_aranges does not say (Go's binaries have
+// none, so every unit's table was decoded whole for one lookup).
+func (f *File) scanLineRanges(u *unit) {
+	if u.lineRanges || u.bad {
+		return
+	}
+	if lt := f.lineProgram(u, true); lt != nil {
+		u.lineRanges = true
+		u.ranges = append(u.ranges, lt.ranges...)
+	}
+}
+
+// lineProgram decodes u's line program (see decodeLines), nil when it
+// cannot (u is then bad, as bfd's unit->error).
+func (f *File) lineProgram(u *unit, rangesOnly bool) *bfdLines {
 	if u.err != nil || !u.code || !u.hasStmt || f.line == nil {
 		u.bad = true
-		return
+		return nil
 	}
 	b, _ := f.line.prefix(u.stmt + 12)
 	if uint64(len(b)) < u.stmt+4 {
 		u.bad = true
-		return
+		return nil
 	}
 	c := cursor{b: b, off: int(u.stmt), order: f.order}
 	n := uint64(c.u32())
@@ -272,16 +302,15 @@ func (f *File) decodeLines(u *unit) {
 	b, _ = f.line.prefix(u.stmt + n)
 	if uint64(len(b)) < u.stmt+n {
 		u.bad = true
-		return
+		return nil
 	}
 	h := &lineHeader{addrSize: u.asize, compDir: u.compDir, str: f.lineString(u)}
-	lt, err := decodeLines(b[u.stmt:], h, cursor{order: f.order})
+	lt, err := decodeLines(b[u.stmt:], h, cursor{order: f.order}, rangesOnly)
 	if err != nil {
 		u.bad = true
-		return
+		return nil
 	}
-	u.lines, u.files = lt, lt.files
-	u.ranges = append(u.ranges, lt.ranges...)
+	return lt
 }
 
 // lineString reads a string of a line table's DWARF 5 file table.
