@@ -2,7 +2,9 @@ package flow
 
 import (
 	"math/bits"
+	"sync/atomic"
 
+	"github.com/perfpt/perfpt/ptdecode/image"
 	"github.com/perfpt/perfpt/ptdecode/query"
 )
 
@@ -87,6 +89,7 @@ const (
 	exitIndirect          // an indirect jump or a far transfer
 	exitStall             // the stall check failed
 	exitMore              // the next block cannot start here
+	exitTIPTaken          // the next event was fetched (fastNext): the code is tipCode
 )
 
 // fastRuns decodes blocks from d.ip in d.msec, whose runs are d.lastMC,
@@ -124,6 +127,8 @@ func (d *BlockDecoder) fastRuns(b *Block, h Handler, off uint64) (s Status, err 
 	var n uint32
 	var tnt uint64
 	var exit int
+	var tipCode query.Code // exitTIPTaken's
+	nextEv := false
 	for {
 		*b = Block{IP: ip, Mode: d.mode, Speculative: d.speculative, MapID: m.ID}
 		tnt = 0
@@ -160,8 +165,10 @@ func (d *BlockDecoder) fastRuns(b *Block, h Handler, off uint64) (s Status, err 
 				}
 				tnt <<= 1
 				if tnt == tntEmpty {
-					exit = exitRefill
-					break loop
+					// The next event, in the loop.
+					d.ip, ev.Size = ip, 0
+					nextEv = true
+					// the next event: after the switch
 				}
 			case runLimit, runLimitPTW:
 				continue
@@ -177,7 +184,13 @@ func (d *BlockDecoder) fastRuns(b *Block, h Handler, off uint64) (s Status, err 
 			case runReturn:
 				if tnt == 0 {
 					exit = exitTIPReturn
-					break loop
+					if ev.Type != query.EventTIP || ev.IPSuppressed {
+						break loop
+					}
+					// A return to the TIP's target, in the loop.
+					d.ip = ev.IP
+					nextEv = true
+					break // the next event: after the switch
 				}
 				taken := int64(tnt) < 0
 				tnt <<= 1
@@ -192,15 +205,37 @@ func (d *BlockDecoder) fastRuns(b *Block, h Handler, off uint64) (s Status, err 
 				}
 				ip = ret
 				if tnt == tntEmpty {
-					exit = exitRefill
-					break loop
+					d.ip, ev.Size = ip, 0
+					nextEv = true
+					// the next event: after the switch
 				}
 			case runIndCall:
 				exit = exitIndCall
-				break loop
+				if tnt != 0 || ev.Type != query.EventTIP || ev.IPSuppressed {
+					break loop
+				}
+				d.ret.push(ip)
+				d.ip = ev.IP
+				nextEv = true // the next event: after the switch
 			default: // runIndJump, runFarCall, runFarReturn, runFarJump
 				exit = exitIndirect
-				break loop
+				if tnt != 0 || ev.Type != query.EventTIP || ev.IPSuppressed {
+					break loop
+				}
+				d.ip = ev.IP
+				nextEv = true // the next event: after the switch
+			}
+			if nextEv {
+				// The branch took the last TNT bit or the TIP's target
+				// (d.ip): the block ends, the next event follows.
+				nextEv = false
+				var x int
+				if x, tipCode, off, tnt = d.fastNext(b, h, n, off, m, flat); x != 0 {
+					ip, exit = d.ip, x
+					break
+				}
+				ip, n = d.ip, 0
+				continue
 			}
 			// The block ended at a branch, with TNT bits left: hand it on
 			// and start the next one at its target.
@@ -228,7 +263,7 @@ func (d *BlockDecoder) fastRuns(b *Block, h Handler, off uint64) (s Status, err 
 			return 0, nil, d.Offset(), true
 		}
 		// The last block.
-		if exit != exitStall {
+		if exit != exitStall && exit != exitTIPTaken {
 			b.NInsn = uint16(n)
 			if n == 0 {
 				b.EndIP, b.Class = 0, 0
@@ -269,6 +304,8 @@ func (d *BlockDecoder) fastRuns(b *Block, h Handler, off uint64) (s Status, err 
 		case exitStall:
 			d.ip = ip
 			return 0, query.CodeBadQuery, off, false // what stall.check reports
+		case exitTIPTaken:
+			c = tipCode // fastNext did the rest
 		}
 		if c != 0 {
 			s, err = d.result(0, c)
@@ -307,3 +344,41 @@ func tntLeft(tnt uint64) uint8 { return uint8(63 - bits.TrailingZeros64(tnt)) }
 // icntFastMax is the largest TRIG instruction count a fast block starts
 // with: adding a block's instructions cannot overflow it.
 const icntFastMax = 1<<32 - 1 - 0xffff
+
+// fastNext ends the block in b, of n instructions, at a branch that took
+// the last bit of the current TNT event or the target of the current TIP
+// event (d.ip is where it went) as the general tail does at exitRefill and
+// proceedIndirect at an indirect branch: it counts the block's
+// instructions for TRIG and fetches the next event. When that is more
+// branch trace (proceedTrailingEvent's fast path), it hands the block to h
+// as the tail does and returns exit 0, the trace offset of the next block
+// and its TNT bits (fastRuns' form, 0 for a TIP): the next block starts
+// at d.ip in the loop. Else it returns the exit that ends the loop:
+// exitTIPTaken with the code the tail goes on with, exitStall or exitMore.
+func (d *BlockDecoder) fastNext(b *Block, h Handler, n uint32, off uint64, m *image.Mapping, flat []atomic.Uint64) (exit int, c query.Code, _, tnt uint64) {
+	b.NInsn = uint16(n)
+	if d.hasICnt {
+		d.icnt += n
+	}
+	if d.fetchBranch(); d.status != 0 {
+		return exitTIPTaken, 0, off, 0
+	}
+	ev := &d.ev
+	switch {
+	case ev.Type == query.EventTNT && ev.Size != 0:
+		tnt = tntBits(ev.Bits, ev.Size)
+	case ev.Type == query.EventTIP:
+	default:
+		return exitTIPTaken, 0, off, 0
+	}
+	if d.stall.add(off, uint64(n)) {
+		return exitStall, 0, off, 0
+	}
+	h.Block(b, off)
+	off = d.Offset()
+	if d.msec != m || d.icnt > icntFastMax || d.ip-m.Start >= uint64(len(flat)) {
+		return exitMore, 0, off, 0
+	}
+	b.IP = d.ip
+	return 0, 0, off, tnt
+}

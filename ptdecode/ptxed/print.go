@@ -46,6 +46,16 @@ func (p *printer) Block(b *flow.Block, offset uint64) {
 		p.insns += uint64(b.NInsn)
 		p.blocks++
 	}
+	if p.o.Quiet && !p.o.Check {
+		return // --quiet: the decode's cost alone
+	}
+	p.block(b, offset)
+}
+
+// block checks and prints a block for Block (apart, so that Block stays
+// cheap to call with --quiet: block's deferred check has a cost at every
+// call).
+func (p *printer) block(b *flow.Block, offset uint64) {
 	if p.o.Check && b.NInsn != 0 {
 		img := p.img()
 		defer p.checkBlock(blockView{ip: b.IP, endIP: b.EndIP, ninsn: b.NInsn, mode: b.Mode, class: b.Class,
