@@ -23,6 +23,12 @@ import (
 //
 // One assumption: like the hardware, the trace does not compress returns
 // across a PSB (the decoder of chunk k+1 starts with an empty call stack).
+// The transaction state is carried across a PSB whose PSB+ header has no
+// MODE.TSX (libipt's block decoder keeps it: only a MODE.TSX, an overflow or
+// a synchronisation changes it): when chunk k ends inside a transaction and
+// chunk k+1's header does not say, chunk k+1 is decoded again, starting
+// speculative (its worker started outside a transaction, as at a
+// synchronisation).
 // Event times that depend on calibration from before a chunk (CYC-only
 // timing) may differ slightly from a sequential decode.
 
@@ -48,6 +54,14 @@ type chunk struct {
 	// unless the walk skipped that PSB after an error (then the PSB it
 	// synchronised at, or noResume if it ended).
 	resume uint64
+	// headerTSX: the PSB+ header at start has a MODE.TSX, which sets the
+	// transaction state. spec: the chunk starts inside a transaction (the
+	// walk before it ended in one and the header does not say).
+	headerTSX, spec bool
+	// endSpec: the walk of the chunk went on up to its end (the next
+	// chunk's header included) without synchronising again, inside a
+	// transaction.
+	endSpec bool
 }
 
 const noResume = ^uint64(0)
@@ -56,42 +70,47 @@ const noResume = ^uint64(0)
 func planChunks(trace []byte, psbs []int, size int) []chunk {
 	var cs []chunk
 	s := 0
+	tsx := false // the header of psbs[s]'s
 	for i := 1; i < len(psbs); i++ {
 		if psbs[i]-psbs[s] < size {
 			continue
 		}
 		// Cut only where the PSB+ header is intact.
-		end := psbEnd(trace, psbs[i])
+		end, ntsx := psbEnd(trace, psbs[i])
 		if end == uint64(psbs[i]) {
 			continue
 		}
-		cs = append(cs, chunk{start: uint64(psbs[s]), next: uint64(psbs[i]), end: end, resume: uint64(psbs[i])})
-		s = i
+		cs = append(cs, chunk{start: uint64(psbs[s]), next: uint64(psbs[i]), end: end, resume: uint64(psbs[i]),
+			headerTSX: tsx})
+		s, tsx = i, ntsx
 	}
 	cs = append(cs, chunk{start: uint64(psbs[s]), next: uint64(len(trace)), end: uint64(len(trace)), last: true,
-		resume: noResume})
+		resume: noResume, headerTSX: tsx})
 	cs[0].first = true
 	return cs
 }
 
 // psbEnd returns the offset after the PSB+ header at off (after PSBEND),
-// or off if the header does not end properly.
-func psbEnd(trace []byte, off int) uint64 {
+// or off if the header does not end properly, and whether the header has
+// a MODE.TSX.
+func psbEnd(trace []byte, off int) (end uint64, tsx bool) {
 	pd := packet.NewDecoder(trace)
 	if pd.SyncSet(off) != nil {
-		return uint64(off)
+		return uint64(off), false
 	}
 	for n := 0; n < 64 && pd.Next(); n++ {
 		switch pd.Packet().Kind {
 		case packet.KindPSBEnd:
-			return uint64(pd.Offset())
+			return uint64(pd.Offset()), tsx
+		case packet.KindModeTSX:
+			tsx = true
 		case packet.KindPSB:
 			if n > 0 {
-				return uint64(off)
+				return uint64(off), false
 			}
 		}
 	}
-	return uint64(off)
+	return uint64(off), false
 }
 
 // recording is what a worker saw in one chunk, replayed in order later.
@@ -272,25 +291,31 @@ func WalkChunks(trace []byte, img *image.Image, cfg *Config, opt WalkOptions, jo
 	// decoded again from where the walk goes on, or dropped.
 	var redo *BlockDecoder
 	resume := chunks[0].start
+	spec := false // the walk before chunk i ended inside a transaction
 	for i := range chunks {
 		h := <-finished[i]
 		c := &chunks[i]
 		switch {
-		case i == 0 || resume == c.start:
+		case i == 0 || resume == c.start && (!spec || c.headerTSX):
 			done(i, h)
-			resume = c.resume
+			resume, spec = c.resume, c.endSpec
 		case resume >= c.next:
 			// skipped
+			spec = false
 		default:
+			// The walk synchronised inside the chunk after an error,
+			// or reaches its PSB inside a transaction that the
+			// header does not end: the chunk is decoded again.
 			if redo == nil {
 				redo = NewBlockDecoder(trace, img, cfg)
 			}
 			cc := *c
-			cc.start, cc.first = resume, false
+			cc.spec = resume == c.start && spec
+			cc.start, cc.first, cc.endSpec = resume, false, false
 			h = open(i)
 			redo.walkChunk(&cc, opt, &chunkFilter{Handler: h, next: cc.next, last: cc.last})
 			done(i, h)
-			resume = cc.resume
+			resume, spec = cc.resume, cc.endSpec
 		}
 		<-slots
 	}

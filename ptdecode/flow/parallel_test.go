@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/perfpt/perfpt/ptdecode/flow/flowtest"
+	"github.com/perfpt/perfpt/ptdecode/packet"
 	"github.com/perfpt/perfpt/ptdecode/query"
 )
 
@@ -105,4 +106,62 @@ func dumpFailure(t *testing.T, trace []byte) {
 	_ = os.WriteFile(dir+"/fail.pt", trace, 0o644)
 	_ = os.WriteFile(dir+"/fail.exe", data, 0o755)
 	t.Logf("trace and binary saved in %s", dir)
+}
+
+// TestParallelTSXAcrossPSB: a transaction begun after the first PSB+ goes on
+// across every later PSB, whose headers have no MODE.TSX (libipt's block
+// decoder keeps the state there). The chunks after the first start inside
+// it as the sequential walk is: every block is speculative from there on,
+// at every number of workers.
+func TestParallelTSXAcrossPSB(t *testing.T) {
+	p := flowtest.LoadProgram(t)
+	defer func(n int) { ChunkBytes = n }(ChunkBytes)
+	ChunkBytes = 8 << 10
+	clean, _ := flowtest.Generate(p, 40<<10, 4096, 3)
+	// After the first header: MODE.TSX (in a transaction) and its FUP at
+	// the header's IP.
+	pd := packet.NewDecoder(clean)
+	if err := pd.SyncSet(0); err != nil {
+		t.Fatal(err)
+	}
+	var ip uint64
+	var lip packet.LastIP
+	for pd.Next() {
+		pk := pd.Packet()
+		if pk.Kind == packet.KindFUP {
+			if err := lip.Update(pk.IPC, pk.Payload); err != nil {
+				t.Fatal(err)
+			}
+			ip = lip.IP
+		}
+		if pk.Kind == packet.KindPSBEnd {
+			break
+		}
+	}
+	at := pd.Offset()
+	enc := packet.Encoder{}
+	if err := enc.Append(packet.Packet{Kind: packet.KindModeTSX, Flags: packet.FlagInTX}); err != nil {
+		t.Fatal(err)
+	}
+	if err := enc.AppendIP(packet.KindFUP, ip); err != nil {
+		t.Fatal(err)
+	}
+	trace := append(append(append([]byte(nil), clean[:at]...), enc.Buf...), clean[at:]...)
+	cfg := &Config{}
+	want := record(trace, p, cfg, WalkOptions{}, 0)
+	spec := 0
+	for _, b := range want.blocks {
+		if b.Speculative {
+			spec++
+		}
+	}
+	if len(want.blocks) < 1000 || spec != len(want.blocks) {
+		t.Fatalf("sequential: %d of %d blocks speculative, want all", spec, len(want.blocks))
+	}
+	for _, jobs := range []int{2, 4, 8} {
+		got := record(trace, p, cfg, WalkOptions{}, jobs)
+		if d := diffRecordingsTime(want, got, true); d != "" {
+			t.Errorf("%d workers: %s", jobs, d)
+		}
+	}
 }

@@ -94,6 +94,11 @@ func (d *BlockDecoder) walkBlocks(opt WalkOptions, h Handler, c *chunk) {
 		var err error
 		if first && c != nil && !c.first {
 			s, err = d.SyncSet(c.start)
+			if c.spec && err == nil {
+				// The walk before the chunk ended in a transaction
+				// that the header does not end (parallel.go).
+				d.speculative = true
+			}
 		} else {
 			if c != nil && !c.last && !d.syncInChunk(c) {
 				return // the walk goes on in a later chunk, or ends
@@ -154,6 +159,9 @@ func (d *BlockDecoder) walkBlocks(opt WalkOptions, h Handler, c *chunk) {
 				}
 			}
 			if codeOf(err) == query.CodeEOS {
+				if c != nil {
+					c.endSpec = d.speculative
+				}
 				return
 			}
 			d.diagnoseBlock(h, ErrDecode, err, b)
