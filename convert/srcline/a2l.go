@@ -77,6 +77,9 @@ func (f *File) nearest(sec elf.SectionIndex, pc uint64, dst []Record, lines bool
 			rec.File, fileKnown = row.file, true
 		}
 	}
+	if fn != nil {
+		f.funcName(fn)
+	}
 	if fn != nil && fn.isLinkage {
 		if fn.hasName && fn.name != "" {
 			rec.Func = fn.name
@@ -123,6 +126,7 @@ func (f *File) nearest(sec elf.SectionIndex, pc uint64, dst []Record, lines bool
 			if lines {
 				r.Line = in.callLine
 			}
+			f.funcName(in.caller)
 			if c := in.caller; c.hasName && c.name != "" {
 				r.Func = c.name
 			}

@@ -43,9 +43,11 @@ type File struct {
 	next    uint64
 	allRead bool
 	byRange []arange // every unit's ranges, once all are read
-	// whole is one dwarf.Data over the whole of .debug_info, made when
-	// a unit refers into others (DW_FORM_ref_addr).
-	whole *dwarf.Data
+	// abbrevs are the abbreviation tables read so far.
+	abbrevs map[abbrevKey]*abbrevTable
+	// nested and rangeBuf are scanFuncs' buffers.
+	nested   []*funcInfo
+	rangeBuf [][2]uint64
 	// data is dwarf.New's string and range sections, loaded once.
 	dataSecs  *dataSections
 	elfFuncs  *elfFuncs
@@ -178,14 +180,9 @@ func (f *File) sharedSections() *dataSections {
 	return d
 }
 
-// newData makes a dwarf.Data over info (one unit, or all of them) and
-// the shared sections.
-func (f *File) newData(abbrev, info []byte) (*dwarf.Data, error) {
-	return f.newDataLines(abbrev, info, nil)
-}
-
-// newDataLines is newData with a line table section (a prefix that holds
-// the unit's table).
+// newDataLines makes a dwarf.Data over info (one unit, or all of them),
+// the shared sections and a line table section (a prefix that holds the
+// unit's table).
 func (f *File) newDataLines(abbrev, info, line []byte) (*dwarf.Data, error) {
 	s := f.sharedSections()
 	d, err := dwarf.New(abbrev, nil, nil, info, line, nil, s.ranges, s.str)

@@ -109,20 +109,25 @@ func (f *File) tableOf(u *unit) *Table {
 			line, _ = f.line.prefix(u.stmt + n)
 		}
 	}
+	// A unit that refers into others (DW_FORM_ref_addr) needs all of
+	// them in its dwarf.Data.
 	var info []byte
-	if u.base == 0 {
+	base := uint64(0)
+	ab := f.abbrev.buf // holds the unit's table (abbrevTable read it)
+	if u.tab.refersOut() {
 		info, _ = f.info.all()
+		ab, _ = f.abbrev.all()
 	} else {
 		b, _ := f.info.prefix(u.end)
-		info = b[u.off:u.end]
+		info, base = b[u.off:u.end], u.off
 	}
-	d, err := f.newDataLines(f.abbrev.buf, info, line)
+	d, err := f.newDataLines(ab, info, line)
 	if err != nil {
 		return u.table
 	}
 	b := newBuilder(d, u.table)
 	r := d.Reader()
-	r.Seek(dwarf.Offset(u.dieOff - u.base))
+	r.Seek(dwarf.Offset(u.dieOff - base))
 	cu, err := r.Next()
 	if err != nil || cu == nil {
 		return u.table

@@ -1,13 +1,9 @@
 package srcline
 
 import (
-	"debug/dwarf"
 	"errors"
 	"sort"
 )
-
-// attrMIPSLinkageName is DW_AT_MIPS_linkage_name.
-const attrMIPSLinkageName dwarf.Attr = 0x2007
 
 // DWARF languages whose DW_AT_name bfd takes for a linkage name
 // (mangle_style returns 0 for them in binutils 2.40).
@@ -34,35 +30,41 @@ var errBadFuncs = errors.New("malformed function entries")
 // scanFuncs reads u's functions as bfd's scan_unit_for_symbols does:
 // every subprogram, entry point and inlined subroutine, in entry order,
 // each inlined subroutine with the innermost function around it as its
-// caller, names and ranges as bfd reads their attributes.
+// caller, ranges as bfd reads their attributes. Names are read when a
+// lookup needs them (funcName), except where an entry refers to another
+// unit: those are read now, as bfd reads them, since reading the other
+// unit counts among the units read.
 func (f *File) scanFuncs(u *unit) error {
-	r := u.d.Reader()
-	r.Seek(dwarf.Offset(u.dieOff - u.base))
-	if cu, err := r.Next(); err != nil || cu == nil {
+	info, _ := f.info.prefix(u.end)
+	if uint64(len(info)) < u.end {
 		return errBadFuncs
 	}
-	var nested []*funcInfo // per nesting level
+	c := cursor{b: info[:u.end], off: int(u.kids), order: f.order}
+	nested := f.nested[:0] // per nesting level
+	defer func() { f.nested = nested[:0] }()
 	level := 0
 	nested = append(nested, nil)
-	for {
-		e, err := r.Next()
-		if err != nil {
-			return err
+	for c.off < len(c.b) {
+		at := uint64(c.off)
+		code := c.uleb()
+		if c.bad {
+			return errBadFuncs
 		}
-		if e == nil {
-			return nil
-		}
-		if e.Tag == 0 {
+		if code == 0 {
 			level--
 			if level < 0 {
 				return nil
 			}
 			continue
 		}
+		d := u.tab.decl(code)
+		if d == nil {
+			return errBadFuncs
+		}
 		var fi *funcInfo
-		switch e.Tag {
-		case dwarf.TagSubprogram, dwarf.TagEntryPoint, dwarf.TagInlinedSubroutine:
-			fi = &funcInfo{inlined: e.Tag == dwarf.TagInlinedSubroutine, ord: len(u.funcs), callFile: -1}
+		switch d.tag {
+		case tagSubprogram, tagEntryPoint, tagInlinedSubroutine:
+			fi = &funcInfo{inlined: d.tag == tagInlinedSubroutine, ord: len(u.funcs), callFile: -1, u: u, die: at}
 			if fi.inlined {
 				for i := level - 1; i >= 0; i-- {
 					if nested[i] != nil {
@@ -72,10 +74,16 @@ func (f *File) scanFuncs(u *unit) error {
 				}
 			}
 			u.funcs = append(u.funcs, fi)
-			f.funcAttrs(u, e, fi)
+			if err := f.funcAttrs(u, &c, d, fi); err != nil {
+				return err
+			}
+		default:
+			if err := skipVals(&c, d, u.fmt); err != nil {
+				return err
+			}
 		}
 		nested[level] = fi
-		if e.Children {
+		if d.children {
 			level++
 			if level >= len(nested) {
 				nested = append(nested, nil)
@@ -83,61 +91,59 @@ func (f *File) scanFuncs(u *unit) error {
 			nested[level] = nil
 		}
 	}
+	return nil
 }
 
-// funcAttrs reads the attributes bfd reads of a function entry, in the
-// order the entry has them.
-func (f *File) funcAttrs(u *unit, e *dwarf.Entry, fi *funcInfo) {
-	var low, high uint64
-	highRel, haveRanges := false, false
-	for _, a := range e.Field {
-		switch a.Attr {
-		case dwarf.AttrCallFile:
-			if v, ok := a.Val.(int64); ok {
-				fi.callFile = v
+// funcAttrs reads the attributes bfd reads of a function entry (at c,
+// past its code), in the order the entry has them, but its name.
+func (f *File) funcAttrs(u *unit, c *cursor, d *abbrevDecl, fi *funcInfo) error {
+	var rv rangeVals
+	foreign := false
+	for i := range d.attrs {
+		a := &d.attrs[i]
+		v, err := readVal(c, a, u.fmt, u.off)
+		if err != nil {
+			return err
+		}
+		switch a.attr {
+		case atCallFile:
+			if n, ok := v.asInt64(); ok {
+				fi.callFile = n
 			}
-		case dwarf.AttrCallLine:
-			if v, ok := a.Val.(int64); ok {
-				fi.callLine = int(v)
+		case atCallLine:
+			if n, ok := v.asInt64(); ok {
+				fi.callLine = int(n)
 			}
-		case dwarf.AttrAbstractOrigin, dwarf.AttrSpecification:
-			if off, ok := a.Val.(dwarf.Offset); ok {
-				f.abstractName(u, off, fi, 0)
+		case atAbstractOrigin, atSpecification:
+			if v.kind == valRef && (v.v < u.off || v.v >= u.end) {
+				foreign = true
 			}
-		case dwarf.AttrName:
-			if s, ok := a.Val.(string); ok && !fi.hasName {
-				fi.name, fi.hasName = s, true
-				if plainNameLangs[u.lang] {
-					fi.isLinkage = true
-				}
-			}
-		case dwarf.AttrLinkageName, attrMIPSLinkageName:
-			if s, ok := a.Val.(string); ok {
-				fi.name, fi.hasName, fi.isLinkage = s, true, true
-			}
-		case dwarf.AttrLowpc:
-			if v, ok := a.Val.(uint64); ok {
-				low = v
-			}
-		case dwarf.AttrHighpc:
-			switch v := a.Val.(type) {
-			case uint64:
-				high = v
-			case int64:
-				high, highRel = uint64(v), true
-			}
-		case dwarf.AttrRanges:
-			haveRanges = true
+		case atLowpc:
+			rv.low = v
+		case atHighpc:
+			rv.high, rv.highSeen = v, true
+		case atRanges:
+			rv.ranges, rv.hasRanges = v, true
 		}
 	}
-	if haveRanges {
-		rs, _ := u.d.Ranges(e)
-		if _, ok := e.Val(dwarf.AttrLowpc).(uint64); ok && e.Val(dwarf.AttrHighpc) != nil && len(rs) > 0 {
+	low, lowOK := f.addrVal(u, rv.low)
+	var high uint64
+	highRel := false
+	switch rv.high.kind {
+	case valAddr, valAddrx:
+		high, _ = f.addrVal(u, rv.high)
+	case valConst:
+		high, highRel = rv.high.v, true
+	}
+	if rv.hasRanges {
+		rs := f.dieRanges(u, &rv, f.rangeBuf[:0])
+		if lowOK && rv.highSeen && len(rs) > 0 {
 			rs = rs[1:] // Ranges put the low/high pair first
 		}
 		for _, r := range rs {
 			fi.addRange(r[0], r[1])
 		}
+		f.rangeBuf = rs[:0]
 	}
 	if highRel {
 		high += low
@@ -145,43 +151,74 @@ func (f *File) funcAttrs(u *unit, e *dwarf.Entry, fi *funcInfo) {
 	if high != 0 {
 		fi.addRange(low, high)
 	}
+	if foreign {
+		f.funcName(fi)
+	}
+	return nil
 }
 
-// abstractName is find_abstract_instance for the entry at off (in u's
-// data): its name (DW_AT_name when none is known yet, a linkage name in
-// any case), following DW_AT_specification.
-func (f *File) abstractName(u *unit, off dwarf.Offset, fi *funcInfo, depth int) {
+// funcName reads fi's name (once) as bfd's scan_unit_for_symbols does:
+// DW_AT_name where none is known yet, a linkage name in any case, and
+// those of the entries DW_AT_abstract_origin and DW_AT_specification
+// refer to (find_abstract_instance), in the order the entry has them.
+func (f *File) funcName(fi *funcInfo) {
+	if fi.named {
+		return
+	}
+	fi.named = true
+	f.nameFrom(fi.u, fi.die, fi, 0, true)
+}
+
+// nameFrom reads the names of the entry at the section offset off, in
+// unit u, into fi; first is true for fi's own entry, false for an
+// abstract instance (whose DW_AT_abstract_origin bfd does not follow).
+func (f *File) nameFrom(u *unit, off uint64, fi *funcInfo, depth int, first bool) {
 	if depth >= 100 {
 		return
 	}
-	r := u.d.Reader()
-	r.Seek(off)
-	e, err := r.Next()
-	if err != nil || e == nil {
+	lang := u.lang
+	if off < u.off || off >= u.end {
+		// A reference into another unit: its language counts.
+		o := f.unitHolding(off)
+		if o == nil || o.err != nil || o.tab == nil {
+			return
+		}
+		u, lang = o, o.lang
+	}
+	info, _ := f.info.prefix(u.end)
+	if uint64(len(info)) < u.end {
 		return
 	}
-	lang := u.lang
-	if abs := uint64(off) + u.base; abs < u.off || abs >= u.end {
-		// A reference into another unit: its language counts.
-		if o := f.unitHolding(abs); o != nil {
-			lang = o.lang
-		}
+	c := cursor{b: info[:u.end], off: int(off), order: f.order}
+	code := c.uleb()
+	d := u.tab.decl(code)
+	if c.bad || d == nil {
+		return
 	}
-	for _, a := range e.Field {
-		switch a.Attr {
-		case dwarf.AttrName:
-			if s, ok := a.Val.(string); ok && !fi.hasName {
+	for i := range d.attrs {
+		a := &d.attrs[i]
+		v, err := readVal(&c, a, u.fmt, u.off)
+		if err != nil {
+			return
+		}
+		switch a.attr {
+		case atName:
+			if s, ok := f.strVal(u, v); ok && !fi.hasName {
 				fi.name, fi.hasName = s, true
 				if plainNameLangs[lang] {
 					fi.isLinkage = true
 				}
 			}
-		case dwarf.AttrSpecification:
-			if o, ok := a.Val.(dwarf.Offset); ok {
-				f.abstractName(u, o, fi, depth+1)
+		case atAbstractOrigin:
+			if first && v.kind == valRef {
+				f.nameFrom(u, v.v, fi, depth+1, false)
 			}
-		case dwarf.AttrLinkageName, attrMIPSLinkageName:
-			if s, ok := a.Val.(string); ok {
+		case atSpecification:
+			if v.kind == valRef {
+				f.nameFrom(u, v.v, fi, depth+1, false)
+			}
+		case atLinkageName, atMIPSLinkageName:
+			if s, ok := f.strVal(u, v); ok {
 				fi.name, fi.hasName, fi.isLinkage = s, true, true
 			}
 		}

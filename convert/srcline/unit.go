@@ -1,14 +1,10 @@
 package srcline
 
-import (
-	"debug/dwarf"
-	"errors"
-	"fmt"
-)
+import "fmt"
 
-// unit is one unit of .debug_info as File reads it: its header, a
-// dwarf.Data over it, and, once an address was looked up in it, its line
-// table and functions as bfd reads them.
+// unit is one unit of .debug_info as File reads it: its header, its
+// unit entry, and, once an address was looked up in it, its line table
+// and functions as bfd reads them.
 type unit struct {
 	off, end  uint64 // header offset and end in .debug_info
 	dieOff    uint64 // offset of its first entry
@@ -17,12 +13,20 @@ type unit struct {
 	abbrevOff uint64
 	code      bool // a compile or partial unit (not a type or skeleton unit)
 
-	d    *dwarf.Data
-	base uint64 // offsets in d are section offsets less base
-	cu   *dwarf.Entry
+	fmt unitFormat
+	tab *abbrevTable
+	// kids is the offset of the unit entry's first child, children
+	// whether it has any.
+	kids     uint64
+	children bool
+	// The unit entry's bases: DW_AT_addr_base, DW_AT_rnglists_base and
+	// DW_AT_str_offsets_base as debug/dwarf takes them (DWARF 5 units
+	// only), and the base address of its range lists.
+	addrBase, rngBase, strOffBase5 uint64
+	rangeBase                      uint64
 
 	lang       int64
-	compDir    string
+	compDirV   attrVal
 	stmt       uint64
 	hasStmt    bool
 	strOffBase uint64
@@ -55,6 +59,11 @@ type funcInfo struct {
 	callFile  int64 // DW_AT_call_file, -1 for none
 	callLine  int
 	ord       int
+	// u and die are the unit and offset of its entry, named whether its
+	// name was read (funcName).
+	u     *unit
+	die   uint64
+	named bool
 }
 
 type funcLookup struct {
@@ -132,101 +141,84 @@ func (f *File) readUnit(u *unit) error {
 	if uint64(len(info)) < u.end {
 		return err
 	}
-	needWhole, err := f.scanAbbrev(u.abbrevOff)
-	if err != nil {
+	u.fmt = unitFormat{asize: u.asize, is64: is64, version: u.version}
+	if u.tab, err = f.abbrevTable(u.abbrevOff, u.fmt); err != nil {
 		return fmt.Errorf("unit at %#x: %w", u.off, err)
 	}
-	if needWhole {
-		if f.whole == nil {
-			all, err := f.info.all()
-			if err != nil {
-				return err
-			}
-			ab, err := f.abbrev.all()
-			if err != nil {
-				return err
-			}
-			if f.whole, err = f.newData(ab, all); err != nil {
-				return err
-			}
-		}
-		u.d, u.base = f.whole, 0
-	} else {
-		// abbrev holds the unit's table (scanAbbrev read that far).
-		if u.d, err = f.newData(f.abbrev.buf, info[u.off:u.end]); err != nil {
-			return err
-		}
-		u.base = u.off
+	c = cursor{b: info[:u.end], off: int(u.dieOff), order: f.order}
+	code := c.uleb()
+	if c.bad {
+		return fmt.Errorf("unit at %#x: no unit entry", u.off)
 	}
-	r := u.d.Reader()
-	r.Seek(dwarf.Offset(u.dieOff - u.base))
-	cu, err := r.Next()
-	if err != nil || cu == nil {
-		return fmt.Errorf("unit at %#x: no unit entry: %v", u.off, err)
-	}
-	u.cu = cu
-	if cu.Tag != dwarf.TagCompileUnit && cu.Tag != dwarf.TagPartialUnit {
+	if code == 0 {
 		u.code = false
 		return nil
 	}
-	u.lang, _ = cu.Val(dwarf.AttrLanguage).(int64)
-	u.compDir, _ = cu.Val(dwarf.AttrCompDir).(string)
-	if v, ok := cu.Val(dwarf.AttrStmtList).(int64); ok && v >= 0 {
-		u.stmt, u.hasStmt = uint64(v), true
+	d := u.tab.decl(code)
+	if d == nil {
+		return fmt.Errorf("unit at %#x: no unit entry: unknown abbreviation %d", u.off, code)
 	}
-	if v, ok := cu.Val(dwarf.AttrStrOffsetsBase).(int64); ok && v >= 0 {
-		u.strOffBase = uint64(v)
-	}
-	if rs, err := u.d.Ranges(cu); err == nil {
-		for _, r := range rs {
-			if r[0] < r[1] {
-				u.ranges = append(u.ranges, r)
+	var rv rangeVals
+	var entry attrVal
+	for i := range d.attrs {
+		a := &d.attrs[i]
+		v, err := readVal(&c, a, u.fmt, u.off)
+		if err != nil {
+			return fmt.Errorf("unit at %#x: no unit entry: %v", u.off, err)
+		}
+		switch a.attr {
+		case atLanguage:
+			u.lang, _ = v.asInt64()
+		case atCompDir:
+			u.compDirV = v
+		case atStmtList:
+			if n, ok := v.asInt64(); ok && n >= 0 {
+				u.stmt, u.hasStmt = uint64(n), true
 			}
+		case atStrOffsetsBase:
+			if n, ok := v.asInt64(); ok {
+				if n >= 0 {
+					u.strOffBase = uint64(n)
+				}
+				u.strOffBase5 = uint64(n)
+			}
+		case atAddrBase:
+			if n, ok := v.asInt64(); ok {
+				u.addrBase = uint64(n)
+			}
+		case atRnglistsBase:
+			if n, ok := v.asInt64(); ok {
+				u.rngBase = uint64(n)
+			}
+		case atLowpc:
+			rv.low = v
+		case atHighpc:
+			rv.high, rv.highSeen = v, true
+		case atEntrypc:
+			entry = v
+		case atRanges:
+			rv.ranges, rv.hasRanges = v, true
+		}
+	}
+	if u.version < 5 {
+		u.addrBase, u.rngBase, u.strOffBase5 = 0, 0, 0
+	}
+	u.kids, u.children = uint64(c.off), d.children
+	if d.tag != tagCompileUnit && d.tag != tagPartialUnit {
+		u.code = false
+		return nil
+	}
+	if a, ok := f.addrVal(u, entry); ok {
+		u.rangeBase = a
+	} else if a, ok := f.addrVal(u, rv.low); ok {
+		u.rangeBase = a
+	}
+	for _, r := range f.dieRanges(u, &rv, nil) {
+		if r[0] < r[1] {
+			u.ranges = append(u.ranges, r)
 		}
 	}
 	return nil
-}
-
-// scanAbbrev reads the abbreviation table at off far enough to see its
-// end, and reports whether it uses forms that refer across units.
-func (f *File) scanAbbrev(off uint64) (needWhole bool, err error) {
-	if f.abbrev == nil {
-		return false, errors.New("no .debug_abbrev")
-	}
-	for want := off + 4096; ; want *= 2 {
-		b, perr := f.abbrev.prefix(want)
-		c := cursor{b: b, off: int(min(off, uint64(len(b)))), order: f.order}
-		needWhole = false
-		for !c.bad {
-			if c.uleb() == 0 {
-				break
-			}
-			c.uleb()
-			c.u8()
-			for !c.bad {
-				attr, form := c.uleb(), c.uleb()
-				if form == formImplicitConst {
-					c.sleb()
-				}
-				if attr == 0 && form == 0 {
-					break
-				}
-				switch form {
-				case formRefAddr, formIndirect, formGNURefAlt:
-					needWhole = true
-				}
-			}
-		}
-		if !c.bad {
-			return needWhole, nil
-		}
-		if uint64(len(b)) >= f.abbrev.size || perr != nil {
-			if perr == nil {
-				perr = errors.New("abbreviation table runs past .debug_abbrev")
-			}
-			return false, perr
-		}
-	}
 }
 
 // readFuncs reads u's functions (once); u is bad when it cannot have
@@ -241,7 +233,7 @@ func (f *File) readFuncs(u *unit) {
 		u.bad = true
 		return
 	}
-	if !u.cu.Children {
+	if !u.children {
 		return
 	}
 	if err := f.scanFuncs(u); err != nil {
@@ -304,7 +296,7 @@ func (f *File) lineProgram(u *unit, rangesOnly bool) *bfdLines {
 		u.bad = true
 		return nil
 	}
-	h := &lineHeader{addrSize: u.asize, compDir: u.compDir, str: f.lineString(u)}
+	h := &lineHeader{addrSize: u.asize, compDir: f.compDir(u), str: f.lineString(u)}
 	lt, err := decodeLines(b[u.stmt:], h, cursor{order: f.order}, rangesOnly)
 	if err != nil {
 		u.bad = true
@@ -368,4 +360,10 @@ func (f *File) lineString(u *unit) func(form uint64, c *cursor, is64 bool) (stri
 		}
 		return cstringAt(sec, at)
 	}
+}
+
+// compDir is the unit's DW_AT_comp_dir ("" when it has none).
+func (f *File) compDir(u *unit) string {
+	s, _ := f.strVal(u, u.compDirV)
+	return s
 }

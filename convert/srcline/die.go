@@ -1,0 +1,591 @@
+package srcline
+
+import (
+	"errors"
+	"fmt"
+)
+
+// This file reads debugging information entries without debug/dwarf:
+// File needs only a few attributes of a few kinds of entries (the unit
+// entry, subprograms and inlined subroutines), and debug/dwarf's Data
+// parses every abbreviation table of what it is given and makes an
+// Entry, with its Field slice and strings, of every entry it reads. The
+// values are read as debug/dwarf reads them (the same forms give the
+// same classes), so that File answers as it did over debug/dwarf.
+
+// DWARF tags and attributes File reads.
+const (
+	tagEntryPoint        = 0x03
+	tagCompileUnit       = 0x11
+	tagInlinedSubroutine = 0x1d
+	tagSubprogram        = 0x2e
+	tagPartialUnit       = 0x3c
+
+	atName            = 0x03
+	atStmtList        = 0x10
+	atLowpc           = 0x11
+	atHighpc          = 0x12
+	atLanguage        = 0x13
+	atCompDir         = 0x1b
+	atAbstractOrigin  = 0x31
+	atSpecification   = 0x47
+	atEntrypc         = 0x52
+	atRanges          = 0x55
+	atCallFile        = 0x58
+	atCallLine        = 0x59
+	atLinkageName     = 0x6e
+	atStrOffsetsBase  = 0x72
+	atAddrBase        = 0x73
+	atRnglistsBase    = 0x74
+	atMIPSLinkageName = 0x2007
+)
+
+// abbrevAttr is one attribute specification of an abbreviation.
+type abbrevAttr struct {
+	attr, form uint32
+	imm        int64 // DW_FORM_implicit_const's value
+}
+
+// abbrevDecl is one abbreviation: an entry's tag, whether it has
+// children, and its attributes.
+type abbrevDecl struct {
+	tag      uint32
+	children bool
+	attrs    []abbrevAttr
+	// fixed is the size of the attribute values of an entry when every
+	// form has one size in the table's unit format, else -1.
+	fixed int
+}
+
+// abbrevTable is one abbreviation table as units of one format use it,
+// parsed as far as the codes asked for: a unit whose unit entry alone is
+// read (most units a lookup passes over) needs only the first few.
+type abbrevTable struct {
+	sec  *section
+	b    []byte // the section's prefix read so far
+	next int    // offset of the first abbreviation not parsed, -1 after the last
+	uf   unitFormat
+	// dense maps small codes to 1 + their index in decls (0: not seen),
+	// sparse the others.
+	dense  []int32
+	sparse map[uint64]int32
+	decls  []abbrevDecl
+	attrs  []abbrevAttr
+	// out is whether a form refers across units (DW_FORM_ref_addr and
+	// the like, DW_FORM_indirect that may be one).
+	out bool
+}
+
+// refersOut reports whether entries of the table may refer into other
+// units (it parses the whole table).
+func (t *abbrevTable) refersOut() bool {
+	if t == nil {
+		return false
+	}
+	for t.next >= 0 {
+		t.parseNext()
+	}
+	return t.out
+}
+
+// decl returns the abbreviation of code, nil when the table has none.
+// The abbreviation stays valid when the table parses further.
+func (t *abbrevTable) decl(code uint64) *abbrevDecl {
+	for {
+		var i int32
+		if code-1 < uint64(len(t.dense)) {
+			i = t.dense[code-1]
+		} else if t.sparse != nil {
+			i = t.sparse[code]
+		}
+		if i > 0 {
+			return &t.decls[i-1]
+		}
+		if t.next < 0 {
+			return nil
+		}
+		t.parseNext()
+	}
+}
+
+// parseNext parses the next abbreviation (debug/dwarf's parseAbbrev
+// one at a time: a later code replaces an earlier one), reading more of
+// the section as needed.
+func (t *abbrevTable) parseNext() {
+	for {
+		c := cursor{b: t.b, off: t.next}
+		code, d, ok := t.parseDecl(&c)
+		if ok {
+			if code == 0 {
+				t.next = -1
+				return
+			}
+			t.next = c.off
+			t.decls = append(t.decls, d)
+			i := int32(len(t.decls))
+			switch {
+			case code <= 1<<16:
+				if code > uint64(len(t.dense)) {
+					t.dense = append(t.dense, make([]int32, int(code)-len(t.dense))...)
+				}
+				t.dense[code-1] = i
+			default:
+				if t.sparse == nil {
+					t.sparse = map[uint64]int32{}
+				}
+				t.sparse[code] = i
+			}
+			return
+		}
+		// The abbreviation runs past what is read: read more, or end
+		// the table at the end of the section.
+		if uint64(len(t.b)) >= t.sec.size {
+			t.next = -1
+			return
+		}
+		b, err := t.sec.prefix(uint64(len(t.b)) * 2)
+		if err != nil || len(b) <= len(t.b) {
+			t.next = -1
+			return
+		}
+		t.b = b
+	}
+}
+
+func (t *abbrevTable) parseDecl(c *cursor) (uint64, abbrevDecl, bool) {
+	code := c.uleb()
+	if c.bad || code == 0 {
+		return 0, abbrevDecl{}, !c.bad
+	}
+	d := abbrevDecl{tag: uint32(c.uleb()), children: c.u8() == 1}
+	start := len(t.attrs)
+	for {
+		attr, form := c.uleb(), c.uleb()
+		var imm int64
+		if form == formImplicitConst {
+			imm = c.sleb()
+		}
+		if c.bad {
+			t.attrs = t.attrs[:start]
+			return 0, abbrevDecl{}, false
+		}
+		if attr == 0 && form == 0 {
+			break
+		}
+		t.attrs = append(t.attrs, abbrevAttr{attr: uint32(attr), form: uint32(form), imm: imm})
+		switch form {
+		case formRefAddr, formIndirect, formGNURefAlt:
+			t.out = true
+		}
+	}
+	d.attrs = t.attrs[start:len(t.attrs):len(t.attrs)]
+	d.fixed = fixedSize(d.attrs, t.uf)
+	return code, d, true
+}
+
+// unitFormat is what the sizes of values depend on.
+type unitFormat struct {
+	asize   int
+	is64    bool
+	version int
+}
+
+func (u unitFormat) offSize() int {
+	if u.is64 {
+		return 8
+	}
+	return 4
+}
+
+// refAddrSize is DW_FORM_ref_addr's size: an address in DWARF 2, an
+// offset after.
+func (u unitFormat) refAddrSize() int {
+	if u.version == 2 {
+		return u.asize
+	}
+	return u.offSize()
+}
+
+type abbrevKey struct {
+	off uint64
+	fmt unitFormat
+}
+
+// abbrevTable returns the abbreviation table at off in .debug_abbrev for
+// units of format uf.
+func (f *File) abbrevTable(off uint64, uf unitFormat) (*abbrevTable, error) {
+	k := abbrevKey{off, uf}
+	if t, ok := f.abbrevs[k]; ok {
+		return t, nil
+	}
+	if f.abbrev == nil {
+		return nil, errors.New("no .debug_abbrev")
+	}
+	b, err := f.abbrev.prefix(off + 4096)
+	if off >= uint64(len(b)) {
+		if err == nil {
+			err = fmt.Errorf("abbreviation table at %#x is past .debug_abbrev", off)
+		}
+		return nil, err
+	}
+	t := &abbrevTable{sec: f.abbrev, b: b, next: int(off), uf: uf}
+	if f.abbrevs == nil {
+		f.abbrevs = map[abbrevKey]*abbrevTable{}
+	}
+	f.abbrevs[k] = t
+	return t, nil
+}
+
+// fixedSize is the size of values of attrs when every form has one
+// size, else -1.
+func fixedSize(attrs []abbrevAttr, uf unitFormat) int {
+	n := 0
+	for _, a := range attrs {
+		s := formSize(uint64(a.form), uf)
+		if s < 0 {
+			return -1
+		}
+		n += s
+	}
+	return n
+}
+
+// formSize is the size of a value of form, -1 when it varies or the
+// form is unknown.
+func formSize(form uint64, uf unitFormat) int {
+	switch form {
+	case formAddr:
+		return uf.asize
+	case formData1, formRef1, formFlag, formStrx1, formAddrx1:
+		return 1
+	case formData2, formRef2, formStrx2, formAddrx2:
+		return 2
+	case formStrx3, formAddrx3:
+		return 3
+	case formData4, formRef4, formRefSup4, formStrx4, formAddrx4:
+		return 4
+	case formData8, formRef8, formRefSig8, formRefSup8:
+		return 8
+	case formData16:
+		return 16
+	case formStrp, formLineStrp, formSecOffset, formStrpSup, formGNURefAlt, formGNUStrpAlt:
+		return uf.offSize()
+	case formRefAddr:
+		return uf.refAddrSize()
+	case formFlagPresent, formImplicitConst:
+		return 0
+	}
+	return -1
+}
+
+// Kinds of attribute values, as debug/dwarf's Val types them.
+const (
+	valNone   = iota
+	valAddr   // uint64 address (DW_FORM_addr)
+	valAddrx  // index into .debug_addr (an address once resolved)
+	valConst  // int64 constant
+	valRef    // dwarf.Offset: an entry's offset in .debug_info
+	valStr    // string in .debug_str (off)
+	valLine   // string in .debug_line_str (off)
+	valInline // string in .debug_info (off)
+	valStrx   // index into .debug_str_offsets
+	valRngx   // index into the unit's range list offsets
+	valOther  // a value File does not use
+)
+
+// attrVal is an attribute's value, not resolved yet where that would
+// need another section.
+type attrVal struct {
+	kind uint8
+	v    uint64
+}
+
+// asInt64 is the value as debug/dwarf's int64 (constants and section
+// offsets).
+func (a attrVal) asInt64() (int64, bool) {
+	if a.kind == valConst {
+		return int64(a.v), true
+	}
+	return 0, false
+}
+
+var errUnknownForm = errors.New("unknown attribute form")
+
+// readVal reads a value of form at c.
+func readVal(c *cursor, a *abbrevAttr, uf unitFormat, unitOff uint64) (attrVal, error) {
+	form := uint64(a.form)
+	for form == formIndirect {
+		form = c.uleb()
+	}
+	off := func() uint64 { return c.uint(uf.offSize()) }
+	var v attrVal
+	switch form {
+	case formAddr:
+		if uf.asize != 1 && uf.asize != 2 && uf.asize != 4 && uf.asize != 8 {
+			return v, fmt.Errorf("address size %d", uf.asize)
+		}
+		v = attrVal{valAddr, c.uint(uf.asize)}
+	case formAddrx, formGNUAddrIndex:
+		if form == formGNUAddrIndex {
+			return v, errUnknownForm
+		}
+		v = attrVal{valAddrx, c.uleb()}
+	case formAddrx1, formAddrx2, formAddrx3, formAddrx4:
+		v = attrVal{valAddrx, c.uint(int(form-formAddrx1) + 1)}
+	case formData1:
+		v = attrVal{valConst, uint64(c.u8())}
+	case formData2:
+		v = attrVal{valConst, uint64(c.u16())}
+	case formData4:
+		v = attrVal{valConst, uint64(c.u32())}
+	case formData8:
+		v = attrVal{valConst, c.u64()}
+	case formUdata:
+		v = attrVal{valConst, c.uleb()}
+	case formSdata:
+		v = attrVal{valConst, uint64(c.sleb())}
+	case formImplicitConst:
+		v = attrVal{valConst, uint64(a.imm)}
+	case formSecOffset, formGNURefAlt, formGNUStrpAlt:
+		v = attrVal{valConst, off()}
+	case formRefAddr:
+		v = attrVal{valRef, c.uint(uf.refAddrSize())}
+	case formRef1:
+		v = attrVal{valRef, unitOff + uint64(c.u8())}
+	case formRef2:
+		v = attrVal{valRef, unitOff + uint64(c.u16())}
+	case formRef4:
+		v = attrVal{valRef, unitOff + uint64(c.u32())}
+	case formRef8:
+		v = attrVal{valRef, unitOff + c.u64()}
+	case formRefUdata:
+		v = attrVal{valRef, unitOff + c.uleb()}
+	case formString:
+		at := c.off
+		for c.off < len(c.b) && c.b[c.off] != 0 {
+			c.off++
+		}
+		c.u8()
+		v = attrVal{valInline, uint64(at)}
+	case formStrp:
+		v = attrVal{valStr, off()}
+	case formLineStrp:
+		v = attrVal{valLine, off()}
+	case formStrx:
+		v = attrVal{valStrx, c.uleb()}
+	case formStrx1, formStrx2, formStrx3, formStrx4:
+		v = attrVal{valStrx, c.uint(int(form-formStrx1) + 1)}
+	case formRnglistx:
+		v = attrVal{valRngx, c.uleb()}
+	default:
+		if !skipForm(form, c, uf.is64, uf.asize) || form == formGNUStrIndex {
+			return v, errUnknownForm
+		}
+		v = attrVal{kind: valOther}
+	}
+	if c.bad {
+		return attrVal{}, errors.New("entry runs past its unit")
+	}
+	return v, nil
+}
+
+// skipVals skips the values of an entry of abbreviation d.
+func skipVals(c *cursor, d *abbrevDecl, uf unitFormat) error {
+	if d.fixed >= 0 {
+		c.take(uint64(d.fixed))
+	} else {
+		for i := range d.attrs {
+			form := uint64(d.attrs[i].form)
+			for form == formIndirect {
+				form = c.uleb()
+			}
+			if form == formGNUAddrIndex || form == formGNUStrIndex || !skipForm(form, c, uf.is64, uf.asize) {
+				if c.bad {
+					break
+				}
+				return errUnknownForm
+			}
+		}
+	}
+	if c.bad {
+		return errors.New("entry runs past its unit")
+	}
+	return nil
+}
+
+// str resolves a string value of an entry of unit u.
+func (f *File) strVal(u *unit, v attrVal) (string, bool) {
+	switch v.kind {
+	case valInline:
+		b, _ := f.info.prefix(u.end)
+		return cstringAt(b[:min(uint64(len(b)), u.end)], v.v)
+	case valStr:
+		return cstringAt(f.sharedSections().str, v.v)
+	case valLine:
+		return cstringAt(f.sharedSections().lineStr, v.v)
+	case valStrx:
+		w := uint64(u.fmt.offSize())
+		so := f.sharedSections().strOffsets
+		p := u.strOffBase5 + v.v*w
+		if p+w > uint64(len(so)) || p+w < p {
+			return "", false
+		}
+		c := cursor{b: so, off: int(p), order: f.order}
+		return cstringAt(f.sharedSections().str, c.uint(int(w)))
+	}
+	return "", false
+}
+
+// addr resolves an address value of an entry of unit u (debug/dwarf's
+// debugAddr for DW_FORM_addrx).
+func (f *File) addrVal(u *unit, v attrVal) (uint64, bool) {
+	switch v.kind {
+	case valAddr:
+		return v.v, true
+	case valAddrx:
+		return f.debugAddr(u, v.v)
+	}
+	return 0, false
+}
+
+func (f *File) debugAddr(u *unit, idx uint64) (uint64, bool) {
+	a := f.sharedSections().addr
+	w := uint64(u.fmt.asize)
+	p := u.addrBase + idx*w
+	if a == nil || w == 0 || p+w > uint64(len(a)) || p+w < p || (idx*w)/w != idx {
+		return 0, false
+	}
+	c := cursor{b: a, off: int(p), order: f.order}
+	return c.uint(u.fmt.asize), true
+}
+
+// rangeVals are the attributes of an entry its ranges come from.
+type rangeVals struct {
+	low, high attrVal
+	highSeen  bool
+	ranges    attrVal
+	hasRanges bool
+}
+
+// dieRanges is debug/dwarf's Data.Ranges for an entry of unit u: the
+// low/high pair first, then the range list (nil when the list cannot be
+// read).
+func (f *File) dieRanges(u *unit, rv *rangeVals, ret [][2]uint64) [][2]uint64 {
+	low, lowOK := f.addrVal(u, rv.low)
+	var high uint64
+	highOK := false
+	switch rv.high.kind {
+	case valAddr, valAddrx:
+		high, highOK = f.addrVal(u, rv.high)
+	case valConst:
+		high, highOK = low+rv.high.v, true
+	}
+	if lowOK && highOK {
+		ret = append(ret, [2]uint64{low, high})
+	}
+	if !rv.hasRanges {
+		return ret
+	}
+	s := f.sharedSections()
+	if u.fmt.version >= 5 && s.rnglists != nil {
+		var off uint64
+		switch rv.ranges.kind {
+		case valConst:
+			off = rv.ranges.v
+		case valRngx:
+			w := uint64(u.fmt.offSize())
+			p := u.rngBase + rv.ranges.v*w
+			if p+w > uint64(len(s.rnglists)) || p+w < p {
+				return nil
+			}
+			c := cursor{b: s.rnglists, off: int(p), order: f.order}
+			off = u.rngBase + c.uint(int(w))
+		default:
+			return ret
+		}
+		return f.rnglist(u, off, ret)
+	}
+	if rv.ranges.kind == valConst && s.ranges != nil {
+		return f.rangeList(u, rv.ranges.v, ret)
+	}
+	return ret
+}
+
+// rangeList is debug/dwarf's dwarf2Ranges: a .debug_ranges list.
+func (f *File) rangeList(u *unit, off uint64, ret [][2]uint64) [][2]uint64 {
+	b := f.sharedSections().ranges
+	if int64(off) < 0 || off > uint64(len(b)) {
+		return nil
+	}
+	base := u.rangeBase
+	asize := u.fmt.asize
+	if asize < 1 || asize > 8 {
+		return ret
+	}
+	maxAddr := ^uint64(0) >> uint((8-asize)*8)
+	c := cursor{b: b, off: int(off), order: f.order}
+	for c.left() > 0 {
+		low, high := c.uint(asize), c.uint(asize)
+		if c.bad || low == 0 && high == 0 {
+			break
+		}
+		if low == maxAddr {
+			base = high
+		} else {
+			ret = append(ret, [2]uint64{base + low, base + high})
+		}
+	}
+	return ret
+}
+
+// rnglist is debug/dwarf's dwarf5Ranges: a .debug_rnglists list.
+func (f *File) rnglist(u *unit, off uint64, ret [][2]uint64) [][2]uint64 {
+	b := f.sharedSections().rnglists
+	if int64(off) < 0 || off > uint64(len(b)) {
+		return nil
+	}
+	base := u.rangeBase
+	asize := u.fmt.asize
+	c := cursor{b: b, off: int(off), order: f.order}
+	for {
+		op := c.u8()
+		if c.bad {
+			return nil
+		}
+		switch op {
+		case 0: // DW_RLE_end_of_list
+			return ret
+		case 1: // DW_RLE_base_addressx
+			a, ok := f.debugAddr(u, c.uleb())
+			if !ok {
+				return nil
+			}
+			base = a
+		case 2: // DW_RLE_startx_endx
+			s, ok1 := f.debugAddr(u, c.uleb())
+			e, ok2 := f.debugAddr(u, c.uleb())
+			if !ok1 || !ok2 {
+				return nil
+			}
+			ret = append(ret, [2]uint64{s, e})
+		case 3: // DW_RLE_startx_length
+			s, ok := f.debugAddr(u, c.uleb())
+			n := c.uleb()
+			if !ok {
+				return nil
+			}
+			ret = append(ret, [2]uint64{s, s + n})
+		case 4: // DW_RLE_offset_pair
+			a, b := c.uleb(), c.uleb()
+			ret = append(ret, [2]uint64{base + a, base + b})
+		case 5: // DW_RLE_base_address
+			base = c.uint(asize)
+		case 6: // DW_RLE_start_end
+			s, e := c.uint(asize), c.uint(asize)
+			ret = append(ret, [2]uint64{s, e})
+		case 7: // DW_RLE_start_length
+			s := c.uint(asize)
+			ret = append(ret, [2]uint64{s, s + c.uleb()})
+		}
+	}
+}
