@@ -10,6 +10,7 @@ import (
 
 	"github.com/klauspost/compress/zlib"
 	"github.com/klauspost/compress/zstd"
+	"github.com/perfpt/perfpt/internal/inflate"
 )
 
 // maxSectionSize caps the (decompressed) size of a debug section read
@@ -28,9 +29,12 @@ type section struct {
 	raw  uint64 // raw size in the file
 	size uint64 // size once decompressed
 	buf  []byte // the prefix read so far
-	z    io.Reader
-	zc   io.Closer
-	err  error
+	// inf inflates a zlib section of a plausible size into one buffer;
+	// z reads the others.
+	inf *inflate.Zlib
+	z   io.Reader
+	zc  io.Closer
+	err error
 }
 
 // chunk is how much more of a section is read at least when a prefix
@@ -87,13 +91,9 @@ func (s *section) compressed(f *elf.File) error {
 	}
 	switch elf.CompressionType(typ) {
 	case elf.COMPRESS_ZLIB:
-		zr, err := zlib.NewReader(rest)
-		if err != nil {
-			return fmt.Errorf("%s: %w", s.name, err)
-		}
-		s.z, s.zc = zr, zr
+		return s.zlib(rest)
 	case elf.COMPRESS_ZSTD:
-		zr, err := zstd.NewReader(rest, zstd.WithDecoderConcurrency(1))
+		zr, err := zstd.NewReader(bytes.NewReader(rest), zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.name, err)
 		}
@@ -104,10 +104,31 @@ func (s *section) compressed(f *elf.File) error {
 	return nil
 }
 
+// zlib prepares the inflating of a zlib stream: into one buffer of the
+// section's size when the size is plausible (DWARF inflates to a few
+// times its compressed size), else through a reader whose memory grows
+// with what it reads.
+func (s *section) zlib(rest []byte) error {
+	if s.size <= 64*s.raw+1<<20 && s.size <= maxSectionSize {
+		inf, err := inflate.New(rest, int(s.size))
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+		s.inf = inf
+		return nil
+	}
+	zr, err := zlib.NewReader(bytes.NewReader(rest))
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.name, err)
+	}
+	s.z, s.zc = zr, zr
+	return nil
+}
+
 // compressedBytes reads the compressed stream that starts hdr bytes into
-// the section into memory: the inflater then takes its fast path over a
-// bytes.Reader, and the stream is small next to what it inflates to.
-func (s *section) compressedBytes(hdr int64) (*bytes.Reader, error) {
+// the section into memory: the stream is small next to what it inflates
+// to.
+func (s *section) compressedBytes(hdr int64) ([]byte, error) {
 	n := int64(s.raw) - hdr
 	if n < 0 || s.raw > maxSectionSize {
 		return nil, fmt.Errorf("%s: bad compressed size %d", s.name, s.raw)
@@ -116,7 +137,7 @@ func (s *section) compressedBytes(hdr int64) (*bytes.Reader, error) {
 	if got, err := s.r.ReadAt(b, s.off+hdr); got != len(b) {
 		return nil, fmt.Errorf("%s: reading %d compressed bytes: %v", s.name, n, err)
 	}
-	return bytes.NewReader(b), nil
+	return b, nil
 }
 
 // gnuCompressed reads the header of a .zdebug_ section: "ZLIB" and the
@@ -131,12 +152,7 @@ func (s *section) gnuCompressed() error {
 	if err != nil {
 		return err
 	}
-	zr, err := zlib.NewReader(rest)
-	if err != nil {
-		return fmt.Errorf("%s: %w", s.name, err)
-	}
-	s.z, s.zc = zr, zr
-	return nil
+	return s.zlib(rest)
 }
 
 // prefix returns the section's first n bytes (all of it when n is
@@ -149,6 +165,17 @@ func (s *section) prefix(n uint64) ([]byte, error) {
 		return nil, nil
 	}
 	n = min(n, s.size)
+	if s.inf != nil && uint64(len(s.buf)) < n && s.err == nil {
+		// Inflating costs nothing more per step: go just as far.
+		b, err := s.inf.Fill(int(min(n+chunk, s.size)))
+		s.buf = b
+		if err != nil {
+			s.err = fmt.Errorf("%s: %w", s.name, err)
+		}
+		if s.err != nil || uint64(len(b)) == s.size {
+			s.inf = nil
+		}
+	}
 	for uint64(len(s.buf)) < n && s.err == nil {
 		s.grow(min(max(uint64(len(s.buf))+chunk, uint64(len(s.buf))*2), s.size))
 	}
