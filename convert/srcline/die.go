@@ -61,16 +61,14 @@ type abbrevDecl struct {
 // parsed as far as the codes asked for: a unit whose unit entry alone is
 // read (most units a lookup passes over) needs only the first few.
 type abbrevTable struct {
-	sec  *section
+	f    *File
 	b    []byte // the section's prefix read so far
 	next int    // offset of the first abbreviation not parsed, -1 after the last
 	uf   unitFormat
-	// dense maps small codes to 1 + their index in decls (0: not seen),
-	// sparse the others.
-	dense  []int32
-	sparse map[uint64]int32
-	decls  []abbrevDecl
-	attrs  []abbrevAttr
+	// dense holds small codes' abbreviations (nil: not seen), sparse
+	// the others.
+	dense  []*abbrevDecl
+	sparse map[uint64]*abbrevDecl
 	// out is whether a form refers across units (DW_FORM_ref_addr and
 	// the like, DW_FORM_indirect that may be one).
 	out bool
@@ -89,17 +87,16 @@ func (t *abbrevTable) refersOut() bool {
 }
 
 // decl returns the abbreviation of code, nil when the table has none.
-// The abbreviation stays valid when the table parses further.
 func (t *abbrevTable) decl(code uint64) *abbrevDecl {
 	for {
-		var i int32
+		var d *abbrevDecl
 		if code-1 < uint64(len(t.dense)) {
-			i = t.dense[code-1]
+			d = t.dense[code-1]
 		} else if t.sparse != nil {
-			i = t.sparse[code]
+			d = t.sparse[code]
 		}
-		if i > 0 {
-			return &t.decls[i-1]
+		if d != nil {
+			return d
 		}
 		if t.next < 0 {
 			return nil
@@ -121,29 +118,33 @@ func (t *abbrevTable) parseNext() {
 				return
 			}
 			t.next = c.off
-			t.decls = append(t.decls, d)
-			i := int32(len(t.decls))
 			switch {
 			case code <= 1<<16:
 				if code > uint64(len(t.dense)) {
-					t.dense = append(t.dense, make([]int32, int(code)-len(t.dense))...)
+					if code > uint64(cap(t.dense)) {
+						nd := make([]*abbrevDecl, code, max(2*cap(t.dense), int(code), 16))
+						copy(nd, t.dense)
+						t.dense = nd
+					}
+					t.dense = t.dense[:code]
 				}
-				t.dense[code-1] = i
+				t.dense[code-1] = d
 			default:
 				if t.sparse == nil {
-					t.sparse = map[uint64]int32{}
+					t.sparse = map[uint64]*abbrevDecl{}
 				}
-				t.sparse[code] = i
+				t.sparse[code] = d
 			}
 			return
 		}
 		// The abbreviation runs past what is read: read more, or end
 		// the table at the end of the section.
-		if uint64(len(t.b)) >= t.sec.size {
+		sec := t.f.abbrev
+		if uint64(len(t.b)) >= sec.size {
 			t.next = -1
 			return
 		}
-		b, err := t.sec.prefix(uint64(len(t.b)) * 2)
+		b, err := sec.prefix(uint64(len(t.b)) * 2)
 		if err != nil || len(b) <= len(t.b) {
 			t.next = -1
 			return
@@ -152,13 +153,16 @@ func (t *abbrevTable) parseNext() {
 	}
 }
 
-func (t *abbrevTable) parseDecl(c *cursor) (uint64, abbrevDecl, bool) {
+// parseDecl parses one abbreviation at c; its attributes go to the
+// File's slab (abbreviations are many and small).
+func (t *abbrevTable) parseDecl(c *cursor) (uint64, *abbrevDecl, bool) {
 	code := c.uleb()
 	if c.bad || code == 0 {
-		return 0, abbrevDecl{}, !c.bad
+		return 0, nil, !c.bad
 	}
-	d := abbrevDecl{tag: uint32(c.uleb()), children: c.u8() == 1}
-	start := len(t.attrs)
+	tag, children := uint32(c.uleb()), c.u8() == 1
+	f := t.f
+	tmp := f.attrTmp[:0]
 	for {
 		attr, form := c.uleb(), c.uleb()
 		var imm int64
@@ -166,19 +170,29 @@ func (t *abbrevTable) parseDecl(c *cursor) (uint64, abbrevDecl, bool) {
 			imm = c.sleb()
 		}
 		if c.bad {
-			t.attrs = t.attrs[:start]
-			return 0, abbrevDecl{}, false
+			f.attrTmp = tmp
+			return 0, nil, false
 		}
 		if attr == 0 && form == 0 {
 			break
 		}
-		t.attrs = append(t.attrs, abbrevAttr{attr: uint32(attr), form: uint32(form), imm: imm})
+		tmp = append(tmp, abbrevAttr{attr: uint32(attr), form: uint32(form), imm: imm})
 		switch form {
 		case formRefAddr, formIndirect, formGNURefAlt:
 			t.out = true
 		}
 	}
-	d.attrs = t.attrs[start:len(t.attrs):len(t.attrs)]
+	f.attrTmp = tmp
+	if cap(f.attrSlab)-len(f.attrSlab) < len(tmp) {
+		f.attrSlab = make([]abbrevAttr, 0, max(4096, len(tmp)))
+	}
+	n := len(f.attrSlab)
+	f.attrSlab = append(f.attrSlab, tmp...)
+	if len(f.declSlab) == cap(f.declSlab) {
+		f.declSlab = make([]abbrevDecl, 0, 1024)
+	}
+	f.declSlab = append(f.declSlab, abbrevDecl{tag: tag, children: children, attrs: f.attrSlab[n:len(f.attrSlab):len(f.attrSlab)]})
+	d := &f.declSlab[len(f.declSlab)-1]
 	d.fixed = fixedSize(d.attrs, t.uf)
 	return code, d, true
 }
@@ -228,7 +242,7 @@ func (f *File) abbrevTable(off uint64, uf unitFormat) (*abbrevTable, error) {
 		}
 		return nil, err
 	}
-	t := &abbrevTable{sec: f.abbrev, b: b, next: int(off), uf: uf}
+	t := &abbrevTable{f: f, b: b, next: int(off), uf: uf}
 	if f.abbrevs == nil {
 		f.abbrevs = map[abbrevKey]*abbrevTable{}
 	}

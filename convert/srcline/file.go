@@ -45,6 +45,11 @@ type File struct {
 	byRange []arange // every unit's ranges, once all are read
 	// abbrevs are the abbreviation tables read so far.
 	abbrevs map[abbrevKey]*abbrevTable
+	// Slabs the tables' abbreviations are allocated from, and
+	// parseDecl's buffer.
+	declSlab []abbrevDecl
+	attrSlab []abbrevAttr
+	attrTmp  []abbrevAttr
 	// nested and rangeBuf are scanFuncs' buffers.
 	nested   []*funcInfo
 	rangeBuf [][2]uint64
