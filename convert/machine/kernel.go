@@ -34,8 +34,9 @@ func (m *Machine) hostKallsymsCache() *symbol.KallsymsCache {
 
 // kernelSymbolsPath mirrors the kallsyms part of dso__load_kernel_sym and
 // dso__find_kallsyms: the file perf reads the kernel's symbols from, or ""
-// for none. perfpt reads no vmlinux (-k is refused), so after --kallsyms
-// the order is: nothing with --symfs (perf tries no local file then);
+// for none, when no vmlinux (-k, or one of perf's vmlinux path:
+// SearchVmlinux) gave them. After --kallsyms the order is: nothing with
+// --symfs (perf tries no local file then);
 // /proc/kallsyms when no kernel build id was recorded (pipe mode) or it is
 // the running kernel's; else the kallsyms that perf record saved in the
 // build-id cache; else none, with perf's error line.

@@ -2,6 +2,8 @@ package machine
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 
 	"github.com/perfpt/perfpt/convert/symbol"
 )
@@ -16,9 +18,68 @@ import (
 // is not the recorded kernel's) leaves the kernel without symbols or code.
 
 // SetVmlinux makes the kernel's symbols and code come from the vmlinux at
-// path (under --symfs, symbol__join_symfs), before any record is processed.
+// path, before any record is processed.
 func (m *Machine) SetVmlinux(path string) {
 	m.vmPath = path
+}
+
+// vmlinuxFile is the file dso__load_vmlinux reads the symbols of path
+// from: an absolute path as it is, a relative one under --symfs
+// (symbol__join_symfs).
+func (m *Machine) vmlinuxFile(path string) string {
+	if path != "" && path[0] == '/' || m.symOpts == nil || m.symOpts.Symfs == "" {
+		return path
+	}
+	return m.symOpts.Symfs + "/" + path
+}
+
+// VmlinuxPath mirrors vmlinux_path__init: the files perf tries for the
+// kernel when no -k, --kallsyms or perf.data directory's kallsyms names
+// its symbols: vmlinux (in the working directory, or under --symfs) and
+// /boot/vmlinux, then, without --symfs, the paths of the recorded
+// kernel's release (the OSRELEASE header, perf_env's os_release: "(null)"
+// in a pipe, whose header comes after perf script has set the path up).
+func VmlinuxPath(release string, symfs bool) []string {
+	paths := []string{"vmlinux", "/boot/vmlinux"}
+	if symfs {
+		return paths
+	}
+	return append(paths, "/boot/vmlinux-"+release, "/usr/lib/debug/boot/vmlinux-"+release,
+		"/lib/modules/"+release+"/build/vmlinux", "/usr/lib/debug/lib/modules/"+release+"/vmlinux",
+		"/usr/lib/debug/boot/vmlinux-"+release+".debug")
+}
+
+// SearchVmlinux mirrors dso__load_vmlinux_path, which dso__load_kernel_sym
+// tries before kallsyms when nothing names the kernel's symbols: the
+// first file of VmlinuxPath(release) that dso__load_vmlinux loads (an ELF
+// with a symbol table that has symbols, whose build id is the recorded
+// kernel's when one was recorded) becomes the kernel's vmlinux, for its
+// symbols and for the code PT decoding reads, as with -k. It returns that
+// path, or "" when none loads (the kernel's symbols then come from
+// kallsyms). The build-id cache entry perf tries last is a kallsyms copy
+// for the kernel, never an ELF, and is not tried. Call it once the
+// recorded build ids are known (AddBuildID) and before any record.
+func (m *Machine) SearchVmlinux(release string) string {
+	for _, p := range VmlinuxPath(release, m.symOpts != nil && m.symOpts.Symfs != "") {
+		file := m.vmlinuxFile(p)
+		if st, err := os.Stat(file); err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		vm, err := symbol.LoadVmlinux(file, "")
+		if err != nil || m.kernelBuildID != nil && !bytes.Equal(vm.BuildID, m.kernelBuildID) {
+			continue
+		}
+		n := 0
+		for _, sec := range vm.Sections {
+			n += sec.Syms.Len()
+		}
+		if n == 0 {
+			continue
+		}
+		m.vmPath = p
+		return p
+	}
+	return ""
 }
 
 // vmlinuxState is the vmlinux's load.
@@ -37,11 +98,7 @@ func (m *Machine) vmlinux() *vmlinuxState {
 		return v
 	}
 	v.done = true
-	file := m.vmPath
-	if m.symOpts != nil {
-		file = m.symOpts.Symfs + file
-	}
-	vm, err := symbol.LoadVmlinux(file, m.refName)
+	vm, err := symbol.LoadVmlinux(m.vmlinuxFile(m.vmPath), m.refName)
 	if err != nil {
 		return v
 	}
@@ -49,7 +106,14 @@ func (m *Machine) vmlinux() *vmlinuxState {
 	if m.kernelBuildID != nil && !bytes.Equal(vm.BuildID, m.kernelBuildID) {
 		return v
 	}
-	v.vm, v.file = vm, file
+	// The code is read from the DSO's long name, the path as given,
+	// always under --symfs (dso__read_binary_type_filename for
+	// DSO_BINARY_TYPE__VMLINUX): with an absolute -k and --symfs, the
+	// symbols come from the file and the code from the symfs's copy.
+	v.vm, v.file = vm, m.vmPath
+	if m.symOpts != nil && m.symOpts.Symfs != "" {
+		v.file = filepath.Join(m.symOpts.Symfs, m.vmPath)
+	}
 	for _, s := range vm.Sections {
 		if s.Name == ".text" {
 			v.text = s.Syms

@@ -265,6 +265,15 @@ func New(f *perfdata.File, o Options) (*Session, error) {
 		// perf record writes the architecture in a pipe's features.
 		s.m.ArchKnown = true
 	}
+	if o.Vmlinux == "" && kallsyms == "" {
+		// dso__load_kernel_sym's vmlinux path, set up by symbol__init
+		// from the header's OSRELEASE (none yet in a pipe).
+		release := "(null)"
+		if s.feats != nil && s.feats.OSRelease != "" && !f.Pipe {
+			release = s.feats.OSRelease
+		}
+		s.m.SearchVmlinux(release)
+	}
 	if o.Time != "" {
 		var first, last uint64
 		if s.feats != nil {

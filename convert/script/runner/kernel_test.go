@@ -235,3 +235,61 @@ func TestPTKernelVmlinux(t *testing.T) {
 		})
 	}
 }
+
+// TestPTKernelVmlinuxPath: without -k, --kallsyms or a perf.data
+// directory's kallsyms, perf looks for the kernel in its vmlinux path
+// (dso__load_vmlinux_path) before kallsyms: a "vmlinux" in the working
+// directory, or under --symfs, whose build id is the recorded kernel's
+// gives the kernel's symbols and the code PT decodes; one with another
+// build id is passed over (and with no kallsyms for the recorded kernel
+// every kernel walk fails). Recordings decoded from their data file alone
+// (a directory's kcore_dir/kallsyms names the kernel's symbols). And -k
+// with an absolute path and --symfs: perf loads the symbols from the file
+// itself and reads the code from the symfs (its copy is not there: every
+// kernel walk fails).
+func TestPTKernelVmlinuxPath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records programs")
+	}
+	need(t, "perf", "gcc", "make")
+	vmlinux := testprog.Path(t, "kernel")
+	b, err := os.ReadFile(vmlinux)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bid := symbol.ReadBuildID(vmlinux)
+	i := bytes.Index(b, bid)
+	if len(bid) == 0 || i < 0 {
+		t.Fatalf("%s: no build id", vmlinux)
+	}
+	other := append([]byte(nil), b...)
+	other[i] ^= 0xff
+	timed := synth.Config{TSC: true, MTC: true, MTCPeriod: 3}
+	var datas []string
+	for _, wo := range []record.WriteOptions{{}, {PT: timed, PerCPU: true, CPUs: 2, Quantum: 300, Seed: 9}} {
+		datas = append(datas, filepath.Join(recordKernel(t, testprog.Path(t, "mix-dyn-O2"), wo), "data"))
+	}
+	cwd, symfs := t.TempDir(), t.TempDir()
+	t.Chdir(cwd)
+	for _, c := range []struct {
+		name string
+		file []byte
+	}{{"same", b}, {"other", other}} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, d := range []string{cwd, symfs} {
+				if err := os.WriteFile(filepath.Join(d, "vmlinux"), c.file, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, data := range datas {
+				compare(t, data)
+				compare(t, data, "--itrace=be", "-F", "+flags,+addr")
+				compare(t, data, "--itrace=i0ns", "-F", "comm,tid,ip,sym,symoff,dso")
+				compare(t, data, "--symfs="+symfs, "--itrace=be")
+				// -k with an absolute path is not under --symfs
+				// (dso__load_vmlinux).
+				compare(t, data, "-k", vmlinux, "--symfs="+symfs, "--itrace=be")
+			}
+		})
+	}
+}
