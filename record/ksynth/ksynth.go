@@ -39,6 +39,26 @@ type Kernel struct {
 	Targets   []uint64
 }
 
+// Slid returns k as if it were booted delta bytes above the address it
+// is linked at (KASLR): its text, syscall and interrupt entries, symbols
+// and indirect call targets move, its code is the same (the stand-in
+// kernel's branches are relative, its indirect calls go to Targets).
+func (k *Kernel) Slid(delta uint64) *Kernel {
+	c := *k
+	c.Start += delta
+	c.Syscall += delta
+	c.Interrupt += delta
+	c.Syms = make([]Sym, len(k.Syms))
+	for i, s := range k.Syms {
+		c.Syms[i] = Sym{s.Name, s.Addr + delta}
+	}
+	c.Targets = make([]uint64, len(k.Targets))
+	for i, t := range k.Targets {
+		c.Targets[i] = t + delta
+	}
+	return &c
+}
+
 // Load reads a kernel built like testdata/programs/kernel.S: its .text,
 // its function symbols, entry_SYSCALL_64 and asm_common_interrupt; the
 // sys_* functions are the targets of indirect calls.

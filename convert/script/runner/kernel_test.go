@@ -293,3 +293,51 @@ func TestPTKernelVmlinuxPath(t *testing.T) {
 		})
 	}
 }
+
+// TestPTKernelKASLR: a kernel booted above its link address (the stand-in
+// kernel slid by 0x1e00000, as KASLR moves it): its kcore_dir's kallsyms
+// and kcore are at the new addresses, and perf relocates a -k vmlinux
+// (linked at the old ones) by the recorded _text (the kernel MMAP's pgoff)
+// minus the file's, for the symbols and for the code PT decodes; and so
+// for a vmlinux found in its vmlinux path. Per-thread and 2-CPU
+// recordings.
+func TestPTKernelKASLR(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records programs")
+	}
+	need(t, "perf", "gcc", "make")
+	vmlinux := testprog.Path(t, "kernel")
+	k, err := ksynth.Load(vmlinux)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k = k.Slid(0x1e00000)
+	timed := synth.Config{TSC: true, MTC: true, MTCPeriod: 3}
+	cwd := t.TempDir()
+	for _, mode := range []struct {
+		name string
+		wo   record.WriteOptions
+	}{{"per-thread", record.WriteOptions{}},
+		{"2cpus", record.WriteOptions{PT: timed, PerCPU: true, CPUs: 2, Quantum: 300, Seed: 9}}} {
+		t.Run(mode.name, func(t *testing.T) {
+			wo := mode.wo
+			wo.Kernel, wo.KernelSeed = k, 3
+			dir := recordPT(t, testprog.Path(t, "mix-dyn-O2"), record.Options{WriteOptions: wo})
+			data := filepath.Join(dir, "data")
+			compare(t, dir, "--itrace=be", "-F", "+flags,+addr")
+			compare(t, data, "-k", vmlinux)
+			compare(t, data, "-k", vmlinux, "--itrace=i0ns", "-F", "comm,tid,ip,sym,symoff,dso")
+			compare(t, dir, "-k", vmlinux, "--itrace=be", "-F", "+flags,+addr")
+			compare(t, dir, "-k", vmlinux, "--itrace=cr", "-F", "+callindent")
+			b, err := os.ReadFile(vmlinux)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(cwd, "vmlinux"), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Chdir(cwd)
+			compare(t, data, "--itrace=be")
+		})
+	}
+}
