@@ -107,6 +107,11 @@ func (m *Machine) ProcessMmap(pid, tid int32, addr, length, pgoff uint64, name s
 	if (anon || noDSO) && exec {
 		name = "/tmp/perf-" + strconv.Itoa(int(pid)) + ".map"
 	}
+	if name == "[vdso]" {
+		// map__new: the vdso's map starts at offset 0 whatever the
+		// event says (kernels before 3.x gave its address).
+		pgoff = 0
+	}
 	d := m.dso(name, bid)
 	end := addr + length
 	if end < addr {

@@ -93,3 +93,15 @@ func TestModuleNamedByBuildID(t *testing.T) {
 		t.Errorf("ext4: DSO %q, want [ext4]", l.DSO)
 	}
 }
+
+// TestVdsoMapOffset: a [vdso] map starts at offset 0 of the vdso whatever
+// the MMAP says (map__new), as kernels before 3.x gave its address as the
+// offset (quipper's perf.data.forkexit-3.4).
+func TestVdsoMapOffset(t *testing.T) {
+	m := New(nil, "")
+	m.ProcessMmap(7, 7, 0x7fff7e2b4000, 0x2000, 0x7fff7e2b4000, "[vdso]", nil, perfdata.MiscUser, true)
+	l := m.Resolve(m.FindNewThread(7, 7), false, 0x7fff7e2b4a31)
+	if !l.HasMap || l.DSO != "[vdso]" || l.Addr != 0xa31 {
+		t.Fatalf("got %+v, want [vdso]+0xa31", l)
+	}
+}
