@@ -373,16 +373,18 @@ func (fs *Features) decode(feat Feature, b []byte, base int64) error {
 			fs.PMUCaps = append(fs.PMUCaps, p)
 		}
 	case FeatBPFProgInfo:
-		// Kept raw, but read as process_bpf_prog_info reads it: a
-		// count, then each program's info and data, whose sizes must
-		// fit (an info larger than perf 6.1's struct bpf_prog_info
-		// is refused).
+		// Kept raw (see BPFProgs), but read as process_bpf_prog_info
+		// reads it: a count, then each program's info and data
+		// sizes, the bitmask of its array fields (u64), its info and
+		// its data; the sizes must fit (an info larger than perf
+		// 6.1's struct bpf_prog_info is refused).
 		n := c.u32()
 		for i := uint32(0); i < n && c.err == nil; i++ {
 			infoLen, dataLen := c.u32(), c.u32()
 			if c.err == nil && infoLen > bpfProgInfoSize {
 				return errAt(base+int64(c.off), "feature bpf_prog_info: info of "+itoa(int(infoLen))+" bytes", ErrBadSize)
 			}
+			c.skip(8)
 			c.skip(uint64(infoLen))
 			c.skip(uint64(dataLen))
 		}

@@ -2,6 +2,7 @@ package perftext
 
 import (
 	"bufio"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -340,9 +341,64 @@ func printFeature(w *bufio.Writer, f *perfdata.File, fs *perfdata.Features, feat
 		for _, p := range fs.PMUCaps {
 			printCaps(w, p.PMU, p.Caps)
 		}
+	case perfdata.FeatBPFProgInfo:
+		btfs := fs.BPFBTFs()
+		for _, p := range fs.BPFProgs() {
+			printBPFProg(w, &p, btfs)
+		}
+	case perfdata.FeatBPFBTF:
+		for _, b := range fs.BPFBTFs() {
+			fmt.Fprintf(w, "# btf info of id %d\n", b.ID)
+		}
 	}
-	// tracing_data, build_id, bpf_prog_info, bpf_btf and unknown sections
-	// print nothing, as in perf without -I.
+	// tracing_data, build_id and unknown sections print nothing, as in
+	// perf without -I.
+}
+
+// printBPFProg mirrors bpf_event__print_bpf_prog_info: nothing when the
+// sub-program counts disagree (or, here, when the arrays were not in the
+// section: perf would follow the recording machine's pointers), else a
+// line for the program with its one function or a line per sub-program.
+func printBPFProg(w *bufio.Writer, p *perfdata.BPFProg, btfs []perfdata.BPFBTF) {
+	n := p.NrKsyms
+	if n != p.NrProgTags || n != p.NrFuncLens || !p.Arrays {
+		return
+	}
+	var btf []byte
+	if p.BTFID != 0 {
+		for _, b := range btfs {
+			if b.ID == p.BTFID {
+				btf = b.Data
+				break
+			}
+		}
+	}
+	// synthesize_bpf_prog_name: the tag in hex, then the function's
+	// name from the BTF (btf__new takes it), else the program's own name
+	// for a lone function, else "F".
+	name := func(i int) string {
+		s := "bpf_prog_" + hex.EncodeToString(p.Tags[i][:])
+		if btf != nil && i < len(p.FuncTypes) {
+			if fn, ok := perfdata.BTFFuncName(btf, p.FuncTypes[i]); ok {
+				return s + "_" + fn
+			}
+		}
+		if i == 0 && n == 1 {
+			if p.Name != "" {
+				s += "_" + p.Name
+			}
+			return s
+		}
+		return s + "_F"
+	}
+	if n == 1 {
+		fmt.Fprintf(w, "# bpf_prog_info %d: %s addr 0x%x size %d\n", p.ID, name(0), p.Ksyms[0], p.FuncLens[0])
+		return
+	}
+	fmt.Fprintf(w, "# bpf_prog_info %d:\n", p.ID)
+	for i := 0; i < int(n); i++ {
+		fmt.Fprintf(w, "# \tsub_prog %d: %s addr 0x%x size %d\n", i, name(i), p.Ksyms[i], p.FuncLens[i])
+	}
 }
 
 // localCPUID mirrors perf's get_cpuid on x86 ("vendor,family,model,
