@@ -90,36 +90,40 @@ func (f *File) ParseSampleID(raw *RawRecord) (SampleID, *Attr, error) {
 	return c.SampleID, c.Attr, err
 }
 
-// attrCache remembers the last sample ids looked up in File.idToAttr
-// and their attrs, for one reader: a recording's samples come from a few
-// events on a few CPUs, an id each, and a map lookup per record cost more
-// than a look at the last ones.
+// attrCache remembers sample ids looked up in File.idToAttr and their
+// attrs, for one reader, direct-mapped by the id's low bits: a
+// recording's samples come from a few events on a few CPUs, an id each
+// (the kernel numbers them in a row), and a map lookup per record cost
+// more than a look at one entry.
 type attrCache struct {
 	ids   [attrCacheLen]uint64
 	as    [attrCacheLen]*Attr
-	next  int
 	attrs int // len(File.Attrs) when it was filled (a pipe adds attrs)
 }
 
-const attrCacheLen = 8
+const attrCacheLen = 16
 
 // attrByID is f.idToAttr[id] through c (which may be nil).
 func (f *File) attrByID(id uint64, c *attrCache) *Attr {
 	if c == nil {
 		return f.idToAttr[id]
 	}
+	i := id % attrCacheLen
+	if c.ids[i] == id && c.as[i] != nil && c.attrs == len(f.Attrs) {
+		return c.as[i]
+	}
+	return f.attrByIDMiss(id, c)
+}
+
+// attrByIDMiss looks id up in f.idToAttr and caches it in c.
+func (f *File) attrByIDMiss(id uint64, c *attrCache) *Attr {
 	if c.attrs != len(f.Attrs) {
 		*c = attrCache{attrs: len(f.Attrs)}
 	}
-	for i := range c.ids {
-		if c.ids[i] == id && c.as[i] != nil {
-			return c.as[i]
-		}
-	}
 	a := f.idToAttr[id]
 	if a != nil {
-		c.ids[c.next], c.as[c.next] = id, a
-		c.next = (c.next + 1) % attrCacheLen
+		i := id % attrCacheLen
+		c.ids[i], c.as[i] = id, a
 	}
 	return a
 }
@@ -127,6 +131,10 @@ func (f *File) attrByID(id uint64, c *attrCache) *Attr {
 // attrForCached finds the attr of a kernel record (perf's
 // evlist__event2evsel), with its id lookups through c (which may be nil).
 func (f *File) attrForCached(raw *RawRecord, c *attrCache) *Attr {
+	if raw.Type == RecordTypeSample {
+		a, _ := f.sampleAttr(raw, c)
+		return a
+	}
 	if len(f.Attrs) == 1 {
 		return f.Attrs[0]
 	}
@@ -134,17 +142,6 @@ func (f *File) attrForCached(raw *RawRecord, c *attrCache) *Attr {
 		return nil
 	}
 	b := raw.Data
-	if raw.Type == RecordTypeSample {
-		if f.idPos >= 0 {
-			o := 8 + 8*f.idPos
-			if o+8 <= len(b) {
-				if a := f.attrByID(le64(b[o:]), c); a != nil {
-					return a
-				}
-			}
-		}
-		return f.Attrs[0]
-	}
 	if f.isPos > 0 && f.Attrs[0].SampleIDAll() {
 		o := len(b) - 8*f.isPos
 		if o >= 8 {
@@ -154,6 +151,27 @@ func (f *File) attrForCached(raw *RawRecord, c *attrCache) *Attr {
 		}
 	}
 	return f.Attrs[0]
+}
+
+// sampleAttr is attrForCached of a SAMPLE; id is the sample id its attr
+// was found by (0: not found by an id).
+func (f *File) sampleAttr(raw *RawRecord, c *attrCache) (a *Attr, id uint64) {
+	if len(f.Attrs) == 1 {
+		return f.Attrs[0], 0
+	}
+	if len(f.Attrs) == 0 {
+		return nil, 0
+	}
+	if f.idPos >= 0 {
+		o := 8 + 8*f.idPos
+		if b := raw.Data; o+8 <= len(b) {
+			id = le64(b[o:])
+			if a := f.attrByID(id, c); a != nil {
+				return a, id
+			}
+		}
+	}
+	return f.Attrs[0], 0
 }
 
 // sampleIDSize is the size of a sample_id trailer for sample type st.

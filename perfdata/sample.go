@@ -9,7 +9,7 @@ const maxBranchEntries = 1 << 16
 // sample decodes a PERF_RECORD_SAMPLE in perf's order
 // (evsel__parse_sample), reusing s's slices.
 func (d *decoder) sample(raw *RawRecord, s *RecordSample) error {
-	a := d.f.attrForCached(raw, &d.ids)
+	a, aID := d.f.sampleAttr(raw, &d.ids)
 	callchain, branches, regsU, regsI := s.Callchain[:0], s.BranchStack[:0], s.RegsUser[:0], s.RegsIntr[:0]
 	readVals := s.Read.Values[:0]
 	if !d.reuse && d.cache == nil {
@@ -145,7 +145,9 @@ func (d *decoder) sample(raw *RawRecord, s *RecordSample) error {
 	if c.err != nil {
 		return c.err
 	}
-	if s.Attr != nil && len(d.f.Attrs) > 1 && s.ID != 0 {
+	// The attr of the sample's own id (found already when the id at
+	// File.idPos is the same).
+	if s.Attr != nil && len(d.f.Attrs) > 1 && s.ID != 0 && s.ID != aID {
 		if a2 := d.f.attrByID(s.ID, &d.ids); a2 != nil {
 			s.Attr = a2
 		}

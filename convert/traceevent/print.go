@@ -3,6 +3,7 @@ package traceevent
 import (
 	"encoding/binary"
 	"fmt"
+	"strconv"
 
 	"github.com/perfpt/perfpt/perfdata/tracing"
 )
@@ -70,6 +71,10 @@ type piece struct {
 	// constant index, read as size bytes at off (what num gives for it).
 	direct    bool
 	off, size int
+	// fast: a direct argument whose conversion has no flags, width or
+	// precision, 'd' (or 'i'), 'u' or 'x': printed as its digits
+	// alone, without appendInt's general path (0: not so).
+	fast byte
 }
 
 // bindDirect sets pc.direct where its argument is read straight from the
@@ -87,6 +92,14 @@ func (pc *piece) bindDirect() {
 		idx, _ := tracing.Strtoull(a.Right.Atom)
 		f := a.Left.Field
 		pc.direct, pc.off, pc.size = true, f.Offset+int(idx)*f.ElemSize, f.ElemSize
+	}
+	if pc.direct && pc.sp.plain() {
+		switch pc.sp.conv {
+		case 'd', 'i':
+			pc.fast = 'd'
+		case 'u', 'x':
+			pc.fast = pc.sp.conv
+		}
 	}
 }
 
@@ -340,7 +353,13 @@ func (p *Printer) Append(b []byte, f *tracing.Format, raw []byte) []byte {
 		return r.appendFields(b)
 	}
 	for i := range ev.pieces {
-		b = r.appendPiece(b, &ev.pieces[i])
+		pc := &ev.pieces[i]
+		if pc.kind == pieceText && !pc.direct {
+			// Text, the most pieces, without a call.
+			b = append(b, pc.text...)
+			continue
+		}
+		b = r.appendPiece(b, pc)
 	}
 	return b
 }
@@ -356,7 +375,17 @@ func (r *rec) appendPiece(b []byte, pc *piece) []byte {
 		case 0:
 			v = uint64(uint32(v))
 		}
-		return pc.sp.appendInt(b, v)
+		if pc.fast == 0 {
+			return pc.sp.appendInt(b, v)
+		}
+		v = pc.sp.narrow(v)
+		switch pc.fast {
+		case 'd':
+			return strconv.AppendInt(b, int64(v), 10)
+		case 'u':
+			return strconv.AppendUint(b, v, 10)
+		}
+		return appendHex(b, v)
 	}
 	if pc.kind == pieceText {
 		return append(b, pc.text...)

@@ -84,6 +84,36 @@ conv:
 	return sp
 }
 
+// narrow gives the bits of v that printf reads for the conversion,
+// sign-extended for %d and %i.
+func (sp *spec) narrow(v uint64) uint64 {
+	signed := sp.conv == 'd' || sp.conv == 'i'
+	switch sp.bits {
+	case 8:
+		v &= 0xff
+		if signed {
+			v = uint64(int64(int8(v)))
+		}
+	case 16:
+		v &= 0xffff
+		if signed {
+			v = uint64(int64(int16(v)))
+		}
+	case 32:
+		v &= 0xffffffff
+		if signed {
+			v = uint64(int64(int32(v)))
+		}
+	}
+	return v
+}
+
+// plain reports whether the conversion has no flags, width or
+// precision: an integer prints as its digits alone.
+func (sp *spec) plain() bool {
+	return sp.width < 0 && sp.prec < 0 && !sp.minus && !sp.plus && !sp.space && !sp.hash && !sp.zero
+}
+
 // withStar applies a '*' argument: it is the width, or the precision
 // when the width is not a star.
 func (sp spec) withStar(n int) spec {
@@ -112,24 +142,8 @@ func pad(b []byte, n int, c byte) []byte {
 // appendInt formats v (the argument as passed, 64 bits) like printf would
 // with this integer conversion.
 func (sp spec) appendInt(b []byte, v uint64) []byte {
-	switch sp.bits {
-	case 8:
-		v &= 0xff
-		if sp.conv == 'd' || sp.conv == 'i' {
-			v = uint64(int64(int8(v)))
-		}
-	case 16:
-		v &= 0xffff
-		if sp.conv == 'd' || sp.conv == 'i' {
-			v = uint64(int64(int16(v)))
-		}
-	case 32:
-		v &= 0xffffffff
-		if sp.conv == 'd' || sp.conv == 'i' {
-			v = uint64(int64(int32(v)))
-		}
-	}
-	if sp.width < 0 && sp.prec < 0 && !sp.minus && !sp.plus && !sp.space && !sp.hash && !sp.zero {
+	v = sp.narrow(v)
+	if sp.plain() {
 		// No flags, width or precision: the digits alone.
 		switch sp.conv {
 		case 'd', 'i':
