@@ -1,6 +1,9 @@
 package perfdata
 
-import "math/bits"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // maxBranchEntries caps a branch stack (the kernel allows 127 with LBR;
 // perf's PERF_MAX_BRANCH_DEPTH).
@@ -24,10 +27,13 @@ func (d *decoder) sample(raw *RawRecord, s *RecordSample) error {
 	// Set field by field: built as a literal, the cursor was made in a
 	// temporary and copied, and the copy's wide loads of the narrow
 	// stores just made stalled (store forwarding) at every sample.
-	var c cursor
-	c.b, c.off, c.base, c.what = raw.Data, 8, raw.Offset, "PERF_RECORD_SAMPLE"
 	st := a.SampleType
 	s.SampleID.Format = st & sampleIDFields
+	if st&^flatSampleFields == 0 && d.flatSample(raw.Data, st, s) {
+		return d.sampleAttrByID(s, aID)
+	}
+	var c cursor
+	c.b, c.off, c.base, c.what = raw.Data, 8, raw.Offset, "PERF_RECORD_SAMPLE"
 	if st&SampleFormatIdentifier != 0 {
 		s.ID = c.u64()
 	}
@@ -145,12 +151,81 @@ func (d *decoder) sample(raw *RawRecord, s *RecordSample) error {
 	if c.err != nil {
 		return c.err
 	}
-	// The attr of the sample's own id (found already when the id at
-	// File.idPos is the same).
+	return d.sampleAttrByID(s, aID)
+}
+
+// sampleAttrByID sets the attr of a decoded sample to that of its own id
+// (found already when the id at File.idPos, aID, is the same).
+func (d *decoder) sampleAttrByID(s *RecordSample, aID uint64) error {
 	if s.Attr != nil && len(d.f.Attrs) > 1 && s.ID != 0 && s.ID != aID {
 		if a2 := d.f.attrByID(s.ID, &d.ids); a2 != nil {
 			s.Attr = a2
 		}
 	}
 	return nil
+}
+
+// flatSampleFields are the sample fields flatSample decodes: fixed
+// 8-byte words and the raw data.
+const flatSampleFields = SampleFormatIdentifier | SampleFormatIP | SampleFormatTID | SampleFormatTime |
+	SampleFormatAddr | SampleFormatID | SampleFormatStreamID | SampleFormatCPU | SampleFormatPeriod | SampleFormatRaw
+
+// flatSample decodes the fields of a sample whose type has none but
+// flatSampleFields (tracepoint and most counter samples) in a straight
+// line, as sample does: the general path's cursor checks per field
+// cost more than the reads. It returns false, having decoded nothing
+// for sure, when the record is too short: sample then reports where.
+func (d *decoder) flatSample(b []byte, st SampleFormat, s *RecordSample) bool {
+	o := 8 + 8*bits.OnesCount64(uint64(st&^SampleFormatRaw))
+	if o > len(b) {
+		return false
+	}
+	if st&SampleFormatRaw != 0 {
+		if o+4 > len(b) {
+			return false
+		}
+		n := int(binary.LittleEndian.Uint32(b[o:]))
+		// The u32 size and the data are padded together to 8 bytes.
+		if n > len(b)-o-4 || (4+n+7)&^7 > len(b)-o {
+			return false
+		}
+		s.Raw = d.sampleBytes(s, b[o+4:o+4+n])
+	}
+	o = 8
+	if st&SampleFormatIdentifier != 0 {
+		s.ID = binary.LittleEndian.Uint64(b[o:])
+		o += 8
+	}
+	if st&SampleFormatIP != 0 {
+		s.IP = binary.LittleEndian.Uint64(b[o:])
+		o += 8
+	}
+	if st&SampleFormatTID != 0 {
+		s.PID, s.TID = int32(binary.LittleEndian.Uint32(b[o:])), int32(binary.LittleEndian.Uint32(b[o+4:]))
+		o += 8
+	}
+	if st&SampleFormatTime != 0 {
+		s.Time = binary.LittleEndian.Uint64(b[o:])
+		o += 8
+	}
+	if st&SampleFormatAddr != 0 {
+		s.Addr = binary.LittleEndian.Uint64(b[o:])
+		o += 8
+	}
+	if st&SampleFormatID != 0 {
+		s.ID = binary.LittleEndian.Uint64(b[o:])
+		o += 8
+	}
+	if st&SampleFormatStreamID != 0 {
+		s.StreamID = binary.LittleEndian.Uint64(b[o:])
+		o += 8
+	}
+	if st&SampleFormatCPU != 0 {
+		s.CPU, s.Res = binary.LittleEndian.Uint32(b[o:]), binary.LittleEndian.Uint32(b[o+4:])
+		o += 8
+	}
+	if st&SampleFormatPeriod != 0 {
+		s.Period = binary.LittleEndian.Uint64(b[o:])
+	}
+	return true
 }
