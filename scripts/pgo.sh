@@ -9,7 +9,11 @@
 #          (ptdecode/flow, query, packet);
 #   script --itrace=e at -j 1 (the session's decoder, what every
 #          perf.data command runs) and --itrace=i100ns;
-#   pprof  at -j 1 and at the default -j (Handler.Runs and the aggregation).
+#   pprof  at -j 1 and at the default -j (Handler.Runs and the aggregation);
+#   script of a tracepoint recording (perfdata's reader and time-order
+#          queue, the session's sample path, traceevent's printing) at the
+#          default -j and at -j 1, where perf can record one (PGO_TRACE
+#          names a recording to use instead: any perf.data of tracepoints).
 # Inputs come from scripts/ptgen (a synthetic branchy program, its PT trace
 # and a perf.data of it) and are generated outside the repository.
 #
@@ -35,6 +39,21 @@ if [ ! -s "$g.data" ] || [ ! -s "$g.pt" ]; then
 	$GO run ./scripts/ptgen -mb "$MB" -base "$BASE" -pt "$g.pt" -bin "$g.bin" -data "$g.data" >"$g.info"
 fi
 
+# A tracepoint recording: about a million raw_syscalls and getppid
+# samples of a loop calling getppid (as scripts/bench-sampled.sh makes).
+trace=${PGO_TRACE:-$WORK/trace.data}
+if [ ! -s "$trace" ] && command -v perf >/dev/null; then
+	printf '#include <unistd.h>\nint main(void){for(int i=0;i<250000;i++)getppid();return 0;}\n' >"$WORK/getppid.c"
+	if gcc -O2 -o "$WORK/getppid" "$WORK/getppid.c" &&
+		perf record -q -o "$trace" -m 64M -e raw_syscalls:sys_enter -e raw_syscalls:sys_exit \
+			-e syscalls:sys_enter_getppid -e syscalls:sys_exit_getppid -- "$WORK/getppid" >/dev/null 2>&1; then
+		echo "pgo: recorded $trace"
+	else
+		echo "pgo: no tracepoint recording (perf record failed): its runs are left out"
+		rm -f "$trace"
+	fi
+fi
+
 # run NAME ARGS...: one profiled run of perfpt, output discarded.
 n=0
 run() {
@@ -47,6 +66,10 @@ for _ in $(seq "$ROUNDS"); do
 	run script script -j 1 --itrace=e -i "$g.data"
 	run pprof pprof -j 1 -i "$g.data" -o "$WORK/out.pb.gz"
 	run pprof pprof -i "$g.data" -o "$WORK/out.pb.gz"
+	if [ -s "$trace" ]; then
+		run trace script -i "$trace"
+		run trace script -j 1 -i "$trace"
+	fi
 done
 run script script --itrace=i100ns -i "$g.data"
 
