@@ -166,9 +166,14 @@ func vdsoMapped(ms *machine.Maps) {
 // any walk, and perf reports the kernel's first failed walk only. Only a
 // recording with Intel PT data keeps code caches: otherwise nothing.
 func (s *Session) ScriptFetched(smp *sample.Sample) {
-	if s.pt == nil || smp.IP == 0 || smp.InsnLen != 0 {
-		return
+	// Small enough to inline: PT's instruction and branch samples have
+	// their instruction's bytes.
+	if smp.InsnLen == 0 && s.pt != nil && smp.IP != 0 {
+		s.scriptFetch(smp)
 	}
+}
+
+func (s *Session) scriptFetch(smp *sample.Sample) {
 	r, ok := smp.Res.(*machine.Resolver)
 	if !ok {
 		return

@@ -31,13 +31,17 @@ const (
 	BrUnconditional
 )
 
-// Insn is one decoded instruction as perf's walker reports it.
+// Insn is one decoded instruction as perf's walker reports it. Buf comes
+// first so that a copy of an Insn (two 16-byte moves) stores it whole:
+// the decoder reads it back with one 16-byte load right after the walker
+// copied the instruction out of its cache, which stalled on store
+// forwarding when Buf straddled two of the copy's stores.
 type Insn struct {
-	Op     Op
-	Branch Branch
+	Buf    [16]byte
 	Length int
 	Rel    int32
-	Buf    [16]byte
+	Op     Op
+	Branch Branch
 }
 
 // Classify sets op, branch and rel of in from an instruction decoded by
