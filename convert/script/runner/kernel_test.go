@@ -200,18 +200,8 @@ func TestPTKernelVmlinux(t *testing.T) {
 	if out, err := exec.Command("strip", "-o", stripped, vmlinux).CombinedOutput(); err != nil {
 		t.Fatalf("strip: %v\n%s", err, out)
 	}
-	b, err := os.ReadFile(vmlinux)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bid := symbol.ReadBuildID(vmlinux)
-	i := bytes.Index(b, bid)
-	if len(bid) == 0 || i < 0 {
-		t.Fatalf("%s: no build id", vmlinux)
-	}
+	_, c := otherBuildID(t, vmlinux)
 	other := filepath.Join(tmp, "other")
-	c := append([]byte(nil), b...)
-	c[i] ^= 0xff
 	if err := os.WriteFile(other, c, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -236,6 +226,24 @@ func TestPTKernelVmlinux(t *testing.T) {
 	}
 }
 
+// otherBuildID returns the bytes of the ELF at path and a copy whose build
+// id differs.
+func otherBuildID(t *testing.T, path string) (orig, other []byte) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bid := symbol.ReadBuildID(path)
+	i := bytes.Index(b, bid)
+	if len(bid) == 0 || i < 0 {
+		t.Fatalf("%s: no build id", path)
+	}
+	other = append([]byte(nil), b...)
+	other[i] ^= 0xff
+	return b, other
+}
+
 // TestPTKernelVmlinuxPath: without -k, --kallsyms or a perf.data
 // directory's kallsyms, perf looks for the kernel in its vmlinux path
 // (dso__load_vmlinux_path) before kallsyms: a "vmlinux" in the working
@@ -253,17 +261,7 @@ func TestPTKernelVmlinuxPath(t *testing.T) {
 	}
 	need(t, "perf", "gcc", "make")
 	vmlinux := testprog.Path(t, "kernel")
-	b, err := os.ReadFile(vmlinux)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bid := symbol.ReadBuildID(vmlinux)
-	i := bytes.Index(b, bid)
-	if len(bid) == 0 || i < 0 {
-		t.Fatalf("%s: no build id", vmlinux)
-	}
-	other := append([]byte(nil), b...)
-	other[i] ^= 0xff
+	b, other := otherBuildID(t, vmlinux)
 	timed := synth.Config{TSC: true, MTC: true, MTCPeriod: 3}
 	var datas []string
 	for _, wo := range []record.WriteOptions{{}, {PT: timed, PerCPU: true, CPUs: 2, Quantum: 300, Seed: 9}} {
