@@ -27,8 +27,26 @@ var (
 const (
 	litBits  = 10 // primary table bits for literals/lengths
 	distBits = 8  // primary table bits for distances
-	subFlag  = 1 << 31
 	maxCodes = 288 + 32
+)
+
+// A decoding table entry: the code's length in bits 0-4, the number of
+// extra bits that follow it in bits 8-11, what it means in the flags,
+// and a value in bits 16-31 (a literal byte, the base of a length or a
+// distance, a code-length symbol, or a subtable's start). An entry of no
+// code has no flag.
+const (
+	entLit = 1 << 12 // a literal (or a code-length symbol)
+	entLen = 1 << 13 // a length (in a literal/length table) or a distance
+	entEOB = 1 << 14 // the end of the block
+	entSub = 1 << 15 // a subtable: bits 0-4 the primary bits, 8-11 its bits
+)
+
+// Kinds of tables build makes.
+const (
+	kindLit = iota
+	kindDist
+	kindCodeLen
 )
 
 // Zlib decodes one zlib stream into a buffer of the size given to New.
@@ -47,8 +65,6 @@ type Zlib struct {
 	inBlock  bool
 	final    bool
 	stored   int // bytes left of a stored block, -1 in a Huffman block
-	lit      []uint32
-	dist     []uint32
 	litTab   [1<<litBits + 2048]uint32
 	distTab  [1<<distBits + 512]uint32
 	checked  bool
@@ -267,11 +283,11 @@ func (z *Zlib) fixed() {
 	// Fixed codes are over-subscribed for none but incomplete for
 	// neither; build them as usual.
 	var ok bool
-	if z.lit, ok = build(z.litTab[:], l[:288], litBits); !ok {
+	if ok = build(z.litTab[:], l[:288], litBits, kindLit); !ok {
 		z.fail(ErrCorrupt)
 		return
 	}
-	if z.dist, ok = build(z.distTab[:], l[288:], distBits); !ok {
+	if ok = build(z.distTab[:], l[288:], distBits, kindDist); !ok {
 		z.fail(ErrCorrupt)
 		return
 	}
@@ -293,8 +309,8 @@ func (z *Zlib) dynamic() {
 	for i := 0; i < nclen; i++ {
 		cl[clOrder[i]] = uint8(z.bits(3))
 	}
-	var clTab [1 << 7]uint32
-	t, ok := build(clTab[:], cl[:], 7)
+	var t [1 << 7]uint32
+	ok := build(t[:], cl[:], 7, kindCodeLen)
 	if !ok {
 		z.fail(ErrCorrupt)
 		return
@@ -305,14 +321,14 @@ func (z *Zlib) dynamic() {
 			z.refill()
 		}
 		e := t[z.buf&(1<<7-1)]
-		n := uint(e & 0xff)
-		if n == 0 {
+		if e&entLit == 0 {
 			z.fail(ErrCorrupt)
 			return
 		}
+		n := uint(e & 31)
 		z.buf >>= n
 		z.nb -= n
-		sym := e >> 8
+		sym := e >> 16
 		var rep int
 		var v uint8
 		switch {
@@ -348,23 +364,23 @@ func (z *Zlib) dynamic() {
 		z.fail(ErrCorrupt)
 		return
 	}
-	if z.lit, ok = build(z.litTab[:], lens[:nlit], litBits); !ok {
+	if ok = build(z.litTab[:], lens[:nlit], litBits, kindLit); !ok {
 		z.fail(ErrCorrupt)
 		return
 	}
-	if z.dist, ok = build(z.distTab[:], lens[nlit:], distBits); !ok {
+	if ok = build(z.distTab[:], lens[nlit:], distBits, kindDist); !ok {
 		z.fail(ErrCorrupt)
 	}
 }
 
-// build makes the decoding table of the canonical Huffman code of the
-// given code lengths in tab: a primary table of 1<<bits entries indexed
-// by the next bits of input, whose entries are sym<<8 | length, or, for
-// longer codes, subFlag | bits of the subtable<<24 | its start<<8 |
-// bits; entries of no code are 0. ok is false for an over-subscribed or
-// incomplete code (but one of a single code of length 1, and none at
-// all, which compress/flate accepts for distances).
-func build(tab []uint32, lens []uint8, bits uint) ([]uint32, bool) {
+// build makes in tab the decoding table of the canonical Huffman code
+// of the given code lengths: a primary table of 1<<bits entries indexed
+// by the next bits of input, an entry per code (see entLit) or, for
+// longer codes, an entSub entry pointing at a subtable after the primary
+// one. ok is false for an over-subscribed or incomplete code (but one of
+// a single code of length 1, and none at all, which compress/flate
+// accepts for distances).
+func build(tab []uint32, lens []uint8, bits uint, kind int) (ok bool) {
 	var count [16]int
 	maxLen := 0
 	for _, l := range lens {
@@ -376,11 +392,11 @@ func build(tab []uint32, lens []uint8, bits uint) ([]uint32, bool) {
 	for l := 1; l <= 15; l++ {
 		left = left<<1 - count[l]
 		if left < 0 {
-			return nil, false
+			return false
 		}
 	}
 	if left != 0 && !(maxLen == 1 && count[1] == 1) && maxLen != 0 {
-		return nil, false
+		return false
 	}
 	var next [16]int
 	code := 0
@@ -412,14 +428,14 @@ func build(tab []uint32, lens []uint8, bits uint) ([]uint32, bool) {
 			size += 1 << subLen[p]
 		}
 	}
-	if size > len(tab) {
-		return nil, false
+	if size > len(tab) || size > 1<<16 {
+		return false
 	}
 	tab = tab[:size]
 	clear(tab)
 	for p := 0; p < primary; p++ {
 		if subLen[p] > 0 {
-			tab[p] = subFlag | uint32(subLen[p])<<24 | uint32(start[p])<<8 | uint32(bits)
+			tab[p] = entSub | uint32(start[p])<<16 | uint32(subLen[p])<<8 | uint32(bits)
 		}
 	}
 	for s, l := range lens {
@@ -428,7 +444,7 @@ func build(tab []uint32, lens []uint8, bits uint) ([]uint32, bool) {
 		}
 		c := int(codes[s])
 		if uint(l) <= bits {
-			e := uint32(s)<<8 | uint32(l)
+			e := entry(s, kind) | uint32(l)
 			for i := c; i < primary; i += 1 << l {
 				tab[i] = e
 			}
@@ -436,12 +452,35 @@ func build(tab []uint32, lens []uint8, bits uint) ([]uint32, bool) {
 		}
 		p := c & (primary - 1)
 		sl := int(l) - int(bits)
-		e := uint32(s)<<8 | uint32(sl)
+		e := entry(s, kind) | uint32(sl)
 		for i := c >> bits; i < 1<<subLen[p]; i += 1 << sl {
 			tab[start[p]+i] = e
 		}
 	}
-	return tab, true
+	return true
+}
+
+// entry is the meaning of symbol s of a table of kind, as a table entry
+// without the code length.
+func entry(s, kind int) uint32 {
+	switch kind {
+	case kindLit:
+		switch {
+		case s < 256:
+			return entLit | uint32(s)<<16
+		case s == 256:
+			return entEOB
+		case s < 257+29:
+			return entLen | uint32(lenBase[s-257])<<16 | uint32(lenExtra[s-257])<<8
+		}
+	case kindDist:
+		if s < 30 {
+			return entLen | dBase[s]<<16 | uint32(dExtra[s])<<8
+		}
+	case kindCodeLen:
+		return entLit | uint32(s)<<16
+	}
+	return 0
 }
 
 func reverse(c uint16, n uint) uint16 {
@@ -458,7 +497,7 @@ func reverse(c uint16, n uint) uint16 {
 func (z *Zlib) huffman(want int) {
 	in, pos, buf, nb := z.in, z.pos, z.buf, z.nb
 	out, o := z.out, z.o
-	lit, dist := z.lit, z.dist
+	lt, dt := &z.litTab, &z.distTab
 	const litMask, distMask = 1<<litBits - 1, 1<<distBits - 1
 	defer func() { z.pos, z.buf, z.nb, z.o = pos, buf, nb, o }()
 	for o < want {
@@ -479,60 +518,55 @@ func (z *Zlib) huffman(want int) {
 				}
 			}
 		}
-		e := lit[buf&litMask]
-		if e&subFlag != 0 {
+		e := lt[buf&litMask]
+		if e&entSub != 0 {
 			buf >>= litBits
 			nb -= litBits
-			e = lit[(e>>8&0xffff)+uint32(buf&(1<<(e>>24&0x1f)-1))]
+			e = lt[(e>>16)+uint32(buf&(1<<(e>>8&15)-1))]
 		}
-		n := uint(e & 0xff)
-		if n == 0 {
-			z.fail(ErrCorrupt)
-			return
-		}
-		buf >>= n
-		nb -= n
-		sym := e >> 8
-		if sym < 256 {
+		n := uint(e & 31)
+		if e&entLit != 0 {
+			buf >>= n
+			nb -= n
 			if o >= len(out) {
 				z.fail(ErrSize)
 				return
 			}
-			out[o] = byte(sym)
+			out[o] = byte(e >> 16)
 			o++
 			continue
 		}
-		if sym == 256 {
-			z.inBlock = false
-			return
-		}
-		sym -= 257
-		if sym >= 29 {
+		if e&entLen == 0 {
+			if e&entEOB != 0 {
+				buf >>= n
+				nb -= n
+				z.inBlock = false
+				return
+			}
 			z.fail(ErrCorrupt)
 			return
 		}
-		x := uint(lenExtra[sym])
-		length := int(lenBase[sym]) + int(buf&(1<<x-1))
-		buf >>= x
-		nb -= x
-		e = dist[buf&distMask]
-		if e&subFlag != 0 {
-			buf >>= distBits
-			nb -= distBits
-			e = dist[(e>>8&0xffff)+uint32(buf&(1<<(e>>24&0x1f)-1))]
-		}
-		n = uint(e & 0xff)
-		ds := e >> 8
-		if n == 0 || ds >= 30 {
-			z.fail(ErrCorrupt)
-			return
-		}
+		x := uint(e >> 8 & 15)
+		length := int(e>>16) + int(buf>>n&(1<<x-1))
+		n += x
 		buf >>= n
 		nb -= n
-		x = uint(dExtra[ds])
-		d := int(dBase[ds]) + int(buf&(1<<x-1))
-		buf >>= x
-		nb -= x
+		e = dt[buf&distMask]
+		if e&entSub != 0 {
+			buf >>= distBits
+			nb -= distBits
+			e = dt[(e>>16)+uint32(buf&(1<<(e>>8&15)-1))]
+		}
+		if e&entLen == 0 {
+			z.fail(ErrCorrupt)
+			return
+		}
+		n = uint(e & 31)
+		x = uint(e >> 8 & 15)
+		d := int(e>>16) + int(buf>>n&(1<<x-1))
+		n += x
+		buf >>= n
+		nb -= n
 		if d > o {
 			z.fail(ErrCorrupt)
 			return
