@@ -58,19 +58,23 @@ type abbrevDecl struct {
 }
 
 // abbrevTable is one abbreviation table as units of one format use it,
-// parsed as far as the codes asked for: a unit whose unit entry alone is
-// read (most units a lookup passes over) needs only the first few.
+// parsed as far as the codes asked for, and only those: a unit whose
+// unit entry alone is read (most units a lookup passes over) needs one
+// abbreviation, and gcc puts the unit's last. The abbreviations passed
+// over are only remembered where they start.
 type abbrevTable struct {
 	f    *File
 	b    []byte // the section's prefix read so far
-	next int    // offset of the first abbreviation not parsed, -1 after the last
+	next int    // offset of the first abbreviation not seen, -1 after the last
 	uf   unitFormat
-	// dense holds small codes' abbreviations (nil: not seen), sparse
-	// the others.
+	// dense holds small codes' abbreviations (nil: not parsed) and
+	// where they start (0: not seen; else 1 + the offset), sparse the
+	// others.
 	dense  []*abbrevDecl
+	at     []int32
 	sparse map[uint64]*abbrevDecl
 	// out is whether a form refers across units (DW_FORM_ref_addr and
-	// the like, DW_FORM_indirect that may be one).
+	// the like, DW_FORM_indirect that may be one), once all are parsed.
 	out bool
 }
 
@@ -81,66 +85,91 @@ func (t *abbrevTable) refersOut() bool {
 		return false
 	}
 	for t.next >= 0 {
-		t.parseNext()
+		t.see(0)
+	}
+	for code := range t.dense {
+		t.decl(uint64(code) + 1)
 	}
 	return t.out
 }
 
-// decl returns the abbreviation of code, nil when the table has none.
+// decl returns the abbreviation of code, nil when the table has none (a
+// code given twice is its first abbreviation).
 func (t *abbrevTable) decl(code uint64) *abbrevDecl {
 	for {
-		var d *abbrevDecl
 		if code-1 < uint64(len(t.dense)) {
-			d = t.dense[code-1]
-		} else if t.sparse != nil {
-			d = t.sparse[code]
-		}
-		if d != nil {
+			if d := t.dense[code-1]; d != nil {
+				return d
+			}
+			if at := t.at[code-1]; at > 0 {
+				c := cursor{b: t.b, off: int(at - 1)}
+				_, d, _ := t.parseDecl(&c)
+				t.dense[code-1] = d
+				return d
+			}
+		} else if d := t.sparse[code]; d != nil {
 			return d
 		}
 		if t.next < 0 {
 			return nil
 		}
-		t.parseNext()
+		t.see(code)
 	}
 }
 
-// parseNext parses the next abbreviation (debug/dwarf's parseAbbrev
-// one at a time: a later code replaces an earlier one), reading more of
-// the section as needed.
-func (t *abbrevTable) parseNext() {
+// see passes over the next abbreviation, remembering where it starts, and
+// parses it when it is the one of code (which sparse codes always are).
+// It reads more of the section as needed.
+func (t *abbrevTable) see(code uint64) {
 	for {
 		c := cursor{b: t.b, off: t.next}
-		code, d, ok := t.parseDecl(&c)
-		if ok {
-			if code == 0 {
-				t.next = -1
-				return
+		got := c.uleb()
+		if !c.bad && got == 0 {
+			t.next = -1
+			return
+		}
+		var d *abbrevDecl
+		ok := false
+		if !c.bad {
+			if got == code || got > 1<<16 {
+				c.off = t.next
+				_, d, ok = t.parseDecl(&c)
+			} else {
+				ok = skipDecl(&c)
 			}
+		}
+		if ok {
+			start := t.next
 			t.next = c.off
-			switch {
-			case code <= 1<<16:
-				if code > uint64(len(t.dense)) {
-					if code > uint64(cap(t.dense)) {
-						nd := make([]*abbrevDecl, code, max(2*cap(t.dense), int(code), 16))
-						copy(nd, t.dense)
-						t.dense = nd
-					}
-					t.dense = t.dense[:code]
-				}
-				t.dense[code-1] = d
-			default:
+			if got > 1<<16 {
 				if t.sparse == nil {
 					t.sparse = map[uint64]*abbrevDecl{}
 				}
-				t.sparse[code] = d
+				if t.sparse[got] == nil {
+					t.sparse[got] = d
+				}
+				return
+			}
+			if got > uint64(len(t.dense)) {
+				if got > uint64(cap(t.dense)) {
+					n := max(2*cap(t.dense), int(got), 16)
+					nd, na := make([]*abbrevDecl, got, n), make([]int32, got, n)
+					copy(nd, t.dense)
+					copy(na, t.at)
+					t.dense, t.at = nd, na
+				}
+				t.dense, t.at = t.dense[:got], t.at[:got]
+			}
+			if t.at[got-1] == 0 {
+				t.at[got-1] = int32(start + 1)
+				t.dense[got-1] = d
 			}
 			return
 		}
 		// The abbreviation runs past what is read: read more, or end
 		// the table at the end of the section.
 		sec := t.f.abbrev
-		if uint64(len(t.b)) >= sec.size {
+		if uint64(len(t.b)) >= sec.size || len(t.b) >= 1<<31-1 {
 			t.next = -1
 			return
 		}
@@ -151,6 +180,22 @@ func (t *abbrevTable) parseNext() {
 		}
 		t.b = b
 	}
+}
+
+// skipDecl passes over an abbreviation after its code.
+func skipDecl(c *cursor) bool {
+	c.uleb()
+	c.u8()
+	for !c.bad {
+		attr, form := c.uleb(), c.uleb()
+		if form == formImplicitConst {
+			c.sleb()
+		}
+		if attr == 0 && form == 0 {
+			break
+		}
+	}
+	return !c.bad
 }
 
 // parseDecl parses one abbreviation at c; its attributes go to the
