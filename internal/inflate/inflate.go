@@ -500,6 +500,90 @@ func (z *Zlib) huffman(want int) {
 	lt, dt := &z.litTab, &z.distTab
 	const litMask, distMask = 1<<litBits - 1, 1<<distBits - 1
 	defer func() { z.pos, z.buf, z.nb, z.o = pos, buf, nb, o }()
+	// The fast loop: input for a refill of 8 bytes and room for the
+	// longest match and its 8-byte overshoot, so that neither is checked
+	// per symbol.
+	fastOut := min(want, len(out)-258-8)
+	fastIn := len(in) - 8
+	for o < fastOut && pos <= fastIn {
+		if nb < 48 {
+			buf |= binary.LittleEndian.Uint64(in[pos:]) << nb
+			pos += int(63-nb) >> 3
+			nb |= 56
+		}
+		e := lt[buf&litMask]
+		if e&entSub != 0 {
+			buf >>= litBits
+			nb -= litBits
+			e = lt[(e>>16)+uint32(buf&(1<<(e>>8&15)-1))]
+		}
+		n := uint(e & 31)
+		if e&entLit != 0 {
+			buf >>= n
+			nb -= n
+			out[o] = byte(e >> 16)
+			o++
+			// A second literal without a refill: 56 bits minus
+			// two codes of at most 15.
+			e = lt[buf&litMask]
+			if e&entLit == 0 || nb < 15 {
+				continue
+			}
+			n = uint(e & 31)
+			buf >>= n
+			nb -= n
+			out[o] = byte(e >> 16)
+			o++
+			continue
+		}
+		if e&entLen == 0 {
+			if e&entEOB != 0 {
+				buf >>= n
+				nb -= n
+				z.inBlock = false
+				return
+			}
+			z.fail(ErrCorrupt)
+			return
+		}
+		x := uint(e >> 8 & 15)
+		length := int(e>>16) + int(buf>>n&(1<<x-1))
+		n += x
+		buf >>= n
+		nb -= n
+		e = dt[buf&distMask]
+		if e&entSub != 0 {
+			buf >>= distBits
+			nb -= distBits
+			e = dt[(e>>16)+uint32(buf&(1<<(e>>8&15)-1))]
+		}
+		if e&entLen == 0 {
+			z.fail(ErrCorrupt)
+			return
+		}
+		n = uint(e & 31)
+		x = uint(e >> 8 & 15)
+		d := int(e>>16) + int(buf>>n&(1<<x-1))
+		n += x
+		buf >>= n
+		nb -= n
+		if d > o {
+			z.fail(ErrCorrupt)
+			return
+		}
+		src := o - d
+		if d >= 8 {
+			for i := 0; i < length; i += 8 {
+				binary.LittleEndian.PutUint64(out[o+i:], binary.LittleEndian.Uint64(out[src+i:]))
+			}
+		} else {
+			for i := 0; i < length; i++ {
+				out[o+i] = out[src+i]
+			}
+		}
+		o += length
+	}
+	// The slow loop: the last bytes of input or output.
 	for o < want {
 		// 48 bits cover a length code with its extra bits and a
 		// distance code with its extra bits.
