@@ -95,7 +95,6 @@ type full struct {
 	regs   sample.Regs
 	s      sample.Sample
 	insn   [16]byte
-	frames []sample.Frame
 	br     []sample.BranchEntry
 	brLocs []sample.Loc
 	raw    []byte // a tracepoint's record
@@ -113,6 +112,8 @@ type batch struct {
 	// other; rawEnd[i] is where the i-th ends.
 	raw    []byte
 	rawEnd []int
+	// frames holds the callchains of full, one after the other.
+	frames []sample.Frame
 	// fullBytes counts the callchain and branch-stack bytes of full,
 	// which can be kilobytes per sample (--itrace=l with brstacksym).
 	fullBytes int
@@ -134,6 +135,7 @@ func (b *batch) reset() {
 	b.side = b.side[:0]
 	b.raw = b.raw[:0]
 	b.rawEnd = b.rawEnd[:0]
+	b.frames = b.frames[:0]
 	b.fullBytes = 0
 }
 
@@ -332,11 +334,14 @@ func (pl *pipeline) full(s *sample.Sample, al *sample.Loc, useCC bool) {
 	if s.Callchain != nil {
 		// An empty callchain (perf drops a corrupt one whole) is
 		// printed as one, not as a sample without: keep it non-nil.
-		if it.frames == nil {
-			it.frames = make([]sample.Frame, 0, max(len(s.Callchain), 16))
+		// The batch's frames are one slice, kept from batch to batch:
+		// no allocation per sample once it has grown.
+		if b.frames == nil {
+			b.frames = make([]sample.Frame, 0, 1024)
 		}
-		it.frames = append(it.frames[:0], s.Callchain...)
-		it.s.Callchain = it.frames
+		start := len(b.frames)
+		b.frames = append(b.frames, s.Callchain...)
+		it.s.Callchain = b.frames[start:len(b.frames):len(b.frames)]
 	}
 	if s.BranchStack != nil {
 		it.br = append(it.br[:0], s.BranchStack...)
