@@ -526,18 +526,28 @@ type rangeVals struct {
 	hasRanges bool
 }
 
-// dieRanges is debug/dwarf's Data.Ranges for an entry of unit u: the
-// low/high pair first, then the range list (nil when the list cannot be
-// read).
-func (f *File) dieRanges(u *unit, rv *rangeVals, ret [][2]uint64) [][2]uint64 {
-	low, lowOK := f.addrVal(u, rv.low)
-	var high uint64
-	highOK := false
+// lowHigh resolves an entry's DW_AT_low_pc and DW_AT_high_pc as
+// debug/dwarf types them: high is an address, or an offset from low
+// when rel (a constant form); highOK is false when high_pc has neither
+// form or its address cannot be read (high is then 0).
+func (f *File) lowHigh(u *unit, rv *rangeVals) (low uint64, lowOK bool, high uint64, rel, highOK bool) {
+	low, lowOK = f.addrVal(u, rv.low)
 	switch rv.high.kind {
 	case valAddr, valAddrx:
 		high, highOK = f.addrVal(u, rv.high)
 	case valConst:
-		high, highOK = low+rv.high.v, true
+		high, rel, highOK = rv.high.v, true, true
+	}
+	return low, lowOK, high, rel, highOK
+}
+
+// dieRanges is debug/dwarf's Data.Ranges for an entry of unit u: the
+// low/high pair first, then the range list (nil when the list cannot be
+// read).
+func (f *File) dieRanges(u *unit, rv *rangeVals, ret [][2]uint64) [][2]uint64 {
+	low, lowOK, high, rel, highOK := f.lowHigh(u, rv)
+	if rel {
+		high += low
 	}
 	if lowOK && highOK {
 		ret = append(ret, [2]uint64{low, high})

@@ -126,15 +126,7 @@ func (f *File) funcAttrs(u *unit, c *cursor, d *abbrevDecl, fi *funcInfo) error 
 			rv.ranges, rv.hasRanges = v, true
 		}
 	}
-	low, lowOK := f.addrVal(u, rv.low)
-	var high uint64
-	highRel := false
-	switch rv.high.kind {
-	case valAddr, valAddrx:
-		high, _ = f.addrVal(u, rv.high)
-	case valConst:
-		high, highRel = rv.high.v, true
-	}
+	low, lowOK, high, highRel, _ := f.lowHigh(u, &rv)
 	if rv.hasRanges {
 		rs := f.dieRanges(u, &rv, f.rangeBuf[:0])
 		if lowOK && rv.highSeen && len(rs) > 0 {
