@@ -81,6 +81,7 @@ type function struct {
 	blocks       int
 	hasCode      bool
 	optimized    bool // built with optimisation (DW_AT_producer)
+	o3           bool // built with -O3 or more
 	returnsValue bool // not a void function
 	noReturn     bool // declared noreturn: its calls end a block with only the fake arc
 	// localSlots are the %rbp offsets of its named locals (-O0).
@@ -134,6 +135,10 @@ type Program struct {
 	// rowless are statements without line-table rows: of optimised code,
 	// and va_end at -O0.
 	rowless []rowless
+	// noCode are lines of optimised code that gcov does not count though
+	// the binary has code there (findRowless): statements gcc made PHI
+	// arguments, labels after the first of a run.
+	noCode map[int32]bool
 	// forwards are breaks whose block gcc's jump forwarding bypassed.
 	forwards []forwarded
 	// graphLine holds, for instructions whose line in gcc's block graph
@@ -160,6 +165,10 @@ type inlineEntry struct {
 	file int32 // declaration file
 	line int32 // declaration line
 	insn int   // index of the entry instruction
+	// declG is the gcov line of the declaration when no instruction of
+	// optimised code has it (findRowless), else -1: gcov counts the
+	// entries there.
+	declG int32
 }
 
 type label struct {
@@ -346,7 +355,7 @@ func (p *Program) decode(f *elf.File) error {
 	}
 	p.markThrows()
 	// Assign gcov lines, row by row within each function.
-	opt, cxxUnits := unitRanges(f)
+	opt, cxxUnits, o3Units := unitRanges(f)
 	type span struct{ row, a, b int }
 	var spans []span // one function's, reused
 	for fi := range p.funcs {
@@ -358,6 +367,7 @@ func (p *Program) decode(f *elf.File) error {
 		fn.cxx = inRanges(cxxUnits, fn.low)
 		if inRanges(opt, fn.low) {
 			fn.optimized = true
+			fn.o3 = inRanges(o3Units, fn.low)
 			p.assignOptimized(fn, rows, intern, gline)
 			continue
 		}
@@ -422,7 +432,7 @@ func (p *Program) decode(f *elf.File) error {
 	p.findSwitches()
 	for _, ic := range p.Table.InlinedCalls() {
 		if i := p.index(ic.Entry); i >= 0 && ic.DeclFile != "" {
-			p.inlines = append(p.inlines, inlineEntry{name: ic.Func, file: intern(ic.DeclFile), line: int32(ic.DeclLine), insn: i})
+			p.inlines = append(p.inlines, inlineEntry{name: ic.Func, file: intern(ic.DeclFile), line: int32(ic.DeclLine), insn: i, declG: -1})
 		}
 	}
 	p.findRowless()

@@ -54,10 +54,17 @@
 // straight-line run, brace-only lines are not code, the declaration line
 // counts the entries, a function's cold part counts as the function, and
 // statements that left no row borrow a count from a neighbour
-// (rowless.go). On the test programs built -O2 82% of lines agree with
-// gcov on executed/never/no code and 68% on the exact count
-// (TestUnseenProgramsO2, which also measures the functions inlined alike
-// in both builds: no better). Function summaries of optimised code count
+// (rowless.go). Where gcc's early passes (before the instrumentation) left
+// no statement that the binary still has code for, the source decides,
+// as gcc would: a constant assigned to a local scalar alone in a then
+// branch is a PHI argument, `if (x < 0) x = -x;` and min/max idioms are
+// one expression on the if's line, labels after the first of a run are
+// one block; and gcc's implicit return gives a void function's closing
+// brace the entries, a loop-carried declaration in the entry block the
+// entry count, the declaration line of a function inlined after the
+// instrumentation the inlined entries (rowless.go). The figures are in
+// TestUnseenProgramsO2/O3 and TestFreshProgramsO2/O3 (programs written
+// after this model, to measure it on code it was not tuned on). Function summaries of optimised code count
 // the machine blocks (fnblocks.go).
 //
 // Cost: FromRecording takes the session's runs in lean batches

@@ -29,3 +29,8 @@ func (l *lazyRegexp) MatchString(s string) bool { return l.get().MatchString(s) 
 
 // FindStringSubmatch is regexp.Regexp.FindStringSubmatch.
 func (l *lazyRegexp) FindStringSubmatch(s string) []string { return l.get().FindStringSubmatch(s) }
+
+// FindAllStringSubmatch is regexp.Regexp.FindAllStringSubmatch.
+func (l *lazyRegexp) FindAllStringSubmatch(s string, n int) [][]string {
+	return l.get().FindAllStringSubmatch(s, n)
+}

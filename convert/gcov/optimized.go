@@ -28,10 +28,10 @@ import (
 // built with optimisation, as their DW_AT_producer records (gcc records its
 // switches there by default), and those of its C++ units (DW_AT_language),
 // from one reading of f's DWARF.
-func unitRanges(f *elf.File) (optimized, cxx [][2]uint64) {
+func unitRanges(f *elf.File) (optimized, cxx, o3 [][2]uint64) {
 	d, err := f.DWARF()
 	if err != nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	r := d.Reader()
 	for {
@@ -49,6 +49,9 @@ func unitRanges(f *elf.File) (optimized, cxx [][2]uint64) {
 					if opt {
 						optimized = append(optimized, rs...)
 					}
+					if producerLevel(prod) >= 3 {
+						o3 = append(o3, rs...)
+					}
 					if isCXX {
 						cxx = append(cxx, rs...)
 					}
@@ -57,7 +60,29 @@ func unitRanges(f *elf.File) (optimized, cxx [][2]uint64) {
 		}
 		r.SkipChildren()
 	}
-	return optimized, cxx
+	return optimized, cxx, o3
+}
+
+// producerLevel returns the optimisation level a DW_AT_producer string
+// names (the last -O switch; -Ofast counts as 3, -Os and -Og as 2 and 1).
+func producerLevel(s string) int {
+	level := 0
+	for _, f := range strings.Fields(s) {
+		if !strings.HasPrefix(f, "-O") {
+			continue
+		}
+		switch v := f[2:]; v {
+		case "", "1", "g":
+			level = 1
+		case "0":
+			level = 0
+		case "s", "z", "2":
+			level = 2
+		default:
+			level = 3
+		}
+	}
+	return level
 }
 
 // optimizedProducer reports whether a DW_AT_producer string names an

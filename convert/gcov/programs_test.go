@@ -420,37 +420,40 @@ func TestUnseenProgramsO0(t *testing.T) {
 // from neighbours (rowless.go). And the is_stmt rows that remain do not
 // say how often the CFG's blocks ran.
 var unseenO2Floor = map[string][2]int{
-	"lexer": {74, 63}, "sparse": {83, 74}, "elseif": {89, 47}, "cleanup": {88, 75},
-	"varargs": {95, 78}, "sorting": {97, 84}, "machine": {67, 60}, "tree": {96, 83},
-	"floats": {92, 77}, "strbuf": {82, 71}, "matrix": {68, 52}, "bits": {57, 42},
-	"hashtab": {95, 85}, "shapes": {86, 77}, "stack": {72, 50}, "except": {82, 76},
-	"lambda": {68, 46}, "inventory": {82, 72}, "visitor": {87, 80}, "events": {84, 74},
-	"grid": {65, 39}, "calc": {84, 78}, "words": {82, 73},
+	"lexer": {80, 67}, "sparse": {95, 85}, "elseif": {95, 50}, "cleanup": {88, 75},
+	"varargs": {96, 80}, "sorting": {97, 84}, "machine": {79, 71}, "tree": {98, 84},
+	"floats": {92, 77}, "strbuf": {84, 73}, "matrix": {82, 60}, "bits": {63, 46},
+	"hashtab": {98, 87}, "shapes": {86, 77}, "stack": {72, 51}, "except": {82, 76},
+	"lambda": {74, 51}, "inventory": {82, 72}, "visitor": {87, 80}, "events": {84, 74},
+	"grid": {71, 45}, "calc": {89, 82}, "words": {86, 76},
 }
 
-// unseenO3Floor is unseenO2Floor at -O3.
+// unseenO3Floor is unseenO2Floor at -O3. bits is one point lower than it
+// reached before the entry-block declarations were counted (rowless.go's
+// entryDecl): popcount's `int n = 0;` before `while (v)` has no count for
+// gcov at -O3 though it has one at -O2 and in the other programs.
 var unseenO3Floor = map[string][2]int{
-	"lexer": {75, 57}, "sparse": {84, 76}, "elseif": {89, 47}, "cleanup": {88, 81},
-	"varargs": {95, 80}, "sorting": {97, 87}, "machine": {67, 60}, "tree": {97, 82},
-	"floats": {99, 69}, "strbuf": {82, 71}, "matrix": {85, 46}, "bits": {62, 47},
-	"hashtab": {95, 83}, "shapes": {84, 76}, "stack": {72, 50}, "except": {82, 76},
-	"lambda": {69, 46}, "inventory": {82, 73}, "visitor": {87, 81}, "events": {84, 75},
-	"grid": {64, 35}, "calc": {88, 81}, "words": {80, 65},
+	"lexer": {80, 61}, "sparse": {97, 87}, "elseif": {95, 50}, "cleanup": {88, 81},
+	"varargs": {96, 81}, "sorting": {97, 87}, "machine": {71, 64}, "tree": {98, 84},
+	"floats": {99, 69}, "strbuf": {84, 73}, "matrix": {85, 46}, "bits": {61, 46},
+	"hashtab": {98, 86}, "shapes": {84, 76}, "stack": {74, 52}, "except": {82, 76},
+	"lambda": {71, 48}, "inventory": {82, 73}, "visitor": {87, 81}, "events": {84, 75},
+	"grid": {65, 37}, "calc": {88, 81}, "words": {81, 65},
 }
 
 // TestUnseenProgramsO2 logs the agreement at -O2 of the programs of
 // TestUnseenProgramsO0, and keeps it above unseenO2Floor.
-func TestUnseenProgramsO2(t *testing.T) { optimizedAgreement(t, "-O2", unseenO2Floor) }
+func TestUnseenProgramsO2(t *testing.T) { optimizedAgreement(t, unseenPrograms, "-O2", unseenO2Floor) }
 
 // TestUnseenProgramsO3 is TestUnseenProgramsO2 at -O3.
-func TestUnseenProgramsO3(t *testing.T) { optimizedAgreement(t, "-O3", unseenO3Floor) }
+func TestUnseenProgramsO3(t *testing.T) { optimizedAgreement(t, unseenPrograms, "-O3", unseenO3Floor) }
 
 // optimizedAgreement compares each program built with opt with gcov of
 // the opt --coverage build, over all its runs: all lines, and the lines of
 // the functions inlined alike in both builds (inlineShapes). It logs which
 // functions differ and how many of gcov's lines with code have no row in
 // the traced binary's line table.
-func optimizedAgreement(t *testing.T, opt string, floor map[string][2]int) {
+func optimizedAgreement(t *testing.T, programs []string, opt string, floor map[string][2]int) {
 	if testing.Short() {
 		t.Skip("traces programs")
 	}
@@ -465,7 +468,7 @@ func optimizedAgreement(t *testing.T, opt string, floor map[string][2]int) {
 				opt, sameSum.lines, pct(sameSum.status, sameSum.lines), pct(sameSum.exact, sameSum.lines))
 		}
 	}()
-	for _, name := range unseenPrograms {
+	for _, name := range programs {
 		t.Run(name, func(t *testing.T) {
 			if only := os.Getenv("GCOV_PROGRAM"); only != "" && only != name {
 				t.Skip("GCOV_PROGRAM=" + only)
@@ -502,3 +505,21 @@ func optimizedAgreement(t *testing.T, opt string, floor map[string][2]int) {
 		})
 	}
 }
+
+// freshO2Programs were written after the -O2 model was tuned on
+// unseenPrograms, to measure it on code it was not made for: loops,
+// switches, static helpers inlined once or often, tail calls (ring.c,
+// tokens.c, stats.c, shelf.cc).
+var freshO2Programs = []string{"ring", "tokens", "stats", "shelf"}
+
+// freshO2Floor and freshO3Floor keep the fresh programs' -O2 and -O3
+// agreement from getting worse.
+var freshO2Floor = map[string][2]int{"ring": {91, 82}, "tokens": {92, 68}, "stats": {94, 83}, "shelf": {88, 72}}
+
+var freshO3Floor = map[string][2]int{"ring": {90, 75}, "tokens": {90, 68}, "stats": {93, 73}, "shelf": {85, 74}}
+
+// TestFreshProgramsO2 is TestUnseenProgramsO2 on freshO2Programs.
+func TestFreshProgramsO2(t *testing.T) { optimizedAgreement(t, freshO2Programs, "-O2", freshO2Floor) }
+
+// TestFreshProgramsO3 is TestUnseenProgramsO3 on freshO2Programs.
+func TestFreshProgramsO3(t *testing.T) { optimizedAgreement(t, freshO2Programs, "-O3", freshO3Floor) }

@@ -534,6 +534,9 @@ func (p *Program) Report(c *Counts) *Report {
 		}
 		// line returns line g's Line, made and counted on first sight.
 		line := func(g int32) *Line {
+			if p.noCode[g] {
+				return &Line{} // not a line with code for gcov
+			}
 			l := lines[g]
 			if l == nil {
 				l = &Line{Number: int(p.lines[g].line), Count: count[g], Function: fn.name}
@@ -594,7 +597,7 @@ func (p *Program) Report(c *Counts) *Report {
 			}
 		}
 		for li, lb := range p.labels {
-			if lb.fn != int32(fi) || lines[lb.gline] != nil {
+			if lb.fn != int32(fi) || lines[lb.gline] != nil || p.noCode[lb.gline] {
 				continue
 			}
 			l := &Line{Number: int(p.lines[lb.gline].line), Count: labelN[li], Function: fn.name}
@@ -609,17 +612,6 @@ func (p *Program) Report(c *Counts) *Report {
 		if outs[fi] == out {
 			getFile(fn.file).Functions = append(getFile(fn.file).Functions, out)
 		}
-	}
-	// Statements of optimised code without rows borrow a count.
-	for _, rl := range p.rowless {
-		ref := lines[rl.ref]
-		if lines[rl.gline] != nil || ref == nil {
-			continue
-		}
-		l := &Line{Number: int(p.lines[rl.gline].line), Count: ref.Count, Function: ref.Function}
-		lines[rl.gline] = l
-		f := getFile(p.lines[rl.gline].file)
-		f.Lines = append(f.Lines, l)
 	}
 	// Inlined instances count as calls of their function.
 	type fnKey struct {
@@ -644,6 +636,27 @@ func (p *Program) Report(c *Counts) *Report {
 		}
 		fn.Called += n
 		fn.Returned += n
+		if ie.declG >= 0 {
+			l := lines[ie.declG]
+			if l == nil {
+				l = &Line{Number: int(ie.line), Function: ie.name}
+				lines[ie.declG] = l
+				f := getFile(ie.file)
+				f.Lines = append(f.Lines, l)
+			}
+			l.Count += n
+		}
+	}
+	// Statements of optimised code without rows borrow a count.
+	for _, rl := range p.rowless {
+		ref := lines[rl.ref]
+		if lines[rl.gline] != nil || ref == nil || p.noCode[rl.gline] {
+			continue
+		}
+		l := &Line{Number: int(p.lines[rl.gline].line), Count: ref.Count, Function: ref.Function}
+		lines[rl.gline] = l
+		f := getFile(p.lines[rl.gline].file)
+		f.Lines = append(f.Lines, l)
 	}
 	for g, sw := range p.switches {
 		if l := lines[g]; l != nil {

@@ -87,10 +87,6 @@ func (p *Program) findRowless() {
 	for _, ie := range p.inlines {
 		declSet[decl{ie.file, ie.line}] = true
 	}
-	byFile := map[int32][]int32{}
-	for d := range declSet {
-		byFile[d.file] = append(byFile[d.file], d.line)
-	}
 	get := func(file, line int32) int32 {
 		k := lineKey{file, line}
 		g, ok := lineIdx[k]
@@ -100,6 +96,37 @@ func (p *Program) findRowless() {
 			lineIdx[k] = g
 		}
 		return g
+	}
+	// The declaration line of an inlined function is its entry block's
+	// for gcov when gcc inlined it after the instrumentation (IPA
+	// inlining); the inlined copies often keep no row there (the
+	// parameters' moves were merged into the caller's code). Then it
+	// counts the inlined entries.
+	for i := range p.inlines {
+		ie := &p.inlines[i]
+		if fn := &p.funcs[p.insns[ie.insn].fn]; ie.line > 0 && !code[ie.file][ie.line] && fn.optimized && !fn.o3 &&
+			lateInlined(p.source(ie.file), ie.line) {
+			ie.declG = get(ie.file, ie.line)
+		}
+	}
+	for _, ie := range p.inlines {
+		if ie.declG >= 0 {
+			mark(ie.declG)
+		}
+	}
+	cxxFile, o3File := map[int32]bool{}, map[int32]bool{}
+	for fi := range p.funcs {
+		fn := &p.funcs[fi]
+		if fn.cxx {
+			cxxFile[fn.file] = true
+		}
+		if fn.o3 {
+			o3File[fn.file] = true
+		}
+	}
+	byFile := map[int32][]int32{}
+	for d := range declSet {
+		byFile[d.file] = append(byFile[d.file], d.line)
 	}
 	for file, decls := range byFile {
 		src := p.source(file)
@@ -141,6 +168,8 @@ func (p *Program) findRowless() {
 							break
 						}
 					}
+				case has[start] && entryDecl(src, start, end, ln):
+					ref = start
 				case declStart.MatchString(text) || !rowlessStmt.MatchString(text):
 					continue
 				case (returns > 1 || strings.TrimSpace(text) == "return;") && returnLiteral.MatchString(text):
@@ -172,8 +201,66 @@ func (p *Program) findRowless() {
 				}
 				p.rowless = append(p.rowless, rowless{gline: get(file, ln), ref: get(file, ref)})
 			}
+			p.findPhiArgs(src, file, start, end, cxxFile[file], get)
+			if returns == 0 && has[start] {
+				if ln := voidEnd(src, start, end, o3File[file]); ln > 0 && !has[ln] {
+					p.rowless = append(p.rowless, rowless{gline: get(file, ln), ref: get(file, start)})
+				}
+			}
 		}
 	}
+}
+
+// voidDecl matches the declaration line of a function returning void.
+var voidDecl = newLazyRegexp(`^\s*(?:(?:static|inline|extern|virtual|constexpr)\s+)*void\s+[\w:~<>]+\s*\(`)
+
+// noreturnCall matches a statement that does not return: the call that
+// ends a function falling off its end never reaches it.
+var noreturnCall = newLazyRegexp(`^\s*(?:exit|_exit|_Exit|abort|longjmp|siglongjmp|__builtin_unreachable|throw\b)`)
+
+// voidEnd returns the line of the closing brace of the void function
+// declared on line start (ending before end) when gcc counts it at -O1
+// and more, else 0. gcc gives a void function's implicit return the
+// location of its closing brace, and gcov counts that line as often as
+// the function is entered when no return statement leads elsewhere
+// (callers check that there is none) and its last statement returns: in
+// the traced binary the brace has no row of its own (the return shares
+// the last statement's or was merged into the caller). Without a
+// return type of void the end is a return statement's line or never
+// reached.
+//
+// At -O3 a void function whose body is one loop has no count on its
+// brace in the test programs (calc.c's skip, matrix.c's fill and mul),
+// where one with statements before its last loop has: none is given.
+func voidEnd(src []string, start, end int32, o3 bool) int32 {
+	decl := src[start-1]
+	if !voidDecl.MatchString(decl) || strings.Contains(decl, "noreturn") ||
+		(start > 1 && strings.Contains(src[start-2], "noreturn")) {
+		return 0
+	}
+	in := indent(decl)
+	last, lastTop, body, tops := "", "", -1, 0
+	for ln := start + 1; ln <= end; ln++ {
+		text := src[ln-1]
+		t := strings.TrimSpace(text)
+		if t == "}" && indent(text) == in {
+			if noreturnCall.MatchString(last) || ln == start+1 || o3 && tops == 1 && loopHead.MatchString(lastTop) {
+				return 0
+			}
+			return ln
+		}
+		if t != "" && t != "{" {
+			last = t
+			if body < 0 {
+				body = indent(text)
+			}
+			if indent(text) == body && t != "}" {
+				lastTop = text
+				tops++
+			}
+		}
+	}
+	return 0
 }
 
 // indent returns the width of the leading white space of s (a tab counts
@@ -253,4 +340,309 @@ func hasReturnWord(s string) bool {
 		}
 		i = j + 6
 	}
+}
+
+// constAssign matches a statement assigning a constant to a variable.
+var constAssign = newLazyRegexp(`^\s*([A-Za-z_]\w*)\s*=\s*(?:-?\d[\w.]*|'[^']*'|[A-Z_][A-Z0-9_]*|NULL|true|false)\s*;\s*(?://.*|/\*.*)?$`)
+
+// thenHead matches the head of an if statement or of an else-if branch,
+// with the opening brace of its block or without one.
+var thenHead = newLazyRegexp(`^\s*(?:\}\s*)?(?:else\s+)?if\s*\(.*\)\s*\{?\s*(?://.*)?$`)
+
+// elseHead matches a line that starts an else branch, after the closing
+// brace of the then branch or without one.
+var elseHead = newLazyRegexp(`^\s*(?:\}\s*)?else\b`)
+
+// scalarDecl matches the declaration of a local scalar: its name follows.
+var scalarDecl = newLazyRegexp(`^\s*(?:const\s+|register\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|short|char|unsigned|bool|_Bool|size_t|enum\s+\w+)\b([^;(]*)`)
+
+// findPhiArgs finds, in the function from line start to end of file's
+// source src, the lines whose statement gcc turns into a PHI argument
+// before gcov instruments the function at -O1 and more: the assignment
+// of a constant to a local scalar that is the only statement of the then
+// branch of an if with an else. Into SSA, the constant becomes the
+// argument of the PHI at the join and the branch an empty block that the
+// CFG cleanup removes, so gcov shows no code on the line, while the
+// binary keeps a move there. (Alone in an else branch, or after another
+// statement, the assignment keeps its line: gcc's phiopt makes a
+// statement of it, or the block keeps it.)
+//
+// It also finds the labels that follow another label (case labels on
+// consecutive lines): in optimised C gcov counts only the first of a run,
+// where -O0's rule (findLabels) looks at the rows the labels have (g++
+// gives each label of a run its line: not for C++).
+func (p *Program) findPhiArgs(src []string, file, start, end int32, cxx bool, get func(file, line int32) int32) {
+	hide := func(ln int32) {
+		if p.noCode == nil {
+			p.noCode = map[int32]bool{}
+		}
+		p.noCode[get(file, ln)] = true
+	}
+	for ln := start + 2; ln <= end && !cxx; ln++ {
+		if isLabel(src[ln-1]) {
+			if prev := prevCodeLine(src, ln); prev > start && isLabel(src[prev-1]) {
+				hide(ln)
+			}
+		}
+	}
+	for ln := start + 2; ln < end; ln++ {
+		if dst := isMinMaxAbs(src[ln-2], src[ln-1], src[ln]); dst != "" && (localScalar(src, start, ln, dst) || scalarParam(src[start-1], dst)) {
+			hide(ln)
+			continue
+		}
+		m := constAssign.FindStringSubmatch(src[ln-1])
+		if m == nil {
+			continue
+		}
+		head, next := strings.TrimSpace(src[ln-2]), src[ln]
+		if !thenHead.MatchString(head) {
+			continue
+		}
+		if strings.HasSuffix(head, "{") {
+			// The block must end on the next line with an else.
+			if t := strings.TrimSpace(next); !strings.HasPrefix(t, "}") || !elseHead.MatchString(t) {
+				continue
+			}
+		} else if !elseHead.MatchString(next) {
+			continue
+		}
+		if !localScalar(src, start, ln, m[1]) {
+			continue
+		}
+		hide(ln)
+	}
+}
+
+// localScalar reports whether name is declared as a scalar in the
+// function's lines from start up to ln and its address is never taken in
+// them.
+func localScalar(src []string, start, ln int32, name string) bool {
+	word := newWordMatcher(name)
+	declared := false
+	for l := start; l < ln; l++ {
+		text := src[l-1]
+		if !strings.Contains(text, name) {
+			continue
+		}
+		if strings.Contains(text, "&"+name) {
+			return false
+		}
+		if l == start {
+			continue // parameters: gcov's view of them is the caller's
+		}
+		if m := scalarDecl.FindStringSubmatch(text); m != nil && word(m[1]) {
+			declared = true
+		}
+	}
+	return declared
+}
+
+// newWordMatcher returns a test of whether s contains name as a whole
+// identifier, not after a '*' (a pointer) or before a '[' (an array).
+func newWordMatcher(name string) func(s string) bool {
+	return func(s string) bool {
+		return anyUse(s, name, func(before, after string) bool {
+			return !strings.HasSuffix(before, "*") && !strings.HasPrefix(after, "[")
+		})
+	}
+}
+
+// anyUse reports whether ok holds for some use of the identifier name in
+// s, given the text before and after it without the blanks next to it.
+func anyUse(s, name string, ok func(before, after string) bool) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], name)
+		if j < 0 {
+			return false
+		}
+		j += i
+		e := j + len(name)
+		if (j == 0 || !isIdentByte(s, j-1)) && !isIdentByte(s, e) &&
+			ok(strings.TrimRight(s[:j], " \t"), strings.TrimLeft(s[e:], " \t")) {
+			return true
+		}
+		i = e
+	}
+}
+
+// constDecl matches the declaration of a scalar with a constant
+// initialiser; the name follows.
+var constDecl = newLazyRegexp(`^\s*(?:unsigned\s+|signed\s+)?(?:int|long|short|char|unsigned|bool|_Bool|size_t|double|float|enum\s+\w+)\b\s*([A-Za-z_]\w*)\s*=\s*(?:-?\d[\w.]*|'[^']*'|[A-Z_][A-Z0-9_]*|NULL|false|true)\s*;\s*(?://.*|/\*.*)?$`)
+
+// loopHead matches a line that starts a loop.
+var loopHead = newLazyRegexp(`^\s*(?:\}\s*)?(?:for|while|do)\b`)
+
+// entryDecl reports whether line ln of the function from start to end
+// declares a scalar with a constant initialiser in the function's entry
+// block (after its opening brace and declarations without conditional
+// expressions only) that a loop after
+// it modifies. gcc gives the initial value, the PHI argument of the loop's
+// entry edge, the declaration's line, and gcov counts it with the entry
+// block; the binary keeps no row for it (the constant is a register's
+// initial value, often merged into other code).
+func entryDecl(src []string, start, end, ln int32) bool {
+	m := constDecl.FindStringSubmatch(src[ln-1])
+	if m == nil {
+		return false
+	}
+	in := indent(src[ln-1])
+	for l := start + 1; l < ln; l++ {
+		t := strings.TrimSpace(src[l-1])
+		if t == "" || t == "{" {
+			continue
+		}
+		if indent(src[l-1]) != in || !declStart.MatchString(src[l-1]) || strings.ContainsAny(t, "{}?") ||
+			strings.Contains(t, "&&") || strings.Contains(t, "||") {
+			// Control flow before it: not the entry block.
+			return false
+		}
+	}
+	name := m[1]
+	modified := newModMatcher(name)
+	inLoop := false
+	for l := ln + 1; l <= end; l++ {
+		text := src[l-1]
+		if indent(text) < in && strings.TrimSpace(text) == "}" {
+			break // the function's end
+		}
+		if loopHead.MatchString(text) {
+			inLoop = true
+		}
+		if inLoop && modified(text) {
+			return true
+		}
+	}
+	return false
+}
+
+// newModMatcher returns a test of whether a line modifies name (not a
+// member of that name): assigns it or increments or decrements it.
+func newModMatcher(name string) func(s string) bool {
+	return func(s string) bool {
+		return anyUse(s, name, func(before, after string) bool {
+			if strings.HasSuffix(before, ".") || strings.HasSuffix(before, "->") {
+				return false
+			}
+			if strings.HasSuffix(before, "++") || strings.HasSuffix(before, "--") ||
+				strings.HasPrefix(after, "++") || strings.HasPrefix(after, "--") {
+				return true
+			}
+			for _, op := range []string{"=", "+=", "-=", "*=", "/=", "%=", "|=", "&=", "^=", "<<=", ">>="} {
+				if strings.HasPrefix(after, op) && !strings.HasPrefix(after, "==") {
+					return true
+				}
+			}
+			return false
+		})
+	}
+}
+
+// callWord matches an identifier followed by an opening parenthesis.
+var callWord = newLazyRegexp(`\b([A-Za-z_]\w*)\s*\(`)
+
+// lateInlined guesses whether gcc inlined the function declared on line
+// decl of src after gcov's instrumentation (the IPA inliner) rather than
+// before it (the early inliner, which runs first at -O1 and more and
+// inlines callees whose size estimate grows the caller by at most a few
+// instructions, fewer when they make calls themselves: the function
+// vanishes before instrumentation and gcov shows no code on its
+// declaration line). gcc's size estimate is not in the binary; the
+// body's statements (semicolons) and calls stand for it: seven
+// statements or more, or five with a call, were never early-inlined in
+// the test programs at -O2. At -O3 gcc allows the early inliner more
+// growth (early-inlining-insns) and the guess is not made.
+func lateInlined(src []string, decl int32) bool {
+	if decl < 1 || int(decl) > len(src) {
+		return false
+	}
+	name := ""
+	if m := callWord.FindStringSubmatch(src[decl-1]); m != nil {
+		name = m[1]
+	}
+	depth, started := 0, false
+	semis, calls := 0, 0
+	for l := decl; int(l) <= len(src); l++ {
+		text := src[l-1]
+		if i := strings.Index(text, "//"); i >= 0 {
+			text = text[:i]
+		}
+		body := text
+		if l == decl {
+			i := strings.IndexByte(text, '{')
+			if i < 0 {
+				body = ""
+			} else {
+				body = text[i:]
+			}
+		}
+		if started || strings.Contains(body, "{") {
+			semis += strings.Count(body, ";")
+			for _, m := range callWord.FindAllStringSubmatch(body, -1) {
+				switch m[1] {
+				case "if", "while", "for", "switch", "return", "sizeof", name:
+				default:
+					calls++
+				}
+			}
+		}
+		for _, c := range text {
+			switch c {
+			case '{':
+				depth++
+				started = true
+			case '}':
+				depth--
+			}
+		}
+		if started && depth <= 0 {
+			break
+		}
+	}
+	return semis >= 7 || calls >= 1 && semis >= 5
+}
+
+// ifCompare matches an if statement comparing two operands, without a
+// brace; minMaxAssign an assignment of a variable or its negation.
+var (
+	ifCompare    = newLazyRegexp(`^\s*if\s*\(\s*([\w.\->\[\]]+)\s*(<|<=|>|>=)\s*([\w.\->\[\]]+)\s*\)\s*$`)
+	minMaxAssign = newLazyRegexp(`^\s*([\w.\->\[\]]+)\s*=\s*(-?)\s*([\w.\->\[\]]+)\s*;\s*$`)
+)
+
+// isMinMaxAbs returns the variable assigned when line text, after the
+// line head and before next, is the assignment of `if (x < 0) x = -x;`
+// or of `if (x < y) x = y;` (either comparison) without an else, else "".
+// Of a local scalar (not memory), gcc's early phiopt makes an ABS_EXPR,
+// MIN_EXPR or MAX_EXPR of it on the if's line before gcov's
+// instrumentation, so the assignment's line has no code for gcov.
+func isMinMaxAbs(head, text, next string) string {
+	h := ifCompare.FindStringSubmatch(head)
+	a := minMaxAssign.FindStringSubmatch(text)
+	if h == nil || a == nil || elseHead.MatchString(next) {
+		return ""
+	}
+	x, y, dst, neg, val := h[1], h[3], a[1], a[2] == "-", a[3]
+	if neg && dst == val && (x == dst && y == "0" && (h[2] == "<" || h[2] == "<=") ||
+		y == dst && x == "0" && (h[2] == ">" || h[2] == ">=")) ||
+		!neg && (dst == x && val == y || dst == y && val == x) {
+		return dst
+	}
+	return ""
+}
+
+// scalarParam reports whether the declaration line decl has a scalar
+// parameter name.
+func scalarParam(decl, name string) bool {
+	i := strings.IndexByte(decl, '(')
+	if i < 0 {
+		return false
+	}
+	for _, p := range strings.Split(decl[i+1:], ",") {
+		if m := scalarDecl.FindStringSubmatch(p); m != nil {
+			f := strings.Fields(strings.Trim(m[1], " )"))
+			if len(f) > 0 && strings.TrimRight(f[len(f)-1], "){") == name && !strings.Contains(m[1], "*") {
+				return true
+			}
+		}
+	}
+	return false
 }
