@@ -1,7 +1,6 @@
 package symbol
 
 import (
-	"bytes"
 	"debug/elf"
 	"io"
 	"os"
@@ -68,14 +67,21 @@ type kallsym struct {
 // that order, so that no tree is built for the usual kallsyms whose
 // symbols do not overlap once their ends are set.
 func ParseKallsyms(r io.Reader) (*KernelSymbols, error) {
-	// /proc/kallsyms has no size: read it into one buffer grown ahead
-	// (a few MB), not by io.ReadAll's doublings and copies.
-	var buf bytes.Buffer
-	buf.Grow(8 << 20)
-	if _, err := buf.ReadFrom(r); err != nil {
+	// One buffer grown ahead, not by io.ReadAll's doublings and copies:
+	// the file's size, or a few MB for /proc/kallsyms, which has none.
+	// A strings.Builder neither clears it nor copies it into the string.
+	size := 8 << 20
+	if f, ok := r.(interface{ Stat() (os.FileInfo, error) }); ok {
+		if st, err := f.Stat(); err == nil && st.Size() > 0 && st.Size() < 1<<30 {
+			size = int(st.Size()) + 1
+		}
+	}
+	var sb strings.Builder
+	sb.Grow(size)
+	if _, err := io.Copy(&sb, r); err != nil {
 		return nil, err
 	}
-	text := buf.String()
+	text := sb.String()
 	ks := &KernelSymbols{Modules: map[string]*Table{}}
 	all := make([]kallsym, 0, strings.Count(text, "\n")+1)
 	for len(text) > 0 {
