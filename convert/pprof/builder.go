@@ -130,10 +130,16 @@ type Builder struct {
 	sampleSlab []profile.Sample
 	locSlab    []*profile.Location
 	valSlab    []int64
-	// lastMap caches the mapping of the previous lookup.
-	lastMapKey mapKey
-	lastMap    *profile.Mapping
-	frames     []srcline.Frame
+	// recentMaps caches the mappings of the last lookups (a syscall's
+	// tracepoints alternate between the kernel and libc), before the
+	// map and its string hashing; recentLocs the locations by address,
+	// likewise. Their next entries to replace are recentMapAt and
+	// recentLocAt.
+	recentMaps  [4]recentMap
+	recentMapAt int
+	recentLocs  [8]recentLoc
+	recentLocAt int
+	frames      []srcline.Frame
 	// Sources, when set, gives the debug information of a file by path
 	// (a cache shared with the session's machine); by default each path
 	// is opened once.
@@ -193,11 +199,13 @@ func (b *Builder) mapping(mi *MapInfo) *profile.Mapping {
 		return nil
 	}
 	k := mapKey{mi.Start, mi.End, mi.PgOff, mi.File}
-	if b.lastMap != nil && b.lastMapKey == k {
-		return b.lastMap
+	for i := range b.recentMaps {
+		if r := &b.recentMaps[i]; r.m != nil && r.k == k {
+			return r.m
+		}
 	}
 	if m := b.mappings[k]; m != nil {
-		b.lastMapKey, b.lastMap = k, m
+		b.rememberMap(k, m)
 		return m
 	}
 	m := &profile.Mapping{ID: uint64(len(b.P.Mapping) + 1), Start: mi.Start, Limit: mi.End, Offset: mi.PgOff,
@@ -211,7 +219,28 @@ func (b *Builder) mapping(mi *MapInfo) *profile.Mapping {
 	}
 	b.mappings[k] = m
 	b.P.Mapping = append(b.P.Mapping, m)
+	b.rememberMap(k, m)
 	return m
+}
+
+type recentMap struct {
+	k mapKey
+	m *profile.Mapping
+}
+
+type recentLoc struct {
+	k addrKey
+	l *profile.Location
+}
+
+func (b *Builder) rememberMap(k mapKey, m *profile.Mapping) {
+	b.recentMaps[b.recentMapAt] = recentMap{k, m}
+	b.recentMapAt = (b.recentMapAt + 1) % len(b.recentMaps)
+}
+
+func (b *Builder) rememberLoc(k addrKey, l *profile.Location) {
+	b.recentLocs[b.recentLocAt] = recentLoc{k, l}
+	b.recentLocAt = (b.recentLocAt + 1) % len(b.recentLocs)
 }
 
 // function returns the profile function named name (as perf prints it:
@@ -235,7 +264,14 @@ func (b *Builder) function(name, sysName, file string, start int64) *profile.Fun
 func (b *Builder) Location(fr *Frame) *profile.Location {
 	m := b.mapping(&fr.Map)
 	if b.Gran == Address {
-		if l := b.addrLocs[addrKey{m, fr.IP, fr.Caller, fr.Own}]; l != nil {
+		ak := addrKey{m, fr.IP, fr.Caller, fr.Own}
+		for i := range b.recentLocs {
+			if r := &b.recentLocs[i]; r.l != nil && r.k == ak {
+				return r.l
+			}
+		}
+		if l := b.addrLocs[ak]; l != nil {
+			b.rememberLoc(ak, l)
 			return l
 		}
 	}
