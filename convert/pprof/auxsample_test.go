@@ -50,25 +50,7 @@ func TestPTAuxSampleMatchesPerf(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got := map[uint64]int64{}
-				for _, s := range p.Sample {
-					got[s.Location[0].Address] += s.Value[0]
-				}
-				bad := 0
-				for a, n := range want {
-					if got[a] != n {
-						if bad++; bad <= 5 {
-							t.Errorf("-j %d: instructions at %#x: ours %d, perf script %d", j, a, got[a], n)
-						}
-					}
-				}
-				for a, n := range got {
-					if _, ok := want[a]; !ok && n != 0 {
-						if bad++; bad <= 5 {
-							t.Errorf("-j %d: instructions at %#x: ours %d, perf script none", j, a, n)
-						}
-					}
-				}
+				bad := diffAddrInsns(t, fmt.Sprintf("-j %d: ", j), p, want)
 				if j == 1 {
 					t.Logf("%d instructions at %d addresses; %d differ", total, len(want), bad)
 				}

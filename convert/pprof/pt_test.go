@@ -467,6 +467,15 @@ func TestPTAddressesMatchPerf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	bad := diffAddrInsns(t, "", p, want)
+	t.Logf("%d addresses (%d vdso instructions), %d differ", len(want), vdso, bad)
+}
+
+// diffAddrInsns reports (the first five, each prefixed with what) and
+// counts the addresses whose instructions in p (its first value, by
+// leaf location address) are not want's.
+func diffAddrInsns(t *testing.T, what string, p *profile.Profile, want map[uint64]int64) int {
+	t.Helper()
 	got := map[uint64]int64{}
 	for _, s := range p.Sample {
 		got[s.Location[0].Address] += s.Value[0]
@@ -475,16 +484,16 @@ func TestPTAddressesMatchPerf(t *testing.T) {
 	for ip, n := range want {
 		if got[ip] != n {
 			if bad++; bad <= 5 {
-				t.Errorf("%#x: %d instructions, perf %d", ip, got[ip], n)
+				t.Errorf("%s%#x: %d instructions, perf %d", what, ip, got[ip], n)
 			}
 		}
 	}
 	for ip, n := range got {
 		if _, ok := want[ip]; !ok && n != 0 {
 			if bad++; bad <= 5 {
-				t.Errorf("%#x: %d instructions, perf none", ip, n)
+				t.Errorf("%s%#x: %d instructions, perf none", what, ip, n)
 			}
 		}
 	}
-	t.Logf("%d addresses (%d vdso instructions), %d differ", len(want), vdso, bad)
+	return bad
 }
