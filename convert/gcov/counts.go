@@ -187,6 +187,16 @@ func (c *Counts) newEdge(t *thread, prev *run, start, last uint64) {
 	t.cur = r
 }
 
+// run returns the run of key k, made if need be.
+func (c *Counts) run(k runKey) *run {
+	r := c.runs[k]
+	if r == nil {
+		r = newRun(k)
+		c.runs[k] = r
+	}
+	return r
+}
+
 // runCounts returns how often each run executed: the sum of its incoming
 // edges (every execution of a run follows some run or a sentinel).
 func (c *Counts) runCounts() map[*run]uint64 {

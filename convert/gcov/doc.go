@@ -67,16 +67,16 @@
 // after this model, to measure it on code it was not tuned on). Function summaries of optimised code count
 // the machine blocks (fnblocks.go).
 //
-// Cost: FromRecording takes the session's runs in lean batches
-// (Handler.Runs with LeanRuns: 32-byte runs of one thread written in
-// place, no times, cycles or successors), through Aggregator.Runs. Its
-// fast path (threadCache.countRuns) is the same thread in the same
-// segment of a tracked object, and one of the previous run's two inline
-// successors again, with the thread's current run kept in a register:
-// about 2 ns per run (BenchmarkAggregatorRuns). On a 27.5 M-instruction
-// -O0 recording (5.85 M runs) the delivery costs about 7% of a bare decode
-// and FromRecording about 1.17x (BenchmarkBareDecode, BenchmarkRunDelivery,
-// BenchmarkFromRecording, one decode worker each, interleaved).
+// Cost: FromRecording has the decoder count edges (Handler.Agg with
+// ptagg.Options.Edges: per thread, how often each block followed each
+// other, counted by the session's edge-graph walk without making runs of
+// the blocks) and builds the Counts from them at the end (AddEdges),
+// resolving addresses with the maps the threads have then. On the five
+// 120 M-instruction benchmark traces that halves the CPU of perfpt gcov -j 1
+// against the lean run batches (Handler.Runs with LeanRuns, through
+// Aggregator.Runs, whose fast path, threadCache.countRuns, costs about
+// 2 ns per run: BenchmarkAggregatorRuns), with the same .gcov files; with
+// more workers the chunks decoded ahead make runs for the Agg.
 // Handler.Block (in place, one call per run) costs more, and
 // Handler.Blocks, which copies each Block into its batch, more still. The
 // fixed cost is Load, which decodes every function with debug

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/perfpt/perfpt/convert/machine"
+	"github.com/perfpt/perfpt/convert/ptagg"
 	"github.com/perfpt/perfpt/convert/session"
 )
 
@@ -307,20 +308,56 @@ func FromRecording(path string, o RecordingOptions) (*Report, []*Program, error)
 	defer s.Close()
 	a := NewAggregator(s.Machine())
 	a.Symfs = o.Symfs
-	runs := a.Runs
-	if o.PIDs != nil || o.TIDs != nil {
-		// The session filters samples; runs are filtered here.
-		runs = func(b *session.RunBatch) {
-			if o.PIDs != nil && !o.PIDs[b.PID] || o.TIDs != nil && !o.TIDs[b.TID] {
-				return
-			}
-			a.Runs(b)
-		}
-	}
-	if err := s.Run(session.Handler{Runs: runs, LeanRuns: true}); err != nil {
+	// The decoder counts how often each block followed each other per
+	// thread (ptagg.Options.Edges, which takes only the runs of PIDs and
+	// TIDs): Counts are made of those counts at the end.
+	agg := ptagg.New(s.Machine(), ptagg.Options{PIDs: o.PIDs, TIDs: o.TIDs, Edges: true})
+	if err := s.Run(session.Handler{Agg: agg}); err != nil {
 		return nil, nil, err
 	}
+	a.AddEdges(agg.EdgeCounts())
 	return a.Report(), a.Programs(), nil
+}
+
+// AddEdges adds edge counts of the decoded flow (ptagg.Agg.EdgeCounts) to
+// the Counts of the objects they are in, as Runs would have counted the
+// runs in execution order: a run after one in the same object (and in its
+// code's span) is an edge from it, after anything else from outside, and
+// a thread's first from the unknown predecessor (the report counts both
+// alike). Addresses are resolved with the maps of the threads at the end
+// of the session.
+func (a *Aggregator) AddEdges(es []ptagg.Edge) {
+	for i := range es {
+		e := &es[i]
+		th := a.m.FindThread(e.TID)
+		if th == nil {
+			continue
+		}
+		mp := th.Maps.Find(e.Start)
+		if mp == nil || mp.DSO == nil {
+			continue
+		}
+		tr := a.object(mp.DSO)
+		if tr == nil {
+			continue
+		}
+		c := tr.counts
+		c.Process(int64(e.PID))
+		start := tr.vaddr(mp.MapIP(e.Start))
+		if !c.InRange(start) {
+			continue // (Counts.step: not counted)
+		}
+		from := c.unknown
+		if e.From != 0 || e.FromEnd != 0 {
+			from = c.outside
+			if fm := th.Maps.Find(e.From); fm != nil && fm.DSO != nil && a.object(fm.DSO) == tr {
+				if fs := tr.vaddr(fm.MapIP(e.From)); c.InRange(fs) {
+					from = c.run(runKey{fs, fs + (e.FromEnd - e.From)})
+				}
+			}
+		}
+		from.addEdge(c.run(runKey{start, start + (e.End - e.Start)}), e.N)
+	}
 }
 
 // Merge combines reports of several objects: files of the same name are

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfpt/perfpt/convert/ptagg"
 	"github.com/perfpt/perfpt/convert/session"
 	"github.com/perfpt/perfpt/record"
 	"github.com/perfpt/perfpt/record/testprog"
@@ -190,28 +192,45 @@ func TestEmulatedMultiFile(t *testing.T) {
 }
 
 // TestRunsMatchBlock checks that the Aggregator counts the same from the
-// session's lean run batches (FromRecording's path) as from one Block at a
-// time, on programs with threads and library calls (thread and map
-// changes inside batches).
+// session's lean run batches as from one Block at a time, and from the edge
+// counts of the decoder (FromRecording's path: ptagg.Options.Edges) at 1, 2
+// and 4 decode workers, on programs with threads and library calls (thread
+// and map changes inside batches).
 func TestRunsMatchBlock(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records programs")
 	}
-	for _, name := range []string{"threads", "mathlib"} {
+	type way struct {
+		name    string
+		workers int
+		edges   bool
+		h       func(a *Aggregator) session.Handler
+	}
+	ways := []way{
+		{"block", 1, false, func(a *Aggregator) session.Handler { return session.Handler{Block: a.Handler()} }},
+		{"runs", 1, false, func(a *Aggregator) session.Handler { return session.Handler{Runs: a.Runs, LeanRuns: true} }},
+	}
+	for _, w := range []int{1, 2, 4} {
+		ways = append(ways, way{fmt.Sprintf("edges -j %d", w), w, true, nil})
+	}
+	for _, name := range []string{"threads", "mathlib", "fptr"} {
 		t.Run(name, func(t *testing.T) {
 			bin := buildC(t, t.TempDir(), name, name, "-g", "-O0")
 			data := emulate(t, bin, programInputs(t, name)[0])
-			var out [2]bytes.Buffer
-			for i, h := range []func(a *Aggregator) session.Handler{
-				func(a *Aggregator) session.Handler { return session.Handler{Block: a.Handler()} },
-				func(a *Aggregator) session.Handler { return session.Handler{Runs: a.Runs, LeanRuns: true} },
-			} {
-				s, err := session.Open(data, session.Options{Itrace: BareItrace()})
+			out := make([]bytes.Buffer, len(ways))
+			for i, w := range ways {
+				s, err := session.Open(data, session.Options{Itrace: BareItrace(), Workers: w.workers})
 				if err != nil {
 					t.Fatal(err)
 				}
 				a := NewAggregator(s.Machine())
-				if err := s.Run(h(a)); err != nil {
+				if w.edges {
+					agg := ptagg.New(s.Machine(), ptagg.Options{Edges: true})
+					if err := s.Run(session.Handler{Agg: agg}); err != nil {
+						t.Fatal(err)
+					}
+					a.AddEdges(agg.EdgeCounts())
+				} else if err := s.Run(w.h(a)); err != nil {
 					t.Fatal(err)
 				}
 				s.Close()
@@ -219,8 +238,10 @@ func TestRunsMatchBlock(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if out[0].Len() == 0 || out[0].String() != out[1].String() {
-				t.Errorf("Runs and Block differ:\n%s", firstDiff(out[0].String(), out[1].String()))
+			for i := 1; i < len(ways); i++ {
+				if out[0].Len() == 0 || out[0].String() != out[i].String() {
+					t.Errorf("%s and block differ:\n%s", ways[i].name, firstDiff(out[0].String(), out[i].String()))
+				}
 			}
 		})
 	}

@@ -65,6 +65,9 @@ type Options struct {
 	// Time, when not nil, holds the --time ranges of the runs taken
 	// (session.Session.TimeRanges).
 	Time perfopt.TimeRanges
+	// Edges makes records per block and preceding block of the thread,
+	// without call stacks, CPUs, branches or times (edges.go; EdgeCounts).
+	Edges bool
 }
 
 // Agg aggregates decoded PT runs per block, call stack and CPU.
@@ -83,6 +86,12 @@ type Agg struct {
 	// undo while Merge adds one.
 	chunk *chunkState
 	undo  *aggUndo
+	// With Options.Edges (edges.go): ctx[ri]-1 is the node of record
+	// ri's block as a predecessor (0: not made yet), ctxNodes finds
+	// those nodes, and ninsn[ri] is the instruction count of ri's block.
+	ctx      []int32
+	ctxNodes map[ctxKey]int32
+	ninsn    []uint32
 }
 
 // maxDepth bounds a thread's reconstructed stack (runaway recursion or
@@ -102,6 +111,9 @@ func (a *Agg) thread(rb *RunBatch) *Thread {
 	t := a.threads[rb.TID]
 	if t == nil {
 		t = &Thread{pid: rb.PID, tid: rb.TID, cpu: rb.CPU}
+		if a.o.Edges {
+			t.cpu = -1
+		}
 		if a.chunk != nil {
 			t.root = a.chunkRoot(t)
 		} else {
@@ -153,6 +165,10 @@ func (a *Agg) Runs(rb *RunBatch) {
 	t := a.last
 	if t.tid != rb.TID {
 		t = a.thread(rb)
+	}
+	if a.o.Edges {
+		a.runsEdges(t, rb.Runs)
+		return
 	}
 	if t.cpu != rb.CPU {
 		// Records are per CPU.
@@ -264,6 +280,9 @@ func (a *Agg) lookup(t *Thread, start, end uint64) int32 {
 // move updates the thread's call stack after a run that ended at end
 // with a branch of kind f to to.
 func (a *Agg) move(t *Thread, f uint32, end, to uint64) {
+	if a.o.Edges {
+		return // (After moves t)
+	}
 	if a.chunk != nil {
 		a.moveChunk(t, f, end, to)
 		return
@@ -385,6 +404,9 @@ func (a *Agg) foldNew(cur int32, site uint64) int32 {
 func New(m *machine.Machine, o Options) *Agg {
 	a := &Agg{o: o, m: m, threads: map[int32]*Thread{}, recs: newRecTable(), edges: newEdgeTable()}
 	a.timeRanges = o.Time
+	if o.Edges {
+		a.ctxNodes = map[ctxKey]int32{}
+	}
 	// A thread no run has: the first run looks its thread up.
 	a.last = &Thread{tid: math.MinInt32}
 	return a

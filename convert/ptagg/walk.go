@@ -23,7 +23,7 @@ func (a *Agg) Walking(pid, tid, cpu int32) *Thread {
 	if t.tid != tid {
 		t = a.thread(&RunBatch{PID: pid, TID: tid, CPU: cpu})
 	}
-	if t.cpu != cpu {
+	if t.cpu != cpu && !a.o.Edges {
 		t.cpu = cpu
 		t.nc = nodeCPU(t.cur, t.cpu)
 	}
@@ -48,14 +48,16 @@ func (a *Agg) Record(t *Thread, start, end uint64) int32 {
 func (a *Agg) Add(ri int32, insns, branches uint64) {
 	r := &a.recs.recs[ri]
 	r.insns += insns
-	r.branches += branches
+	if !a.o.Edges { // (edge counts keep no branches)
+		r.branches += branches
+	}
 }
 
 // Step accounts for the time of a walked run of record ri at time tm (a
 // perf time; 0 in untimed recordings), as Runs does for a run without a
 // mark or a trace stop: the time since t's last goes to the run.
 func (a *Agg) Step(t *Thread, ri int32, tm uint64) {
-	if tm == t.lastTime {
+	if tm == t.lastTime || a.o.Edges { // (edge counts keep no times)
 		return
 	}
 	run := Run{}

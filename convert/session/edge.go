@@ -210,6 +210,7 @@ func (w *aggWalk) moved(ri int32, ip, to uint64) int32 {
 	}
 	r.insns += e.cnt
 	r.taken += taken
+	a.After(w.t, ri) // (counting edges: the next block follows ri)
 	if w.tm != 0 {
 		a.Step(w.t, ri, w.tm)
 		w.tm = 0
@@ -217,6 +218,9 @@ func (w *aggWalk) moved(ri int32, ip, to uint64) int32 {
 	switch {
 	case f&sample.FlagCall != 0:
 		a.Call(w.t, end)
+		if e.in.Branch == ptperf.BrIndirect {
+			break // (the callee depends on the target: the cache below)
+		}
 		if nc := w.t.NC(); r.callNC != nc {
 			r.callNC, r.call = nc, 0
 		}
@@ -246,7 +250,7 @@ func (w *aggWalk) moved(ri int32, ip, to uint64) int32 {
 // (0: none), whose block started at fromIP and went there.
 func (w *aggWalk) lookup(from int32, fromIP, ip uint64, e *runEntry) int32 {
 	s := w.s
-	ri := s.a.Record(w.t, ip, ip+e.bytes)
+	ri := s.a.RecordAfter(w.t, from, ip, ip+e.bytes, uint32(e.cnt))
 	s.grow(ri)
 	r := &s.recs[ri]
 	r.setBlock(e, s.epoch)
@@ -258,7 +262,7 @@ func (w *aggWalk) lookup(from int32, fromIP, ip uint64, e *runEntry) int32 {
 	end := fromIP + fe.bytes
 	f := uint32(fe.flags)
 	switch {
-	case f&sample.FlagCall != 0:
+	case f&sample.FlagCall != 0 && fe.in.Branch != ptperf.BrIndirect:
 		fr.call = ri // (callNC was set by moved)
 	case f&sample.FlagReturn != 0 || fe.in.Branch == ptperf.BrIndirect:
 		*s.targetSlot(from, ip) = aggTarget{src: from, ri: ri, to: ip, nc: w.t.NC()}
@@ -531,7 +535,7 @@ stop:
 		}
 	}
 	if aw.t != nil {
-		s.a.Walked(aw.t)
+		s.a.WalkedAt(aw.t, prev, pend)
 	}
 	b.IP, b.Payload, b.Count, b.Stack, b.NoProgress, b.Insns = ip, payload, count, stack, noProg, insns
 	p.bulkInsns.Add(insns - b0)

@@ -109,7 +109,8 @@ func sameWithAgg(t *testing.T, data string, o ptagg.Options, workers ...int) uin
 // thread and per CPU, whole and damaged; and that it counted something.
 // In parallel (chunks of 300 bytes, -j 2 and 4), the chunks' own counting
 // merged in order (pt_par.go, ptagg's Merge), and with merges refused,
-// against the chunks' runs handed to Agg.Runs.
+// against the chunks' runs handed to Agg.Runs. The same for edge counts
+// (ptagg.Options.Edges: records per block and block before, gcov's).
 func TestAggSameCounts(t *testing.T) {
 	defer func(n, m int) { chunkBytes, aggChunkBytes = n, m }(chunkBytes, aggChunkBytes)
 	chunkBytes, aggChunkBytes = 300, 300
@@ -122,6 +123,7 @@ func TestAggSameCounts(t *testing.T) {
 		}
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			n := sameWithAgg(t, f, ptagg.Options{}, 1, 2, 4)
+			n += sameWithAgg(t, f, ptagg.Options{Edges: true}, 1, 2)
 			t.Logf("%d instructions counted by the decoder", n)
 			walked += n
 		})
@@ -147,6 +149,11 @@ func TestAggSameCounts(t *testing.T) {
 				walked += n
 				walked += sameWithAgg(t, corruptAux(t, data, 0x55, 8, 0.4), ptagg.Options{}, 1, 2)
 				walked += sameWithAgg(t, corruptAux(t, data, 0x00, 3, 0.7), ptagg.Options{}, 1, 2)
+				// Edge counts (gcov's): records per block and block before.
+				if sameWithAgg(t, data, ptagg.Options{Edges: true}, 1, 2) == 0 {
+					t.Errorf("the decoder counted no edges itself")
+				}
+				walked += sameWithAgg(t, corruptAux(t, data, 0x55, 8, 0.4), ptagg.Options{Edges: true}, 1)
 				if prog == "threads-dyn-O2" {
 					// A thread filter: the other threads' code is passed over.
 					sameWithAgg(t, data, ptagg.Options{TIDs: map[int32]bool{}}, 1)
