@@ -60,6 +60,13 @@ func (w *bulkWalker) WalkBulk(b *ptperf.BulkWalk) {
 	}
 	p := q.pt
 	flow := q.bulkFlow
+	// fold: Handler.FoldRuns. fr is the batch's last run while it ended
+	// in a conditional branch the walk took (pending, or gone where the
+	// walk goes on): the next run walked folds into it. Nothing else
+	// writes the batch during the walk but emitBlock (the bits and TIPs
+	// of Next change no time, and no cycles are pending once a run fits).
+	fold := flow && q.rq.fold
+	var fr *Run
 	t := q.thread
 	ip := b.IP
 	if t == nil {
@@ -149,14 +156,26 @@ func (w *bulkWalker) WalkBulk(b *ptperf.BulkWalk) {
 		// The run is walked: the pending one learns where it went, this
 		// one goes to the batch (WalkInsn's cache hit).
 		if flow {
-			if q.hasPend {
-				q.hasPend = false
-				q.resolveRun(ip, 0)
-			}
-			if q.runFits() {
-				q.appendPend(ip, from, e.cnt, e.flags, uint64(in.Length))
+			if fr != nil && fr.NInsn < 1<<31 {
+				// Handler.FoldRuns: the last run, which ended in a
+				// conditional branch to here, takes this one in
+				// and waits for its successor again.
+				fr.End, fr.NInsn, fr.Flags, fr.To = from, fr.NInsn+uint32(e.cnt), e.flags, 0
+				q.rq.pendFT, q.pend.End, q.hasPend = from+uint64(in.Length), from, true
 			} else {
-				q.emitBlock(ip, from, e.cnt, in, true)
+				if q.hasPend {
+					q.hasPend = false
+					q.resolveRun(ip, 0)
+				}
+				if q.runFits() {
+					fr = q.appendPend(ip, from, e.cnt, e.flags, uint64(in.Length))
+				} else {
+					q.emitBlock(ip, from, e.cnt, in, true)
+					fr = nil
+				}
+			}
+			if !fold || in.Branch != ptperf.BrConditional {
+				fr = nil
 			}
 		}
 		insns += e.cnt

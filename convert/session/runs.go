@@ -34,6 +34,7 @@ type runQueue struct {
 	// go straight in while n < lim, else through emitRun's checks.
 	lim  int
 	lean bool // Handler.LeanRuns
+	fold bool // Handler.FoldRuns
 	// begun: the trace started since the last run, whose first run gets
 	// FlagTraceBegin (Handler.RunStarts). stopSeen: a chunk decoded
 	// ahead saw the trace stop (or an error), and no start since.
@@ -140,8 +141,8 @@ func (q *ptQueue) appendRun(start, last, n uint64, flags uint16, length uint64, 
 }
 
 // appendPend is appendRun for a run that waits for its successor, small
-// enough to inline in the bulk walk's loop.
-func (q *ptQueue) appendPend(start, last, n uint64, flags uint16, length uint64) {
+// enough to inline in the bulk walk's loop; it returns the run.
+func (q *ptQueue) appendPend(start, last, n uint64, flags uint16, length uint64) *Run {
 	rq := &q.rq
 	i := rq.n
 	rq.n = i + 1
@@ -152,6 +153,7 @@ func (q *ptQueue) appendPend(start, last, n uint64, flags uint16, length uint64)
 		q.pend.End = last
 		q.hasPend = true
 	}
+	return r
 }
 
 // runFlags returns the Run.Flags of a run whose last instruction is in.
@@ -173,9 +175,9 @@ func (q *ptQueue) newRunBatch() {
 	}
 	j := q.job
 	if j != nil {
-		rq.lean = p.workH.LeanRuns // p.h is the Run goroutine's
+		rq.lean, rq.fold = p.workH.LeanRuns, p.workH.FoldRuns && !p.workH.LeanRuns // p.h is the Run goroutine's
 	} else {
-		rq.lean = p.h.LeanRuns
+		rq.lean, rq.fold = p.h.LeanRuns, p.h.FoldRuns && !p.h.LeanRuns
 	}
 	bf := rq.buf
 	if rq.n > 0 && (b.TID != q.tid || b.PID != q.pid || b.CPU != q.cpu) && q.hasPend {

@@ -113,6 +113,14 @@ type Handler struct {
 	// right at the target of the branch that ended the previous run,
 	// before any instruction there) shows too. Not with LeanRuns.
 	RunStarts bool
+	// FoldRuns lets Runs fold a run that ends in a conditional branch
+	// into the run after it, where the edge-graph walk walks that one and
+	// no mark falls between them: one Run from the first's Start to the
+	// last's End, their NInsn summed, the last's Flags and To (RunTaken
+	// then says nothing of the conditional branches folded). The calls,
+	// returns, jumps, trace starts and stops and the times are all there:
+	// what a timeline needs, in a fraction of the runs. Not with LeanRuns.
+	FoldRuns bool
 	// Progress gets, now and then, how far the run is: done out of total
 	// (bytes of the file, or of AUX trace data while PT is decoded).
 	Progress func(done, total int64)

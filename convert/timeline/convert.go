@@ -200,7 +200,7 @@ func Convert(input string, w Writer, strs *Strings, o Options) (*Summary, error)
 			return nil, err
 		}
 	}
-	h := session.Handler{Runs: c.runs, RunStarts: true, Error: c.decodeError, Sample: c.sample, Progress: o.Progress}
+	h := session.Handler{Runs: c.runs, RunStarts: true, FoldRuns: true, Error: c.decodeError, Sample: c.sample, Progress: o.Progress}
 	c.sum.Parallel = s.ParallelDecode(h)
 	if err := s.Run(h); err != nil {
 		return nil, err
