@@ -79,6 +79,33 @@ type FXT struct {
 
 	// The references of the record being built: names, values.
 	argName, argVal [MaxArgs]uint16
+
+	// recent caches the words of recent Begin and End records after
+	// their thread and type (header, arguments), by category, name and
+	// argument list (a function's, whose contents never change: the
+	// same slice): a call's records are mostly some function's again.
+	// An entry holds while no string index was reused since (epoch).
+	recent [fxtRecent]fxtRecord
+	epoch  uint32
+}
+
+// fxtRecent is the size of FXT.recent.
+const (
+	fxtRecentBits = 9
+	fxtRecent     = 1 << fxtRecentBits
+)
+
+// fxtMaxCached is the most argument words a cached record holds.
+const fxtMaxCached = 6
+
+type fxtRecord struct {
+	cat, name Str
+	args      *Arg // the argument list's first (nil: none)
+	nargs     int
+	epoch     uint32
+	hdr       uint64 // the header word but type and thread
+	nw        int
+	words     [fxtMaxCached]uint64
 }
 
 type fxtTrack struct{ pid, tid int32 }
@@ -164,6 +191,7 @@ func (f *FXT) str(s Str) uint16 {
 	f.sgen[i] = f.gen
 	if old := f.sown[i]; old != 0 {
 		f.sidx[old] = 0
+		f.epoch++ // cached records may refer to it (recent)
 	}
 	f.sown[i], f.sidx[s] = s, i
 	t := fxtText(f.strs.String(s))
@@ -269,13 +297,52 @@ func (f *FXT) event(typ uint64, t Track, ts uint64, cat, name Str, args []Arg, e
 	th := f.thread(t)
 	c, n := f.str(cat), f.str(name)
 	size := 2 + f.argRefs(args) + b2w(hasExtra)
-	f.word(fxtEvent | size<<4 | typ<<16 | uint64(len(args))<<20 | uint64(th)<<24 | uint64(c)<<32 | uint64(n)<<48)
+	at := len(f.buf)
+	hdr := fxtEvent | size<<4 | uint64(len(args))<<20 | uint64(c)<<32 | uint64(n)<<48
+	f.word(hdr | typ<<16 | uint64(th)<<24)
 	f.word(ts)
 	f.args(args)
 	if hasExtra {
 		f.word(extra)
 	}
+	if (typ == fxtBegin || typ == fxtEnd) && len(args) <= fxtMaxCached/2 {
+		// Remember the record for cachedEvent.
+		e := &f.recent[recentIdx(cat, name)]
+		e.cat, e.name, e.nargs, e.epoch, e.hdr, e.args = cat, name, len(args), f.epoch, hdr, nil
+		if len(args) > 0 {
+			e.args = &args[0]
+		}
+		w := f.buf[at+16:]
+		e.nw = len(w) / 8
+		for k := range e.nw {
+			e.words[k] = binary.LittleEndian.Uint64(w[8*k:])
+		}
+	}
 	f.done()
+}
+
+func recentIdx(cat, name Str) uint32 {
+	return (uint32(name) ^ uint32(cat)<<20) * 0x9e3779b1 >> (32 - fxtRecentBits)
+}
+
+// cachedEvent writes a Begin or End record (typ) as event would, from
+// recent, and reports whether it could.
+func (f *FXT) cachedEvent(typ uint64, t Track, ts uint64, cat, name Str, args []Arg) bool {
+	e := &f.recent[recentIdx(cat, name)]
+	if e.name != name || e.cat != cat || e.epoch != f.epoch || e.nargs != len(args) || len(args) > 0 && e.args != &args[0] {
+		return false
+	}
+	if int(t) >= len(f.tidx) || f.tidx[t] == 0 {
+		return false // the thread record first (event)
+	}
+	f.gen++
+	f.word(e.hdr | typ<<16 | uint64(f.tidx[t])<<24)
+	f.word(ts)
+	for k := range e.nw {
+		f.word(e.words[k])
+	}
+	f.done()
+	return true
 }
 
 // kernelObject names a process or thread koid; a thread's record says
@@ -321,11 +388,17 @@ func (f *FXT) Thread(t Track, pid, tid int32, name Str) {
 
 // Begin writes a duration begin event.
 func (f *FXT) Begin(t Track, ts uint64, cat, name Str, args []Arg) {
+	if f.cachedEvent(fxtBegin, t, ts, cat, name, args) {
+		return
+	}
 	f.event(fxtBegin, t, ts, cat, name, args, 0, false)
 }
 
 // End writes a duration end event.
 func (f *FXT) End(t Track, ts uint64, cat, name Str) {
+	if f.cachedEvent(fxtEnd, t, ts, cat, name, nil) {
+		return
+	}
 	f.event(fxtEnd, t, ts, cat, name, nil, 0, false)
 }
 

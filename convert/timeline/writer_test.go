@@ -138,3 +138,54 @@ func TestCheckerCatches(t *testing.T) {
 		}
 	}
 }
+
+// TestFXTRecentRecords writes a function's Begin and End (from the
+// records FXT caches) among enough other names that the string table
+// reuses every index several times: each must read back with its own
+// name and argument.
+func TestFXTRecentRecords(t *testing.T) {
+	var buf bytes.Buffer
+	strs := NewStrings()
+	w := NewFXT(&buf, strs)
+	s := strs.Intern
+	w.Process(1, s("p"))
+	w.Thread(0, 1, 1, s("t"))
+	hot := &fnInfo{name: s("hot"), nargs: 1}
+	hot.args[0] = Arg{Name: s("dso"), Kind: ArgString, S: s("/lib/hot.so")}
+	call, ret := s("call"), s("return")
+	const n = 100000
+	for i := range n {
+		ts := uint64(i) * 4
+		name := s(fmt.Sprintf("f%d", i))
+		w.Begin(0, ts, call, name, nil)
+		w.Begin(0, ts+1, call, hot.name, hot.argList())
+		w.End(0, ts+2, ret, hot.name)
+		w.End(0, ts+3, ret, name)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	k := 0
+	c := readback.NewChecker()
+	_, err := readback.Read(bytes.NewReader(buf.Bytes()), func(e *readback.Event) error {
+		i := k / 4
+		want := fmt.Sprintf("f%d", i)
+		if k%4 == 1 || k%4 == 2 {
+			want = "hot"
+		}
+		if e.Name != want || k%4 == 1 && (len(e.Args) != 1 || e.Args[0].Name != "dso" || e.Args[0].Val != "/lib/hot.so") {
+			return fmt.Errorf("event %d: %s %v, want %s", k, e.Name, e.Args, want)
+		}
+		k++
+		return c.Event(e)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if k != 4*n {
+		t.Fatalf("%d events, want %d", k, 4*n)
+	}
+}
