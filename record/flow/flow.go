@@ -1,6 +1,9 @@
 package flow
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+)
 
 // Kind says what an Event is.
 type Kind uint8
@@ -114,6 +117,14 @@ func (t *Thread) Insns() uint64 {
 		n += e.Insns
 	}
 	return n
+}
+
+// RunOrder compares two events of a machine's threads in the order a CPU
+// runs them: by time t, then thread index th, then position seq within
+// the thread. It is the sort order of the synthesisers' event lists
+// (record/synth's per-CPU stream, record/ksynth's system walk).
+func RunOrder(t1 uint64, th1, seq1 int, t2 uint64, th2, seq2 int) int {
+	return cmp.Or(cmp.Compare(t1, t2), cmp.Compare(th1, th2), cmp.Compare(seq1, seq2))
 }
 
 // SideKind says what a Side record is.

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"sort"
+	"slices"
 
 	"github.com/perfpt/perfpt/ptdecode/insn"
 	"github.com/perfpt/perfpt/record/flow"
@@ -382,15 +382,6 @@ func sysItems(threads []*flow.Thread) []sysItem {
 			items = append(items, sysItem{th.Events[j].Time, i, j})
 		}
 	}
-	sort.SliceStable(items, func(a, b int) bool {
-		x, y := items[a], items[b]
-		if x.t != y.t {
-			return x.t < y.t
-		}
-		if x.th != y.th {
-			return x.th < y.th
-		}
-		return x.ev < y.ev
-	})
+	slices.SortStableFunc(items, func(x, y sysItem) int { return flow.RunOrder(x.t, x.th, x.ev, y.t, y.th, y.ev) })
 	return items
 }

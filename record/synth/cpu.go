@@ -2,7 +2,7 @@ package synth
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/perfpt/perfpt/ptdecode/packet"
 	"github.com/perfpt/perfpt/record/flow"
@@ -113,15 +113,6 @@ func cpuItems(threads []*flow.Thread) []cpuItem {
 			}
 		}
 	}
-	sort.SliceStable(items, func(a, b int) bool {
-		x, y := items[a], items[b]
-		if x.t != y.t {
-			return x.t < y.t
-		}
-		if x.th != y.th {
-			return x.th < y.th
-		}
-		return x.seq < y.seq
-	})
+	slices.SortStableFunc(items, func(x, y cpuItem) int { return flow.RunOrder(x.t, x.th, x.seq, y.t, y.th, y.seq) })
 	return items
 }
