@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"strings"
+
+	"github.com/perfpt/perfpt/convert/unwind"
 )
 
 // Exception landing pads: which call may throw to which handler. gcc
@@ -15,7 +17,7 @@ import (
 // a range with a landing pad has an exception arc in gcc's graph. This is
 // the small part of the Itanium C++ ABI's LSDA format (and the .eh_frame
 // CIE/FDE format of the LSB) that gcov needs: convert/unwind reads the
-// call frame instructions, not the LSDA.
+// CIEs and FDEs and finds each function's LSDA.
 
 // callSite is one call-site record: calls in [start, end) throw to lp
 // (0: they have no landing pad).
@@ -156,83 +158,17 @@ func landingPads(f *elf.File) map[uint64][]callSite {
 	if err != nil {
 		return nil
 	}
+	// convert/unwind reads the CIEs and FDEs, with each FDE's LSDA
+	// pointer; only the call-site tables are read here.
+	t := unwind.NewTable(".eh_frame", ehData, eh.Addr, nil, 0, nil)
 	out := map[uint64][]callSite{}
-	type cieInfo struct{ fdeEnc, lsdaEnc uint8 }
-	cies := map[int]cieInfo{}
-	readCIE := func(off int) (cieInfo, bool) {
-		if ci, ok := cies[off]; ok {
-			return ci, true
-		}
-		ci := cieInfo{fdeEnc: 0, lsdaEnc: 0xff}
-		c := &ehCursor{b: ehData, off: off}
-		length := int(c.fixed(4))
-		end := c.off + length
-		if c.err != nil || length == 0xffffffff || end > len(ehData) {
-			return ci, false
-		}
-		c.fixed(4) // CIE id
-		c.u8()     // version
-		var aug []byte
-		for c.err == nil {
-			b := c.u8()
-			if b == 0 {
-				break
-			}
-			aug = append(aug, b)
-		}
-		c.uleb() // code alignment
-		c.sleb() // data alignment
-		c.uleb() // return address register
-		if len(aug) == 0 || aug[0] != 'z' {
-			cies[off] = ci
-			return ci, c.err == nil
-		}
-		c.uleb() // augmentation length
-		for _, a := range aug[1:] {
-			switch a {
-			case 'L':
-				ci.lsdaEnc = c.u8()
-			case 'R':
-				ci.fdeEnc = c.u8()
-			case 'P':
-				pe := c.u8()
-				c.encoded(pe&0x7f, eh.Addr)
-			case 'S', 'B':
-			default:
-				cies[off] = ci
-				return ci, c.err == nil
+	for fde := range t.EHFrameFDEs() {
+		lp := fde.LSDA
+		if lp != 0 && lp >= lsda.Addr && lp < lsda.Addr+uint64(len(lsdaData)) {
+			if sites := parseLSDA(lsdaData, int(lp-lsda.Addr), lsda.Addr, fde.Start); sites != nil {
+				out[fde.Start] = sites
 			}
 		}
-		cies[off] = ci
-		return ci, c.err == nil
-	}
-	for off := 0; off+8 <= len(ehData); {
-		c := &ehCursor{b: ehData, off: off}
-		length := int(c.fixed(4))
-		if length == 0 || length == 0xffffffff {
-			break
-		}
-		next := c.off + length
-		if next > len(ehData) {
-			break
-		}
-		idAt := c.off
-		id := int(c.fixed(4))
-		if id != 0 {
-			ci, ok := readCIE(idAt - id)
-			if ok && ci.lsdaEnc != 0xff {
-				start, ok1 := c.encoded(ci.fdeEnc, eh.Addr)
-				c.encoded(ci.fdeEnc&0x0f, eh.Addr) // range
-				c.uleb()                           // augmentation length
-				lp, ok2 := c.encoded(ci.lsdaEnc, eh.Addr)
-				if ok1 && ok2 && lp != 0 && lp >= lsda.Addr && lp < lsda.Addr+uint64(len(lsdaData)) {
-					if sites := parseLSDA(lsdaData, int(lp-lsda.Addr), lsda.Addr, start); sites != nil {
-						out[start] = sites
-					}
-				}
-			}
-		}
-		off = next
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package unwind
 
 import (
 	"errors"
+	"iter"
 	"sort"
 	"sync"
 )
@@ -51,9 +52,13 @@ type span struct {
 // FDE is the frame description entry covering a pc, with its CIE.
 type FDE struct {
 	Start, End uint64 // link-time addresses covered
-	instr      []byte
-	instrAddr  uint64 // link-time address of instr[0] (eh_frame), for pcrel set_loc
-	cie        cie
+	// LSDA is the link-time address of the function's language-specific
+	// data area (the FDE's augmentation data under the CIE's "L"
+	// augmentation; gcc's .gcc_except_table entry), 0 for none.
+	LSDA      uint64
+	instr     []byte
+	instrAddr uint64 // link-time address of instr[0] (eh_frame), for pcrel set_loc
+	cie       cie
 }
 
 // Signal says the FDE's CIE has the "S" augmentation (a signal frame).
@@ -64,6 +69,7 @@ type cie struct {
 	dataAlign int64
 	ra        uint64
 	fdeEnc    uint8
+	lsdaEnc   uint8 // the "L" augmentation's encoding; peOmit without one
 	signal    bool
 	z         bool
 	instr     []byte
@@ -154,6 +160,25 @@ func perfEncoded(c *cur, enc uint8) (uint64, bool) {
 		return c.format(enc)
 	}
 	return 0, false
+}
+
+// EHFrameFDEs returns the FDEs of .eh_frame in section order, up to its
+// terminator or the first entry whose length runs past the end; an FDE
+// that cannot be read is left out. The FDE passed to yield is reused.
+func (t *Table) EHFrameFDEs() iter.Seq[*FDE] {
+	return func(yield func(*FDE) bool) {
+		var f FDE
+		for off := 0; off < len(t.eh); {
+			next, isCIE, ok := entryBounds(t.eh, off, true)
+			if !ok {
+				return
+			}
+			if !isCIE && parseFDE(t.eh, off, true, t.ehAddr, &f) == nil && !yield(&f) {
+				return
+			}
+			off = next
+		}
+	}
 }
 
 // HasEHFrameHdr says whether the table searches .eh_frame.
@@ -342,8 +367,17 @@ func parseFDE(sec []byte, off int, eh bool, secAddr uint64, f *FDE) error {
 	if !ok {
 		return ErrBadCFI
 	}
+	f.LSDA = 0
 	if f.cie.z {
-		c.take(int(min(c.uleb(), uint64(len(sec)))))
+		n := int(min(c.uleb(), uint64(len(sec))))
+		augAt := c.off
+		aug := c.take(n)
+		if f.cie.lsdaEnc != peOmit && aug != nil {
+			// An LSDA pointer that cannot be read is no LSDA: the
+			// unwinder does not need it.
+			ac := cur{b: aug}
+			f.LSDA, _ = ac.encoded(f.cie.lsdaEnc, secAddr+uint64(augAt), 0, start)
+		}
 	}
 	if c.bad {
 		return ErrBadCFI
@@ -367,7 +401,7 @@ func parseCIE(sec []byte, off int, eh bool, secAddr uint64, ci *cie) error {
 	} else {
 		c.u32()
 	}
-	*ci = cie{}
+	*ci = cie{lsdaEnc: peOmit}
 	if eh {
 		ci.fdeEnc = peAbsptr
 	}
@@ -411,7 +445,7 @@ loop:
 	for ; i < len(aug); i++ {
 		switch aug[i] {
 		case 'L':
-			c.u8()
+			ci.lsdaEnc = c.u8()
 		case 'R':
 			ci.fdeEnc = c.u8()
 		case 'P':

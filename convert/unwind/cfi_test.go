@@ -78,3 +78,58 @@ func TestExprLoopBounded(t *testing.T) {
 		t.Fatalf("1+2 = %d %v %v", v, isReg, err)
 	}
 }
+
+// TestEHFrameFDEsLSDA reads .eh_frame as gcc writes it for C++: a CIE
+// "zPLR" and one "zR" (a C function), FDEs with pc-relative sdata4
+// pointers; the first FDE points to an LSDA at 0x5000.
+func TestEHFrameFDEsLSDA(t *testing.T) {
+	const ehAddr = 0x2000
+	var eh []byte
+	entry := func(body []byte) int {
+		for (len(body)+4)%8 != 0 {
+			body = append(body, 0) // DW_CFA_nop
+		}
+		at := len(eh)
+		eh = binary.LittleEndian.AppendUint32(eh, uint32(len(body)))
+		eh = append(eh, body...)
+		return at
+	}
+	pcrel := func(b []byte, v uint64) []byte {
+		return binary.LittleEndian.AppendUint32(b, uint32(int32(v-uint64(ehAddr+len(eh)+4+len(b)))))
+	}
+	fde := func(cieAt int, start, size uint64, lsda bool) {
+		b := binary.LittleEndian.AppendUint32(nil, uint32(len(eh)+4-cieAt))
+		b = pcrel(b, start)
+		b = binary.LittleEndian.AppendUint32(b, uint32(size))
+		if lsda {
+			b = append(b, 4)
+			b = pcrel(b, 0x5000)
+		} else {
+			b = append(b, 0)
+		}
+		entry(append(b, 0x41, 0x0e, 16))
+	}
+	cpp := entry([]byte{0, 0, 0, 0, 1, 'z', 'P', 'L', 'R', 0, 1, 0x78, 16, 7,
+		0x9b, 0, 0, 0, 0, // personality: pcrel|indirect sdata4
+		0x1b, 0x1b, 0x0c, 7, 8, 0x90, 1})
+	fde(cpp, 0x3000, 0x40, true)
+	c := entry([]byte{0, 0, 0, 0, 1, 'z', 'R', 0, 1, 0x78, 16, 1, 0x1b, 0x0c, 7, 8, 0x90, 1})
+	fde(c, 0x3040, 0x20, false)
+	fde(cpp, 0x3060, 0x10, false) // under "L" but no augmentation data: no LSDA
+	eh = binary.LittleEndian.AppendUint32(eh, 0)
+	eh = append(eh, 0xff, 0xff, 0xff, 0xff) // after the terminator: not read
+	type got struct{ start, end, lsda uint64 }
+	var all []got
+	for f := range NewTable("t", eh, ehAddr, nil, 0, nil).EHFrameFDEs() {
+		all = append(all, got{f.Start, f.End, f.LSDA})
+	}
+	want := []got{{0x3000, 0x3040, 0x5000}, {0x3040, 0x3060, 0}, {0x3060, 0x3070, 0}}
+	if len(all) != len(want) {
+		t.Fatalf("FDEs %x, want %x", all, want)
+	}
+	for i := range want {
+		if all[i] != want[i] {
+			t.Errorf("FDE %d: %x, want %x", i, all[i], want[i])
+		}
+	}
+}
