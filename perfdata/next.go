@@ -106,7 +106,7 @@ func (rs *Records) enqueue(raw *RawRecord) bool {
 		// not copied; where the reader gives the pages back as it goes
 		// (dropMem), the queue pins them until the record is flushed
 		// (orderedQueue.pinnedFrom).
-		own := rs.src.mem != nil && !raw.Compressed
+		own := rs.src.mem != nil && !raw.Compressed && raw.Type == RecordTypeSample
 		rs.queue.push(t, raw, own)
 		if rs.queue.bytes > rs.MaxQueueBytes {
 			rs.flushLimit = rs.queue.halfLimit()
