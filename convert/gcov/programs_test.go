@@ -523,3 +523,20 @@ func TestFreshProgramsO2(t *testing.T) { optimizedAgreement(t, freshO2Programs, 
 
 // TestFreshProgramsO3 is TestUnseenProgramsO3 on freshO2Programs.
 func TestFreshProgramsO3(t *testing.T) { optimizedAgreement(t, freshO2Programs, "-O3", freshO3Floor) }
+
+// loopPrograms were written to measure loop heads at -O2 and -O3 (for,
+// while and do-while loops, nested, with early exits, break and continue,
+// loops whose body is one call): runs.c and scan.c.
+var loopPrograms = []string{"runs", "scan"}
+
+// loopO2Floor and loopO3Floor keep the loop programs' agreement from
+// getting worse.
+var loopO2Floor = map[string][2]int{}
+
+var loopO3Floor = map[string][2]int{}
+
+// TestLoopProgramsO2 is TestUnseenProgramsO2 on loopPrograms.
+func TestLoopProgramsO2(t *testing.T) { optimizedAgreement(t, loopPrograms, "-O2", loopO2Floor) }
+
+// TestLoopProgramsO3 is TestUnseenProgramsO3 on loopPrograms.
+func TestLoopProgramsO3(t *testing.T) { optimizedAgreement(t, loopPrograms, "-O3", loopO3Floor) }
