@@ -269,7 +269,8 @@ func (p *Program) Report(c *Counts) *Report {
 			}
 		}
 		// In optimised code the statements of a block are interleaved:
-		// a line is entered at most once per pass over a run.
+		// a line is entered at most once per pass over a run, and once
+		// more from the loop head the run itself jumps back to (loopInRun).
 		once := p.funcs[p.insns[ri.i0].fn].optimized
 		seenRun = seenRun[:0]
 		enter := func(g int32) {
@@ -283,6 +284,9 @@ func (p *Program) Report(c *Counts) *Report {
 		}
 		prev := int32(-1)
 		for k := ri.i0; k <= ri.i1; k++ {
+			if once && k > ri.i0 && p.insns[k].leader && loopInRun(p, k, ri.i1) {
+				seenRun = seenRun[:0]
+			}
 			for _, g := range p.pre[k] {
 				if prev >= 0 && g != prev {
 					enter(g)
@@ -746,4 +750,15 @@ func (p *Program) Report(c *Counts) *Report {
 func isEntry(p *Program, addr uint64) bool {
 	_, ok := p.lowFn[addr]
 	return ok
+}
+
+// loopInRun reports whether instruction k, a leader inside the run that
+// ends at instruction last, is where that run's own closing jump goes
+// back to: the run is a loop's preheader falling into its first pass
+// (gcc's rotated loops: the guard and setup, then the body and the
+// latch that jumps back to the body). The lines of the loop are entered
+// again on that first pass, as on every pass the back edge starts.
+func loopInRun(p *Program, k, last int) bool {
+	l := &p.insns[last]
+	return (l.kind == kJcc || l.kind == kJmp) && p.index(l.target) == k
 }
