@@ -2,11 +2,10 @@ package gcov
 
 import (
 	"debug/elf"
-	"encoding/binary"
-	"errors"
 	"strings"
 
 	"github.com/perfpt/perfpt/convert/unwind"
+	"github.com/perfpt/perfpt/internal/dwarfbuf"
 )
 
 // Exception landing pads: which call may throw to which handler. gcc
@@ -24,121 +23,6 @@ import (
 type callSite struct {
 	start, end, lp uint64
 	action         uint64 // 0: no action; with no landing pad, else a filter (noexcept)
-}
-
-// ehCursor reads little-endian values with a sticky error.
-type ehCursor struct {
-	b   []byte
-	off int
-	err error
-}
-
-var errShortEH = errors.New("gcov: truncated exception data")
-
-func (c *ehCursor) u8() uint8 {
-	if c.err != nil || c.off+1 > len(c.b) {
-		c.err = errShortEH
-		return 0
-	}
-	v := c.b[c.off]
-	c.off++
-	return v
-}
-
-func (c *ehCursor) fixed(n int) uint64 {
-	if c.err != nil || c.off+n > len(c.b) || n < 0 {
-		c.err = errShortEH
-		return 0
-	}
-	var v uint64
-	switch n {
-	case 2:
-		v = uint64(binary.LittleEndian.Uint16(c.b[c.off:]))
-	case 4:
-		v = uint64(binary.LittleEndian.Uint32(c.b[c.off:]))
-	case 8:
-		v = binary.LittleEndian.Uint64(c.b[c.off:])
-	}
-	c.off += n
-	return v
-}
-
-func (c *ehCursor) uleb() uint64 {
-	var v uint64
-	for shift := uint(0); ; shift += 7 {
-		b := c.u8()
-		if c.err != nil {
-			return 0
-		}
-		if shift < 64 {
-			v |= uint64(b&0x7f) << shift
-		}
-		if b&0x80 == 0 {
-			return v
-		}
-	}
-}
-
-func (c *ehCursor) sleb() int64 {
-	var v int64
-	var shift uint
-	for {
-		b := c.u8()
-		if c.err != nil {
-			return 0
-		}
-		if shift < 64 {
-			v |= int64(b&0x7f) << shift
-		}
-		shift += 7
-		if b&0x80 == 0 {
-			if shift < 64 && b&0x40 != 0 {
-				v |= -1 << shift
-			}
-			return v
-		}
-	}
-}
-
-// encoded reads a value in DWARF exception-header encoding enc; addr is
-// the address of the cursor's data start (for pc-relative values).
-func (c *ehCursor) encoded(enc uint8, addr uint64) (uint64, bool) {
-	if enc == 0xff { // DW_EH_PE_omit
-		return 0, false
-	}
-	at := addr + uint64(c.off)
-	var v uint64
-	switch enc & 0x0f {
-	case 0x00: // absptr
-		v = c.fixed(8)
-	case 0x01:
-		v = c.uleb()
-	case 0x02:
-		v = c.fixed(2)
-	case 0x03:
-		v = c.fixed(4)
-	case 0x04:
-		v = c.fixed(8)
-	case 0x09:
-		v = uint64(c.sleb())
-	case 0x0a:
-		v = uint64(int64(int16(c.fixed(2))))
-	case 0x0b:
-		v = uint64(int64(int32(c.fixed(4))))
-	case 0x0c:
-		v = c.fixed(8)
-	default:
-		c.err = errShortEH
-		return 0, false
-	}
-	switch enc & 0x70 {
-	case 0x10: // pcrel
-		v += at
-	case 0x00:
-	default:
-		// textrel, datarel, funcrel: not used by gcc on x86-64.
-	}
-	return v, c.err == nil
 }
 
 // landingPads returns the call-site tables of the functions of f by the
@@ -176,35 +60,37 @@ func landingPads(f *elf.File) map[uint64][]callSite {
 // parseLSDA reads the call-site table of the LSDA at off in data (at
 // address base) of the function starting at fn.
 func parseLSDA(data []byte, off int, base, fn uint64) []callSite {
-	c := &ehCursor{b: data, off: off}
+	c := &dwarfbuf.Cursor{B: data, Off: off}
 	lpStart := fn
-	if enc := c.u8(); enc != 0xff {
-		if v, ok := c.encoded(enc, base); ok {
+	if enc := c.U8(); enc != dwarfbuf.PEOmit {
+		if v, ok := c.Encoded(enc, base, 0, fn); ok {
 			lpStart = v
 		}
 	}
-	if enc := c.u8(); enc != 0xff {
-		c.uleb() // type table offset
+	if enc := c.U8(); enc != dwarfbuf.PEOmit {
+		c.ULEB() // type table offset
 	}
-	siteEnc := c.u8()
-	n := int(c.uleb())
-	end := c.off + n
-	if c.err != nil || end > len(data) {
+	siteEnc := c.U8()
+	n := int(c.ULEB())
+	end := c.Off + n
+	if c.Bad || end > len(data) {
 		return nil
 	}
 	out := []callSite{} // an LSDA without call sites: nothing may throw out
-	for c.off < end && c.err == nil {
-		start, _ := c.encoded(siteEnc&0x0f, base)
-		length, _ := c.encoded(siteEnc&0x0f, base)
-		lp, _ := c.encoded(siteEnc&0x0f, base)
-		action := c.uleb()
+	for c.Off < end && !c.Bad {
+		// The offsets and lengths are in the format of siteEnc; its
+		// application is not used.
+		start, _ := c.Format(siteEnc)
+		length, _ := c.Format(siteEnc)
+		lp, _ := c.Format(siteEnc)
+		action := c.ULEB()
 		s := callSite{start: fn + start, end: fn + start + length, action: action}
 		if lp != 0 {
 			s.lp = lpStart + lp
 		}
 		out = append(out, s)
 	}
-	if c.err != nil {
+	if c.Bad {
 		return nil
 	}
 	return out

@@ -102,7 +102,7 @@ func (t *abbrevTable) decl(code uint64) *abbrevDecl {
 				return d
 			}
 			if at := t.at[code-1]; at > 0 {
-				c := cursor{b: t.b, off: int(at - 1)}
+				c := cursor{B: t.b, Off: int(at - 1)}
 				_, d, _ := t.parseDecl(&c)
 				t.dense[code-1] = d
 				return d
@@ -122,17 +122,17 @@ func (t *abbrevTable) decl(code uint64) *abbrevDecl {
 // It reads more of the section as needed.
 func (t *abbrevTable) see(code uint64) {
 	for {
-		c := cursor{b: t.b, off: t.next}
-		got := c.uleb()
-		if !c.bad && got == 0 {
+		c := cursor{B: t.b, Off: t.next}
+		got := c.ULEB()
+		if !c.Bad && got == 0 {
 			t.next = -1
 			return
 		}
 		var d *abbrevDecl
 		ok := false
-		if !c.bad {
+		if !c.Bad {
 			if got == code || got > 1<<16 {
-				c.off = t.next
+				c.Off = t.next
 				_, d, ok = t.parseDecl(&c)
 			} else {
 				ok = skipDecl(&c)
@@ -140,7 +140,7 @@ func (t *abbrevTable) see(code uint64) {
 		}
 		if ok {
 			start := t.next
-			t.next = c.off
+			t.next = c.Off
 			if got > 1<<16 {
 				if t.sparse == nil {
 					t.sparse = map[uint64]*abbrevDecl{}
@@ -184,37 +184,37 @@ func (t *abbrevTable) see(code uint64) {
 
 // skipDecl passes over an abbreviation after its code.
 func skipDecl(c *cursor) bool {
-	c.uleb()
-	c.u8()
-	for !c.bad {
-		attr, form := c.uleb(), c.uleb()
+	c.ULEB()
+	c.U8()
+	for !c.Bad {
+		attr, form := c.ULEB(), c.ULEB()
 		if form == formImplicitConst {
-			c.sleb()
+			c.SLEB()
 		}
 		if attr == 0 && form == 0 {
 			break
 		}
 	}
-	return !c.bad
+	return !c.Bad
 }
 
 // parseDecl parses one abbreviation at c; its attributes go to the
 // File's slab (abbreviations are many and small).
 func (t *abbrevTable) parseDecl(c *cursor) (uint64, *abbrevDecl, bool) {
-	code := c.uleb()
-	if c.bad || code == 0 {
-		return 0, nil, !c.bad
+	code := c.ULEB()
+	if c.Bad || code == 0 {
+		return 0, nil, !c.Bad
 	}
-	tag, children := uint32(c.uleb()), c.u8() == 1
+	tag, children := uint32(c.ULEB()), c.U8() == 1
 	f := t.f
 	tmp := f.attrTmp[:0]
 	for {
-		attr, form := c.uleb(), c.uleb()
+		attr, form := c.ULEB(), c.ULEB()
 		var imm int64
 		if form == formImplicitConst {
-			imm = c.sleb()
+			imm = c.SLEB()
 		}
-		if c.bad {
+		if c.Bad {
 			f.attrTmp = tmp
 			return 0, nil, false
 		}
@@ -374,75 +374,75 @@ var errUnknownForm = errors.New("unknown attribute form")
 func readVal(c *cursor, a *abbrevAttr, uf unitFormat, unitOff uint64) (attrVal, error) {
 	form := uint64(a.form)
 	for form == formIndirect {
-		form = c.uleb()
+		form = c.ULEB()
 	}
-	off := func() uint64 { return c.uint(uf.offSize()) }
+	off := func() uint64 { return c.Uint(uf.offSize()) }
 	var v attrVal
 	switch form {
 	case formAddr:
 		if uf.asize != 1 && uf.asize != 2 && uf.asize != 4 && uf.asize != 8 {
 			return v, fmt.Errorf("address size %d", uf.asize)
 		}
-		v = attrVal{valAddr, c.uint(uf.asize)}
+		v = attrVal{valAddr, c.Uint(uf.asize)}
 	case formAddrx, formGNUAddrIndex:
 		if form == formGNUAddrIndex {
 			return v, errUnknownForm
 		}
-		v = attrVal{valAddrx, c.uleb()}
+		v = attrVal{valAddrx, c.ULEB()}
 	case formAddrx1, formAddrx2, formAddrx3, formAddrx4:
-		v = attrVal{valAddrx, c.uint(int(form-formAddrx1) + 1)}
+		v = attrVal{valAddrx, c.Uint(int(form-formAddrx1) + 1)}
 	case formData1:
-		v = attrVal{valConst, uint64(c.u8())}
+		v = attrVal{valConst, uint64(c.U8())}
 	case formData2:
-		v = attrVal{valConst, uint64(c.u16())}
+		v = attrVal{valConst, uint64(c.U16())}
 	case formData4:
-		v = attrVal{valConst, uint64(c.u32())}
+		v = attrVal{valConst, uint64(c.U32())}
 	case formData8:
-		v = attrVal{valConst, c.u64()}
+		v = attrVal{valConst, c.U64()}
 	case formUdata:
-		v = attrVal{valConst, c.uleb()}
+		v = attrVal{valConst, c.ULEB()}
 	case formSdata:
-		v = attrVal{valConst, uint64(c.sleb())}
+		v = attrVal{valConst, uint64(c.SLEB())}
 	case formImplicitConst:
 		v = attrVal{valConst, uint64(a.imm)}
 	case formSecOffset, formGNURefAlt, formGNUStrpAlt:
 		v = attrVal{valConst, off()}
 	case formRefAddr:
-		v = attrVal{valRef, c.uint(uf.refAddrSize())}
+		v = attrVal{valRef, c.Uint(uf.refAddrSize())}
 	case formRef1:
-		v = attrVal{valRef, unitOff + uint64(c.u8())}
+		v = attrVal{valRef, unitOff + uint64(c.U8())}
 	case formRef2:
-		v = attrVal{valRef, unitOff + uint64(c.u16())}
+		v = attrVal{valRef, unitOff + uint64(c.U16())}
 	case formRef4:
-		v = attrVal{valRef, unitOff + uint64(c.u32())}
+		v = attrVal{valRef, unitOff + uint64(c.U32())}
 	case formRef8:
-		v = attrVal{valRef, unitOff + c.u64()}
+		v = attrVal{valRef, unitOff + c.U64()}
 	case formRefUdata:
-		v = attrVal{valRef, unitOff + c.uleb()}
+		v = attrVal{valRef, unitOff + c.ULEB()}
 	case formString:
-		at := c.off
-		for c.off < len(c.b) && c.b[c.off] != 0 {
-			c.off++
+		at := c.Off
+		for c.Off < len(c.B) && c.B[c.Off] != 0 {
+			c.Off++
 		}
-		c.u8()
+		c.U8()
 		v = attrVal{valInline, uint64(at)}
 	case formStrp:
 		v = attrVal{valStr, off()}
 	case formLineStrp:
 		v = attrVal{valLine, off()}
 	case formStrx:
-		v = attrVal{valStrx, c.uleb()}
+		v = attrVal{valStrx, c.ULEB()}
 	case formStrx1, formStrx2, formStrx3, formStrx4:
-		v = attrVal{valStrx, c.uint(int(form-formStrx1) + 1)}
+		v = attrVal{valStrx, c.Uint(int(form-formStrx1) + 1)}
 	case formRnglistx:
-		v = attrVal{valRngx, c.uleb()}
+		v = attrVal{valRngx, c.ULEB()}
 	default:
 		if !skipForm(form, c, uf.is64, uf.asize) || form == formGNUStrIndex {
 			return v, errUnknownForm
 		}
 		v = attrVal{kind: valOther}
 	}
-	if c.bad {
+	if c.Bad {
 		return attrVal{}, errors.New("entry runs past its unit")
 	}
 	return v, nil
@@ -451,22 +451,22 @@ func readVal(c *cursor, a *abbrevAttr, uf unitFormat, unitOff uint64) (attrVal, 
 // skipVals skips the values of an entry of abbreviation d.
 func skipVals(c *cursor, d *abbrevDecl, uf unitFormat) error {
 	if d.fixed >= 0 {
-		c.take(uint64(d.fixed))
+		c.Take(uint64(d.fixed))
 	} else {
 		for i := range d.attrs {
 			form := uint64(d.attrs[i].form)
 			for form == formIndirect {
-				form = c.uleb()
+				form = c.ULEB()
 			}
 			if form == formGNUAddrIndex || form == formGNUStrIndex || !skipForm(form, c, uf.is64, uf.asize) {
-				if c.bad {
+				if c.Bad {
 					break
 				}
 				return errUnknownForm
 			}
 		}
 	}
-	if c.bad {
+	if c.Bad {
 		return errors.New("entry runs past its unit")
 	}
 	return nil
@@ -489,8 +489,8 @@ func (f *File) strVal(u *unit, v attrVal) (string, bool) {
 		if p+w > uint64(len(so)) || p+w < p {
 			return "", false
 		}
-		c := cursor{b: so, off: int(p), order: f.order}
-		return cstringAt(f.sharedSections().str, c.uint(int(w)))
+		c := cursor{B: so, Off: int(p), Big: f.big}
+		return cstringAt(f.sharedSections().str, c.Uint(int(w)))
 	}
 	return "", false
 }
@@ -514,8 +514,8 @@ func (f *File) debugAddr(u *unit, idx uint64) (uint64, bool) {
 	if a == nil || w == 0 || p+w > uint64(len(a)) || p+w < p || (idx*w)/w != idx {
 		return 0, false
 	}
-	c := cursor{b: a, off: int(p), order: f.order}
-	return c.uint(u.fmt.asize), true
+	c := cursor{B: a, Off: int(p), Big: f.big}
+	return c.Uint(u.fmt.asize), true
 }
 
 // rangeVals are the attributes of an entry its ranges come from.
@@ -567,8 +567,8 @@ func (f *File) dieRanges(u *unit, rv *rangeVals, ret [][2]uint64) [][2]uint64 {
 			if p+w > uint64(len(s.rnglists)) || p+w < p {
 				return nil
 			}
-			c := cursor{b: s.rnglists, off: int(p), order: f.order}
-			off = u.rngBase + c.uint(int(w))
+			c := cursor{B: s.rnglists, Off: int(p), Big: f.big}
+			off = u.rngBase + c.Uint(int(w))
 		default:
 			return ret
 		}
@@ -592,10 +592,10 @@ func (f *File) rangeList(u *unit, off uint64, ret [][2]uint64) [][2]uint64 {
 		return ret
 	}
 	maxAddr := ^uint64(0) >> uint((8-asize)*8)
-	c := cursor{b: b, off: int(off), order: f.order}
-	for c.left() > 0 {
-		low, high := c.uint(asize), c.uint(asize)
-		if c.bad || low == 0 && high == 0 {
+	c := cursor{B: b, Off: int(off), Big: f.big}
+	for c.Left() > 0 {
+		low, high := c.Uint(asize), c.Uint(asize)
+		if c.Bad || low == 0 && high == 0 {
 			break
 		}
 		if low == maxAddr {
@@ -615,46 +615,46 @@ func (f *File) rnglist(u *unit, off uint64, ret [][2]uint64) [][2]uint64 {
 	}
 	base := u.rangeBase
 	asize := u.fmt.asize
-	c := cursor{b: b, off: int(off), order: f.order}
+	c := cursor{B: b, Off: int(off), Big: f.big}
 	for {
-		op := c.u8()
-		if c.bad {
+		op := c.U8()
+		if c.Bad {
 			return nil
 		}
 		switch op {
 		case 0: // DW_RLE_end_of_list
 			return ret
 		case 1: // DW_RLE_base_addressx
-			a, ok := f.debugAddr(u, c.uleb())
+			a, ok := f.debugAddr(u, c.ULEB())
 			if !ok {
 				return nil
 			}
 			base = a
 		case 2: // DW_RLE_startx_endx
-			s, ok1 := f.debugAddr(u, c.uleb())
-			e, ok2 := f.debugAddr(u, c.uleb())
+			s, ok1 := f.debugAddr(u, c.ULEB())
+			e, ok2 := f.debugAddr(u, c.ULEB())
 			if !ok1 || !ok2 {
 				return nil
 			}
 			ret = append(ret, [2]uint64{s, e})
 		case 3: // DW_RLE_startx_length
-			s, ok := f.debugAddr(u, c.uleb())
-			n := c.uleb()
+			s, ok := f.debugAddr(u, c.ULEB())
+			n := c.ULEB()
 			if !ok {
 				return nil
 			}
 			ret = append(ret, [2]uint64{s, s + n})
 		case 4: // DW_RLE_offset_pair
-			a, b := c.uleb(), c.uleb()
+			a, b := c.ULEB(), c.ULEB()
 			ret = append(ret, [2]uint64{base + a, base + b})
 		case 5: // DW_RLE_base_address
-			base = c.uint(asize)
+			base = c.Uint(asize)
 		case 6: // DW_RLE_start_end
-			s, e := c.uint(asize), c.uint(asize)
+			s, e := c.Uint(asize), c.Uint(asize)
 			ret = append(ret, [2]uint64{s, e})
 		case 7: // DW_RLE_start_length
-			s := c.uint(asize)
-			ret = append(ret, [2]uint64{s, s + c.uleb()})
+			s := c.Uint(asize)
+			ret = append(ret, [2]uint64{s, s + c.ULEB()})
 		}
 	}
 }

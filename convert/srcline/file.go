@@ -29,7 +29,7 @@ type File struct {
 	// the file's (_bfd_dwarf2_stash_syms), else ef.
 	symEF *elf.File
 	ef    *elf.File
-	order binary.ByteOrder
+	big   bool // the file is big-endian
 
 	info, abbrev, line, str, lineStr, strOffsets, addr, ranges, rnglists, aranges *section
 
@@ -116,7 +116,7 @@ func NewFile(r io.ReaderAt) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &File{ef: ef, symEF: ef, order: ef.ByteOrder, units: map[uint64]*unit{}}
+	f := &File{ef: ef, symEF: ef, big: ef.ByteOrder == binary.BigEndian, units: map[uint64]*unit{}}
 	f.debugSections(ef, r)
 	for i, s := range ef.Sections {
 		if s.Flags&elf.SHF_ALLOC != 0 {
@@ -214,40 +214,40 @@ func (f *File) loadAranges() {
 	}
 	f.arLoaded = true
 	b, _ := f.aranges.all()
-	c := cursor{b: b, order: f.order}
-	for c.left() > 0 && !c.bad {
-		start := c.off
-		length := uint64(c.u32())
+	c := cursor{B: b, Big: f.big}
+	for c.Left() > 0 && !c.Bad {
+		start := c.Off
+		length := uint64(c.U32())
 		hdr := 4
 		is64 := false
 		if length == 0xffffffff {
-			length, hdr, is64 = c.u64(), 12, true
+			length, hdr, is64 = c.U64(), 12, true
 		}
-		if c.bad || length > uint64(c.left()) {
+		if c.Bad || length > uint64(c.Left()) {
 			break
 		}
-		end := c.off + int(length)
-		c.u16() // version
+		end := c.Off + int(length)
+		c.U16() // version
 		var cu uint64
 		if is64 {
-			cu = c.u64()
+			cu = c.U64()
 		} else {
-			cu = uint64(c.u32())
+			cu = uint64(c.U32())
 		}
-		asize := int(c.u8())
-		c.u8() // segment selector size
+		asize := int(c.U8())
+		c.U8() // segment selector size
 		if asize != 4 && asize != 8 {
-			c.off = end
+			c.Off = end
 			continue
 		}
 		// Tuples start at a multiple of twice the address size from the
 		// start of the set.
-		if pad := (c.off - start) % (2 * asize); pad != 0 {
-			c.take(uint64(2*asize - pad))
+		if pad := (c.Off - start) % (2 * asize); pad != 0 {
+			c.Take(uint64(2*asize - pad))
 		}
 		_ = hdr
-		for c.off+2*asize <= end && !c.bad {
-			lo, n := c.uint(asize), c.uint(asize)
+		for c.Off+2*asize <= end && !c.Bad {
+			lo, n := c.Uint(asize), c.Uint(asize)
 			if lo == 0 && n == 0 {
 				break
 			}
@@ -255,7 +255,7 @@ func (f *File) loadAranges() {
 				f.arIdx = append(f.arIdx, arange{lo: lo, hi: lo + n, cu: cu})
 			}
 		}
-		c.off = end
+		c.Off = end
 	}
 	sort.SliceStable(f.arIdx, func(i, j int) bool { return f.arIdx[i].lo < f.arIdx[j].lo })
 }

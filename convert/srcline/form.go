@@ -55,15 +55,15 @@ const (
 func formUint(form uint64, c *cursor) (uint64, bool) {
 	switch form {
 	case formData1:
-		return uint64(c.u8()), !c.bad
+		return uint64(c.U8()), !c.Bad
 	case formData2:
-		return uint64(c.u16()), !c.bad
+		return uint64(c.U16()), !c.Bad
 	case formData4:
-		return uint64(c.u32()), !c.bad
+		return uint64(c.U32()), !c.Bad
 	case formData8:
-		return c.u64(), !c.bad
+		return c.U64(), !c.Bad
 	case formUdata:
-		return c.uleb(), !c.bad
+		return c.ULEB(), !c.Bad
 	}
 	return 0, false
 }
@@ -76,38 +76,38 @@ func skipForm(form uint64, c *cursor, is64 bool, addrSize int) bool {
 	}
 	switch form {
 	case formAddr:
-		c.take(uint64(addrSize))
+		c.Take(uint64(addrSize))
 	case formData1, formRef1, formFlag, formStrx1, formAddrx1:
-		c.take(1)
+		c.Take(1)
 	case formData2, formRef2, formStrx2, formAddrx2:
-		c.take(2)
+		c.Take(2)
 	case formStrx3, formAddrx3:
-		c.take(3)
+		c.Take(3)
 	case formData4, formRef4, formRefSup4, formStrx4, formAddrx4:
-		c.take(4)
+		c.Take(4)
 	case formData8, formRef8, formRefSig8, formRefSup8:
-		c.take(8)
+		c.Take(8)
 	case formData16:
-		c.take(16)
+		c.Take(16)
 	case formSdata:
-		c.sleb()
+		c.SLEB()
 	case formUdata, formRefUdata, formStrx, formAddrx, formLoclistx, formRnglistx, formGNUAddrIndex, formGNUStrIndex:
-		c.uleb()
+		c.ULEB()
 	case formStrp, formRefAddr, formSecOffset, formLineStrp, formStrpSup, formGNURefAlt, formGNUStrpAlt:
-		c.take(off)
+		c.Take(off)
 	case formString:
-		c.cstring()
+		c.CString()
 	case formBlock1:
-		c.take(uint64(c.u8()))
+		c.Take(uint64(c.U8()))
 	case formBlock2:
-		c.take(uint64(c.u16()))
+		c.Take(uint64(c.U16()))
 	case formBlock4:
-		c.take(uint64(c.u32()))
+		c.Take(uint64(c.U32()))
 	case formBlock, formExprloc:
-		c.take(c.uleb())
+		c.Take(c.ULEB())
 	case formFlagPresent, formImplicitConst:
 	default:
 		return false
 	}
-	return !c.bad
+	return !c.Bad
 }

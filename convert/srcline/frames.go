@@ -101,10 +101,10 @@ func (f *File) tableOf(u *unit) *Table {
 	if u.hasStmt && f.line != nil {
 		b, _ := f.line.prefix(u.stmt + 12)
 		if uint64(len(b)) >= u.stmt+4 {
-			c := cursor{b: b, off: int(u.stmt), order: f.order}
-			n := uint64(c.u32()) + 4
+			c := cursor{B: b, Off: int(u.stmt), Big: f.big}
+			n := uint64(c.U32()) + 4
 			if n == 0xffffffff+4 {
-				n = c.u64() + 12
+				n = c.U64() + 12
 			}
 			line, _ = f.line.prefix(u.stmt + n)
 		}

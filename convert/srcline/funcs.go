@@ -39,15 +39,15 @@ func (f *File) scanFuncs(u *unit) error {
 	if uint64(len(info)) < u.end {
 		return errBadFuncs
 	}
-	c := cursor{b: info[:u.end], off: int(u.kids), order: f.order}
+	c := cursor{B: info[:u.end], Off: int(u.kids), Big: f.big}
 	nested := f.nested[:0] // per nesting level
 	defer func() { f.nested = nested[:0] }()
 	level := 0
 	nested = append(nested, nil)
-	for c.off < len(c.b) {
-		at := uint64(c.off)
-		code := c.uleb()
-		if c.bad {
+	for c.Off < len(c.B) {
+		at := uint64(c.Off)
+		code := c.ULEB()
+		if c.Bad {
 			return errBadFuncs
 		}
 		if code == 0 {
@@ -181,10 +181,10 @@ func (f *File) nameFrom(u *unit, off uint64, fi *funcInfo, depth int, first bool
 	if uint64(len(info)) < u.end {
 		return
 	}
-	c := cursor{b: info[:u.end], off: int(off), order: f.order}
-	code := c.uleb()
+	c := cursor{B: info[:u.end], Off: int(off), Big: f.big}
+	code := c.ULEB()
 	d := u.tab.decl(code)
-	if c.bad || d == nil {
+	if c.Bad || d == nil {
 		return
 	}
 	for i := range d.attrs {

@@ -88,48 +88,48 @@ var errLineTable = errors.New("malformed line table")
 // where the whole decode would.
 func decodeLines(b []byte, h *lineHeader, c0 cursor, rangesOnly bool) (*bfdLines, error) {
 	c := c0
-	c.b, c.off = b, 0
-	length := uint64(c.u32())
+	c.B, c.Off = b, 0
+	length := uint64(c.U32())
 	is64 := false
 	if length == 0xffffffff {
-		length, is64 = c.u64(), true
+		length, is64 = c.U64(), true
 	}
-	if c.bad || length > uint64(c.left()) {
+	if c.Bad || length > uint64(c.Left()) {
 		return nil, errLineTable
 	}
-	c.b = c.b[:c.off+int(length)]
-	version := c.u16()
+	c.B = c.B[:c.Off+int(length)]
+	version := c.U16()
 	if version < 2 || version > 5 {
 		return nil, errLineTable
 	}
 	if version >= 5 {
-		c.u8() // address size
-		if c.u8() != 0 {
+		c.U8() // address size
+		if c.U8() != 0 {
 			return nil, errLineTable // segment selectors
 		}
 	}
 	if is64 {
-		c.u64()
+		c.U64()
 	} else {
-		c.u32()
+		c.U32()
 	}
-	minInsn := uint64(c.u8())
+	minInsn := uint64(c.U8())
 	maxOps := uint64(1)
 	if version >= 4 {
-		maxOps = uint64(c.u8())
+		maxOps = uint64(c.U8())
 	}
 	if maxOps == 0 {
 		return nil, errLineTable
 	}
-	c.u8() // default_is_stmt: bfd keeps every row
-	lineBase := int64(int8(c.u8()))
-	lineRange := uint64(c.u8())
-	opBase := c.u8()
+	c.U8() // default_is_stmt: bfd keeps every row
+	lineBase := int64(int8(c.U8()))
+	lineRange := uint64(c.U8())
+	opBase := c.U8()
 	var stdLen [256]uint8
 	for i := 1; i < int(opBase); i++ {
-		stdLen[i] = c.u8()
+		stdLen[i] = c.U8()
 	}
-	if c.bad {
+	if c.Bad {
 		return nil, errLineTable
 	}
 	t := &lineFiles{compDir: h.compDir, v5: version >= 5}
@@ -139,8 +139,8 @@ func decodeLines(b []byte, h *lineHeader, c0 cursor, rangesOnly bool) (*bfdLines
 		}
 	} else {
 		for {
-			d := c.cstring()
-			if c.bad {
+			d := string(c.CString())
+			if c.Bad {
 				return nil, errLineTable
 			}
 			if d == "" {
@@ -149,23 +149,23 @@ func decodeLines(b []byte, h *lineHeader, c0 cursor, rangesOnly bool) (*bfdLines
 			t.dirs = append(t.dirs, d)
 		}
 		for {
-			f := c.cstring()
-			if c.bad {
+			f := string(c.CString())
+			if c.Bad {
 				return nil, errLineTable
 			}
 			if f == "" {
 				break
 			}
-			dir := c.uleb()
-			c.uleb()
-			c.uleb()
+			dir := c.ULEB()
+			c.ULEB()
+			c.ULEB()
 			t.files = append(t.files, lineFile{name: f, dir: dir})
 		}
 	}
 
 	out := &bfdLines{files: t}
 	var seqs []bfdSeq
-	for c.left() > 0 && !c.bad {
+	for c.Left() > 0 && !c.Bad {
 		var (
 			addr, opIndex, disc uint64
 			line                int64 = 1
@@ -187,8 +187,8 @@ func decodeLines(b []byte, h *lineHeader, c0 cursor, rangesOnly bool) (*bfdLines
 			disc = 0
 			seqLow, seqHigh = min(seqLow, addr), max(seqHigh, addr)
 		}
-		for !end && c.left() > 0 && !c.bad {
-			op := c.u8()
+		for !end && c.Left() > 0 && !c.Bad {
+			op := c.U8()
 			if op >= opBase {
 				adj := uint64(op - opBase)
 				if lineRange == 0 {
@@ -206,9 +206,9 @@ func decodeLines(b []byte, h *lineHeader, c0 cursor, rangesOnly bool) (*bfdLines
 			}
 			switch op {
 			case 0:
-				n := c.uleb()
-				start := c.off
-				switch c.u8() {
+				n := c.ULEB()
+				start := c.Off
+				switch c.U8() {
 				case lneEndSequence:
 					end = true
 					add(true)
@@ -216,19 +216,19 @@ func decodeLines(b []byte, h *lineHeader, c0 cursor, rangesOnly bool) (*bfdLines
 						out.ranges = append(out.ranges, [2]uint64{seqLow, seqHigh})
 					}
 				case lneSetAddress:
-					addr = c.uint(h.addrSize)
+					addr = c.Uint(h.addrSize)
 					opIndex = 0
 				case lneDefineFile:
-					f := c.cstring()
-					dir := c.uleb()
-					c.uleb()
-					c.uleb()
+					f := string(c.CString())
+					dir := c.ULEB()
+					c.ULEB()
+					c.ULEB()
 					t.files = append(t.files, lineFile{name: f, dir: dir})
 				case lneSetDiscriminator:
-					disc = c.uleb()
+					disc = c.ULEB()
 				case lneHPSourceFileCorr:
-					c.off = start
-					c.take(n)
+					c.Off = start
+					c.Take(n)
 				default:
 					return nil, errLineTable
 				}
@@ -236,21 +236,21 @@ func decodeLines(b []byte, h *lineHeader, c0 cursor, rangesOnly bool) (*bfdLines
 				add(false)
 			case lnsAdvancePC:
 				if maxOps == 1 {
-					addr += minInsn * c.uleb()
+					addr += minInsn * c.ULEB()
 				} else {
 					// bfd sets rather than advances the address here.
-					adj := c.uleb()
+					adj := c.ULEB()
 					addr = (opIndex + adj) / maxOps * minInsn
 					opIndex = (opIndex + adj) % maxOps
 				}
 			case lnsAdvanceLine:
-				line += c.sleb()
+				line += c.SLEB()
 			case lnsSetFile:
-				if i := c.uleb(); !rangesOnly {
+				if i := c.ULEB(); !rangesOnly {
 					file = t.name(i)
 				}
 			case lnsSetColumn:
-				c.uleb()
+				c.ULEB()
 			case lnsNegateStmt, lnsSetBasicBlock:
 			case lnsConstAddPC:
 				if lineRange == 0 {
@@ -264,16 +264,16 @@ func decodeLines(b []byte, h *lineHeader, c0 cursor, rangesOnly bool) (*bfdLines
 					opIndex = (opIndex + adj) % maxOps
 				}
 			case lnsFixedAdvancePC:
-				addr += uint64(c.u16())
+				addr += uint64(c.U16())
 				opIndex = 0
 			default:
 				for i := 0; i < int(stdLen[op]); i++ {
-					c.uleb()
+					c.ULEB()
 				}
 			}
 		}
 	}
-	if c.bad {
+	if c.Bad {
 		return nil, errLineTable
 	}
 	out.seqs = sortSequences(seqs)
@@ -425,14 +425,14 @@ type lineFile struct {
 
 // formatted reads a DWARF 5 directory (dirs true) or file table.
 func (t *lineFiles) formatted(c *cursor, h *lineHeader, is64, dirs bool) bool {
-	nfmt := int(c.u8())
+	nfmt := int(c.U8())
 	type format struct{ kind, form uint64 }
 	fmts := make([]format, 0, nfmt)
 	for range nfmt {
-		fmts = append(fmts, format{c.uleb(), c.uleb()})
+		fmts = append(fmts, format{c.ULEB(), c.ULEB()})
 	}
-	n := c.uleb()
-	if c.bad || nfmt == 0 && n != 0 || n > uint64(c.left()) {
+	n := c.ULEB()
+	if c.Bad || nfmt == 0 && n != 0 || n > uint64(c.Left()) {
 		return false
 	}
 	for range n {
@@ -457,7 +457,7 @@ func (t *lineFiles) formatted(c *cursor, h *lineHeader, is64, dirs bool) bool {
 				}
 			}
 		}
-		if c.bad {
+		if c.Bad {
 			return false
 		}
 		if dirs {

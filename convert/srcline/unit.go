@@ -104,18 +104,18 @@ func (f *File) readUnit(u *unit) error {
 		u.end = f.info.size
 		return fmt.Errorf("unit at %#x: truncated header: %v", u.off, err)
 	}
-	c := cursor{b: b, off: int(u.off), order: f.order}
-	length := uint64(c.u32())
+	c := cursor{B: b, Off: int(u.off), Big: f.big}
+	length := uint64(c.U32())
 	is64 := false
 	if length == 0xffffffff {
-		length, is64 = c.u64(), true
+		length, is64 = c.U64(), true
 	}
-	u.end = uint64(c.off) + length
-	if length < 2 || u.end > f.info.size || u.end < uint64(c.off) {
+	u.end = uint64(c.Off) + length
+	if length < 2 || u.end > f.info.size || u.end < uint64(c.Off) {
 		u.end = f.info.size
 		return fmt.Errorf("unit at %#x: bad length %d", u.off, length)
 	}
-	u.version = int(c.u16())
+	u.version = int(c.U16())
 	offSize := 4
 	if is64 {
 		offSize = 8
@@ -123,18 +123,18 @@ func (f *File) readUnit(u *unit) error {
 	utype := uint8(1) // DW_UT_compile
 	switch {
 	case u.version == 5:
-		utype = c.u8()
-		u.asize = int(c.u8())
-		u.abbrevOff = c.uint(offSize)
+		utype = c.U8()
+		u.asize = int(c.U8())
+		u.abbrevOff = c.Uint(offSize)
 	case u.version >= 2 && u.version <= 4:
-		u.abbrevOff = c.uint(offSize)
-		u.asize = int(c.u8())
+		u.abbrevOff = c.Uint(offSize)
+		u.asize = int(c.U8())
 	default:
 		return fmt.Errorf("unit at %#x: DWARF version %d", u.off, u.version)
 	}
-	u.dieOff = uint64(c.off)
+	u.dieOff = uint64(c.Off)
 	u.code = utype == 1 || utype == 3 // DW_UT_compile, DW_UT_partial
-	if !u.code || c.bad {
+	if !u.code || c.Bad {
 		return nil
 	}
 	info, err := f.info.prefix(u.end)
@@ -145,9 +145,9 @@ func (f *File) readUnit(u *unit) error {
 	if u.tab, err = f.abbrevTable(u.abbrevOff, u.fmt); err != nil {
 		return fmt.Errorf("unit at %#x: %w", u.off, err)
 	}
-	c = cursor{b: info[:u.end], off: int(u.dieOff), order: f.order}
-	code := c.uleb()
-	if c.bad {
+	c = cursor{B: info[:u.end], Off: int(u.dieOff), Big: f.big}
+	code := c.ULEB()
+	if c.Bad {
 		return fmt.Errorf("unit at %#x: no unit entry", u.off)
 	}
 	if code == 0 {
@@ -203,7 +203,7 @@ func (f *File) readUnit(u *unit) error {
 	if u.version < 5 {
 		u.addrBase, u.rngBase, u.strOffBase5 = 0, 0, 0
 	}
-	u.kids, u.children = uint64(c.off), d.children
+	u.kids, u.children = uint64(c.Off), d.children
 	if d.tag != tagCompileUnit && d.tag != tagPartialUnit {
 		u.code = false
 		return nil
@@ -284,10 +284,10 @@ func (f *File) lineProgram(u *unit, rangesOnly bool) *bfdLines {
 		u.bad = true
 		return nil
 	}
-	c := cursor{b: b, off: int(u.stmt), order: f.order}
-	n := uint64(c.u32())
+	c := cursor{B: b, Off: int(u.stmt), Big: f.big}
+	n := uint64(c.U32())
 	if n == 0xffffffff {
-		n = c.u64() + 12
+		n = c.U64() + 12
 	} else {
 		n += 4
 	}
@@ -297,7 +297,7 @@ func (f *File) lineProgram(u *unit, rangesOnly bool) *bfdLines {
 		return nil
 	}
 	h := &lineHeader{addrSize: u.asize, compDir: f.compDir(u), str: f.lineString(u)}
-	lt, err := decodeLines(b[u.stmt:], h, cursor{order: f.order}, rangesOnly)
+	lt, err := decodeLines(b[u.stmt:], h, cursor{Big: f.big}, rangesOnly)
 	if err != nil {
 		u.bad = true
 		return nil
@@ -310,16 +310,16 @@ func (f *File) lineString(u *unit) func(form uint64, c *cursor, is64 bool) (stri
 	return func(form uint64, c *cursor, is64 bool) (string, bool) {
 		off := func() uint64 {
 			if is64 {
-				return c.u64()
+				return c.U64()
 			}
-			return uint64(c.u32())
+			return uint64(c.U32())
 		}
 		var sec []byte
 		var at uint64
 		switch form {
 		case formString:
-			s := c.cstring()
-			return s, !c.bad
+			s := string(c.CString())
+			return s, !c.Bad
 		case formLineStrp:
 			at = off()
 			sec = f.sharedSections().lineStr
@@ -330,15 +330,15 @@ func (f *File) lineString(u *unit) func(form uint64, c *cursor, is64 bool) (stri
 			var i uint64
 			switch form {
 			case formStrx:
-				i = c.uleb()
+				i = c.ULEB()
 			case formStrx1:
-				i = c.uint(1)
+				i = c.Uint(1)
 			case formStrx2:
-				i = c.uint(2)
+				i = c.Uint(2)
 			case formStrx3:
-				i = c.uint(3)
+				i = c.Uint(3)
 			default:
-				i = c.uint(4)
+				i = c.Uint(4)
 			}
 			w := uint64(4)
 			if is64 {
@@ -349,13 +349,13 @@ func (f *File) lineString(u *unit) func(form uint64, c *cursor, is64 bool) (stri
 			if p+w > uint64(len(so)) || p < u.strOffBase {
 				return "", false
 			}
-			oc := cursor{b: so, off: int(p), order: f.order}
-			at = oc.uint(int(w))
+			oc := cursor{B: so, Off: int(p), Big: f.big}
+			at = oc.Uint(int(w))
 			sec = f.sharedSections().str
 		default:
 			return "", false
 		}
-		if c.bad {
+		if c.Bad {
 			return "", false
 		}
 		return cstringAt(sec, at)

@@ -120,22 +120,22 @@ func (t *Table) View(read func(addr uint64, n int) []byte, bias, lo, hi uint64) 
 // the fde_count entries of the table that follows, cut to the section,
 // and where they start.
 func hdrSearchTable(h []byte) ([]byte, int) {
-	c := cur{b: h}
-	c.u8() // version: not checked by perf
-	ptrEnc, cntEnc := c.u8(), c.u8()
-	c.u8() // table_enc: libunwind assumes datarel sdata4
+	c := cur{B: h}
+	c.U8() // version: not checked by perf
+	ptrEnc, cntEnc := c.U8(), c.U8()
+	c.U8() // table_enc: libunwind assumes datarel sdata4
 	if _, ok := perfEncoded(&c, ptrEnc); !ok {
 		return nil, 0
 	}
 	n, ok := perfEncoded(&c, cntEnc)
-	if !ok || c.bad {
+	if !ok || c.Bad {
 		return nil, 0
 	}
-	rest := uint64(c.left()) / 8
+	rest := uint64(c.Left()) / 8
 	if n > rest {
 		n = rest
 	}
-	return h[c.off : c.off+int(n)*8], c.off
+	return h[c.Off : c.Off+int(n)*8], c.Off
 }
 
 // perfEncoded is perf's __dw_read_encoded_value: only absolute or
@@ -147,7 +147,7 @@ func perfEncoded(c *cur, enc uint8) (uint64, bool) {
 		return 0, true
 	}
 	if enc == peAbsptr {
-		return c.u64(), !c.bad
+		return c.U64(), !c.Bad
 	}
 	if a := enc & 0x70; a != peAbsptr && a != pePcrel {
 		return 0, false
@@ -157,7 +157,7 @@ func perfEncoded(c *cur, enc uint8) (uint64, bool) {
 	}
 	switch enc & 0x0f {
 	case peSdata4, peUdata4, peSdata8, peUdata8:
-		return c.format(enc)
+		return c.Format(enc)
 	}
 	return 0, false
 }
@@ -283,23 +283,23 @@ func (t *Table) indexDebugFrame() {
 // offset of the next entry, whether this one is a CIE, and false at a
 // terminator or a length past the end.
 func entryBounds(sec []byte, off int, eh bool) (next int, isCIE, ok bool) {
-	c := cur{b: sec, off: off}
-	n := uint64(c.u32())
+	c := cur{B: sec, Off: off}
+	n := uint64(c.U32())
 	is64 := false
 	if n == 0xffffffff {
-		n, is64 = c.u64(), true
+		n, is64 = c.U64(), true
 	}
-	if c.bad || n == 0 || n > uint64(c.left()) {
+	if c.Bad || n == 0 || n > uint64(c.Left()) {
 		return 0, false, false
 	}
-	next = c.off + int(n)
+	next = c.Off + int(n)
 	var id uint64
 	if is64 {
-		id = c.u64()
+		id = c.U64()
 	} else {
-		id = uint64(c.u32())
+		id = uint64(c.U32())
 	}
-	if c.bad {
+	if c.Bad {
 		return 0, false, false
 	}
 	switch {
@@ -316,26 +316,26 @@ func entryBounds(sec []byte, off int, eh bool) (next int, isCIE, ok bool) {
 // parseFDE reads the FDE at off of sec (.eh_frame when eh, with secAddr
 // its address, else .debug_frame) and its CIE.
 func parseFDE(sec []byte, off int, eh bool, secAddr uint64, f *FDE) error {
-	c := cur{b: sec, off: off}
-	n := uint64(c.u32())
+	c := cur{B: sec, Off: off}
+	n := uint64(c.U32())
 	is64 := false
 	if n == 0xffffffff {
-		n, is64 = c.u64(), true
-	} else if n == 0 && !c.bad {
+		n, is64 = c.U64(), true
+	} else if n == 0 && !c.Bad {
 		// libunwind's dwarf_extract_proc_info_from_fde: "an FDE with a 0
 		// length indicates the end of the FDE-table".
 		return ErrNoInfo
 	}
-	if c.bad || n == 0 || n > uint64(c.left()) {
+	if c.Bad || n == 0 || n > uint64(c.Left()) {
 		return ErrBadCFI
 	}
-	end := c.off + int(n)
-	idAt := c.off
+	end := c.Off + int(n)
+	idAt := c.Off
 	var id uint64
 	if is64 {
-		id = c.u64()
+		id = c.U64()
 	} else {
-		id = uint64(c.u32())
+		id = uint64(c.U32())
 	}
 	var cieOff uint64
 	if eh {
@@ -357,34 +357,34 @@ func parseFDE(sec []byte, off int, eh bool, secAddr uint64, f *FDE) error {
 	if err := parseCIE(sec, int(cieOff), eh, secAddr, &f.cie); err != nil {
 		return err
 	}
-	c.b = sec[:end]
+	c.B = sec[:end]
 	enc := f.cie.fdeEnc
-	start, ok := c.encoded(enc, secAddr, 0, 0)
+	start, ok := c.Encoded(enc, secAddr, 0, 0)
 	if !ok {
 		return ErrBadCFI
 	}
-	length, ok := c.format(enc)
+	length, ok := c.Format(enc)
 	if !ok {
 		return ErrBadCFI
 	}
 	f.LSDA = 0
 	if f.cie.z {
-		n := int(min(c.uleb(), uint64(len(sec))))
-		augAt := c.off
-		aug := c.take(n)
+		n := c.ULEB()
+		augAt := c.Off
+		aug := c.Take(n)
 		if f.cie.lsdaEnc != peOmit && aug != nil {
 			// An LSDA pointer that cannot be read is no LSDA: the
 			// unwinder does not need it.
-			ac := cur{b: aug}
-			f.LSDA, _ = ac.encoded(f.cie.lsdaEnc, secAddr+uint64(augAt), 0, start)
+			ac := cur{B: aug}
+			f.LSDA, _ = ac.Encoded(f.cie.lsdaEnc, secAddr+uint64(augAt), 0, start)
 		}
 	}
-	if c.bad {
+	if c.Bad {
 		return ErrBadCFI
 	}
 	f.Start, f.End = start, start+length
-	f.instr = sec[c.off:end]
-	f.instrAddr = secAddr + uint64(c.off)
+	f.instr = sec[c.Off:end]
+	f.instrAddr = secAddr + uint64(c.Off)
 	return nil
 }
 
@@ -394,63 +394,63 @@ func parseCIE(sec []byte, off int, eh bool, secAddr uint64, ci *cie) error {
 	if !ok || !isCIE {
 		return ErrBadCFI
 	}
-	c := cur{b: sec[:next], off: off}
-	if c.u32() == 0xffffffff {
-		c.u64()
-		c.u64()
+	c := cur{B: sec[:next], Off: off}
+	if c.U32() == 0xffffffff {
+		c.U64()
+		c.U64()
 	} else {
-		c.u32()
+		c.U32()
 	}
 	*ci = cie{lsdaEnc: peOmit}
 	if eh {
 		ci.fdeEnc = peAbsptr
 	}
-	version := c.u8()
+	version := c.U8()
 	if version != 1 && version != 3 && version != 4 {
 		return ErrBadCFI
 	}
-	aug := c.cstr()
+	aug := c.CString()
 	if version == 4 {
-		if c.u8() != 8 { // address_size
+		if c.U8() != 8 { // address_size
 			return ErrBadCFI
 		}
-		c.u8() // segment_selector_size
+		c.U8() // segment_selector_size
 	}
-	ci.codeAlign = c.uleb()
-	ci.dataAlign = c.sleb()
+	ci.codeAlign = c.ULEB()
+	ci.dataAlign = c.SLEB()
 	if version == 1 {
-		ci.ra = uint64(c.u8())
+		ci.ra = uint64(c.U8())
 	} else {
-		ci.ra = c.uleb()
+		ci.ra = c.ULEB()
 	}
-	if c.bad {
+	if c.Bad {
 		return ErrBadCFI
 	}
 	i := 0
 	if len(aug) >= 2 && aug[0] == 'e' && aug[1] == 'h' {
-		c.u64() // old GCC's eh_ptr
+		c.U64() // old GCC's eh_ptr
 		i = 2
 	}
 	augEnd := -1
 	if i < len(aug) && aug[i] == 'z' {
-		l := c.uleb()
-		if c.bad || l > uint64(c.left()) {
+		l := c.ULEB()
+		if c.Bad || l > uint64(c.Left()) {
 			return ErrBadCFI
 		}
 		ci.z = true
-		augEnd = c.off + int(l)
+		augEnd = c.Off + int(l)
 		i++
 	}
 loop:
 	for ; i < len(aug); i++ {
 		switch aug[i] {
 		case 'L':
-			ci.lsdaEnc = c.u8()
+			ci.lsdaEnc = c.U8()
 		case 'R':
-			ci.fdeEnc = c.u8()
+			ci.fdeEnc = c.U8()
 		case 'P':
-			pe := c.u8()
-			if _, ok := c.format(pe); !ok {
+			pe := c.U8()
+			if _, ok := c.Format(pe); !ok {
 				return ErrBadCFI
 			}
 		case 'S':
@@ -463,12 +463,12 @@ loop:
 		}
 	}
 	if augEnd >= 0 {
-		c.off = augEnd
+		c.Off = augEnd
 	}
-	if c.bad || c.off > next {
+	if c.Bad || c.Off > next {
 		return ErrBadCFI
 	}
-	ci.instr = sec[c.off:next]
-	ci.instrAddr = secAddr + uint64(c.off)
+	ci.instr = sec[c.Off:next]
+	ci.instrAddr = secAddr + uint64(c.Off)
 	return nil
 }

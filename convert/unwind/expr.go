@@ -78,7 +78,7 @@ func (u *Unwinder) eval(expr []byte, init uint64) (val uint64, isReg bool, err e
 	var st [maxExprStack]uint64
 	st[0] = init
 	tos := 1
-	c := cur{b: expr}
+	c := cur{B: expr}
 	push := func(v uint64) bool {
 		if tos >= maxExprStack {
 			return false
@@ -87,26 +87,26 @@ func (u *Unwinder) eval(expr []byte, init uint64) (val uint64, isReg bool, err e
 		tos++
 		return true
 	}
-	for steps := 0; c.left() > 0; steps++ {
+	for steps := 0; c.Left() > 0; steps++ {
 		if steps >= maxExprSteps {
 			return 0, false, ErrBadExpr
 		}
-		op := c.u8()
+		op := c.U8()
 		ok := true
 		switch {
 		case op >= opLit0 && op <= opLit31:
 			ok = push(uint64(op - opLit0))
 		case op >= opBreg0 && op <= opBreg31:
-			off := uint64(c.sleb())
+			off := uint64(c.SLEB())
 			v, e := u.getReg(unwReg(uint64(op - opBreg0)))
 			if e != nil {
 				return 0, false, e
 			}
 			ok = push(v + off)
 		case op == opBregx:
-			r := c.uleb()
-			off := uint64(c.sleb())
-			if c.bad {
+			r := c.ULEB()
+			off := uint64(c.SLEB())
+			if c.Bad {
 				return 0, false, ErrBadExpr
 			}
 			v, e := u.getReg(unwReg(r))
@@ -117,29 +117,29 @@ func (u *Unwinder) eval(expr []byte, init uint64) (val uint64, isReg bool, err e
 		case op >= opReg0 && op <= opReg31:
 			return unwReg(uint64(op - opReg0)), true, nil
 		case op == opRegx:
-			r := c.uleb()
-			if c.bad {
+			r := c.ULEB()
+			if c.Bad {
 				return 0, false, ErrBadExpr
 			}
 			return unwReg(r), true, nil
 		case op == opAddr || op == opConst8u || op == opConst8s:
-			ok = push(c.u64())
+			ok = push(c.U64())
 		case op == opConst1u:
-			ok = push(uint64(c.u8()))
+			ok = push(uint64(c.U8()))
 		case op == opConst2u:
-			ok = push(uint64(c.u16()))
+			ok = push(uint64(c.U16()))
 		case op == opConst4u:
-			ok = push(uint64(c.u32()))
+			ok = push(uint64(c.U32()))
 		case op == opConst1s:
-			ok = push(uint64(int64(int8(c.u8()))))
+			ok = push(uint64(int64(int8(c.U8()))))
 		case op == opConst2s:
-			ok = push(uint64(int64(int16(c.u16()))))
+			ok = push(uint64(int64(int16(c.U16()))))
 		case op == opConst4s:
-			ok = push(uint64(int64(int32(c.u32()))))
+			ok = push(uint64(int64(int32(c.U32()))))
 		case op == opConstu:
-			ok = push(c.uleb())
+			ok = push(c.ULEB())
 		case op == opConsts:
-			ok = push(uint64(c.sleb()))
+			ok = push(uint64(c.SLEB()))
 		case op == opDeref:
 			if tos < 1 {
 				return 0, false, ErrBadExpr
@@ -150,7 +150,7 @@ func (u *Unwinder) eval(expr []byte, init uint64) (val uint64, isReg bool, err e
 			}
 			st[tos-1] = v
 		case op == opDerefSize:
-			n := c.u8()
+			n := c.U8()
 			if tos < 1 || n < 1 || n > 8 {
 				return 0, false, ErrBadExpr
 			}
@@ -165,7 +165,7 @@ func (u *Unwinder) eval(expr []byte, init uint64) (val uint64, isReg bool, err e
 			ok = tos >= 1
 			tos--
 		case op == opPick:
-			n := int(c.u8())
+			n := int(c.U8())
 			ok = n < tos && push(st[tos-1-n])
 		case op == opOver:
 			ok = tos >= 2 && push(st[tos-2])
@@ -195,7 +195,7 @@ func (u *Unwinder) eval(expr []byte, init uint64) (val uint64, isReg bool, err e
 				st[tos-1] = v
 			}
 		case op == opPlusUconst:
-			n := c.uleb()
+			n := c.ULEB()
 			if ok = tos >= 1; ok {
 				st[tos-1] += n
 			}
@@ -208,24 +208,24 @@ func (u *Unwinder) eval(expr []byte, init uint64) (val uint64, isReg bool, err e
 			tos--
 			st[tos-1] = binop(op, a, b)
 		case op == opSkip:
-			d := int(int16(c.u16()))
-			if c.bad || !jump(&c, d) {
+			d := int(int16(c.U16()))
+			if c.Bad || !jump(&c, d) {
 				return 0, false, ErrBadExpr
 			}
 		case op == opBra:
-			d := int(int16(c.u16()))
+			d := int(int16(c.U16()))
 			if ok = tos >= 1; !ok {
 				break
 			}
 			tos--
-			if st[tos] != 0 && (c.bad || !jump(&c, d)) {
+			if st[tos] != 0 && (c.Bad || !jump(&c, d)) {
 				return 0, false, ErrBadExpr
 			}
 		case op == opNop:
 		default:
 			return 0, false, ErrBadExpr
 		}
-		if !ok || c.bad {
+		if !ok || c.Bad {
 			return 0, false, ErrBadExpr
 		}
 	}
@@ -238,11 +238,11 @@ func (u *Unwinder) eval(expr []byte, init uint64) (val uint64, isReg bool, err e
 // jump moves c by d bytes: before the expression's start is an error (in
 // libunwind it would read the bytes before it), past its end ends it.
 func jump(c *cur, d int) bool {
-	n := c.off + d
+	n := c.Off + d
 	if n < 0 {
 		return false
 	}
-	c.off = min(n, len(c.b))
+	c.Off = min(n, len(c.B))
 	return true
 }
 

@@ -121,14 +121,14 @@ const (
 // condition *ip <= end_ip, checked before each instruction). Every
 // instruction consumes at least one byte and none jumps back, so it ends.
 func (in *interp) run(ci *cie, prog []byte, progAddr, loc, end uint64) error {
-	c := cur{b: prog}
+	c := cur{B: prog}
 	s := &in.cur
 	regnum := func() (uint64, bool) {
-		r := c.uleb()
-		return r, !c.bad && r < NumRegs
+		r := c.ULEB()
+		return r, !c.Bad && r < NumRegs
 	}
-	for loc <= end && c.left() > 0 {
-		op := c.u8()
+	for loc <= end && c.Left() > 0 {
+		op := c.U8()
 		var operand uint64
 		if op&0xc0 != 0 {
 			operand = uint64(op & 0x3f)
@@ -138,16 +138,16 @@ func (in *interp) run(ci *cie, prog []byte, progAddr, loc, end uint64) error {
 		case cfaAdvanceLoc:
 			loc += operand * ci.codeAlign
 		case cfaAdvanceLoc1:
-			loc += uint64(c.u8()) * ci.codeAlign
+			loc += uint64(c.U8()) * ci.codeAlign
 		case cfaAdvanceLoc2:
-			loc += uint64(c.u16()) * ci.codeAlign
+			loc += uint64(c.U16()) * ci.codeAlign
 		case cfaAdvanceLoc4:
-			loc += uint64(c.u32()) * ci.codeAlign
+			loc += uint64(c.U32()) * ci.codeAlign
 		case cfaOffset:
 			if operand >= NumRegs {
 				return ErrBadCFI
 			}
-			v := c.uleb()
+			v := c.ULEB()
 			s.reg[operand] = rule{where: whereCFARel, off: v * uint64(ci.dataAlign)}
 		case cfaOffsetExtended, cfaOffsetExtendedSf, cfaGNUNegOffsetExt:
 			r, ok := regnum()
@@ -156,9 +156,9 @@ func (in *interp) run(ci *cie, prog []byte, progAddr, loc, end uint64) error {
 			}
 			var v uint64
 			if op == cfaOffsetExtendedSf {
-				v = uint64(c.sleb())
+				v = uint64(c.SLEB())
 			} else {
-				v = c.uleb()
+				v = c.ULEB()
 			}
 			v *= uint64(ci.dataAlign)
 			if op == cfaGNUNegOffsetExt {
@@ -171,14 +171,14 @@ func (in *interp) run(ci *cie, prog []byte, progAddr, loc, end uint64) error {
 			}
 			s.reg[operand] = in.initial[operand]
 		case cfaRestoreExtended:
-			r := c.uleb()
-			if c.bad || r >= NumRegs {
+			r := c.ULEB()
+			if c.Bad || r >= NumRegs {
 				return ErrBadCFI
 			}
 			s.reg[r] = in.initial[r]
 		case cfaNop:
 		case cfaSetLoc:
-			v, ok := c.encoded(ci.fdeEnc, progAddr, 0, 0)
+			v, ok := c.Encoded(ci.fdeEnc, progAddr, 0, 0)
 			if !ok {
 				return ErrBadCFI
 			}
@@ -198,7 +198,7 @@ func (in *interp) run(ci *cie, prog []byte, progAddr, loc, end uint64) error {
 			if !ok {
 				return ErrBadCFI
 			}
-			s.reg[r] = rule{where: whereReg, off: c.uleb()}
+			s.reg[r] = rule{where: whereReg, off: c.ULEB()}
 		case cfaRememberState:
 			if in.depth >= maxRemember {
 				return ErrBadCFI
@@ -218,9 +218,9 @@ func (in *interp) run(ci *cie, prog []byte, progAddr, loc, end uint64) error {
 			}
 			s.cfaSet, s.cfaExpr, s.cfaReg = true, nil, r
 			if op == cfaDefCFA {
-				s.cfaOff = c.uleb() // not factored
+				s.cfaOff = c.ULEB() // not factored
 			} else {
-				s.cfaOff = uint64(c.sleb()) * uint64(ci.dataAlign)
+				s.cfaOff = uint64(c.SLEB()) * uint64(ci.dataAlign)
 			}
 		case cfaDefCFARegister:
 			r, ok := regnum()
@@ -229,12 +229,12 @@ func (in *interp) run(ci *cie, prog []byte, progAddr, loc, end uint64) error {
 			}
 			s.cfaSet, s.cfaExpr, s.cfaReg = true, nil, r
 		case cfaDefCFAOffset:
-			s.cfaOff = c.uleb()
+			s.cfaOff = c.ULEB()
 		case cfaDefCFAOffsetSf:
-			s.cfaOff = uint64(c.sleb()) * uint64(ci.dataAlign)
+			s.cfaOff = uint64(c.SLEB()) * uint64(ci.dataAlign)
 		case cfaDefCFAExpression:
-			e := c.take(int(min(c.uleb(), uint64(len(prog)))))
-			if c.bad {
+			e := c.Take(c.ULEB())
+			if c.Bad {
 				return ErrBadCFI
 			}
 			s.cfaSet, s.cfaExpr = true, e
@@ -243,8 +243,8 @@ func (in *interp) run(ci *cie, prog []byte, progAddr, loc, end uint64) error {
 			if !ok {
 				return ErrBadCFI
 			}
-			e := c.take(int(min(c.uleb(), uint64(len(prog)))))
-			if c.bad {
+			e := c.Take(c.ULEB())
+			if c.Bad {
 				return ErrBadCFI
 			}
 			w := whereExpr
@@ -253,7 +253,7 @@ func (in *interp) run(ci *cie, prog []byte, progAddr, loc, end uint64) error {
 			}
 			s.reg[r] = rule{where: w, expr: e}
 		case cfaGNUArgsSize:
-			c.uleb()
+			c.ULEB()
 		case cfaLoUser, cfaHiUser, cfaMIPSAdvanceLoc8, cfaGNUWindowSave:
 			return ErrBadCFI
 		default:
@@ -261,7 +261,7 @@ func (in *interp) run(ci *cie, prog []byte, progAddr, loc, end uint64) error {
 			// (DW_CFA_val_offset, val_offset_sf, ...): it skips the
 			// opcode byte alone, and so do we.
 		}
-		if c.bad {
+		if c.Bad {
 			return ErrBadCFI
 		}
 	}
