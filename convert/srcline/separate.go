@@ -3,12 +3,13 @@ package srcline
 import (
 	"bytes"
 	"debug/elf"
-	"encoding/binary"
 	"encoding/hex"
 	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/perfpt/perfpt/internal/elfid"
 )
 
 // debugDir is binutils' DEBUGDIR as Debian configures it: where bfd looks
@@ -34,10 +35,11 @@ func separateDebug(path string, ef *elf.File) (*os.File, *elf.File) {
 			return f, df
 		}
 	}
-	name, crc, ok := debuglink(ef)
-	if !ok {
+	link, ok := elfid.ReadDebuglink(ef)
+	if !ok || link.Name == "" || !link.HasCRC {
 		return nil, nil
 	}
+	name, crc := link.Name, link.CRC
 	dir := filepath.Dir(path)
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		dir = filepath.Dir(real)
@@ -89,53 +91,20 @@ func hasDebugInfo(ef *elf.File) bool {
 	return false
 }
 
-// noteBuildID returns the desc of the file's first NT_GNU_BUILD_ID note,
-// or nil.
+// noteBuildID returns the desc of the first NT_GNU_BUILD_ID note of the
+// file's note sections, or nil.
 func noteBuildID(ef *elf.File) []byte {
 	for _, s := range ef.Sections {
 		if s.Type != elf.SHT_NOTE {
 			continue
 		}
-		d, err := s.Data()
-		if err != nil {
-			continue
-		}
-		for len(d) >= 12 {
-			namesz, descsz, typ := ef.ByteOrder.Uint32(d), ef.ByteOrder.Uint32(d[4:]), ef.ByteOrder.Uint32(d[8:])
-			d = d[12:]
-			na, da := (uint64(namesz)+3)&^3, (uint64(descsz)+3)&^3
-			if na > uint64(len(d)) || da > uint64(len(d))-na {
-				break
+		if d, err := s.Data(); err == nil {
+			if id := elfid.NotesBuildID(d, ef.ByteOrder); id != nil {
+				return id
 			}
-			if typ == 3 && namesz == 4 && string(d[:4]) == "GNU\x00" {
-				return append([]byte(nil), d[na:na+uint64(descsz)]...)
-			}
-			d = d[na+da:]
 		}
 	}
 	return nil
-}
-
-// debuglink returns the file name and CRC of the .gnu_debuglink section.
-func debuglink(ef *elf.File) (string, uint32, bool) {
-	s := ef.Section(".gnu_debuglink")
-	if s == nil || s.Type == elf.SHT_NOBITS {
-		return "", 0, false
-	}
-	d, err := s.Data()
-	if err != nil {
-		return "", 0, false
-	}
-	i := bytes.IndexByte(d, 0)
-	if i <= 0 {
-		return "", 0, false
-	}
-	off := (i + 4) &^ 3
-	if off+4 > len(d) {
-		return "", 0, false
-	}
-	var order binary.ByteOrder = ef.ByteOrder
-	return string(d[:i]), order.Uint32(d[off:]), true
 }
 
 // sameSections reports whether the debug file df has the sections of the

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/perfpt/perfpt/internal/elfid"
 )
 
 // Options says where perf would look for the files of a DSO.
@@ -189,18 +191,8 @@ func readDebuglink(path string) string {
 	if err != nil {
 		return ""
 	}
-	s := ef.Section(".gnu_debuglink")
-	if s == nil || s.Type == elf.SHT_NOBITS {
-		return ""
-	}
-	d, err := s.Data()
-	if err != nil {
-		return ""
-	}
-	if i := bytes.IndexByte(d, 0); i >= 0 {
-		d = d[:i]
-	}
-	return string(d)
+	link, _ := elfid.ReadDebuglink(ef)
+	return link.Name
 }
 
 func readBuildIDFile(path string) []byte {
@@ -235,7 +227,7 @@ func readBuildID(f *elf.File) []byte {
 	if err != nil {
 		return nil
 	}
-	return notesBuildID(d, f.ByteOrder)
+	return elfid.NotesBuildID(d, f.ByteOrder)
 }
 
 // BuildIDCacheFile mirrors dso__build_id_filename: the file of the build-id
@@ -281,27 +273,6 @@ func DataFile(o *Options, longName string, buildID []byte, vdso bool) string {
 	return ""
 }
 
-// notesBuildID returns the desc of the first NT_GNU_BUILD_ID note ("GNU",
-// type 3) in d, a run of ELF notes in byte order bo, or nil.
-func notesBuildID(d []byte, bo binary.ByteOrder) []byte {
-	align := func(n uint32) int { return int((uint64(n) + 3) &^ 3) }
-	for len(d) >= 12 {
-		namesz, descsz, typ := bo.Uint32(d), bo.Uint32(d[4:]), bo.Uint32(d[8:])
-		d = d[12:]
-		na, da := align(namesz), align(descsz)
-		if na < 0 || da < 0 || na > len(d) || da > len(d)-na {
-			return nil
-		}
-		name := d[:na]
-		desc := d[na : na+int(descsz)]
-		d = d[na+da:]
-		if typ == 3 && namesz == 4 && string(name[:4]) == "GNU\x00" {
-			return append([]byte(nil), desc...)
-		}
-	}
-	return nil
-}
-
 // KernelNotesBuildID mirrors sysfs__read_build_id on /sys/kernel/notes
 // (or another file of raw notes in this machine's byte order): the running
 // kernel's build id, nil when it cannot be read.
@@ -310,7 +281,7 @@ func KernelNotesBuildID(path string) []byte {
 	if err != nil || len(d) > 1<<20 {
 		return nil
 	}
-	return notesBuildID(d, binary.LittleEndian)
+	return elfid.NotesBuildID(d, binary.LittleEndian)
 }
 
 // KallsymsCacheFile mirrors build_id_cache__kallsyms_path: the kallsyms
