@@ -121,3 +121,21 @@ func FuzzExpr(f *testing.F) {
 		}
 	})
 }
+
+// FuzzEHFrameFDEs walks .eh_frame as gcov does for the LSDAs: no panic,
+// and every FDE yielded covers a range.
+func FuzzEHFrameFDEs(f *testing.F) {
+	f.Add(cieFDE([]byte{0x41, 0x0e, 16, 0x86, 2}))
+	cie := []byte{0, 0, 0, 0, 1, 'z', 'P', 'L', 'R', 0, 1, 0x78, 16, 7, 0x9b, 0, 0, 0, 0, 0x1b, 0x1b, 0x0c, 7, 8, 0x90, 1}
+	fde := []byte{30, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 0x40, 0, 0, 0, 4, 0, 0x30, 0, 0}
+	f.Add(append(binary.LittleEndian.AppendUint32(nil, uint32(len(cie))), append(cie, fde...)...))
+	f.Fuzz(func(t *testing.T, eh []byte) {
+		n := 0
+		for fde := range NewTable("fuzz", eh, 0x2000, nil, 0, nil).EHFrameFDEs() {
+			if n++; n > len(eh)/8 {
+				t.Fatalf("%d FDEs from %d bytes", n, len(eh))
+			}
+			_ = fde.LSDA
+		}
+	})
+}

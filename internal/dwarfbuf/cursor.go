@@ -24,9 +24,10 @@ type Cursor struct {
 // Left returns the number of bytes after Off.
 func (c *Cursor) Left() int { return len(c.B) - c.Off }
 
-// Take returns the next n bytes (a sub-slice of B, not a copy).
+// Take returns the next n bytes (a sub-slice of B, not a copy). Off may
+// lie past the end of B (a caller cut B short behind it): that fails.
 func (c *Cursor) Take(n uint64) []byte {
-	if c.Bad || n > uint64(c.Left()) {
+	if left := c.Left(); c.Bad || left < 0 || n > uint64(left) {
 		c.Bad = true
 		return nil
 	}

@@ -80,6 +80,24 @@ func TestTakeAndCString(t *testing.T) {
 	if s := c.Take(1 << 63); s != nil || !c.Bad || c.Off != 3 {
 		t.Fatalf("Take past the end: %v bad %v off %d", s, c.Bad, c.Off)
 	}
+	// Off past the end of B, as when a caller cuts B to an entry's end
+	// after reading past it.
+	for _, r := range []func(c *Cursor){
+		func(c *Cursor) { c.Take(1) },
+		func(c *Cursor) { c.U8() },
+		func(c *Cursor) { c.U16() },
+		func(c *Cursor) { c.U64() },
+		func(c *Cursor) { c.Uint(3) },
+		func(c *Cursor) { c.ULEB() },
+		func(c *Cursor) { c.CString() },
+		func(c *Cursor) { c.Encoded(PEPcrel|PESdata4, 0, 0, 0) },
+	} {
+		c = &Cursor{B: []byte{1, 2, 3, 4, 5, 6, 7, 8, 9}[:2], Off: 5}
+		r(c)
+		if !c.Bad || c.Off != 5 {
+			t.Errorf("read with Off past the end: bad %v off %d", c.Bad, c.Off)
+		}
+	}
 }
 
 func TestEncoded(t *testing.T) {
