@@ -128,6 +128,7 @@ func NewFile(r io.ReaderAt) (*File, error) {
 
 // debugSections takes the DWARF sections from ef, read through r.
 func (f *File) debugSections(ef *elf.File, r io.ReaderAt) {
+	id := fileIdentity(ef, r)
 	for _, n := range []struct {
 		s    **section
 		name string
@@ -137,7 +138,7 @@ func (f *File) debugSections(ef *elf.File, r io.ReaderAt) {
 		{&f.addr, ".debug_addr"}, {&f.ranges, ".debug_ranges"}, {&f.rnglists, ".debug_rnglists"},
 		{&f.aranges, ".debug_aranges"},
 	} {
-		*n.s = openSection(ef, r, n.name)
+		*n.s = openSection(ef, r, n.name, id)
 	}
 }
 

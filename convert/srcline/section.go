@@ -35,6 +35,17 @@ type section struct {
 	z   io.Reader
 	zc  io.Closer
 	err error
+	// ctype is the compression (0 for none), hdr the size of its header.
+	ctype elf.CompressionType
+	hdr   int64
+	// The cache of inflated sections (seccache.go): cached holds the
+	// section from the cache file, its blocks checked against sums as
+	// far as buf reaches; cacheFile is where to write the section once
+	// inflated ("" for nowhere), cacheKey what it is.
+	cached    []byte
+	sums      []uint32
+	cacheFile string
+	cacheKey  []byte
 }
 
 // chunk is how much more of a section is read at least when a prefix
@@ -42,8 +53,10 @@ type section struct {
 const chunk = 64 << 10
 
 // openSection prepares s for lazy reading; nil when f has no such section
-// (or it holds no bytes).
-func openSection(f *elf.File, r io.ReaderAt, name string) *section {
+// (or it holds no bytes). A compressed section comes from the cache of
+// inflated sections when id (the file's identity, see fileIdentity) has
+// one there, else it is inflated and, when large enough, cached.
+func openSection(f *elf.File, r io.ReaderAt, name string, id []byte) *section {
 	s := f.Section(name)
 	z := false
 	if s == nil {
@@ -62,6 +75,11 @@ func openSection(f *elf.File, r io.ReaderAt, name string) *section {
 	}
 	if sec.size > maxSectionSize {
 		sec.err = fmt.Errorf("%s: %d bytes is too large", sec.name, sec.size)
+	}
+	if sec.err == nil && sec.ctype != 0 {
+		if !sec.openCache(id) {
+			sec.err = sec.startInflate()
+		}
 	}
 	return sec
 }
@@ -85,23 +103,30 @@ func (s *section) compressed(f *elf.File) error {
 		typ = f.ByteOrder.Uint32(hdr[:])
 		s.size = uint64(f.ByteOrder.Uint32(hdr[4:]))
 	}
-	rest, err := s.compressedBytes(int64(n))
+	switch elf.CompressionType(typ) {
+	case elf.COMPRESS_ZLIB, elf.COMPRESS_ZSTD:
+		s.ctype, s.hdr = elf.CompressionType(typ), int64(n)
+	default:
+		return fmt.Errorf("%s: unknown compression type %d", s.name, typ)
+	}
+	return nil
+}
+
+// startInflate reads the compressed stream and prepares its inflating.
+func (s *section) startInflate() error {
+	rest, err := s.compressedBytes(s.hdr)
 	if err != nil {
 		return err
 	}
-	switch elf.CompressionType(typ) {
-	case elf.COMPRESS_ZLIB:
-		return s.zlib(rest)
-	case elf.COMPRESS_ZSTD:
+	if s.ctype == elf.COMPRESS_ZSTD {
 		zr, err := zstd.NewReader(bytes.NewReader(rest), zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.name, err)
 		}
 		s.z = zr
-	default:
-		return fmt.Errorf("%s: unknown compression type %d", s.name, typ)
+		return nil
 	}
-	return nil
+	return s.zlib(rest)
 }
 
 // zlib prepares the inflating of a zlib stream: into one buffer of the
@@ -148,11 +173,8 @@ func (s *section) gnuCompressed() error {
 		return fmt.Errorf("%s: no ZLIB header", s.name)
 	}
 	s.size = binary.BigEndian.Uint64(hdr[4:])
-	rest, err := s.compressedBytes(12)
-	if err != nil {
-		return err
-	}
-	return s.zlib(rest)
+	s.ctype, s.hdr = elf.COMPRESS_ZLIB, 12
+	return nil
 }
 
 // prefix returns the section's first n bytes (all of it when n is
@@ -165,9 +187,24 @@ func (s *section) prefix(n uint64) ([]byte, error) {
 		return nil, nil
 	}
 	n = min(n, s.size)
-	if s.inf != nil && uint64(len(s.buf)) < n && s.err == nil {
+	if s.cached != nil && uint64(len(s.buf)) < n {
+		if s.fromCache(n) {
+			return s.buf[:n], nil
+		}
+		// The cache file does not check out: inflate after all.
+		if s.err = s.startInflate(); s.err != nil {
+			return s.buf[:0], s.err
+		}
+		s.buf = nil
+	}
+	want := n
+	if s.cacheFile != "" && s.err == nil && n > 0 {
+		// A section worth caching is inflated whole, then cached.
+		want = s.size
+	}
+	if s.inf != nil && uint64(len(s.buf)) < want && s.err == nil {
 		// Inflating costs nothing more per step: go just as far.
-		b, err := s.inf.Fill(int(min(n+chunk, s.size)))
+		b, err := s.inf.Fill(int(min(want+chunk, s.size)))
 		s.buf = b
 		if err != nil {
 			s.err = fmt.Errorf("%s: %w", s.name, err)
@@ -176,8 +213,11 @@ func (s *section) prefix(n uint64) ([]byte, error) {
 			s.inf = nil
 		}
 	}
-	for uint64(len(s.buf)) < n && s.err == nil {
+	for uint64(len(s.buf)) < want && s.err == nil {
 		s.grow(min(max(uint64(len(s.buf))+chunk, uint64(len(s.buf))*2), s.size))
+	}
+	if s.cacheFile != "" && s.err == nil && uint64(len(s.buf)) == s.size {
+		s.writeCache()
 	}
 	return s.buf[:min(uint64(len(s.buf)), n)], s.err
 }
