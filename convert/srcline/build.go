@@ -74,6 +74,9 @@ type builder struct {
 	// have no line of their own (lambdas' operator()).
 	memberDecl map[dwarf.Offset]typeDecl
 	cuFiles    []int32 // CU file index -> Table file index
+	// cuBase are the fields of the unit's entry that the base address
+	// of its range lists comes from (see ranges).
+	cuBase []dwarf.Field
 }
 
 func (b *builder) file(name string) int32 {
@@ -117,6 +120,13 @@ func (b *builder) compUnit(r *dwarf.Reader, cu *dwarf.Entry) error {
 	}
 	if err := b.lines(cu); err != nil {
 		return err
+	}
+	b.cuBase = b.cuBase[:0]
+	for _, f := range cu.Field {
+		switch f.Attr {
+		case dwarf.AttrEntrypc, dwarf.AttrLowpc, dwarf.AttrAddrBase:
+			b.cuBase = append(b.cuBase, f)
+		}
 	}
 	if !cu.Children {
 		return nil
@@ -232,7 +242,7 @@ func (b *builder) unit(r *dwarf.Reader) error {
 		}
 		switch e.Tag {
 		case dwarf.TagSubprogram, dwarf.TagInlinedSubroutine:
-			ranges, err := b.d.Ranges(e)
+			ranges, err := b.ranges(e)
 			if err != nil || len(ranges) == 0 {
 				if e.Children {
 					r.SkipChildren()
@@ -298,7 +308,7 @@ func (b *builder) unit(r *dwarf.Reader) error {
 		if e.Children {
 			var rs [][2]uint64
 			if e.Tag == dwarf.TagLexDwarfBlock {
-				rs, _ = b.d.Ranges(e)
+				rs, _ = b.ranges(e)
 			}
 			stack = append(stack, cur)
 			types = append(types, td)
@@ -316,6 +326,41 @@ func (b *builder) unit(r *dwarf.Reader) error {
 		}
 	}
 	return nil
+}
+
+// ranges is b.d.Ranges(e), without reading the unit's entry again for
+// each entry with a range list (debug/dwarf's baseAddressForEntry reads
+// it, attributes and strings, at every call: a tenth of building a Go
+// unit's table): the range list is read through an entry that stands for
+// the unit's (TagCompileUnit, with the unit's entry point, low pc and
+// address base) and holds e's DW_AT_ranges, at e's offset; e's own low
+// and high pc come first, as Ranges puts them.
+func (b *builder) ranges(e *dwarf.Entry) ([][2]uint64, error) {
+	rf := e.AttrField(dwarf.AttrRanges)
+	if rf == nil || len(b.cuBase) == 0 {
+		return b.d.Ranges(e)
+	}
+	var ret [][2]uint64
+	low, lowOK := e.Val(dwarf.AttrLowpc).(uint64)
+	if hf := e.AttrField(dwarf.AttrHighpc); hf != nil && lowOK {
+		switch hf.Class {
+		case dwarf.ClassAddress:
+			if high, ok := hf.Val.(uint64); ok {
+				ret = append(ret, [2]uint64{low, high})
+			}
+		case dwarf.ClassConstant:
+			if n, ok := hf.Val.(int64); ok {
+				ret = append(ret, [2]uint64{low, low + uint64(n)})
+			}
+		}
+	}
+	fields := make([]dwarf.Field, 0, 4)
+	fields = append(append(fields, *rf), b.cuBase...)
+	list, err := b.d.Ranges(&dwarf.Entry{Offset: e.Offset, Tag: dwarf.TagCompileUnit, Field: fields})
+	if err != nil {
+		return nil, err
+	}
+	return append(ret, list...), nil
 }
 
 // specOf returns the DW_AT_specification of e, or 0.

@@ -1,6 +1,7 @@
 package srcline
 
 import (
+	"debug/dwarf"
 	"debug/elf"
 	"fmt"
 	"os"
@@ -227,5 +228,64 @@ func TestTrimCache(t *testing.T) {
 	}
 	if got := strings.Join(left, " "); got != "other section-c" {
 		t.Errorf("left %q, want %q", got, "other section-c")
+	}
+}
+
+// TestBuilderRanges: builder.ranges equals debug/dwarf's Ranges on every
+// entry with a range list: this test's own Go binary (DWARF 5 range
+// lists, when built with them: go test links without), gcc's DWARF 4 and
+// 5, and the system's debug files.
+func TestBuilderRanges(t *testing.T) {
+	bins := []string{"../../testdata/unwind/cppwork", "../../testdata/unwind/cwork-static",
+		build(t, "inl.c", "-g", "-O2", "-gdwarf-4"), build(t, "inl.c", "-g", "-O3", "-gdwarf-5")}
+	if self, err := os.Executable(); err == nil {
+		if ef, err := elf.Open(self); err == nil {
+			if ef.Section(".debug_info") != nil {
+				bins = append(bins, self)
+			}
+			ef.Close()
+		}
+	}
+	m, _ := filepath.Glob("/usr/lib/debug/.build-id/*/*.debug")
+	bins = append(bins, m[:min(len(m), 3)]...)
+	for _, bin := range bins {
+		ef, err := elf.Open(bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := ef.DWARF()
+		ef.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", bin, err)
+		}
+		b := newBuilder(d, &Table{})
+		r := d.Reader()
+		n := 0
+		for {
+			e, err := r.Next()
+			if err != nil || e == nil {
+				break
+			}
+			if e.Tag == dwarf.TagCompileUnit || e.Tag == dwarf.TagPartialUnit {
+				b.cuBase = b.cuBase[:0]
+				for _, f := range e.Field {
+					switch f.Attr {
+					case dwarf.AttrEntrypc, dwarf.AttrLowpc, dwarf.AttrAddrBase:
+						b.cuBase = append(b.cuBase, f)
+					}
+				}
+				continue
+			}
+			if e.AttrField(dwarf.AttrRanges) == nil {
+				continue
+			}
+			n++
+			want, werr := d.Ranges(e)
+			got, gerr := b.ranges(e)
+			if fmt.Sprint(want, werr) != fmt.Sprint(got, gerr) {
+				t.Fatalf("%s: entry %#x: ranges %v, %v; debug/dwarf %v, %v", bin, e.Offset, got, gerr, want, werr)
+			}
+		}
+		t.Logf("%s: %d entries with range lists", filepath.Base(bin), n)
 	}
 }
