@@ -77,6 +77,8 @@ type builder struct {
 	// cuBase are the fields of the unit's entry that the base address
 	// of its range lists comes from (see ranges).
 	cuBase []dwarf.Field
+	// rowHint is how many rows to make room for at first (0: none).
+	rowHint int
 }
 
 func (b *builder) file(name string) int32 {
@@ -151,7 +153,13 @@ func (b *builder) lines(cu *dwarf.Entry) error {
 		}
 		b.cuFiles = append(b.cuFiles, b.file(f.Name))
 	}
+	if b.rowHint > 0 && cap(b.t.rows) == 0 {
+		b.t.rows = make([]Row, 0, b.rowHint)
+	}
 	var e dwarf.LineEntry
+	// Rows come in runs of one file: its index is looked up once a run.
+	var lastFile *dwarf.LineFile
+	lastIdx := int32(-1)
 	for {
 		if err := lr.Next(&e); err != nil {
 			if errors.Is(err, io.EOF) {
@@ -161,7 +169,10 @@ func (b *builder) lines(cu *dwarf.Entry) error {
 		}
 		fi := int32(-1)
 		if e.File != nil {
-			fi = b.file(e.File.Name)
+			if e.File != lastFile {
+				lastFile, lastIdx = e.File, b.file(e.File.Name)
+			}
+			fi = lastIdx
 		}
 		b.t.rows = append(b.t.rows, Row{
 			Addr: e.Address, File: fi, Line: int32(e.Line), Col: int32(e.Column),
