@@ -79,6 +79,9 @@ type builder struct {
 	cuBase []dwarf.Field
 	// rowHint is how many rows to make room for at first (0: none).
 	rowHint int
+	// noLocals: the functions' local variables are not looked at (no
+	// LocalSlots, AggregateLocals, AggregateFrom, AggregateScopes).
+	noLocals bool
 }
 
 func (b *builder) file(name string) int32 {
@@ -225,14 +228,14 @@ func (b *builder) unit(r *dwarf.Reader) error {
 			}
 		}
 		cur := int32(-1)
-		if e.Tag == dwarf.TagVariable && parent >= 0 && b.t.scopes[parent].subprogram {
+		if e.Tag == dwarf.TagVariable && parent >= 0 && b.t.scopes[parent].subprogram && !b.noLocals {
 			if off, ok := fbregOffset(e); ok {
 				for i := len(b.t.funcs) - 1; i >= 0 && b.t.funcs[i].entry == parent; i-- {
 					b.t.funcs[i].LocalSlots = append(b.t.funcs[i].LocalSlots, off)
 				}
 			}
 		}
-		if e.Tag == dwarf.TagVariable && parent >= 0 && b.t.scopes[parent].subprogram && b.aggregateLocal(e) {
+		if e.Tag == dwarf.TagVariable && parent >= 0 && b.t.scopes[parent].subprogram && !b.noLocals && b.aggregateLocal(e) {
 			line, _ := e.Val(dwarf.AttrDeclLine).(int64)
 			for i := len(b.t.funcs) - 1; i >= 0 && b.t.funcs[i].entry == parent; i-- {
 				f := &b.t.funcs[i]

@@ -33,7 +33,10 @@ func (f *File) Line(pc uint64) (file string, line int, ok bool) {
 	return t.FileName(row.File), int(row.Line), true
 }
 
-// Func is Table.Func for pc (the function is the unit's own copy).
+// Func is Table.Func for pc (the function is the unit's own copy), but
+// for the function's local variables, which it does not know:
+// LocalSlots, AggregateLocals, AggregateFrom and AggregateScopes are
+// empty.
 func (f *File) Func(pc uint64) (Func, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -126,6 +129,10 @@ func (f *File) tableOf(u *unit) *Table {
 		return u.table
 	}
 	b := newBuilder(d, u.table)
+	// Frames, Line and Func's callers need no local variables (gcov,
+	// which does, reads a whole Table): looking up their types was a
+	// twentieth of building a Go unit's table.
+	b.noLocals = true
 	// A line program takes 3.4 bytes a row in Go's binaries, more in
 	// gcc's.
 	if u.stmt < uint64(len(line)) {
