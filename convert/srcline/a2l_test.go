@@ -157,20 +157,23 @@ func TestAddr2lineMatches(t *testing.T) {
 	}
 }
 
+// systemDebugFile returns the first large debug file (libc's, compressed
+// DWARF 5) in /usr/lib/debug/.build-id; the test skips without one.
+func systemDebugFile(t *testing.T) string {
+	matches, _ := filepath.Glob("/usr/lib/debug/.build-id/*/*.debug")
+	for _, m := range matches {
+		if st, err := os.Stat(m); err == nil && st.Size() > 2<<20 {
+			return m
+		}
+	}
+	t.Skip("no large debug file in /usr/lib/debug/.build-id")
+	return ""
+}
+
 // TestAddr2lineSystem compares with addr2line on the system's libc
 // debug file (compressed DWARF 5), when installed.
 func TestAddr2lineSystem(t *testing.T) {
-	matches, _ := filepath.Glob("/usr/lib/debug/.build-id/*/*.debug")
-	var libc string
-	for _, m := range matches {
-		if st, err := os.Stat(m); err == nil && st.Size() > 2<<20 {
-			libc = m
-			break
-		}
-	}
-	if libc == "" {
-		t.Skip("no large debug file in /usr/lib/debug/.build-id")
-	}
+	libc := systemDebugFile(t)
 	compareAddr2line(t, libc, probeAddrs(t, libc, 3000))
 }
 

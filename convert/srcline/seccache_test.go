@@ -182,17 +182,7 @@ func zstdBuild(t *testing.T) string {
 // TestSectionCacheSystem: on the system's libc debug file (compressed),
 // answers with a warm cache equal those without one.
 func TestSectionCacheSystem(t *testing.T) {
-	matches, _ := filepath.Glob("/usr/lib/debug/.build-id/*/*.debug")
-	var libc string
-	for _, m := range matches {
-		if st, err := os.Stat(m); err == nil && st.Size() > 2<<20 {
-			libc = m
-			break
-		}
-	}
-	if libc == "" {
-		t.Skip("no large debug file in /usr/lib/debug/.build-id")
-	}
+	libc := systemDebugFile(t)
 	pcs := probeAddrs(t, libc, 200)
 	want, _ := cacheAnswers(t, libc, "", pcs)
 	dir := t.TempDir()
