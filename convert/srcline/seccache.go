@@ -60,12 +60,19 @@ var (
 
 var secCacheDir atomic.Value // string
 
+// secCacheUnwritable is set when a cache file could not be made: sections
+// are then no longer inflated whole for the cache's sake.
+var secCacheUnwritable atomic.Bool
+
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 // SetCacheDir sets the directory where inflated debug sections are cached
 // between runs ("" for no cache, the default). It applies to the files
 // opened afterwards.
-func SetCacheDir(dir string) { secCacheDir.Store(dir) }
+func SetCacheDir(dir string) {
+	secCacheDir.Store(dir)
+	secCacheUnwritable.Store(false)
+}
 
 func cacheDir() string {
 	d, _ := secCacheDir.Load().(string)
@@ -122,7 +129,10 @@ func (s *section) openCache(id []byte) bool {
 		key = binary.LittleEndian.AppendUint64(key, v)
 	}
 	file := cachePath(dir, key)
-	s.cacheFile, s.cacheKey = file, key
+	s.cacheKey = key
+	if !secCacheUnwritable.Load() {
+		s.cacheFile = file
+	}
 	data, release, err := mapfile.Open(file)
 	if err != nil {
 		return false
@@ -185,7 +195,9 @@ func (s *section) fromCache(n uint64) bool {
 		end := min(have+secCacheBlock, s.size)
 		if crc32.Checksum(s.cached[have:end], crcTable) != s.sums[have/secCacheBlock] {
 			s.cached, s.sums = nil, nil
-			s.cacheFile = cachePath(cacheDir(), s.cacheKey)
+			if !secCacheUnwritable.Load() {
+				s.cacheFile = cachePath(cacheDir(), s.cacheKey)
+			}
 			return false
 		}
 		have = end
@@ -225,10 +237,12 @@ func (s *section) writeCache() {
 	h = le.AppendUint32(h, crc32.Checksum(h, crcTable))
 	dir := filepath.Dir(file)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
+		secCacheUnwritable.Store(true)
 		return
 	}
 	tmp, err := os.CreateTemp(dir, filepath.Base(file)+".tmp*")
 	if err != nil {
+		secCacheUnwritable.Store(true)
 		return
 	}
 	_, err = tmp.Write(h)

@@ -279,3 +279,41 @@ func TestBuilderRanges(t *testing.T) {
 		t.Logf("%s: %d entries with range lists", filepath.Base(bin), n)
 	}
 }
+
+// TestSectionCacheUnwritable: where no cache file can be made, answers
+// are the same and sections are no longer inflated whole for the cache.
+func TestSectionCacheUnwritable(t *testing.T) {
+	oldMin := secCacheMin
+	defer func() { secCacheMin = oldMin }()
+	secCacheMin = 1
+	bin := build(t, "inl.c", "-g", "-O2", "-gz=zlib")
+	pcs := probeAddrs(t, bin, 500)
+	want, _ := cacheAnswers(t, bin, "", pcs)
+	notDir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := cacheAnswers(t, bin, filepath.Join(notDir, "cache"), pcs)
+	if got != want {
+		t.Fatal("answers differ")
+	}
+	SetCacheDir(filepath.Join(notDir, "cache"))
+	defer SetCacheDir("")
+	f, err := OpenFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.Addr2line(pcs[0], nil)
+	if !secCacheUnwritable.Load() {
+		t.Fatal("the cache is not known to be unwritable")
+	}
+	g, err := OpenFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if g.info.cacheFile != "" {
+		t.Error("a section is to be cached in an unwritable directory")
+	}
+}
