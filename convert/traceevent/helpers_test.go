@@ -109,10 +109,22 @@ func TestHelpers(t *testing.T) {
 	}
 }
 
+// TestAppendHex checks appendHex against strconv at every digit count and
+// the edges between them, appended to a slice with and without room.
 func TestAppendHex(t *testing.T) {
-	for _, v := range []uint64{0, 1, 9, 10, 15, 16, 255, 256, 0x7ffc42b7b75c, 1<<63 - 1, 1 << 63, ^uint64(0)} {
-		if got, want := string(appendHex([]byte("x"), v)), "x"+strconv.FormatUint(v, 16); got != want {
-			t.Errorf("appendHex(%d) = %q, want %q", v, got, want)
+	vals := []uint64{0, 1, 9, 10, 15, 16, 255, 256, 0x7ffc42b7b75c, 1<<63 - 1, 1 << 63, ^uint64(0)}
+	for sh := 0; sh < 64; sh++ {
+		vals = append(vals, 1<<sh, 1<<sh-1, 0xa5a5a5a5a5a5a5a5>>sh)
+	}
+	for _, v := range vals {
+		for _, pre := range []string{"", "x", "0123456789abcdef0"} {
+			want := pre + strconv.FormatUint(v, 16)
+			for _, room := range []int{0, 32} {
+				b := append(make([]byte, 0, len(pre)+room), pre...)
+				if got := string(appendHex(b, v)); got != want {
+					t.Errorf("appendHex(%q, %#x) = %q, want %q", pre, v, got, want)
+				}
+			}
 		}
 	}
 }

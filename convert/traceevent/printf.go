@@ -1,6 +1,10 @@
 package traceevent
 
-import "strconv"
+import (
+	"math/bits"
+	"slices"
+	"strconv"
+)
 
 // spec is one C printf conversion as libtraceevent hands it to
 // trace_seq_printf: flags, width, precision, the length modifier printf
@@ -256,16 +260,38 @@ func appendStr[T ~string | ~[]byte](b []byte, sp spec, s T) []byte {
 }
 
 // appendHex appends v in lower-case hex digits (strconv.AppendUint(b, v,
-// 16), which takes the general path for any base but 10).
+// 16), which takes the general path for any base but 10). It counts the
+// digits first and writes them in place two at a time: a syscall's
+// arguments (sys_enter's "%lx" six times) are most of a raw_syscalls
+// line.
 func appendHex(b []byte, v uint64) []byte {
-	var d [16]byte
-	i := len(d)
-	for {
-		i--
-		d[i] = "0123456789abcdef"[v&15]
-		v >>= 4
-		if v == 0 {
-			return append(b, d[i:]...)
-		}
+	n := 1
+	if v != 0 {
+		n = (bits.Len64(v) + 3) >> 2
 	}
+	l := len(b)
+	b = slices.Grow(b, n)[:l+n]
+	d := b[l:]
+	i := n
+	for i >= 2 {
+		x := v & 0xff
+		d[i-1], d[i-2] = hexPairs[2*x+1], hexPairs[2*x]
+		v >>= 8
+		i -= 2
+	}
+	if i == 1 {
+		d[0] = "0123456789abcdef"[v&15]
+	}
+	return b
 }
+
+// hexPairs is the two hex digits of every byte, "00" to "ff".
+const hexPairs = "" +
+	"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f" +
+	"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f" +
+	"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f" +
+	"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f" +
+	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f" +
+	"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf" +
+	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf" +
+	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"
