@@ -431,12 +431,16 @@ var unseenO2Floor = map[string][2]int{
 // unseenO3Floor is unseenO2Floor at -O3. bits is one point lower than it
 // reached before the entry-block declarations were counted (rowless.go's
 // entryDecl): popcount's `int n = 0;` before `while (v)` has no count for
-// gcov at -O3 though it has one at -O2 and in the other programs.
+// gcov at -O3 though it has one at -O2 and in the other programs. hashtab
+// is one point lower than it reached before loop entries were counted
+// (loops.go): its --coverage build inlines get otherwise, and main's
+// second loop, whose preheader holds get's hoisted code, is counted one
+// more per entry there than gcov counts it (3 lines; all programs: +3).
 var unseenO3Floor = map[string][2]int{
 	"lexer": {80, 61}, "sparse": {97, 87}, "elseif": {95, 50}, "cleanup": {88, 81},
 	"varargs": {96, 81}, "sorting": {97, 87}, "machine": {71, 64}, "tree": {98, 84},
 	"floats": {99, 69}, "strbuf": {84, 73}, "matrix": {85, 46}, "bits": {61, 46},
-	"hashtab": {98, 86}, "shapes": {84, 76}, "stack": {74, 52}, "except": {82, 76},
+	"hashtab": {98, 85}, "shapes": {84, 76}, "stack": {74, 52}, "except": {82, 76},
 	"lambda": {71, 48}, "inventory": {82, 73}, "visitor": {87, 81}, "events": {84, 75},
 	"grid": {65, 37}, "calc": {88, 81}, "words": {81, 65},
 }

@@ -119,17 +119,24 @@ func (p *Program) Report(c *Counts) *Report {
 	type runInfo struct {
 		i0, i1       int
 		first, lastG int32
+		// loopLine is the condition line of a loop the run falls into
+		// without passing that line first (see loopHeads), else -1.
+		loopLine int32
 	}
+	loops := p.loopHeads()
 	infos := map[*run]runInfo{}
 	info := func(r *run) (runInfo, bool) {
 		if ri, ok := infos[r]; ok {
 			return ri, ri.i0 >= 0
 		}
-		ri := runInfo{i0: -1, first: -1, lastG: -1}
+		ri := runInfo{i0: -1, first: -1, lastG: -1, loopLine: -1}
 		i0, i1 := idx(r.key.start), idx(r.key.last)
 		if i0 >= 0 && i1 >= i0 {
 			ri.i0, ri.i1 = i0, i1
 			for k := i0; k <= i1; k++ {
+				if lp, ok := loops[k]; ok && k > i0 && ri.loopLine < 0 && lp.latch >= k && !p.lineIn(lp.line, i0, k) {
+					ri.loopLine = lp.line
+				}
 				for _, g := range p.pre[k] {
 					if ri.first < 0 {
 						ri.first = g
@@ -223,6 +230,12 @@ func (p *Program) Report(c *Counts) *Report {
 		}
 		if to.first >= 0 && (to.first != prevG || backward) {
 			count[to.first] += s.n
+		}
+		// A run that falls into a loop's body without passing the loop's
+		// line (loopHeads) is an entry into the loop: gcov counts the
+		// line's entry block.
+		if to.loopLine >= 0 && prevG != to.loopLine && !p.inLoopBody(to.loopLine, prevG) {
+			count[to.loopLine] += s.n
 		}
 		if len(labelAt) > 0 {
 			arrive(to.i0, prevG, s.n)
@@ -761,4 +774,15 @@ func isEntry(p *Program, addr uint64) bool {
 func loopInRun(p *Program, k, last int) bool {
 	l := &p.insns[last]
 	return (l.kind == kJcc || l.kind == kJmp) && p.index(l.target) == k
+}
+
+// lineIn reports whether gcov line g is the line of one of the
+// instructions from i to j (j excluded), or entered before one of them.
+func (p *Program) lineIn(g int32, i, j int) bool {
+	for k := i; k < j; k++ {
+		if p.insns[k].gline == g || slices.Contains(p.pre[k], g) {
+			return true
+		}
+	}
+	return false
 }
