@@ -559,6 +559,21 @@ func (m *Machine) ResolveInto(l *sample.Loc, t *Thread, kernel bool, addr uint64
 	lc.set(ms, mp, sym, lo, hi)
 }
 
+// Span returns the addresses [lo, hi) that resolve to l but for its Addr
+// (the same map and symbol), when l is what ResolveInto with lc found
+// last; lo == hi says nothing is known.
+func (lc *LocCache) Span(l *sample.Loc) (lo, hi uint64) {
+	mp := lc.mp
+	if mp == nil || !l.HasMap || l.Ref != any(mp) || l.Sym != lc.sym || lc.lo >= lc.hi {
+		return 0, 0
+	}
+	lo, hi = mp.UnmapIP(lc.lo), mp.UnmapIP(lc.hi)
+	if lo > hi { // wrapped
+		return 0, 0
+	}
+	return max(lo, mp.Start), min(hi, mp.End)
+}
+
 func (lc *LocCache) set(ms *Maps, mp *Map, sym *symbol.Symbol, lo, hi uint64) {
 	if lc == nil {
 		return

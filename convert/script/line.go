@@ -91,3 +91,84 @@ func putHex16(t *[16]byte, v uint64) {
 		t[i-1] = hexDigits[v]
 	}
 }
+
+// PrintsLines reports whether Print prints the samples of ev without a
+// callchain as lines that differ only in the IP (and the symbol offset it
+// makes) while the thread, the time, the period and the symbol stay (or
+// prints nothing of them): what PrintIPs prints.
+func (p *Printer) PrintsLines(ev *sample.Event) bool {
+	pl := p.pl
+	if pl == nil || pl.ev != ev || p.gen != p.o.Fields.gen || p.cc != p.o.UseCallchain {
+		pl = p.planFor(ev)
+	}
+	return pl.f == 0 || pl.line || pl.ipRun
+}
+
+// PrintIPs prints s once for each of ips, as Print would print s with
+// that IP, for an event PrintsLines says yes to and a sample without a
+// callchain: all of ips resolve to s.IPLoc (but for its Addr, which moves
+// with the IP: the same map).
+func (p *Printer) PrintIPs(s *sample.Sample, ips []uint64) {
+	pl := p.pl
+	if pl == nil || pl.ev != s.Ev || p.gen != p.o.Fields.gen || p.cc != p.o.UseCallchain {
+		pl = p.planFor(s.Ev)
+	}
+	p.curF = pl.f
+	if pl.f == 0 {
+		return
+	}
+	if !pl.line {
+		p.printIPsRun(s, ips, pl)
+		return
+	}
+	lt := &p.lineText
+	l := &s.IPLoc
+	if lt.pl != pl || l.Sym != lt.sym || s.TID != lt.tid || s.PID != lt.pid || s.CPU != lt.cpu ||
+		!sameStr(s.Comm, lt.comm) || l.HasMap != lt.hasMap || !sameStr(l.DSO, lt.dso) {
+		p.makeLine(s, pl)
+	}
+	n := len(lt.text)
+	b := p.out
+	for _, ip := range ips {
+		if n <= len(lt.short) && cap(b)-len(b) >= len(lt.short) {
+			*(*[64]byte)(b[len(b) : len(b)+64]) = lt.short
+			b = b[:len(b)+n]
+		} else {
+			b = append(b, lt.text...)
+		}
+		putHex16((*[16]byte)(b[len(b)-n+lt.hexAt:]), ip)
+		if len(b) >= flushSize {
+			p.out = b
+			p.flush()
+			b = p.out
+		}
+	}
+	p.out = b
+}
+
+// printIPsRun is PrintIPs for an ipRun plan: Print's text before the IP
+// made once, then each IP with its symbol, offset and DSO.
+func (p *Printer) printIPsRun(s *sample.Sample, ips []uint64, pl *plan) {
+	head := append(p.appendHead(p.runHead[:0], s, pl), ' ')
+	p.runHead = head
+	loc := s.IPLoc
+	symOpts := pl.opts & (optSym | optSymOff | optDSO)
+	b := p.out
+	for _, ip := range ips {
+		b = append(b, head...)
+		if pl.opts&optIP != 0 {
+			b = appendHex16(b, ip)
+		}
+		if symOpts&(optSym|optDSO) != 0 {
+			loc.Addr = s.IPLoc.Addr + (ip - s.IP)
+			b = p.ipText.append(b, &loc, symOpts)
+		}
+		b = append(b, '\n')
+		if len(b) >= flushSize {
+			p.out = b
+			p.flush()
+			b = p.out
+		}
+	}
+	p.out = b
+}

@@ -19,7 +19,10 @@ type plan struct {
 	// line: nothing but the IP changes the line while the thread and
 	// the symbol stay (see lineText).
 	line bool
-	name string
+	// ipRun: Print prints the start, period and event name, then the IP
+	// with its symbol (and offset) and DSO, nothing else (PrintIPs).
+	ipRun bool
+	name  string
 }
 
 // planFor returns the plan of ev, making it when needed.
@@ -59,6 +62,8 @@ func (p *Printer) planFor(ev *sample.Event) *plan {
 	pl.addrCorr = ev.AddrCorrelatesSym()
 	const lineFields = FieldComm | FieldTID | FieldPID | FieldCPU | FieldEvent | FieldIP | FieldSym | FieldDSO
 	pl.line = f&FieldIP != 0 && f&^lineFields == 0 && !pl.bts && !pl.synth && !p.o.Fields.Flags
+	pl.ipRun = f&FieldIP != 0 && f&^(lineFields|FieldTime|FieldPeriod|FieldSymOff) == 0 && !pl.bts && !pl.synth &&
+		!p.o.Fields.Flags
 	if f&FieldEvent != 0 {
 		// evlist__max_name_len, asked at the first sample that prints
 		// the event name, as perf does.

@@ -42,6 +42,7 @@ type Printer struct {
 	startText        startText
 	timeText         timeText
 	lineText         lineText
+	runHead          []byte // PrintIPs' text before the IP
 	flagText         map[uint32]string
 
 	srccode  map[int32]srcState  // per thread (srccode.go)
@@ -121,17 +122,7 @@ func (p *Printer) Print(s *sample.Sample) {
 		p.printLine(s, pl)
 		return
 	}
-	b := p.out
-	if pl.start {
-		b = p.appendStart(b, s, pl)
-	}
-	if pl.f&FieldPeriod != 0 {
-		b = appendUintPad(b, s.Period, 10)
-		b = append(b, ' ')
-	}
-	if pl.f&FieldEvent != 0 {
-		b = append(b, pl.name...)
-	}
+	b := p.appendHead(p.out, s, pl)
 	if p.o.Fields.Flags {
 		b = append(b, p.flagsText(s.Flags)...)
 	}
@@ -186,6 +177,22 @@ func (p *Printer) Print(s *sample.Sample) {
 	if len(b) >= flushSize {
 		p.flush()
 	}
+}
+
+// appendHead appends what Print prints first: the start, the period and
+// the event name.
+func (p *Printer) appendHead(b []byte, s *sample.Sample, pl *plan) []byte {
+	if pl.start {
+		b = p.appendStart(b, s, pl)
+	}
+	if pl.f&FieldPeriod != 0 {
+		b = appendUintPad(b, s.Period, 10)
+		b = append(b, ' ')
+	}
+	if pl.f&FieldEvent != 0 {
+		b = append(b, pl.name...)
+	}
+	return b
 }
 
 // appendStart mirrors perf_sample__fprintf_start. The comm, pid/tid and

@@ -266,7 +266,10 @@ func (w *bulkWalker) bulkMap(ms *machine.Maps, ip uint64) bool {
 }
 
 // walkerFor returns the Walker of q's decoder.
-func (p *ptState) walkerFor(q *ptQueue) ptperf.Walker {
+func (p *ptState) walkerFor(q *ptQueue) interface {
+	ptperf.Walker
+	ptperf.StraightWalker
+} {
 	if p.bulkOK() {
 		return &bulkWalker{queueWalker: queueWalker{q: q}}
 	}
@@ -281,6 +284,7 @@ func (q *ptQueue) startBulk(limit uint64) {
 	q.bulkLimit, q.bulkFlow = limit, p.flow
 	q.bulkSeq = !p.everyState && !q.syncSwitch && q.par == nil && q.job == nil && q.own == nil && !q.virt && q.selTimestamp == 0 &&
 		(p.h.Runs != nil) == p.flow
+	q.straightSeq = q.par == nil && q.job == nil && q.own == nil && !q.virt && q.selTimestamp == 0 && p.straightStatic()
 }
 
 // startBulkJob is startBulk for the decoder of a parallel chunk (runJob's
@@ -294,4 +298,4 @@ func (q *ptQueue) startBulkJob() {
 	q.bulkSeq = !bulkOff && !p.everyState && q.job != nil && q.selTimestamp == 0 && (p.workH.Runs != nil) == p.workFlow
 }
 
-func (q *ptQueue) endBulk() { q.bulkSeq = false }
+func (q *ptQueue) endBulk() { q.bulkSeq, q.straightSeq = false, false }

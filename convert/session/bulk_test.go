@@ -366,15 +366,7 @@ func TestBulkSameEvents(t *testing.T) {
 		}
 		t.Run(filepath.Base(f), func(t *testing.T) { same(t, f, symfs, 1, 2) })
 	}
-	cfgs := []struct {
-		name string
-		wo   record.WriteOptions
-	}{
-		{"untimed", record.WriteOptions{PT: synth.Config{PSBPeriod: 512}}},
-		{"mtc", record.WriteOptions{PT: synth.Config{TSC: true, MTC: true, MTCPeriod: 3}}},
-		{"cyc", record.WriteOptions{PT: synth.Config{TSC: true, MTC: true, CYC: true}}},
-		{"cpus", record.WriteOptions{PT: synth.Config{TSC: true, MTC: true}, PerCPU: true, CPUs: 3, Quantum: 40}},
-	}
+	cfgs := timingConfigs
 	bulkWalked = 0
 	for _, prog := range []string{"mix-dyn-O2", "threads-dyn-O2"} {
 		for _, c := range cfgs {

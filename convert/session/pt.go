@@ -147,8 +147,12 @@ type ptQueue struct {
 	// bulkLimit (bulk.go).
 	bulkSeq   bool
 	bulkLimit uint64
-	bulkFlow  bool // runs are delivered (p.flow, or p.workFlow in a chunk)
-	selStart  bool
+	// straightSeq: runDecoder decodes in sequence where straight runs
+	// may be walked (straight.go); straightIPs their addresses.
+	straightSeq bool
+	straightIPs []uint64
+	bulkFlow    bool // runs are delivered (p.flow, or p.workFlow in a chunk)
+	selStart    bool
 
 	started bool // runDecoder has run on it
 	// Parallel decoding (pt_par.go): a queue copy decoding one chunk

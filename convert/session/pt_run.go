@@ -84,10 +84,12 @@ func (q *ptQueue) lookahead(f func(*ptperf.Buffer) bool) {
 // newDecoder mirrors the decoder parameters of intel_pt_alloc_queue.
 func (p *ptState) newDecoder(q *ptQueue) *ptperf.Decoder {
 	cfg, _ := p.config()
+	w := p.walkerFor(q)
 	prm := ptperf.Params{
 		GetTrace:          q.getTrace,
 		Lookahead:         q.lookahead,
-		Walker:            p.walkerFor(q),
+		Walker:            w,
+		Straight:          w,
 		ReturnCompression: p.priv[ptNoRetCompBit] == 0 || cfg&p.priv[ptNoRetCompBit] == 0,
 		BranchEnable:      !(cfg&cfgPassThru != 0 && cfg&cfgBranchEn == 0),
 		MaxNonTurboRatio:  p.maxNonTurbo,

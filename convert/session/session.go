@@ -129,6 +129,16 @@ type Handler struct {
 	// (it may be called on any goroutine). Without it the samples of
 	// parallel decoding go to Sample on Run's goroutine.
 	Fork func() Segment
+	// IPRun, with IPRunOK, takes the instruction samples of a straight
+	// run of code while every instruction is sampled (straight.go):
+	// smp is the first's, and the others differ from it only in the IP
+	// (ips holds them all, smp.IP the first), all in one symbol of one
+	// map (smp.IPLoc's but for its Addr). smp has no instruction bytes or
+	// flags. IPRunOK says whether IPRun may be used for samples of ev
+	// now (it prints what they differ in from smp in nothing but the
+	// IP); otherwise they go to Sample one by one.
+	IPRun   func(smp *sample.Sample, ips []uint64)
+	IPRunOK func(ev *sample.Event) bool
 }
 
 // Segment holds the output of a run of samples handled on a decode

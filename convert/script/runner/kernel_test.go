@@ -101,6 +101,7 @@ func TestPTSystemWide(t *testing.T) {
 				Quantum: 200 + 100*i, Seed: uint32(5 + i), SystemWide: true}, args...)
 			compare(t, dir)
 			compare(t, dir, "--itrace=i0ns", "-F", "comm,tid,ip,sym,symoff,dso")
+			compare(t, dir, "--itrace=i0ns", "-F", "ip,sym")
 			compare(t, dir, "--itrace=b", "-F", "+flags,+addr")
 			compare(t, dir, "--itrace=cr", "-F", "+callindent")
 			compare(t, dir, "--symfs="+empty, "--itrace=be")

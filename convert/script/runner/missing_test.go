@@ -40,6 +40,7 @@ func TestPTHiddenBinaries(t *testing.T) {
 					compare(t, data, symfs)
 					compare(t, data, symfs, "--itrace=be")
 					compare(t, data, symfs, "--itrace=i0ns", "-F", "comm,tid,ip,sym,symoff,dso")
+					compare(t, data, symfs, "--itrace=i0ns", "-F", "ip,sym")
 				})
 			}
 		})

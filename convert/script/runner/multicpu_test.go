@@ -37,6 +37,9 @@ func TestPTMultiCPU(t *testing.T) {
 			data := recordPT(t, testprog.Path(t, name), opt, args...)
 			compare(t, data)
 			compare(t, data, "--itrace=i0ns", "-F", "comm,tid,cpu,time,ip,sym,symoff,dso")
+			// Lines that differ only in the IP: straight runs printed
+			// in bulk (session/straight.go) at -j 1.
+			compare(t, data, "--itrace=i0ns", "-F", "comm,tid,cpu,ip,sym,dso")
 			compare(t, data, "--itrace=b", "-F", "+flags,+addr")
 			compare(t, data, "--itrace=cr", "-F", "+callindent")
 			compare(t, data, "--symfs="+empty, "--itrace=be")

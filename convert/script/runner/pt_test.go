@@ -82,7 +82,7 @@ func TestPTEmulated(t *testing.T) {
 
 // TestPTTimed compares on recordings with TSC, and with TSC and MTC.
 func TestPTTimed(t *testing.T) {
-	inv := [][]string{{"--ns"}, {"--itrace=b", "-F", "+flags,+addr", "--ns"}, {"--itrace=i100i"}}
+	inv := [][]string{{"--ns"}, {"--itrace=b", "-F", "+flags,+addr", "--ns"}, {"--itrace=i100i"}, {"--itrace=i0ns", "-F", "tid,ip,sym"}}
 	t.Run("tsc", func(t *testing.T) {
 		runPT(t, record.Options{WriteOptions: record.WriteOptions{PT: synth.Config{TSC: true}}}, inv)
 	})

@@ -287,6 +287,20 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 			}
 		},
 	}
+	if !fetch {
+		// Straight runs of instruction samples printed as lines that
+		// differ only in the IP (-F ip,sym and the like): one call a
+		// run of one symbol. Their samples have no instruction bytes
+		// (the printer prints none), which ScriptFetched would fetch.
+		h.IPRunOK = func(ev *sample.Event) bool {
+			p.SetUseCallchain(useCallchain)
+			return p.PrintsLines(ev)
+		}
+		h.IPRun = func(smp *sample.Sample, ips []uint64) {
+			p.SetUseCallchain(useCallchain)
+			p.PrintIPs(smp, ips)
+		}
+	}
 	var pl *pipeline
 	workers := cfg.Workers
 	if workers < 1 {
@@ -309,6 +323,8 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 				pl.misc = pl.misc || fields.Has(ty, script.FieldMisc)
 			}
 		}
+		// The pipeline prints in order what Sample gives it.
+		h.IPRun, h.IPRunOK = nil, nil
 		h.Sample = func(smp *sample.Sample) {
 			if pl == nil {
 				start()

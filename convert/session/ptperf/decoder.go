@@ -196,6 +196,9 @@ type Params struct {
 	// FlagSampleIPC); without it the estimate from MTC and CBR is skipped
 	// (CYC payloads are still counted for TakeCycles).
 	IPC bool
+	// Straight, when set, takes over the walks of straight-line code
+	// between branches while every instruction is sampled (straight.go).
+	Straight StraightWalker
 	// Quick is perf's params.quick (--itrace=q, qq): 1 is hop mode, 2
 	// leap mode (hopTrace).
 	Quick int
@@ -240,6 +243,8 @@ type Decoder struct {
 	// bulkW is p.Walker when it walks in bulk (bulk.go), bulk its state.
 	bulkW BulkWalker
 	bulk  BulkWalk
+	// straightW is Params.Straight (straight.go).
+	straightW StraightWalker
 
 	buf    []byte
 	pos    uint64
@@ -334,6 +339,9 @@ type Decoder struct {
 func New(p Params) *Decoder {
 	d := &Decoder{p: p, stopPos: math.MaxUint64, hop: p.Quick >= 1, leap: p.Quick >= 2}
 	d.bulkW, _ = p.Walker.(BulkWalker)
+	if p.PeriodType == PeriodInstructions && p.Period == 1 && !p.IPC && p.Quick == 0 {
+		d.straightW = p.Straight
+	}
 	if d.p.MaxLoops == 0 {
 		d.p.MaxLoops = 100000
 	}

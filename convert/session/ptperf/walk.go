@@ -67,6 +67,9 @@ func (d *Decoder) walkInsn(in *Insn, ip uint64) status {
 		d.mtcInsn = true
 	}
 	maxCnt := d.nextSample()
+	if maxCnt == 1 && ip == 0 && d.straightW != nil {
+		d.walkStraight()
+	}
 	d.walkCnt = 0
 	err := d.p.Walker.WalkInsn(in, &d.walkCnt, &d.ip, ip, maxCnt, d.state.ToNR)
 	cnt := d.walkCnt
