@@ -171,6 +171,34 @@ func TestParallelRunsPerCPU(t *testing.T) {
 	}
 }
 
+// TestParallelRunsPerCPUDamaged: the runs and errors of per-CPU queues
+// whose trace is damaged, decoded in chunks, are the sequential decode's.
+// Two ways they were not:
+//   - an error sets the queue's time without a stop, past thread changes
+//     of its CPU; runDecoder stops at the next state, where the session
+//     puts the CPU's next thread, so a chunk's decoder must take that state
+//     too (not pass it in a bulk walk, which it did where it found the
+//     code's edges cached: it depended on the chunks decoded before) and
+//     change its thread there;
+//   - a CYC packet read from damaged data in a trace without them moves
+//     the time from the CYC reference (the last CBR change), which a
+//     chunk's decoder does not know (ptperf's CYCRef).
+//
+// The recording differs a little from run to run, so the damage is put at
+// ten places: in 3 of them one of these showed.
+func TestParallelRunsPerCPUDamaged(t *testing.T) {
+	defer func(n int) { chunkBytes = n }(chunkBytes)
+	chunkBytes = 300
+	wo := record.WriteOptions{PT: synth.Config{TSC: true, MTC: true}, PerCPU: true, CPUs: 3, Quantum: 40}
+	data := recordPTOpt(t, "mix-dyn-O2", wo)
+	for at := 0.05; at < 1; at += 0.1 {
+		bad := corruptAux(t, data, 0x55, 8, at)
+		for _, lean := range []bool{false, true} {
+			checkRunWorkersPar(t, bad, lean, false, 2, 4)
+		}
+	}
+}
+
 // hideSymbol removes the symbol name from a kallsyms file.
 func hideSymbol(t *testing.T, path, name string) {
 	t.Helper()

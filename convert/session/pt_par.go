@@ -177,6 +177,9 @@ type parQueue struct {
 	seqStop  uint64  // live decodes to the chunk start seqStop (0: choose)
 	first    bool    // the first job starts the queue: taken as it is
 	done     bool
+
+	// live's CYC reference where liveEnd was taken (not in the Snap)
+	liveRef ptperf.CYCRef
 }
 
 // parSnap is what must be equal where a chunk's decode takes over.
@@ -269,7 +272,9 @@ type job struct {
 	ro      machine.ROCache
 	startOK bool
 	// tainted: the decode walked code that cannot be read, whose errors
-	// depend on the walks before the chunk (codeCache.silent)
+	// depend on the walks before the chunk (codeCache.silent), or timed
+	// a CYC packet of damaged data from a reference it did not know
+	// (ptperf's CYCRef)
 	tainted bool
 	start   parSnap
 	clean   bool // stopped after the PSB event of the next chunk's PSB
@@ -504,9 +509,20 @@ func (p *ptState) runSeq(q *ptQueue, stop uint64, ts *uint64) int {
 			}
 			q.setTimestamp(st.EstTimestamp)
 			q.syncOwner()
-			if j := q.job; j != nil && p.workFlow && !p.timeless {
-				// Not a stop: j.lastTS stays.
-				j.push(rec{kind: recTime, addr: q.timestamp})
+			if j := q.job; j != nil {
+				if p.workFlow && !p.timeless {
+					// Not a stop: j.lastTS stays.
+					j.push(rec{kind: recTime, addr: q.timestamp})
+				}
+				// The error set the time without the check of a
+				// state: runDecoder stops at the next state if the
+				// time reached its limit, and the CPU's thread may
+				// change there (followSwitches). No bulk walk may
+				// pass that state (bulk.go), as a chunk's walk
+				// otherwise does while it finds the code's edges
+				// cached, which depends on what the other chunks
+				// walked first.
+				q.bulkLimit = 0
 			}
 			if p.opts.Errors {
 				p.synthError(q, st)
@@ -527,6 +543,9 @@ func (p *ptState) runSeq(q *ptQueue, stop uint64, ts *uint64) int {
 			q.followSwitches()
 		}
 		q.syncOwner()
+		if q.job != nil {
+			q.bulkLimit = math.MaxUint64 // (startBulkJob's)
+		}
 		if j := q.job; j != nil && !p.timeless && q.timestamp != j.lastTS {
 			// Only states that change the timestamp can stop
 			// runDecoder: it is entered with a limit above the
@@ -714,7 +733,7 @@ func (p *ptState) parRun(q *ptQueue, ts *uint64) bool {
 			if j.done {
 				break
 			}
-			pq.liveOK, pq.liveEnd = j.clean, j.end
+			pq.liveOK, pq.liveEnd, pq.liveRef = j.clean, j.end, j.jq.dec.CYCRef()
 			p.release(j)
 			p.dropBehind(q, j.c.buf)
 			continue
@@ -742,6 +761,8 @@ func (p *ptState) parRun(q *ptQueue, ts *uint64) bool {
 						p.aggMerged++
 					}
 					pq.first = false
+					// (The job's decoder goes on as live.)
+					j.jq.dec.InheritCYCRef(pq.liveRef)
 					pq.cur, pq.idx, pq.batchIdx, pq.half, pq.emitted = j, 0, 0, false, 0
 					p.parStats[0]++
 					continue
@@ -769,6 +790,7 @@ func (p *ptState) parRun(q *ptQueue, ts *uint64) bool {
 			pq.done = true
 		default:
 			pq.liveOK, pq.liveEnd, pq.seqStop = r == seqClean, p.psnap(pq.live), 0
+			pq.liveRef = pq.live.dec.CYCRef()
 		}
 	}
 	p.parFinish(q)
@@ -944,6 +966,9 @@ func (p *ptState) runJob(j *job) {
 	default:
 		j.clean = r == seqClean
 		j.end = p.psnap(jq)
+	}
+	if jq.dec.StrayCYC() {
+		j.tainted = true
 	}
 	if j.seg != nil {
 		j.segLen = j.seg.Len()

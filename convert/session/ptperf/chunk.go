@@ -65,6 +65,7 @@ func (d *Decoder) MidStream(data []byte, pos, traceNr, bufTimestamp uint64) {
 	d.timestamp = 1
 	d.haveLastIP = true
 	d.pktState = stInSync
+	d.cycRefUnsure = d.p.Ctl&ctlCYCEnable == 0
 	if ip, ok := psbFUP(data); ok {
 		d.ip, d.lastIP = ip, ip
 		d.pge = true
@@ -182,8 +183,9 @@ func (d *Decoder) Snapshot() Snap {
 			CycToTSC: d.cycToTSC},
 	}
 	if d.p.Ctl&ctlCYCEnable == 0 {
-		// Without CYC packets the CYC timing state is never used (a
-		// CBR change still moves its reference).
+		// Without CYC packets the CYC timing state is used only by
+		// CYC packets of damaged data (a CBR change still moves its
+		// reference): see CYCRef.
 		s.Timing.CycleCnt, s.Timing.CycRefTimestamp, s.Timing.CBRCycToTSC = 0, 0, 0
 	}
 	if d.noProgress >= 2 {
@@ -191,6 +193,38 @@ func (d *Decoder) Snapshot() Snap {
 		s.StuckIP, s.StuckIPPrd, s.StuckIPCnt = d.stuckIP, d.stuckIPPrd, d.stuckIPCnt
 	}
 	return s
+}
+
+// CYCRef is the CYC timing reference of a decoder of a trace recorded
+// without CYC packets, which Snap leaves out: only a CYC packet read from
+// damaged data uses it (calc_cyc_timestamp). It is the timestamp of the
+// last CBR change and the cycles of such packets since, which a decoder
+// started by MidStream does not know (its start's PSB+ sets its first
+// CBR) until the CBR changes or a stray CYC is followed by a timing
+// packet.
+type CYCRef struct {
+	timestamp, cycles uint64
+	unsure            bool
+}
+
+// CYCRef returns the decoder's CYC reference.
+func (d *Decoder) CYCRef() CYCRef {
+	return CYCRef{d.cycRefTimestamp, d.cycleCnt, d.cycRefUnsure}
+}
+
+// StrayCYC says whether a CYC packet used a CYC reference the decoder did
+// not know: the states after it may differ from those of the decoder that
+// reached its start.
+func (d *Decoder) StrayCYC() bool { return d.strayCYC }
+
+// InheritCYCRef gives a decoder started by MidStream, once it has decoded
+// its piece without a stray CYC, the reference r of the decoder that
+// reached the piece's start (whose Snap there was equal), unless a CBR
+// change in the piece set its own.
+func (d *Decoder) InheritCYCRef(r CYCRef) {
+	if d.cycRefUnsure {
+		d.cycRefTimestamp, d.cycleCnt, d.cycRefUnsure = r.timestamp, r.cycles, r.unsure
+	}
 }
 
 // IsPSBEvent says whether st is a PSB event state (no error).

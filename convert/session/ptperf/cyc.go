@@ -90,6 +90,9 @@ func (d *Decoder) calcCycTimestamp() {
 		}
 	}
 	d.sampleCyc = true
+	if d.cycRefUnsure {
+		d.strayCYC = true
+	}
 	if d.cycRefTimestamp == 0 {
 		return
 	}
@@ -115,6 +118,7 @@ func (d *Decoder) cycAfterTiming(fromMTC bool) {
 	}
 	d.cycRefTimestamp = d.timestamp
 	d.cycleCnt = 0
+	d.cycRefUnsure = false
 	d.haveCalcCycToTSC = false
 	if fromMTC {
 		// TSC packets are not used (perf: timing may have stopped, and

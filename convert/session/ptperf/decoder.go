@@ -320,6 +320,12 @@ type Decoder struct {
 	cycPend          uint64 // CYC payloads counted while tracing, not yet taken
 	cycEstTS         uint64 // the timestamp of a pending MTC estimate (cycEstFlush), or 0
 
+	// cycRefUnsure: cycRefTimestamp and cycleCnt are a MidStream
+	// decoder's own, not those of the decoder that reached its start,
+	// in a trace without CYC packets (see CYCRef); strayCYC: a CYC
+	// packet of damaged data used them then
+	cycRefUnsure, strayCYC bool
+
 	// sampling
 	totInsnCnt       uint64
 	periodInsnCnt    uint64

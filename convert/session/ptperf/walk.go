@@ -531,6 +531,11 @@ func (d *Decoder) calcCBR() {
 	if d.cbr == cbr {
 		return
 	}
+	if d.cbr != 0 {
+		// A change the decoder that reached a MidStream start sees
+		// too (the first CBR of that start's PSB+ may be none).
+		d.cycRefUnsure = false
+	}
 	d.cbr = cbr
 	d.cbrCycToTSC = d.maxNonTurboFP / float64(cbr)
 	// perf 6.1.y stable ("Fix CYC timestamps after standalone CBR"):
