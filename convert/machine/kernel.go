@@ -3,10 +3,9 @@ package machine
 import (
 	"bytes"
 	"encoding/hex"
-	"os"
-	"path/filepath"
 
 	"github.com/perfpt/perfpt/convert/symbol"
+	"github.com/perfpt/perfpt/internal/cachedir"
 )
 
 // hostNotes is where the running kernel's build id is read, hostBootID
@@ -21,15 +20,12 @@ const hostKallsyms = "/proc/kallsyms"
 
 // hostKallsymsCache says where the running kernel's symbols are cached
 // between runs (symbol.LoadHostKallsyms): perfpt's directory in the
-// user's cache directory ($XDG_CACHE_HOME, else ~/.cache), none when
-// there is no such directory; and, for a cold cache, the copy of kallsyms
+// user's cache directory (cachedir), none when there is no such
+// directory; and, for a cold cache, the copy of kallsyms
 // that perf record saved in the build-id cache perf would look in.
 func (m *Machine) hostKallsymsCache() *symbol.KallsymsCache {
-	c := &symbol.KallsymsCache{Notes: hostNotes, BootID: hostBootID, PerfCopy: m.symOpts.KallsymsCacheFile}
-	if dir, err := os.UserCacheDir(); err == nil && dir != "" {
-		c.Dir = filepath.Join(dir, "perfpt")
-	}
-	return c
+	return &symbol.KallsymsCache{Notes: hostNotes, BootID: hostBootID, PerfCopy: m.symOpts.KallsymsCacheFile,
+		Dir: cachedir.Path()}
 }
 
 // kernelSymbolsPath mirrors the kallsyms part of dso__load_kernel_sym and

@@ -6,12 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/perfpt/perfpt/convert/srcline"
+	"github.com/perfpt/perfpt/internal/cachedir"
 	"github.com/perfpt/perfpt/internal/perfopt"
 )
 
@@ -31,7 +30,8 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *ucli.App {
 		// Errors are printed once, by Main.
 		ExitErrHandler: func(*ucli.Context, error) {},
 		Before: func(*ucli.Context) error {
-			srcline.SetCacheDir(debugCacheDir())
+			// Inflated debug sections are cached between runs.
+			srcline.SetCacheDir(cachedir.Path("dwarf"))
 			return nil
 		},
 		Commands: []*ucli.Command{
@@ -46,18 +46,6 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *ucli.App {
 			timelineCommand(),
 		},
 	}
-}
-
-// debugCacheDir is where inflated debug sections are cached between runs
-// (srcline.SetCacheDir): perfpt's directory in the user's cache directory
-// ($XDG_CACHE_HOME, else ~/.cache), as the kallsyms cache; "" (no cache)
-// when there is none.
-func debugCacheDir() string {
-	dir, err := os.UserCacheDir()
-	if err != nil || dir == "" {
-		return ""
-	}
-	return filepath.Join(dir, "perfpt", "dwarf")
 }
 
 // Main runs perfpt with args (args[0] is the program name) and returns the
