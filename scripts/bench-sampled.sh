@@ -36,11 +36,6 @@ fi
 
 prog=$WORK/cxxwork
 [ -x "$prog" ] || g++ -O2 -g -fno-omit-frame-pointer -o "$prog" testdata/machine/cxxwork.cpp || exit 1
-tprog=$WORK/getppid
-if [ ! -x "$tprog" ]; then
-	printf '#include <unistd.h>\nint main(void){for(int i=0;i<250000;i++)getppid();return 0;}\n' >"$WORK/getppid.c"
-	gcc -O2 -o "$tprog" "$WORK/getppid.c" || exit 1
-fi
 rec() {
 	local name=$1
 	shift
@@ -54,8 +49,12 @@ rec cxx-g -e cpu-clock -F 4000 -g -- "$prog" 1500
 rec cxx-flat -e cpu-clock -F 4000 -- "$prog" 1500
 rec syswide -a -g -e cpu-clock -F 1000 -- "$prog" 1500
 rec dwarf -e cpu-clock -F 1000 --call-graph dwarf -- "$prog" 1500
-rec trace -m 64M -e raw_syscalls:sys_enter -e raw_syscalls:sys_exit \
-	-e syscalls:sys_enter_getppid -e syscalls:sys_exit_getppid -- "$tprog"
+if [ ! -s "$WORK/trace.data" ]; then
+	scripts/tracepoint-recording.sh "$WORK/trace.data" 2>"$WORK/trace.rec.err" || {
+		cat "$WORK/trace.rec.err"
+		exit 1
+	}
+fi
 
 # cpu NAME CMD...: the task-clock of CMD in ms, appended to NAME's times.
 cpu() {

@@ -40,13 +40,11 @@ if [ ! -s "$g.data" ] || [ ! -s "$g.pt" ]; then
 fi
 
 # A tracepoint recording: about a million raw_syscalls and getppid
-# samples of a loop calling getppid (as scripts/bench-sampled.sh makes).
+# samples of a loop calling getppid (scripts/tracepoint-recording.sh, as
+# scripts/bench-sampled.sh makes it).
 trace=${PGO_TRACE:-$WORK/trace.data}
 if [ ! -s "$trace" ] && command -v perf >/dev/null; then
-	printf '#include <unistd.h>\nint main(void){for(int i=0;i<250000;i++)getppid();return 0;}\n' >"$WORK/getppid.c"
-	if gcc -O2 -o "$WORK/getppid" "$WORK/getppid.c" &&
-		perf record -q -o "$trace" -m 64M -e raw_syscalls:sys_enter -e raw_syscalls:sys_exit \
-			-e syscalls:sys_enter_getppid -e syscalls:sys_exit_getppid -- "$WORK/getppid" >/dev/null 2>&1; then
+	if scripts/tracepoint-recording.sh "$trace" 2>/dev/null; then
 		echo "pgo: recorded $trace"
 	else
 		echo "pgo: no tracepoint recording (perf record failed): its runs are left out"
