@@ -226,8 +226,9 @@ type threadSave struct {
 // mergeThread is a chunk thread's real thread and the real stack of its
 // current base.
 type mergeThread struct {
-	rt   *Thread
-	base []int32
+	rt       *Thread
+	base     []int32
+	lastTime uint64 // rt's before Merge
 }
 
 // Merge adds the aggregation of a chunk (NewChunk), which followed what a
@@ -267,7 +268,7 @@ log:
 				saves = append(saves, threadSave{t: rt, isNew: isNew, stack: slices.Clone(rt.stack), root: rt.root,
 					cur: rt.cur, cpu: rt.cpu, nc: rt.nc, prev: rt.prev, cand: rt.cand, slot: rt.slot,
 					overflow: rt.overflow, mapLo: rt.mapLo, mapHi: rt.mapHi, lastTimeSave: rt.lastTime})
-				mt = &mergeThread{rt: rt}
+				mt = &mergeThread{rt: rt, lastTime: rt.lastTime}
 				threads[lt] = mt
 			}
 			rt := mt.rt
@@ -357,15 +358,11 @@ log:
 		x.cycles += r.cycles
 	}
 	// The threads as the chunk left them, and their first time steps.
-	for _, s := range saves {
-		for lt, mt := range threads {
-			if mt.rt == s.t && lt.firstRec != 0 && s.lastTimeSave != 0 && lt.firstTm > s.lastTimeSave {
-				a.recs.recs[realRec[lt.firstRec]].nanos += lt.firstTm - s.lastTimeSave
-			}
-		}
-	}
 	for lt, mt := range threads {
 		rt := mt.rt
+		if lt.firstRec != 0 && mt.lastTime != 0 && lt.firstTm > mt.lastTime {
+			a.recs.recs[realRec[lt.firstRec]].nanos += lt.firstTm - mt.lastTime
+		}
 		if !lt.timeUnknown {
 			rt.lastTime = lt.lastTime
 		}
