@@ -25,7 +25,7 @@ type ctxKey struct {
 // after moves t to the node of record ri's block as a predecessor.
 func (a *Agg) after(t *Thread, ri int32) {
 	if int(ri) >= len(a.ctx) {
-		a.ctx = append(a.ctx, make([]int32, max(int(ri)+1, 2*len(a.ctx), 1024)-len(a.ctx))...)
+		a.ctx = grownFor(a.ctx, ri)
 	}
 	n := a.ctx[ri] - 1
 	if n < 0 {
@@ -47,9 +47,15 @@ func (a *Agg) after(t *Thread, ri int32) {
 // divides by it).
 func (a *Agg) noteInsns(ri int32, n uint32) {
 	if int(ri) >= len(a.ninsn) {
-		a.ninsn = append(a.ninsn, make([]uint32, max(int(ri)+1, 2*len(a.ninsn), 1024)-len(a.ninsn))...)
+		a.ninsn = grownFor(a.ninsn, ri)
 	}
 	a.ninsn[ri] = n
+}
+
+// grownFor returns s, too short for index ri, grown with zeros to hold
+// it (at least doubled).
+func grownFor[T any](s []T, ri int32) []T {
+	return append(s, make([]T, max(int(ri)+1, 2*len(s), 1024)-len(s))...)
 }
 
 // runsEdges is Runs with Options.Edges.
