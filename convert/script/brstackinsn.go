@@ -2,7 +2,6 @@ package script
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/symbol"
@@ -242,12 +241,8 @@ func (x *brinsn) sym(b []byte, addr uint64) []byte {
 	}
 	b = append(b, ':')
 	if x.p.has(FieldSrcline) {
-		// map__fprintf_srcline with prefix "\t".
 		if r, ok := x.src.(sample.Resolver); ok {
-			if src := r.Srcline(&l); src != "" && !strings.HasPrefix(src, "??:0") {
-				b = append(b, '\t')
-				b = append(b, src...)
-			}
+			b = appendSrcline(b, r, &l, "\t")
 		}
 	}
 	b = append(b, '\n')

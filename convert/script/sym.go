@@ -131,7 +131,7 @@ func (p *Printer) callchain(b []byte, s *sample.Sample, opts int) []byte {
 				b = append(b, ':')
 				b = strconv.AppendInt(b, int64(f.SrcLine), 10)
 			} else {
-				b = appendSrcline(b, s.Res, &f.Loc)
+				b = appendSrcline(b, s.Res, &f.Loc, "\n  ")
 			}
 		}
 		if f.Inlined {
@@ -150,12 +150,12 @@ func appendIPSrcline(b []byte, s *sample.Sample) []byte {
 		b = append(b, "\n  "...)
 		return append(b, s.Srcline...)
 	}
-	return appendSrcline(b, s.Res, &s.IPLoc)
+	return appendSrcline(b, s.Res, &s.IPLoc, "\n  ")
 }
 
-// appendSrcline mirrors map__fprintf_srcline with prefix "\n  ": nothing
+// appendSrcline mirrors map__fprintf_srcline with prefix: nothing
 // without a map or when the line is unknown ("??:0").
-func appendSrcline(b []byte, r sample.Resolver, l *sample.Loc) []byte {
+func appendSrcline(b []byte, r sample.Resolver, l *sample.Loc, prefix string) []byte {
 	if !l.HasMap || r == nil {
 		return b
 	}
@@ -163,7 +163,7 @@ func appendSrcline(b []byte, r sample.Resolver, l *sample.Loc) []byte {
 	if src == "" || strings.HasPrefix(src, "??:0") {
 		return b
 	}
-	b = append(b, "\n  "...)
+	b = append(b, prefix...)
 	return append(b, src...)
 }
 
