@@ -354,7 +354,7 @@ func (p *Printer) Append(b []byte, f *tracing.Format, raw []byte) []byte {
 	}
 	for i := range ev.pieces {
 		pc := &ev.pieces[i]
-		if pc.kind == pieceText && !pc.direct {
+		if pc.kind == pieceText {
 			// Text, the most pieces, without a call.
 			b = append(b, pc.text...)
 			continue
@@ -364,17 +364,24 @@ func (p *Printer) Append(b []byte, f *tracing.Format, raw []byte) []byte {
 	return b
 }
 
+// passed is v as print_arg_number passes it for C type ls (see piece):
+// (char), (short), (int) or a 64-bit long; an int reaches printf's 64-bit
+// reads zero-extended.
+func passed(v uint64, ls int) uint64 {
+	switch ls {
+	case -2:
+		return uint64(uint32(int32(int8(v))))
+	case -1:
+		return uint64(uint32(int32(int16(v))))
+	case 0:
+		return uint64(uint32(v))
+	}
+	return v
+}
+
 func (r *rec) appendPiece(b []byte, pc *piece) []byte {
 	if pc.direct {
-		v := r.read(pc.off, pc.size)
-		switch pc.ls {
-		case -2:
-			v = uint64(uint32(int32(int8(v))))
-		case -1:
-			v = uint64(uint32(int32(int16(v))))
-		case 0:
-			v = uint64(uint32(v))
-		}
+		v := passed(r.read(pc.off, pc.size), pc.ls)
 		if pc.fast == 0 {
 			return pc.sp.appendInt(b, v)
 		}
@@ -387,9 +394,6 @@ func (r *rec) appendPiece(b []byte, pc *piece) []byte {
 		}
 		return appendHex(b, v)
 	}
-	if pc.kind == pieceText {
-		return append(b, pc.text...)
-	}
 	sp := pc.sp
 	lenArg := -1
 	if pc.lenArg != nil {
@@ -400,19 +404,7 @@ func (r *rec) appendPiece(b []byte, pc *piece) []byte {
 	case pieceText:
 		return append(b, pc.text...)
 	case pieceDigit:
-		v := r.num(pc.arg)
-		// The value as print_arg_number passes it: (char), (short),
-		// (int) or a 64-bit long; an int reaches printf's 64-bit reads
-		// zero-extended.
-		switch pc.ls {
-		case -2:
-			v = uint64(uint32(int32(int8(v))))
-		case -1:
-			v = uint64(uint32(int32(int16(v))))
-		case 0:
-			v = uint64(uint32(v))
-		}
-		return sp.appendInt(b, v)
+		return sp.appendInt(b, passed(r.num(pc.arg), pc.ls))
 	case piecePointer:
 		plen := 1
 		if pc.lenArg != nil {
