@@ -68,10 +68,9 @@ type orderedQueue struct {
 
 	// mem is the mapped data section (at file offset pinOrigin), when
 	// records are read from a mapping: a record in it is queued by its
-	// offset alone, without a slot, and out is the record rebuilt from
-	// it when it is flushed.
+	// offset alone, without a slot, and rebuilt from it when it is
+	// flushed.
 	mem []byte
-	out RawRecord
 }
 
 func newOrderedQueue() *orderedQueue { return &orderedQueue{} }
@@ -346,15 +345,6 @@ func (q *orderedQueue) pop(src int) {
 	}
 }
 
-// popTo removes the next record if its time is not after limit and
-// returns it; it stays valid until the next push.
-func (q *orderedQueue) popTo(limit uint64) (*RawRecord, bool) {
-	if !q.popInto(limit, &q.out) {
-		return nil, false
-	}
-	return &q.out, true
-}
-
 // popInto removes the next record if its time is not after limit and
 // sets *dst to it (its bytes valid until the next push).
 func (q *orderedQueue) popInto(limit uint64, dst *RawRecord) bool {
@@ -397,11 +387,10 @@ func (q *orderedQueue) popInto(limit uint64, dst *RawRecord) bool {
 // Records appended to out stay valid until the next push.
 func (q *orderedQueue) flushTo(limit uint64, out []RawRecord) []RawRecord {
 	for {
-		e, ok := q.popTo(limit)
-		if !ok {
-			return out
+		out = append(out, RawRecord{})
+		if !q.popInto(limit, &out[len(out)-1]) {
+			return out[:len(out)-1]
 		}
-		out = append(out, *e)
 	}
 }
 
