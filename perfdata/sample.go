@@ -24,14 +24,14 @@ func (d *decoder) sample(raw *RawRecord, s *RecordSample) error {
 	if a == nil {
 		return errAt(raw.Offset, "PERF_RECORD_SAMPLE: no attr", ErrBadValue)
 	}
-	// Set field by field: built as a literal, the cursor was made in a
-	// temporary and copied, and the copy's wide loads of the narrow
-	// stores just made stalled (store forwarding) at every sample.
 	st := a.SampleType
 	s.SampleID.Format = st & sampleIDFields
 	if st&^flatSampleFields == 0 && d.flatSample(raw.Data, st, s) {
 		return d.sampleAttrByID(s, aID)
 	}
+	// Set field by field: built as a literal, the cursor was made in a
+	// temporary and copied, and the copy's wide loads of the narrow
+	// stores just made stalled (store forwarding) at every sample.
 	var c cursor
 	c.b, c.off, c.base, c.what = raw.Data, 8, raw.Offset, "PERF_RECORD_SAMPLE"
 	if st&SampleFormatIdentifier != 0 {
