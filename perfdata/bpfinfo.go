@@ -3,7 +3,6 @@ package perfdata
 import (
 	"encoding/binary"
 	"sort"
-	"strings"
 )
 
 // BPFProg is what perf 6.1 prints of one program of HEADER_BPF_PROG_INFO
@@ -101,14 +100,7 @@ func decodeBPFProg(info, data []byte, arrays uint64) BPFProg {
 		NrFuncLens: le.Uint32(info[bpiNrJitedFuncLens:]),
 		NrProgTags: le.Uint32(info[bpiNrProgTags:]),
 	}
-	name := info[bpiName : bpiName+16]
-	for i, ch := range name {
-		if ch == 0 {
-			name = name[:i]
-			break
-		}
-	}
-	p.Name = string(name)
+	p.Name = cstring(info[bpiName : bpiName+16])
 	// at returns the n records of size bytes of the array field at off,
 	// an offset into data; nil when they are not all there.
 	at := func(bit uint, off, n, size uint64) []byte {
@@ -232,9 +224,5 @@ func BTFFuncName(data []byte, id uint32) (name string, ok bool) {
 	if off != uint64(len(types)) || !found || nameOff >= uint64(len(strs)) {
 		return "", false
 	}
-	name = string(strs[nameOff:])
-	if i := strings.IndexByte(name, 0); i >= 0 {
-		name = name[:i]
-	}
-	return name, true
+	return cstring(strs[nameOff:]), true
 }
