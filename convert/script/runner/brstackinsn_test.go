@@ -132,15 +132,7 @@ func TestBrstackinsnLBR(t *testing.T) {
 // user-space program, and returns how many samples got one.
 func writeLBR(t *testing.T, in, out, prog string) int {
 	t.Helper()
-	ef, err := elf.Open(prog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ef.Close()
-	syms, err := ef.Symbols()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ef, syms := openELF(t, prog)
 	text := ef.Section(".text")
 	textData, err := text.Data()
 	if err != nil {

@@ -56,15 +56,7 @@ func TestDwarfUnwindMatchesPerf(t *testing.T) {
 // samples, the k-th with its innermost k%4 LBR entries only.
 func writeLBRCallStack(t *testing.T, bin string, nSamples int) string {
 	t.Helper()
-	ef, err := elf.Open(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ef.Close()
-	syms, err := ef.Symbols()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ef, syms := openELF(t, bin)
 	addr := map[string]uint64{}
 	for _, s := range syms {
 		if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Value != 0 {
@@ -251,4 +243,20 @@ func BenchmarkDwarfVsPerf(b *testing.B) {
 			})
 		}
 	}
+}
+
+// openELF opens the ELF file path, closed when the test ends, and reads
+// its symbols.
+func openELF(t *testing.T, path string) (*elf.File, []elf.Symbol) {
+	t.Helper()
+	ef, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ef.Close() })
+	syms, err := ef.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ef, syms
 }
