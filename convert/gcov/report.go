@@ -342,6 +342,12 @@ func (p *Program) Report(c *Counts) *Report {
 		}
 		return f
 	}
+	// addLine makes l gcov line g's Line, listed in g's file.
+	addLine := func(g int32, l *Line) {
+		lines[g] = l
+		f := getFile(p.lines[g].file)
+		f.Lines = append(f.Lines, l)
+	}
 	// -O0 functions: gcov's counting over the rebuilt graph.
 	mc := &flowCounts{exec: exec, taken: taken, returned: returned, switchTo: switchTo, indirect: indirect}
 	groups := p.groupFunctions()
@@ -557,9 +563,7 @@ func (p *Program) Report(c *Counts) *Report {
 			l := lines[g]
 			if l == nil {
 				l = &Line{Number: int(p.lines[g].line), Count: count[g], Function: fn.name}
-				lines[g] = l
-				f := getFile(p.lines[g].file)
-				f.Lines = append(f.Lines, l)
+				addLine(g, l)
 			}
 			if !seen[g] {
 				seen[g] = true
@@ -618,9 +622,7 @@ func (p *Program) Report(c *Counts) *Report {
 				continue
 			}
 			l := &Line{Number: int(p.lines[lb.gline].line), Count: labelN[li], Function: fn.name}
-			lines[lb.gline] = l
-			f := getFile(p.lines[lb.gline].file)
-			f.Lines = append(f.Lines, l)
+			addLine(lb.gline, l)
 			out.LinesWithCode++
 			if l.Count > 0 {
 				out.LinesExecuted++
@@ -657,9 +659,7 @@ func (p *Program) Report(c *Counts) *Report {
 			l := lines[ie.declG]
 			if l == nil {
 				l = &Line{Number: int(ie.line), Function: ie.name}
-				lines[ie.declG] = l
-				f := getFile(ie.file)
-				f.Lines = append(f.Lines, l)
+				addLine(ie.declG, l)
 			}
 			l.Count += n
 		}
@@ -670,10 +670,7 @@ func (p *Program) Report(c *Counts) *Report {
 		if lines[rl.gline] != nil || ref == nil || p.noCode[rl.gline] {
 			continue
 		}
-		l := &Line{Number: int(p.lines[rl.gline].line), Count: ref.Count, Function: ref.Function}
-		lines[rl.gline] = l
-		f := getFile(p.lines[rl.gline].file)
-		f.Lines = append(f.Lines, l)
+		addLine(rl.gline, &Line{Number: int(p.lines[rl.gline].line), Count: ref.Count, Function: ref.Function})
 	}
 	for g, sw := range p.switches {
 		if l := lines[g]; l != nil {
