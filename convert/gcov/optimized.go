@@ -25,9 +25,10 @@ import (
 // block there).
 
 // unitRanges returns the address ranges of the compilation units of f
-// built with optimisation, as their DW_AT_producer records (gcc records its
-// switches there by default), and those of its C++ units (DW_AT_language),
-// from one reading of f's DWARF.
+// built with optimisation (the level their DW_AT_producer records:
+// producerLevel, gcc records its switches there by default), of those at
+// -O3 and above, and of its C++ units (DW_AT_language), from one reading
+// of f's DWARF.
 func unitRanges(f *elf.File) (optimized, cxx, o3 [][2]uint64) {
 	d, err := f.DWARF()
 	if err != nil {
@@ -41,7 +42,8 @@ func unitRanges(f *elf.File) (optimized, cxx, o3 [][2]uint64) {
 		}
 		if e.Tag == dwarf.TagCompileUnit || e.Tag == dwarf.TagPartialUnit {
 			prod, _ := e.Val(dwarf.AttrProducer).(string)
-			opt := optimizedProducer(prod)
+			level := producerLevel(prod)
+			opt := level > 0
 			lang, _ := e.Val(dwarf.AttrLanguage).(int64)
 			isCXX := lang == 0x4 || lang == 0x1a || lang == 0x21 // DW_LANG_C_plus_plus, _11, _14
 			if opt || isCXX {
@@ -49,7 +51,7 @@ func unitRanges(f *elf.File) (optimized, cxx, o3 [][2]uint64) {
 					if opt {
 						optimized = append(optimized, rs...)
 					}
-					if producerLevel(prod) >= 3 {
+					if level >= 3 {
 						o3 = append(o3, rs...)
 					}
 					if isCXX {
@@ -83,18 +85,6 @@ func producerLevel(s string) int {
 		}
 	}
 	return level
-}
-
-// optimizedProducer reports whether a DW_AT_producer string names an
-// optimisation level above -O0 (the last -O switch wins).
-func optimizedProducer(s string) bool {
-	opt := false
-	for _, f := range strings.Fields(s) {
-		if strings.HasPrefix(f, "-O") {
-			opt = f != "-O0"
-		}
-	}
-	return opt
 }
 
 func inRanges(rs [][2]uint64, a uint64) bool {
