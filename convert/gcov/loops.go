@@ -109,6 +109,9 @@ func (p *Program) inLoopBody(loop, body int32) bool {
 		return false
 	}
 	src := p.source(l.file)
+	if l.line <= 0 || int(b.line) > len(src) {
+		return false // the source is missing or shorter than the line table says
+	}
 	in := indent(src[l.line-1])
 	for n := l.line + 1; n <= b.line; n++ {
 		t := strings.TrimSpace(src[n-1])
