@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"hash/crc32"
 	"hash/fnv"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/perfpt/perfpt/internal/atomicfile"
 	"github.com/perfpt/perfpt/internal/mapfile"
 )
 
@@ -235,31 +237,13 @@ func (s *section) writeCache() {
 		h = le.AppendUint32(h, crc32.Checksum(s.buf[i*secCacheBlock:min((i+1)*secCacheBlock, s.size)], crcTable))
 	}
 	h = le.AppendUint32(h, crc32.Checksum(h, crcTable))
-	dir := filepath.Dir(file)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		secCacheUnwritable.Store(true)
+	if err := atomicfile.Write(file, h, s.buf); err != nil {
+		if errors.Is(err, atomicfile.ErrCreate) {
+			secCacheUnwritable.Store(true)
+		}
 		return
 	}
-	tmp, err := os.CreateTemp(dir, filepath.Base(file)+".tmp*")
-	if err != nil {
-		secCacheUnwritable.Store(true)
-		return
-	}
-	_, err = tmp.Write(h)
-	if err == nil {
-		_, err = tmp.Write(s.buf)
-	}
-	if err2 := tmp.Close(); err == nil {
-		err = err2
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), file)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return
-	}
-	trimCache(dir, secCacheLimit)
+	trimCache(filepath.Dir(file), secCacheLimit)
 }
 
 // trimCache removes the cache files of dir used least recently until

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/perfpt/perfpt/internal/atomicfile"
 	"github.com/perfpt/perfpt/internal/mapfile"
 )
 
@@ -175,23 +176,7 @@ func writeKallsymsCache(file string, key []byte, ks *KernelSymbols) {
 	}
 	b = append(b, names...)
 	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), filepath.Base(file)+".*")
-	if err != nil {
-		return
-	}
-	_, err = tmp.Write(b)
-	if err2 := tmp.Close(); err == nil {
-		err = err2
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), file)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
+	_ = atomicfile.Write(file, b)
 }
 
 // errKcache is any inconsistency of a cache file: it is then ignored.
