@@ -437,7 +437,7 @@ func readVal(c *cursor, a *abbrevAttr, uf unitFormat, unitOff uint64) (attrVal, 
 	case formRnglistx:
 		v = attrVal{valRngx, c.ULEB()}
 	default:
-		if !skipForm(form, c, uf.is64, uf.asize) || form == formGNUStrIndex {
+		if !skipForm(form, c, uf) || form == formGNUStrIndex {
 			return v, errUnknownForm
 		}
 		v = attrVal{kind: valOther}
@@ -458,7 +458,7 @@ func skipVals(c *cursor, d *abbrevDecl, uf unitFormat) error {
 			for form == formIndirect {
 				form = c.ULEB()
 			}
-			if form == formGNUAddrIndex || form == formGNUStrIndex || !skipForm(form, c, uf.is64, uf.asize) {
+			if form == formGNUAddrIndex || form == formGNUStrIndex || !skipForm(form, c, uf) {
 				if c.Bad {
 					break
 				}

@@ -69,32 +69,17 @@ func formUint(form uint64, c *cursor) (uint64, bool) {
 }
 
 // skipForm skips a value of form; false for a form it does not know.
-func skipForm(form uint64, c *cursor, is64 bool, addrSize int) bool {
-	off := uint64(4)
-	if is64 {
-		off = 8
+// Forms of one size take formSize's.
+func skipForm(form uint64, c *cursor, uf unitFormat) bool {
+	if n := formSize(form, uf); n >= 0 {
+		c.Take(uint64(n))
+		return !c.Bad
 	}
 	switch form {
-	case formAddr:
-		c.Take(uint64(addrSize))
-	case formData1, formRef1, formFlag, formStrx1, formAddrx1:
-		c.Take(1)
-	case formData2, formRef2, formStrx2, formAddrx2:
-		c.Take(2)
-	case formStrx3, formAddrx3:
-		c.Take(3)
-	case formData4, formRef4, formRefSup4, formStrx4, formAddrx4:
-		c.Take(4)
-	case formData8, formRef8, formRefSig8, formRefSup8:
-		c.Take(8)
-	case formData16:
-		c.Take(16)
 	case formSdata:
 		c.SLEB()
 	case formUdata, formRefUdata, formStrx, formAddrx, formLoclistx, formRnglistx, formGNUAddrIndex, formGNUStrIndex:
 		c.ULEB()
-	case formStrp, formRefAddr, formSecOffset, formLineStrp, formStrpSup, formGNURefAlt, formGNUStrpAlt:
-		c.Take(off)
 	case formString:
 		c.CString()
 	case formBlock1:
@@ -105,7 +90,6 @@ func skipForm(form uint64, c *cursor, is64 bool, addrSize int) bool {
 		c.Take(uint64(c.U32()))
 	case formBlock, formExprloc:
 		c.Take(c.ULEB())
-	case formFlagPresent, formImplicitConst:
 	default:
 		return false
 	}

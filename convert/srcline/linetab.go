@@ -452,7 +452,7 @@ func (t *lineFiles) formatted(c *cursor, h *lineHeader, is64, dirs bool) bool {
 				}
 				f.dir = v
 			default:
-				if !skipForm(ft.form, c, is64, h.addrSize) {
+				if !skipForm(ft.form, c, unitFormat{asize: h.addrSize, is64: is64, version: 5}) {
 					return false
 				}
 			}
