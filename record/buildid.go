@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/perfpt/perfpt/internal/elfid"
 )
 
 // buildID returns the GNU build id of the ELF image in r, or nil.
@@ -26,20 +28,8 @@ func buildID(r io.ReaderAt) []byte {
 		if _, err := p.ReadAt(data, 0); err != nil {
 			continue
 		}
-		for len(data) >= 12 {
-			nsz := binary.LittleEndian.Uint32(data)
-			dsz := binary.LittleEndian.Uint32(data[4:])
-			typ := binary.LittleEndian.Uint32(data[8:])
-			n := (uint64(nsz) + 3) &^ 3
-			d := (uint64(dsz) + 3) &^ 3
-			if 12+n+d > uint64(len(data)) {
-				break
-			}
-			name := data[12 : 12+nsz]
-			if typ == 3 && bytes.Equal(name, []byte("GNU\x00")) {
-				return append([]byte(nil), data[12+n:12+n+uint64(dsz)]...)
-			}
-			data = data[12+n+d:]
+		if id := elfid.NotesBuildID(data, binary.LittleEndian); id != nil {
+			return id
 		}
 	}
 	return nil
