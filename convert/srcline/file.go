@@ -62,6 +62,14 @@ type File struct {
 	read  []*unit
 	query uint64
 	arBuf []uint64
+	// cacheID is the identity of the file the DWARF is read from (see
+	// fileIdentity), nil when there is no cache; uc is its cache of unit
+	// tables (unitcache.go), once opened; ucDirty says f is listed in
+	// dirtyFiles.
+	cacheID  []byte
+	uc       *unitCache
+	ucOpened bool
+	ucDirty  bool
 }
 
 type allocSec struct {
@@ -129,6 +137,7 @@ func NewFile(r io.ReaderAt) (*File, error) {
 // debugSections takes the DWARF sections from ef, read through r.
 func (f *File) debugSections(ef *elf.File, r io.ReaderAt) {
 	id := fileIdentity(ef, r)
+	f.cacheID = id
 	for _, n := range []struct {
 		s    **section
 		name string

@@ -99,6 +99,10 @@ func (f *File) tableOf(u *unit) *Table {
 	if u.table != nil {
 		return u.table
 	}
+	if t := f.cachedTable(u); t != nil {
+		u.table = t
+		return t
+	}
 	u.table = &Table{}
 	var line []byte
 	if u.hasStmt && f.line != nil {
@@ -144,7 +148,10 @@ func (f *File) tableOf(u *unit) *Table {
 	if err != nil || cu == nil {
 		return u.table
 	}
-	b.compUnit(r, cu)
+	err = b.compUnit(r, cu)
 	u.table = b.finish()
+	if err == nil {
+		f.builtTable(u)
+	}
 	return u.table
 }

@@ -246,9 +246,9 @@ func (s *section) writeCache() {
 	trimCache(filepath.Dir(file), secCacheLimit)
 }
 
-// trimCache removes the cache files of dir used least recently until
-// they hold at most limit bytes, and temporary files left by runs that
-// ended while writing.
+// trimCache removes the cache files of dir (sections, and the unit
+// tables of unitcache.go) used least recently until they hold at most
+// limit bytes, and temporary files left by runs that ended while writing.
 func trimCache(dir string, limit int64) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -262,7 +262,7 @@ func trimCache(dir string, limit int64) {
 	var files []ent
 	var total int64
 	for _, e := range ents {
-		if !strings.HasPrefix(e.Name(), "section-") {
+		if !strings.HasPrefix(e.Name(), "section-") && !strings.HasPrefix(e.Name(), "units-") {
 			continue
 		}
 		fi, err := e.Info()

@@ -266,9 +266,15 @@ func (f *File) scanLineRanges(u *unit) {
 	if u.lineRanges || u.bad {
 		return
 	}
+	if rs, ok := f.cachedLineRanges(u); ok {
+		u.lineRanges = true
+		u.ranges = append(u.ranges, rs...)
+		return
+	}
 	if lt := f.lineProgram(u, true); lt != nil {
 		u.lineRanges = true
 		u.ranges = append(u.ranges, lt.ranges...)
+		f.scannedLineRanges(u, lt.ranges)
 	}
 }
 

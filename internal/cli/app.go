@@ -34,6 +34,11 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *ucli.App {
 			srcline.SetCacheDir(cachedir.Path("dwarf"))
 			return nil
 		},
+		After: func(*ucli.Context) error {
+			// The unit tables built in this run (srcline's unit cache).
+			srcline.FlushCaches()
+			return nil
+		},
 		Commands: []*ucli.Command{
 			recordCommand(),
 			scriptCommand(),

@@ -1,0 +1,538 @@
+package srcline
+
+import (
+	"bytes"
+	"debug/dwarf"
+	"encoding/binary"
+	"encoding/hex"
+	"hash/crc32"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/perfpt/perfpt/internal/atomicfile"
+	"github.com/perfpt/perfpt/internal/mapfile"
+)
+
+// The cache of unit tables.
+//
+// File.Frames builds the Table of each compile unit an address falls in
+// (the whole unit's line program and entries, through debug/dwarf), and,
+// in a file without .debug_aranges (Go's binaries), first decodes every
+// unit's line program for its ranges to find the unit. In a system-wide
+// profile that was most of what pprof spent on DWARF: a Go binary's
+// twenty units hit cost 30 ms. What a unit's Table holds for Frames, Line
+// and Func, and the ranges of its line sequences, depend only on the
+// file, so they are kept between runs: one cache file per DWARF file (by
+// the identity the section cache uses, fileIdentity, and the sizes of its
+// main sections), in the section cache's directory. It grows as runs
+// build tables of more units: FlushCaches, at the end of a command,
+// writes the units built in this run beside those read from the cache
+// (through a temporary file renamed into place). A file that does not
+// check out (magic, version, key, a checksum over all of it, an entry
+// that does not decode) is ignored and the tables built from DWARF.
+
+const (
+	unitCacheMagic   = "perfpt unit tables\n"
+	unitCacheVersion = 1
+)
+
+// Entry kinds.
+const (
+	ucTable  = 1 // a unit's Table (tableOf)
+	ucRanges = 2 // the ranges of a unit's line sequences (scanLineRanges)
+)
+
+type ucKey struct {
+	off  uint64
+	kind uint8
+}
+
+// unitCache is one File's cache of unit tables.
+type unitCache struct {
+	file string // the cache file ("": no cache)
+	key  []byte
+	old  map[ucKey][]byte // the entries read from file
+	// Made in this run, to be written by flush.
+	tables []*unit
+	ranges map[uint64][][2]uint64
+}
+
+// dirtyFiles are the Files whose caches have entries to write.
+var dirtyFiles struct {
+	mu    sync.Mutex
+	files []*File
+}
+
+// unitCache returns f's cache of unit tables, opened on first use; nil
+// when there is none (no cache directory, or f's identity is unknown).
+func (f *File) unitCache() *unitCache {
+	if f.ucOpened {
+		return f.uc
+	}
+	f.ucOpened = true
+	dir := cacheDir()
+	if dir == "" || f.cacheID == nil || f.info == nil {
+		return nil
+	}
+	key := append([]byte(nil), f.cacheID...)
+	for _, s := range []*section{f.info, f.abbrev, f.line} {
+		size := uint64(0)
+		if s != nil {
+			size = s.size
+		}
+		key = binary.LittleEndian.AppendUint64(key, size)
+	}
+	h := fnv.New128a()
+	h.Write(key)
+	uc := &unitCache{file: filepath.Join(dir, "units-"+hex.EncodeToString(h.Sum(nil))), key: key}
+	if data, release, err := mapfile.Open(uc.file); err == nil {
+		if old, ok := parseUnitCache(data, key); ok {
+			// The mapping is kept for the life of the process: the
+			// entries alias it.
+			uc.old = old
+			now := time.Now()
+			os.Chtimes(uc.file, now, now) // least recently used goes first
+		} else {
+			release()
+		}
+	}
+	f.uc = uc
+	return uc
+}
+
+// parseUnitCache checks a cache file against key and returns its entries.
+func parseUnitCache(data, key []byte) (map[ucKey][]byte, bool) {
+	le := binary.LittleEndian
+	n := len(unitCacheMagic)
+	if len(data) < n+16 || string(data[:n]) != unitCacheMagic || le.Uint32(data[n:]) != unitCacheVersion {
+		return nil, false
+	}
+	body := data[:len(data)-4]
+	if crc32.Checksum(body, crcTable) != le.Uint32(data[len(data)-4:]) {
+		return nil, false
+	}
+	p := uint64(n + 4)
+	kl := uint64(le.Uint32(body[p:]))
+	p += 4
+	if p+kl+4 > uint64(len(body)) || !bytes.Equal(body[p:p+kl], key) {
+		return nil, false
+	}
+	p += kl
+	count := uint64(le.Uint32(body[p:]))
+	p += 4
+	if count > uint64(len(body)) || p+13*count > uint64(len(body)) {
+		return nil, false
+	}
+	blob := p + 13*count
+	m := make(map[ucKey][]byte, count)
+	for i := uint64(0); i < count; i++ {
+		e := body[p+13*i:]
+		k := ucKey{off: le.Uint64(e), kind: e[8]}
+		size := uint64(le.Uint32(e[9:]))
+		if size > uint64(len(body))-blob {
+			return nil, false
+		}
+		m[k] = body[blob : blob+size]
+		blob += size
+	}
+	if blob != uint64(len(body)) {
+		return nil, false
+	}
+	return m, true
+}
+
+// cachedTable returns u's table from the cache, nil when it has none.
+func (f *File) cachedTable(u *unit) *Table {
+	uc := f.unitCache()
+	if uc == nil {
+		return nil
+	}
+	if b, ok := uc.old[ucKey{u.off, ucTable}]; ok {
+		if t, ok := decodeTable(b); ok {
+			return t
+		}
+	}
+	return nil
+}
+
+// builtTable notes that u's table was built from DWARF, for the cache.
+func (f *File) builtTable(u *unit) {
+	if uc := f.unitCache(); uc != nil {
+		uc.tables = append(uc.tables, u)
+		f.markDirty()
+	}
+}
+
+// cachedLineRanges returns the ranges of u's line sequences from the
+// cache.
+func (f *File) cachedLineRanges(u *unit) ([][2]uint64, bool) {
+	uc := f.unitCache()
+	if uc == nil {
+		return nil, false
+	}
+	b, ok := uc.old[ucKey{u.off, ucRanges}]
+	if !ok {
+		return nil, false
+	}
+	d := decoder{b: b}
+	n := d.count(16)
+	rs := make([][2]uint64, n)
+	for i := range rs {
+		rs[i] = [2]uint64{d.u64(), d.u64()}
+	}
+	if d.bad || len(d.b) != 0 {
+		return nil, false
+	}
+	return rs, true
+}
+
+// scannedLineRanges notes the ranges of u's line sequences, for the
+// cache.
+func (f *File) scannedLineRanges(u *unit, rs [][2]uint64) {
+	if uc := f.unitCache(); uc != nil {
+		if uc.ranges == nil {
+			uc.ranges = map[uint64][][2]uint64{}
+		}
+		uc.ranges[u.off] = rs
+		f.markDirty()
+	}
+}
+
+func (f *File) markDirty() {
+	if f.ucDirty {
+		return
+	}
+	f.ucDirty = true
+	dirtyFiles.mu.Lock()
+	dirtyFiles.files = append(dirtyFiles.files, f)
+	dirtyFiles.mu.Unlock()
+}
+
+// FlushCaches writes the unit tables built since the last call to the
+// cache (see SetCacheDir). Failures leave the cache as it was, silently:
+// it only saves time.
+func FlushCaches() {
+	dirtyFiles.mu.Lock()
+	files := dirtyFiles.files
+	dirtyFiles.files = nil
+	dirtyFiles.mu.Unlock()
+	for _, f := range files {
+		f.mu.Lock()
+		f.flushUnitCache()
+		f.mu.Unlock()
+	}
+}
+
+func (f *File) flushUnitCache() {
+	uc := f.uc
+	f.ucDirty = false
+	if uc == nil || (len(uc.tables) == 0 && len(uc.ranges) == 0) {
+		return
+	}
+	entries := map[ucKey][]byte{}
+	for k, b := range uc.old {
+		entries[k] = b
+	}
+	for _, u := range uc.tables {
+		if b, ok := encodeTable(u.table); ok {
+			entries[ucKey{u.off, ucTable}] = b
+		}
+	}
+	for off, rs := range uc.ranges {
+		var e encoder
+		e.uvarint(uint64(len(rs)))
+		for _, r := range rs {
+			e.u64(r[0])
+			e.u64(r[1])
+		}
+		entries[ucKey{off, ucRanges}] = e.b
+	}
+	uc.tables, uc.ranges = nil, nil
+	keys := make([]ucKey, 0, len(entries))
+	size := 0
+	for k, b := range entries {
+		keys = append(keys, k)
+		size += 13 + len(b)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].off != keys[j].off {
+			return keys[i].off < keys[j].off
+		}
+		return keys[i].kind < keys[j].kind
+	})
+	le := binary.LittleEndian
+	out := make([]byte, 0, len(unitCacheMagic)+12+len(uc.key)+size+4)
+	out = append(out, unitCacheMagic...)
+	out = le.AppendUint32(out, unitCacheVersion)
+	out = le.AppendUint32(out, uint32(len(uc.key)))
+	out = append(out, uc.key...)
+	out = le.AppendUint32(out, uint32(len(keys)))
+	for _, k := range keys {
+		out = le.AppendUint64(out, k.off)
+		out = append(out, k.kind)
+		out = le.AppendUint32(out, uint32(len(entries[k])))
+	}
+	for _, k := range keys {
+		out = append(out, entries[k]...)
+	}
+	out = le.AppendUint32(out, crc32.Checksum(out, crcTable))
+	// The old entries alias the old file's mapping: they are copied
+	// into out, and stay valid (a rename replaces the file, the mapping
+	// keeps the old one).
+	if err := atomicfile.Write(uc.file, out); err != nil {
+		return
+	}
+	trimCache(filepath.Dir(uc.file), secCacheLimit)
+}
+
+// encodeTable encodes what Frames, Line and Func read of t (not its
+// inlined calls, nor the local variables a unit table has none of); false
+// when t has what it cannot encode.
+func encodeTable(t *Table) ([]byte, bool) {
+	var e encoder
+	e.strs = map[string]uint64{}
+	e.uvarint(uint64(len(t.files)))
+	for _, s := range t.files {
+		e.str(s)
+	}
+	e.uvarint(uint64(len(t.rows)))
+	prev := uint64(0)
+	for i := range t.rows {
+		r := &t.rows[i]
+		e.varint(int64(r.Addr - prev))
+		prev = r.Addr
+		e.varint(int64(r.File))
+		e.varint(int64(r.Line))
+		e.varint(int64(r.Col))
+		e.b = append(e.b, boolBits(r.IsStmt, r.EndSeq))
+		e.uvarint(uint64(r.Discriminator))
+	}
+	e.uvarint(uint64(len(t.funcs)))
+	for i := range t.funcs {
+		fn := &t.funcs[i]
+		if fn.AggregateLocals || fn.AggregateFrom != 0 || len(fn.AggregateScopes) > 0 || len(fn.LocalSlots) > 0 {
+			return nil, false
+		}
+		e.str(fn.Name)
+		e.str(fn.LinkageName)
+		e.u64(fn.Low)
+		e.u64(fn.High)
+		e.str(fn.File)
+		e.varint(int64(fn.Line))
+		e.varint(int64(fn.Column))
+		e.b = append(e.b, boolBits(fn.External, fn.ReturnsValue, fn.Artificial, fn.NoReturn, fn.Closure))
+		e.varint(int64(fn.Part))
+		e.u64(fn.MainLow)
+		e.varint(int64(fn.entry))
+		e.varint(int64(fn.spec))
+	}
+	e.uvarint(uint64(len(t.scopes)))
+	for i := range t.scopes {
+		s := &t.scopes[i]
+		e.str(s.name)
+		e.str(s.linkage)
+		e.uvarint(uint64(len(s.ranges)))
+		for _, r := range s.ranges {
+			e.u64(r[0])
+			e.u64(r[1])
+		}
+		e.varint(int64(s.callFile))
+		e.varint(int64(s.callLine))
+		e.varint(int64(s.callCol))
+		e.uvarint(uint64(len(s.children)))
+		for _, c := range s.children {
+			e.varint(int64(c))
+		}
+		e.b = append(e.b, boolBits(s.subprogram))
+	}
+	return e.b, true
+}
+
+// decodeTable decodes encodeTable's bytes; false when they do not
+// decode.
+func decodeTable(b []byte) (*Table, bool) {
+	d := decoder{b: b}
+	t := &Table{}
+	t.files = make([]string, d.count(1))
+	for i := range t.files {
+		t.files[i] = d.str()
+	}
+	t.rows = make([]Row, d.count(5))
+	prev := uint64(0)
+	for i := range t.rows {
+		r := &t.rows[i]
+		r.Addr = prev + uint64(d.varint())
+		prev = r.Addr
+		r.File, r.Line, r.Col = int32(d.varint()), int32(d.varint()), int32(d.varint())
+		fl := d.byte()
+		r.IsStmt, r.EndSeq = fl&1 != 0, fl&2 != 0
+		r.Discriminator = uint32(d.uvarint())
+	}
+	t.funcs = make([]Func, d.count(28))
+	for i := range t.funcs {
+		fn := &t.funcs[i]
+		fn.Name, fn.LinkageName = d.str(), d.str()
+		fn.Low, fn.High = d.u64(), d.u64()
+		fn.File = d.str()
+		fn.Line, fn.Column = int(d.varint()), int(d.varint())
+		fl := d.byte()
+		fn.External, fn.ReturnsValue, fn.Artificial, fn.NoReturn, fn.Closure = fl&1 != 0, fl&2 != 0, fl&4 != 0, fl&8 != 0, fl&16 != 0
+		fn.Part = int(d.varint())
+		fn.MainLow = d.u64()
+		fn.entry = int32(d.varint())
+		fn.spec = dwarf.Offset(d.varint())
+		if fn.entry < 0 {
+			d.bad = true
+		}
+	}
+	t.scopes = make([]scope, d.count(7))
+	for i := range t.scopes {
+		s := &t.scopes[i]
+		s.name, s.linkage = d.str(), d.str()
+		if n := d.count(16); n > 0 {
+			s.ranges = make([][2]uint64, n)
+			for j := range s.ranges {
+				s.ranges[j] = [2]uint64{d.u64(), d.u64()}
+			}
+		}
+		s.callFile, s.callLine, s.callCol = int32(d.varint()), int32(d.varint()), int32(d.varint())
+		if n := d.count(1); n > 0 {
+			s.children = make([]int32, n)
+			for j := range s.children {
+				c := d.varint()
+				if c < 0 || c >= int64(len(t.scopes)) {
+					d.bad = true
+				}
+				s.children[j] = int32(c)
+			}
+		}
+		s.subprogram = d.byte()&1 != 0
+	}
+	for i := range t.funcs {
+		if int(t.funcs[i].entry) >= len(t.scopes) {
+			d.bad = true
+		}
+	}
+	if d.bad || len(d.b) != 0 {
+		return nil, false
+	}
+	return t, true
+}
+
+func boolBits(bs ...bool) byte {
+	var v byte
+	for i, b := range bs {
+		if b {
+			v |= 1 << i
+		}
+	}
+	return v
+}
+
+// encoder writes a cache entry; strs numbers the strings written so far
+// (each is written once, then referred to).
+type encoder struct {
+	b    []byte
+	strs map[string]uint64
+}
+
+func (e *encoder) uvarint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
+func (e *encoder) varint(v int64)   { e.b = binary.AppendVarint(e.b, v) }
+func (e *encoder) u64(v uint64)     { e.b = binary.LittleEndian.AppendUint64(e.b, v) }
+
+// str writes 0 and the string the first time, its number + 1 after.
+func (e *encoder) str(s string) {
+	if i, ok := e.strs[s]; ok {
+		e.uvarint(i + 1)
+		return
+	}
+	e.strs[s] = uint64(len(e.strs))
+	e.uvarint(0)
+	e.uvarint(uint64(len(s)))
+	e.b = append(e.b, s...)
+}
+
+// decoder reads a cache entry; bad is set by the first read past its end
+// or of a malformed value, and reads return zeros from then on.
+type decoder struct {
+	b    []byte
+	strs []string
+	bad  bool
+}
+
+func (d *decoder) fail() { d.bad, d.b = true, nil }
+
+func (d *decoder) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) varint() int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) u64() uint64 {
+	if len(d.b) < 8 {
+		d.fail()
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(d.b)
+	d.b = d.b[8:]
+	return v
+}
+
+func (d *decoder) byte() byte {
+	if len(d.b) < 1 {
+		d.fail()
+		return 0
+	}
+	v := d.b[0]
+	d.b = d.b[1:]
+	return v
+}
+
+// count reads a count of items of at least min bytes each: 0 (and bad)
+// when the rest cannot hold that many.
+func (d *decoder) count(min int) int {
+	n := d.uvarint()
+	if n > uint64(len(d.b)/min) {
+		d.fail()
+		return 0
+	}
+	return int(n)
+}
+
+func (d *decoder) str() string {
+	i := d.uvarint()
+	if i > 0 {
+		if i > uint64(len(d.strs)) {
+			d.fail()
+			return ""
+		}
+		return d.strs[i-1]
+	}
+	n := d.uvarint()
+	if n > uint64(len(d.b)) {
+		d.fail()
+		return ""
+	}
+	s := string(d.b[:n])
+	d.b = d.b[n:]
+	d.strs = append(d.strs, s)
+	return s
+}
