@@ -49,3 +49,17 @@ func (m *Machine) ResolveRO(c *ROCache, t *Thread, kernel bool, addr uint64) (*M
 	*c = ROCache{ms: ms, mp: mp, sym: sym, lo: lo, hi: hi}
 	return mp, sym, a
 }
+
+// Span returns the addresses [lo, hi) that resolve to mp and sym (but for
+// their map-relative address), when they are what ResolveRO with c found
+// last; lo == hi says nothing is known (LocCache.Span's).
+func (c *ROCache) Span(mp *Map, sym *symbol.Symbol) (lo, hi uint64) {
+	if c.mp == nil || c.mp != mp || c.sym != sym || c.lo >= c.hi {
+		return 0, 0
+	}
+	lo, hi = mp.UnmapIP(c.lo), mp.UnmapIP(c.hi)
+	if lo > hi { // wrapped
+		return 0, 0
+	}
+	return max(lo, mp.Start), min(hi, mp.End)
+}

@@ -296,6 +296,7 @@ func (q *ptQueue) startBulkJob() {
 	p := q.pt
 	q.bulkLimit, q.bulkFlow = math.MaxUint64, p.workFlow
 	q.bulkSeq = !bulkOff && !p.everyState && q.job != nil && q.selTimestamp == 0 && (p.workH.Runs != nil) == p.workFlow
+	q.straightSeq = q.job != nil && q.selTimestamp == 0 && p.straightJob(q.job)
 }
 
 func (q *ptQueue) endBulk() { q.bulkSeq, q.straightSeq = false, false }

@@ -283,6 +283,7 @@ type job struct {
 	ready   chan struct{}
 	// with Handler.Fork: the job's samples are formatted into seg
 	seg    Segment
+	rseg   RunSegment // seg, when it takes straight runs
 	segLen int
 	lastTS uint64 // the queue's timestamp at the last state logged
 	smp    sample.Sample
@@ -840,7 +841,7 @@ func (p *ptState) release(j *job) {
 		case p.freeSegs <- j.seg:
 		default:
 		}
-		j.seg = nil
+		j.seg, j.rseg = nil, nil
 	}
 }
 
@@ -1023,6 +1024,7 @@ func (p *ptState) newJob(q, id *ptQueue, c chunk, recs []rec) *job {
 		default:
 			j.seg = p.workH.Fork()
 		}
+		j.rseg, _ = j.seg.(RunSegment)
 	}
 	return j
 }

@@ -159,6 +159,15 @@ type Segment interface {
 	Reset()
 }
 
+// RunSegment is a Segment that also takes the straight runs of the chunk
+// it formats (straight.go): IPRunOK and IPRun are Handler.IPRunOK and
+// Handler.IPRun on the worker, called in order with Sample and Error.
+type RunSegment interface {
+	Segment
+	IPRunOK(ev *sample.Event) bool
+	IPRun(smp *sample.Sample, ips []uint64)
+}
+
 // Session is an open recording.
 type Session struct {
 	f      *perfdata.File

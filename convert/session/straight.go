@@ -1,6 +1,7 @@
 package session
 
 import (
+	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/session/ptperf"
 )
 
@@ -25,17 +26,32 @@ const straightCap = 1024
 // straight run at time ts to be skipped.
 func (q *ptQueue) straightOK(ts uint64) bool {
 	p := q.pt
-	return q.straightSeq && p.h.IPRun != nil && !q.hasPend && q.thread != nil &&
-		q.timestamp >= ts && (p.timeless || q.timestamp < q.bulkLimit) &&
-		p.h.IPRunOK(p.instructionsEv)
+	if !q.straightSeq || q.hasPend || q.thread == nil || q.timestamp < ts || !p.timeless && q.timestamp >= q.bulkLimit {
+		return false
+	}
+	if j := q.job; j != nil {
+		return j.rseg.IPRunOK(p.instructionsEv)
+	}
+	return p.h.IPRun != nil && p.h.IPRunOK(p.instructionsEv)
 }
 
 // straightStatic reports whether runDecoder's sequential decodes may walk
 // straight runs (straightOK's checks that hold for the whole session).
 func (p *ptState) straightStatic() bool {
-	return !straightOff && p.synth && p.instructionsEv != nil && p.h.IPRun != nil && p.h.IPRunOK != nil &&
-		!p.flow && !p.deliverHooks && !p.ipc && !p.xw && p.opts.InitialSkip == 0 && p.opts.Quick == 0 &&
-		!p.s.anyFilter && !p.noIPLoc && p.h.Sample != nil
+	return p.straightOpts() && p.h.IPRun != nil && p.h.IPRunOK != nil && !p.flow && !p.deliverHooks && p.h.Sample != nil
+}
+
+// straightJob is straightStatic for the decode of chunk j on a worker
+// (runJob's, with the handler parallel decoding started with): its
+// samples are formatted into its Segment, which must take runs.
+func (p *ptState) straightJob(j *job) bool {
+	return p.straightOpts() && j.rseg != nil && !p.workFlow && !p.useThreadStack && p.workH.Sample != nil
+}
+
+// straightOpts reports whether the session's options allow straight runs.
+func (p *ptState) straightOpts() bool {
+	return !straightOff && p.synth && p.instructionsEv != nil && !p.ipc && !p.xw && p.opts.InitialSkip == 0 &&
+		p.opts.Quick == 0 && !p.s.anyFilter && !p.noIPLoc
 }
 
 // straightOff turns straight runs off (tests compare with them off).
@@ -62,7 +78,11 @@ func (w *queueWalker) WalkStraight(ip, ts, tot uint64) (n, next uint64) {
 	if len(ips) == 0 {
 		return 0, ip
 	}
-	q.pt.straightSamples(q, ips, tot)
+	if j := q.job; j != nil {
+		j.straightSamples(q.pt, q, ips, tot)
+	} else {
+		q.pt.straightSamples(q, ips, tot)
+	}
 	return uint64(len(ips)), next
 }
 
@@ -133,6 +153,41 @@ func (p *ptState) straightSamples(q *ptQueue, ips []uint64, tot uint64) {
 		}
 		smp.IP = ip
 		p.h.IPRun(smp, ips[:k])
+		ips = ips[k:]
+		smp.Period = 1
+	}
+}
+
+// straightSamples is ptState.straightSamples for the decode of chunk j
+// (on a worker): format's samples, handed to its RunSegment.
+func (j *job) straightSamples(p *ptState, q *ptQueue, ips []uint64, tot uint64) {
+	period := tot + 1 - q.lastInsn
+	q.lastInsn = tot + uint64(len(ips))
+	t := q.thread
+	smp := &j.smp
+	kernel := p.fillSample(smp, q, t, p.instructionsEv, ips[0], 0, period, 0, p.perfTime(q.timestamp))
+	smp.InsnLen, smp.Insn = 0, nil
+	m := p.s.m
+	j.res.m, j.res.t, j.res.kernel = m, t, kernel
+	smp.Res = &j.res
+	smp.HasThreadStack, smp.Depth = false, 0
+	l := &smp.IPLoc
+	for len(ips) > 0 {
+		ip := ips[0]
+		k := 1
+		if mp, sym, a := m.ResolveRO(&j.ro, t, kernel, ip); mp != nil {
+			l.HasMap, l.DSO, l.Kernel, l.MapStart, l.Addr, l.Ref = true, mp.DSO.Name, mp.DSO.Kernel, mp.Start, a, mp
+			l.Sym = sym
+			if lo, hi := j.ro.Span(mp, sym); lo < hi && smp.Period == 1 {
+				for k < len(ips) && ips[k] >= lo && ips[k] < hi {
+					k++
+				}
+			}
+		} else {
+			*l = sample.Loc{Addr: a}
+		}
+		smp.IP = ip
+		j.rseg.IPRun(smp, ips[:k])
 		ips = ips[k:]
 		smp.Period = 1
 	}

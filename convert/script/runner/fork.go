@@ -7,7 +7,12 @@ import (
 
 // fork lets the session's decode workers format the samples of the
 // chunks they decode (Handler.Fork), each into a segment whose text is
-// emitted in order.
-func fork(h *session.Handler, o script.Options, useCC *bool, emit func([]byte)) {
+// emitted in order; with runs, the segments take straight runs too
+// (session.RunSegment), as Handler.IPRun does.
+func fork(h *session.Handler, o script.Options, useCC *bool, emit func([]byte), runs bool) {
+	if runs {
+		h.Fork = func() session.Segment { return runSegment{newSegment(o, useCC, emit)} }
+		return
+	}
 	h.Fork = func() session.Segment { return newSegment(o, useCC, emit) }
 }

@@ -47,12 +47,17 @@ type rec struct {
 	ev                     *sample.Event
 	sym, addrSym           *symbol.Symbol
 	flags                  uint32
-	// bits 0-7 kind, 8-12 the instruction length, 13-30 the thread-stack
-	// depth (deeper samples are sent whole), 31 recRaw.
+	// bits 0-7 kind, 8-12 the instruction length, 13-29 the thread-stack
+	// depth (deeper samples are sent whole), 30 recIPs, 31 recRaw.
 	k uint32
 }
 
-const maxDepth = 1<<18 - 1
+const maxDepth = 1<<17 - 1
+
+// recIPs: the rec is the first sample of a straight run (Handler.IPRun),
+// printed once for each of the next IPs of the batch (batch.ips up to
+// batch.ipsEnd) by Printer.PrintIPs.
+const recIPs = 1 << 30
 
 // recRaw: the sample's raw data (a tracepoint's record) is the next one
 // of the batch's (batch.raw up to batch.rawEnd).
@@ -112,6 +117,10 @@ type batch struct {
 	// other; rawEnd[i] is where the i-th ends.
 	raw    []byte
 	rawEnd []int
+	// ips holds the IPs of the recs with recIPs, one run after the
+	// other; ipsEnd[i] is where the i-th ends.
+	ips    []uint64
+	ipsEnd []int
 	// frames holds the callchains of full, one after the other.
 	frames []sample.Frame
 	// fullBytes counts the callchain and branch-stack bytes of full,
@@ -135,6 +144,8 @@ func (b *batch) reset() {
 	b.side = b.side[:0]
 	b.raw = b.raw[:0]
 	b.rawEnd = b.rawEnd[:0]
+	b.ips = b.ips[:0]
+	b.ipsEnd = b.ipsEnd[:0]
 	b.frames = b.frames[:0]
 	b.fullBytes = 0
 }
@@ -219,7 +230,15 @@ func sameMap(m *mctx, l *sample.Loc, addr uint64) bool {
 		l.Kernel == m.kernel && sameStr(l.DSO, m.dso)
 }
 
-func (pl *pipeline) sample(s *sample.Sample, useCC bool) {
+func (pl *pipeline) sample(s *sample.Sample, useCC bool) { pl.put(s, useCC, nil) }
+
+// ipRun queues the samples of a straight run (Handler.IPRun): s with each
+// of ips as its IP, printed as PrintIPs prints them.
+func (pl *pipeline) ipRun(s *sample.Sample, ips []uint64, useCC bool) { pl.put(s, useCC, ips) }
+
+// put queues s, or with ips the samples of a straight run: s with each of
+// ips (the first s.IP) as its IP.
+func (pl *pipeline) put(s *sample.Sample, useCC bool, ips []uint64) {
 	if s.Ev != pl.ev {
 		pl.ev, pl.evAddr = s.Ev, s.Ev.AddrCorrelatesSym()
 	}
@@ -239,7 +258,18 @@ func (pl *pipeline) sample(s *sample.Sample, useCC bool) {
 	}
 	if (s.Callchain != nil && useCC) || (s.Raw != nil && len(s.Raw) == 0) || s.Mem != nil || s.Regs != nil || (pl.misc && s.Misc != 0) || s.Synth.Kind != sample.SynthNone || s.InsnCnt != 0 || s.CycCnt != 0 || s.BranchStack != nil ||
 		s.SrclineOK || len(s.Insn) > 16 || uint(s.Depth) > maxDepth || uint(s.InsnLen) > 16 {
-		pl.full(s, al, useCC)
+		if ips == nil {
+			pl.full(s, al, useCC)
+			return
+		}
+		// A run of samples sent whole: each with its IP (and the
+		// map address that moves with it).
+		ip0, a0 := s.IP, s.IPLoc.Addr
+		for _, ip := range ips {
+			s.IP, s.IPLoc.Addr = ip, a0+(ip-ip0)
+			pl.full(s, al, useCC)
+		}
+		s.IP, s.IPLoc.Addr = ip0, a0
 		return
 	}
 	b := pl.cur
@@ -290,6 +320,15 @@ func (pl *pipeline) sample(s *sample.Sample, useCC bool) {
 		b.raw = append(b.raw, s.Raw...)
 		b.rawEnd = append(b.rawEnd, len(b.raw))
 		b.fullBytes += len(s.Raw)
+		if b.fullBytes >= fullBudget {
+			pl.send()
+		}
+	}
+	if ips != nil {
+		r.k |= recIPs
+		b.ips = append(b.ips, ips...)
+		b.ipsEnd = append(b.ipsEnd, len(b.ips))
+		b.fullBytes += 8 * len(ips)
 		if b.fullBytes >= fullBudget {
 			pl.send()
 		}
@@ -434,7 +473,7 @@ func (pl *pipeline) print() {
 	var ipDelta, addrDelta uint64
 	var insn [16]byte
 	for b := range pl.ch {
-		ci, mi, ii, fi, ei, si, ri, rawAt := 0, 0, 0, 0, 0, 0, 0, 0
+		ci, mi, ii, fi, ei, si, ri, rawAt, pi, ipsAt := 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 		for i := range b.recs {
 			r := &b.recs[i]
 			k := r.k
@@ -497,6 +536,13 @@ func (pl *pipeline) print() {
 				insn = b.insn[ii]
 				ii++
 				s.Insn = insn[:]
+			}
+			if k&recIPs != 0 {
+				end := b.ipsEnd[pi]
+				pi++
+				pl.p.PrintIPs(&s, b.ips[ipsAt:end])
+				ipsAt = end
+				continue
 			}
 			pl.p.Print(&s)
 		}

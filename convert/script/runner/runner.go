@@ -246,8 +246,9 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	if fs, err := s.File().Features(); err == nil && fs.Has(perfdata.FeatArch) {
 		arch = perftext.NormArch(fs.Arch)
 	}
-	p := script.NewPrinter(stdout, script.Options{Fields: fields, Nanosecs: cfg.Nanosecs, Arch: arch,
-		NameWidthFn: nameWidth, Clock: clock, MaxBlocks: cfg.MaxBlocks})
+	popts := script.Options{Fields: fields, Nanosecs: cfg.Nanosecs, Arch: arch, NameWidthFn: nameWidth, Clock: clock,
+		MaxBlocks: cfg.MaxBlocks}
+	p := script.NewPrinter(stdout, popts)
 	var side []byte // the text of a side-band record
 	var prog *progress
 	if cfg.Progress != nil {
@@ -323,8 +324,23 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 				pl.misc = pl.misc || fields.Has(ty, script.FieldMisc)
 			}
 		}
-		// The pipeline prints in order what Sample gives it.
-		h.IPRun, h.IPRunOK = nil, nil
+		if h.IPRun != nil {
+			// Straight runs go through the pipeline as runs. Whether
+			// the printer prints them so is asked of a printer of the
+			// Run goroutine's own (the same fields and callchain
+			// setting make the same plans).
+			chk := script.NewPrinter(nil, popts)
+			h.IPRunOK = func(ev *sample.Event) bool {
+				chk.SetUseCallchain(useCallchain)
+				return chk.PrintsLines(ev)
+			}
+			h.IPRun = func(smp *sample.Sample, ips []uint64) {
+				if pl == nil {
+					start()
+				}
+				pl.ipRun(smp, ips, useCallchain)
+			}
+		}
 		h.Sample = func(smp *sample.Sample) {
 			if pl == nil {
 				start()
@@ -357,8 +373,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 			}
 			p.Write(t)
 		}
-		fork(&h, script.Options{Fields: fields, Nanosecs: cfg.Nanosecs, Arch: arch, NameWidthFn: nameWidth, Clock: clock,
-			MaxBlocks: cfg.MaxBlocks}, &useCallchain, emit)
+		fork(&h, popts, &useCallchain, emit, !fetch)
 	}
 	if s.File().Pipe && (cfg.Header || cfg.ShowInfo) {
 		// show_feat_hdr: a pipe's features print as their records go by.

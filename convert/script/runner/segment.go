@@ -30,6 +30,20 @@ func (g *segment) Sample(s *sample.Sample) {
 	g.p.Print(s)
 }
 
+// runSegment is a segment that prints straight runs (session.RunSegment)
+// as the run's printer does (Handler.IPRun).
+type runSegment struct{ *segment }
+
+func (g runSegment) IPRunOK(ev *sample.Event) bool {
+	g.p.SetUseCallchain(*g.useCC)
+	return g.p.PrintsLines(ev)
+}
+
+func (g runSegment) IPRun(s *sample.Sample, ips []uint64) {
+	g.p.SetUseCallchain(*g.useCC)
+	g.p.PrintIPs(s, ips)
+}
+
 func (g *segment) Error(e *sample.ErrorLine) { g.p.PrintError(e) }
 func (g *segment) Len() int                  { return len(g.p.Bytes()) }
 func (g *segment) Emit(from, to int)         { g.emit(g.p.Bytes()[from:to]) }
