@@ -167,6 +167,24 @@ func TestAggSameCounts(t *testing.T) {
 	}
 }
 
+// TestAggSameCountsSwitchEnded checks the decoder's own counting against
+// Agg.Runs on per-CPU recordings of tiny, whose thread moves from CPU to
+// CPU, damaged at many places: where the damage hides the trace stop of a
+// run that waits for its successor, the switch record ends it between two
+// queues' decodes, and it must reach the Agg before the blocks the
+// thread's next CPU walks. (Handed over after them, it set the thread's
+// time back, and the next block counted took the time twice: the
+// TestAggSameCounts failures on threads-dyn-O2/cpus.)
+func TestAggSameCountsSwitchEnded(t *testing.T) {
+	for _, quantum := range []int{3, 5, 13} {
+		wo := record.WriteOptions{PT: synth.Config{TSC: true, MTC: true}, PerCPU: true, CPUs: 3, Quantum: quantum}
+		data := recordPTOpt(t, "tiny", wo)
+		for at := 5; at < 100; at += 5 {
+			sameWithAgg(t, corruptAux(t, data, 0x00, 8, float64(at)/100), ptagg.Options{}, 1)
+		}
+	}
+}
+
 // TestAggInnerWalk compares aggInnerWalk (assembly on amd64) with walkGo,
 // its reference, on random graphs of records, TNT bits and trace bytes.
 func TestAggInnerWalk(t *testing.T) {

@@ -421,6 +421,15 @@ func (p *ptState) processQueues(timestamp uint64) {
 				ts = timestamp
 			}
 		}
+		if p.perCPU && len(p.runQs) != 0 {
+			// Runs ended since the last queue decoded (a switch
+			// record ended one that waited for its successor:
+			// setCurTID) are handed over before this queue decodes
+			// its thread's next ones: Handler.Agg's walk counts
+			// those at once (edge.go), ahead of what is still in
+			// the batches.
+			p.flushRuns()
+		}
 		p.setPidTidCPU(q)
 		p.initKernelStart()
 		if q.par == nil && p.parallel() && p.queueParallel(q, false) {
