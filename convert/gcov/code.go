@@ -132,6 +132,10 @@ type Program struct {
 	// statements that start at the instruction before its own line (gcov
 	// lines entered in this order just before it).
 	pre map[int][]int32
+	// side holds, for instructions of optimised code, lines entered when
+	// control passes the instruction that do not become the current line
+	// (promotedLine's statements under rows that are not is_stmt).
+	side map[int][]int32
 	// rowless are statements without line-table rows: of optimised code,
 	// and va_end at -O0.
 	rowless []rowless
@@ -203,7 +207,7 @@ func (o LoadOptions) Load(path string) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Program{Path: path, Table: tab, lowFn: map[uint64]int32{}, symfs: o.Symfs, pre: map[int][]int32{},
+	p := &Program{Path: path, Table: tab, lowFn: map[uint64]int32{}, symfs: o.Symfs, pre: map[int][]int32{}, side: map[int][]int32{},
 		graphLine: map[int]int32{}, graphPre: map[int][]int32{}}
 	if err := p.decode(f); err != nil {
 		return nil, err

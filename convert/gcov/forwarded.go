@@ -78,7 +78,7 @@ func (p *Program) findForwarded() {
 					g := int32(len(p.lines))
 					p.lines = append(p.lines, lineKey{fn.file, ln})
 					lineIdx[lineKey{fn.file, ln}] = g
-					p.rowless = append(p.rowless, rowless{gline: g, ref: ref})
+					p.rowless = append(p.rowless, rowless{gline: g, ref: ref, minus: -1})
 					// In gcc's graph the line is in the block of the
 					// next line's first instruction.
 					for k := fn.first; k < fn.end; k++ {

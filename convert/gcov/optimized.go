@@ -127,6 +127,17 @@ func (p *Program) assignOptimized(fn *function, rows []srcline.Row, intern func(
 			}
 		}
 	}
+	// Lines whose rows in the function are all not is_stmt, that hold a
+	// statement gcov counts (promotedLine): entered where their rows start.
+	promote := map[int32]bool{}
+	for i := r; i < len(rows) && rows[i].Addr < fn.high; i++ {
+		if row := &rows[i]; !row.IsStmt && !row.EndSeq {
+			if g := line(row); g >= 0 && !stmtLine[g] && !promote[g] {
+				file := intern(p.Table.FileName(row.File))
+				promote[g] = promotedLine(p.source(file), int32(row.Line))
+			}
+		}
+	}
 	// The declaration line is entered on calls only, not where rows of
 	// the prologue's line (often the same) reappear.
 	decl := int32(-1)
@@ -142,6 +153,7 @@ func (p *Program) assignOptimized(fn *function, rows []srcline.Row, intern func(
 			stmts = append(stmts, decl)
 		}
 		owner := int32(-1)
+		var promoted []int32
 		// Rows at this instruction (rows inside the previous one, which
 		// should not exist, count here too).
 		for ; r < len(rows) && rows[r].Addr <= a; r++ {
@@ -152,6 +164,9 @@ func (p *Program) assignOptimized(fn *function, rows []srcline.Row, intern func(
 			g := line(row)
 			if g < 0 {
 				continue
+			}
+			if !row.IsStmt && promote[g] && !slices.Contains(promoted, g) {
+				promoted = append(promoted, g)
 			}
 			owner = g
 			// A line is entered once per pass over the address, however
@@ -172,9 +187,48 @@ func (p *Program) assignOptimized(fn *function, rows []srcline.Row, intern func(
 			cur = owner
 		}
 		ins[k].gline = cur
+		for _, g := range promoted {
+			if g != cur && !slices.Contains(p.pre[fn.first+k], g) {
+				p.side[fn.first+k] = append(p.side[fn.first+k], g)
+			}
+		}
 		if cur >= 0 && p.lines[cur].file == fn.file {
 			fn.endLine = max(fn.endLine, p.lines[cur].line)
 		}
 	}
 	fn.hasCode = true
+}
+
+// promotedLine reports whether line ln of src, which has line-table rows
+// in a function but none of them is_stmt, holds a statement gcov counts:
+// an assignment, a call or an if (rowlessStmt), or the continuation of a
+// condition split over lines. gcc's if-conversion and scheduling leave
+// such statements' instructions under rows that are not is_stmt (a
+// conditional move for `r |= 4;`, the second operand of a split `&&`);
+// gcov counts the blocks they were before those passes. Returns,
+// declarations and labels with such rows are mostly gcc's PHI arguments
+// and merged initialisers, without code for gcov: they are left out.
+func promotedLine(src []string, ln int32) bool {
+	if ln < 1 || int(ln) > len(src) {
+		return false
+	}
+	text := src[ln-1]
+	if declStart.MatchString(text) || returnStmt.MatchString(text) || isLabel(text) || elseHead.MatchString(text) ||
+		blockConst(src, ln) {
+		return false
+	}
+	if rowlessStmt.MatchString(text) {
+		return true
+	}
+	prev := prevCodeLine(src, ln)
+	if prev < 1 {
+		return false
+	}
+	p, t := strings.TrimSpace(src[prev-1]), strings.TrimSpace(text)
+	for _, op := range []string{"&&", "||", "?", ":"} {
+		if strings.HasSuffix(p, op) || strings.HasPrefix(t, op) {
+			return true
+		}
+	}
+	return false
 }

@@ -47,12 +47,25 @@ var unseenPrograms = []string{
 // expression are not rebuilt block for block; some library calls'
 // nothrow declarations are not known (TestGccGraphShapes shows which
 // functions' graphs differ).
+//
+// Of the programs written in round 8 (round8Programs), four show -O0
+// rules not modelled yet: opcodes.c's `continue;` after a call inside an
+// if block in a for loop (line 110: gcov counts it, we show no code),
+// digits.c's do-while whose body is one unbraced statement (gcov counts
+// its back edge on the function's declaration line, line 16), pick.c's
+// closing brace after a return split over two lines (line 20: no code
+// for gcov), and retry.c's -b -c records around a goto back to a label
+// (5 branch lines). Every other line, count and call count agree.
 var textAllowance = map[string]struct{ lines, branchLines int }{
 	"stack":     {2, 0},
 	"inventory": {0, 36},
 	"visitor":   {0, 20},
 	"events":    {0, 16},
 	"grid":      {0, 20},
+	"opcodes":   {4, 0},
+	"digits":    {1, 0},
+	"pick":      {3, 0},
+	"retry":     {0, 5},
 }
 
 // gcovResult is what gcc 12's gcov says of one run: the JSON of every
@@ -309,6 +322,14 @@ func (a *programAgreement) compareRun(t testing.TB, name string, args []string, 
 			os.WriteFile(p+".ours.b", []byte(fix(render(TextOptions{Branches: true, Counts: true}))), 0o644)
 			os.WriteFile(p+".gcov.m", []byte(g.mtext[base]), 0o644)
 			os.WriteFile(p+".ours.m", []byte(fix(render(TextOptions{Branches: true, Counts: true, Demangle: true}))), 0o644)
+			if a.rows != nil {
+				// The lines with a row in the traced binary's line table.
+				var rows []string
+				for n := range a.rows[base] {
+					rows = append(rows, fmt.Sprint(n))
+				}
+				os.WriteFile(p+".rows", []byte(strings.Join(rows, "\n")), 0o644)
+			}
 		}
 		if want, ok := g.text[base]; ok {
 			a.textFiles++
@@ -367,11 +388,15 @@ func (a *programAgreement) log(t testing.TB, name, opt string) {
 // for it, over all its runs, every line's executability and every
 // function's call count equal gcov's, and at least 99.5% of the lines have
 // gcov's exact count.
-func TestUnseenProgramsO0(t *testing.T) {
+func TestUnseenProgramsO0(t *testing.T) { o0Agreement(t, unseenPrograms) }
+
+// o0Agreement holds each of programs to issue 20's bar at -O0 (see
+// TestUnseenProgramsO0).
+func o0Agreement(t *testing.T, programs []string) {
 	if testing.Short() {
 		t.Skip("traces programs")
 	}
-	for _, name := range unseenPrograms {
+	for _, name := range programs {
 		t.Run(name, func(t *testing.T) {
 			if only := os.Getenv("GCOV_PROGRAM"); only != "" && only != name {
 				t.Skip("GCOV_PROGRAM=" + only)
@@ -436,8 +461,14 @@ var unseenO2Floor = map[string][2]int{
 // (loops.go): its --coverage build inlines get otherwise, and main's
 // second loop, whose preheader holds get's hoisted code, is counted one
 // more per entry there than gcov counts it (3 lines; all programs: +3).
+// cleanup is two points lower than it reached before statements under rows
+// that are not is_stmt were counted (optimized.go's promotedLine): main's
+// `total += sign(r);` has only such rows at -O3, counted as often as they
+// are passed (3 per run), where gcov counts the blocks sign's early
+// inlining left on that line too (5); the borrowed count it had before
+// (the if's) was right by chance (all programs: +0.5% exact counts).
 var unseenO3Floor = map[string][2]int{
-	"lexer": {80, 61}, "sparse": {97, 87}, "elseif": {95, 50}, "cleanup": {88, 81},
+	"lexer": {80, 61}, "sparse": {97, 87}, "elseif": {95, 50}, "cleanup": {88, 79},
 	"varargs": {96, 81}, "sorting": {97, 87}, "machine": {71, 64}, "tree": {98, 84},
 	"floats": {99, 69}, "strbuf": {84, 73}, "matrix": {85, 46}, "bits": {61, 46},
 	"hashtab": {98, 85}, "shapes": {84, 76}, "stack": {74, 52}, "except": {82, 76},
@@ -544,3 +575,33 @@ func TestLoopProgramsO2(t *testing.T) { optimizedAgreement(t, loopPrograms, "-O2
 
 // TestLoopProgramsO3 is TestUnseenProgramsO3 on loopPrograms.
 func TestLoopProgramsO3(t *testing.T) { optimizedAgreement(t, loopPrograms, "-O3", loopO3Floor) }
+
+// round8Programs were written in round 8, after the -O2 model was tuned on
+// the sets above, to measure it on code it was not made for: a dense
+// switch interpreter (opcodes.c), do/while loops (digits.c), early
+// returns (lookup.c), short-circuit && and || (gates.c), ternaries
+// (pick.c), tail recursion (tailcall.c), goto (retry.c), nested loops
+// with break and continue (nested.c), static inline helpers (helpers.c)
+// and a switch-driven state machine (csv.c).
+var round8Programs = []string{"opcodes", "digits", "lookup", "gates", "pick", "tailcall", "retry", "nested", "helpers", "csv"}
+
+// round8O2Floor and round8O3Floor keep round8Programs' agreement from
+// getting worse.
+var round8O2Floor = map[string][2]int{
+	"opcodes": {92, 87}, "digits": {91, 81}, "lookup": {88, 82}, "gates": {91, 70}, "pick": {98, 83},
+	"tailcall": {100, 81}, "retry": {80, 69}, "nested": {87, 80}, "helpers": {100, 83}, "csv": {91, 79},
+}
+
+var round8O3Floor = map[string][2]int{
+	"opcodes": {91, 88}, "digits": {91, 81}, "lookup": {89, 71}, "gates": {91, 70}, "pick": {98, 75},
+	"tailcall": {100, 79}, "retry": {82, 66}, "nested": {78, 44}, "helpers": {97, 78}, "csv": {91, 79},
+}
+
+// TestRound8ProgramsO0 is TestUnseenProgramsO0 on round8Programs.
+func TestRound8ProgramsO0(t *testing.T) { o0Agreement(t, round8Programs) }
+
+// TestRound8ProgramsO2 is TestUnseenProgramsO2 on round8Programs.
+func TestRound8ProgramsO2(t *testing.T) { optimizedAgreement(t, round8Programs, "-O2", round8O2Floor) }
+
+// TestRound8ProgramsO3 is TestUnseenProgramsO3 on round8Programs.
+func TestRound8ProgramsO3(t *testing.T) { optimizedAgreement(t, round8Programs, "-O3", round8O3Floor) }

@@ -308,6 +308,9 @@ func (p *Program) Report(c *Counts) *Report {
 				}
 				prev = g
 			}
+			for _, g := range p.side[k] {
+				enter(g)
+			}
 			g := p.insns[k].gline
 			if g < 0 {
 				continue
@@ -582,6 +585,11 @@ func (p *Program) Report(c *Counts) *Report {
 					l.Unexecuted = true
 				}
 			}
+			for _, g := range p.side[k] {
+				if l := line(g); exec[k] == 0 {
+					l.Unexecuted = true
+				}
+			}
 			g := in.gline
 			if g < 0 {
 				continue
@@ -670,7 +678,13 @@ func (p *Program) Report(c *Counts) *Report {
 		if lines[rl.gline] != nil || ref == nil || p.noCode[rl.gline] {
 			continue
 		}
-		addLine(rl.gline, &Line{Number: int(p.lines[rl.gline].line), Count: ref.Count, Function: ref.Function})
+		n := ref.Count
+		if rl.minus >= 0 {
+			if m := lines[rl.minus]; m != nil {
+				n -= min(n, m.Count)
+			}
+		}
+		addLine(rl.gline, &Line{Number: int(p.lines[rl.gline].line), Count: n, Function: ref.Function})
 	}
 	for g, sw := range p.switches {
 		if l := lines[g]; l != nil {

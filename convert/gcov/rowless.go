@@ -22,7 +22,7 @@ import (
 // return, goto, an if, a call or an assignment (break and continue become
 // fall-throughs or jumps of the blocks around them).
 var rowlessStmt = newLazyRegexp(`^\s*(return\b[^;]*;|goto\s+\w+\s*;|if\s*\(.*|` +
-	`[A-Za-z_][\w.\->\[\]*]*\s*(=|\+=|-=|\*=|/=|%=|\+\+|--)[^=].*;|[A-Za-z_]\w*\s*\(.*\)\s*;)\s*(//.*|/\*.*)?$`)
+	`[A-Za-z_][\w.\->\[\]*]*\s*(=|\+=|-=|\*=|/=|%=|\|=|&=|\^=|<<=|>>=|\+\+|--)[^=].*;|[A-Za-z_]\w*\s*\(.*\)\s*;)\s*(//.*|/\*.*)?$`)
 
 // declStart matches a line that starts a declaration.
 var declStart = newLazyRegexp(`^\s*(int|long|short|char|float|double|unsigned|signed|const|static|struct|union|enum|void|size_t|_Bool|bool)\b`)
@@ -36,9 +36,10 @@ var gotoStmt = newLazyRegexp(`^\s*goto\s+(\w+)\s*;`)
 // argument of the return value's PHI, and the return no statement.
 var returnLiteral = newLazyRegexp(`^\s*return\s*(-?\d[\w.]*|NULL|true|false|'[^']*'|"[^"]*"|[A-Za-z_]\w*)?\s*;`)
 
-// rowless is a line without rows whose count is that of the line ref.
+// rowless is a line without rows whose count is that of the line ref,
+// less that of the line minus where minus is not -1.
 type rowless struct {
-	gline, ref int32
+	gline, ref, minus int32
 }
 
 func (p *Program) findRowless() {
@@ -68,6 +69,9 @@ func (p *Program) findRowless() {
 		for k := fn.first; k < fn.end; k++ {
 			mark(p.insns[k].gline)
 			for _, g := range p.pre[k] {
+				mark(g)
+			}
+			for _, g := range p.side[k] {
 				mark(g)
 			}
 		}
@@ -159,8 +163,10 @@ func (p *Program) findRowless() {
 				if has[ln] {
 					continue
 				}
-				ref := int32(-1)
+				ref, minus := int32(-1), int32(-1)
 				switch {
+				case breakStmt.MatchString(text):
+					ref, minus = loopJump(src, has, start, end, ln)
 				case isLabel(text):
 					for l := ln + 1; l <= end; l++ {
 						if has[l] {
@@ -199,12 +205,16 @@ func (p *Program) findRowless() {
 				if ref < 0 {
 					continue
 				}
-				p.rowless = append(p.rowless, rowless{gline: get(file, ln), ref: get(file, ref)})
+				r := rowless{gline: get(file, ln), ref: get(file, ref), minus: -1}
+				if minus > 0 {
+					r.minus = get(file, minus)
+				}
+				p.rowless = append(p.rowless, r)
 			}
 			p.findPhiArgs(src, file, start, end, cxxFile[file], get)
 			if returns == 0 && has[start] {
 				if ln := voidEnd(src, start, end, o3File[file]); ln > 0 && !has[ln] {
-					p.rowless = append(p.rowless, rowless{gline: get(file, ln), ref: get(file, start)})
+					p.rowless = append(p.rowless, rowless{gline: get(file, ln), ref: get(file, start), minus: -1})
 				}
 			}
 		}
@@ -261,6 +271,93 @@ func voidEnd(src []string, start, end int32, o3 bool) int32 {
 		}
 	}
 	return 0
+}
+
+// simpleStmt matches a statement that ends its line and leaves its block
+// going on: a call or an assignment without a conditional expression.
+var simpleStmt = newLazyRegexp(`^\s*[A-Za-z_*(][^?{}]*;\s*(//.*|/\*.*)?$`)
+
+// ifNoBrace matches the head of an if (or else-if) whose then branch is the
+// next line.
+var ifNoBrace = newLazyRegexp(`^\s*(?:else\s+)?if\s*\(.*\)\s*(//.*|/\*.*)?$`)
+
+// loopJump returns the lines whose counts give that of the break or
+// continue without rows on line ln of the function from start to end:
+// the count of ref, less that of minus where minus is above 0; ref -1
+// where gcov shows no code for it.
+//
+// gcov gives a block the line of its single successor edge's goto locus
+// (gcc's branch_prob streams it for the block): a break or continue is
+// such a goto. After a statement of the same block it counts with that
+// statement. Alone in the then branch of an if, its block is a forwarder
+// that the CFG cleanup before the instrumentation removes at -O1 and
+// more, taking the locus with it, unless the jump goes to a loop's latch:
+// a continue keeps its block (gcc protects the latches of loops with
+// simple latches), which runs as often as the if's line less the
+// statement after the if. A break or continue after a join (the end of
+// an if/else or of a nested block, or a conditional expression whose
+// PHI ends the block) is the forwarder's case again: no code.
+func loopJump(src []string, has map[int32]bool, start, end, ln int32) (ref, minus int32) {
+	prev := prevCodeLine(src, ln)
+	if prev <= start || !has[prev] {
+		return -1, -1
+	}
+	text, ptext := src[ln-1], src[prev-1]
+	if afterStmt(src, ln) {
+		if blockConst(src, prev) {
+			return -1, -1
+		}
+		return prev, -1
+	}
+	if !strings.Contains(text, "continue") || indent(ptext) >= indent(text) || !ifNoBrace.MatchString(ptext) {
+		return -1, -1
+	}
+	// The if's then branch: the statement after it at the if's level
+	// runs when the continue does not.
+	in := indent(ptext)
+	for l := ln + 1; l <= end; l++ {
+		t := strings.TrimSpace(src[l-1])
+		if t == "" {
+			continue
+		}
+		if d := indent(src[l-1]); d < in || d == in && strings.HasPrefix(t, "}") {
+			break
+		} else if d > in || elseHead.MatchString(t) {
+			if d == in {
+				return -1, -1 // an else: not a plain then branch
+			}
+			continue
+		}
+		if has[l] {
+			return prev, l
+		}
+		break
+	}
+	return -1, -1
+}
+
+// afterStmt reports whether the code line before line ln of src is a
+// simple statement (simpleStmt) at ln's level: ln is in its block.
+func afterStmt(src []string, ln int32) bool {
+	prev := prevCodeLine(src, ln)
+	if prev < 1 {
+		return false
+	}
+	p := src[prev-1]
+	return indent(p) == indent(src[ln-1]) && simpleStmt.MatchString(p) && !isLabel(p) &&
+		!returnStmt.MatchString(p) && !jumpStmt.MatchString(p)
+}
+
+// blockConst reports whether line ln of src assigns a constant to a
+// variable as the first statement of its block (after a label, a loop,
+// an if's head or the end of a nested block). Into SSA the constant
+// becomes an argument of the PHI where the block's paths join, the
+// block is left with nothing but its jump, and the CFG cleanup before
+// the instrumentation removes it: gcov shows no code for the line, nor
+// for a break after it. (After another statement the block stays: see
+// findPhiArgs.)
+func blockConst(src []string, ln int32) bool {
+	return constAssign.MatchString(src[ln-1]) && !afterStmt(src, ln)
 }
 
 // indent returns the width of the leading white space of s (a tab counts
