@@ -212,16 +212,11 @@ func (d *BlockDecoder) fetchEvent() query.Code {
 	return 0
 }
 
-// fetchBranch is fetchEvent for the fast loop, where the current event is
-// a TNT or a TIP with an IP: most often the next one is too, which the
-// event decoder's NextBranch gives at little cost.
-func (d *BlockDecoder) fetchBranch() {
+// fetchBranchNext is fetchEvent for the fast loop (fastNext), where the
+// current event is a TNT or a TIP with an IP and the next one is not
+// branch trace that the event decoder's NextBranch gives at little cost.
+func (d *BlockDecoder) fetchBranchNext() {
 	ev := &d.ev
-	d.tsc, d.hasTSC, d.lostMTC, d.lostCYC = ev.TSC, ev.HasTSC, ev.LostMTC, ev.LostCYC
-	d.hasICnt, d.icnt = true, 0 // findTrigAnchor's for a TNT or a TIP with an IP
-	if d.evd.NextBranch(ev) {
-		return
-	}
 	if err := d.evd.Next(ev); err != nil {
 		d.setStatus(err)
 		d.ev = query.Event{Type: 0xff}

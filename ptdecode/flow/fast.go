@@ -360,10 +360,15 @@ func (d *BlockDecoder) fastNext(b *Block, h Handler, n uint32, off uint64, m *im
 	if d.hasICnt {
 		d.icnt += n
 	}
-	if d.fetchBranch(); d.status != 0 {
-		return exitTIPTaken, 0, off, 0
-	}
+	// fetchBranch, inline.
 	ev := &d.ev
+	d.tsc, d.hasTSC, d.lostMTC, d.lostCYC = ev.TSC, ev.HasTSC, ev.LostMTC, ev.LostCYC
+	d.hasICnt, d.icnt = true, 0
+	if !d.evd.NextBranch(ev) {
+		if d.fetchBranchNext(); d.status != 0 {
+			return exitTIPTaken, 0, off, 0
+		}
+	}
 	switch {
 	case ev.Type == query.EventTNT && ev.Size != 0:
 		tnt = tntBits(ev.Bits, ev.Size)

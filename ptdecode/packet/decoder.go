@@ -111,6 +111,33 @@ func (d *Decoder) Next() bool {
 	return d.next()
 }
 
+// StepBranch is Next for callers that decode the bulk of a trace, TNT-8
+// and TIP packets, themselves: when the packet at the current offset is a
+// TNT-8 or a TIP with an IP (IP compression 1, 2, 3, 4 or 6) that starts
+// before end and that Next's fast path would decode, it moves past it as
+// Next would and returns its first byte and, for a TIP, its IP payload.
+// It does not fill Packet: call Redecode before reading it. Otherwise
+// (any other packet, PAD included) it returns ok false and leaves d as it
+// was. It is small enough to be inlined.
+func (d *Decoder) StepBranch(end int) (c byte, payload uint64, ok bool) {
+	pos, b := d.pos, d.fast
+	if uint(pos) < uint(end) && pos <= len(b)-9 {
+		c = b[pos]
+		if s := branchSize[c]; s != 0 {
+			d.cur, d.pos = pos, pos+int(s)
+			return c, le64(b[pos+1:pos+9]) & tmplMask[c], true
+		}
+	}
+	return 0, 0, false
+}
+
+// Redecode fills Packet with the packet at PacketOffset after StepBranch
+// stepped over it.
+func (d *Decoder) Redecode() {
+	b := d.buf[d.cur:]
+	quick(&d.pkt, b[0], le64(b[1:9]), !d.skd007)
+}
+
 // next is the general case of Next.
 func (d *Decoder) next() bool {
 	pos, buf := d.pos, d.buf

@@ -42,6 +42,22 @@ var tmpl, tmplMask = func() (t [256]Packet, m [256]uint64) {
 	return t, m
 }()
 
+// branchSize is tmpl[c].Size for the TNT-8 packets and the TIPs with an
+// IP (StepBranch's packets), else 0.
+var branchSize = func() (s [256]uint8) {
+	for i := range s {
+		switch t := &tmpl[i]; t.Kind {
+		case KindTNT8:
+			s[i] = t.Size
+		case KindTIP:
+			if t.IPC != IPCSuppressed {
+				s[i] = t.Size
+			}
+		}
+	}
+	return s
+}()
+
 // tmplSize is tmpl[c].Size: a byte table, indexed without the shift that
 // a 32-byte template needs, on the chain from one packet's offset to the
 // next (see BenchmarkOffsetChain).

@@ -35,6 +35,21 @@ func (l *LastIP) Update(ipc IPC, payload uint64) error {
 	return nil
 }
 
+// UpdateIP is Update for an IP compression with a payload (not
+// suppressed, not reserved) and a payload no wider than it says, such as
+// packet.Decoder.StepBranch gives. It is small enough to be inlined.
+func (l *LastIP) UpdateIP(ipc IPC, payload uint64) {
+	ip := l.IP&keepIP[ipc&7] | payload
+	if ipc == IPCSext48 {
+		ip = Sext48(ip)
+	}
+	l.IP, l.Have, l.Suppressed = ip, true, false
+}
+
+// keepIP is, per IP compression, the bits of the last IP that its payload
+// leaves as they are.
+var keepIP = [8]uint64{IPCUpdate16: ^uint64(0xffff), IPCUpdate32: ^uint64(0xffffffff), IPCUpdate48: ^uint64(0xffffffffffff)}
+
 // UpdatePacket applies p if it is an IP packet; other packets are ignored.
 func (l *LastIP) UpdatePacket(p *Packet) error {
 	if !p.Kind.IsIP() {

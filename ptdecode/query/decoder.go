@@ -2,6 +2,7 @@ package query
 
 import (
 	"errors"
+	"math/bits"
 
 	"github.com/perfpt/perfpt/ptdecode/packet"
 )
@@ -29,6 +30,14 @@ type Decoder struct {
 	poff      int   // its offset, or the offset of the failure
 	status    Code  // the packet layer's error when pkt is invalid
 	statusErr error // its original error, if any
+
+	// raw says that NextBranch stepped over the current packet without
+	// decoding it into the packet decoder's (packet.Decoder.StepBranch):
+	// it is the TNT-8 or TIP whose first byte is rawc and IP payload
+	// rawp, and pkt is stale until repoint decodes it.
+	raw  bool
+	rawc byte
+	rawp uint64
 
 	ip    packet.LastIP
 	clock clock
@@ -89,7 +98,7 @@ func (d *Decoder) End() uint64 { return uint64(d.end) }
 // reset clears the decoding state but keeps the configuration, the packet
 // decoder and the end (libipt's pt_evt_reset).
 func (d *Decoder) reset() {
-	d.pkt = &invalidPacket
+	d.pkt, d.raw = &invalidPacket, false
 	d.status, d.statusErr = CodeNoSync, nil
 	d.cur = nil
 	d.enabled, d.bound, d.modeExecValid = false, false, false
@@ -268,7 +277,52 @@ loop:
 // Else it returns false having done only what Next does first (passing the
 // TIP of the last event): Next then gives the event. It is the path of the
 // flow decoders' fast loop, short enough to stay cheap per event.
+//
+// Where the current packet is one stepBranch stepped over (d.raw), the
+// next events are made from the packets' bytes, in this function: the
+// packets from one event to the next are stepped over with the packet
+// decoder's StepBranch, inlined, and decoded only when another path
+// needs them (repoint).
 func (d *Decoder) NextBranch(ev *Event) bool {
+	if !d.raw || !d.enabled || d.evq.begin != d.evq.end {
+		return d.nextBranch(ev)
+	}
+	if d.bound {
+		// The TIP of the last event (a raw packet bound to an event is
+		// one); the next packet follows.
+		d.bound = false
+		c, pl, ok := d.pd.StepBranch(d.end)
+		if !ok {
+			d.repoint()
+			d.bound = true
+			return d.nextBranch(ev)
+		}
+		d.rawc, d.rawp, d.poff = c, pl, d.pd.PacketOffset()
+	}
+	c := d.rawc
+	if c&1 == 0 {
+		// A TNT-8: the bits below the highest set bit of c>>1, the stop bit.
+		n := bits.Len8(c>>1) - 1
+		*ev = Event{Type: EventTNT, Bits: uint64(c>>1) &^ (1 << n), Size: uint8(n)}
+		d.clock.eventTime(ev)
+		if c, pl, ok := d.pd.StepBranch(d.end); ok {
+			d.rawc, d.rawp, d.poff = c, pl, d.pd.PacketOffset()
+		} else {
+			d.raw = false
+			d.advance()
+		}
+		return true
+	}
+	// A TIP with an IP.
+	d.ip.UpdateIP(packet.IPC(c>>5), d.rawp)
+	*ev = Event{Type: EventTIP, IP: d.ip.IP}
+	d.clock.eventTime(ev)
+	d.bound = true // stay at the TIP, as below
+	return true
+}
+
+// nextBranch is NextBranch from a decoded packet.
+func (d *Decoder) nextBranch(ev *Event) bool {
 	if !d.enabled || d.evq.begin != d.evq.end || d.pkt == &invalidPacket {
 		return false
 	}
@@ -280,6 +334,9 @@ func (d *Decoder) NextBranch(ev *Event) bool {
 			return false
 		}
 		d.bound = false
+		if d.stepBranch() {
+			return d.NextBranch(ev)
+		}
 		if !d.advance() {
 			return false
 		}
@@ -289,7 +346,9 @@ func (d *Decoder) NextBranch(ev *Event) bool {
 	case packet.KindTNT8, packet.KindTNT64:
 		*ev = Event{Type: EventTNT, Bits: p.Payload, Size: p.Bits}
 		d.clock.eventTime(ev)
-		d.advance()
+		if !d.stepBranch() {
+			d.advance()
+		}
 		return true
 	case packet.KindTIP:
 		if p.IPC == packet.IPCSuppressed || d.ip.Update(p.IPC, p.Payload) != nil {
@@ -302,6 +361,18 @@ func (d *Decoder) NextBranch(ev *Event) bool {
 		return true
 	}
 	return false
+}
+
+// stepBranch moves to the next packet, as advance does, when that is a
+// TNT-8 or a TIP with an IP that StepBranch steps over: d is then raw. It
+// reports whether it did.
+func (d *Decoder) stepBranch() bool {
+	c, pl, ok := d.pd.StepBranch(d.end)
+	if ok {
+		d.raw, d.rawc, d.rawp = true, c, pl
+		d.poff = d.pd.PacketOffset()
+	}
+	return ok
 }
 
 // advance is fetchPacket with its common case inline: the next packet is
@@ -380,12 +451,16 @@ var invalidPacket packet.Packet
 // was copied.
 func (d *Decoder) repoint() {
 	if d.pkt != &invalidPacket {
+		if d.raw {
+			d.raw = false
+			d.pd.Redecode()
+		}
 		d.pkt = d.pd.Packet()
 	}
 }
 
 func (d *Decoder) fail(off int, c Code, err error) {
-	d.pkt = &invalidPacket
+	d.pkt, d.raw = &invalidPacket, false
 	d.poff = off
 	d.status, d.statusErr = c, err
 }
