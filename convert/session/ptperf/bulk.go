@@ -211,12 +211,36 @@ func (w *BulkWalk) TNT8(used, n int, c byte) {
 	adv := d.step + used - 1
 	d.pos += uint64(adv)
 	d.buf = d.buf[adv:]
-	pl := uint64(c >> 1)
-	b := uint8(bits.Len64(pl) - 1)
-	d.pkt = packet.Packet{Kind: packet.KindTNT8, Size: 1, Bits: b, Payload: pl &^ (1 << b)}
+	d.pkt = tnt8Packets[c]
 	d.pktLen, d.step = 1, 1
 	d.tnt = d.pkt
 }
+
+// tipPackets holds, per IP compression, the TIP packet without its
+// payload when the compression carries one (else a zero Packet); tipMasks
+// the payload's bits in the 8 bytes after the packet's first.
+var tipPackets, tipMasks = func() (t [8]packet.Packet, m [8]uint64) {
+	for ipc := range t {
+		if n := packet.IPC(ipc).PayloadSize(); n > 0 {
+			t[ipc] = packet.Packet{Kind: packet.KindTIP, Size: uint8(1 + n), IPC: packet.IPC(ipc)}
+			m[ipc] = ^uint64(0) >> (64 - 8*uint(n))
+		}
+	}
+	return t, m
+}()
+
+// tnt8Packets holds the TNT-8 packet whose byte is c at c (and zero
+// Packets at the other bytes). The decoder copies its packets whole from
+// here: a packet built field by field and then copied (to d.pkt, then
+// d.tnt) stalls store forwarding on every copy.
+var tnt8Packets = func() (t [256]packet.Packet) {
+	for c := 4; c < 256; c += 2 {
+		pl := uint64(c >> 1)
+		b := uint8(bits.Len64(pl) - 1)
+		t[c] = packet.Packet{Kind: packet.KindTNT8, Size: 1, Bits: b, Payload: pl &^ (1 << b)}
+	}
+	return t
+}()
 
 // bulk results for walkTNT.
 const (
@@ -310,7 +334,6 @@ func (d *Decoder) walkBulk(bw BulkWalker, s *status) int {
 // byte; the rest by packet.DecodeInto.
 func (d *Decoder) bulkPacket() bool {
 	step, buf, pos := d.step, d.buf, d.pos
-	var p packet.Packet
 	for {
 		if step > len(buf) {
 			return false
@@ -325,52 +348,61 @@ func (d *Decoder) bulkPacket() bool {
 			step = 1 // PAD
 			continue
 		}
+		// The packet goes to d.pkt whole (see tnt8Packets), from a table
+		// or by DecodeInto, only once it is known to be read.
 		if len(buf) >= 9 {
 			if c&1 == 0 && c != 2 {
-				// TNT-8: the payload's highest set bit is the stop bit
-				// (c >= 4: at least one bit).
-				pl := uint64(c >> 1)
-				n := uint8(bits.Len64(pl) - 1)
-				p = packet.Packet{Kind: packet.KindTNT8, Size: 1, Bits: n, Payload: pl &^ (1 << n)}
+				// TNT-8 (c >= 4: at least one bit).
+				if pos >= d.stopPos {
+					return false
+				}
+				d.lastPacketKind = d.pkt.Kind
+				d.pkt = tnt8Packets[c]
 				break
 			}
 			if c&0x1f == 0x0d {
 				// TIP: a compressed IP of 2, 4, 6 or 8 bytes.
-				ipc := packet.IPC(c >> 5)
-				n := ipc.PayloadSize()
-				if n <= 0 {
+				t := &tipPackets[c>>5]
+				if t.Size == 0 {
 					return false // suppressed, or reserved (a bad packet)
 				}
-				w := binary.LittleEndian.Uint64(buf[1:9])
-				p = packet.Packet{Kind: packet.KindTIP, Size: uint8(1 + n), IPC: ipc, Payload: w & (^uint64(0) >> (64 - 8*uint(n)))}
+				if pos >= d.stopPos {
+					return false
+				}
+				d.lastPacketKind = d.pkt.Kind
+				d.pkt = *t
+				d.pkt.Payload = binary.LittleEndian.Uint64(buf[1:9]) & tipMasks[c>>5]
 				break
 			}
 		}
+		var p packet.Packet
 		if packet.DecodeInto(&p, buf, 0) != nil || p.Size == 0 {
 			return false
 		}
-		if p.Kind != packet.KindPad {
-			break
+		if p.Kind == packet.KindPad {
+			step = int(p.Size)
+			continue
 		}
-		step = int(p.Size)
-	}
-	switch p.Kind {
-	case packet.KindTNT8, packet.KindTNT64:
-		if p.Bits == 0 {
+		switch p.Kind {
+		case packet.KindTNT8, packet.KindTNT64:
+			if p.Bits == 0 {
+				return false
+			}
+		case packet.KindTIP:
+			if p.IPC == packet.IPCSuppressed {
+				return false
+			}
+		default:
 			return false
 		}
-	case packet.KindTIP:
-		if p.IPC == packet.IPCSuppressed {
+		if pos >= d.stopPos {
 			return false
 		}
-	default:
-		return false
+		d.lastPacketKind = d.pkt.Kind
+		d.pkt = p
+		break
 	}
-	if pos >= d.stopPos {
-		return false
-	}
-	d.lastPacketKind = d.pkt.Kind
-	d.pos, d.buf, d.pkt = pos, buf, p
-	d.pktLen, d.step = int(p.Size), int(p.Size)
+	d.pos, d.buf = pos, buf
+	d.pktLen, d.step = int(d.pkt.Size), int(d.pkt.Size)
 	return true
 }
