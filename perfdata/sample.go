@@ -15,9 +15,6 @@ func (d *decoder) sample(raw *RawRecord, s *RecordSample) error {
 	a, aID := d.f.sampleAttr(raw, &d.ids)
 	callchain, branches, regsU, regsI := s.Callchain[:0], s.BranchStack[:0], s.RegsUser[:0], s.RegsIntr[:0]
 	readVals := s.Read.Values[:0]
-	if !d.reuse && d.cache == nil {
-		// A fresh record from Decode: no slices to reuse anyway.
-	}
 	*s = RecordSample{}
 	s.Offset, s.Type, s.Misc, s.Size, s.Compressed, s.Attr = raw.Offset, raw.Type, raw.Misc, raw.Size, raw.Compressed, a
 	s.BranchHwIdx = -1
