@@ -209,18 +209,12 @@ type childUndo struct {
 	n    int
 }
 
-// threadSave is a thread's state before Merge.
+// threadSave is a thread's state before Merge: was is *t then, its stack
+// a copy.
 type threadSave struct {
-	t                          *Thread
-	isNew                      bool
-	stack                      []int32
-	root, cur                  int32
-	cpu                        int32
-	nc                         uint64
-	prev, cand                 int32
-	slot                       uint64
-	overflow                   int
-	mapLo, mapHi, lastTimeSave uint64
+	t     *Thread
+	isNew bool
+	was   Thread
 }
 
 // mergeThread is a chunk thread's real thread and the real stack of its
@@ -265,9 +259,9 @@ log:
 					rt.setTop(0)
 					a.threads[lt.tid] = rt
 				}
-				saves = append(saves, threadSave{t: rt, isNew: isNew, stack: slices.Clone(rt.stack), root: rt.root,
-					cur: rt.cur, cpu: rt.cpu, nc: rt.nc, prev: rt.prev, cand: rt.cand, slot: rt.slot,
-					overflow: rt.overflow, mapLo: rt.mapLo, mapHi: rt.mapHi, lastTimeSave: rt.lastTime})
+				s := threadSave{t: rt, isNew: isNew, was: *rt}
+				s.was.stack = slices.Clone(rt.stack)
+				saves = append(saves, s)
 				mt = &mergeThread{rt: rt, lastTime: rt.lastTime}
 				threads[lt] = mt
 			}
@@ -335,9 +329,9 @@ log:
 				}
 				continue
 			}
-			t.stack = append(t.stack[:0], s.stack...)
-			t.root, t.cur, t.cpu, t.nc, t.prev, t.cand, t.slot = s.root, s.cur, s.cpu, s.nc, s.prev, s.cand, s.slot
-			t.overflow, t.mapLo, t.mapHi, t.lastTime = s.overflow, s.mapLo, s.mapHi, s.lastTimeSave
+			stack := append(t.stack[:0], s.was.stack...)
+			*t = s.was
+			t.stack = stack
 		}
 		return false
 	}
