@@ -212,7 +212,7 @@ func (d *BlockDecoder) fetchEvent() query.Code {
 	return 0
 }
 
-// fetchBranchNext is fetchEvent for the fast loop (fastNext), where the
+// fetchBranchNext is fetchEvent for the fast loop (fastRuns), where the
 // current event is a TNT or a TIP with an IP and the next one is not
 // branch trace that the event decoder's NextBranch gives at little cost.
 func (d *BlockDecoder) fetchBranchNext() {
