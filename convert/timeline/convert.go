@@ -104,8 +104,11 @@ func (s *Summary) String() string {
 
 // converter turns a session into timeline events.
 type converter struct {
-	o    Options
-	w    Writer
+	o Options
+	w Writer
+	// fxt is w when it is the Fuchsia writer: the output stage calls its
+	// Begin and End directly.
+	fxt  *FXT
 	strs *Strings
 	sum  Summary
 	s    *session.Session
@@ -141,8 +144,12 @@ type converter struct {
 }
 
 func newConverter(w Writer, strs *Strings, o Options) *converter {
+	if f, ok := w.(*File); ok {
+		w = f.Writer // (not through File's methods: one call per event)
+	}
 	c := &converter{o: o, w: w, strs: strs, threads: map[int64]*thread{}, fns: map[int32]*fnCache{},
 		procs: map[int32]Str{}, execs: map[int32][]uint64{}}
+	c.fxt, _ = w.(*FXT)
 	s := strs.Intern
 	c.catCall, c.catReturn, c.catUnwind, c.catTail = s("call"), s("return"), s("unwind"), s("tail")
 	c.catJump, c.catSignal = s("jump"), s("signal")

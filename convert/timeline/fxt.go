@@ -335,12 +335,19 @@ func (f *FXT) cachedEvent(typ uint64, t Track, ts uint64, cat, name Str, args []
 	if int(t) >= len(f.tidx) || f.tidx[t] == 0 {
 		return false // the thread record first (event)
 	}
-	f.gen++
-	f.word(e.hdr | typ<<16 | uint64(f.tidx[t])<<24)
-	f.word(ts)
-	for k := range e.nw {
-		f.word(e.words[k])
+	n := len(f.buf)
+	end := n + 16 + 8*e.nw
+	if end > cap(f.buf) {
+		return false // (not reached: done leaves room)
 	}
+	f.gen++
+	b := f.buf[n:end]
+	binary.LittleEndian.PutUint64(b, e.hdr|typ<<16|uint64(f.tidx[t])<<24)
+	binary.LittleEndian.PutUint64(b[8:], ts)
+	for k, w := range e.words[:e.nw] {
+		binary.LittleEndian.PutUint64(b[16+8*k:], w)
+	}
+	f.buf = f.buf[:end]
 	f.done()
 	return true
 }

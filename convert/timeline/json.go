@@ -26,6 +26,18 @@ type JSON struct {
 	// heads[t] is `","pid":P,"tid":T,"ts":` of track t.
 	heads [][]byte
 	n     int // events written
+	// recent keeps what follows the time in recent Begin and End events,
+	// by category, name and argument list (a function's, whose contents
+	// never change: the same slice), as FXT.recent does: a call's events
+	// are mostly some function's again.
+	recent [fxtRecent]jsonTail
+}
+
+type jsonTail struct {
+	cat, name Str
+	args      *Arg // the argument list's first (nil: none)
+	nargs     int
+	b         []byte
 }
 
 const jsonFlushAt = 1 << 16
@@ -216,16 +228,34 @@ func (j *JSON) Thread(t Track, pid, tid int32, name Str) {
 // Begin writes a "B" event.
 func (j *JSON) Begin(t Track, ts uint64, cat, name Str, args []Arg) {
 	j.head('B', t, ts)
-	j.names(cat, name)
-	j.args(args)
+	j.tail(cat, name, args)
 	j.end()
 }
 
 // End writes an "E" event.
 func (j *JSON) End(t Track, ts uint64, cat, name Str) {
 	j.head('E', t, ts)
-	j.names(cat, name)
+	j.tail(cat, name, nil)
 	j.end()
+}
+
+// tail writes the names and arguments of a Begin or End event, from
+// recent when it has them.
+func (j *JSON) tail(cat, name Str, args []Arg) {
+	e := &j.recent[recentIdx(cat, name)]
+	var a0 *Arg
+	if len(args) > 0 {
+		a0 = &args[0]
+	}
+	if e.b != nil && e.name == name && e.cat == cat && e.nargs == len(args) && e.args == a0 {
+		j.buf = append(j.buf, e.b...)
+		return
+	}
+	n := len(j.buf)
+	j.names(cat, name)
+	j.args(args)
+	e.cat, e.name, e.args, e.nargs = cat, name, a0, len(args)
+	e.b = append(e.b[:0], j.buf[n:]...)
 }
 
 // Complete writes an "X" event.

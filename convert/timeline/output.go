@@ -51,6 +51,7 @@ type output struct {
 	th    *thread
 	last  uint64 // the last record's time (records never go back)
 	frame []oframe
+	open  int // slices open when the converter is direct (frame is not kept)
 	// held records wait for an undecided Begin (--min-duration).
 	held  []rec
 	hargs []Arg
@@ -87,17 +88,25 @@ func (o *output) emit(op *op) {
 		// No cut asked for: Begins and Ends go straight out.
 		switch op.kind {
 		case opBegin:
-			o.frame = append(o.frame, oframe{start: t, hold: -1, written: true})
+			o.open++
 			if t < c.base {
 				c.sum.BeforeBase++
 			}
-			c.w.Begin(o.th.track, t-min(t, c.base), op.cat, op.name, op.info.argList())
+			if f := c.fxt; f != nil {
+				f.Begin(o.th.track, t-min(t, c.base), op.cat, op.name, op.info.argList())
+			} else {
+				c.w.Begin(o.th.track, t-min(t, c.base), op.cat, op.name, op.info.argList())
+			}
 			c.sum.Slices++
 			return
 		case opEnd:
-			if len(o.frame) > 0 {
-				o.frame = o.frame[:len(o.frame)-1]
-				c.w.End(o.th.track, t-min(t, c.base), op.cat, op.name)
+			if o.open > 0 {
+				o.open--
+				if f := c.fxt; f != nil {
+					f.End(o.th.track, t-min(t, c.base), op.cat, op.name)
+				} else {
+					c.w.End(o.th.track, t-min(t, c.base), op.cat, op.name)
+				}
 			}
 			return
 		}

@@ -121,20 +121,26 @@ func (t *thread) runs(b *session.RunBatch) {
 	c := t.c
 	tm := b.Time
 	// quiet: nothing waits for the next run (no stop, no new epoch, no
-	// call whose target is pending): a conditional branch without a new
-	// time then changes nothing but the count (most runs).
+	// call whose target is pending): a run without a new time or a trace
+	// start then changes nothing but the count and what its branch does
+	// (most runs).
 	quiet := t.started && !t.stopped && !t.newEpoch && t.pendCall == nil && tm == t.curTime
 	for i := range b.Runs {
 		r := &b.Runs[i]
-		if quiet && r.Mark == 0 && r.Flags&^session.RunTaken == sample.FlagBranch|sample.FlagConditional {
+		f := uint32(r.Flags &^ session.RunTaken)
+		var restart bool
+		if quiet && r.Mark == 0 && f&sample.FlagTraceBegin == 0 {
+			// Only the branch matters (most runs): what follows
+			// would change nothing but the count.
 			t.cum += uint64(r.NInsn)
-			continue
+			if f == sample.FlagBranch|sample.FlagConditional {
+				continue
+			}
+			goto branch
 		}
-		quiet = false
 		if r.Mark != 0 && int(r.Mark) <= len(b.Marks) {
 			tm = b.Marks[r.Mark-1].Time
 		}
-		f := uint32(r.Flags &^ session.RunTaken)
 		if f&sample.FlagTraceBegin != 0 && t.started && !t.stopped && !t.newEpoch {
 			// The trace stopped where the branch that ended the last
 			// run went, before any instruction there (an asynchronous
@@ -154,7 +160,7 @@ func (t *thread) runs(b *session.RunBatch) {
 			continue
 		}
 		f &^= sample.FlagTraceBegin
-		restart := t.stopped || t.newEpoch
+		restart = t.stopped || t.newEpoch
 		if t.pendCall != nil {
 			// Before the point below times the call's Begin.
 			*t.pendCall = *c.fnAt(t, r.Start)
@@ -190,6 +196,7 @@ func (t *thread) runs(b *session.RunBatch) {
 			}
 		}
 		t.cum += uint64(r.NInsn)
+	branch:
 		switch {
 		case r.To == 0 && f&(sample.FlagTraceEnd|sample.FlagBranch) == sample.FlagBranch:
 			// The branch did not complete as decoded: a decode error
