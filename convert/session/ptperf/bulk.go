@@ -155,7 +155,6 @@ func (w *BulkWalk) Next() bool {
 		w.TIP = true
 		w.sampleState = false // stTIP
 	} else {
-		d.tnt = d.pkt
 		w.Count = int(d.pkt.Bits)
 		w.Payload = d.pkt.Payload << (64 - uint(d.pkt.Bits))
 		w.sampleState = false // stTNT
@@ -213,7 +212,6 @@ func (w *BulkWalk) TNT8(used, n int, c byte) {
 	d.buf = d.buf[adv:]
 	d.pkt = tnt8Packets[c]
 	d.pktLen, d.step = 1, 1
-	d.tnt = d.pkt
 }
 
 // tipPackets holds, per IP compression, the TIP packet without its
@@ -231,8 +229,8 @@ var tipPackets, tipMasks = func() (t [8]packet.Packet, m [8]uint64) {
 
 // tnt8Packets holds the TNT-8 packet whose byte is c at c (and zero
 // Packets at the other bytes). The decoder copies its packets whole from
-// here: a packet built field by field and then copied (to d.pkt, then
-// d.tnt) stalls store forwarding on every copy.
+// here: a packet built field by field and then copied (to d.pkt) stalls
+// store forwarding on the copy.
 var tnt8Packets = func() (t [256]packet.Packet) {
 	for c := 4; c < 256; c += 2 {
 		pl := uint64(c >> 1)

@@ -268,7 +268,6 @@ type Decoder struct {
 	inPSB      bool
 	hop, leap  bool // Params.Quick >= 1, >= 2
 	overflow   bool
-	tnt        packet.Packet
 
 	// FUP-bound events (intel_pt_fup_event) and TSX
 	setFUPPTW, setFUPMWait, setFUPPwrE, setFUPExStop bool

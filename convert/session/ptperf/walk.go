@@ -809,7 +809,6 @@ func (d *Decoder) walkTrace() status {
 			if d.pkt.Bits == 0 {
 				break
 			}
-			d.tnt = d.pkt
 			d.tntCount = int(d.pkt.Bits)
 			d.tntPayload = d.pkt.Payload << (64 - uint(d.pkt.Bits))
 			d.pktState = stTNT
