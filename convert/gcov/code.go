@@ -36,6 +36,9 @@ type insn struct {
 	size   uint8
 	kind   kind
 	leader bool // starts a machine basic block
+	// midRow marks an instruction of optimised code without an is_stmt
+	// line-table row at its address: it continues the statement before it.
+	midRow bool
 	// pure marks a call after which gcc adds no fake exit edge (a builtin
 	// that cannot throw, a const or pure function: noFakeFuncs).
 	pure     bool

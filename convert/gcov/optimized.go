@@ -153,6 +153,7 @@ func (p *Program) assignOptimized(fn *function, rows []srcline.Row, intern func(
 			stmts = append(stmts, decl)
 		}
 		owner := int32(-1)
+		ins[k].midRow = true
 		var promoted []int32
 		// Rows at this instruction (rows inside the previous one, which
 		// should not exist, count here too).
@@ -164,6 +165,9 @@ func (p *Program) assignOptimized(fn *function, rows []srcline.Row, intern func(
 			g := line(row)
 			if g < 0 {
 				continue
+			}
+			if row.IsStmt {
+				ins[k].midRow = false
 			}
 			if !row.IsStmt && promote[g] && !slices.Contains(promoted, g) {
 				promoted = append(promoted, g)

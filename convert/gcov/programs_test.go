@@ -443,9 +443,14 @@ func o0Agreement(t *testing.T, programs []string) {
 // traced binary's line table (statements whose code went away, inlined
 // statements whose markers gcc dropped): their counts can only be guessed
 // from neighbours (rowless.go). And the is_stmt rows that remain do not
-// say how often the CFG's blocks ran.
+// say how often the CFG's blocks ran. sparse is one point lower (-O2 and
+// -O3) than it reached before jumps back into a statement of their own
+// line without an is_stmt row at the target stopped counting as new
+// passes (report.go): http's compare tree, copied into its inlined
+// entries, now misses two passes of the switch line in one run, where
+// that rule mends rotated loops' heads (all programs: +0.8% exact counts).
 var unseenO2Floor = map[string][2]int{
-	"lexer": {80, 67}, "sparse": {95, 85}, "elseif": {95, 50}, "cleanup": {88, 75},
+	"lexer": {80, 67}, "sparse": {95, 84}, "elseif": {95, 50}, "cleanup": {88, 75},
 	"varargs": {96, 80}, "sorting": {97, 84}, "machine": {79, 71}, "tree": {98, 84},
 	"floats": {92, 77}, "strbuf": {84, 73}, "matrix": {82, 60}, "bits": {63, 46},
 	"hashtab": {98, 87}, "shapes": {86, 77}, "stack": {72, 51}, "except": {82, 76},
@@ -468,7 +473,7 @@ var unseenO2Floor = map[string][2]int{
 // inlining left on that line too (5); the borrowed count it had before
 // (the if's) was right by chance (all programs: +0.5% exact counts).
 var unseenO3Floor = map[string][2]int{
-	"lexer": {80, 61}, "sparse": {97, 87}, "elseif": {95, 50}, "cleanup": {88, 79},
+	"lexer": {80, 61}, "sparse": {97, 86}, "elseif": {95, 50}, "cleanup": {88, 79},
 	"varargs": {96, 81}, "sorting": {97, 87}, "machine": {71, 64}, "tree": {98, 84},
 	"floats": {99, 69}, "strbuf": {84, 73}, "matrix": {85, 46}, "bits": {61, 46},
 	"hashtab": {98, 85}, "shapes": {84, 76}, "stack": {74, 52}, "except": {82, 76},

@@ -228,7 +228,13 @@ func (p *Program) Report(c *Counts) *Report {
 				}
 			}
 		}
-		if to.first >= 0 && (to.first != prevG || backward) {
+		// A jump back into the middle of a statement of its own line (no
+		// is_stmt row at the target) is not a new pass over the line: gcc's rotated loop
+		// jumps from its test (the for line) to the copies of the induction
+		// variable that close the latch, still on that line, before the
+		// body's first row. gcov counts the line's blocks once per
+		// iteration there, not twice.
+		if to.first >= 0 && (to.first != prevG || backward && !p.insns[to.i0].midRow) {
 			count[to.first] += s.n
 		}
 		// A run that falls into a loop's body without passing the loop's

@@ -379,12 +379,13 @@ func indent(s string) int {
 
 // sameLevel returns the line with code that runs as often as statement ln
 // most likely does: the previous one at its nesting level (lines nested
-// deeper are skipped), or when ln is the first statement of a block, the
+// deeper are skipped, and loop lines while another line with code comes
+// before them: loopStmtLine), or when ln is the first statement of a block, the
 // next one at its level in that block, else the statement that encloses
 // the block; -1 when there is none.
 func sameLevel(src []string, has map[int32]bool, start, end, ln int32) int32 {
 	in := indent(src[ln-1])
-	outer := int32(-1)
+	outer, loop := int32(-1), int32(-1)
 	for l := ln - 1; l > start; l-- {
 		if strings.TrimSpace(src[l-1]) == "" {
 			continue
@@ -401,8 +402,16 @@ func sameLevel(src []string, has map[int32]bool, start, end, ln int32) int32 {
 			break
 		}
 		if has[l] {
-			return l
+			if !loopStmtLine(src[l-1]) {
+				return l
+			}
+			if loop < 0 {
+				loop = l
+			}
 		}
+	}
+	if loop >= 0 {
+		return loop
 	}
 	for l := ln + 1; l <= end; l++ {
 		if strings.TrimSpace(src[l-1]) == "" {
@@ -420,6 +429,15 @@ func sameLevel(src []string, has map[int32]bool, start, end, ln int32) int32 {
 		}
 	}
 	return outer
+}
+
+// loopStmtLine reports whether s is the head of a loop or the end of a
+// do-while: gcov counts such a line once per iteration plus once per
+// entry (the test's blocks), so a statement after the loop at its level
+// runs as often as the loop is entered, not as its line: sameLevel looks
+// past it for a statement before the loop.
+func loopStmtLine(s string) bool {
+	return loopHead.MatchString(s) || strings.HasPrefix(strings.TrimSpace(s), "}") && strings.Contains(s, "while")
 }
 
 // hasReturnWord reports whether s contains the word return: a line with a
