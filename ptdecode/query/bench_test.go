@@ -76,6 +76,30 @@ func BenchmarkNext(b *testing.B) {
 	b.ReportMetric(float64(len(buf))*float64(b.N)/cpu.Seconds()/1e6, "cpu-MB/s")
 }
 
+// BenchmarkNextBranch: the loop of the flow decoders' fast path,
+// NextBranch first and Next where it gives nothing.
+func BenchmarkNextBranch(b *testing.B) {
+	buf := benchStream(8 << 20)
+	cfg := Config{}
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	events := 0
+	var d Decoder
+	var ev Event
+	cpu0 := benchcpu.Now()
+	for b.Loop() {
+		d.Init(buf, &cfg)
+		if err := d.SyncForward(); err != nil {
+			b.Fatal(err)
+		}
+		for d.NextBranch(&ev) || d.Next(&ev) == nil {
+			events++
+		}
+	}
+	cpu := benchcpu.Now() - cpu0
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(events), "cpu-ns/event")
+}
+
 func BenchmarkQuery(b *testing.B) {
 	buf := benchStream(8 << 20)
 	cfg := Config{}
