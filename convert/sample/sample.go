@@ -68,6 +68,12 @@ type Event struct {
 	// Trace prints its records.
 	Format *tracing.Format
 	Trace  *traceevent.Printer
+	// Leader is the leader of the event's group (perf's evsel->leader,
+	// from HEADER_GROUP_DESC), nil when the event leads its own; Members,
+	// set on a group's leader, are the group's events in order, the
+	// leader first (perf's nr_members of them).
+	Leader  *Event
+	Members []*Event
 }
 
 // IsBTS mirrors is_bts_event: a hardware branch-instructions event with

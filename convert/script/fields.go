@@ -400,8 +400,7 @@ func (f *Fields) EnableCallchainFields(t OutputType) {
 
 // unprintable are the fields perf script knows but this printer does not
 // print yet.
-const unprintable = FieldBPFOutput | FieldMetric |
-	FieldMachinePID | FieldVCPU
+const unprintable = FieldBPFOutput | FieldMachinePID | FieldVCPU
 
 // Unprintable returns the names of the fields that -F added to perf's
 // defaults and that the printer cannot print yet, so that the caller can refuse them rather

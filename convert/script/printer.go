@@ -45,6 +45,8 @@ type Printer struct {
 	runHead          []byte // PrintIPs' text before the IP
 	flagText         map[uint32]string
 
+	metrics metricState // -F metric (metric.go)
+
 	srccode  map[int32]srcState  // per thread (srccode.go)
 	srcFiles map[string]*srcFile // source files read
 	brBuf    []byte              // brstackinsn's code buffer
@@ -172,6 +174,9 @@ func (p *Printer) Print(s *sample.Sample) {
 	}
 	if pl.f&FieldSrccode != 0 {
 		b = p.appendSrccode(b, s)
+	}
+	if pl.f&FieldMetric != 0 {
+		b = p.metric(b, s, pl)
 	}
 	p.out = b
 	if len(b) >= flushSize {

@@ -15,7 +15,8 @@ func TestUnprintable(t *testing.T) {
 		{"+brstackoff", nil},
 		{"hw:ip,weight,iregs,brstackinsn", nil},
 		{"ip,brstackinsn,brstackinsnlen,tod,misc", nil},
-		{"ip,metric,vcpu", []string{"metric", "vcpu"}},
+		{"ip,metric,vcpu", []string{"vcpu"}},
+		{"ip,bpf-output,machine_pid", []string{"bpf-output", "machine_pid"}},
 		{"-period", nil},
 	} {
 		f := DefaultFields()

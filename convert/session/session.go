@@ -282,6 +282,7 @@ func New(f *perfdata.File, o Options) (*Session, error) {
 	}
 	if feats, err := f.Features(); err == nil {
 		s.feats = feats
+		s.linkGroups()
 		for _, b := range feats.BuildIDs {
 			s.m.AddBuildID(b)
 		}
@@ -370,6 +371,38 @@ func (s *Session) event(a *perfdata.Attr) *sample.Event {
 	s.indexEvent(a, e)
 	s.evOrder = append(s.evOrder, e)
 	return e
+}
+
+// linkGroups sets the events' groups from HEADER_GROUP_DESC as perf's
+// process_group_desc does: a group's leader is the attr at its leader
+// index, its members the attrs that follow it, nr_members in all. An
+// entry that does not fit the attrs (perf's "invalid group desc") ends
+// the linking.
+func (s *Session) linkGroups() {
+	if len(s.feats.GroupDesc) == 0 {
+		return
+	}
+	// The events in the attrs' order (perf's evlist order), as
+	// MaxNameLen makes them.
+	for _, a := range s.f.Attrs {
+		s.event(a)
+	}
+	for _, g := range s.feats.GroupDesc {
+		lo, n := int(g.Leader), int(g.NrMembers)
+		if n < 1 || lo < 0 || lo+n > len(s.f.Attrs) {
+			return
+		}
+		leader := s.event(s.f.Attrs[lo])
+		if leader.Members != nil || leader.Leader != nil {
+			return
+		}
+		leader.Members = []*sample.Event{leader}
+		for i := lo + 1; i < lo+n; i++ {
+			e := s.event(s.f.Attrs[i])
+			e.Leader = leader
+			leader.Members = append(leader.Members, e)
+		}
+	}
 }
 
 // indexEvent records e as a's event in evByIndex.

@@ -135,3 +135,40 @@ func TestMachineCorpus(t *testing.T) {
 	t.Logf("%d of %d recording and option pairs byte-identical with perf script, %d known to differ",
 		same, len(files)*len(corpusOptions), known)
 }
+
+// TestMetricMatchesPerf compares perfpt script -F metric with perf script
+// on groups of software events (testdata/machine/sw-groups.data): the
+// metric lines perf stat's shadow statistics give, after the samples that
+// complete a group's count.
+func TestMetricMatchesPerf(t *testing.T) {
+	perf, err := exec.LookPath("perf")
+	if err != nil {
+		t.Skip("perf not found")
+	}
+	dir, err := filepath.Abs("../../testdata/machine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	setupMachineCorpus(t, dir)
+	f := filepath.Join(dir, "sw-groups.data")
+	for _, opts := range [][]string{{"-F", "+metric"}, {"-G", "-F", "+metric"}, {"-F", "comm,tid,time,event,period,ip,sym,metric"}} {
+		args := append([]string{"script", "-i", f}, opts...)
+		cmd := exec.Command(perf, args...)
+		var want, wantErr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &want, &wantErr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("perf %s: %v\n%s", strings.Join(args, " "), err, wantErr.String())
+		}
+		if !strings.Contains(want.String(), "\tmetric: ") {
+			t.Fatalf("perf %s printed no metric", strings.Join(opts, " "))
+		}
+		var got, gotErr bytes.Buffer
+		if code := Main(append([]string{"perfpt"}, args...), nil, &got, &gotErr); code != 0 {
+			t.Fatalf("perfpt %s: exit %d: %s", strings.Join(opts, " "), code, gotErr.String())
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Errorf("%s: differs from perf script:\n%s", strings.Join(opts, " "),
+				linediff.Compare(want.String(), got.String()).String("perf", "perfpt"))
+		}
+	}
+}

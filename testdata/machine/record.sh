@@ -25,6 +25,10 @@ rec c-static ./c-static 600
 F=500 rec node-basic-prof node --perf-basic-prof nodework.js
 F=500 rec java-perfmap java -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer Work
 F=200 rec system-wide -a -- ./c-dyn 300
+# groups of software events read with the leader's samples (:S), a group
+# and an event in none: perf script -F metric
+perf record -q -g -c 1000000 -e '{cpu-clock,page-faults,context-switches,task-clock}:S' \
+	-e '{task-clock,minor-faults}:S' -e cpu-clock -o "$here/sw-groups.data" ./c-dyn 300 >/dev/null 2>&1
 # pipe mode: build ids come at the end, kallsyms is relocated by _text
 perf record -q -e cpu-clock -F 2000 -g -o - ./cxx-O2 1000 2>/dev/null >"$here/cxx-O2-pipe.data"
 # the perf maps the JITs wrote, by the pid the recordings name

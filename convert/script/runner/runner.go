@@ -152,6 +152,9 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		return &perfopt.Exit{Status: 255}
 	}
 
+	if err := checkMetric(s, fields); err != nil {
+		return err
+	}
 	hasAux := s.HasAuxtrace()
 	fields.SetBranchAny(branchAny(s.File()))
 	// perf_session__check_output_opt: the first event of each type.
@@ -502,6 +505,29 @@ var unprinted = []struct {
 		return script.OutputTypeOf(e.AttrType) == script.TypeTracepoint && e.Format == nil
 	}},
 	{script.FieldBPFOutput, "bpf-output", sampleRaw, func(e *sample.Event) bool { return e.AttrType == 1 && e.Config == 10 }},
+}
+
+// checkMetric refuses -F metric where perfpt cannot print it as perf
+// does: groups with other than software events (script.CheckMetric), a
+// pipe (whose event groups perf learns from a feature record that perfpt
+// does not read), and with tod (perf 6.1's metric lines print their start
+// columns without the session tod needs, and crash).
+func checkMetric(s *session.Session, fields *script.Fields) error {
+	metric, tod := false, false
+	for ty := script.OutputType(0); ty <= script.TypeOther; ty++ {
+		metric = metric || fields.Has(ty, script.FieldMetric)
+		tod = tod || fields.Has(ty, script.FieldTOD)
+	}
+	if !metric {
+		return nil
+	}
+	if tod {
+		return fmt.Errorf("-F metric with tod: perf 6.1 crashes there; perfpt does not print it")
+	}
+	if s.File().Pipe {
+		return fmt.Errorf("-F metric: the event groups of a pipe are not known to perfpt")
+	}
+	return script.CheckMetric(s.Events())
 }
 
 // refuseUnprinted refuses an event for which perf would print a field that
