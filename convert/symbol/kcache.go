@@ -157,26 +157,29 @@ func writeKallsymsCache(file string, key []byte, ks *KernelSymbols) {
 		return
 	}
 	segs := ks.Kernel.segs
-	// One buffer of the file's size: grown by appends, the 7 MB cost
-	// a copy at every doubling.
-	b := make([]byte, 0, len(kcacheMagic)+4+4+len(key)+8+8+4+4+4+len(recs)+12*len(segs)+len(names)+4)
-	b = append(b, kcacheMagic...)
-	b = binary.LittleEndian.AppendUint32(b, kcacheVersion)
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(key)))
-	b = append(b, key...)
-	b = binary.LittleEndian.AppendUint64(b, ks.Text)
-	b = binary.LittleEndian.AppendUint64(b, ks.Stext)
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(syms)))
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(segs)))
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(names)))
-	b = append(b, recs...)
+	hdr := make([]byte, 0, len(kcacheMagic)+4+4+len(key)+8+8+4+4+4)
+	hdr = append(hdr, kcacheMagic...)
+	hdr = binary.LittleEndian.AppendUint32(hdr, kcacheVersion)
+	hdr = binary.LittleEndian.AppendUint32(hdr, uint32(len(key)))
+	hdr = append(hdr, key...)
+	hdr = binary.LittleEndian.AppendUint64(hdr, ks.Text)
+	hdr = binary.LittleEndian.AppendUint64(hdr, ks.Stext)
+	hdr = binary.LittleEndian.AppendUint32(hdr, uint32(len(syms)))
+	hdr = binary.LittleEndian.AppendUint32(hdr, uint32(len(segs)))
+	hdr = binary.LittleEndian.AppendUint32(hdr, uint32(len(names)))
+	sb := make([]byte, 0, 12*len(segs))
 	for _, sg := range segs {
-		b = binary.LittleEndian.AppendUint64(b, sg.from)
-		b = binary.LittleEndian.AppendUint32(b, uint32(sg.sym))
+		sb = binary.LittleEndian.AppendUint64(sb, sg.from)
+		sb = binary.LittleEndian.AppendUint32(sb, uint32(sg.sym))
 	}
-	b = append(b, names...)
-	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
-	_ = atomicfile.Write(file, b)
+	// Written in parts, not copied into one buffer of the file's size
+	// (7 MB, a copy and a page fault per page); the checksum runs over
+	// them in the file's order.
+	sum := crc32.ChecksumIEEE(hdr)
+	for _, part := range [][]byte{recs, sb, names} {
+		sum = crc32.Update(sum, crc32.IEEETable, part)
+	}
+	_ = atomicfile.Write(file, hdr, recs, sb, names, binary.LittleEndian.AppendUint32(nil, sum))
 }
 
 // errKcache is any inconsistency of a cache file: it is then ignored.
