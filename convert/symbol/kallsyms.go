@@ -2,6 +2,7 @@ package symbol
 
 import (
 	"debug/elf"
+	"encoding/binary"
 	"io"
 	"os"
 	"slices"
@@ -25,6 +26,8 @@ type KernelSymbols struct {
 	// when Kernel came from the cache (LoadHostKallsyms).
 	moduleSrc string
 	modOnce   sync.Once
+	// cached says Kernel came from the kallsyms cache (kcache.go).
+	cached bool
 }
 
 // Module returns the symbols kallsyms lists for module name (without
@@ -54,18 +57,28 @@ func LoadKallsyms(path string) (*KernelSymbols, error) {
 	return ParseKallsyms(f)
 }
 
-// kallsym is one kallsyms line kept: the symbol and its module ("" for
-// the core kernel).
+// kallsym is one kallsyms line kept: the symbol, and the index of its
+// module in the parse's module names (-1 for the core kernel). 40 bytes:
+// the running kernel has 120,000 of them.
 type kallsym struct {
-	s   Symbol
-	mod string
+	start, end uint64
+	name       string
+	mod        int32
+	bind, typ  uint8
+}
+
+func (k *kallsym) symbol() Symbol {
+	return Symbol{Start: k.start, End: k.end, Name: k.name, Bind: elf.SymBind(k.bind), Type: elf.SymType(k.typ)}
 }
 
 // ParseKallsyms is LoadKallsyms on a reader. The file is read whole and
 // the names are slices of one string; the symbols are sorted as perf's
 // tree orders them (by start, equal starts in file order) and fixed up in
 // that order, so that no tree is built for the usual kallsyms whose
-// symbols do not overlap once their ends are set.
+// symbols do not overlap once their ends are set. The core kernel's table
+// is then packed (packed.go), as the kallsyms cache holds it: its symbols
+// are made when a lookup first returns them, and the cache is written
+// from the packed form.
 func ParseKallsyms(r io.Reader) (*KernelSymbols, error) {
 	// One buffer grown ahead, not by io.ReadAll's doublings and copies:
 	// the file's size, or a few MB for /proc/kallsyms, which has none.
@@ -84,6 +97,8 @@ func ParseKallsyms(r io.Reader) (*KernelSymbols, error) {
 	text := sb.String()
 	ks := &KernelSymbols{Modules: map[string]*Table{}}
 	all := make([]kallsym, 0, strings.Count(text, "\n")+1)
+	var mods []string
+	modIdx := map[string]int32{}
 	for len(text) > 0 {
 		line := text
 		if i := strings.IndexByte(text, '\n'); i >= 0 {
@@ -102,12 +117,20 @@ func ParseKallsyms(r io.Reader) (*KernelSymbols, error) {
 		}
 		typ := line[sp+1]
 		name := line[sp+3:]
-		mod := ""
+		mod := int32(-1)
 		if i := strings.IndexByte(name, '\t'); i >= 0 {
-			mod = strings.Trim(name[i+1:], "[]")
+			if m := strings.Trim(name[i+1:], "[]"); m != "" {
+				j, ok := modIdx[m]
+				if !ok {
+					j = int32(len(mods))
+					mods = append(mods, m)
+					modIdx[m] = j
+				}
+				mod = j
+			}
 			name = name[:i]
 		}
-		if mod == "" {
+		if mod < 0 {
 			if name == "_text" && ks.Text == 0 {
 				ks.Text = addr
 			} else if name == "_stext" && ks.Stext == 0 {
@@ -129,16 +152,16 @@ func ParseKallsyms(r io.Reader) (*KernelSymbols, error) {
 		if u == 'D' || u == 'B' {
 			st = elf.STT_OBJECT
 		}
-		all = append(all, kallsym{Symbol{Start: addr, End: addr, Name: name, Bind: bind, Type: st}, mod})
+		all = append(all, kallsym{start: addr, end: addr, name: name, mod: mod, bind: uint8(bind), typ: uint8(st)})
 	}
 	// perf inserts everything into one tree (equal starts go right, so
 	// they stay in file order), fixes the ends with the module rule and
 	// the duplicates, then moves module symbols to their maps.
 	byStart := func(a, b kallsym) int {
 		switch {
-		case a.s.Start < b.s.Start:
+		case a.start < b.start:
 			return -1
-		case a.s.Start > b.s.Start:
+		case a.start > b.start:
 			return 1
 		}
 		return 0
@@ -147,54 +170,88 @@ func ParseKallsyms(r io.Reader) (*KernelSymbols, error) {
 		slices.SortStableFunc(all, byStart)
 	}
 	for i := 0; i+1 < len(all); i++ {
-		p := &all[i].s
-		if p.End == p.Start {
-			if (all[i].mod != "") != (all[i+1].mod != "") {
-				p.End = roundUp(p.End+4096, 4096)
+		p := &all[i]
+		if p.end == p.start {
+			if (p.mod >= 0) != (all[i+1].mod >= 0) {
+				p.end = roundUp(p.end+4096, 4096)
 			} else {
-				p.End = all[i+1].s.Start
+				p.end = all[i+1].start
 			}
 		}
 	}
 	if n := len(all); n > 0 {
-		if last := &all[n-1].s; last.End == last.Start {
-			last.End = roundUp(last.Start, 4096) + 4096
+		if last := &all[n-1]; last.end == last.start {
+			last.end = roundUp(last.start, 4096) + 4096
 		}
 	}
 	// symbols__fixup_duplicate, in tree order.
 	kept := all[:0]
 	for i := range all {
-		if n := len(kept); n > 0 && kept[n-1].s.Start == all[i].s.Start {
+		if n := len(kept); n > 0 && kept[n-1].start == all[i].start {
 			// the survivor so far against the next one
-			if !chooseFirst(&kept[n-1].s, &all[i].s) {
+			a, b := kept[n-1].symbol(), all[i].symbol()
+			if !chooseFirst(&a, &b) {
 				kept[n-1] = all[i]
 			}
 			continue
 		}
 		kept = append(kept, all[i])
 	}
-	// Sized ahead: grown by appends, the 120,000 core symbols (7 MB)
-	// were copied at every doubling.
-	nmod := 0
+	ks.Kernel = coreTable(kept)
+	byMod := map[int32][]Symbol{}
 	for i := range kept {
-		if kept[i].mod != "" {
-			nmod++
+		if k := &kept[i]; k.mod >= 0 {
+			byMod[k.mod] = append(byMod[k.mod], k.symbol())
 		}
 	}
-	core := make([]Symbol, 0, len(kept)-nmod)
-	byMod := map[string][]Symbol{}
-	for _, k := range kept {
-		if k.mod != "" {
-			byMod[k.mod] = append(byMod[k.mod], k.s)
-			continue
-		}
-		core = append(core, k.s)
-	}
-	ks.Kernel = sortedTable(core)
 	for m, syms := range byMod {
-		ks.Modules[m] = sortedTable(syms)
+		ks.Modules[mods[m]] = sortedTable(syms)
 	}
 	return ks, nil
+}
+
+// coreTable makes the table of the core kernel's symbols among kept (the
+// ones of no module): packed when they do not overlap (the usual case)
+// and their names fit packed records, else as sortedTable makes it.
+func coreTable(kept []kallsym) *Table {
+	n, nameLen := 0, 0
+	packable := true
+	for i := range kept {
+		if k := &kept[i]; k.mod < 0 {
+			n++
+			nameLen += len(k.name)
+			packable = packable && len(k.name) <= 0xffff
+		}
+	}
+	core := make([]int32, 0, n)
+	for i := range kept {
+		if kept[i].mod < 0 {
+			core = append(core, int32(i))
+		}
+	}
+	bounds := func(i int) (uint64, uint64) { k := &kept[core[i]]; return k.start, k.end }
+	if packable && nameLen <= 0xffffffff {
+		if segs, ok := flatSegs(n, bounds); ok {
+			recs := make([]byte, n*packedRecSize)
+			names := make([]byte, 0, nameLen)
+			for i, j := range core {
+				k := &kept[j]
+				r := recs[i*packedRecSize:]
+				binary.LittleEndian.PutUint64(r, k.start)
+				binary.LittleEndian.PutUint64(r[8:], k.end)
+				binary.LittleEndian.PutUint32(r[16:], uint32(len(names)))
+				binary.LittleEndian.PutUint16(r[20:], uint16(len(k.name)))
+				r[22], r[23] = k.bind, k.typ
+				names = append(names, k.name...)
+			}
+			return packedTable(recs, names, segs, 0)
+		}
+	}
+	syms := make([]Symbol, n)
+	for i, j := range core {
+		syms[i] = kept[j].symbol()
+	}
+	return sortedTable(syms)
 }
 
 // sortedTable makes the Table of symbols sorted by start with distinct
@@ -216,25 +273,41 @@ func sortedTable(syms []Symbol) *Table {
 // tree, and the runs are the symbols themselves. It reports false when
 // they are not sorted or overlap.
 func flatTable(syms []Symbol) (*Table, bool) {
-	t := &Table{syms: syms, segs: make([]seg, 0, 2*len(syms)+1)}
-	if len(syms) > 0 && syms[0].Start > 0 {
-		t.segs = append(t.segs, seg{0, -1})
+	segs, ok := flatSegs(len(syms), func(i int) (uint64, uint64) { return syms[i].Start, syms[i].End })
+	if !ok {
+		return nil, false
 	}
-	for i := range syms {
-		s := &syms[i]
-		end := s.End
-		if end == s.Start {
-			end = s.Start + 1 // a zero-length symbol covers its start
+	return &Table{syms: syms, segs: segs}, true
+}
+
+// flatSegs returns the runs of n symbols sorted by start (bounds gives
+// each one's start and end) when no two overlap; false when they are not
+// sorted or overlap.
+func flatSegs(n int, bounds func(i int) (uint64, uint64)) ([]seg, bool) {
+	segs := make([]seg, 0, 2*n+1)
+	if n > 0 {
+		if s, _ := bounds(0); s > 0 {
+			segs = append(segs, seg{0, -1})
 		}
-		if end < s.Start || i+1 < len(syms) && end > syms[i+1].Start {
+	}
+	for i := 0; i < n; i++ {
+		start, end := bounds(i)
+		if end == start {
+			end = start + 1 // a zero-length symbol covers its start
+		}
+		next := uint64(0)
+		if i+1 < n {
+			next, _ = bounds(i + 1)
+		}
+		if end < start || i+1 < n && end > next {
 			return nil, false
 		}
-		t.segs = append(t.segs, seg{s.Start, int32(i)})
-		if end != 0 && (i+1 == len(syms) || end < syms[i+1].Start) {
-			t.segs = append(t.segs, seg{end, -1})
+		segs = append(segs, seg{start, int32(i)})
+		if end != 0 && (i+1 == n || end < next) {
+			segs = append(segs, seg{end, -1})
 		}
 	}
-	return t, true
+	return segs, true
 }
 
 // parseHex parses a kallsyms address (lower-case hex, no prefix).

@@ -151,11 +151,22 @@ func (c *KallsymsCache) key(proc string) (key []byte, file string, id, page []by
 // reading it). Failures leave no cache, silently: the cache only saves
 // time.
 func writeKallsymsCache(file string, key []byte, ks *KernelSymbols) {
-	syms := ks.Kernel.Symbols()
-	recs, names, ok := packSymbols(syms)
-	if !ok || ks.Kernel.src != nil {
-		return
+	var recs, names []byte
+	switch {
+	case ks.Kernel.src == nil:
+		var ok bool
+		if recs, names, ok = packSymbols(ks.Kernel.syms); !ok {
+			return
+		}
+	default:
+		// Packed as ParseKallsyms packs the core kernel, unmoved.
+		p, ok := ks.Kernel.src.src.(*packedSyms)
+		if !ok || p.delta != 0 || ks.Kernel.exact != nil {
+			return
+		}
+		recs, names = p.recs, p.names
 	}
+	nsyms := len(recs) / packedRecSize
 	segs := ks.Kernel.segs
 	hdr := make([]byte, 0, len(kcacheMagic)+4+4+len(key)+8+8+4+4+4)
 	hdr = append(hdr, kcacheMagic...)
@@ -164,7 +175,7 @@ func writeKallsymsCache(file string, key []byte, ks *KernelSymbols) {
 	hdr = append(hdr, key...)
 	hdr = binary.LittleEndian.AppendUint64(hdr, ks.Text)
 	hdr = binary.LittleEndian.AppendUint64(hdr, ks.Stext)
-	hdr = binary.LittleEndian.AppendUint32(hdr, uint32(len(syms)))
+	hdr = binary.LittleEndian.AppendUint32(hdr, uint32(nsyms))
 	hdr = binary.LittleEndian.AppendUint32(hdr, uint32(len(segs)))
 	hdr = binary.LittleEndian.AppendUint32(hdr, uint32(len(names)))
 	sb := make([]byte, 0, 12*len(segs))
@@ -255,5 +266,6 @@ func decodeKallsymsCache(data, key []byte) (*KernelSymbols, error) {
 		Kernel: packedTable(recs, names, segs, 0),
 		Text:   counts.Text,
 		Stext:  counts.Stext,
+		cached: true,
 	}, nil
 }

@@ -78,7 +78,7 @@ func TestKallsymsCache(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := ks.Kernel.src != nil; got != fromCache {
+		if got := ks.cached; got != fromCache {
 			t.Fatalf("from the cache: %v, want %v", got, fromCache)
 		}
 		if ks.Text != want.Text || ks.Stext != want.Stext {
