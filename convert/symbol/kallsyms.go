@@ -2,7 +2,6 @@ package symbol
 
 import (
 	"debug/elf"
-	"encoding/binary"
 	"io"
 	"os"
 	"slices"
@@ -236,13 +235,7 @@ func coreTable(kept []kallsym) *Table {
 			names := make([]byte, 0, nameLen)
 			for i, j := range core {
 				k := &kept[j]
-				r := recs[i*packedRecSize:]
-				binary.LittleEndian.PutUint64(r, k.start)
-				binary.LittleEndian.PutUint64(r[8:], k.end)
-				binary.LittleEndian.PutUint32(r[16:], uint32(len(names)))
-				binary.LittleEndian.PutUint16(r[20:], uint16(len(k.name)))
-				r[22], r[23] = k.bind, k.typ
-				names = append(names, k.name...)
+				names = packRecord(recs[i*packedRecSize:], names, k.start, k.end, k.name, k.bind, k.typ)
 			}
 			return packedTable(recs, names, segs, 0)
 		}

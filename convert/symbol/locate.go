@@ -78,8 +78,32 @@ type DSOInfo struct {
 func LoadDSOInfo(o *Options, longName string, buildID []byte) (*Table, DSOInfo) {
 	var info DSOInfo
 	path := o.symfs(longName)
-	if buildID == nil {
-		buildID = readBuildIDFile(path)
+	// The DSO's own file, opened and parsed once for its build id, its
+	// debuglink and as the last candidate (three opens and parses of
+	// every DSO's headers were a twentieth of perfpt script on a
+	// system-wide recording).
+	var mainFH *os.File
+	var mainEF *elf.File
+	if fh, err := os.Open(path); err == nil {
+		if ef, err := openELF(fh); err == nil {
+			mainFH, mainEF = fh, ef
+		} else {
+			fh.Close()
+		}
+	}
+	mainKept := false
+	defer func() {
+		if mainFH != nil && !mainKept {
+			mainFH.Close()
+		}
+	}()
+	link := ""
+	if mainEF != nil {
+		if buildID == nil {
+			buildID = readBuildID(mainEF)
+		}
+		dl, _ := elfid.ReadDebuglink(mainEF)
+		link = dl.Name
 	}
 	var symsF, runF *elf.File
 	var runPath string
@@ -89,19 +113,24 @@ func LoadDSOInfo(o *Options, longName string, buildID []byte) (*Table, DSOInfo) 
 			f.Close()
 		}
 	}()
-	for _, cand := range candidates(o, longName, path, buildID) {
+	for _, cand := range candidates(o, longName, path, buildID, link) {
 		st, err := os.Stat(cand)
 		if err != nil || !st.Mode().IsRegular() {
 			continue
 		}
-		fh, err := os.Open(cand)
-		if err != nil {
-			continue
-		}
-		ef, err := openELF(fh)
-		if err != nil {
-			fh.Close()
-			continue
+		var fh *os.File
+		var ef *elf.File
+		if cand == path && mainFH != nil && !mainKept {
+			fh, ef = mainFH, mainEF
+			mainKept = true // closed with the files used, or below
+		} else {
+			if fh, err = os.Open(cand); err != nil {
+				continue
+			}
+			if ef, err = openELF(fh); err != nil {
+				fh.Close()
+				continue
+			}
 		}
 		if buildID != nil {
 			if id := readBuildID(ef); id == nil || !bytes.Equal(id, buildID) {
@@ -146,10 +175,13 @@ func LoadDSOInfo(o *Options, longName string, buildID []byte) (*Table, DSOInfo) 
 
 var debuglinkDirs = []string{"", "%s", "%s/.debug", "/usr/lib/debug%s"}
 
-func candidates(o *Options, longName, path string, buildID []byte) []string {
+// candidates lists the files dso__load tries for a DSO, in its order;
+// link is the .gnu_debuglink name of the DSO's file at path ("" for
+// none).
+func candidates(o *Options, longName, path string, buildID []byte, link string) []string {
 	var c []string
 	// DSO_BINARY_TYPE__DEBUGLINK
-	if link := readDebuglink(path); link != "" {
+	if link != "" {
 		dir := filepath.Dir(path)
 		for _, d := range debuglinkDirs {
 			if d == "" {
@@ -179,20 +211,6 @@ func candidates(o *Options, longName, path string, buildID []byte) []string {
 	}
 	c = append(c, path)
 	return c
-}
-
-func readDebuglink(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	ef, err := openELF(f)
-	if err != nil {
-		return ""
-	}
-	link, _ := elfid.ReadDebuglink(ef)
-	return link.Name
 }
 
 func readBuildIDFile(path string) []byte {

@@ -50,15 +50,20 @@ func packSymbols(syms []Symbol) (recs, names []byte, ok bool) {
 	names = make([]byte, 0, nameLen)
 	for i := range syms {
 		s := &syms[i]
-		r := recs[i*packedRecSize:]
-		binary.LittleEndian.PutUint64(r, s.Start)
-		binary.LittleEndian.PutUint64(r[8:], s.End)
-		binary.LittleEndian.PutUint32(r[16:], uint32(len(names)))
-		binary.LittleEndian.PutUint16(r[20:], uint16(len(s.Name)))
-		r[22], r[23] = byte(s.Bind), byte(s.Type)
-		names = append(names, s.Name...)
+		names = packRecord(recs[i*packedRecSize:], names, s.Start, s.End, s.Name, byte(s.Bind), byte(s.Type))
 	}
 	return recs, names, true
+}
+
+// packRecord writes the packed record of a symbol into r, its name at the
+// end of names, and returns names with the name appended.
+func packRecord(r, names []byte, start, end uint64, name string, bind, typ byte) []byte {
+	binary.LittleEndian.PutUint64(r, start)
+	binary.LittleEndian.PutUint64(r[8:], end)
+	binary.LittleEndian.PutUint32(r[16:], uint32(len(names)))
+	binary.LittleEndian.PutUint16(r[20:], uint16(len(name)))
+	r[22], r[23] = bind, typ
+	return append(names, name...)
 }
 
 // packedTable makes a table of packed symbols with the given runs.

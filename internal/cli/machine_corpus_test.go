@@ -103,12 +103,7 @@ func TestMachineCorpus(t *testing.T) {
 		name := filepath.Base(f)
 		for _, opts := range corpusOptions {
 			args := append([]string{"script", "-i", f}, opts...)
-			cmd := exec.Command(perf, args...)
-			var want, wantErr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &want, &wantErr
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("perf %s: %v\n%s", strings.Join(args, " "), err, wantErr.String())
-			}
+			want, wantErr := runPerf(t, perf, args)
 			var got, gotErr bytes.Buffer
 			code := Main(append([]string{"perfpt"}, args...), nil, &got, &gotErr)
 			label := fmt.Sprintf("%s %s", name, strings.Join(opts, " "))
@@ -153,12 +148,7 @@ func TestMetricMatchesPerf(t *testing.T) {
 	f := filepath.Join(dir, "sw-groups.data")
 	for _, opts := range [][]string{{"-F", "+metric"}, {"-G", "-F", "+metric"}, {"-F", "comm,tid,time,event,period,ip,sym,metric"}} {
 		args := append([]string{"script", "-i", f}, opts...)
-		cmd := exec.Command(perf, args...)
-		var want, wantErr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &want, &wantErr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("perf %s: %v\n%s", strings.Join(args, " "), err, wantErr.String())
-		}
+		want, _ := runPerf(t, perf, args)
 		if !strings.Contains(want.String(), "\tmetric: ") {
 			t.Fatalf("perf %s printed no metric", strings.Join(opts, " "))
 		}
@@ -171,4 +161,17 @@ func TestMetricMatchesPerf(t *testing.T) {
 				linediff.Compare(want.String(), got.String()).String("perf", "perfpt"))
 		}
 	}
+}
+
+// runPerf runs perf with args and returns its stdout and stderr; it fails
+// the test when perf fails.
+func runPerf(t *testing.T, perf string, args []string) (stdout, stderr *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(perf, args...)
+	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("perf %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout, stderr
 }
