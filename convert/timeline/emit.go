@@ -94,6 +94,14 @@ func (c *clock) paced(p, limit uint64) uint64 {
 // resolve times the queued ops with point pt (nil: at the pace, as at the
 // end) and hands them to out in order.
 func (c *clock) resolve(pt *op, out *output) {
+	if pt != nil && c.havePt && !pt.gap && !c.timeless && out.tl.fxt != nil && out.tl.direct {
+		// Most points: the ops between two points, straight out.
+		out.between(c.q, c.t0, pt.t, c.p0, pt.pos)
+		c.q = c.q[:0]
+		c.args = c.args[:0]
+		c.point(pt)
+		return
+	}
 	for i := range c.q {
 		o := &c.q[i]
 		if o.timed {
@@ -120,9 +128,13 @@ func (c *clock) resolve(pt *op, out *output) {
 	}
 	c.q = c.q[:0]
 	c.args = c.args[:0]
-	if pt == nil {
-		return
+	if pt != nil {
+		c.point(pt)
 	}
+}
+
+// point makes pt the last point, once the ops before it are timed.
+func (c *clock) point(pt *op) {
 	if c.havePt && !pt.gap && pt.pos > c.p0 && pt.t >= c.t0 {
 		c.rate = (pt.t - c.t0) << 16 / (pt.pos - c.p0)
 	}

@@ -101,29 +101,19 @@ func appendJSONString(b []byte, s string) []byte {
 
 // appendMicros appends ns as microseconds with three decimals.
 func appendMicros(b []byte, ns uint64) []byte {
-	var d [24]byte
-	i := len(d)
+	b = strconv.AppendUint(b, ns/1000, 10)
 	f := ns % 1000
-	d[i-1], d[i-2], d[i-3], d[i-4] = byte('0'+f%10), byte('0'+f/10%10), byte('0'+f/100), '.'
-	i -= 4
-	us := ns / 1000
-	for {
-		i--
-		d[i] = byte('0' + us%10)
-		if us /= 10; us == 0 {
-			break
-		}
-	}
-	return append(b, d[i:]...)
+	return append(b, '.', byte('0'+f/100), byte('0'+f/10%10), byte('0'+f%10))
 }
 
 // head starts an event object: phase, pid, tid and ts.
 func (j *JSON) head(ph byte, t Track, ts uint64) {
 	if j.n > 0 {
-		j.buf = append(j.buf, ',', '\n')
+		j.buf = append(j.buf, ",\n{\"ph\":\""...)
+	} else {
+		j.buf = append(j.buf, `{"ph":"`...)
 	}
 	j.n++
-	j.buf = append(j.buf, `{"ph":"`...)
 	j.buf = append(j.buf, ph)
 	j.buf = append(j.buf, j.heads[t]...)
 	j.buf = appendMicros(j.buf, ts)

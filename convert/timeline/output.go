@@ -189,6 +189,41 @@ func (o *output) emit(op *op) {
 	}
 }
 
+// between is clock.resolve and emit for the ops q between the points
+// (p0, t0) and (p1, t1), when the converter is direct and writes FXT: the
+// Begins and Ends go straight to it.
+func (o *output) between(q []op, t0, t1, p0, p1 uint64) {
+	c := o.tl
+	f, tr, base := c.fxt, o.th.track, c.base
+	for i := range q {
+		op := &q[i]
+		if op.timed || op.kind != opBegin && op.kind != opEnd {
+			if !op.timed {
+				op.t = interp(t0, t1, p0, p1, op.pos)
+			}
+			o.emit(op)
+			continue
+		}
+		t := max(interp(t0, t1, p0, p1, op.pos), o.last)
+		o.last = t
+		name := op.name
+		if op.info != nil && op.info.name != 0 {
+			name = op.info.name // a call whose target was learnt late
+		}
+		if op.kind == opBegin {
+			o.open++
+			if t < base {
+				c.sum.BeforeBase++
+			}
+			f.Begin(tr, t-min(t, base), op.cat, name, op.info.argList())
+			c.sum.Slices++
+		} else if o.open > 0 {
+			o.open--
+			f.End(tr, t-min(t, base), op.cat, name)
+		}
+	}
+}
+
 // lastWritten is the time of the last record that went out or waits.
 func (o *output) lastWritten() uint64 { return o.last }
 
