@@ -138,6 +138,31 @@ func (p *Program) assignOptimized(fn *function, rows []srcline.Row, intern func(
 			}
 		}
 	}
+	// Of C++, closing braces whose rows cover a call (destructors run
+	// at the end of a scope, an exception's cleanup, a tail call): gcc
+	// gives those calls the brace's location and gcov counts the line.
+	// Braces without calls under them (epilogues) stay without code.
+	braceCall := map[int32]bool{}
+	if fn.cxx {
+		for i := r; i < len(rows) && rows[i].Addr < fn.high; i++ {
+			row := &rows[i]
+			if row.EndSeq || line(row) >= 0 || row.Line < 1 {
+				continue
+			}
+			stop := fn.high
+			if i+1 < len(rows) && rows[i+1].Addr < stop {
+				stop = rows[i+1].Addr
+			}
+			k := sort.Search(len(ins), func(j int) bool { return ins[j].addr >= row.Addr })
+			for ; k < len(ins) && ins[k].addr < stop; k++ {
+				if in := &ins[k]; in.kind == kCall || in.kind == kCallInd ||
+					in.kind == kJmp && (in.target < fn.low || in.target >= fn.high) {
+					braceCall[gline(intern(p.Table.FileName(row.File)), row.Line)] = true
+					break
+				}
+			}
+		}
+	}
 	// The declaration line is entered on calls only, not where rows of
 	// the prologue's line (often the same) reappear.
 	decl := int32(-1)
@@ -164,6 +189,11 @@ func (p *Program) assignOptimized(fn *function, rows []srcline.Row, intern func(
 			}
 			g := line(row)
 			if g < 0 {
+				if len(braceCall) > 0 && row.Line > 0 {
+					if b := gline(intern(p.Table.FileName(row.File)), row.Line); braceCall[b] && !slices.Contains(promoted, b) {
+						promoted = append(promoted, b)
+					}
+				}
 				continue
 			}
 			if row.IsStmt {
