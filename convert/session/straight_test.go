@@ -96,29 +96,26 @@ func straightText(t *testing.T, data string, workers int, fork bool) ([]byte, in
 }
 
 // sameStraight compares the samples delivered with straight runs and
-// without (straightOff), at each number of workers, and at more than one
-// with the chunks decoded ahead formatted on the workers (Handler.Fork);
-// it returns how many samples straight runs had, and how many of them the
-// chunks' segments had.
+// without (straightOff), at each number of workers; workers < 0 means -j
+// -workers with the chunks decoded ahead formatted on the workers
+// (Handler.Fork). It returns how many samples straight runs had, and how
+// many of them the chunks' segments had.
 func sameStraight(t *testing.T, data string, workers ...int) (total, inSegs int) {
 	t.Helper()
 	for _, j := range workers {
-		for _, fork := range []bool{false, true} {
-			if fork && j == 1 {
-				continue
-			}
-			straightOff = true
-			want, none, segNone := straightText(t, data, j, fork)
-			straightOff = false
-			got, n, segN := straightText(t, data, j, fork)
-			if none != 0 || segNone != 0 {
-				t.Fatalf("-j %d: straight runs walked with straightOff", j)
-			}
-			total += n + segN
-			inSegs += segN
-			if !bytes.Equal(got, want) {
-				t.Fatalf("%s -j %d (fork %v): straight runs differ%s", filepath.Base(data), j, fork, firstDiff(got, want))
-			}
+		fork := j < 0
+		j = max(j, -j)
+		straightOff = true
+		want, none, segNone := straightText(t, data, j, fork)
+		straightOff = false
+		got, n, segN := straightText(t, data, j, fork)
+		if none != 0 || segNone != 0 {
+			t.Fatalf("-j %d: straight runs walked with straightOff", j)
+		}
+		total += n + segN
+		inSegs += segN
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s -j %d (fork %v): straight runs differ%s", filepath.Base(data), j, fork, firstDiff(got, want))
 		}
 	}
 	t.Logf("%d samples in straight runs, %d in parallel chunks' segments", total, inSegs)
@@ -149,15 +146,15 @@ func TestStraightSameSamples(t *testing.T) {
 		if !hasAux(t, f) {
 			continue
 		}
-		t.Run(filepath.Base(f), func(t *testing.T) { add(sameStraight(t, f, 1, 2)) })
+		t.Run(filepath.Base(f), func(t *testing.T) { add(sameStraight(t, f, 1, -2)) })
 	}
 	cfgs := timingConfigs
 	for _, prog := range []string{"mix-dyn-O2", "threads-dyn-O2"} {
 		for _, c := range cfgs {
 			t.Run(prog+"/"+c.name, func(t *testing.T) {
 				data := recordPTOpt(t, prog, c.wo)
-				add(sameStraight(t, data, 1, 2, 4))
-				add(sameStraight(t, corruptAux(t, data, 0x55, 8, 0.4), 1, 2))
+				add(sameStraight(t, data, 1, 2, -4))
+				add(sameStraight(t, corruptAux(t, data, 0x55, 8, 0.4), 1, -2))
 			})
 		}
 	}
