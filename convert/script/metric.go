@@ -124,7 +124,8 @@ func (p *Printer) shadowMetric(b []byte, s *sample.Sample, pl *plan, ev2 *sample
 		ratio, unit = convertUnitDouble(1000000000.0 * avg / st.mean)
 	}
 	if pl.start {
-		b = p.appendStartOf(b, s, pl, recordSample)
+		// perf_sample__fprintf_start without the script: an empty tod.
+		b = p.appendStartOf(b, s, pl, recordSample, false)
 	}
 	b = append(b, "\tmetric: "...)
 	b = appendFloatPad(b, ratio, 3, 8)

@@ -203,12 +203,13 @@ func (p *Printer) appendHead(b []byte, s *sample.Sample, pl *plan) []byte {
 // appendStart mirrors perf_sample__fprintf_start. The comm, pid/tid and
 // cpu columns are kept as text while they repeat.
 func (p *Printer) appendStart(b []byte, s *sample.Sample, pl *plan) []byte {
-	return p.appendStartOf(b, s, pl, recordSample)
+	return p.appendStartOf(b, s, pl, recordSample, true)
 }
 
 // appendStartOf is appendStart for a record of type recType (the misc
-// column's letters depend on it).
-func (p *Printer) appendStartOf(b []byte, s *sample.Sample, pl *plan, recType uint32) []byte {
+// column's letters depend on it); without tod, the tod column is empty
+// (perf's tod_scnprintf without a session, for the metric lines).
+func (p *Printer) appendStartOf(b []byte, s *sample.Sample, pl *plan, recType uint32, tod bool) []byte {
 	if pl.f&(FieldComm|FieldPID|FieldTID|FieldCPU) != 0 {
 		c := &p.startText
 		if c.f != pl.f || c.commRaw != pl.commRaw || c.pid != s.PID || c.tid != s.TID || c.cpu != s.CPU || c.comm != s.Comm {
@@ -220,7 +221,9 @@ func (p *Printer) appendStartOf(b []byte, s *sample.Sample, pl *plan, recType ui
 		b = appendMisc(b, s.Misc, recType)
 	}
 	if pl.f&FieldTOD != 0 {
-		b = p.appendTOD(b, s.Time)
+		if tod {
+			b = p.appendTOD(b, s.Time)
+		}
 		b = append(b, ' ')
 	}
 	if pl.f&FieldTime != 0 {

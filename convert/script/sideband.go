@@ -18,7 +18,7 @@ func (p *Printer) PrintSideband(ev *sample.Event, recType uint32, misc uint16, c
 		}
 		if pl.start {
 			s := sample.Sample{Ev: ev, Comm: comm, PID: pid, TID: tid, CPU: cpu, Time: t, Misc: misc}
-			b = p.appendStartOf(b, &s, pl, recType)
+			b = p.appendStartOf(b, &s, pl, recType, true)
 		}
 	}
 	b = append(b, text...)

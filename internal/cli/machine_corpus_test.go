@@ -132,7 +132,8 @@ func TestMachineCorpus(t *testing.T) {
 }
 
 // TestMetricMatchesPerf compares perfpt script -F metric with perf script
-// on groups of software events (testdata/machine/sw-groups.data): the
+// on groups of software events (testdata/machine/sw-groups.data, and
+// sw-groups-tod.data with tod, whose column the metric lines leave empty): the
 // metric lines perf stat's shadow statistics give, after the samples that
 // complete a group's count.
 func TestMetricMatchesPerf(t *testing.T) {
@@ -145,9 +146,17 @@ func TestMetricMatchesPerf(t *testing.T) {
 		t.Fatal(err)
 	}
 	setupMachineCorpus(t, dir)
-	f := filepath.Join(dir, "sw-groups.data")
-	for _, opts := range [][]string{{"-F", "+metric"}, {"-G", "-F", "+metric"}, {"-F", "comm,tid,time,event,period,ip,sym,metric"}} {
-		args := append([]string{"script", "-i", f}, opts...)
+	for _, run := range []struct {
+		file string
+		opts []string
+	}{
+		{"sw-groups.data", []string{"-F", "+metric"}},
+		{"sw-groups.data", []string{"-G", "-F", "+metric"}},
+		{"sw-groups.data", []string{"-F", "comm,tid,time,event,period,ip,sym,metric"}},
+		{"sw-groups-tod.data", []string{"-F", "comm,tid,tod,event,period,metric"}},
+	} {
+		opts := run.opts
+		args := append([]string{"script", "-i", filepath.Join(dir, run.file)}, opts...)
 		want, _ := runPerf(t, perf, args)
 		if !strings.Contains(want.String(), "\tmetric: ") {
 			t.Fatalf("perf %s printed no metric", strings.Join(opts, " "))
@@ -157,7 +166,7 @@ func TestMetricMatchesPerf(t *testing.T) {
 			t.Fatalf("perfpt %s: exit %d: %s", strings.Join(opts, " "), code, gotErr.String())
 		}
 		if !bytes.Equal(got.Bytes(), want.Bytes()) {
-			t.Errorf("%s: differs from perf script:\n%s", strings.Join(opts, " "),
+			t.Errorf("%s %s: differs from perf script:\n%s", run.file, strings.Join(opts, " "),
 				linediff.Compare(want.String(), got.String()).String("perf", "perfpt"))
 		}
 	}

@@ -29,6 +29,8 @@ F=200 rec system-wide -a -- ./c-dyn 300
 # and an event in none: perf script -F metric
 perf record -q -g -c 1000000 -e '{cpu-clock,page-faults,context-switches,task-clock}:S' \
 	-e '{task-clock,minor-faults}:S' -e cpu-clock -o "$here/sw-groups.data" ./c-dyn 300 >/dev/null 2>&1
+# the same with the clock data -F tod needs
+perf record -q -k CLOCK_MONOTONIC -c 1000000 -e '{cpu-clock,page-faults}:S' -o "$here/sw-groups-tod.data" ./c-dyn 100 >/dev/null 2>&1
 # pipe mode: build ids come at the end, kallsyms is relocated by _text
 perf record -q -e cpu-clock -F 2000 -g -o - ./cxx-O2 1000 2>/dev/null >"$here/cxx-O2-pipe.data"
 # the perf maps the JITs wrote, by the pid the recordings name

@@ -508,21 +508,16 @@ var unprinted = []struct {
 }
 
 // checkMetric refuses -F metric where perfpt cannot print it as perf
-// does: groups with other than software events (script.CheckMetric), a
-// pipe (whose event groups perf learns from a feature record that perfpt
-// does not read), and with tod (perf 6.1's metric lines print their start
-// columns without the session tod needs, and crash).
+// does: groups with other than software events (script.CheckMetric), and
+// a pipe (whose event groups perf learns from a feature record that
+// perfpt does not read).
 func checkMetric(s *session.Session, fields *script.Fields) error {
-	metric, tod := false, false
+	metric := false
 	for ty := script.OutputType(0); ty <= script.TypeOther; ty++ {
 		metric = metric || fields.Has(ty, script.FieldMetric)
-		tod = tod || fields.Has(ty, script.FieldTOD)
 	}
 	if !metric {
 		return nil
-	}
-	if tod {
-		return fmt.Errorf("-F metric with tod: perf 6.1 crashes there; perfpt does not print it")
 	}
 	if s.File().Pipe {
 		return fmt.Errorf("-F metric: the event groups of a pipe are not known to perfpt")
