@@ -82,6 +82,7 @@ type mapCache struct {
 	key   uint64 // mapping ID and mode
 	flat  []atomic.Uint64
 	pages []atomic.Pointer[runPage]
+	seen  []uint64 // Config.ColdBlocks: direct calls and backward jumps reached (a bit per offset; under BlockCache.mu)
 }
 
 func (mc *mapCache) entry(off uint64) *atomic.Uint64 {
@@ -132,6 +133,21 @@ func (d *BlockDecoder) forMapping(m *image.Mapping, mode insn.Mode) *mapCache {
 	c.mu.Unlock()
 	d.lastMC = mc
 	return mc
+}
+
+// firstReach reports whether the direct call or backward jump at offset off
+// of mc's mapping is reached for the first time (Config.ColdBlocks), and
+// remembers it. It is called when a run is filled, so rarely.
+func (c *BlockCache) firstReach(mc *mapCache, size, off uint64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if mc.seen == nil {
+		mc.seen = make([]uint64, (size+63)/64)
+	}
+	w, bit := &mc.seen[off/64], uint64(1)<<(off%64)
+	first := *w&bit == 0
+	*w |= bit
+	return first
 }
 
 // fillRun decodes the run starting at ip in m.
@@ -209,11 +225,16 @@ func (d *BlockDecoder) proceedNoEventCached(b *Block, m *image.Mapping) query.Co
 		}
 		slot := mc.entry(d.ip - m.Start)
 		en := unpack(slot.Load())
+		cold := false // the run ends at a direct branch libipt's cache has not seen
 		if en.meta == 0 {
 			if !fillRun(m, d.ip, d.mode, &en) {
 				return d.proceedNoEventUncached(b)
 			}
 			slot.Store(en.pack())
+			if d.cfg.ColdBlocks && uint32(b.NInsn)+uint32(en.ninsn) <= 0xffff &&
+				(en.kind() == runCall || en.kind() == runJump && en.target < 0) {
+				cold = d.cache.firstReach(mc, m.End-m.Start, d.ip-m.Start+uint64(en.last))
+			}
 		}
 		e := &en
 		if uint32(b.NInsn)+uint32(e.ninsn) > 0xffff {
@@ -262,12 +283,12 @@ func (d *BlockDecoder) proceedNoEventCached(b *Block, m *image.Mapping) query.Co
 				d.ret.push(next)
 			}
 			d.ip = next + uint64(int64(e.target))
-			if d.cfg.EndOnCall {
+			if d.cfg.EndOnCall || cold {
 				return 0
 			}
 		case runJump:
 			d.ip = next + uint64(int64(e.target))
-			if d.cfg.EndOnJump {
+			if d.cfg.EndOnJump || cold {
 				return 0
 			}
 		}

@@ -30,6 +30,14 @@ type Config struct {
 	Cache     *BlockCache
 	EndOnCall bool // end a block after every call (--block:end-on-call)
 	EndOnJump bool // end a block after every direct jump (--block:end-on-jump)
+
+	// ColdBlocks ends blocks where libipt's block decoder ends them while
+	// it fills its block cache: after the first execution of each direct
+	// call and each direct backward jump (without it, blocks go on as
+	// libipt's do once its cache is warm). The boundaries depend on the
+	// order of decoding: for sequential walks only (not WalkParallel or
+	// WalkChunks, nor decoders sharing a Cache concurrently).
+	ColdBlocks bool
 }
 
 // Block is a run of instructions executed in sequence: a fixed-size value.

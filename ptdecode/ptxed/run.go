@@ -88,16 +88,15 @@ func Run(o *Options, w io.Writer) error {
 		p.img = d.Blocks().Image
 		p.setImage = d.Blocks().SetImage
 		flow.WalkInsns(d, wopt, p)
-	} else if o.Jobs > 1 && p.sb == nil {
+	} else if o.Jobs > 1 && p.sb == nil && !o.ShowBlocks && !o.StatBlocks {
+		// (Block boundaries, when shown or counted, are libipt's: they
+		// depend on its block cache, so on the order of decoding.)
 		p.img = func() *image.Image { return img }
-		if o.ShowBlocks && o.Stats {
-			// Block numbers count from the start: print in order.
-			flow.WalkParallel(trace, img, &o.Flow, wopt, o.Jobs, p)
-		} else {
-			walkChunks(trace, img, o, wopt, p)
-		}
+		walkChunks(trace, img, o, wopt, p)
 	} else {
-		d := flow.NewBlockDecoder(trace, img, &o.Flow)
+		cfg := o.Flow
+		cfg.ColdBlocks = true
+		d := flow.NewBlockDecoder(trace, img, &cfg)
 		p.img = d.Image
 		p.setImage = d.SetImage
 		flow.WalkBlocks(d, wopt, p)

@@ -23,6 +23,10 @@ options:
   --insn-decoder                 use the instruction flow decoder.
   -j|--jobs <n>                  decode PSB chunks with <n> workers (block
                                  decoder); the output does not change.
+                                 With --block:show-blocks or block counts
+                                 (--stat), chunks are decoded in order:
+                                 blocks end where libipt's, whose block
+                                 cache fills in trace order, end.
   --no-inst                      print addresses only.
   --quiet|-q                     print nothing but errors.
   --offset, --time, --raw-insn   print the trace offset, the time, the bytes.
