@@ -82,7 +82,6 @@ type mapCache struct {
 	key   uint64 // mapping ID and mode
 	flat  []atomic.Uint64
 	pages []atomic.Pointer[runPage]
-	seen  []uint64 // Config.ColdBlocks: direct calls and backward jumps reached (a bit per offset; under BlockCache.mu)
 }
 
 func (mc *mapCache) entry(off uint64) *atomic.Uint64 {
@@ -106,6 +105,7 @@ func (mc *mapCache) entry(off uint64) *atomic.Uint64 {
 type BlockCache struct {
 	mu   sync.Mutex
 	maps map[uint64]*mapCache
+	seen map[siteKey]struct{} // Config.ColdBlocks: direct calls and backward jumps reached
 }
 
 // NewBlockCache returns an empty cache.
@@ -135,19 +135,28 @@ func (d *BlockDecoder) forMapping(m *image.Mapping, mode insn.Mode) *mapCache {
 	return mc
 }
 
-// firstReach reports whether the direct call or backward jump at offset off
-// of mc's mapping is reached for the first time (Config.ColdBlocks), and
-// remembers it. It is called when a run is filled, so rarely.
-func (c *BlockCache) firstReach(mc *mapCache, size, off uint64) bool {
+// firstReach reports whether the direct call or backward jump at ip in m
+// is reached for the first time (Config.ColdBlocks), and remembers it. As
+// libipt's block cache belongs to the section (shared by the images that
+// map it, kept when a mapping is cut), a site is known by its section and
+// offset there. It is called when a run is filled, so rarely.
+func (c *BlockCache) firstReach(m *image.Mapping, ip uint64) bool {
+	k := siteKey{m.Sec, m.Offset + (ip - m.Start)}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if mc.seen == nil {
-		mc.seen = make([]uint64, (size+63)/64)
+	if _, ok := c.seen[k]; ok {
+		return false
 	}
-	w, bit := &mc.seen[off/64], uint64(1)<<(off%64)
-	first := *w&bit == 0
-	*w |= bit
-	return first
+	if c.seen == nil {
+		c.seen = map[siteKey]struct{}{}
+	}
+	c.seen[k] = struct{}{}
+	return true
+}
+
+type siteKey struct {
+	sec *image.Section
+	off uint64
 }
 
 // fillRun decodes the run starting at ip in m.
@@ -233,7 +242,7 @@ func (d *BlockDecoder) proceedNoEventCached(b *Block, m *image.Mapping) query.Co
 			slot.Store(en.pack())
 			if d.cfg.ColdBlocks && uint32(b.NInsn)+uint32(en.ninsn) <= 0xffff &&
 				(en.kind() == runCall || en.kind() == runJump && en.target < 0) {
-				cold = d.cache.firstReach(mc, m.End-m.Start, d.ip-m.Start+uint64(en.last))
+				cold = d.cache.firstReach(m, d.ip+uint64(en.last))
 			}
 		}
 		e := &en

@@ -79,9 +79,9 @@ func TestColdBlocks(t *testing.T) {
 		_ = os.WriteFile(dir+"/cold.pt", trace, 0o644)
 		_ = os.WriteFile(dir+"/cold.bin", coldCode, 0o644)
 	}
-	blocks := func(cold bool) string {
+	blocksIn := func(img *image.Image, cfg *Config) string {
 		r := new(recording)
-		WalkBlocks(NewBlockDecoder(trace, img, &Config{ColdBlocks: cold}), WalkOptions{}, r)
+		WalkBlocks(NewBlockDecoder(trace, img, cfg), WalkOptions{}, r)
 		var s []string
 		for _, b := range r.blocks {
 			if b.NInsn != 0 {
@@ -90,6 +90,7 @@ func TestColdBlocks(t *testing.T) {
 		}
 		return strings.Join(s, " ")
 	}
+	blocks := func(cold bool) string { return blocksIn(img, &Config{ColdBlocks: cold}) }
 	for _, tc := range []struct {
 		cold bool
 		want string
@@ -100,5 +101,16 @@ func TestColdBlocks(t *testing.T) {
 		if got := blocks(tc.cold); got != tc.want {
 			t.Errorf("ColdBlocks %v: blocks\n%s\nwant\n%s", tc.cold, got, tc.want)
 		}
+	}
+	// The sites stay known in a shared cache, also to another image
+	// mapping the same section (as libipt's cache is the section's).
+	cfg := &Config{ColdBlocks: true, Cache: NewBlockCache()}
+	blocksIn(img, cfg)
+	img2 := image.New("again")
+	if err := img2.Add(img.Mappings()[0].Sec, 0, 0, 0x1000); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := blocksIn(img2, cfg), blocks(false); got != want {
+		t.Errorf("warm shared cache: blocks\n%s\nwant\n%s", got, want)
 	}
 }
