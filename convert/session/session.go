@@ -11,6 +11,7 @@ import (
 	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/symbol"
 	"github.com/perfpt/perfpt/convert/traceevent"
+	"github.com/perfpt/perfpt/internal/cachedir"
 	"github.com/perfpt/perfpt/internal/perfopt"
 	"github.com/perfpt/perfpt/perfdata"
 	"github.com/perfpt/perfpt/perfdata/tracing"
@@ -258,7 +259,8 @@ func Open(path string, o Options) (*Session, error) {
 
 // New starts a session on an opened file.
 func New(f *perfdata.File, o Options) (*Session, error) {
-	so := &symbol.Options{Symfs: o.Symfs, BuildIDDir: o.BuildIDDir, NoDemangle: o.NoDemangle, DemangleParams: o.DemangleParams}
+	so := &symbol.Options{Symfs: o.Symfs, BuildIDDir: o.BuildIDDir, NoDemangle: o.NoDemangle, DemangleParams: o.DemangleParams,
+		CacheDir: cachedir.Path("symtab")}
 	kallsyms := o.Kallsyms
 	if kallsyms == "" && f.Dir != "" {
 		// perf_data__kallsyms_name: a perf.data directory's

@@ -11,13 +11,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/perfpt/perfpt/internal/atomicfile"
+	"github.com/perfpt/perfpt/internal/cachedir"
 	"github.com/perfpt/perfpt/internal/mapfile"
 )
 
@@ -248,43 +247,5 @@ func (s *section) writeCache() {
 
 // trimCache removes the cache files of dir (sections, and the unit
 // tables of unitcache.go) used least recently until they hold at most
-// limit bytes, and temporary files left by runs that ended while writing.
-func trimCache(dir string, limit int64) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	type ent struct {
-		name string
-		size int64
-		used time.Time
-	}
-	var files []ent
-	var total int64
-	for _, e := range ents {
-		if !strings.HasPrefix(e.Name(), "section-") && !strings.HasPrefix(e.Name(), "units-") {
-			continue
-		}
-		fi, err := e.Info()
-		if err != nil || !fi.Mode().IsRegular() {
-			continue
-		}
-		if strings.Contains(e.Name(), ".tmp") {
-			if time.Since(fi.ModTime()) > time.Hour {
-				os.Remove(filepath.Join(dir, e.Name()))
-			}
-			continue
-		}
-		files = append(files, ent{e.Name(), fi.Size(), fi.ModTime()})
-		total += fi.Size()
-	}
-	sort.Slice(files, func(i, j int) bool { return files[i].used.Before(files[j].used) })
-	for _, f := range files {
-		if total <= limit {
-			break
-		}
-		if os.Remove(filepath.Join(dir, f.name)) == nil {
-			total -= f.size
-		}
-	}
-}
+// limit bytes (cachedir.Trim).
+func trimCache(dir string, limit int64) { cachedir.Trim(dir, limit, "section-", "units-") }

@@ -23,6 +23,9 @@ type Options struct {
 	// --no-demangle); DemangleParams prints C++ parameters (perf's -v).
 	// Kernel symbols from kallsyms are never demangled, as in perf.
 	NoDemangle, DemangleParams bool
+	// CacheDir is where ELF symbol tables are cached between runs
+	// (symcache.go), "" for no cache.
+	CacheDir string
 }
 
 func (o *Options) buildIDDir() string {
@@ -106,6 +109,7 @@ func LoadDSOInfo(o *Options, longName string, buildID []byte) (*Table, DSOInfo) 
 		link = dl.Name
 	}
 	var symsF, runF *elf.File
+	var symsSt, runSt os.FileInfo
 	var runPath string
 	var files []*os.File
 	defer func() {
@@ -140,11 +144,11 @@ func LoadDSOInfo(o *Options, longName string, buildID []byte) (*Table, DSOInfo) 
 		}
 		used := false
 		if symsF == nil && hasSymtab(ef) {
-			symsF, used = ef, true
+			symsF, symsSt, used = ef, st, true
 			info.Syms = cand
 		}
 		if runF == nil && hasDynsym(ef) {
-			runF, runPath, used = ef, cand, true
+			runF, runPath, runSt, used = ef, cand, st, true
 		}
 		if !used {
 			fh.Close()
@@ -159,18 +163,24 @@ func LoadDSOInfo(o *Options, longName string, buildID []byte) (*Table, DSOInfo) 
 		return &Table{}, info
 	}
 	if symsF == nil {
-		symsF = runF
+		symsF, symsSt = runF, runSt
 		info.Syms = runPath
 	}
 	if runF == nil {
-		runF = symsF
+		runF, runSt = symsF, symsSt
 		runPath = info.Syms
 	}
 	info.Runtime = runPath
 	if t := runF.Section(".text"); t != nil {
 		info.TextOffset = t.Addr - t.Offset
 	}
-	return build(symsF, runF, o.demangler()), info
+	key := o.symCacheKey(buildID, cacheFile{info.Syms, symsF, symsSt}, cacheFile{runPath, runF, runSt})
+	if t := o.cachedTable(key); t != nil {
+		return t, info
+	}
+	t := build(symsF, runF, o.demangler())
+	o.cacheTable(key, t)
+	return t, info
 }
 
 var debuglinkDirs = []string{"", "%s", "%s/.debug", "/usr/lib/debug%s"}
