@@ -472,10 +472,15 @@ var unseenO2Floor = map[string][2]int{
 // are passed (3 per run), where gcov counts the blocks sign's early
 // inlining left on that line too (5); the borrowed count it had before
 // (the if's) was right by chance (all programs: +0.5% exact counts).
+// matrix's executed/never/no-code floor is two points lower than it
+// reached before `x++;` and `*p = v;` lines were statements for the
+// rowless rule: find_first's `*ri = i; *rj = j;` have code for gcov at
+// -O2 (1 each, now ours too) but none at -O3, where its --coverage build
+// differs (all programs -O3: +0.3% executed status).
 var unseenO3Floor = map[string][2]int{
 	"lexer": {80, 61}, "sparse": {97, 86}, "elseif": {95, 50}, "cleanup": {88, 79},
 	"varargs": {96, 81}, "sorting": {97, 87}, "machine": {71, 64}, "tree": {98, 84},
-	"floats": {99, 69}, "strbuf": {84, 73}, "matrix": {85, 46}, "bits": {61, 46},
+	"floats": {99, 69}, "strbuf": {84, 73}, "matrix": {83, 46}, "bits": {61, 46},
 	"hashtab": {98, 85}, "shapes": {84, 76}, "stack": {74, 52}, "except": {82, 76},
 	"lambda": {71, 48}, "inventory": {82, 73}, "visitor": {87, 81}, "events": {84, 75},
 	"grid": {65, 37}, "calc": {88, 81}, "words": {81, 65},

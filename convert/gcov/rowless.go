@@ -22,7 +22,7 @@ import (
 // return, goto, an if, a call or an assignment (break and continue become
 // fall-throughs or jumps of the blocks around them).
 var rowlessStmt = newLazyRegexp(`^\s*(return\b[^;]*;|goto\s+\w+\s*;|if\s*\(.*|` +
-	`[A-Za-z_][\w.\->\[\]*]*\s*(=|\+=|-=|\*=|/=|%=|\|=|&=|\^=|<<=|>>=|\+\+|--)[^=].*;|[A-Za-z_]\w*\s*\(.*\)\s*;)\s*(//.*|/\*.*)?$`)
+	`\**[A-Za-z_][\w.\->\[\]*]*\s*(=|\+=|-=|\*=|/=|%=|\|=|&=|\^=|<<=|>>=|\+\+|--)(?:[^=].*)?;|[A-Za-z_]\w*\s*\(.*\)\s*;)\s*(//.*|/\*.*)?$`)
 
 // declStart matches a line that starts a declaration.
 var declStart = newLazyRegexp(`^\s*(int|long|short|char|float|double|unsigned|signed|const|static|struct|union|enum|void|size_t|_Bool|bool)\b`)
@@ -197,10 +197,10 @@ func (p *Program) findRowless() {
 						}
 					}
 					if ref < 0 {
-						ref = sameLevel(src, has, start, end, ln)
+						ref, minus = sameLevel(src, has, start, end, ln)
 					}
 				default:
-					ref = sameLevel(src, has, start, end, ln)
+					ref, minus = sameLevel(src, has, start, end, ln)
 				}
 				if ref < 0 {
 					continue
@@ -383,7 +383,12 @@ func indent(s string) int {
 // before them: loopStmtLine), or when ln is the first statement of a block, the
 // next one at its level in that block, else the statement that encloses
 // the block; -1 when there is none.
-func sameLevel(src []string, has map[int32]bool, start, end, ln int32) int32 {
+//
+// Where that previous statement is an if whose then branch is one jump
+// (a break, continue, return or goto on the next line), ln runs when the
+// jump does not: minus is the jump's line, whose count is taken off
+// (-1 otherwise).
+func sameLevel(src []string, has map[int32]bool, start, end, ln int32) (ref, minus int32) {
 	in := indent(src[ln-1])
 	outer, loop := int32(-1), int32(-1)
 	for l := ln - 1; l > start; l-- {
@@ -403,7 +408,7 @@ func sameLevel(src []string, has map[int32]bool, start, end, ln int32) int32 {
 		}
 		if has[l] {
 			if !loopStmtLine(src[l-1]) {
-				return l
+				return l, ifJump(src, has, l, ln)
 			}
 			if loop < 0 {
 				loop = l
@@ -411,7 +416,7 @@ func sameLevel(src []string, has map[int32]bool, start, end, ln int32) int32 {
 		}
 	}
 	if loop >= 0 {
-		return loop
+		return loop, -1
 	}
 	for l := ln + 1; l <= end; l++ {
 		if strings.TrimSpace(src[l-1]) == "" {
@@ -425,10 +430,31 @@ func sameLevel(src []string, has map[int32]bool, start, end, ln int32) int32 {
 			break
 		}
 		if has[l] {
-			return l
+			return l, -1
 		}
 	}
-	return outer
+	return outer, -1
+}
+
+// ifJump returns the line of the jump that is the whole then branch of
+// the if on line l (the next code line, before ln), else -1: a break,
+// continue or goto, or a return with code of its own (a rowless return's
+// count is borrowed from its function's calls, not its branch's).
+func ifJump(src []string, has map[int32]bool, l, ln int32) int32 {
+	if !ifNoBrace.MatchString(src[l-1]) {
+		return -1
+	}
+	for j := l + 1; j < ln; j++ {
+		t := src[j-1]
+		if strings.TrimSpace(t) == "" {
+			continue
+		}
+		if indent(t) > indent(src[l-1]) && (jumpStmt.MatchString(t) || returnStmt.MatchString(t) && has[j]) {
+			return j
+		}
+		return -1
+	}
+	return -1
 }
 
 // loopStmtLine reports whether s is the head of a loop or the end of a
