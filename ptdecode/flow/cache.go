@@ -159,6 +159,36 @@ type siteKey struct {
 	off uint64
 }
 
+// fillSteps is the number of instructions libipt's block decoder decodes
+// into its block cache in one go (bcache_fill_steps): with Config.ColdBlocks,
+// the block ends after as many instructions in runs filled one after the
+// other, as libipt's does where it puts a trampoline.
+const fillSteps = 0x400
+
+// endFill ends b after the nth instruction of the run at d.ip (fillSteps
+// reached inside it: not a branch).
+func (d *BlockDecoder) endFill(b *Block, m *image.Mapping, n int) query.Code {
+	in := &d.scratchIn
+	ip := d.ip
+	for range n {
+		*in = insn.Insn{IP: ip}
+		if insn.Decode(in, m.Bytes(ip), d.mode) != nil {
+			return query.CodeInternal // the run decoded before
+		}
+		ip += uint64(in.Size)
+	}
+	if d.hasICnt {
+		if d.icnt+uint32(n) < d.icnt {
+			return query.CodeOverflow
+		}
+		d.icnt += uint32(n)
+	}
+	b.NInsn += uint16(n)
+	b.EndIP, b.Class = in.IP, in.Class
+	d.ip = ip
+	return 0
+}
+
 // fillRun decodes the run starting at ip in m.
 func fillRun(m *image.Mapping, ip uint64, mode insn.Mode, e *runEntry) bool {
 	var in insn.Insn
@@ -228,22 +258,34 @@ func fillRun(m *image.Mapping, ip uint64, mode insn.Mode, e *runEntry) bool {
 //go:noinline
 func (d *BlockDecoder) proceedNoEventCached(b *Block, m *image.Mapping) query.Code {
 	mc := d.forMapping(m, d.mode)
+	fill := 0 // ColdBlocks: instructions in runs filled one after the other
 	for {
 		if !m.Contains(d.ip) {
 			return 0 // a block does not switch mappings
 		}
 		slot := mc.entry(d.ip - m.Start)
 		en := unpack(slot.Load())
-		cold := false // the run ends at a direct branch libipt's cache has not seen
+		cold := false // ColdBlocks: the block ends after the run
 		if en.meta == 0 {
 			if !fillRun(m, d.ip, d.mode, &en) {
 				return d.proceedNoEventUncached(b)
 			}
 			slot.Store(en.pack())
-			if d.cfg.ColdBlocks && uint32(b.NInsn)+uint32(en.ninsn) <= 0xffff &&
-				(en.kind() == runCall || en.kind() == runJump && en.target < 0) {
-				cold = d.cache.firstReach(m, d.ip+uint64(en.last))
+			if d.cfg.ColdBlocks && uint32(b.NInsn)+uint32(en.ninsn) <= 0xffff {
+				k, n := en.kind(), int(en.ninsn)
+				straight := k == runLimit || k == runLimitPTW || k == runJump && en.target >= 0
+				switch {
+				case k == runCall || k == runJump && en.target < 0:
+					cold = d.cache.firstReach(m, d.ip+uint64(en.last))
+				case fill+n > fillSteps:
+					return d.endFill(b, m, fillSteps-fill)
+				case fill+n == fillSteps && straight:
+					cold = true
+				}
+				fill += n
 			}
+		} else {
+			fill = 0
 		}
 		e := &en
 		if uint32(b.NInsn)+uint32(e.ninsn) > 0xffff {
@@ -264,6 +306,9 @@ func (d *BlockDecoder) proceedNoEventCached(b *Block, m *image.Mapping) query.Co
 		switch k {
 		case runLimit, runLimitPTW:
 			d.ip = next
+			if cold {
+				return 0
+			}
 		case runCond:
 			d.ip = end
 			taken, c := d.condBranch()

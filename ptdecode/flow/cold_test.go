@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"strings"
@@ -37,6 +38,13 @@ var coldCode = func() []byte {
 // coldTrace runs coldCode's first loop twice and its second loop three
 // times: returns and branches 1, 1, 1, 0, then 0, 0, 1.
 func coldTrace(t testing.TB) []byte {
+	return enabledTrace(t, 0x1000,
+		packet.Packet{Kind: packet.KindTNT8, Bits: 6, Payload: 0b111000},
+		packet.Packet{Kind: packet.KindTNT8, Bits: 1, Payload: 1})
+}
+
+// enabledTrace enables tracing at ip, has the packets pkts, and disables it.
+func enabledTrace(t testing.TB, ip uint64, pkts ...packet.Packet) []byte {
 	var e packet.Encoder
 	for _, p := range []packet.Packet{
 		{Kind: packet.KindPSB},
@@ -47,14 +55,10 @@ func coldTrace(t testing.TB) []byte {
 			t.Fatal(err)
 		}
 	}
-	if err := e.AppendIP(packet.KindTIPPGE, 0x1000); err != nil {
+	if err := e.AppendIP(packet.KindTIPPGE, ip); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []packet.Packet{
-		{Kind: packet.KindTNT8, Bits: 6, Payload: 0b111000},
-		{Kind: packet.KindTNT8, Bits: 1, Payload: 1},
-		{Kind: packet.KindTIPPGD},
-	} {
+	for _, p := range append(pkts, packet.Packet{Kind: packet.KindTIPPGD}) {
 		if err := e.Append(p); err != nil {
 			t.Fatal(err)
 		}
@@ -79,17 +83,7 @@ func TestColdBlocks(t *testing.T) {
 		_ = os.WriteFile(dir+"/cold.pt", trace, 0o644)
 		_ = os.WriteFile(dir+"/cold.bin", coldCode, 0o644)
 	}
-	blocksIn := func(img *image.Image, cfg *Config) string {
-		r := new(recording)
-		WalkBlocks(NewBlockDecoder(trace, img, cfg), WalkOptions{}, r)
-		var s []string
-		for _, b := range r.blocks {
-			if b.NInsn != 0 {
-				s = append(s, fmt.Sprintf("%#x:%d", b.IP, b.NInsn))
-			}
-		}
-		return strings.Join(s, " ")
-	}
+	blocksIn := func(img *image.Image, cfg *Config) string { return walkedBlocks(trace, img, cfg) }
 	blocks := func(cold bool) string { return blocksIn(img, &Config{ColdBlocks: cold}) }
 	for _, tc := range []struct {
 		cold bool
@@ -112,5 +106,42 @@ func TestColdBlocks(t *testing.T) {
 	}
 	if got, want := blocksIn(img2, cfg), blocks(false); got != want {
 		t.Errorf("warm shared cache: blocks\n%s\nwant\n%s", got, want)
+	}
+}
+
+func walkedBlocks(trace []byte, img *image.Image, cfg *Config) string {
+	r := new(recording)
+	WalkBlocks(NewBlockDecoder(trace, img, cfg), WalkOptions{}, r)
+	var s []string
+	for _, b := range r.blocks {
+		if b.NInsn != 0 {
+			s = append(s, fmt.Sprintf("%#x:%d", b.IP, b.NInsn))
+		}
+	}
+	return strings.Join(s, " ")
+}
+
+// TestColdBlocksFillSteps: libipt's block decoder fills its cache
+// bcache_fill_steps (1024) instructions at a time; where it stops it puts a
+// trampoline and ends the block. 1100 nops, a jz and a jmp rax: libipt's
+// ptxed --block:show-blocks shows a block of 1024 nops, then one of 76
+// nops and the jz, then the jmp.
+func TestColdBlocksFillSteps(t *testing.T) {
+	code := append(bytes.Repeat([]byte{0x90}, 1100), 0x74, 0x00, 0xff, 0xe0) // jz 0x144e; jmp rax
+	img := image.New("nops")
+	if err := img.AddBytes("nops", code, 0x1000); err != nil {
+		t.Fatal(err)
+	}
+	trace := enabledTrace(t, 0x1000, packet.Packet{Kind: packet.KindTNT8, Bits: 1, Payload: 0})
+	for _, tc := range []struct {
+		cold bool
+		want string
+	}{
+		{true, "0x1000:1024 0x1400:77 0x144e:1"},
+		{false, "0x1000:1101 0x144e:1"},
+	} {
+		if got := walkedBlocks(trace, img, &Config{ColdBlocks: tc.cold}); got != tc.want {
+			t.Errorf("ColdBlocks %v: blocks %s, want %s", tc.cold, got, tc.want)
+		}
 	}
 }
