@@ -76,7 +76,8 @@
 // against the lean run batches (Handler.Runs with LeanRuns, through
 // Aggregator.Runs, whose fast path, threadCache.countRuns, costs about
 // 2 ns per run: BenchmarkAggregatorRuns), with the same .gcov files; with
-// more workers the chunks decoded ahead make runs for the Agg.
+// more workers the chunks decoded ahead count their own edges, merged in
+// order (ptagg.Agg.Merge).
 // Handler.Block (in place, one call per run) costs more, and
 // Handler.Blocks, which copies each Block into its batch, more still. The
 // fixed cost is Load, which decodes every function with debug

@@ -34,7 +34,8 @@ import (
 // tree when every real node a frame maps to learnt the same return
 // address, and the stack never exceeded maxDepth: Merge checks both, and
 // where either fails it undoes what it did and reports it (the session
-// then decodes the chunk in sequence).
+// then decodes the chunk in sequence). Edge counts (Options.Edges) need
+// no stacks: their chunks are merged by mergeEdges (edges.go).
 
 // chunkState is what a chunk's Agg logs for Merge.
 type chunkState struct {
@@ -233,6 +234,10 @@ func (a *Agg) Merge(l *Agg) bool {
 	c := l.chunk
 	if c == nil || c.bad {
 		return false
+	}
+	if a.o.Edges {
+		a.mergeEdges(l)
+		return true
 	}
 	var u aggUndo
 	a.undo = &u

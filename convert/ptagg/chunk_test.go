@@ -118,18 +118,34 @@ func aggDump(a *Agg) ([]Record, []Node) {
 
 // TestChunkMerge: runs aggregated in chunks (NewChunk) merged in order
 // (or, where Merge refuses, taken in sequence) give the records and nodes
-// of the runs taken in sequence.
+// of the runs taken in sequence; with Options.Edges too (never refused),
+// and the same edge counts.
 func TestChunkMerge(t *testing.T) {
+	t.Run("stacks", func(t *testing.T) { testChunkMerge(t, Options{}, 3000) })
+	t.Run("edges", func(t *testing.T) { testChunkMerge(t, Options{Edges: true}, 1000) })
+}
+
+func testChunkMerge(t *testing.T, o Options, seeds uint64) {
 	merged, refused := 0, 0
-	for seed := range uint64(3000) {
+	for seed := range seeds {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		m := chunkMachine()
 		bs := chunkFlow(rng, 2+rng.IntN(30))
-		seq := New(m, Options{})
+		if o.Edges {
+			// A block's instructions are its own (EdgeCounts
+			// divides by them).
+			for i := range bs {
+				for j := range bs[i].Runs {
+					r := &bs[i].Runs[j]
+					r.NInsn = uint32(1 + (r.End-r.Start)/4)
+				}
+			}
+		}
+		seq := New(m, o)
 		for i := range bs {
 			seq.Runs(&bs[i])
 		}
-		par := New(m, Options{})
+		par := New(m, o)
 		for i := 0; i < len(bs); {
 			n := 1 + rng.IntN(6)
 			if rng.IntN(3) == 0 {
@@ -167,9 +183,24 @@ func TestChunkMerge(t *testing.T) {
 			}
 			t.Fatalf("seed %d: %d records, want %d", seed, len(r2), len(r1))
 		}
+		if e1, e2 := edgeDump(seq), edgeDump(par); !reflect.DeepEqual(e1, e2) {
+			t.Fatalf("seed %d: edge counts differ:\n%v\n%v", seed, e1, e2)
+		}
 	}
 	t.Logf("%d chunks merged, %d refused", merged, refused)
-	if merged == 0 || refused == 0 {
+	if merged == 0 || refused == 0 && !o.Edges {
 		t.Errorf("%d chunks merged, %d refused: want some of each", merged, refused)
 	}
+	if o.Edges && refused != 0 {
+		t.Errorf("%d chunks of edge counts refused, want none", refused)
+	}
+}
+
+func edgeDump(a *Agg) []Edge {
+	es := a.EdgeCounts()
+	slices.SortFunc(es, func(x, y Edge) int {
+		return cmp.Or(cmp.Compare(x.TID, y.TID), cmp.Compare(x.Start, y.Start), cmp.Compare(x.End, y.End),
+			cmp.Compare(x.From, y.From), cmp.Compare(x.FromEnd, y.FromEnd))
+	})
+	return es
 }

@@ -30,17 +30,73 @@ func (a *Agg) after(t *Thread, ri int32) {
 	n := a.ctx[ri] - 1
 	if n < 0 {
 		r := &a.recs.recs[ri]
-		k := ctxKey{t.root, r.start, r.end}
-		var ok bool
-		if n, ok = a.ctxNodes[k]; !ok {
-			n = int32(len(a.nodes))
-			a.nodes = append(a.nodes, callNode{parent: t.root, thr: t, site: r.start, ret: r.end})
-			a.ctxNodes[k] = n
-		}
+		n = a.ctxNode(t, r.start, r.end)
 		a.ctx[ri] = n + 1
 	}
 	t.cur = n
 	t.nc = nodeCPU(n, -1)
+}
+
+// ctxNode returns t's node of the block [start, end] as a predecessor,
+// made if need be.
+func (a *Agg) ctxNode(t *Thread, start, end uint64) int32 {
+	k := ctxKey{t.root, start, end}
+	n, ok := a.ctxNodes[k]
+	if !ok {
+		n = int32(len(a.nodes))
+		a.nodes = append(a.nodes, callNode{parent: t.root, thr: t, site: start, ret: end})
+		a.ctxNodes[k] = n
+	}
+	return n
+}
+
+// mergeEdges is Merge with Options.Edges. A chunk's thread starts under
+// its base node (chunkRoot), which stands for the block the thread ran
+// last before the chunk: the real thread's current node (its previous
+// block, or its root before its first). The chunk's other nodes are its
+// blocks as predecessors: the real thread's nodes of the same blocks. As
+// no record of the chunk's depends on more than the block before it, and
+// that is known when the chunk is merged in order, the merge is never
+// refused. (Nodes are made in the order of the chunk's, which made them
+// in execution order: the numbers Runs would have given them.)
+func (a *Agg) mergeEdges(l *Agg) {
+	realOf := make([]int32, len(l.nodes))
+	threads := map[*Thread]*Thread{}
+	for i := range l.nodes {
+		n := &l.nodes[i]
+		rt := threads[n.thr]
+		if rt == nil {
+			if rt = a.threads[n.thr.tid]; rt == nil {
+				rt = &Thread{pid: n.thr.pid, tid: n.thr.tid, cpu: -1}
+				rt.root = a.newNode(-1, rt, 0)
+				rt.setTop(0)
+				a.threads[rt.tid] = rt
+			}
+			threads[n.thr] = rt
+		}
+		if n.parent < 0 {
+			realOf[i] = rt.cur
+		} else {
+			realOf[i] = a.ctxNode(rt, n.site, n.ret)
+		}
+	}
+	for i := 1; i < len(l.recs.recs); i++ {
+		r := &l.recs.recs[i]
+		nc := nodeCPU(realOf[r.node()], -1)
+		ri := a.recs.find(r.start, r.end, nc)
+		if ri == 0 {
+			ri = a.recs.insert(r.start, r.end, nc)
+		}
+		a.recs.recs[ri].insns += r.insns
+		if i < len(l.ninsn) && l.ninsn[i] != 0 {
+			a.noteInsns(ri, l.ninsn[i])
+		}
+	}
+	for lt, rt := range threads {
+		rt.cur = realOf[lt.cur]
+		rt.nc = nodeCPU(rt.cur, -1)
+		rt.prev, rt.cand, rt.slot = 0, 0, 0
+	}
 }
 
 // noteInsns remembers the instruction count of record ri's block (Edges

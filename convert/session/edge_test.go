@@ -58,12 +58,16 @@ func aggText(t *testing.T, s *Session, o ptagg.Options) ([]byte, uint64) {
 	}
 	if s.pt != nil {
 		aggMerged += s.pt.aggMerged
+		if o.Edges {
+			aggMergedEdges += s.pt.aggMerged
+		}
 	}
 	return append(errs.Bytes(), strings.Join(lines, "\n")...), walked
 }
 
-// aggMerged counts the chunks aggText's decodes merged (ptagg.Agg.Merge).
-var aggMerged int
+// aggMerged counts the chunks aggText's decodes merged (ptagg.Agg.Merge),
+// aggMergedEdges those of edge counts (ptagg.Options.Edges).
+var aggMerged, aggMergedEdges int
 
 // sameWithAgg checks that the Agg holds the same records, counts, call
 // stacks, times and cycles when the decoder counts the blocks it walks
@@ -114,7 +118,7 @@ func sameWithAgg(t *testing.T, data string, o ptagg.Options, workers ...int) uin
 func TestAggSameCounts(t *testing.T) {
 	defer func(n, m int) { chunkBytes, aggChunkBytes = n, m }(chunkBytes, aggChunkBytes)
 	chunkBytes, aggChunkBytes = 300, 300
-	aggMerged = 0
+	aggMerged, aggMergedEdges = 0, 0
 	var walked uint64
 	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "*", "*.data"))
 	for _, f := range files {
@@ -123,7 +127,7 @@ func TestAggSameCounts(t *testing.T) {
 		}
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			n := sameWithAgg(t, f, ptagg.Options{}, 1, 2, 4)
-			n += sameWithAgg(t, f, ptagg.Options{Edges: true}, 1, 2)
+			n += sameWithAgg(t, f, ptagg.Options{Edges: true}, 1, 2, 4)
 			t.Logf("%d instructions counted by the decoder", n)
 			walked += n
 		})
@@ -150,7 +154,7 @@ func TestAggSameCounts(t *testing.T) {
 				walked += sameWithAgg(t, corruptAux(t, data, 0x55, 8, 0.4), ptagg.Options{}, 1, 2)
 				walked += sameWithAgg(t, corruptAux(t, data, 0x00, 3, 0.7), ptagg.Options{}, 1, 2)
 				// Edge counts (gcov's): records per block and block before.
-				if sameWithAgg(t, data, ptagg.Options{Edges: true}, 1, 2) == 0 {
+				if sameWithAgg(t, data, ptagg.Options{Edges: true}, 1, 2, 4) == 0 {
 					t.Errorf("the decoder counted no edges itself")
 				}
 				walked += sameWithAgg(t, corruptAux(t, data, 0x55, 8, 0.4), ptagg.Options{Edges: true}, 1)
@@ -161,9 +165,12 @@ func TestAggSameCounts(t *testing.T) {
 			})
 		}
 	}
-	t.Logf("%d instructions counted by the decoder, %d chunks merged", walked, aggMerged)
+	t.Logf("%d instructions counted by the decoder, %d chunks merged, %d of them edge counts", walked, aggMerged, aggMergedEdges)
 	if aggMerged == 0 {
 		t.Errorf("no chunk's counts were merged")
+	}
+	if aggMergedEdges == 0 {
+		t.Errorf("no chunk's edge counts were merged")
 	}
 }
 

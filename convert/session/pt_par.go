@@ -993,11 +993,11 @@ func (q *ptQueue) traceNr() uint64 {
 
 // aggChunks says whether the chunks of q decoded ahead count into Aggs of
 // their own (job.agg): for Handler.Agg, on a per-thread queue whose runs
-// it takes, unless it counts edges (ptagg.Options.Edges: its chunks make runs
-// for Agg.Runs). (The workers' handler: after startWorkers.)
+// it takes (edge counts too, ptagg.Options.Edges: a chunk's first block
+// follows the last one merged). (The workers' handler: after startWorkers.)
 func (p *ptState) aggChunks(q *ptQueue) bool {
 	a := p.workH.Agg
-	return a != nil && !aggOff && !a.Edges() && q.qtid != -1 && q.thread != nil && a.Takes(q.pid, q.tid)
+	return a != nil && !aggOff && q.qtid != -1 && q.thread != nil && a.Takes(q.pid, q.tid)
 }
 
 // newJob prepares the decode of chunk c of q (whose identity is id).

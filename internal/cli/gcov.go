@@ -29,7 +29,7 @@ func gcovCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "lcov", Usage: "also write an lcov tracefile to `FILE`"},
 			&ucli.StringFlag{Name: "pid", Usage: "only these process ids (comma-separated)"},
 			&ucli.StringFlag{Name: "tid", Usage: "only these thread ids (comma-separated)"},
-			&ucli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "PT decode workers (default: 1, where the decoder counts the edges itself; -j N decodes N chunks in parallel at more CPU)"},
+			&ucli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "PT decode workers (default: 1; -j N decodes N chunks in parallel, each counting its own edges, merged in order, at a little more CPU)"},
 			&ucli.StringFlag{Name: "symfs", Usage: "look for binaries below this directory"},
 		},
 		Action: func(c *ucli.Context) error {
