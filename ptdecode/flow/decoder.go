@@ -33,8 +33,9 @@ type Config struct {
 
 	// ColdBlocks ends blocks where libipt's block decoder ends them while
 	// it fills its block cache: after the first execution of each direct
-	// call and each direct backward jump (without it, blocks go on as
-	// libipt's do once its cache is warm). The boundaries depend on the
+	// call and each direct backward jump, and after 1024 instructions
+	// first decoded in a row (without it, blocks go on as libipt's do
+	// once its cache is warm). The boundaries depend on the
 	// order of decoding: for sequential walks only (not WalkParallel or
 	// WalkChunks, nor decoders sharing a Cache concurrently).
 	ColdBlocks bool

@@ -66,8 +66,9 @@
 // state from before a chunk (calibration, after corrupted timing packets)
 // may differ. Block boundaries are libipt's with a warm block cache; while
 // libipt fills its cache it also ends a block after the first execution of
-// each direct call and direct backward jump, which sequential walks do
-// too with Config.ColdBlocks (ptxed sets it); instructions are the same.
+// each direct call and direct backward jump and after 1024 instructions
+// first decoded in a row, which sequential walks do too with
+// Config.ColdBlocks (ptxed sets it); instructions are the same.
 // A walk gives up (with a "trace stream does not match query" error) on
 // code that runs millions of instructions without trace and on
 // resynchronisation that keeps failing at one offset, where libipt loops
