@@ -60,13 +60,13 @@ func (w *bulkWalker) WalkBulk(b *ptperf.BulkWalk) {
 	}
 	p := q.pt
 	flow := q.bulkFlow
-	// fold: Handler.FoldRuns. fr is the batch's last run while it ended
-	// in a conditional branch the walk took (pending, or gone where the
-	// walk goes on): the next run walked folds into it. Nothing else
-	// writes the batch during the walk but emitBlock (the bits and TIPs
-	// of Next change no time, and no cycles are pending once a run fits).
-	fold := flow && q.rq.fold
+	// fr is the batch's last run while it ended in a conditional branch
+	// the walk took and the walk has not left it (Handler.FoldRuns);
+	// cond says the last run walked ended in a conditional branch (or
+	// none was walked yet): only then may the next fold into the batch's
+	// last run (foldInto).
 	var fr *Run
+	cond := true
 	t := q.thread
 	ip := b.IP
 	if t == nil {
@@ -157,9 +157,13 @@ func (w *bulkWalker) WalkBulk(b *ptperf.BulkWalk) {
 		// one goes to the batch (WalkInsn's cache hit).
 		if flow {
 			if fr != nil && fr.NInsn < 1<<31 {
-				// Handler.FoldRuns: the last run, which ended in a
-				// conditional branch to here, takes this one in
-				// and waits for its successor again.
+				// Handler.FoldRuns, foldInto's rule: the last run,
+				// which ended in a conditional branch to here,
+				// takes this one in and waits for its successor
+				// again (nothing else came since in the walk, and
+				// this run fits as that one did: the walk moves no
+				// time and counts no cycles; fr is dropped where
+				// the batch filled up).
 				fr.End, fr.NInsn, fr.Flags, fr.To = from, fr.NInsn+uint32(e.cnt), e.flags, 0
 				q.rq.pendFT, q.pend.End, q.hasPend = from+uint64(in.Length), from, true
 			} else {
@@ -167,14 +171,22 @@ func (w *bulkWalker) WalkBulk(b *ptperf.BulkWalk) {
 					q.hasPend = false
 					q.resolveRun(ip, 0)
 				}
-				if q.runFits() {
-					fr = q.appendPend(ip, from, e.cnt, e.flags, uint64(in.Length))
-				} else {
+				switch {
+				case !q.runFits():
 					q.emitBlock(ip, from, e.cnt, in, true)
 					fr = nil
+				case cond && q.rq.fold && q.foldInto(ip, from, e.cnt, e.flags, uint64(in.Length)):
+					fr = &q.rq.buf.runs[q.rq.pendIdx&(blockBatch-1)]
+				default:
+					fr = q.appendPend(ip, from, e.cnt, e.flags, uint64(in.Length))
+					if q.rq.n >= q.rq.lim {
+						fr = nil // the next run starts a batch (runFits)
+					}
 				}
 			}
-			if !fold || in.Branch != ptperf.BrConditional {
+			// (q.rq.fold is set with the queue's first batch, which
+			// may start in the walk.)
+			if cond = in.Branch == ptperf.BrConditional; !cond || !q.rq.fold {
 				fr = nil
 			}
 		}

@@ -55,7 +55,10 @@ func TestBulkSameRuns(t *testing.T) {
 		if !hasAux(t, f) {
 			continue
 		}
-		t.Run(filepath.Base(f), func(t *testing.T) { sameWithBulk(t, f, 1, 2) })
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			sameWithBulk(t, f, 1, 2)
+			sameFolded(t, f)
+		})
 	}
 	cfgs := []struct {
 		name string
@@ -75,10 +78,13 @@ func TestBulkSameRuns(t *testing.T) {
 			t.Run(prog+"/"+c.name, func(t *testing.T) {
 				data := recordPTOpt(t, prog, c.wo)
 				sameWithBulk(t, data, 1, 2)
+				sameFolded(t, data)
 				bad := corruptAux(t, data, 0x55, 8, 0.4)
 				sameWithBulk(t, bad, 1)
+				sameFolded(t, bad)
 				bad = corruptAux(t, data, 0x00, 3, 0.7)
 				sameWithBulk(t, bad, 1)
+				sameFolded(t, bad)
 			})
 		}
 	}

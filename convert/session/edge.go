@@ -529,7 +529,9 @@ stop:
 		// without an Agg makes.
 		e := recs[pend].e
 		if q.runFits() {
-			q.appendRun(pendIP, pendIP+e.bytes, e.cnt, e.flags, uint64(e.in.Length), true)
+			if !q.rq.fold || !q.foldInto(pendIP, pendIP+e.bytes, e.cnt, e.flags, uint64(e.in.Length)) {
+				q.appendRun(pendIP, pendIP+e.bytes, e.cnt, e.flags, uint64(e.in.Length), true)
+			}
 		} else {
 			q.emitBlock(pendIP, pendIP+e.bytes, e.cnt, &e.in, true)
 		}

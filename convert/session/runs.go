@@ -35,6 +35,10 @@ type runQueue struct {
 	lim  int
 	lean bool // Handler.LeanRuns
 	fold bool // Handler.FoldRuns
+	// noFold is n where the batch's last run may take no run in
+	// (foldInto): a pending run carried into a new batch, or kept by
+	// flushRuns (a callback came after it).
+	noFold int
 	// begun: the trace started since the last run, whose first run gets
 	// FlagTraceBegin (Handler.RunStarts). stopSeen: a chunk decoded
 	// ahead saw the trace stop (or an error), and no start since.
@@ -62,15 +66,20 @@ func (q *ptQueue) emitRun(ts, cyc, start, last, n uint64, flags uint16, length u
 		}
 		rq.lim = blockBatch
 	}
-	r := q.appendRun(start, last, n, flags, length, pend)
 	if rq.lean {
+		q.appendRun(start, last, n, flags, length, pend)
 		return
 	}
+	mark := ts != rq.ts && !p.timeless || cyc != 0
+	if pend && rq.fold && !mark && !rq.begun && q.foldInto(start, last, n, flags, length) {
+		return
+	}
+	r := q.appendRun(start, last, n, flags, length, pend)
 	if rq.begun {
 		rq.begun = false
 		r.Flags |= sample.FlagTraceBegin
 	}
-	if ts != rq.ts && !p.timeless || cyc != 0 {
+	if mark {
 		rq.ts = ts
 		k := rq.nm
 		rq.nm = k + 1 // at most one per run
@@ -138,6 +147,36 @@ func (q *ptQueue) appendRun(start, last, n uint64, flags uint16, length uint64, 
 		q.hasPend = true
 	}
 	return r
+}
+
+// foldInto is Handler.FoldRuns: it folds the run that waits for its
+// successor (start to last, n instructions, flags and length of its
+// branch) into the batch's last run, and reports whether it did. The
+// fold rule, the same whichever walk (edge-graph or step by step) made
+// the runs, so that the folds do not depend on which code the shared
+// code cache had when (-j > 1): a run folds into the batch's last one
+// where that one ended in a conditional branch that went to start (it
+// was resolved there, and no callback came since: noFold) and the run
+// needs no mark. A fold never crosses a time mark: where the time moved
+// (a new timestamp, MTC or per-CPU estimate) or cycles were counted
+// (CYC), the run gets its mark and starts a new Run; so does the first
+// run of a batch, and a trace start's. The caller checks the mark
+// (runFits, or emitRun's).
+func (q *ptQueue) foldInto(start, last, n uint64, flags uint16, length uint64) bool {
+	rq := &q.rq
+	i := rq.n - 1
+	if i < 0 || rq.noFold == rq.n || n >= 1<<31 {
+		return false
+	}
+	r := &rq.buf.runs[i&(blockBatch-1)]
+	if r.Flags&^RunTaken != sample.FlagBranch|sample.FlagConditional || r.To != start || r.NInsn >= 1<<31 {
+		return false
+	}
+	r.End, r.NInsn, r.Flags, r.To = last, r.NInsn+uint32(n), flags, 0
+	rq.pendIdx, rq.pendFT = i, last+length
+	q.pend.End = last
+	q.hasPend = true
+	return true
 }
 
 // appendPend is appendRun for a run that waits for its successor, small
@@ -228,7 +267,7 @@ func (q *ptQueue) newRunBatch() {
 		rq.ts = q.timestamp
 	}
 	b.PID, b.TID, b.CPU = q.pid, q.tid, q.cpu
-	rq.lim = blockBatch
+	rq.lim, rq.noFold = blockBatch, rq.n // a carried run takes none in
 	if q.timestamp != rq.ts && !rq.lean && !p.timeless {
 		rq.lim = 0 // a carried run's time is not the queue's: emitRun marks it
 	}
@@ -263,7 +302,7 @@ func (p *ptState) flushRuns() {
 		case n > 1 || n == 1 && !q.hasPend:
 			q.newRunBatch() // back in runQs when it keeps a run
 		case n == 1:
-			q.rq.dirty = true
+			q.rq.dirty, q.rq.noFold = true, 1 // (a callback comes after it)
 			p.runQs = append(p.runQs, q)
 		default:
 			q.rq.lim = 0 // the next run registers the queue again

@@ -115,12 +115,15 @@ type Handler struct {
 	// before any instruction there) shows too. Not with LeanRuns.
 	RunStarts bool
 	// FoldRuns lets Runs fold a run that ends in a conditional branch
-	// into the run after it, where the edge-graph walk walks that one and
-	// no mark falls between them: one Run from the first's Start to the
+	// into the run after it, in the same batch, where no mark falls
+	// between them (the time has not moved, no cycles were counted, no
+	// trace start; foldInto): one Run from the first's Start to the
 	// last's End, their NInsn summed, the last's Flags and To (RunTaken
-	// then says nothing of the conditional branches folded). The calls,
-	// returns, jumps, trace starts and stops and the times are all there:
-	// what a timeline needs, in a fraction of the runs. Not with LeanRuns.
+	// then says nothing of the conditional branches folded). The same
+	// runs fold whichever walk made them, so the folds are the same at
+	// any number of workers (for the same chunks). The calls, returns,
+	// jumps, trace starts and stops and the times are all there: what a
+	// timeline needs, in a fraction of the runs. Not with LeanRuns.
 	FoldRuns bool
 	// Progress gets, now and then, how far the run is: done out of total
 	// (bytes of the file, or of AUX trace data while PT is decoded).

@@ -341,7 +341,9 @@ func (w *queueWalker) WalkInsn(in *ptperf.Insn, insnCnt *uint64, ip *uint64, toI
 				*insnCnt = e.cnt
 				if blocks {
 					if q.runFits() {
-						q.appendRun(start, *ip, e.cnt, e.flags, uint64(e.in.Length), true)
+						if !q.rq.fold || !q.foldInto(start, *ip, e.cnt, e.flags, uint64(e.in.Length)) {
+							q.appendRun(start, *ip, e.cnt, e.flags, uint64(e.in.Length), true)
+						}
 					} else {
 						q.emitBlock(start, *ip, e.cnt, in, true)
 					}
