@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/srcline"
@@ -285,7 +286,10 @@ type Machine struct {
 	symOpts    *symbol.Options
 	kernel     *symbol.KernelSymbols
 	kOnce      sync.Once
-	kPath      string // --kallsyms ("": perf's search, kernelSymbolsPath)
+	// kSpan is the kernel map's span once its symbols came from kallsyms
+	// (kernelFixedUp); nil before.
+	kSpan atomic.Pointer[[2]uint64]
+	kPath string // --kallsyms ("": perf's search, kernelSymbolsPath)
 	// NoInline turns off the inlined frames in call chains (perf's
 	// --no-inline); MaxStack bounds a call chain's entries (perf script's
 	// --max-stack, 0 for perf's default of 127).
@@ -441,6 +445,9 @@ func (m *Machine) kernelDSO() *DSO {
 		if ks == nil {
 			return &symbol.Table{}
 		}
+		if lo, hi, ok := ks.Kernel.Span(); ok && m.kcoreMaps() == nil {
+			m.kSpan.Store(&[2]uint64{lo, hi})
+		}
 		return ks.Kernel
 	}
 	m.dsos[name] = d
@@ -484,6 +491,25 @@ func (m *Machine) addKernelMap(name string, start, length, pgoff uint64) {
 		end = ^uint64(0)
 	}
 	m.kmaps.Insert(&Map{Start: start, End: end, DSO: m.kernelDSO(), Identity: true})
+}
+
+// findKernel returns the kernel address space's map of addr. Once the
+// kernel map's symbols are loaded from kallsyms, perf's dso__load_kernel_sym
+// moves the map's bounds to its first symbol's start and its last symbol's
+// end (map__fixup_start, map__fixup_end), so that addresses past _etext,
+// where the recorded [kernel.kallsyms]_text MMAP ends (.init.text:
+// start_kernel and x86_64_start_kernel at the bottom of the boot CPU's idle
+// stacks), resolve in it from then on; before that load, as in perf, they
+// have no map. The maps themselves are left as recorded (parallel workers
+// read them): the span is consulted where no map holds addr.
+func (m *Machine) findKernel(addr uint64) *Map {
+	if mp := m.kmaps.Find(addr); mp != nil {
+		return mp
+	}
+	if s := m.kSpan.Load(); s != nil && addr >= s[0] && addr < s[1] {
+		return m.kernelMap()
+	}
+	return nil
 }
 
 // Resolve mirrors thread__find_map_fb plus map__find_symbol: the map and
@@ -533,7 +559,7 @@ func (m *Machine) ResolveInto(l *sample.Loc, t *Thread, kernel bool, addr uint64
 	}
 	var mp *Map
 	if kernel {
-		mp = ms.Find(addr)
+		mp = m.findKernel(addr)
 	} else if ms != nil {
 		mp = ms.find(addr)
 	}
@@ -611,7 +637,7 @@ const symCacheLen = 8
 func (m *Machine) ResolveModeInto(l *sample.Loc, t *Thread, kernel bool, addr uint64, c *SymCache) {
 	var mp *Map
 	if kernel {
-		mp = m.kmaps.Find(addr)
+		mp = m.findKernel(addr)
 	} else if t != nil {
 		mp = t.Maps.find(addr)
 	}

@@ -27,17 +27,22 @@ func (m *Machine) ResolveRO(c *ROCache, t *Thread, kernel bool, addr uint64) (*M
 			}
 		}
 	}
-	mp := ms.Find(addr)
+	var mp *Map
+	if kernel {
+		mp = m.findKernel(addr)
+	} else {
+		mp = ms.Find(addr)
+	}
 	if mp == nil {
 		// Resolve: the other address space.
 		if addrKernel := addr >= m.KernelStart; addrKernel != kernel {
-			var ms2 *Maps
+			var mp2 *Map
 			if addrKernel {
-				ms2 = m.kmaps
+				mp2 = m.findKernel(addr)
 			} else if t != nil {
-				ms2 = t.Maps
+				mp2 = t.Maps.Find(addr)
 			}
-			if mp2 := ms2.Find(addr); mp2 != nil {
+			if mp2 != nil {
 				a := mp2.MapIP(addr)
 				return mp2, mp2.DSO.Symbols().Find(a), a
 			}

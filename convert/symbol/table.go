@@ -118,6 +118,23 @@ func (t *Table) Symbols() []Symbol {
 	return t.syms
 }
 
+// Span returns the start of the first symbol and the end of the last, in
+// address order (what perf's map__fixup_start and map__fixup_end make a
+// map's bounds); ok is false when there are no symbols.
+func (t *Table) Span() (lo, hi uint64, ok bool) {
+	switch {
+	case t == nil:
+		return 0, 0, false
+	case t.exact != nil:
+		return t.exact.table().Span()
+	}
+	n := t.Len()
+	if n == 0 {
+		return 0, 0, false
+	}
+	return t.at(0).Start, t.at(int32(n - 1)).End, true
+}
+
 // Find returns the symbol perf's symbols__find returns for addr, or nil.
 func (t *Table) Find(addr uint64) *Symbol {
 	if t == nil || len(t.segs) == 0 {

@@ -25,6 +25,9 @@ rec c-static ./c-static 600
 F=500 rec node-basic-prof node --perf-basic-prof nodework.js
 F=500 rec java-perfmap java -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer Work
 F=200 rec system-wide -a -- ./c-dyn 300
+# the idle task's stacks: on the boot CPU they end in .init.text
+# (start_kernel, x86_64_start_kernel), past the kernel MMAP's _etext
+perf record -q -e cpu-clock -F 1000 -a -g -o "$here/idle-a.data" -- sleep 0.3 >/dev/null 2>&1
 # groups of software events read with the leader's samples (:S), a group
 # and an event in none: perf script -F metric
 perf record -q -g -c 1000000 -e '{cpu-clock,page-faults,context-switches,task-clock}:S' \
