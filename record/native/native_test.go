@@ -199,6 +199,13 @@ func topSymbols(t *testing.T, data string) map[string]float64 {
 	return m
 }
 
+// hotIterations gives TestSoftwareEventsAgainstPerf about 860 samples
+// per recording. With ~290, two recordings' shares differ by 4.2 points
+// (one standard deviation) by chance alone, so its 12-point bound failed
+// about once in a hundred runs, more under load (a CI run: heavy 58.9%
+// against perf's 46.8%); with ~860 the bound is 5 deviations.
+const hotIterations = "90000"
+
 // TestSoftwareEventsAgainstPerf records hot with cpu-clock and call chains,
 // as perf record does, and checks that perf report finds the same hot
 // functions in the same order in both recordings.
@@ -211,7 +218,7 @@ func TestSoftwareEventsAgainstPerf(t *testing.T) {
 	ours := filepath.Join(dir, "ours.data")
 	null, _ := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	defer null.Close()
-	res, err := Record(context.Background(), []string{prog, "30000"}, Options{Output: ours, Event: "cpu-clock:u", Freq: 999,
+	res, err := Record(context.Background(), []string{prog, hotIterations}, Options{Output: ours, Event: "cpu-clock:u", Freq: 999,
 		CallGraph: true, Stdout: null})
 	if err != nil {
 		t.Fatal(err)
@@ -220,7 +227,7 @@ func TestSoftwareEventsAgainstPerf(t *testing.T) {
 		t.Fatalf("only %d samples", res.Samples)
 	}
 	theirs := filepath.Join(dir, "perf.data")
-	if out, err := exec.Command("perf", "record", "-q", "-e", "cpu-clock:u", "-F", "999", "-g", "-o", theirs, "--", prog, "30000").CombinedOutput(); err != nil {
+	if out, err := exec.Command("perf", "record", "-q", "-e", "cpu-clock:u", "-F", "999", "-g", "-o", theirs, "--", prog, hotIterations).CombinedOutput(); err != nil {
 		t.Skipf("perf record does not work here: %v\n%s", err, out)
 	}
 	a, b := topSymbols(t, ours), topSymbols(t, theirs)
