@@ -285,6 +285,7 @@ func (b *Builder) Location(fr *Frame) *profile.Location {
 		}
 	}
 	b.frames = b.frames[:0]
+	symNamed := false
 	switch {
 	case fr.Lines != nil:
 		for _, ln := range fr.Lines {
@@ -294,6 +295,17 @@ func (b *Builder) Location(fr *Frame) *profile.Location {
 	case fr.NoLines:
 	case o != nil && o.src != nil:
 		b.frames = o.src.Frames(pc, b.frames)
+		if fr.Sym != nil && len(b.frames) > 0 {
+			// The function that holds the code is named by its
+			// symbol, as perf report names it: GCC gives no
+			// DW_AT_linkage_name to functions instantiated with a
+			// lambda (DW_AT_name "__introsort_loop<...>", without
+			// std::), and a clone's DWARF names the function it was
+			// cloned from ("crunch" for "crunch.constprop.0").
+			out := &b.frames[len(b.frames)-1]
+			out.Func, out.Linkage = fr.Sym.Name, fr.Sym.Mangled
+			symNamed = true
+		}
 	}
 	k := locKey{m: m, addr: fr.IP, caller: fr.Caller}
 	switch b.Gran {
@@ -305,7 +317,12 @@ func (b *Builder) Location(fr *Frame) *profile.Location {
 				if b.Gran == Function && i < len(b.frames)-1 {
 					continue
 				}
+				// The linkage name too: Rust's ub_checks macro
+				// makes many functions named precondition_check
+				// at one line of one file.
 				sb.WriteString(f.Func)
+				sb.WriteByte('\x00')
+				sb.WriteString(f.Linkage)
 				sb.WriteByte('\x00')
 				sb.WriteString(f.File)
 				if b.Gran == Line {
@@ -343,8 +360,9 @@ func (b *Builder) Location(fr *Frame) *profile.Location {
 				line = start
 			}
 			name, sysName := f.Func, ""
-			if fr.Lines != nil {
-				// Named as the caller names them.
+			if fr.Lines != nil || symNamed && !f.Inlined {
+				// Named as the caller names them, or as the
+				// symbol is.
 				sysName = f.Linkage
 			} else if f.Linkage != "" {
 				// DW_AT_name is unqualified ("work", "operator[]"):

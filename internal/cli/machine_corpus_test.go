@@ -6,9 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
+	"github.com/perfpt/perfpt/convert/pprof"
 	"github.com/perfpt/perfpt/internal/linediff"
 )
 
@@ -183,4 +185,82 @@ func runPerf(t *testing.T, perf string, args []string) (stdout, stderr *bytes.Bu
 		t.Fatalf("perf %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
 	}
 	return stdout, stderr
+}
+
+// TestMachineCorpusPprofNames checks that perfpt pprof names every sample
+// of the recordings of testdata/machine as perf names it: per thread, the
+// multiset of leaf functions of the profile at function granularity (the
+// function of each sample's first location) equals the symbols perf script
+// -G prints for the samples (what perf report's self column counts). C++
+// functions instantiated with a lambda have no DW_AT_linkage_name (their
+// DW_AT_name lacks the namespace), and Rust's ub_checks makes many
+// functions named precondition_check at one line: perf names them by their
+// ELF symbols.
+func TestMachineCorpusPprofNames(t *testing.T) {
+	perf, err := exec.LookPath("perf")
+	if err != nil {
+		t.Skip("perf not found")
+	}
+	if testing.Short() {
+		t.Skip("runs perf script on every recording")
+	}
+	dir, err := filepath.Abs("../../testdata/machine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.data"))
+	setupMachineCorpus(t, dir)
+	for _, f := range files {
+		name := filepath.Base(f)
+		out, _ := runPerf(t, perf, []string{"script", "-i", f, "-F", "tid,ip,sym", "-G"})
+		want := map[string]int64{}
+		for _, ln := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
+			fs := strings.Fields(ln)
+			if len(fs) < 2 {
+				continue
+			}
+			sym := "[unknown]"
+			if len(fs) > 2 {
+				sym = strings.Join(fs[2:], " ")
+			}
+			want[fs[0]+" "+sym]++
+		}
+		p, err := pprof.Convert(f, pprof.Options{Granularity: pprof.Function})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got := map[string]int64{}
+		for _, s := range p.Sample {
+			sym := "[unknown]"
+			if len(s.Location) > 0 && len(s.Location[0].Line) > 0 {
+				l := s.Location[0].Line
+				sym = strings.Join(strings.Fields(l[len(l)-1].Function.Name), " ")
+			}
+			var n int64
+			for i, st := range p.SampleType {
+				if strings.HasSuffix(st.Type, "_sample") {
+					n += s.Value[i]
+				}
+			}
+			got[fmt.Sprintf("%d %s", s.NumLabel["tid"][0], sym)] += n
+		}
+		var diffs []string
+		for k, n := range want {
+			if got[k] != n {
+				diffs = append(diffs, fmt.Sprintf("%s: perf %d, pprof %d", k, n, got[k]))
+			}
+		}
+		for k, n := range got {
+			if _, ok := want[k]; !ok {
+				diffs = append(diffs, fmt.Sprintf("%s: perf 0, pprof %d", k, n))
+			}
+		}
+		if len(diffs) > 0 {
+			sort.Strings(diffs)
+			if len(diffs) > 20 {
+				diffs = append(diffs[:20], "...")
+			}
+			t.Errorf("%s: samples per thread and function differ:\n%s", name, strings.Join(diffs, "\n"))
+		}
+	}
 }
