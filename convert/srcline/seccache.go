@@ -1,23 +1,19 @@
 package srcline
 
 import (
-	"bytes"
 	"debug/elf"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
-	"hash/crc32"
-	"hash/fnv"
 	"io"
 	"os"
 	"path/filepath"
 	"sync/atomic"
 	"syscall"
-	"time"
 
 	"github.com/perfpt/perfpt/internal/atomicfile"
 	"github.com/perfpt/perfpt/internal/cachedir"
-	"github.com/perfpt/perfpt/internal/mapfile"
+	"github.com/perfpt/perfpt/internal/cachefile"
+	"github.com/perfpt/perfpt/internal/dwarfbuf"
 )
 
 // The cache of inflated debug sections.
@@ -34,19 +30,20 @@ import (
 //
 // A cache file is found by a hash of its key and holds the key whole: the
 // file's identity (its GNU build id, else its path, device, inode, size and
-// modification time), the section's name, where it lies and its sizes. A
-// header checksum guards the key and the checksums of the section's blocks,
-// each checked the first time a lookup reaches into the block: a file that
+// modification time), the section's name, where it lies and its sizes. Its
+// frame (internal/cachefile) guards the key and the checksums of the
+// section's blocks, each checked the first time a lookup reaches into the
+// block: a file that
 // does not check out, at its header or at any block, is ignored and the
 // section inflated (and cached) again. Files are written to a temporary
 // name and renamed into place, never rewritten, so a reader's mapping never
 // changes under it; the directory is kept under secCacheLimit bytes, the
 // files used least recently removed first.
 
-const (
-	secCacheMagic   = "perfpt dwarf section\n"
-	secCacheVersion = 1
-)
+// secCacheFormat frames a section's cache file: its payload is the
+// section's size, the block size, the blocks' checksums; the section's
+// bytes follow the frame, each block checked when a lookup reaches it.
+var secCacheFormat = cachefile.Format{Magic: "perfpt dwarf section\n", Version: 2}
 
 // Variables for the tests' sake.
 var (
@@ -64,8 +61,6 @@ var secCacheDir atomic.Value // string
 // secCacheUnwritable is set when a cache file could not be made: sections
 // are then no longer inflated whole for the cache's sake.
 var secCacheUnwritable atomic.Bool
-
-var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 // SetCacheDir sets the directory where inflated debug sections are cached
 // between runs ("" for no cache, the default). It applies to the files
@@ -129,16 +124,16 @@ func (s *section) openCache(id []byte) bool {
 	for _, v := range []uint64{uint64(s.off), s.raw, s.size, uint64(s.ctype)} {
 		key = binary.LittleEndian.AppendUint64(key, v)
 	}
-	file := cachePath(dir, key)
+	file := cachefile.Path(dir, "section-", key)
 	s.cacheKey = key
 	if !secCacheUnwritable.Load() {
 		s.cacheFile = file
 	}
-	data, release, err := mapfile.Open(file)
+	meta, body, release, err := secCacheFormat.LoadHead(file, key)
 	if err != nil {
 		return false
 	}
-	sums, body, ok := parseSecCache(data, key, s.size)
+	sums, ok := parseSecCache(meta, body, s.size)
 	if !ok {
 		release()
 		return false
@@ -147,45 +142,24 @@ func (s *section) openCache(id []byte) bool {
 	// bytes alias it.
 	s.cached, s.sums, s.buf = body, sums, body[:0]
 	s.cacheFile = ""
-	now := time.Now()
-	os.Chtimes(file, now, now) // least recently used goes first
 	return true
 }
 
-// parseSecCache checks a cache file's header against key and size and
-// returns its block checksums and the section's bytes.
-func parseSecCache(data, key []byte, size uint64) (sums []uint32, body []byte, ok bool) {
-	le := binary.LittleEndian
-	n := len(secCacheMagic)
-	if len(data) < n+8 || string(data[:n]) != secCacheMagic || le.Uint32(data[n:]) != secCacheVersion {
-		return nil, nil, false
-	}
-	kl := uint64(le.Uint32(data[n+4:]))
-	p := uint64(n + 8)
-	if kl != uint64(len(key)) || p+kl+16 > uint64(len(data)) || !bytes.Equal(data[p:p+kl], key) {
-		return nil, nil, false
-	}
-	p += kl
-	if le.Uint64(data[p:]) != size || uint64(le.Uint32(data[p+8:])) != secCacheBlock {
-		return nil, nil, false
-	}
-	nb := uint64(le.Uint32(data[p+12:]))
-	p += 16
-	if nb != (size+secCacheBlock-1)/secCacheBlock || p+4*nb+4 > uint64(len(data)) {
-		return nil, nil, false
-	}
-	hdrEnd := p + 4*nb
-	if crc32.Checksum(data[:hdrEnd], crcTable) != le.Uint32(data[hdrEnd:]) {
-		return nil, nil, false
-	}
-	if uint64(len(data))-(hdrEnd+4) != size {
-		return nil, nil, false
+// parseSecCache checks a cache file's payload meta against the size of
+// the section and the bytes that follow (body), and returns the blocks'
+// checksums.
+func parseSecCache(meta, body []byte, size uint64) (sums []uint32, ok bool) {
+	c := dwarfbuf.Cursor{B: meta}
+	nb := (size + secCacheBlock - 1) / secCacheBlock
+	if c.U64() != size || uint64(c.U32()) != secCacheBlock || uint64(c.U32()) != nb ||
+		uint64(c.Left()) != 4*nb || uint64(len(body)) != size {
+		return nil, false
 	}
 	sums = make([]uint32, nb)
 	for i := range sums {
-		sums[i] = le.Uint32(data[p+4*uint64(i):])
+		sums[i] = c.U32()
 	}
-	return sums, data[hdrEnd+4:], true
+	return sums, true
 }
 
 // fromCache extends buf over the cached bytes to at least n, checking
@@ -194,10 +168,10 @@ func parseSecCache(data, key []byte, size uint64) (sums []uint32, body []byte, o
 func (s *section) fromCache(n uint64) bool {
 	for have := uint64(len(s.buf)); have < n; {
 		end := min(have+secCacheBlock, s.size)
-		if crc32.Checksum(s.cached[have:end], crcTable) != s.sums[have/secCacheBlock] {
+		if cachefile.Checksum(s.cached[have:end]) != s.sums[have/secCacheBlock] {
 			s.cached, s.sums = nil, nil
 			if !secCacheUnwritable.Load() {
-				s.cacheFile = cachePath(cacheDir(), s.cacheKey)
+				s.cacheFile = cachefile.Path(cacheDir(), "section-", s.cacheKey)
 			}
 			return false
 		}
@@ -205,13 +179,6 @@ func (s *section) fromCache(n uint64) bool {
 		s.buf = s.cached[:end]
 	}
 	return true
-}
-
-// cachePath is the cache file for key in dir.
-func cachePath(dir string, key []byte) string {
-	h := fnv.New128a()
-	h.Write(key)
-	return filepath.Join(dir, "section-"+hex.EncodeToString(h.Sum(nil)))
 }
 
 // writeCache writes the whole inflated section to its cache file, once;
@@ -224,19 +191,15 @@ func (s *section) writeCache() {
 	}
 	le := binary.LittleEndian
 	nb := (s.size + secCacheBlock - 1) / secCacheBlock
-	h := make([]byte, 0, len(secCacheMagic)+8+len(s.cacheKey)+16+4*int(nb)+4)
-	h = append(h, secCacheMagic...)
-	h = le.AppendUint32(h, secCacheVersion)
-	h = le.AppendUint32(h, uint32(len(s.cacheKey)))
-	h = append(h, s.cacheKey...)
-	h = le.AppendUint64(h, s.size)
-	h = le.AppendUint32(h, uint32(secCacheBlock))
-	h = le.AppendUint32(h, uint32(nb))
+	meta := make([]byte, 0, 16+4*nb)
+	meta = le.AppendUint64(meta, s.size)
+	meta = le.AppendUint32(meta, uint32(secCacheBlock))
+	meta = le.AppendUint32(meta, uint32(nb))
 	for i := uint64(0); i < nb; i++ {
-		h = le.AppendUint32(h, crc32.Checksum(s.buf[i*secCacheBlock:min((i+1)*secCacheBlock, s.size)], crcTable))
+		meta = le.AppendUint32(meta, cachefile.Checksum(s.buf[i*secCacheBlock:min((i+1)*secCacheBlock, s.size)]))
 	}
-	h = le.AppendUint32(h, crc32.Checksum(h, crcTable))
-	if err := atomicfile.Write(file, h, s.buf); err != nil {
+	head, sum := secCacheFormat.Seal(s.cacheKey, meta)
+	if err := atomicfile.Write(file, head, meta, sum, s.buf); err != nil {
 		if errors.Is(err, atomicfile.ErrCreate) {
 			secCacheUnwritable.Store(true)
 		}

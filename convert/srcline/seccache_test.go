@@ -113,8 +113,9 @@ func TestSectionCache(t *testing.T) {
 				mod  func([]byte) []byte
 			}{
 				{"magic", func(b []byte) []byte { b[0] ^= 1; return b }},
-				{"key", func(b []byte) []byte { b[len(secCacheMagic)+10] ^= 0x40; return b }},
-				{"header", func(b []byte) []byte { b[len(secCacheMagic)+40] ^= 1; return b }},
+				{"version", func(b []byte) []byte { b[len(secCacheFormat.Magic)] = 1; return b }},
+				{"key", func(b []byte) []byte { b[len(secCacheFormat.Magic)+10] ^= 0x40; return b }},
+				{"header", func(b []byte) []byte { b[len(secCacheFormat.Magic)+40] ^= 1; return b }},
 				{"a middle block", func(b []byte) []byte { b[len(b)-len(good)+len(good)/2] ^= 0x10; return b }},
 				{"last byte", func(b []byte) []byte { b[len(b)-1] ^= 0x80; return b }},
 				{"cut short", func(b []byte) []byte { return b[:len(b)-1] }},

@@ -1,20 +1,14 @@
 package srcline
 
 import (
-	"bytes"
 	"debug/dwarf"
 	"encoding/binary"
-	"encoding/hex"
-	"hash/crc32"
-	"hash/fnv"
-	"os"
 	"path/filepath"
 	"sort"
 	"sync"
-	"time"
 
-	"github.com/perfpt/perfpt/internal/atomicfile"
-	"github.com/perfpt/perfpt/internal/mapfile"
+	"github.com/perfpt/perfpt/internal/cachefile"
+	"github.com/perfpt/perfpt/internal/dwarfbuf"
 )
 
 // The cache of unit tables.
@@ -32,13 +26,13 @@ import (
 // build tables of more units: FlushCaches, at the end of a command,
 // writes the units built in this run beside those read from the cache
 // (through a temporary file renamed into place). A file that does not
-// check out (magic, version, key, a checksum over all of it, an entry
-// that does not decode) is ignored and the tables built from DWARF.
+// check out (its frame, internal/cachefile: magic, version, key, a
+// checksum over all of it; or an entry that does not decode) is ignored
+// and the tables built from DWARF.
 
-const (
-	unitCacheMagic   = "perfpt unit tables\n"
-	unitCacheVersion = 1
-)
+// unitCacheFormat frames a unit cache file: its payload is the number of
+// entries, their index (offset, kind, size) and their bytes.
+var unitCacheFormat = cachefile.Format{Magic: "perfpt unit tables\n", Version: 2}
 
 // Entry kinds.
 const (
@@ -86,16 +80,12 @@ func (f *File) unitCache() *unitCache {
 		}
 		key = binary.LittleEndian.AppendUint64(key, size)
 	}
-	h := fnv.New128a()
-	h.Write(key)
-	uc := &unitCache{file: filepath.Join(dir, "units-"+hex.EncodeToString(h.Sum(nil))), key: key}
-	if data, release, err := mapfile.Open(uc.file); err == nil {
-		if old, ok := parseUnitCache(data, key); ok {
+	uc := &unitCache{file: cachefile.Path(dir, "units-", key), key: key}
+	if data, release, err := unitCacheFormat.Load(uc.file, key); err == nil {
+		if old, ok := parseUnitCache(data); ok {
 			// The mapping is kept for the life of the process: the
 			// entries alias it.
 			uc.old = old
-			now := time.Now()
-			os.Chtimes(uc.file, now, now) // least recently used goes first
 		} else {
 			release()
 		}
@@ -104,42 +94,20 @@ func (f *File) unitCache() *unitCache {
 	return uc
 }
 
-// parseUnitCache checks a cache file against key and returns its entries.
-func parseUnitCache(data, key []byte) (map[ucKey][]byte, bool) {
-	le := binary.LittleEndian
-	n := len(unitCacheMagic)
-	if len(data) < n+16 || string(data[:n]) != unitCacheMagic || le.Uint32(data[n:]) != unitCacheVersion {
+// parseUnitCache returns the entries of a cache file's payload.
+func parseUnitCache(payload []byte) (map[ucKey][]byte, bool) {
+	c := dwarfbuf.Cursor{B: payload}
+	count := uint64(c.U32())
+	if count > uint64(c.Left())/13 {
 		return nil, false
 	}
-	body := data[:len(data)-4]
-	if crc32.Checksum(body, crcTable) != le.Uint32(data[len(data)-4:]) {
-		return nil, false
-	}
-	p := uint64(n + 4)
-	kl := uint64(le.Uint32(body[p:]))
-	p += 4
-	if p+kl+4 > uint64(len(body)) || !bytes.Equal(body[p:p+kl], key) {
-		return nil, false
-	}
-	p += kl
-	count := uint64(le.Uint32(body[p:]))
-	p += 4
-	if count > uint64(len(body)) || p+13*count > uint64(len(body)) {
-		return nil, false
-	}
-	blob := p + 13*count
+	index := dwarfbuf.Cursor{B: c.Take(13 * count)}
 	m := make(map[ucKey][]byte, count)
 	for i := uint64(0); i < count; i++ {
-		e := body[p+13*i:]
-		k := ucKey{off: le.Uint64(e), kind: e[8]}
-		size := uint64(le.Uint32(e[9:]))
-		if size > uint64(len(body))-blob {
-			return nil, false
-		}
-		m[k] = body[blob : blob+size]
-		blob += size
+		k := ucKey{off: index.U64(), kind: index.U8()}
+		m[k] = c.Take(uint64(index.U32()))
 	}
-	if blob != uint64(len(body)) {
+	if c.Bad || c.Left() != 0 {
 		return nil, false
 	}
 	return m, true
@@ -265,11 +233,7 @@ func (f *File) flushUnitCache() {
 		return keys[i].kind < keys[j].kind
 	})
 	le := binary.LittleEndian
-	out := make([]byte, 0, len(unitCacheMagic)+12+len(uc.key)+size+4)
-	out = append(out, unitCacheMagic...)
-	out = le.AppendUint32(out, unitCacheVersion)
-	out = le.AppendUint32(out, uint32(len(uc.key)))
-	out = append(out, uc.key...)
+	out := make([]byte, 0, 4+size)
 	out = le.AppendUint32(out, uint32(len(keys)))
 	for _, k := range keys {
 		out = le.AppendUint64(out, k.off)
@@ -279,11 +243,10 @@ func (f *File) flushUnitCache() {
 	for _, k := range keys {
 		out = append(out, entries[k]...)
 	}
-	out = le.AppendUint32(out, crc32.Checksum(out, crcTable))
 	// The old entries alias the old file's mapping: they are copied
 	// into out, and stay valid (a rename replaces the file, the mapping
 	// keeps the old one).
-	if err := atomicfile.Write(uc.file, out); err != nil {
+	if err := unitCacheFormat.Write(uc.file, uc.key, out); err != nil {
 		return
 	}
 	trimCache(filepath.Dir(uc.file), secCacheLimit)

@@ -128,7 +128,8 @@ func TestUnitCache(t *testing.T) {
 				mod  func([]byte) []byte
 			}{
 				{"magic", func(b []byte) []byte { b[0] ^= 1; return b }},
-				{"key", func(b []byte) []byte { b[len(unitCacheMagic)+10] ^= 0x40; return b }},
+				{"version", func(b []byte) []byte { b[len(unitCacheFormat.Magic)] = 1; return b }},
+				{"key", func(b []byte) []byte { b[len(unitCacheFormat.Magic)+10] ^= 0x40; return b }},
 				{"middle", func(b []byte) []byte { b[len(b)/2] ^= 0x10; return b }},
 				{"last byte", func(b []byte) []byte { b[len(b)-1] ^= 0x80; return b }},
 				{"cut short", func(b []byte) []byte { return b[:len(b)-1] }},
@@ -156,7 +157,7 @@ func TestUnitCache(t *testing.T) {
 
 // cachedKinds counts the entries of a cache file by kind.
 func cachedKinds(b []byte) map[uint8]int {
-	n := len(unitCacheMagic) + 4
+	n := len(unitCacheFormat.Magic) + 4
 	if len(b) < n+4 {
 		return nil
 	}
@@ -164,7 +165,11 @@ func cachedKinds(b []byte) map[uint8]int {
 	if n+4+kl > len(b) {
 		return nil
 	}
-	m, _ := parseUnitCache(b, b[n+4:n+4+kl])
+	payload, err := unitCacheFormat.Open(b, b[n+4:n+4+kl])
+	if err != nil {
+		return nil
+	}
+	m, _ := parseUnitCache(payload)
 	kinds := map[uint8]int{}
 	for k := range m {
 		kinds[k.kind]++

@@ -5,13 +5,12 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
-	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
 
-	"github.com/perfpt/perfpt/internal/atomicfile"
-	"github.com/perfpt/perfpt/internal/mapfile"
+	"github.com/perfpt/perfpt/internal/cachefile"
+	"github.com/perfpt/perfpt/internal/dwarfbuf"
 )
 
 // The running kernel's symbols, cached between runs.
@@ -43,11 +42,11 @@ type KallsymsCache struct {
 	PerfCopy func(buildID []byte) string
 }
 
-// kcacheMagic starts a cache file; the version follows it.
-const (
-	kcacheMagic   = "perfpt kallsyms\n"
-	kcacheVersion = 1
-)
+// kcacheFormat frames a kallsyms cache file (internal/cachefile): its
+// payload is _text's and _stext's addresses, the numbers of symbols and
+// runs and the size of the names, then the packed symbols, the runs and
+// the names.
+var kcacheFormat = cachefile.Format{Magic: "perfpt kallsyms\n", Version: 2}
 
 // LoadHostKallsyms loads the running kernel's symbols from proc (the
 // host's /proc/kallsyms), through c's cache when it is valid, and updates
@@ -168,11 +167,7 @@ func writeKallsymsCache(file string, key []byte, ks *KernelSymbols) {
 	}
 	nsyms := len(recs) / packedRecSize
 	segs := ks.Kernel.segs
-	hdr := make([]byte, 0, len(kcacheMagic)+4+4+len(key)+8+8+4+4+4)
-	hdr = append(hdr, kcacheMagic...)
-	hdr = binary.LittleEndian.AppendUint32(hdr, kcacheVersion)
-	hdr = binary.LittleEndian.AppendUint32(hdr, uint32(len(key)))
-	hdr = append(hdr, key...)
+	hdr := make([]byte, 0, 8+8+4+4+4)
 	hdr = binary.LittleEndian.AppendUint64(hdr, ks.Text)
 	hdr = binary.LittleEndian.AppendUint64(hdr, ks.Stext)
 	hdr = binary.LittleEndian.AppendUint32(hdr, uint32(nsyms))
@@ -184,13 +179,8 @@ func writeKallsymsCache(file string, key []byte, ks *KernelSymbols) {
 		sb = binary.LittleEndian.AppendUint32(sb, uint32(sg.sym))
 	}
 	// Written in parts, not copied into one buffer of the file's size
-	// (7 MB, a copy and a page fault per page); the checksum runs over
-	// them in the file's order.
-	sum := crc32.ChecksumIEEE(hdr)
-	for _, part := range [][]byte{recs, sb, names} {
-		sum = crc32.Update(sum, crc32.IEEETable, part)
-	}
-	_ = atomicfile.Write(file, hdr, recs, sb, names, binary.LittleEndian.AppendUint32(nil, sum))
+	// (7 MB, a copy and a page fault per page).
+	_ = kcacheFormat.Write(file, key, hdr, recs, sb, names)
 }
 
 // errKcache is any inconsistency of a cache file: it is then ignored.
@@ -204,11 +194,11 @@ func readKallsymsCache(file string, key []byte, proc string) *KernelSymbols {
 	// the 7 MB read cost a copy and a page fault per page of the heap.
 	// The mapping is kept: a cache is replaced by a rename, never
 	// rewritten in place, so its bytes do not change under it.
-	data, release, err := mapfile.Open(file)
+	data, release, err := kcacheFormat.Load(file, key)
 	if err != nil {
 		return nil
 	}
-	ks, err := decodeKallsymsCache(data, key)
+	ks, err := decodeKallsymsCache(data)
 	if err != nil {
 		release()
 		return nil
@@ -217,55 +207,35 @@ func readKallsymsCache(file string, key []byte, proc string) *KernelSymbols {
 	return ks
 }
 
-func decodeKallsymsCache(data, key []byte) (*KernelSymbols, error) {
-	if len(data) < len(kcacheMagic)+4+4 || string(data[:len(kcacheMagic)]) != kcacheMagic {
+// decodeKallsymsCache decodes a cache file's payload.
+func decodeKallsymsCache(payload []byte) (*KernelSymbols, error) {
+	c := dwarfbuf.Cursor{B: payload}
+	text, stext := c.U64(), c.U64()
+	nsyms, nsegs, namesLen := c.U32(), c.U32(), c.U32()
+	nrec, nseg := int64(nsyms)*packedRecSize, int64(nsegs)*12
+	if c.Bad || nrec+nseg+int64(namesLen) != int64(c.Left()) {
 		return nil, errKcache
 	}
-	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
-	if crc32.ChecksumIEEE(body) != sum {
-		return nil, errKcache
-	}
-	r := bytes.NewReader(body[len(kcacheMagic):])
-	var hdr struct{ Version, KeyLen uint32 }
-	if binary.Read(r, binary.LittleEndian, &hdr) != nil || hdr.Version != kcacheVersion || int64(hdr.KeyLen) > int64(r.Len()) {
-		return nil, errKcache
-	}
-	k := make([]byte, hdr.KeyLen)
-	if _, err := io.ReadFull(r, k); err != nil || !bytes.Equal(k, key) {
-		return nil, errKcache
-	}
-	var counts struct {
-		Text, Stext          uint64
-		Syms, Segs, NamesLen uint32
-	}
-	if binary.Read(r, binary.LittleEndian, &counts) != nil {
-		return nil, errKcache
-	}
-	nrec, nseg := int64(counts.Syms)*packedRecSize, int64(counts.Segs)*12
-	if nrec+nseg+int64(counts.NamesLen) != int64(r.Len()) {
-		return nil, errKcache
-	}
-	rest := body[len(body)-r.Len():]
-	recs, segData, names := rest[:nrec], rest[nrec:nrec+nseg], rest[nrec+nseg:]
-	for i := 0; i < int(counts.Syms); i++ {
+	recs, segData, names := c.Take(uint64(nrec)), c.Take(uint64(nseg)), c.Take(uint64(namesLen))
+	for i := 0; i < int(nsyms); i++ {
 		rec := recs[i*packedRecSize:]
 		off, n := binary.LittleEndian.Uint32(rec[16:]), binary.LittleEndian.Uint16(rec[20:])
 		if uint64(off)+uint64(n) > uint64(len(names)) {
 			return nil, errKcache
 		}
 	}
-	segs := make([]seg, counts.Segs)
+	segs := make([]seg, nsegs)
 	for i := range segs {
 		d := segData[i*12:]
 		segs[i] = seg{binary.LittleEndian.Uint64(d), int32(binary.LittleEndian.Uint32(d[8:]))}
-		if i > 0 && segs[i].from <= segs[i-1].from || segs[i].sym < segNone || segs[i].sym >= int32(counts.Syms) {
+		if i > 0 && segs[i].from <= segs[i-1].from || segs[i].sym < segNone || segs[i].sym >= int32(nsyms) {
 			return nil, errKcache
 		}
 	}
 	return &KernelSymbols{
 		Kernel: packedTable(recs, names, segs, 0),
-		Text:   counts.Text,
-		Stext:  counts.Stext,
+		Text:   text,
+		Stext:  stext,
 		cached: true,
 	}, nil
 }

@@ -2,7 +2,6 @@ package symbol
 
 import (
 	"encoding/binary"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,14 +139,19 @@ func FuzzKallsymsCache(f *testing.F) {
 	file := filepath.Join(dir, "c")
 	key := []byte("key")
 	writeKallsymsCache(file, key, ks)
-	if data, err := os.ReadFile(file); err == nil {
-		f.Add(data[:len(data)-4])
+	data, err := os.ReadFile(file)
+	if err != nil {
+		f.Fatal(err)
 	}
-	f.Add([]byte(kcacheMagic))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		// the checksum made right, so that the rest is exercised
-		data := binary.LittleEndian.AppendUint32(append([]byte(nil), body...), crc32.ChecksumIEEE(body))
-		ks, err := decodeKallsymsCache(data, key)
+	payload, err := kcacheFormat.Open(data, key)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(payload)
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		// The payload: its frame is internal/cachefile's, fuzzed there.
+		ks, err := decodeKallsymsCache(payload)
 		if err != nil {
 			return
 		}

@@ -1,22 +1,16 @@
 package symbol
 
 import (
-	"bytes"
 	"debug/elf"
 	"encoding/binary"
-	"encoding/hex"
-	"hash/crc32"
-	"hash/fnv"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 
-	"github.com/perfpt/perfpt/internal/atomicfile"
 	"github.com/perfpt/perfpt/internal/cachedir"
-	"github.com/perfpt/perfpt/internal/mapfile"
+	"github.com/perfpt/perfpt/internal/cachefile"
 )
 
 // The cache of ELF symbol tables.
@@ -34,24 +28,23 @@ import (
 // symbols overlap). A file is found by a hash of its key and holds the key
 // whole: each file's identity (its GNU build id, else its path, device,
 // inode, size and modification time) and the demangling options. A file
-// that does not check out (magic, version, key, a checksum over all of it,
-// an index out of range) is ignored and the table built again. A table is
+// that does not check out (its frame, internal/cachefile: magic, version,
+// key, a checksum over all of it; or an index out of range) is ignored and
+// the table built again. A table is
 // written the second time a run builds it (a marker file records the
 // first), so that one-off recordings do not pay for writing tables never
 // read back.
 
-const (
-	symCacheMagic   = "perfpt symtab\n"
-	symCacheVersion = 1
-	// symCacheLimit bounds the bytes of the cache directory.
-	symCacheLimit = 256 << 20
-)
+// symCacheFormat frames a symbol table's cache file (encodeSymCache
+// makes its payload).
+var symCacheFormat = cachefile.Format{Magic: "perfpt symtab\n", Version: 2}
+
+// symCacheLimit bounds the bytes of the cache directory.
+const symCacheLimit = 256 << 20
 
 // symCacheMin is the number of symbols from which a table is cached:
 // smaller ones build in microseconds (a variable for the tests).
 var symCacheMin = 1000
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // cacheFile is a file a table is built from, as LoadDSOInfo found it.
 type cacheFile struct {
@@ -121,30 +114,18 @@ func elfIdentity(buildID []byte, f cacheFile) ([]byte, bool) {
 	return b, true
 }
 
-func symCachePath(dir string, key []byte) string {
-	h := fnv.New128a()
-	h.Write(key)
-	return filepath.Join(dir, "symtab-"+hex.EncodeToString(h.Sum(nil)))
-}
-
 // cachedTable returns the table cached for key, nil when there is none
 // that checks out.
 func (o *Options) cachedTable(key []byte) *Table {
 	if key == nil {
 		return nil
 	}
-	file := symCachePath(o.CacheDir, key)
-	data, release, err := mapfile.Open(file)
+	payload, release, err := symCacheFormat.Load(cachefile.Path(o.CacheDir, "symtab-", key), key)
 	if err != nil {
 		return nil
 	}
 	defer release()
-	t := decodeSymCache(data, key, o.demangler())
-	if t != nil {
-		now := time.Now()
-		os.Chtimes(file, now, now) // least recently used goes first
-	}
-	return t
+	return decodeSymCache(payload, o.demangler())
 }
 
 // cacheTable writes t, as built for key, to the cache; failures leave no
@@ -157,7 +138,7 @@ func (o *Options) cacheTable(key []byte, t *Table) {
 	if !ok || len(src.lo.syms) < symCacheMin {
 		return
 	}
-	file := symCachePath(o.CacheDir, key)
+	file := cachefile.Path(o.CacheDir, "symtab-", key)
 	// A table is cached the second time a run builds it: a DSO seen
 	// once (a one-off recording's) costs an empty file, not the writing
 	// of its table (a few MB for a big C++ binary).
@@ -171,11 +152,11 @@ func (o *Options) cacheTable(key []byte, t *Table) {
 		}
 		return
 	}
-	b, ok := encodeSymCache(key, src, t.segs, t.exact != nil)
+	b, ok := encodeSymCache(src, t.segs, t.exact != nil)
 	if !ok {
 		return
 	}
-	if atomicfile.Write(file, b) == nil {
+	if symCacheFormat.Write(file, key, b) == nil {
 		os.Remove(file + ".seen")
 		trimSymCache.Do(func() { cachedir.Trim(o.CacheDir, symCacheLimit, "symtab-") })
 	}
@@ -188,10 +169,10 @@ var trimSymCache sync.Once
 // its string table (it has no name, and sameRawName tells it apart).
 const noName = ^uint32(0)
 
-// encodeSymCache encodes a table built by fixedTable: its load order
-// (the names it uses moved into one string table), ties, kept symbols,
-// runs and whether it has zones.
-func encodeSymCache(key []byte, src *elfSource, segs []seg, zones bool) ([]byte, bool) {
+// encodeSymCache encodes a table built by fixedTable, for a cache file's
+// payload: its load order (the names it uses moved into one string
+// table), ties, kept symbols, runs and whether it has zones.
+func encodeSymCache(src *elfSource, segs []seg, zones bool) ([]byte, bool) {
 	lo := src.lo
 	le := binary.LittleEndian
 	// The names, each once, NUL-ended.
@@ -224,11 +205,7 @@ func encodeSymCache(key []byte, src *elfSource, segs []seg, zones bool) ([]byte,
 		}
 		newName[k] = off
 	}
-	b := make([]byte, 0, len(symCacheMagic)+64+len(key)+24*len(lo.syms)+len(names)+16*len(src.idx)+12*len(segs))
-	b = append(b, symCacheMagic...)
-	b = le.AppendUint32(b, symCacheVersion)
-	b = le.AppendUint32(b, uint32(len(key)))
-	b = append(b, key...)
+	b := make([]byte, 0, 64+24*len(lo.syms)+len(names)+16*len(src.idx)+12*len(segs))
 	b = le.AppendUint32(b, uint32(len(lo.syms)))
 	for k := range lo.syms {
 		s := &lo.syms[k]
@@ -271,7 +248,7 @@ func encodeSymCache(key []byte, src *elfSource, segs []seg, zones bool) ([]byte,
 	} else {
 		b = append(b, 0)
 	}
-	return le.AppendUint32(b, crc32.Checksum(b, castagnoli)), true
+	return b, true
 }
 
 // symReader reads a cache file; bad is set by the first read past its
@@ -316,25 +293,11 @@ func (r *symReader) ints(lo, hi int64) []int32 {
 	return v
 }
 
-// decodeSymCache returns the table a cache file holds for key, its names
-// demangled by dm; nil when the file does not check out.
-func decodeSymCache(data, key []byte, dm func(string) string) *Table {
+// decodeSymCache returns the table a cache file's payload holds, its
+// names demangled by dm; nil when the payload does not check out.
+func decodeSymCache(payload []byte, dm func(string) string) *Table {
 	le := binary.LittleEndian
-	n := len(symCacheMagic)
-	if len(data) < n+12 || string(data[:n]) != symCacheMagic {
-		return nil
-	}
-	body := data[:len(data)-4]
-	if crc32.Checksum(body, castagnoli) != le.Uint32(data[len(data)-4:]) {
-		return nil
-	}
-	r := &symReader{b: body[n:]}
-	if r.u32() != symCacheVersion {
-		return nil
-	}
-	if k := r.take(int(r.u32())); r.bad || !bytes.Equal(k, key) {
-		return nil
-	}
+	r := &symReader{b: payload}
 	nsyms := int(r.u32())
 	raw := r.take(24 * nsyms)
 	if r.bad {
