@@ -97,10 +97,7 @@ func putHex16(t *[16]byte, v uint64) {
 // makes) while the thread, the time, the period and the symbol stay (or
 // prints nothing of them): what PrintIPs prints.
 func (p *Printer) PrintsLines(ev *sample.Event) bool {
-	pl := p.pl
-	if pl == nil || pl.ev != ev || p.gen != p.o.Fields.gen || p.cc != p.o.UseCallchain {
-		pl = p.planFor(ev)
-	}
+	pl := p.planOf(ev)
 	return pl.f == 0 || pl.line || pl.ipRun
 }
 
@@ -109,10 +106,7 @@ func (p *Printer) PrintsLines(ev *sample.Event) bool {
 // callchain: all of ips resolve to s.IPLoc (but for its Addr, which moves
 // with the IP: the same map).
 func (p *Printer) PrintIPs(s *sample.Sample, ips []uint64) {
-	pl := p.pl
-	if pl == nil || pl.ev != s.Ev || p.gen != p.o.Fields.gen || p.cc != p.o.UseCallchain {
-		pl = p.planFor(s.Ev)
-	}
+	pl := p.planOf(s.Ev)
 	p.curF = pl.f
 	if pl.f == 0 {
 		return

@@ -33,7 +33,7 @@ type Printer struct {
 	dataSrcMax int
 	curF       Field // the fields of the sample being printed
 
-	pl    *plan   // plan of the last event printed
+	pl    *plan   // plan of the last event printed (noPlan at first)
 	plans []*plan // plans of the events printed so far
 	gen   uint64  // Fields generation the plans were made for
 	cc    bool    // UseCallchain the plans were made for
@@ -60,11 +60,16 @@ func NewPrinter(w io.Writer, o Options) *Printer {
 	if o.Fields == nil {
 		o.Fields = DefaultFields()
 	}
-	return &Printer{w: w, o: o, out: make([]byte, 0, flushSize+64<<10)}
+	return &Printer{w: w, o: o, out: make([]byte, 0, flushSize+64<<10), pl: &noPlan}
 }
 
 // SetUseCallchain says whether callchains are printed.
-func (p *Printer) SetUseCallchain(v bool) { p.o.UseCallchain = v }
+func (p *Printer) SetUseCallchain(v bool) {
+	if v != p.o.UseCallchain {
+		p.o.UseCallchain = v
+		p.pl = &noPlan // planOf asks planFor, which starts again
+	}
+}
 
 // Flush writes buffered output and returns the first write error.
 func (p *Printer) Flush() error {
@@ -112,10 +117,7 @@ func (p *Printer) has(f Field) bool { return p.curF&f != 0 }
 
 // Print prints one sample (process_event).
 func (p *Printer) Print(s *sample.Sample) {
-	pl := p.pl
-	if pl == nil || pl.ev != s.Ev || p.gen != p.o.Fields.gen || p.cc != p.o.UseCallchain {
-		pl = p.planFor(s.Ev)
-	}
+	pl := p.planOf(s.Ev)
 	p.curF = pl.f
 	if pl.f == 0 {
 		return

@@ -12,10 +12,7 @@ import "github.com/perfpt/perfpt/convert/sample"
 func (p *Printer) PrintSideband(ev *sample.Event, recType uint32, misc uint16, comm string, pid, tid int32, cpu uint32, t uint64, text []byte) {
 	b := p.out
 	if ev != nil {
-		pl := p.pl
-		if pl == nil || pl.ev != ev || p.gen != p.o.Fields.gen || p.cc != p.o.UseCallchain {
-			pl = p.planFor(ev)
-		}
+		pl := p.planOf(ev)
 		if pl.start {
 			s := sample.Sample{Ev: ev, Comm: comm, PID: pid, TID: tid, CPU: cpu, Time: t, Misc: misc}
 			b = p.appendStartOf(b, &s, pl, recType, true)
