@@ -164,7 +164,37 @@ func srclineFromFileline(file string, line int) string {
 // srclineFallback is __get_srcline's answer when addr2line knew nothing:
 // map__srcline passes no symbol, so it is "dso[objdump address]".
 func (d *DSO) srclineFallback(objAddr uint64) string {
-	return baseName(d.Name) + "[" + strconv.FormatUint(objAddr, 16) + "]"
+	return shortName(d.Name) + "[" + strconv.FormatUint(objAddr, 16) + "]"
+}
+
+// shortName is the dso's short_name as dso__set_basename sets it: "[JIT]
+// tid N" for a JIT's perf map (sscanf(name, "/tmp/perf-%d.map") == 1, so
+// whatever follows the number), the base name otherwise.
+func shortName(name string) string {
+	rest, ok := strings.CutPrefix(name, "/tmp/perf-")
+	if !ok {
+		return baseName(name)
+	}
+	// %d skips white space, takes a sign and at least one digit.
+	rest = strings.TrimLeft(rest, " \t\n\v\f\r")
+	n := 0
+	if n < len(rest) && (rest[n] == '-' || rest[n] == '+') {
+		n++
+	}
+	d := n
+	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+		n++
+	}
+	if n == d {
+		return baseName(name)
+	}
+	tid, err := strconv.ParseInt(rest[:n], 10, 32)
+	if err != nil {
+		// sscanf's int overflows; perf prints what it wraps to.
+		v, _ := strconv.ParseInt(rest[:n], 10, 64)
+		tid = int64(int32(v))
+	}
+	return "[JIT] tid " + strconv.FormatInt(tid, 10)
 }
 
 // Srcline implements sample.Resolver.

@@ -160,7 +160,7 @@ func (f *File) search(pc uint64, lines bool) (*unit, *funcInfo, *bfdRow, bool) {
 	f.query++
 	q := f.query
 	try := func(u *unit) (*funcInfo, *bfdRow, bool) {
-		if u == nil || u.tried == q || u.err != nil || !u.code {
+		if u == nil || u.tried == q || u.err != nil || !u.code || u.bfdFail || u.off >= f.bfdStop {
 			return nil, nil, false
 		}
 		if len(u.ranges) > 0 && !u.contains(pc) {
@@ -198,6 +198,12 @@ func (f *File) search(pc uint64, lines bool) (*unit, *funcInfo, *bfdRow, bool) {
 	for f.next < f.info.size {
 		u := f.unitAt(f.next)
 		if u == nil || u.end <= f.next {
+			f.next = f.info.size
+			break
+		}
+		if u.bfdFail {
+			// bfd trusts nothing after a unit it cannot parse.
+			f.bfdStop = u.off
 			f.next = f.info.size
 			break
 		}

@@ -339,3 +339,29 @@ func TestAddr2lineNamesMatch(t *testing.T) {
 		names.Close()
 	}
 }
+
+// TestAddr2lineGoBinary compares with addr2line on a Go program built by
+// the installed Go: Go 1.25 and later write DWARF 5 unit entries whose
+// range lists start with DW_RLE_base_addressx, which binutils 2.40 cannot
+// read, so that it reads no unit at all and names every address from the
+// symbol table (perf script -F +srcline then prints "go.go:0").
+func TestAddr2lineGoBinary(t *testing.T) {
+	gotool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go not installed")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "main.go")
+	prog := "package main\n\nimport \"fmt\"\n\nfunc work(n int) int {\n\ts := 0\n\tfor i := 0; i < n; i++ {\n\t\ts += i * i\n\t}\n\treturn s\n}\n\nfunc main() { fmt.Println(work(10)) }\n"
+	if err := os.WriteFile(src, []byte(prog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "goprog")
+	cmd := exec.Command(gotool, "build", "-o", bin, src)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=", "GO111MODULE=off", "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Skipf("go build: %v\n%s", err, out)
+	}
+	compareAddr2line(t, bin, probeAddrs(t, bin, 1500))
+}

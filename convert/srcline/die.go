@@ -580,6 +580,72 @@ func (f *File) dieRanges(u *unit, rv *rangeVals, ret [][2]uint64) [][2]uint64 {
 	return ret
 }
 
+// bfdRangesOK reports whether binutils 2.40 reads the range list of an
+// entry (rv) without error (bfd's read_rangelist). Its read_rnglists knows
+// no .debug_addr ("TODO x-variants need .debug_addr support"): a DWARF 5
+// list with DW_RLE_base_addressx, DW_RLE_startx_endx or
+// DW_RLE_startx_length fails, as one that runs off its section does. Go's
+// linker (1.25 and later) writes DW_RLE_base_addressx in every unit entry,
+// so bfd reads no unit of a Go binary, and addr2line names its code from
+// the symbol table alone ("go.go:?", after Go's STT_FILE symbol).
+func (f *File) bfdRangesOK(u *unit, rv *rangeVals) bool {
+	if !rv.hasRanges || rv.ranges.kind != valConst {
+		return true
+	}
+	s := f.sharedSections()
+	off, asize := rv.ranges.v, uint64(u.fmt.asize)
+	if u.fmt.version <= 4 {
+		if s.ranges == nil || off > uint64(len(s.ranges)) {
+			return false
+		}
+		c := cursor{B: s.ranges, Off: int(off), Big: f.big}
+		for {
+			if uint64(c.Left()) < 2*asize {
+				return false
+			}
+			low, high := c.Uint(int(asize)), c.Uint(int(asize))
+			if low == 0 && high == 0 {
+				return true
+			}
+		}
+	}
+	if s.rnglists == nil || off > uint64(len(s.rnglists)) {
+		return false
+	}
+	c := cursor{B: s.rnglists, Off: int(off), Big: f.big}
+	for {
+		if c.Left() <= 0 {
+			return false
+		}
+		switch c.U8() {
+		case 0: // DW_RLE_end_of_list
+			return true
+		case 4: // DW_RLE_offset_pair
+			c.ULEB()
+			c.ULEB()
+		case 5: // DW_RLE_base_address
+			if uint64(c.Left()) < asize {
+				return false
+			}
+			c.Uint(int(asize))
+		case 6: // DW_RLE_start_end
+			if uint64(c.Left()) < 2*asize {
+				return false
+			}
+			c.Uint(int(asize))
+			c.Uint(int(asize))
+		case 7: // DW_RLE_start_length
+			if uint64(c.Left()) < asize {
+				return false
+			}
+			c.Uint(int(asize))
+			c.ULEB()
+		default:
+			return false
+		}
+	}
+}
+
 // rangeList is debug/dwarf's dwarf2Ranges: a .debug_ranges list.
 func (f *File) rangeList(u *unit, off uint64, ret [][2]uint64) [][2]uint64 {
 	b := f.sharedSections().ranges

@@ -62,6 +62,10 @@ type File struct {
 	read  []*unit
 	query uint64
 	arBuf []uint64
+	// bfdStop is the offset of the first unit bfd cannot parse (see
+	// unit.bfdFail), once the units were read up to it: addr2line finds
+	// nothing from there on. Max when none.
+	bfdStop uint64
 	// cacheID is the identity of the file the DWARF is read from (see
 	// fileIdentity), nil when there is no cache; uc is its cache of unit
 	// tables (unitcache.go), once opened; ucDirty says f is listed in
@@ -124,7 +128,7 @@ func NewFile(r io.ReaderAt) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &File{ef: ef, symEF: ef, big: ef.ByteOrder == binary.BigEndian, units: map[uint64]*unit{}}
+	f := &File{ef: ef, symEF: ef, big: ef.ByteOrder == binary.BigEndian, units: map[uint64]*unit{}, bfdStop: ^uint64(0)}
 	f.debugSections(ef, r)
 	for i, s := range ef.Sections {
 		if s.Flags&elf.SHF_ALLOC != 0 {

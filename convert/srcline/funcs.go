@@ -126,6 +126,10 @@ func (f *File) funcAttrs(u *unit, c *cursor, d *abbrevDecl, fi *funcInfo) error 
 			rv.ranges, rv.hasRanges = v, true
 		}
 	}
+	if !f.bfdRangesOK(u, &rv) {
+		// scan_unit_for_symbols fails, and the unit with it.
+		return errBadFuncs
+	}
 	low, lowOK, high, highRel, _ := f.lowHigh(u, &rv)
 	if rv.hasRanges {
 		rs := f.dieRanges(u, &rv, f.rangeBuf[:0])

@@ -35,6 +35,9 @@ type unit struct {
 	ranges     [][2]uint64
 	lineRanges bool
 	err        error
+	// bfdFail says bfd cannot read the unit entry (parse_comp_unit fails):
+	// addr2line finds nothing in it or in any unit after it.
+	bfdFail bool
 
 	funcsRead bool
 	bad       bool // bfd's unit->error: nothing is found in this unit
@@ -213,6 +216,9 @@ func (f *File) readUnit(u *unit) error {
 	} else if a, ok := f.addrVal(u, rv.low); ok {
 		u.rangeBase = a
 	}
+	// bfd's parse_comp_unit fails on a range list it cannot read, and
+	// then reads no unit after it (stash_comp_unit).
+	u.bfdFail = !f.bfdRangesOK(u, &rv)
 	for _, r := range f.dieRanges(u, &rv, nil) {
 		if r[0] < r[1] {
 			u.ranges = append(u.ranges, r)
