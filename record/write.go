@@ -178,7 +178,7 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 		for _, f := range []struct {
 			name string
 			data []byte
-		}{{"kcore", k.Kcore()}, {"kallsyms", k.Kallsyms()}, {"modules", nil}} {
+		}{{"kcore", k.Kcore()}, {"kallsyms", k.Kallsyms()}, {"modules", k.ProcModules()}} {
 			if err := os.WriteFile(filepath.Join(kdir, f.name), f.data, 0o644); err != nil {
 				return nil, err
 			}
@@ -312,6 +312,14 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 		add(0, &perfdata.RecordMmap{RecordCommon: perfdata.RecordCommon{Misc: perfdata.MiscKernel,
 			SampleID: perfdata.SampleID{PID: -1, TID: 0, ID: dummyIDs[0]}},
 			PID: -1, TID: 0, Addr: k.Start, Len: uint64(len(k.Text)), PgOff: k.Start, Filename: "[kernel.kallsyms]_text"})
+		// Then the modules' (perf_event__synthesize_modules): each
+		// module's map, its size from /proc/modules, named by the
+		// module's file.
+		for _, m := range k.Modules {
+			add(0, &perfdata.RecordMmap{RecordCommon: perfdata.RecordCommon{Misc: perfdata.MiscKernel,
+				SampleID: perfdata.SampleID{PID: -1, TID: 0, ID: dummyIDs[0]}},
+				PID: -1, TID: 0, Addr: m.Start, Len: m.Size(), Filename: m.Path})
+		}
 	}
 	started := map[int]uint64{}
 	files := map[string]bool{}

@@ -144,13 +144,16 @@ func (m *Machine) addModuleMap(path string, start, length uint64, bid []byte) {
 	if end < start {
 		end = ^uint64(0)
 	}
-	m.kmaps.Insert(&Map{Start: start, End: end, DSO: d})
+	mp := &Map{Start: start, End: end, DSO: d}
+	if m.kcoreModuleMap(mp) {
+		m.kmaps.Insert(mp)
+	}
 }
 
 // moduleDSO makes the DSO of the module named name (its short name),
 // without symbols.
 func (m *Machine) moduleDSO(name string) *DSO {
-	d := &DSO{Name: name, Kernel: true, symFn: func() *symbol.Table { return &symbol.Table{} }}
+	d := &DSO{Name: name, Kernel: true, module: name, symFn: func() *symbol.Table { return &symbol.Table{} }}
 	m.dsos[name] = d
 	return d
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/perfpt/perfpt/convert/symbol"
 )
 
 // kcoreCode is the kernel's code as perf reads it from a kcore file
@@ -25,6 +27,12 @@ type kcoreCode struct {
 	Why string
 	// kernelMap is the segment that became the kernel map (useKcore).
 	kernelMap *Map
+	// modules are the modules file's modules: "[name]" and address.
+	modules map[string]uint64
+	// recorded are the kernel maps as recorded, which useKcore
+	// replaced: a module map that invalidates the kcore brings them
+	// back (addModuleMap).
+	recorded *Maps
 }
 
 // KernelCodeMap returns the map holding the code of kernel address ip:
@@ -54,9 +62,17 @@ func (m *Machine) kcoreMaps() *Maps {
 		}
 		dir := filepath.Dir(m.kPath)
 		kcore := filepath.Join(dir, "kcore")
-		if _, err := os.Stat(filepath.Join(dir, "modules")); err != nil {
+		mods, err := readProcModules(filepath.Join(dir, "modules"))
+		if err != nil {
 			k.Why = "no modules file beside " + m.kPath
 			return
+		}
+		k.modules = mods
+		for _, mp := range m.kmaps.list {
+			if !k.moduleListed(mp) {
+				k.Why = mp.DSO.module + " is not in the modules file at " + strconv.FormatUint(mp.Start, 16)
+				return
+			}
 		}
 		if k.haveRefReloc {
 			if addr, ok := kallsymsFunc(m.kPath, "_text"); !ok || addr != k.refReloc {
@@ -88,10 +104,58 @@ func (m *Machine) kcoreMaps() *Maps {
 	return k.maps
 }
 
+// moduleListed mirrors do_validate_kcore_modules for one map: a module's
+// map must be in the modules file at the same address (other maps pass).
+func (k *kcoreCode) moduleListed(mp *Map) bool {
+	if mp.DSO == nil || mp.DSO.module == "" {
+		return true
+	}
+	start, ok := k.modules[mp.DSO.module]
+	return ok && start == mp.Start
+}
+
+// readProcModules mirrors read_proc_modules (modules__parse): a
+// /proc/modules file's modules, "[name]" and address; lines without an
+// address or a size followed by a blank are passed over.
+func readProcModules(path string) (map[string]uint64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	mods := map[string]uint64{}
+	for _, line := range strings.Split(string(b), "\n") {
+		x := strings.LastIndexByte(line, 'x')
+		sp := strings.IndexByte(line, ' ')
+		if x < 0 || sp < 0 {
+			continue
+		}
+		// hex2u64: the hex digits after the 'x'
+		end := x + 1
+		for end < len(line) && strings.IndexByte("0123456789abcdefABCDEF", line[end]) >= 0 {
+			end++
+		}
+		start, _ := strconv.ParseUint(line[x+1:end], 16, 64)
+		// strtoul(size, &end, 0) must stop at a blank
+		rest := line[sp+1:]
+		n := 0
+		for n < len(rest) && strings.IndexByte("0123456789abcdefABCDEFxX", rest[n]) >= 0 {
+			n++
+		}
+		if n == len(rest) || rest[n] != ' ' && rest[n] != '\t' {
+			continue
+		}
+		mods["["+line[:sp]+"]"] = start
+	}
+	return mods, nil
+}
+
 // useKcore mirrors what dso__load_kcore does to the kernel maps when the
 // kcore can be used: they become its executable segments (of the kernel
 // DSO, with kallsyms' symbols), so that kernel addresses outside them have
-// no map, for symbols as for code.
+// no map, for symbols as for code. maps__split_kallsyms_for_kcore puts
+// every kallsyms symbol, the modules' too, in the kernel DSO; a segment
+// holding a module's address gets a DSO of that name whose symbols are the
+// modules' that start in it.
 func (m *Machine) useKcore() {
 	km := m.kcoreMaps()
 	if km == nil {
@@ -102,6 +166,19 @@ func (m *Machine) useKcore() {
 	stext, haveStext := kallsymsFunc(m.kPath, "_stext")
 	for _, mp := range km.list {
 		n := &Map{Start: mp.Start, End: mp.End, DSO: kd, Identity: true}
+		if m.kcode.holdsModule(mp) && !(haveStext && stext >= mp.Start && stext < mp.End) {
+			lo, hi := mp.Start, mp.End
+			md := &DSO{Name: kd.Name, Kernel: true}
+			md.symFn = func() *symbol.Table {
+				if ks := m.kallsyms(); ks != nil {
+					if t := ks.ModulesIn(lo, hi); t != nil {
+						return t
+					}
+				}
+				return &symbol.Table{}
+			}
+			n.DSO = md
+		}
 		ms.Insert(n)
 		// The kernel map becomes the smallest segment holding _stext,
 		// else the first.
@@ -111,7 +188,38 @@ func (m *Machine) useKcore() {
 			m.kcode.kernelMap = n
 		}
 	}
+	m.kcode.recorded = m.kmaps
 	m.kmaps = ms
+}
+
+// holdsModule says whether a module of the modules file is at an address
+// of kcore segment mp.
+func (k *kcoreCode) holdsModule(mp *Map) bool {
+	for _, a := range k.modules {
+		if a >= mp.Start && a < mp.End {
+			return true
+		}
+	}
+	return false
+}
+
+// kcoreModuleMap handles a module's map recorded after the kernel's (perf
+// record writes the modules' MMAPs after the kernel's) while the kcore is
+// in use: perf adds it, then dso__load_kcore, at the kernel's first load,
+// drops it with the other recorded maps when the modules file lists it at
+// its address, and gives up the kcore when it does not (the recorded maps
+// stay). It reports whether the map is to be added.
+func (m *Machine) kcoreModuleMap(mp *Map) bool {
+	k := &m.kcode
+	if k.recorded == nil {
+		return true
+	}
+	if k.moduleListed(mp) {
+		return false
+	}
+	k.Why = mp.DSO.module + " is not in the modules file at " + strconv.FormatUint(mp.Start, 16)
+	m.kmaps, k.recorded, k.maps, k.kernelMap = k.recorded, nil, nil, nil
+	return true
 }
 
 // kernelMap mirrors machine__kernel_map: the map of the kernel's own

@@ -24,6 +24,7 @@ type DSO struct {
 	Long    string
 	Kernel  bool
 	BuildID []byte
+	module  string // a kernel module's short name, "[ext4]"
 
 	once sync.Once
 	tab  *symbol.Table

@@ -43,6 +43,37 @@ func (ks *KernelSymbols) Module(name string) *Table {
 	return ks.Modules[name]
 }
 
+// ModulesIn returns the modules' symbols that start in [lo, hi), their
+// ends cut at hi, in one table, as maps__split_kallsyms_for_kcore gives a
+// kcore segment the kallsyms symbols that fall in it (module names
+// dropped; nil when there are none).
+func (ks *KernelSymbols) ModulesIn(lo, hi uint64) *Table {
+	ks.Module("") // the modules' symbols, read now if the cache had none
+	var syms []Symbol
+	for _, t := range ks.Modules {
+		for _, s := range t.Symbols() {
+			if s.Start < lo || s.Start >= hi {
+				continue
+			}
+			s.End = min(s.End, hi)
+			syms = append(syms, s)
+		}
+	}
+	if syms == nil {
+		return nil
+	}
+	slices.SortStableFunc(syms, func(a, b Symbol) int {
+		switch {
+		case a.Start < b.Start:
+			return -1
+		case a.Start > b.Start:
+			return 1
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return sortedTable(slices.CompactFunc(syms, func(a, b Symbol) bool { return a.Start == b.Start }))
+}
+
 // LoadKallsyms reads a /proc/kallsyms-format file the way perf's
 // dso__load_kallsyms does: T/W/D/B symbols (either case) of size zero,
 // then end fix-ups (a symbol ends where the next starts; the last core

@@ -37,6 +37,87 @@ type Kernel struct {
 	Syscall   uint64 // entry_SYSCALL_64
 	Interrupt uint64 // asm_common_interrupt
 	Targets   []uint64
+	// Modules are the loaded modules (WithModule), whose entry points
+	// are among Targets.
+	Modules []*Module
+}
+
+// Module is a stand-in kernel module's text and symbols, loaded at
+// Start.
+type Module struct {
+	Name  string // as /proc/modules names it: "ptmod"
+	Path  string // the file perf record names in the module's MMAP
+	Text  []byte
+	Start uint64
+	Syms  []Sym // sorted by address
+	// Entries are its global functions, which the kernel's indirect
+	// calls may reach.
+	Entries []uint64
+}
+
+// Size is the module's size as /proc/modules gives it: its text rounded
+// up to a page.
+func (m *Module) Size() uint64 { return (uint64(len(m.Text)) + 0xfff) &^ 0xfff }
+
+// LoadModule reads a module built like testdata/programs/kmod.S (an ELF
+// whose .text is linked at a module address) as the module name, whose
+// MMAP names the file path.
+func LoadModule(elfPath, name, path string) (*Module, error) {
+	f, err := elf.Open(elfPath)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	text := f.Section(".text")
+	if text == nil {
+		return nil, fmt.Errorf("%s: no .text", elfPath)
+	}
+	b, err := text.Data()
+	if err != nil {
+		return nil, fmt.Errorf("%s: .text: %w", elfPath, err)
+	}
+	m := &Module{Name: name, Path: path, Text: b, Start: text.Addr}
+	syms, err := f.Symbols()
+	if err != nil {
+		return nil, fmt.Errorf("%s: symbols: %w", elfPath, err)
+	}
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) == elf.STT_SECTION || s.Value < m.Start || s.Value >= m.Start+uint64(len(b)) {
+			continue
+		}
+		m.Syms = append(m.Syms, Sym{s.Name, s.Value})
+		if elf.ST_BIND(s.Info) == elf.STB_GLOBAL {
+			m.Entries = append(m.Entries, s.Value)
+		}
+	}
+	sort.Slice(m.Syms, func(i, j int) bool { return m.Syms[i].Addr < m.Syms[j].Addr })
+	sort.Slice(m.Entries, func(i, j int) bool { return m.Entries[i] < m.Entries[j] })
+	if len(m.Entries) == 0 {
+		return nil, fmt.Errorf("%s: no global function", elfPath)
+	}
+	return m, nil
+}
+
+// WithModule returns k with module m loaded: the kernel's indirect calls
+// may go to m's entry points too.
+func (k *Kernel) WithModule(m *Module) *Kernel {
+	c := *k
+	c.Modules = append(append([]*Module(nil), k.Modules...), m)
+	c.Targets = append(append([]uint64(nil), k.Targets...), m.Entries...)
+	return &c
+}
+
+// code returns the code at ip: the kernel's text or a module's.
+func (k *Kernel) code(ip uint64) ([]byte, bool) {
+	if ip >= k.Start && ip-k.Start < uint64(len(k.Text)) {
+		return k.Text[ip-k.Start:], true
+	}
+	for _, m := range k.Modules {
+		if ip >= m.Start && ip-m.Start < uint64(len(m.Text)) {
+			return m.Text[ip-m.Start:], true
+		}
+	}
+	return nil, false
 }
 
 // Slid returns k as if it were booted delta bytes above the address it
@@ -54,7 +135,10 @@ func (k *Kernel) Slid(delta uint64) *Kernel {
 	}
 	c.Targets = make([]uint64, len(k.Targets))
 	for i, t := range k.Targets {
-		c.Targets[i] = t + delta
+		c.Targets[i] = t // a module's entry: modules do not move with the kernel
+		if t >= k.Start && t-k.Start < uint64(len(k.Text)) {
+			c.Targets[i] = t + delta
+		}
 	}
 	return &c
 }
@@ -119,12 +203,12 @@ func (k *Kernel) walk(ip uint64, rng *rand.Rand, tm uint64) (evs []flow.Event, e
 	var stack []uint64
 	visits := map[uint64]int{}
 	for range maxSteps {
-		off := ip - k.Start
-		if ip < k.Start || off >= uint64(len(k.Text)) {
+		code, ok := k.code(ip)
+		if !ok {
 			return nil, 0, 0, 0, fmt.Errorf("kernel walk left the text at %#x", ip)
 		}
 		var d insn.Insn
-		if err := insn.Decode(&d, k.Text[off:], insn.Mode64); err != nil {
+		if err := insn.Decode(&d, code, insn.Mode64); err != nil {
 			return nil, 0, 0, 0, fmt.Errorf("kernel walk at %#x: %w", ip, err)
 		}
 		n++
@@ -209,20 +293,45 @@ func Weave(tr *flow.Trace, k *Kernel, seed uint64) error {
 	return nil
 }
 
-// Kallsyms is /proc/kallsyms for the kernel: its functions, text symbols.
+// Kallsyms is /proc/kallsyms for the kernel: its functions, text
+// symbols, then the modules' functions, each followed by a tab and its
+// module's name in brackets.
 func (k *Kernel) Kallsyms() []byte {
 	var b bytes.Buffer
 	for _, s := range k.Syms {
 		fmt.Fprintf(&b, "%016x T %s\n", s.Addr, s.Name)
 	}
+	for _, m := range k.Modules {
+		for _, s := range m.Syms {
+			fmt.Fprintf(&b, "%016x t %s\t[%s]\n", s.Addr, s.Name, m.Name)
+		}
+	}
 	return b.Bytes()
 }
 
-// Kcore is an ELF core file holding the kernel's text as one executable
-// PT_LOAD segment at its address, as perf record --kcore copies /proc/kcore.
+// ProcModules is /proc/modules for the modules: name, size, use count,
+// dependencies, state and address.
+func (k *Kernel) ProcModules() []byte {
+	var b bytes.Buffer
+	for _, m := range k.Modules {
+		fmt.Fprintf(&b, "%s %d 0 - Live 0x%016x\n", m.Name, m.Size(), m.Start)
+	}
+	return b.Bytes()
+}
+
+// Kcore is an ELF core file holding the kernel's text and each module's
+// as executable PT_LOAD segments at their addresses, as perf record
+// --kcore copies /proc/kcore.
 func (k *Kernel) Kcore() []byte {
 	const ehsize, phsize = 64, 56
-	off := uint64(0x1000)
+	type seg struct {
+		addr uint64
+		text []byte
+	}
+	segs := []seg{{k.Start, k.Text}}
+	for _, m := range k.Modules {
+		segs = append(segs, seg{m.Start, m.Text})
+	}
 	var b bytes.Buffer
 	le := binary.LittleEndian
 	h := make([]byte, ehsize)
@@ -234,19 +343,25 @@ func (k *Kernel) Kcore() []byte {
 	le.PutUint64(h[32:], ehsize) // e_phoff
 	le.PutUint16(h[52:], ehsize)
 	le.PutUint16(h[54:], phsize)
-	le.PutUint16(h[56:], 1) // e_phnum
+	le.PutUint16(h[56:], uint16(len(segs))) // e_phnum
 	b.Write(h)
-	p := make([]byte, phsize)
-	le.PutUint32(p[0:], uint32(elf.PT_LOAD))
-	le.PutUint32(p[4:], uint32(elf.PF_R|elf.PF_X))
-	le.PutUint64(p[8:], off)
-	le.PutUint64(p[16:], k.Start)
-	le.PutUint64(p[24:], 0)
-	le.PutUint64(p[32:], uint64(len(k.Text)))
-	le.PutUint64(p[40:], uint64(len(k.Text)))
-	le.PutUint64(p[48:], 0x1000)
-	b.Write(p)
-	b.Write(make([]byte, int(off)-b.Len()))
-	b.Write(k.Text)
+	off := uint64(0x1000)
+	for _, s := range segs {
+		p := make([]byte, phsize)
+		le.PutUint32(p[0:], uint32(elf.PT_LOAD))
+		le.PutUint32(p[4:], uint32(elf.PF_R|elf.PF_X))
+		le.PutUint64(p[8:], off)
+		le.PutUint64(p[16:], s.addr)
+		le.PutUint64(p[24:], 0)
+		le.PutUint64(p[32:], uint64(len(s.text)))
+		le.PutUint64(p[40:], uint64(len(s.text)))
+		le.PutUint64(p[48:], 0x1000)
+		b.Write(p)
+		off += (uint64(len(s.text)) + 0xfff) &^ 0xfff
+	}
+	for _, s := range segs {
+		b.Write(make([]byte, (b.Len()+0xfff)&^0xfff-b.Len()))
+		b.Write(s.text)
+	}
 	return b.Bytes()
 }

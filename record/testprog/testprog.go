@@ -78,14 +78,19 @@ func Dir(t testing.TB) string {
 // recorder can run on CPUs without them.
 var Extra = []string{"ptwtsx", "rtmroll"}
 
+// onDemand are the files Path builds on demand: Extra, and kmod, which is
+// not a program but the text of a stand-in kernel module
+// (record/ksynth.LoadModule).
+var onDemand = append(Extra[:len(Extra):len(Extra)], "kmod")
+
 var extraMu sync.Mutex
 
 // Path returns the path of the built program name, building it first when
-// it is one of Extra.
+// it is one of Extra or kmod.
 func Path(t testing.TB, name string) string {
 	t.Helper()
 	p := filepath.Join(Dir(t), name)
-	for _, x := range Extra {
+	for _, x := range onDemand {
 		if x != name {
 			continue
 		}

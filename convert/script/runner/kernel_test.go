@@ -340,3 +340,109 @@ func TestPTKernelKASLR(t *testing.T) {
 		})
 	}
 }
+
+// kmodPath is the file the stand-in module's MMAP names, as perf record
+// names a module by its path under /lib/modules (absent here, as a
+// module's .ko is on a machine that decodes another's recording).
+const kmodPath = "/lib/modules/6.1.0-perfpt/kernel/drivers/misc/ptmod.ko"
+
+// recordKernelModule records prog as recordKernel does, with the stand-in
+// module of testdata/programs/kmod.S loaded ("ptmod"): the kernel's
+// indirect calls go into its code too, it has a module MMAP (named
+// kmodPath), a /proc/modules line in kcore_dir/modules, its symbols in
+// kcore_dir/kallsyms and its text in a segment of kcore_dir/kcore.
+func recordKernelModule(t *testing.T, prog string, wo record.WriteOptions) (string, *ksynth.Kernel) {
+	t.Helper()
+	k, err := ksynth.Load(testprog.Path(t, "kernel"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ksynth.LoadModule(testprog.Path(t, "kmod"), "ptmod", kmodPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k = k.WithModule(m)
+	wo.Kernel, wo.KernelSeed = k, 3
+	return recordPT(t, prog, record.Options{WriteOptions: wo}), k
+}
+
+// TestPTKernelModule compares kernel+user recordings whose kernel walks
+// into a loaded module's code (the stand-in "ptmod"): with the module's
+// text in kcore_dir/kcore, perf's dso__load_kcore validates the module
+// maps against kcore_dir/modules, drops them, and decodes the module's
+// code from the kcore with kallsyms' symbols, in the kernel's DSO; with a
+// kcore that lacks the module's segment, every walk into the module fails
+// and the rest decodes on; with a modules file that does not list the
+// module (at its address) the kcore is not used at all; decoded from the
+// data file alone with -k, the module's code is looked for in its .ko
+// (kmodPath, not on this machine): every walk into it fails, the module's
+// addresses print in its own DSO. Per-thread and 2-CPU recordings.
+func TestPTKernelModule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records programs")
+	}
+	need(t, "perf", "gcc", "make")
+	vmlinux := testprog.Path(t, "kernel")
+	timed := synth.Config{TSC: true, MTC: true, MTCPeriod: 3}
+	for _, mode := range []struct {
+		name string
+		wo   record.WriteOptions
+	}{{"per-thread", record.WriteOptions{}},
+		{"2cpus", record.WriteOptions{PT: timed, PerCPU: true, CPUs: 2, Quantum: 300, Seed: 9}}} {
+		t.Run(mode.name, func(t *testing.T) {
+			dir, k := recordKernelModule(t, testprog.Path(t, "mix-dyn-O2"), mode.wo)
+			t.Run("kcore", func(t *testing.T) {
+				compare(t, dir)
+				compare(t, dir, "--itrace=b", "-F", "+flags,+addr")
+				compare(t, dir, "--itrace=cr", "-F", "+callindent")
+				// The trace walks the module: its calls and
+				// returns, in the kernel's DSO.
+				out := scriptOutput(t, dir, "--itrace=b")
+				for _, want := range []string{"=> ffffffffc0a00000 ptmod_ioctl+0x0 ([kernel.kallsyms])",
+					"=> ffffffffc0a00020 ptmod_work+0x0 ([kernel.kallsyms])", "=> ffffffffc0a00030 ptmod_read+0x0 ([kernel.kallsyms])"} {
+					if !strings.Contains(out, want) {
+						t.Errorf("no branch to %q: the trace does not walk the module", want)
+					}
+				}
+			})
+			t.Run("no-module-segment", func(t *testing.T) {
+				d := copyDir(t, dir)
+				nomod := *k
+				nomod.Modules = nil
+				if err := os.WriteFile(filepath.Join(d, "kcore_dir", "kcore"), nomod.Kcore(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				compare(t, d)
+				compare(t, d, "--itrace=be", "-F", "+flags,+addr")
+				if out := scriptOutput(t, d, "--itrace=e"); !strings.Contains(out, " ip 0xffffffffc0a000") {
+					t.Error("no trace error in the module")
+				}
+			})
+			t.Run("modules-mismatch", func(t *testing.T) {
+				d := copyDir(t, dir)
+				if err := os.WriteFile(filepath.Join(d, "kcore_dir", "modules"), nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				compare(t, d, "--itrace=be", "-F", "+flags,+addr")
+			})
+			t.Run("vmlinux", func(t *testing.T) {
+				data := filepath.Join(dir, "data")
+				compare(t, data, "-k", vmlinux)
+				compare(t, data, "-k", vmlinux, "--itrace=be", "-F", "+flags,+addr")
+				if out := scriptOutput(t, data, "-k", vmlinux, "--itrace=e"); !strings.Contains(out, " ip 0xffffffffc0a000") {
+					t.Error("no trace error in the module")
+				}
+			})
+		})
+	}
+}
+
+// scriptOutput returns perfpt script's output on data (one worker).
+func scriptOutput(t *testing.T, data string, args ...string) string {
+	t.Helper()
+	var out, stderr bytes.Buffer
+	if err := Run(configOf(t, data, args...), &out, &stderr); err != nil {
+		t.Fatalf("perfpt script %v: %v\n%s", args, err, stderr.String())
+	}
+	return out.String()
+}
