@@ -109,7 +109,12 @@ var childrenLine = regexp.MustCompile(`^\s+([0-9.]+)%\s+([0-9.]+)%\s+\S+\s+(\S+)
 // perfChildren returns perf report's Children percentage per symbol, with
 // call chains synthesised from the PT flow (--itrace=i0nsg).
 func perfChildren(t *testing.T, data string) map[string]float64 {
-	out := perfOutput(t, "report", "-i", data, "--itrace=i0nsg", "--stdio", "--children",
+	return perfChildrenItrace(t, data, "i0nsg")
+}
+
+// perfChildrenItrace is perfChildren with these --itrace options.
+func perfChildrenItrace(t *testing.T, data, itrace string) map[string]float64 {
+	out := perfOutput(t, "report", "-i", data, "--itrace="+itrace, "--stdio", "--children",
 		"--sort", "sym")
 	m := map[string]float64{}
 	for _, l := range strings.Split(string(out), "\n") {
