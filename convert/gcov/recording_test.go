@@ -22,10 +22,16 @@ import (
 // emulate records bin with args with the emulated intel_pt//u recorder.
 func emulate(t testing.TB, bin string, args []string) string {
 	t.Helper()
+	return emulateWith(t, bin, args, record.WriteOptions{})
+}
+
+// emulateWith is emulate writing the recording as wo says.
+func emulateWith(t testing.TB, bin string, args []string, wo record.WriteOptions) string {
+	t.Helper()
 	data := filepath.Join(t.TempDir(), "perf.data")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	opt := record.Options{Output: data}
+	opt := record.Options{Output: data, WriteOptions: wo}
 	opt.BuildIDDir = "-"
 	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	if err != nil {
