@@ -293,6 +293,8 @@ func (q *ptQueue) sampleFlags() {
 	} else if st.Flags&ptperf.FlagAsync != 0 {
 		if st.ToIP == 0 {
 			q.flags = sample.FlagBranch | sample.FlagTraceEnd
+		} else if st.FromNR && !st.ToNR {
+			q.flags = sample.FlagBranch | sample.FlagCall | sample.FlagVMExit
 		} else {
 			q.flags = sample.FlagBranch | sample.FlagCall | sample.FlagAsync | sample.FlagInterrupt
 		}
@@ -670,18 +672,45 @@ func (p *ptState) synthSamples(q *ptQueue) {
 		return
 	}
 	p.threadStackEvent(q, st)
-	if p.branchesEv != nil {
-		if p.branchesFilter != 0 && p.branchesFilter&q.flags == 0 {
-			return
-		}
-		if p.skipEvent() {
-			return
-		}
-		if p.ipc {
-			q.ipcSample(st, p.opts.ApproxIPC, &q.lastBrInsn, &q.lastBrCyc)
-		}
-		p.emitSample(q, p.branchesEv, st.FromIP, st.ToIP, 1, q.flags)
+	if p.branchesEv == nil {
+		return
 	}
+	if st.FromNR != st.ToNR && st.FromIP != 0 && st.ToIP != 0 {
+		// A branch between the host and a VMX guest: one sample
+		// cannot have two machines, so perf makes two branches, from
+		// the IP to 0 and from 0 to the target (intel_pt_sample).
+		p.branchSample(q, st, st.FromIP, 0)
+		p.branchSample(q, st, 0, st.ToIP)
+		return
+	}
+	p.branchSample(q, st, st.FromIP, st.ToIP)
+}
+
+// branchSample mirrors intel_pt_synth_branch_sample.
+func (p *ptState) branchSample(q *ptQueue, st *ptperf.State, from, to uint64) {
+	if p.branchesFilter != 0 && p.branchesFilter&q.flags == 0 {
+		return
+	}
+	if p.skipEvent() {
+		return
+	}
+	if p.ipc {
+		q.ipcSample(st, p.opts.ApproxIPC, &q.lastBrInsn, &q.lastBrCyc)
+	}
+	p.emitSample(q, p.branchesEv, from, to, 1, q.flags)
+}
+
+// guestAt mirrors intel_pt_cpumode: a sample of state st from ip (its
+// from IP, or 0 when it has none) is a VMX guest's (cpumode
+// PERF_RECORD_MISC_GUEST_KERNEL or _USER) when the NR bit of that end of
+// the branch is set. perf script, having no guest machine (perf_guest is
+// off), filters such samples out (thread__find_map sets
+// HIST_FILTER__GUEST): they are not delivered.
+func guestAt(st *ptperf.State, ip uint64) bool {
+	if ip != 0 {
+		return st.FromNR
+	}
+	return st.ToNR
 }
 
 // xwSamples delivers the transaction and ptwrite samples of a state
@@ -720,6 +749,9 @@ func (q *ptQueue) ipcSample(st *ptperf.State, approx bool, lastInsn, lastCyc *ui
 
 // emitSample delivers a branch or instruction sample (intel_pt_prep_b_sample).
 func (p *ptState) emitSample(q *ptQueue, ev *sample.Event, ip, addr, period uint64, flags uint32) {
+	if guestAt(q.state, ip) {
+		return
+	}
 	if q.job != nil {
 		q.job.add(p, q, ev, ip, addr, period, flags)
 		return
@@ -820,7 +852,7 @@ func (p *ptState) pwrSamples(q *ptQueue, st *ptperf.State) {
 // from IP, with the queue's flags unless that IP is 0 (a PSB has none).
 func (p *ptState) emitSynth(q *ptQueue, ev *sample.Event, st *ptperf.State, sy sample.Synth) {
 	h := p.h
-	if h.Sample == nil || ev == nil {
+	if h.Sample == nil || ev == nil || guestAt(st, st.FromIP) {
 		return
 	}
 	tm := p.perfTime(q.timestamp)

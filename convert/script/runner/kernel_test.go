@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/perfpt/perfpt/convert/symbol"
+	"github.com/perfpt/perfpt/ptdecode/packet"
 	"github.com/perfpt/perfpt/record"
 	"github.com/perfpt/perfpt/record/ksynth"
 	"github.com/perfpt/perfpt/record/synth"
@@ -445,4 +446,73 @@ func scriptOutput(t *testing.T, data string, args ...string) string {
 		t.Fatalf("perfpt script %v: %v\n%s", args, err, stderr.String())
 	}
 	return out.String()
+}
+
+// TestPTKernelCorrupted damages the AUX data of kernel+user recordings
+// (per-thread, 2 CPUs, system-wide with the scheduler's context switches
+// in the kernel) and checks that perf's error lines and
+// resynchronisation come out: bytes overwritten in each buffer, and the
+// payloads of the first PIP, VMCS, TIP, FUP and TIP.PGD/PGE past 30% of
+// each (those the recording has: a per-thread trace enters the kernel by
+// TIP, a system-wide one never stops). A PIP whose payload has the NR bit
+// set says the code after it is a VMX guest's: perf cannot walk it
+// without a guest machine, and filters the samples it makes.
+func TestPTKernelCorrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records programs")
+	}
+	need(t, "perf", "gcc", "make")
+	timed := synth.Config{TSC: true, MTC: true, MTCPeriod: 3, VMCS: 0x7f3a_5000}
+	common := []packet.Kind{packet.KindPIP, packet.KindFUP, packet.KindTIP}
+	for _, mode := range []struct {
+		name  string
+		wo    record.WriteOptions
+		kinds []packet.Kind
+	}{{"per-thread", record.WriteOptions{}, append(common, packet.KindTIPPGD)},
+		{"2cpus", record.WriteOptions{PT: timed, PerCPU: true, CPUs: 2, Quantum: 300, Seed: 9},
+			append(common, packet.KindVMCS, packet.KindTIPPGD, packet.KindTIPPGE)},
+		{"system", record.WriteOptions{PT: timed, PerCPU: true, CPUs: 2, Quantum: 250, Seed: 4, SystemWide: true},
+			append(common, packet.KindVMCS)}} {
+		t.Run(mode.name, func(t *testing.T) {
+			wo := mode.wo
+			k, err := ksynth.Load(testprog.Path(t, "kernel"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			wo.Kernel, wo.KernelSeed = k, 3
+			dir := recordPT(t, testprog.Path(t, deterministicProg), record.Options{WriteOptions: wo}, "1")
+			// damaged returns a copy of the recording whose data
+			// file is bad's.
+			damaged := func(t *testing.T, bad func(data string) string) string {
+				d := copyDir(t, dir)
+				if err := os.Rename(bad(filepath.Join(d, "data")), filepath.Join(d, "data")); err != nil {
+					t.Fatal(err)
+				}
+				return d
+			}
+			for _, c := range []struct {
+				fill byte
+				n    int
+				at   float64
+			}{{0xff, 7, 0.5}, {0x55, 12, 0.7}} {
+				t.Run(fmt.Sprintf("%02x@%.1f", c.fill, c.at), func(t *testing.T) {
+					d := damaged(t, func(data string) string { return corrupt(t, data, c.fill, c.n, c.at) })
+					compare(t, d)
+					compare(t, d, "--itrace=be", "-F", "+flags,+addr")
+				})
+			}
+			for _, kind := range mode.kinds {
+				fills := []byte{0xff}
+				if kind == packet.KindPIP {
+					fills = append(fills, 0x00)
+				}
+				for _, fill := range fills {
+					t.Run(fmt.Sprintf("%v-%02x", kind, fill), func(t *testing.T) {
+						d := damaged(t, func(data string) string { return testprog.CorruptPacket(t, data, kind, fill, 0.3) })
+						compare(t, d, "--itrace=be", "-F", "+flags,+addr")
+					})
+				}
+			}
+		})
+	}
 }
