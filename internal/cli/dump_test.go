@@ -84,7 +84,8 @@ var vdsoCopy = regexp.MustCompile(`/tmp/perf-vdso\.so-[A-Za-z0-9]{6}`)
 // byte (hex dumps, the machine's thread and DSO lines, Intel PT packet
 // dumps, the event counts) on recordings of each kind: sampled with and
 // without call chains, DWARF stacks, compressed, pipe mode, tracepoints,
-// JIT perf maps, Intel PT in file mode and in pipe mode.
+// JIT perf maps, PERF_RECORD_READ (perf record -s), Intel PT in file mode
+// and in pipe mode.
 func TestDumpMatchesPerf(t *testing.T) {
 	perf, err := exec.LookPath("perf")
 	if err != nil {
@@ -93,7 +94,7 @@ func TestDumpMatchesPerf(t *testing.T) {
 	files, _ := filepath.Glob("../../testdata/perf/*.data")
 	files = append(files, "../../testdata/example/primes.perf.data", "../../testdata/machine/cxx-O2-pipe.data",
 		"../../testdata/machine/node-basic-prof.data", "../../testdata/tracepoints/probes-g.data",
-		"../../testdata/unwind/cwork-small.data")
+		"../../testdata/unwind/cwork-small.data", "../../testdata/machine/inherit-stat.data")
 	// A PT recording in pipe mode, fed to perf through a pipe: perf 6.1
 	// reading a pipe-mode file (by name, or as a regular file on its
 	// standard input) seeks to the AUXTRACE data by offsets that do not

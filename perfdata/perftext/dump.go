@@ -2,6 +2,7 @@ package perftext
 
 import (
 	"bufio"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"regexp"
@@ -111,7 +112,11 @@ func Dump(w io.Writer, f *perfdata.File, opt DumpOptions) error {
 		}
 		ts.write(bw, c)
 		fmt.Fprintf(bw, "%s [%#x]: %s", cHex(uint64(c.Offset)), c.Size, eventName(c.Type))
-		writeBody(bw, f, r, arch)
+		if rr, ok := r.(*perfdata.RecordRead); ok {
+			writeRead(bw, rr, raw.Data, trace)
+		} else {
+			writeBody(bw, f, r, arch)
+		}
 		switch r := r.(type) {
 		case *perfdata.RecordSample:
 			if r.Attr == nil {
@@ -178,17 +183,7 @@ func Dump(w io.Writer, f *perfdata.File, opt DumpOptions) error {
 	// -D does not count lost samples per event).
 	for _, a := range f.Attrs {
 		if n := perEvent[a]; n > 0 {
-			name := a.Name
-			if !a.Named {
-				name = a.PerfName()
-				// A tracepoint takes its name from the tracing data.
-				if a.Type == perfdata.AttrTypeTracepoint && trace != nil {
-					if ev := trace.Event(int(a.Config)); ev != nil {
-						name = ev.System + ":" + ev.Name
-					}
-				}
-			}
-			fmt.Fprintf(bw, "%s stats:\n%16s events: %10d\n", name, "SAMPLE", n)
+			fmt.Fprintf(bw, "%s stats:\n%16s events: %10d\n", evselName(a, trace), "SAMPLE", n)
 		}
 	}
 	return bw.Flush()
@@ -338,6 +333,51 @@ func protString(prot, flags uint32) string {
 		b[3] = 'p'
 	}
 	return string(b)
+}
+
+// evselName is evsel__name of the event of a: its recorded name, or the
+// one perf makes of its attr (a tracepoint's from the tracing data).
+func evselName(a *perfdata.Attr, trace *tracing.Data) string {
+	if a.Named {
+		return a.Name
+	}
+	if a.Type == perfdata.AttrTypeTracepoint && trace != nil {
+		if ev := trace.Event(int(a.Config)); ev != nil {
+			return ev.System + ":" + ev.Name
+		}
+	}
+	return a.PerfName()
+}
+
+// writeRead mirrors dump_read: pid, tid, the event's name and the value,
+// then the read_format fields the event has, each read where struct
+// perf_record_read has it (value, time_enabled, time_running, id, lost at
+// fixed offsets, whatever the read_format; data is the whole record).
+func writeRead(w *bufio.Writer, r *perfdata.RecordRead, data []byte, trace *tracing.Data) {
+	word := func(i int) uint64 {
+		if off := 16 + 8*i; off+8 <= len(data) {
+			return binary.LittleEndian.Uint64(data[off:])
+		}
+		return 0
+	}
+	if r.Attr == nil {
+		fmt.Fprintf(w, ": %d %d FAIL %d\n", r.PID, r.TID, word(0))
+		return
+	}
+	fmt.Fprintf(w, ": %d %d %s %d\n", r.PID, r.TID, evselName(r.Attr, trace), word(0))
+	rf := r.Attr.ReadFormat
+	if rf&perfdata.ReadFormatTotalTimeEnabled != 0 {
+		fmt.Fprintf(w, "... time enabled : %d\n", word(1))
+	}
+	if rf&perfdata.ReadFormatTotalTimeRunning != 0 {
+		fmt.Fprintf(w, "... time running : %d\n", word(2))
+	}
+	if rf&perfdata.ReadFormatID != 0 {
+		fmt.Fprintf(w, "... id           : %d\n", word(3))
+	}
+	if rf&perfdata.ReadFormatLost != 0 {
+		fmt.Fprintf(w, "... lost         : %d\n", word(4))
+	}
 }
 
 // writeFields prints on one line the fields of the records whose lines

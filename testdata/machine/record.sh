@@ -34,6 +34,8 @@ perf record -q -g -c 1000000 -e '{cpu-clock,page-faults,context-switches,task-cl
 	-e '{task-clock,minor-faults}:S' -e cpu-clock -o "$here/sw-groups.data" ./c-dyn 300 >/dev/null 2>&1
 # the same with the clock data -F tod needs
 perf record -q -k CLOCK_MONOTONIC -c 1000000 -e '{cpu-clock,page-faults}:S' -o "$here/sw-groups-tod.data" ./c-dyn 100 >/dev/null 2>&1
+# per-thread counts: PERF_RECORD_READ when a child exits (perf report -D)
+perf record -q -s -e cpu-clock -F 1000 -g -o "$here/inherit-stat.data" -- sh -c './c-dyn 60; ./c-dyn 60' >/dev/null 2>&1
 # pipe mode: build ids come at the end, kallsyms is relocated by _text
 perf record -q -e cpu-clock -F 2000 -g -o - ./cxx-O2 1000 2>/dev/null >"$here/cxx-O2-pipe.data"
 # the perf maps the JITs wrote, by the pid the recordings name
