@@ -2,6 +2,7 @@ package record
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/perfpt/perfpt/perfdata"
 	"github.com/perfpt/perfpt/record/flow"
@@ -36,7 +37,8 @@ func perCPU(tr *flow.Trace, opt WriteOptions, st *WriteStats, add func(uint64, p
 				CPUWide: true, NextPrevPID: -1, NextPrevTID: -1})
 		}
 	}
-	return addBuffers(0, s, bufSize, func(t uint64) perfdata.RecordCommon { return sid(first.Pid, first.Tid, t, ptID, 0) }, add, st, ref)
+	snap := snapshotPlan([]*synth.Stream{s}, opt)
+	return addBuffers(0, s, bufSize, snap, func(t uint64) perfdata.RecordCommon { return sid(first.Pid, first.Tid, t, ptID, 0) }, add, st, ref)
 }
 
 // perCPUs adds the records of an opt.CPUs-CPU recording of tr (see
@@ -88,9 +90,10 @@ func perCPUs(tr *flow.Trace, opt WriteOptions, st *WriteStats, recs []timed, add
 	}
 	turns.placeSideband(recs, dummyIDs)
 	first := threads[0]
+	snap := snapshotPlan(streams, opt)
 	for cpu, s := range streams {
 		common := func(t uint64) perfdata.RecordCommon { return at(cpu, first.Pid, first.Tid, t, 0, ptIDs[cpu]) }
-		if err := addBuffers(cpu, s, bufSize, common, add, st, ref); err != nil {
+		if err := addBuffers(cpu, s, bufSize, snap, common, add, st, ref); err != nil {
 			return fmt.Errorf("cpu %d: %w", cpu, err)
 		}
 	}
@@ -163,16 +166,88 @@ func (ts cpuTurns) placeSideband(recs []timed, dummyIDs []uint64) {
 	}
 }
 
+// snapPlan says when a per-CPU snapshot-mode recording copies its CPUs'
+// AUX areas of size bytes: at each of times, all at once.
+type snapPlan struct {
+	size  int
+	times []uint64
+}
+
+// snapshotPlan is the snapshots of the CPUs' streams (nil without
+// opt.SnapshotSize): one each time opt.SnapshotEvery (0: the size) more
+// bytes of trace were written on all the CPUs together, and one at the
+// end.
+func snapshotPlan(streams []*synth.Stream, opt WriteOptions) *snapPlan {
+	if opt.SnapshotSize <= 0 {
+		return nil
+	}
+	every := opt.SnapshotEvery
+	if every <= 0 {
+		every = opt.SnapshotSize
+	}
+	type piece struct {
+		time  uint64
+		bytes int
+	}
+	var ps []piece
+	for _, s := range streams {
+		for k := 1; k < len(s.Cuts); k++ {
+			ps = append(ps, piece{s.Cuts[k].Time, s.Cuts[k].Off - s.Cuts[k-1].Off})
+		}
+	}
+	sort.SliceStable(ps, func(i, j int) bool { return ps[i].time < ps[j].time })
+	plan := &snapPlan{size: opt.SnapshotSize}
+	sum, next := 0, every
+	for i, p := range ps {
+		sum += p.bytes
+		if sum < next && i != len(ps)-1 {
+			continue
+		}
+		if n := len(plan.times); n == 0 || plan.times[n-1] != p.time {
+			plan.times = append(plan.times, p.time)
+		}
+		for next <= sum {
+			next += every
+		}
+	}
+	return plan
+}
+
 // addBuffers adds CPU cpu's packet stream s to the recording: its packet
 // counts to st, and its data cut at packet boundaries into AUX buffers of
 // at most bufSize bytes, each an AUX record (with the common fields common
-// gives for its time) and its AUXTRACE data.
-func addBuffers(cpu int, s *synth.Stream, bufSize int, common func(t uint64) perfdata.RecordCommon,
+// gives for its time) and its AUXTRACE data; or, with a snapshot plan,
+// the snapshots of its area: at each of the plan's times when the CPU
+// wrote trace since the last one, the area's last size bytes (from
+// mid-packet when it wrapped) as an AUX record with the overwrite flag
+// and its AUXTRACE data.
+func addBuffers(cpu int, s *synth.Stream, bufSize int, snap *snapPlan, common func(t uint64) perfdata.RecordCommon,
 	add func(uint64, perfdata.Record), st *WriteStats, ref *uint64) error {
 	for k, n := range s.Packets {
 		st.Packets[k.String()] += n
 	}
 	st.PTBytes += len(s.Data)
+	if snap != nil {
+		last, k := 0, 0
+		for _, tm := range snap.times {
+			for k+1 < len(s.Cuts) && s.Cuts[k+1].Time <= tm {
+				k++
+			}
+			to := s.Cuts[k].Off
+			if to == last {
+				continue // nothing new on this CPU: no copy
+			}
+			last = to
+			from := max(0, to-snap.size)
+			data := s.Data[from:to]
+			add(tm, &perfdata.RecordAux{RecordCommon: common(tm), AuxOffset: uint64(from), AuxSize: uint64(len(data)),
+				Flags: perfdata.AuxFlagOverwrite})
+			add(tm, &perfdata.RecordAuxtrace{AuxOffset: uint64(from), Reference: *ref, Idx: uint32(cpu), TID: -1, CPU: int32(cpu), Data: data})
+			*ref++
+			st.Buffers++
+		}
+		return nil
+	}
 	for start := 0; start < len(s.Data); {
 		end, tm := nextBuffer(s, start, bufSize)
 		if end < 0 {

@@ -65,7 +65,7 @@ func systemWide(tr *flow.Trace, opt WriteOptions, st *WriteStats, recs []timed, 
 			return fmt.Errorf("cpu %d: %w", cpu, err)
 		}
 		common := func(t uint64) perfdata.RecordCommon { return at(cpu, 0, 0, t, 0, ptIDs[cpu]) }
-		if err := addBuffers(cpu, s, bufSize, common, add, st, ref); err != nil {
+		if err := addBuffers(cpu, s, bufSize, nil, common, add, st, ref); err != nil {
 			return fmt.Errorf("cpu %d: %w", cpu, err)
 		}
 	}

@@ -104,12 +104,13 @@ type WriteOptions struct {
 	// trace runs all the time, through the idle task and the kernel's
 	// context switches (ksynth.System), which write the switch records.
 	SystemWide bool
-	// Snapshot writes a snapshot-mode recording (perf record -S,
-	// per-thread): the AUX area (SnapshotSize bytes) is overwritten as the
-	// trace goes, and a copy of it is taken every SnapshotEvery bytes of
-	// trace and at the end; consecutive snapshots overlap where the trace
-	// between them is shorter than the area, and miss what was
-	// overwritten where it is longer.
+	// Snapshot writes a snapshot-mode recording (perf record -S): the AUX
+	// area (SnapshotSize bytes) is overwritten as the trace goes, and a
+	// copy of it is taken every SnapshotEvery bytes of trace and at the
+	// end; consecutive snapshots overlap where the trace between them is
+	// shorter than the area, and miss what was overwritten where it is
+	// longer. Per-CPU (not system-wide), a snapshot copies every CPU's
+	// area at once, every SnapshotEvery bytes of all the CPUs' trace.
 	SnapshotSize, SnapshotEvery int
 	// AuxSample writes an AUX-sampling recording (perf record
 	// --aux-sample=AuxSample, per-thread): no AUXTRACE records, but a
@@ -248,9 +249,9 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 		info.PerCPUMmaps, info.HaveSchedSwitch = 1, 3
 	}
 	if opt.SnapshotSize > 0 {
-		if opt.PerCPU {
+		if opt.SystemWide {
 			w.Close()
-			return nil, fmt.Errorf("snapshot mode is written per thread only")
+			return nil, fmt.Errorf("snapshot mode is not written system-wide")
 		}
 		info.SnapshotMode = 1
 	}

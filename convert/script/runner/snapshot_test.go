@@ -35,3 +35,43 @@ func TestPTSnapshot(t *testing.T) {
 		})
 	}
 }
+
+// TestPTSnapshotPerCPU compares per-CPU snapshot-mode recordings (perf
+// record -S without --per-thread, its default layout): each snapshot
+// copies every CPU's overwritten area at once, CPUs that traced nothing
+// since the last one give none; 1 and 2 CPUs with migrating threads,
+// areas that overlap from one snapshot to the next and areas that leave
+// gaps, with and without the kernel.
+func TestPTSnapshotPerCPU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records programs")
+	}
+	need(t, "perf", "gcc", "make")
+	timed := synth.Config{TSC: true, MTC: true, MTCPeriod: 3}
+	for _, tc := range []struct {
+		name        string
+		prog        string
+		cpus        int
+		size, every int
+		kernel      bool
+	}{
+		{"1cpu-overlap", "mix-dyn-O2", 1, 8192, 6000, false},
+		{"2cpus-overlap", "threads-dyn-O2", 2, 8192, 6000, false},
+		{"2cpus-gaps", "mix-dyn-O2", 2, 4096, 12000, false},
+		{"2cpus-kernel", "mix-dyn-O2", 2, 8192, 10000, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wo := record.WriteOptions{PT: timed, PerCPU: true, CPUs: tc.cpus, Quantum: 300, Seed: 9,
+				SnapshotSize: tc.size, SnapshotEvery: tc.every}
+			var data string
+			if tc.kernel {
+				data = recordKernel(t, testprog.Path(t, tc.prog), wo)
+			} else {
+				data = recordPT(t, testprog.Path(t, tc.prog), record.Options{WriteOptions: wo})
+			}
+			compare(t, data)
+			compare(t, data, "--itrace=i0ns", "-F", "comm,tid,cpu,ip,sym")
+			compare(t, data, "--itrace=be", "-F", "+flags")
+		})
+	}
+}
