@@ -436,7 +436,12 @@ func flagChecks() map[string]func(t *testing.T) {
 		}, refused("--emulate-kernel", "record", "--emulate", "--emulate-kernel", "/nonexistent", "--", "/bin/true"),
 			refused("--emulate-kernel needs --emulate", "record", "--emulate-kernel", "x", "--", "/bin/true")),
 		"record/emulate-snapshot": all(emulateRecords([]string{"--per-thread"}, []string{"--per-thread", "--emulate-snapshot", "4096"}),
-			refused("--emulate-snapshot needs a positive size and --per-thread", "record", "--emulate", "--emulate-snapshot", "4096", "--", "/bin/true")),
+			emulateRecords(nil, []string{"--emulate-snapshot", "4096"}),
+			refused("--emulate-snapshot needs a positive size", "record", "--emulate", "--emulate-snapshot", "-1", "--", "/bin/true"),
+			func(t *testing.T) {
+				refused("is not emulated system-wide", "record", "--emulate", "-a", "--emulate-kernel", testprog.Path(t, "kernel"),
+					"--emulate-snapshot", "4096", "--", "/bin/true")(t)
+			}),
 		"record/emulate-snapshot-every": all(emulateRecords([]string{"--per-thread", "--emulate-snapshot", "4096"},
 			[]string{"--per-thread", "--emulate-snapshot", "4096", "--emulate-snapshot-every", "1024"}),
 			refused("--emulate-snapshot-every needs --emulate-snapshot", "record", "--emulate", "--emulate-snapshot-every", "10", "--", "/bin/true")),

@@ -49,7 +49,7 @@ func recordCommand() *ucli.Command {
 			&ucli.IntFlag{Name: "emulate-quantum", Value: 2000, Usage: "emulate, --emulate-cpus > 1: events per turn of a thread on a CPU"},
 			&ucli.UintFlag{Name: "emulate-seed", Value: 1, Usage: "emulate, --emulate-cpus > 1: the seed of the CPU choices"},
 			&ucli.StringFlag{Name: "emulate-kernel", Usage: "emulate: a stand-in kernel (an ELF linked at a kernel address, like testdata/programs/kernel.S) whose code the syscalls and interrupts walk: a kernel+user recording, written as a perf.data directory with kcore_dir (-o names the directory)"},
-			&ucli.IntFlag{Name: "emulate-snapshot", Usage: "emulate, --per-thread: a snapshot-mode recording (perf record -S) of an AUX area of this many bytes, copied every --emulate-snapshot-every bytes of trace and at the end"},
+			&ucli.IntFlag{Name: "emulate-snapshot", Usage: "emulate, not with -a: a snapshot-mode recording (perf record -S) of an AUX area of this many bytes (per CPU unless --per-thread), copied every --emulate-snapshot-every bytes of trace and at the end"},
 			&ucli.IntFlag{Name: "emulate-snapshot-every", Usage: "emulate: bytes of trace between snapshots (default: the area's size)"},
 			&ucli.IntFlag{Name: "emulate-overflow", Usage: "emulate: the hardware's internal buffer overflows after about this many bytes of trace: the packets of 16 branches are lost, then OVF and FUP"},
 			&ucli.IntFlag{Name: "emulate-aux-sample", Usage: "emulate, --per-thread: an AUX-sampling recording (perf record --aux-sample=N -e '{intel_pt//u,cpu-clock:u}'): no AUXTRACE data, but cpu-clock samples carrying the last N bytes of trace each"},
@@ -327,8 +327,8 @@ func runEmulate(ctx context.Context, c *ucli.Context, argv []string, trig *recor
 		opt.LoseEvery = n
 	}
 	if n := c.Int("emulate-snapshot"); n != 0 {
-		if n < 0 || opt.PerCPU {
-			return errors.New("record: --emulate-snapshot needs a positive size and --per-thread")
+		if n < 0 || c.Bool("all-cpus") {
+			return errors.New("record: --emulate-snapshot needs a positive size, and is not emulated system-wide (-a)")
 		}
 		opt.SnapshotSize, opt.SnapshotEvery = n, c.Int("emulate-snapshot-every")
 		if opt.SnapshotEvery < 0 {
