@@ -55,10 +55,15 @@ const (
 	// tracing on, before the instruction at From executed, to To: FUP
 	// From, TIP To (kernel+user traces; user-only traces use Async).
 	Interrupt
+	// MovCR3: the kernel switched the CPU to the address space of process
+	// Back (a MOV to CR3 in a context switch, kernel+user system-wide
+	// traces): no instruction retires with it (Insns 0), and it is no
+	// branch; a trace with PIP on says it in a PIP packet.
+	MovCR3
 )
 
 var kindNames = [...]string{"begin", "cond", "jump", "call", "indjump", "indcall", "ret", "syscall", "async", "end",
-	"ptwrite", "txbegin", "txcommit", "txabort", "interrupt"}
+	"ptwrite", "txbegin", "txcommit", "txabort", "interrupt", "movcr3"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

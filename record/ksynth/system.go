@@ -86,6 +86,7 @@ type sysCPU struct {
 	now  uint64
 	cur  int // the thread running, -1: the idle task
 	idle task
+	mm   int // the process whose page tables the CPU has loaded (-1: none yet)
 }
 
 // System lays out threads (already woven with the kernel's code, Weave) as
@@ -113,7 +114,7 @@ func (k *Kernel) System(threads []*flow.Thread, opt SystemOptions) ([]*flow.Thre
 	cpus := make([]*sysCPU, n)
 	var recs []SwitchRecord
 	for i := range cpus {
-		c := &sysCPU{flow: &flow.Thread{Pid: -1, Tid: -1}, now: opt.Start, cur: -1}
+		c := &sysCPU{flow: &flow.Thread{Pid: -1, Tid: -1}, now: opt.Start, cur: -1, mm: -1}
 		c.idle = task{idle: true, started: true}
 		c.flow.Events = append(c.flow.Events, flow.Event{Kind: flow.Begin, To: sc.DoIdle, Time: c.now})
 		if err := k.runIdle(c, sc.DoIdle, nil, rng); err != nil {
@@ -228,6 +229,12 @@ func (k *Kernel) contextSwitch(x *sysCPU, cpu, out, in int, t, delay uint64, tas
 	x.flow.Events = append(x.flow.Events, w.evs...)
 	of.stack = append([]uint64(nil), w.stack...)
 	*recs = append(*recs, SwitchRecord{Time: outTime, CPU: cpu, Out: true, Task: out, Other: in})
+	if in >= 0 && threads[in].Pid != x.mm {
+		// switch_mm loads the next task's page tables (the idle task,
+		// a kernel thread, keeps the last ones: lazy TLB).
+		x.mm = threads[in].Pid
+		x.flow.Events = append(x.flow.Events, flow.Event{Kind: flow.MovCR3, From: w.exit, Back: uint64(x.mm), Time: w.now})
+	}
 
 	if !inf.started {
 		first := threads[in].Events[0]

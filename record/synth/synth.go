@@ -462,6 +462,8 @@ func (e *encoder) step(ev *flow.Event) error {
 		return e.tsx(ev, 0)
 	case flow.TxAbort:
 		return e.tsx(ev, packet.FlagTXAbort)
+	case flow.MovCR3:
+		return e.setProcess(int(ev.Back))
 	case flow.Interrupt:
 		if err := e.flushCyc(); err != nil {
 			return err

@@ -111,3 +111,45 @@ func writeCopy(t testing.TB, b []byte) string {
 	}
 	return out
 }
+
+// SetPIPNR copies the recording data and sets, in each AUXTRACE buffer,
+// the NR (VMX non-root) bit of the first PIP packet outside PSB+ that
+// starts a fraction at of the way into the buffer or later (a MOV CR3 of
+// a process change): the code after it looks like a guest's from the next
+// branch on. It fails the test when no buffer has such a packet.
+func SetPIPNR(t testing.TB, data string, at float64) string {
+	t.Helper()
+	spans := auxSpans(t, data, 0)
+	b, err := os.ReadFile(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hit := 0
+	for _, s := range spans {
+		buf := b[s.off : s.off+s.size]
+		from := int(float64(s.size) * at)
+		inPSB := false
+		for off := 0; off < len(buf); {
+			p, err := packet.Decode(buf, off)
+			if err != nil {
+				break
+			}
+			switch {
+			case p.Kind == packet.KindPSB:
+				inPSB = true
+			case p.Kind == packet.KindPSBEnd:
+				inPSB = false
+			case p.Kind == packet.KindPIP && !inPSB && off >= from:
+				buf[off+2] |= 1 // the payload's bit 0
+				hit++
+				off = len(buf)
+				continue
+			}
+			off += int(p.Size)
+		}
+	}
+	if hit == 0 {
+		t.Fatalf("no PIP packet outside PSB+ past %.0f%% of any AUX buffer", at*100)
+	}
+	return writeCopy(t, b)
+}

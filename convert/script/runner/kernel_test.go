@@ -516,3 +516,40 @@ func TestPTKernelCorrupted(t *testing.T) {
 		})
 	}
 }
+
+// TestPTKernelGuestPIP: a PIP of a process change (MOV CR3, outside PSB+)
+// whose NR bit says the code after it is a VMX guest's: from the next
+// branch on perf's samples are split in two where the branch goes between
+// host and guest (from the IP to 0, from 0 to the target), the guest's
+// are filtered out, and walks in guest code fail; kernel+user recordings
+// of a program that forks and execs (two processes) on 2 CPUs, per-CPU
+// (the process changes between turns, at TIP.PGE, take the NR at once)
+// and system-wide (in the kernel's __switch_to: the next TIP goes from
+// host to guest).
+func TestPTKernelGuestPIP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records programs")
+	}
+	need(t, "perf", "gcc", "make")
+	timed := synth.Config{TSC: true, MTC: true, MTCPeriod: 3}
+	for _, mode := range []struct {
+		name string
+		wo   record.WriteOptions
+	}{{"2cpus", record.WriteOptions{PT: timed, PerCPU: true, CPUs: 2, Quantum: 300, Seed: 9}},
+		{"system", record.WriteOptions{PT: timed, PerCPU: true, CPUs: 2, Quantum: 250, Seed: 4, SystemWide: true}}} {
+		t.Run(mode.name, func(t *testing.T) {
+			dir := recordKernel(t, testprog.Path(t, "forkexec-dyn-O2"), mode.wo, testprog.Path(t, "tiny"))
+			for _, at := range []float64{0, 0.5} {
+				t.Run(fmt.Sprint(at), func(t *testing.T) {
+					d := copyDir(t, dir)
+					if err := os.Rename(testprog.SetPIPNR(t, filepath.Join(d, "data"), at), filepath.Join(d, "data")); err != nil {
+						t.Fatal(err)
+					}
+					compare(t, d)
+					compare(t, d, "--itrace=be", "-F", "+flags,+addr")
+					compare(t, d, "--itrace=i0ns", "-F", "comm,tid,ip,sym")
+				})
+			}
+		})
+	}
+}
