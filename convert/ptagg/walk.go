@@ -73,8 +73,30 @@ func (a *Agg) Call(t *Thread, site uint64) {
 	a.move(t, sample.FlagBranch|sample.FlagCall, site, 0)
 }
 
+// CallTo is Call for a call whose record's last call entered the node
+// and CPU nc (what NC returned then; 0: none yet): as a record stands for
+// one node and CPU and Agg.fold is a function of the node and site, a
+// call from it that pushed a frame pushes the same one again. (A call that
+// left NC as it was either pushed its own node, folded recursion, or
+// pushed nothing, at maxDepth: Call finds out which.)
+func (a *Agg) CallTo(t *Thread, site, nc uint64) {
+	if nc != t.nc && nc != 0 && a.chunk == nil && !a.o.Edges && len(t.stack) < maxDepth {
+		n := int32(nc>>32) - 1
+		t.stack = append(t.stack, n)
+		t.cur, t.nc = n, nc
+		return
+	}
+	a.Call(t, site)
+}
+
 // Return moves t's stack for a return to to from the instruction at end.
 func (a *Agg) Return(t *Thread, end, to uint64) {
+	if n := len(t.stack); n > 0 && t.overflow == 0 && a.chunk == nil && !a.o.Edges && a.nodes[t.stack[n-1]].ret == to {
+		// The return to the top frame, seen before (move's first
+		// match; nothing to learn).
+		t.setTop(n - 1)
+		return
+	}
 	a.move(t, sample.FlagBranch|sample.FlagReturn, end, to)
 }
 

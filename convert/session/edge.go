@@ -41,7 +41,8 @@ type aggRec struct {
 	e     *runEntry // the block
 	epoch uint32    // the maps epoch e is valid in (aggState.epoch)
 	// call is the record of the callee's first block after a call that
-	// entered the node and CPU callNC.
+	// entered the node and CPU callNC (the last call from here:
+	// ptagg.Agg.CallTo).
 	call   int32
 	callNC uint64
 	// insns and taken are the counts to add to the record.
@@ -59,18 +60,22 @@ type aggRec struct {
 	_       [3]byte
 }
 
-// innerOK says whether walkAgg's inner loop walks record r's block (valid
-// in epoch ep) after noProg unconditional branches in a row: a
-// conditional branch, or a first direct jump whose target is linked.
-func (r *aggRec) innerOK(ep uint32, noProg int) bool {
-	return r.epoch == ep && (r.kind == aggCond || r.kind == aggJump && noProg == 0 && r.next[0] != 0)
+// midOK says whether walkAgg's loop of calls, returns and TIPs (mid) may
+// start at record r (valid in epoch ep) after noProg unconditional
+// branches in a row.
+func (r *aggRec) midOK(ep uint32, noProg int) bool {
+	return r.epoch == ep && r.kind != aggOther && (noProg == 0 || r.kind != aggJump && r.kind != aggCall)
 }
 
-// Kinds of blocks for walkAgg's inner loop.
+// Kinds of blocks for walkAgg's inner loop (aggCond, aggJump) and its
+// loop of calls, returns and TIPs (aggWalk.mid: the others).
 const (
 	aggOther = iota // left to the general loop
 	aggCond         // a conditional branch
 	aggJump         // a direct jump
+	aggRet          // a return
+	aggCall         // a direct call
+	aggInd          // an indirect call or jump
 )
 
 // setBlock sets r's block to e.
@@ -86,6 +91,12 @@ func (r *aggRec) setBlock(e *runEntry, epoch uint32) {
 		r.kind = aggCond
 	case e.in.Branch == ptperf.BrUnconditional && e.in.Op == ptperf.OpJmp:
 		r.kind = aggJump
+	case e.in.Branch == ptperf.BrUnconditional && e.in.Op == ptperf.OpCall:
+		r.kind = aggCall
+	case e.in.Branch == ptperf.BrIndirect && e.in.Op == ptperf.OpRet:
+		r.kind = aggRet
+	case e.in.Branch == ptperf.BrIndirect && (e.in.Op == ptperf.OpCall || e.in.Op == ptperf.OpJmp):
+		r.kind = aggInd
 	}
 }
 
@@ -217,12 +228,12 @@ func (w *aggWalk) moved(ri int32, ip, to uint64) int32 {
 	}
 	switch {
 	case f&sample.FlagCall != 0:
-		a.Call(w.t, end)
-		if e.in.Branch == ptperf.BrIndirect {
-			break // (the callee depends on the target: the cache below)
-		}
+		a.CallTo(w.t, end, r.callNC)
 		if nc := w.t.NC(); r.callNC != nc {
 			r.callNC, r.call = nc, 0
+		}
+		if e.in.Branch == ptperf.BrIndirect {
+			break // (the callee depends on the target: the cache below)
 		}
 		return r.call
 	case f&sample.FlagReturn != 0:
@@ -305,11 +316,12 @@ func (w *bulkWalker) walkAgg(b *ptperf.BulkWalk) {
 	var pendIP, prevIP, from uint64
 	var in aggInner
 	for {
-		if pass && !tip && aw.tm == 0 && aw.t != nil && next != 0 && recs[next].innerOK(ep, noProg) {
+		if pass && !tip && aw.tm == 0 && aw.t != nil && next != 0 && recs[next].midOK(ep, noProg) {
 			// The inner loop (edge_inner.go): conditional branches and
 			// direct jumps whose successors the links know, and the
-			// TNT-8 packets that follow. (in is set field by field: a
-			// composite literal is built aside and copied.)
+			// TNT-8 packets that follow; and around it mid's calls,
+			// returns and TIPs (edge_mid.go). (in is set field by
+			// field: a composite literal is built aside and copied.)
 			in.recs, in.ep, in.ip, in.next = recs, ep, ip, next
 			in.tnt, in.insns, in.noProg = payload|1<<(63-uint(count)), insns, uint32(noProg)
 			in.last, in.lastIP, in.pending = prev, prevIP, 0
@@ -323,23 +335,21 @@ func (w *bulkWalker) walkAgg(b *ptperf.BulkWalk) {
 			}
 			in.used, in.refills, in.walked, in.passed = 0, 0, 0, 0
 			in.lastTNT, in.sampled, in.tookBit, in.notTaken = 0, 0, 0, 0
-			aggInnerWalk(&in)
-			if in.walked|in.refills != 0 {
-				ip, next, insns, noProg = in.ip, in.next, in.insns, int(in.noProg)
-				count = 63 - bits.TrailingZeros64(in.tnt)
-				payload = in.tnt &^ (1 << (63 - uint(count)))
-				if in.pending != 0 {
-					pend, pendIP = in.last, in.lastIP
-				} else {
-					pend, prev, prevIP = 0, in.last, in.lastIP
-				}
-				if in.refills != 0 {
-					b.TNT8(int(in.used), int(in.refills), byte(in.lastTNT))
-				}
-				if in.notTaken != 0 {
-					b.NotTaken = true
-				}
-				b.Walked(int(in.passed), in.sampled != 0, in.sstate != 0)
+			b.Stack = stack
+			var stop bool
+			tip, stop = aw.mid(&in, b, false)
+			aw.sync(&in, b)
+			stack = b.Stack
+			ip, next, insns, noProg = in.ip, in.next, in.insns, int(in.noProg)
+			count = 63 - bits.TrailingZeros64(in.tnt)
+			payload = in.tnt &^ (1 << (63 - uint(count)))
+			if in.pending != 0 {
+				pend, pendIP = in.last, in.lastIP
+			} else {
+				pend, prev, prevIP = 0, in.last, in.lastIP
+			}
+			if stop {
+				goto stop
 			}
 		}
 		if count == 0 && !tip {

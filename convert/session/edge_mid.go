@@ -1,0 +1,173 @@
+package session
+
+import "github.com/perfpt/perfpt/convert/session/ptperf"
+
+// walkAgg's loop of calls, returns and TIPs (aggWalk.mid).
+//
+// The inner loop (aggInnerWalk) stops at every block that is not a
+// conditional branch or a direct jump, and at every packet that is not a
+// TNT-8. In code that calls and returns often, that was every few blocks,
+// and walkAgg's general loop, which handles any block (looked up in the
+// code cache or linked, in any packet state), took most of the time. mid
+// takes the commonest of those stops itself, with its state in the
+// aggInner the inner loop shares: a direct call, a compressed return, and
+// the TIP of an indirect call, jump or return (the decoder reads the
+// packets: BulkWalk.Next), for blocks whose records the links know. It
+// does for each what the general loop does, step for step, and leaves
+// everything else to it.
+
+// mid walks from in's state (tip: in TIP mode, the decoder's packet a TIP)
+// while the inner loop or the blocks above take the walk, and returns
+// with in's state, the decoder's (b) synchronised with it, whether it is
+// in TIP mode, and whether the walk stops (the decoder's Next said so).
+// The thread was taken (w.t) and its first block counted (w.tm 0).
+func (w *aggWalk) mid(in *aggInner, b *ptperf.BulkWalk, tip bool) (bool, bool) {
+	for {
+		if !tip {
+			// (The inner loop keeps noProg as a flag: 0 or 1 after a
+			// block it walked, as it was else.)
+			np, walked := in.noProg, in.walked
+			aggInnerWalk(in)
+			if in.walked == walked {
+				in.noProg = np
+			}
+		}
+		ri := in.next
+		if ri == 0 {
+			break
+		}
+		r := &in.recs[ri]
+		if r.epoch != in.ep {
+			break
+		}
+		if !tip && in.tnt == 1<<63 {
+			// The bits ran out and no TNT-8 follows: the next packet,
+			// from the decoder (the general loop's b.Next).
+			w.sync(in, b)
+			b.IP, b.Payload, b.Count, b.NoProgress, b.Insns = in.ip, 0, 0, int(in.noProg), in.insns
+			if !b.Next() {
+				in.sstate = boolU32(b.SampleState())
+				return false, true
+			}
+			in.sstate = boolU32(b.SampleState())
+			if !b.TIP {
+				in.tnt = b.Payload | 1<<(63-uint(b.Count))
+				in.more, in.used = b.More(), 0
+				continue
+			}
+			tip = true
+		}
+		switch {
+		case tip:
+			// An indirect branch takes the TIP's target.
+			if r.kind != aggRet && r.kind != aggInd {
+				return true, false
+			}
+			e := r.e
+			w.walked(in, r)
+			in.noProg = 0
+			from := in.ip + e.bytes
+			if e.in.Op == ptperf.OpCall {
+				b.Stack = append(b.Stack, from+uint64(e.in.Length))
+			} else if e.in.Op == ptperf.OpRet {
+				// walkInsn pops at every return.
+				b.RetAddr, b.Popped = 0, true
+				if n := len(b.Stack); n > 0 {
+					b.RetAddr = b.Stack[n-1]
+					b.Stack = b.Stack[:n-1]
+				}
+			}
+			w.sync(in, b)
+			b.Indirect, b.From, b.In = true, from, &e.in
+			b.IP, b.Payload, b.Count, b.NoProgress, b.Insns = from, 0, 0, 0, in.insns
+			more := b.Next()
+			in.last, in.lastIP = ri, in.ip
+			if b.PendTo != 0 {
+				// runDecoder's resolution at the state skipped.
+				in.next = w.moved(ri, in.ip, b.PendTo)
+				in.pending = 0
+			} else {
+				in.next, in.pending = 0, 1
+			}
+			b.PendTo = 0
+			in.ip, tip = b.IP, b.TIP
+			in.tnt = b.Payload | 1<<(63-uint(b.Count))
+			in.sstate = boolU32(b.SampleState())
+			if !more {
+				return tip, true
+			}
+			in.more, in.used = b.More(), 0
+		case r.kind == aggRet:
+			// A compressed return: the bit taken, the return address
+			// popped.
+			n := len(b.Stack)
+			if int64(in.tnt) >= 0 || !b.RetComp || n == 0 || b.Stack[n-1] == 0 {
+				return false, false
+			}
+			to := b.Stack[n-1]
+			w.walked(in, r)
+			in.noProg = 0
+			b.RetAddr, b.Popped = to, true
+			b.Stack = b.Stack[:n-1]
+			in.tnt <<= 1
+			in.tookBit, in.sstate = 1, 1
+			w.passed(in, ri, to)
+		case r.kind == aggCall && in.noProg == 0:
+			// A direct call (the first unconditional branch of a row:
+			// no loop check).
+			w.walked(in, r)
+			in.noProg = 1
+			ft := in.ip + uint64(r.ft)
+			if r.rel != 0 {
+				b.Stack = append(b.Stack, ft)
+			}
+			w.passed(in, ri, ft+uint64(int64(r.rel)))
+		default:
+			return false, false
+		}
+	}
+	return tip, false
+}
+
+// walked notes that the block of record r at in.ip is walked: the
+// pending block before it (a conditional branch not taken) went there.
+func (w *aggWalk) walked(in *aggInner, r *aggRec) {
+	if in.pending != 0 {
+		l := &in.recs[in.last]
+		l.insns += uint64(l.cnt)
+		in.pending = 0
+	}
+	in.walked++
+	in.insns += r.e.cnt
+}
+
+// passed counts the block of record ri at in.ip, whose branch went to to
+// (a state skipped), and moves on there.
+func (w *aggWalk) passed(in *aggInner, ri int32, to uint64) {
+	next := w.moved(ri, in.ip, to)
+	in.passed++
+	in.sampled |= in.sstate
+	in.last, in.lastIP, in.pending = ri, in.ip, 0
+	in.ip, in.next = to, next
+}
+
+// sync hands what the inner loop did since the last sync to the decoder:
+// the TNT-8 packets it read, the branch states it passed, the sample time.
+func (w *aggWalk) sync(in *aggInner, b *ptperf.BulkWalk) {
+	if in.refills != 0 {
+		b.TNT8(int(in.used), int(in.refills), byte(in.lastTNT))
+	}
+	if in.notTaken != 0 {
+		b.NotTaken = true
+	}
+	b.Walked(int(in.passed), in.sampled != 0, in.sstate != 0)
+	in.used, in.refills, in.passed, in.sampled, in.notTaken = 0, 0, 0, 0, 0
+	in.more = b.More()
+}
+
+func boolU32(x bool) uint32 {
+	if x {
+		return 1
+	}
+	return 0
+}
