@@ -1,6 +1,9 @@
 package session
 
-import "github.com/perfpt/perfpt/convert/session/ptperf"
+import (
+	"github.com/perfpt/perfpt/convert/sample"
+	"github.com/perfpt/perfpt/convert/session/ptperf"
+)
 
 // walkAgg's loop of calls, returns and TIPs (aggWalk.mid).
 //
@@ -58,6 +61,31 @@ func (w *aggWalk) mid(in *aggInner, b *ptperf.BulkWalk, tip bool) (bool, bool) {
 			tip = true
 		}
 		switch {
+		case r.kind == aggCall || r.kind == aggJump:
+			// A direct call or jump, in either mode.
+			ft := in.ip + uint64(r.ft)
+			to := ft + uint64(int64(r.rel))
+			if in.noProg != 0 && !loopCheck(b, int(in.noProg), to) {
+				return tip, false // (where the general loop stops)
+			}
+			w.walked(in, r)
+			in.noProg++
+			if r.kind == aggJump && to-w.lo < w.span {
+				// Counted as the general loop does (no move).
+				if uint32(r.e.flags)&sample.FlagBranch != 0 {
+					r.taken++
+				}
+				r.insns += uint64(r.cnt)
+				in.passed++
+				in.sampled |= in.sstate
+				in.last, in.lastIP, in.pending = ri, in.ip, 0
+				in.ip, in.next = to, r.next[0]
+				break
+			}
+			if r.kind == aggCall && r.rel != 0 {
+				b.Stack = append(b.Stack, ft)
+			}
+			w.passed(in, ri, to)
 		case tip:
 			// An indirect branch takes the TIP's target.
 			if r.kind != aggRet && r.kind != aggInd {
@@ -112,16 +140,6 @@ func (w *aggWalk) mid(in *aggInner, b *ptperf.BulkWalk, tip bool) (bool, bool) {
 			in.tnt <<= 1
 			in.tookBit, in.sstate = 1, 1
 			w.passed(in, ri, to)
-		case r.kind == aggCall && in.noProg == 0:
-			// A direct call (the first unconditional branch of a row:
-			// no loop check).
-			w.walked(in, r)
-			in.noProg = 1
-			ft := in.ip + uint64(r.ft)
-			if r.rel != 0 {
-				b.Stack = append(b.Stack, ft)
-			}
-			w.passed(in, ri, ft+uint64(int64(r.rel)))
 		default:
 			return false, false
 		}
@@ -170,4 +188,22 @@ func boolU32(x bool) uint32 {
 		return 1
 	}
 	return 0
+}
+
+// loopCheck is walkInsn's loop check on an unconditional branch to to
+// after noProg (> 0) of them in a row, with its state in b: false where
+// the step-by-step walk fails (the check changes nothing then).
+func loopCheck(b *ptperf.BulkWalk, noProg int, to uint64) bool {
+	switch {
+	case noProg == 1:
+		b.StuckIP, b.StuckPrd, b.StuckCnt = to, 1, 1
+	case noProg > b.MaxLoops || to == b.StuckIP:
+		return false
+	default:
+		if b.StuckCnt--; b.StuckCnt == 0 {
+			b.StuckPrd++
+			b.StuckCnt, b.StuckIP = b.StuckPrd, to
+		}
+	}
+	return true
 }
