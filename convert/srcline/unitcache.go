@@ -146,13 +146,13 @@ func (f *File) cachedLineRanges(u *unit) ([][2]uint64, bool) {
 	if !ok {
 		return nil, false
 	}
-	d := decoder{b: b}
+	d := decoder{cursor: cursor{B: b}}
 	n := d.count(16)
 	rs := make([][2]uint64, n)
 	for i := range rs {
-		rs[i] = [2]uint64{d.u64(), d.u64()}
+		rs[i] = [2]uint64{d.U64(), d.U64()}
 	}
-	if d.bad || len(d.b) != 0 {
+	if d.Bad || d.Left() != 0 {
 		return nil, false
 	}
 	return rs, true
@@ -318,7 +318,7 @@ func encodeTable(t *Table) ([]byte, bool) {
 // decodeTable decodes encodeTable's bytes; false when they do not
 // decode.
 func decodeTable(b []byte) (*Table, bool) {
-	d := decoder{b: b}
+	d := decoder{cursor: cursor{B: b}}
 	t := &Table{}
 	t.files = make([]string, d.count(1))
 	for i := range t.files {
@@ -331,25 +331,25 @@ func decodeTable(b []byte) (*Table, bool) {
 		r.Addr = prev + uint64(d.varint())
 		prev = r.Addr
 		r.File, r.Line, r.Col = int32(d.varint()), int32(d.varint()), int32(d.varint())
-		fl := d.byte()
+		fl := d.U8()
 		r.IsStmt, r.EndSeq = fl&1 != 0, fl&2 != 0
-		r.Discriminator = uint32(d.uvarint())
+		r.Discriminator = uint32(d.ULEB())
 	}
 	t.funcs = make([]Func, d.count(28))
 	for i := range t.funcs {
 		fn := &t.funcs[i]
 		fn.Name, fn.LinkageName = d.str(), d.str()
-		fn.Low, fn.High = d.u64(), d.u64()
+		fn.Low, fn.High = d.U64(), d.U64()
 		fn.File = d.str()
 		fn.Line, fn.Column = int(d.varint()), int(d.varint())
-		fl := d.byte()
+		fl := d.U8()
 		fn.External, fn.ReturnsValue, fn.Artificial, fn.NoReturn, fn.Closure = fl&1 != 0, fl&2 != 0, fl&4 != 0, fl&8 != 0, fl&16 != 0
 		fn.Part = int(d.varint())
-		fn.MainLow = d.u64()
+		fn.MainLow = d.U64()
 		fn.entry = int32(d.varint())
 		fn.spec = dwarf.Offset(d.varint())
 		if fn.entry < 0 {
-			d.bad = true
+			d.Bad = true
 		}
 	}
 	t.scopes = make([]scope, d.count(7))
@@ -359,7 +359,7 @@ func decodeTable(b []byte) (*Table, bool) {
 		if n := d.count(16); n > 0 {
 			s.ranges = make([][2]uint64, n)
 			for j := range s.ranges {
-				s.ranges[j] = [2]uint64{d.u64(), d.u64()}
+				s.ranges[j] = [2]uint64{d.U64(), d.U64()}
 			}
 		}
 		s.callFile, s.callLine, s.callCol = int32(d.varint()), int32(d.varint()), int32(d.varint())
@@ -368,19 +368,19 @@ func decodeTable(b []byte) (*Table, bool) {
 			for j := range s.children {
 				c := d.varint()
 				if c < 0 || c >= int64(len(t.scopes)) {
-					d.bad = true
+					d.Bad = true
 				}
 				s.children[j] = int32(c)
 			}
 		}
-		s.subprogram = d.byte()&1 != 0
+		s.subprogram = d.U8()&1 != 0
 	}
 	for i := range t.funcs {
 		if int(t.funcs[i].entry) >= len(t.scopes) {
-			d.bad = true
+			d.Bad = true
 		}
 	}
-	if d.bad || len(d.b) != 0 {
+	if d.Bad || d.Left() != 0 {
 		return nil, false
 	}
 	return t, true
@@ -396,7 +396,9 @@ func boolBits(bs ...bool) byte {
 	return v
 }
 
-// encoder writes a cache entry; strs numbers the strings written so far
+// encoder writes a cache entry (LEB128 for counts and unsigned values,
+// zigzag LEB128 for signed ones, as binary.AppendUvarint and
+// AppendVarint write them); strs numbers the strings written so far
 // (each is written once, then referred to).
 type encoder struct {
 	b    []byte
@@ -419,83 +421,42 @@ func (e *encoder) str(s string) {
 	e.b = append(e.b, s...)
 }
 
-// decoder reads a cache entry; bad is set by the first read past its end
-// or of a malformed value, and reads return zeros from then on.
+// decoder reads a cache entry: a cursor (whose Bad is set by the first
+// read past the end or of a malformed value, reads returning zeros from
+// then on) that knows encoder's signed values and strings; strs are the
+// strings read so far.
 type decoder struct {
-	b    []byte
+	cursor
 	strs []string
-	bad  bool
 }
 
-func (d *decoder) fail() { d.bad, d.b = true, nil }
-
-func (d *decoder) uvarint() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail()
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
+// varint reads what encoder.varint wrote: a zigzag-encoded LEB128.
 func (d *decoder) varint() int64 {
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.fail()
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
+	u := d.ULEB()
+	return int64(u>>1) ^ -int64(u&1)
 }
 
-func (d *decoder) u64() uint64 {
-	if len(d.b) < 8 {
-		d.fail()
-		return 0
-	}
-	v := binary.LittleEndian.Uint64(d.b)
-	d.b = d.b[8:]
-	return v
-}
-
-func (d *decoder) byte() byte {
-	if len(d.b) < 1 {
-		d.fail()
-		return 0
-	}
-	v := d.b[0]
-	d.b = d.b[1:]
-	return v
-}
-
-// count reads a count of items of at least min bytes each: 0 (and bad)
+// count reads a count of items of at least min bytes each: 0 (and Bad)
 // when the rest cannot hold that many.
 func (d *decoder) count(min int) int {
-	n := d.uvarint()
-	if n > uint64(len(d.b)/min) {
-		d.fail()
+	n := d.ULEB()
+	if n > uint64(d.Left()/min) {
+		d.Bad = true
 		return 0
 	}
 	return int(n)
 }
 
 func (d *decoder) str() string {
-	i := d.uvarint()
+	i := d.ULEB()
 	if i > 0 {
 		if i > uint64(len(d.strs)) {
-			d.fail()
+			d.Bad = true
 			return ""
 		}
 		return d.strs[i-1]
 	}
-	n := d.uvarint()
-	if n > uint64(len(d.b)) {
-		d.fail()
-		return ""
-	}
-	s := string(d.b[:n])
-	d.b = d.b[n:]
+	s := string(d.Take(d.ULEB()))
 	d.strs = append(d.strs, s)
 	return s
 }

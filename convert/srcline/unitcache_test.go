@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/perfpt/perfpt/internal/benchcpu"
 )
 
 // unitAnswers opens bin with the cache directory dir ("" for none) and
@@ -209,4 +211,31 @@ func TestDecodeTableDamaged(t *testing.T) {
 		bad[r.Intn(len(bad))] ^= byte(1 + r.Intn(255))
 		decodeTable(bad)
 	}
+}
+
+// BenchmarkDecodeTable decodes the cached table of a C++ program's
+// DWARF (what a warm unit cache does per unit an address falls in).
+func BenchmarkDecodeTable(b *testing.B) {
+	tab, err := Open("../../testdata/machine/bin/cxx-O0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	tab.inlined = nil
+	for i := range tab.funcs { // what a unit table has none of
+		fn := &tab.funcs[i]
+		fn.AggregateLocals, fn.AggregateFrom, fn.AggregateScopes, fn.LocalSlots = false, 0, nil, nil
+	}
+	enc, ok := encodeTable(tab)
+	if !ok {
+		b.Fatal("table not encoded")
+	}
+	b.SetBytes(int64(len(enc)))
+	b.ReportAllocs()
+	start := benchcpu.Now()
+	for i := 0; i < b.N; i++ {
+		if _, ok := decodeTable(enc); !ok {
+			b.Fatal("table does not decode")
+		}
+	}
+	benchcpu.Report(b, start)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfpt/perfpt/internal/cachedir"
 	"github.com/perfpt/perfpt/internal/cachefile"
+	"github.com/perfpt/perfpt/internal/dwarfbuf"
 )
 
 // The cache of ELF symbol tables.
@@ -251,34 +252,11 @@ func encodeSymCache(src *elfSource, segs []seg, zones bool) ([]byte, bool) {
 	return b, true
 }
 
-// symReader reads a cache file; bad is set by the first read past its
-// end, and reads return zeros from then on.
-type symReader struct {
-	b   []byte
-	bad bool
-}
-
-func (r *symReader) take(n int) []byte {
-	if n < 0 || n > len(r.b) {
-		r.bad, r.b = true, nil
-		return nil
-	}
-	v := r.b[:n]
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *symReader) u32() uint32 {
-	if v := r.take(4); v != nil {
-		return binary.LittleEndian.Uint32(v)
-	}
-	return 0
-}
-
-// ints reads a count and that many int32s, each in [lo, hi).
-func (r *symReader) ints(lo, hi int64) []int32 {
-	n := int(r.u32())
-	raw := r.take(4 * n)
+// readInts reads a count and that many int32s, each in [lo, hi) (else
+// c goes Bad).
+func readInts(c *dwarfbuf.Cursor, lo, hi int64) []int32 {
+	n := c.U32()
+	raw := c.Take(4 * uint64(n))
 	if raw == nil {
 		return nil
 	}
@@ -286,7 +264,7 @@ func (r *symReader) ints(lo, hi int64) []int32 {
 	for i := range v {
 		x := int32(binary.LittleEndian.Uint32(raw[4*i:]))
 		if int64(x) < lo || int64(x) >= hi {
-			r.bad = true
+			c.Bad = true
 		}
 		v[i] = x
 	}
@@ -297,10 +275,10 @@ func (r *symReader) ints(lo, hi int64) []int32 {
 // names demangled by dm; nil when the payload does not check out.
 func decodeSymCache(payload []byte, dm func(string) string) *Table {
 	le := binary.LittleEndian
-	r := &symReader{b: payload}
-	nsyms := int(r.u32())
-	raw := r.take(24 * nsyms)
-	if r.bad {
+	r := &dwarfbuf.Cursor{B: payload}
+	nsyms := int(r.U32())
+	raw := r.Take(uint64(24 * nsyms))
+	if r.Bad {
 		return nil
 	}
 	syms := make([]lsym, nsyms)
@@ -309,7 +287,7 @@ func decodeSymCache(payload []byte, dm func(string) string) *Table {
 		syms[k] = lsym{start: le.Uint64(e), end: le.Uint64(e[8:]), name: le.Uint32(e[16:]),
 			bind: e[20], typ: e[21], flags: e[22]}
 	}
-	names := string(r.take(int(r.u32())))
+	names := string(r.Take(uint64(r.U32())))
 	for k := range syms {
 		if syms[k].name != noName && int(syms[k].name) >= len(names) {
 			return nil
@@ -317,13 +295,13 @@ func decodeSymCache(payload []byte, dm func(string) string) *Table {
 	}
 	ns := int64(nsyms)
 	lo := &loadOrder{syms: syms, strs: []string{names}, dm: memoized(dm)}
-	lo.groups = r.ints(0, ns+1)
-	nsorted := int(r.u32())
-	if nsorted > len(r.b)/4 || nsorted+1 != len(lo.groups) {
+	lo.groups = readInts(r, 0, ns+1)
+	nsorted := int(r.U32())
+	if nsorted > r.Left()/4 || nsorted+1 != len(lo.groups) {
 		return nil
 	}
-	for g := 0; g < nsorted && !r.bad; g++ {
-		keys := r.ints(int64(lo.groups[g]), int64(lo.groups[g+1]))
+	for g := 0; g < nsorted && !r.Bad; g++ {
+		keys := readInts(r, int64(lo.groups[g]), int64(lo.groups[g+1]))
 		if lo.groups[g+1] < lo.groups[g] || len(keys) != int(lo.groups[g+1]-lo.groups[g]) || !isPermutation(keys, lo.groups[g]) {
 			return nil
 		}
@@ -332,27 +310,27 @@ func decodeSymCache(payload []byte, dm func(string) string) *Table {
 	if len(lo.groups) > 0 && (lo.groups[0] != 0 || lo.groups[len(lo.groups)-1] != int32(nsyms)) {
 		return nil
 	}
-	lo.choices = append([]uint8(nil), r.take(int(r.u32()))...)
+	lo.choices = append([]uint8(nil), r.Take(uint64(r.U32()))...)
 	for _, c := range lo.choices {
 		if c > keepTie {
 			return nil
 		}
 	}
 	ties := &tieSet{lo: lo}
-	nties := int(r.u32())
-	if nties > len(r.b)/4 {
+	nties := int(r.U32())
+	if nties > r.Left()/4 {
 		return nil
 	}
-	for i := 0; i < nties && !r.bad; i++ {
-		g := r.ints(0, ns)
+	for i := 0; i < nties && !r.Bad; i++ {
+		g := readInts(r, 0, ns)
 		if len(g) == 0 {
 			return nil
 		}
 		ties.groups = append(ties.groups, g)
 	}
-	idx := r.ints(0, ns)
-	raw = r.take(12 * len(idx))
-	if r.bad {
+	idx := readInts(r, 0, ns)
+	raw = r.Take(uint64(12 * len(idx)))
+	if r.Bad {
 		return nil
 	}
 	src := &elfSource{lo: lo, ties: ties, idx: idx, end: make([]uint64, len(idx)), tie: make([]int32, len(idx))}
@@ -363,9 +341,9 @@ func decodeSymCache(payload []byte, dm func(string) string) *Table {
 			return nil
 		}
 	}
-	nsegs := int(r.u32())
-	raw = r.take(12 * nsegs)
-	if r.bad {
+	nsegs := int(r.U32())
+	raw = r.Take(uint64(12 * nsegs))
+	if r.Bad {
 		return nil
 	}
 	segs := make([]seg, nsegs)
@@ -375,8 +353,8 @@ func decodeSymCache(payload []byte, dm func(string) string) *Table {
 			return nil
 		}
 	}
-	zones := r.take(1)
-	if r.bad || len(r.b) != 0 || zones[0] > 1 {
+	zones := r.Take(1)
+	if r.Bad || r.Left() != 0 || zones[0] > 1 {
 		return nil
 	}
 	for _, sg := range segs {
