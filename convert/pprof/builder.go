@@ -130,16 +130,13 @@ type Builder struct {
 	sampleSlab []profile.Sample
 	locSlab    []*profile.Location
 	valSlab    []int64
-	// recentMaps caches the mappings of the last lookups (a syscall's
-	// tracepoints alternate between the kernel and libc), before the
-	// map and its string hashing; recentLocs the locations by address,
-	// likewise. Their next entries to replace are recentMapAt and
-	// recentLocAt.
-	recentMaps  [4]recentMap
-	recentMapAt int
-	recentLocs  [8]recentLoc
-	recentLocAt int
-	frames      []srcline.Frame
+	// recentMaps are the mappings of the last lookups (a syscall's
+	// tracepoints alternate between the kernel and libc), asked before
+	// the map and its string hashing; recentLocs the locations by
+	// address, likewise.
+	recentMaps recent[mapKey, profile.Mapping]
+	recentLocs recent[addrKey, profile.Location]
+	frames     []srcline.Frame
 	// Sources, when set, gives the debug information of a file by path
 	// (a cache shared with the session's machine); by default each path
 	// is opened once.
@@ -199,13 +196,11 @@ func (b *Builder) mapping(mi *MapInfo) *profile.Mapping {
 		return nil
 	}
 	k := mapKey{mi.Start, mi.End, mi.PgOff, mi.File}
-	for i := range b.recentMaps {
-		if r := &b.recentMaps[i]; r.m != nil && r.k == k {
-			return r.m
-		}
+	if m := b.recentMaps.get(k); m != nil {
+		return m
 	}
 	if m := b.mappings[k]; m != nil {
-		b.rememberMap(k, m)
+		b.recentMaps.put(k, m)
 		return m
 	}
 	m := &profile.Mapping{ID: uint64(len(b.P.Mapping) + 1), Start: mi.Start, Limit: mi.End, Offset: mi.PgOff,
@@ -219,28 +214,33 @@ func (b *Builder) mapping(mi *MapInfo) *profile.Mapping {
 	}
 	b.mappings[k] = m
 	b.P.Mapping = append(b.P.Mapping, m)
-	b.rememberMap(k, m)
+	b.recentMaps.put(k, m)
 	return m
 }
 
-type recentMap struct {
-	k mapKey
-	m *profile.Mapping
+// recent holds the last lookups of a map (a few, replaced in turn), to
+// be asked before it: nil when none is for k.
+type recent[K comparable, V any] struct {
+	ents [8]struct {
+		k K
+		v *V
+	}
+	next int
 }
 
-type recentLoc struct {
-	k addrKey
-	l *profile.Location
+func (r *recent[K, V]) get(k K) *V {
+	for i := range r.ents {
+		if e := &r.ents[i]; e.v != nil && e.k == k {
+			return e.v
+		}
+	}
+	return nil
 }
 
-func (b *Builder) rememberMap(k mapKey, m *profile.Mapping) {
-	b.recentMaps[b.recentMapAt] = recentMap{k, m}
-	b.recentMapAt = (b.recentMapAt + 1) % len(b.recentMaps)
-}
-
-func (b *Builder) rememberLoc(k addrKey, l *profile.Location) {
-	b.recentLocs[b.recentLocAt] = recentLoc{k, l}
-	b.recentLocAt = (b.recentLocAt + 1) % len(b.recentLocs)
+func (r *recent[K, V]) put(k K, v *V) {
+	e := &r.ents[r.next]
+	e.k, e.v = k, v
+	r.next = (r.next + 1) % len(r.ents)
 }
 
 // function returns the profile function named name (as perf prints it:
@@ -265,13 +265,11 @@ func (b *Builder) Location(fr *Frame) *profile.Location {
 	m := b.mapping(&fr.Map)
 	if b.Gran == Address {
 		ak := addrKey{m, fr.IP, fr.Caller, fr.Own}
-		for i := range b.recentLocs {
-			if r := &b.recentLocs[i]; r.l != nil && r.k == ak {
-				return r.l
-			}
+		if l := b.recentLocs.get(ak); l != nil {
+			return l
 		}
 		if l := b.addrLocs[ak]; l != nil {
-			b.rememberLoc(ak, l)
+			b.recentLocs.put(ak, l)
 			return l
 		}
 	}
