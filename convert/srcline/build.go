@@ -448,7 +448,11 @@ func (b *builder) aggregateLocal(e *dwarf.Entry) bool {
 
 // origin returns the name and declaration of e, following
 // DW_AT_abstract_origin and DW_AT_specification.
-func (b *builder) origin(e *dwarf.Entry) origin {
+func (b *builder) origin(e *dwarf.Entry) origin { return b.follow(e, 0) }
+
+// follow returns e's own name and declaration, completed by those of the
+// entries it refers to (looked up at depth).
+func (b *builder) follow(e *dwarf.Entry, depth int) origin {
 	var o origin
 	o.name, _ = e.Val(dwarf.AttrName).(string)
 	o.linkage, _ = e.Val(dwarf.AttrLinkageName).(string)
@@ -464,7 +468,7 @@ func (b *builder) origin(e *dwarf.Entry) origin {
 		if !ok {
 			continue
 		}
-		p := b.lookup(off, 0)
+		p := b.lookup(off, depth)
 		if o.name == "" {
 			o.name = p.name
 		}
@@ -478,11 +482,12 @@ func (b *builder) origin(e *dwarf.Entry) origin {
 		o.typed = o.typed || p.typed
 		o.artificial = o.artificial || p.artificial
 		o.noReturn = o.noReturn || p.noReturn
-		o.closure = o.closure || p.closure
 	}
 	return o
 }
 
+// lookup returns the origin of the entry at off (follow), remembered;
+// a zero one past a depth of 8 references.
 func (b *builder) lookup(off dwarf.Offset, depth int) origin {
 	if o, ok := b.names[off]; ok {
 		return o
@@ -497,33 +502,7 @@ func (b *builder) lookup(off dwarf.Offset, depth int) origin {
 	if err != nil || e == nil {
 		return o
 	}
-	o.name, _ = e.Val(dwarf.AttrName).(string)
-	o.linkage, _ = e.Val(dwarf.AttrLinkageName).(string)
-	o.declFile, _ = e.Val(dwarf.AttrDeclFile).(int64)
-	o.declLine, _ = e.Val(dwarf.AttrDeclLine).(int64)
-	o.declCol, _ = e.Val(dwarf.AttrDeclColumn).(int64)
-	o.external, _ = e.Val(dwarf.AttrExternal).(bool)
-	o.typed = e.Val(dwarf.AttrType) != nil
-	o.artificial, _ = e.Val(dwarf.AttrArtificial).(bool)
-	o.noReturn, _ = e.Val(dwarf.AttrNoreturn).(bool)
-	for _, a := range []dwarf.Attr{dwarf.AttrAbstractOrigin, dwarf.AttrSpecification} {
-		if next, ok := e.Val(a).(dwarf.Offset); ok {
-			p := b.lookup(next, depth+1)
-			if o.name == "" {
-				o.name = p.name
-			}
-			if o.linkage == "" {
-				o.linkage = p.linkage
-			}
-			if o.declLine == 0 {
-				o.declFile, o.declLine, o.declCol = p.declFile, p.declLine, p.declCol
-			}
-			o.external = o.external || p.external
-			o.typed = o.typed || p.typed
-			o.artificial = o.artificial || p.artificial
-			o.noReturn = o.noReturn || p.noReturn
-		}
-	}
+	o = b.follow(e, depth+1)
 	b.names[off] = o
 	return o
 }
