@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/perfpt/perfpt/internal/atomicfile"
 	"github.com/perfpt/perfpt/internal/cachedir"
@@ -91,22 +90,10 @@ func fileIdentity(ef *elf.File, r io.ReaderAt) []byte {
 		return nil
 	}
 	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return nil
-	}
-	path, err := filepath.Abs(f.Name())
 	if err != nil {
 		return nil
 	}
-	b := append([]byte("stat:"), path...)
-	b = append(b, 0)
-	for _, v := range []uint64{uint64(st.Dev), st.Ino, uint64(fi.Size()), uint64(fi.ModTime().UnixNano())} {
-		b = binary.LittleEndian.AppendUint64(b, v)
-	}
+	b, _ := cachefile.StatID(f.Name(), fi)
 	return b
 }
 

@@ -4,10 +4,8 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/perfpt/perfpt/internal/cachedir"
 	"github.com/perfpt/perfpt/internal/cachefile"
@@ -99,20 +97,7 @@ func elfIdentity(buildID []byte, f cacheFile) ([]byte, bool) {
 		b := append([]byte("build-id:"), id...)
 		return binary.LittleEndian.AppendUint64(b, uint64(f.st.Size())), true
 	}
-	abs, err := filepath.Abs(f.path)
-	if err != nil {
-		return nil, false
-	}
-	b := append([]byte("stat:"), abs...)
-	b = append(b, 0)
-	sys, ok := f.st.Sys().(*syscall.Stat_t)
-	if !ok {
-		return nil, false
-	}
-	for _, v := range []uint64{uint64(sys.Dev), sys.Ino, uint64(f.st.Size()), uint64(f.st.ModTime().UnixNano())} {
-		b = binary.LittleEndian.AppendUint64(b, v)
-	}
-	return b, true
+	return cachefile.StatID(f.path, f.st)
 }
 
 // cachedTable returns the table cached for key, nil when there is none

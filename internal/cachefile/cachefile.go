@@ -36,6 +36,7 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/perfpt/perfpt/internal/atomicfile"
@@ -153,6 +154,30 @@ func Path(dir, prefix string, key []byte) string {
 	h := fnv.New128a()
 	h.Write(key)
 	return filepath.Join(dir, prefix+hex.EncodeToString(h.Sum(nil)))
+}
+
+// StatID returns what identifies the contents of the file at path, whose
+// information is fi, for a key when it has no build id: its absolute
+// path, device, inode, size and modification time; false for a file that
+// is not regular or whose device and inode are not known.
+func StatID(path string, fi os.FileInfo) ([]byte, bool) {
+	if fi == nil || !fi.Mode().IsRegular() {
+		return nil, false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil, false
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, false
+	}
+	b := append([]byte("stat:"), abs...)
+	b = append(b, 0)
+	for _, v := range []uint64{uint64(st.Dev), st.Ino, uint64(fi.Size()), uint64(fi.ModTime().UnixNano())} {
+		b = binary.LittleEndian.AppendUint64(b, v)
+	}
+	return b, true
 }
 
 // Load reads file (mapped when it is big, internal/mapfile) and opens it

@@ -173,3 +173,34 @@ func FuzzOpen(f *testing.F) {
 		}
 	})
 }
+
+// TestStatID: a regular file's ID changes with its contents' size and
+// time and with its path; a directory has none.
+func TestStatID(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	os.WriteFile(file, []byte("a"), 0o644)
+	fi, _ := os.Stat(file)
+	id, ok := StatID(file, fi)
+	if !ok || !bytes.HasPrefix(id, []byte("stat:"+file+"\x00")) {
+		t.Fatalf("StatID = %q, %v", id, ok)
+	}
+	if again, _ := StatID(file, fi); !bytes.Equal(again, id) {
+		t.Error("StatID differs for one file")
+	}
+	os.WriteFile(file, []byte("ab"), 0o644)
+	fi2, _ := os.Stat(file)
+	if id2, _ := StatID(file, fi2); bytes.Equal(id2, id) {
+		t.Error("StatID unchanged by a write")
+	}
+	if id3, _ := StatID(filepath.Join(dir, ".", "g"), fi); bytes.Equal(id3, id) {
+		t.Error("StatID unchanged by the path")
+	}
+	di, _ := os.Stat(dir)
+	if _, ok := StatID(dir, di); ok {
+		t.Error("a directory has a StatID")
+	}
+	if _, ok := StatID(file, nil); ok {
+		t.Error("no FileInfo, and a StatID")
+	}
+}
