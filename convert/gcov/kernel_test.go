@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/perfpt/perfpt/record"
-	"github.com/perfpt/perfpt/record/ksynth"
 	"github.com/perfpt/perfpt/record/synth"
 	"github.com/perfpt/perfpt/record/testprog"
 )
@@ -18,15 +17,7 @@ func TestEmulatedKernelRecording(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records programs")
 	}
-	k, err := ksynth.Load(testprog.Path(t, "kernel"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := ksynth.LoadModule(testprog.Path(t, "kmod"), "ptmod", "/lib/modules/6.1.0-perfpt/kernel/drivers/misc/ptmod.ko")
-	if err != nil {
-		t.Fatal(err)
-	}
-	k = k.WithModule(m)
+	k := testprog.KernelWithModule(t)
 	for _, name := range []string{"recurse", "threads"} {
 		dir := t.TempDir()
 		bin := buildC(t, dir, name, name, "-g", "-O0")

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/perfpt/perfpt/record"
-	"github.com/perfpt/perfpt/record/ksynth"
 	"github.com/perfpt/perfpt/record/synth"
 	"github.com/perfpt/perfpt/record/testprog"
 )
@@ -28,15 +27,7 @@ func TestPTKernelMatchesPerf(t *testing.T) {
 	if _, err := exec.LookPath("perf"); err != nil {
 		t.Skip("perf not installed")
 	}
-	k, err := ksynth.Load(testprog.Path(t, "kernel"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := ksynth.LoadModule(testprog.Path(t, "kmod"), "ptmod", "/lib/modules/6.1.0-perfpt/kernel/drivers/misc/ptmod.ko")
-	if err != nil {
-		t.Fatal(err)
-	}
-	k = k.WithModule(m)
+	k := testprog.KernelWithModule(t)
 	bin := buildShared(t, "recurse")
 	for _, c := range []struct {
 		name string

@@ -63,28 +63,12 @@ func (m *Module) Size() uint64 { return (uint64(len(m.Text)) + 0xfff) &^ 0xfff }
 // whose .text is linked at a module address) as the module name, whose
 // MMAP names the file path.
 func LoadModule(elfPath, name, path string) (*Module, error) {
-	f, err := elf.Open(elfPath)
+	b, start, syms, err := readText(elfPath)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	text := f.Section(".text")
-	if text == nil {
-		return nil, fmt.Errorf("%s: no .text", elfPath)
-	}
-	b, err := text.Data()
-	if err != nil {
-		return nil, fmt.Errorf("%s: .text: %w", elfPath, err)
-	}
-	m := &Module{Name: name, Path: path, Text: b, Start: text.Addr}
-	syms, err := f.Symbols()
-	if err != nil {
-		return nil, fmt.Errorf("%s: symbols: %w", elfPath, err)
-	}
+	m := &Module{Name: name, Path: path, Text: b, Start: start}
 	for _, s := range syms {
-		if elf.ST_TYPE(s.Info) == elf.STT_SECTION || s.Value < m.Start || s.Value >= m.Start+uint64(len(b)) {
-			continue
-		}
 		m.Syms = append(m.Syms, Sym{s.Name, s.Value})
 		if elf.ST_BIND(s.Info) == elf.STB_GLOBAL {
 			m.Entries = append(m.Entries, s.Value)
@@ -143,32 +127,45 @@ func (k *Kernel) Slid(delta uint64) *Kernel {
 	return &c
 }
 
-// Load reads a kernel built like testdata/programs/kernel.S: its .text,
-// its function symbols, entry_SYSCALL_64 and asm_common_interrupt; the
-// sys_* functions are the targets of indirect calls.
-func Load(path string) (*Kernel, error) {
+// readText reads the .text of the ELF at path: its bytes, its address and
+// the symbols in it (section symbols left out).
+func readText(path string) ([]byte, uint64, []elf.Symbol, error) {
 	f, err := elf.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, nil, err
 	}
 	defer f.Close()
 	text := f.Section(".text")
 	if text == nil {
-		return nil, fmt.Errorf("%s: no .text", path)
+		return nil, 0, nil, fmt.Errorf("%s: no .text", path)
 	}
 	b, err := text.Data()
 	if err != nil {
-		return nil, fmt.Errorf("%s: .text: %w", path, err)
+		return nil, 0, nil, fmt.Errorf("%s: .text: %w", path, err)
 	}
-	k := &Kernel{Text: b, Start: text.Addr}
-	syms, err := f.Symbols()
+	all, err := f.Symbols()
 	if err != nil {
-		return nil, fmt.Errorf("%s: symbols: %w", path, err)
+		return nil, 0, nil, fmt.Errorf("%s: symbols: %w", path, err)
 	}
-	for _, s := range syms {
-		if elf.ST_TYPE(s.Info) == elf.STT_SECTION || s.Value < k.Start || s.Value >= k.Start+uint64(len(b)) {
-			continue
+	var syms []elf.Symbol
+	for _, s := range all {
+		if elf.ST_TYPE(s.Info) != elf.STT_SECTION && s.Value >= text.Addr && s.Value < text.Addr+uint64(len(b)) {
+			syms = append(syms, s)
 		}
+	}
+	return b, text.Addr, syms, nil
+}
+
+// Load reads a kernel built like testdata/programs/kernel.S: its .text,
+// its function symbols, entry_SYSCALL_64 and asm_common_interrupt; the
+// sys_* functions are the targets of indirect calls.
+func Load(path string) (*Kernel, error) {
+	b, start, syms, err := readText(path)
+	if err != nil {
+		return nil, err
+	}
+	k := &Kernel{Text: b, Start: start}
+	for _, s := range syms {
 		k.Syms = append(k.Syms, Sym{s.Name, s.Value})
 		switch {
 		case s.Name == "entry_SYSCALL_64":

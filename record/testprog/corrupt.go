@@ -37,6 +37,29 @@ func CorruptAux(t testing.TB, data string, fill byte, n int, at float64) string 
 // temporary directory of t.
 func CorruptPacket(t testing.TB, data string, kind packet.Kind, fill byte, at float64) string {
 	t.Helper()
+	return editFirst(t, data, at, kind.String()+" packet", func(p *packet.Packet, _ bool) bool { return p.Kind == kind },
+		func(pkt []byte) {
+			first := 1
+			if pkt[0] == 0x02 {
+				first = 2
+			}
+			if first >= len(pkt) { // PAD, TNT, short CYC; PSBEND, OVF...
+				first = len(pkt) - 1
+			}
+			for i := first; i < len(pkt); i++ {
+				pkt[i] = fill
+			}
+		})
+}
+
+// editFirst copies the recording data and edits, in each AUXTRACE buffer,
+// the bytes of the first packet that starts a fraction at of the way into
+// the buffer or later and that match accepts (inPSB: between a PSB and its
+// PSBEND). It fails the test when no buffer has such a packet (what names
+// it), so that no case passes without changing anything. The copy is in a
+// temporary directory of t.
+func editFirst(t testing.TB, data string, at float64, what string, match func(p *packet.Packet, inPSB bool) bool, edit func(pkt []byte)) string {
+	t.Helper()
 	spans := auxSpans(t, data, 0)
 	b, err := os.ReadFile(data)
 	if err != nil {
@@ -46,31 +69,28 @@ func CorruptPacket(t testing.TB, data string, kind packet.Kind, fill byte, at fl
 	for _, s := range spans {
 		buf := b[s.off : s.off+s.size]
 		from := int(float64(s.size) * at)
+		inPSB := false
 		for off := 0; off < len(buf); {
 			p, err := packet.Decode(buf, off)
 			if err != nil {
 				break
 			}
-			if p.Kind != kind || off < from {
-				off += int(p.Size)
-				continue
+			if off >= from && match(&p, inPSB) {
+				edit(buf[off : off+int(p.Size)])
+				hit++
+				break
 			}
-			first := 1
-			if buf[off] == 0x02 {
-				first = 2
+			switch p.Kind {
+			case packet.KindPSB:
+				inPSB = true
+			case packet.KindPSBEnd:
+				inPSB = false
 			}
-			if first >= int(p.Size) { // PAD, TNT, short CYC; PSBEND, OVF...
-				first = int(p.Size) - 1
-			}
-			for i := first; i < int(p.Size); i++ {
-				buf[off+i] = fill
-			}
-			hit++
-			break
+			off += int(p.Size)
 		}
 	}
 	if hit == 0 {
-		t.Fatalf("no %v packet past %.0f%% of any AUX buffer", kind, at*100)
+		t.Fatalf("no %s past %.0f%% of any AUX buffer", what, at*100)
 	}
 	return writeCopy(t, b)
 }
@@ -119,37 +139,7 @@ func writeCopy(t testing.TB, b []byte) string {
 // branch on. It fails the test when no buffer has such a packet.
 func SetPIPNR(t testing.TB, data string, at float64) string {
 	t.Helper()
-	spans := auxSpans(t, data, 0)
-	b, err := os.ReadFile(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hit := 0
-	for _, s := range spans {
-		buf := b[s.off : s.off+s.size]
-		from := int(float64(s.size) * at)
-		inPSB := false
-		for off := 0; off < len(buf); {
-			p, err := packet.Decode(buf, off)
-			if err != nil {
-				break
-			}
-			switch {
-			case p.Kind == packet.KindPSB:
-				inPSB = true
-			case p.Kind == packet.KindPSBEnd:
-				inPSB = false
-			case p.Kind == packet.KindPIP && !inPSB && off >= from:
-				buf[off+2] |= 1 // the payload's bit 0
-				hit++
-				off = len(buf)
-				continue
-			}
-			off += int(p.Size)
-		}
-	}
-	if hit == 0 {
-		t.Fatalf("no PIP packet outside PSB+ past %.0f%% of any AUX buffer", at*100)
-	}
-	return writeCopy(t, b)
+	return editFirst(t, data, at, "PIP packet outside PSB+",
+		func(p *packet.Packet, inPSB bool) bool { return p.Kind == packet.KindPIP && !inPSB },
+		func(pkt []byte) { pkt[2] |= 1 }) // the payload's bit 0
 }

@@ -342,27 +342,15 @@ func TestPTKernelKASLR(t *testing.T) {
 	}
 }
 
-// kmodPath is the file the stand-in module's MMAP names, as perf record
-// names a module by its path under /lib/modules (absent here, as a
-// module's .ko is on a machine that decodes another's recording).
-const kmodPath = "/lib/modules/6.1.0-perfpt/kernel/drivers/misc/ptmod.ko"
-
 // recordKernelModule records prog as recordKernel does, with the stand-in
 // module of testdata/programs/kmod.S loaded ("ptmod"): the kernel's
 // indirect calls go into its code too, it has a module MMAP (named
-// kmodPath), a /proc/modules line in kcore_dir/modules, its symbols in
-// kcore_dir/kallsyms and its text in a segment of kcore_dir/kcore.
+// testprog.ModulePath), a /proc/modules line in kcore_dir/modules, its
+// symbols in kcore_dir/kallsyms and its text in a segment of
+// kcore_dir/kcore.
 func recordKernelModule(t *testing.T, prog string, wo record.WriteOptions) (string, *ksynth.Kernel) {
 	t.Helper()
-	k, err := ksynth.Load(testprog.Path(t, "kernel"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := ksynth.LoadModule(testprog.Path(t, "kmod"), "ptmod", kmodPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k = k.WithModule(m)
+	k := testprog.KernelWithModule(t)
 	wo.Kernel, wo.KernelSeed = k, 3
 	return recordPT(t, prog, record.Options{WriteOptions: wo}), k
 }
@@ -376,7 +364,7 @@ func recordKernelModule(t *testing.T, prog string, wo record.WriteOptions) (stri
 // and the rest decodes on; with a modules file that does not list the
 // module (at its address) the kcore is not used at all; decoded from the
 // data file alone with -k, the module's code is looked for in its .ko
-// (kmodPath, not on this machine): every walk into it fails, the module's
+// (testprog.ModulePath, not on this machine): every walk into it fails, the module's
 // addresses print in its own DSO. Per-thread and 2-CPU recordings.
 func TestPTKernelModule(t *testing.T) {
 	if testing.Short() {
