@@ -414,6 +414,16 @@ func TestPTKernelModule(t *testing.T) {
 				}
 				compare(t, d, "--itrace=be", "-F", "+flags,+addr")
 			})
+			t.Run("kallsyms", func(t *testing.T) {
+				// The data file alone with --kallsyms naming the
+				// kcore_dir's: perf reads the kcore beside it.
+				data, kallsyms := filepath.Join(dir, "data"), filepath.Join(dir, "kcore_dir", "kallsyms")
+				compare(t, data, "--kallsyms", kallsyms)
+				compare(t, data, "--kallsyms", kallsyms, "--itrace=b", "-F", "+flags,+addr")
+				if out := scriptOutput(t, data, "--kallsyms", kallsyms, "--itrace=b"); !strings.Contains(out, "ptmod_ioctl+0x0 ([kernel.kallsyms])") {
+					t.Error("no branch into the module decoded from the kcore")
+				}
+			})
 			t.Run("vmlinux", func(t *testing.T) {
 				data := filepath.Join(dir, "data")
 				compare(t, data, "-k", vmlinux)

@@ -72,6 +72,9 @@ func configOf(t *testing.T, data string, args ...string) Config {
 		case a == "-k" || a == "--vmlinux":
 			i++
 			cfg.Vmlinux = args[i]
+		case a == "--kallsyms":
+			i++
+			cfg.Kallsyms = args[i]
 		case strings.HasPrefix(a, "--tid="):
 			cfg.TIDs = a[len("--tid="):]
 		case strings.HasPrefix(a, "--pid="):
