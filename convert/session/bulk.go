@@ -65,8 +65,13 @@ func (w *bulkWalker) WalkBulk(b *ptperf.BulkWalk) {
 	// cond says the last run walked ended in a conditional branch (or
 	// none was walked yet): only then may the next fold into the batch's
 	// last run (foldInto).
+	// While fr folds conditional branches in, the queue's pending run is
+	// only partly written: q.pend.End is set where the fold ends, and the
+	// resolution at a taken branch the walk passes is left to the next
+	// block, which folds in and undoes it (held: one was left; at stop,
+	// the walk resolves it as it would have).
 	var fr *Run
-	cond := true
+	cond, held := true, false
 	t := q.thread
 	ip := b.IP
 	if t == nil {
@@ -163,10 +168,18 @@ func (w *bulkWalker) WalkBulk(b *ptperf.BulkWalk) {
 				// again (nothing else came since in the walk, and
 				// this run fits as that one did: the walk moves no
 				// time and counts no cycles; fr is dropped where
-				// the batch filled up).
-				fr.End, fr.NInsn, fr.Flags, fr.To = from, fr.NInsn+uint32(e.cnt), e.flags, 0
-				q.rq.pendFT, q.pend.End, q.hasPend = from+uint64(in.Length), from, true
+				// the batch filled up). Its To is 0 and q.hasPend
+				// set: no resolution was made since it was.
+				fr.End, fr.NInsn, fr.Flags = from, fr.NInsn+uint32(e.cnt), e.flags
+				q.rq.pendFT, held = from+uint64(in.Length), false
+				if in.Branch != ptperf.BrConditional {
+					q.pend.End = from
+					fr, cond = nil, false
+				}
 			} else {
+				if fr != nil {
+					q.pend.End, held = fr.End, false
+				}
 				if q.hasPend {
 					q.hasPend = false
 					q.resolveRun(ip, 0)
@@ -183,11 +196,11 @@ func (w *bulkWalker) WalkBulk(b *ptperf.BulkWalk) {
 						fr = nil // the next run starts a batch (runFits)
 					}
 				}
-			}
-			// (q.rq.fold is set with the queue's first batch, which
-			// may start in the walk.)
-			if cond = in.Branch == ptperf.BrConditional; !cond || !q.rq.fold {
-				fr = nil
+				// (q.rq.fold is set with the queue's first batch,
+				// which may start in the walk.)
+				if cond = in.Branch == ptperf.BrConditional; !cond || !q.rq.fold {
+					fr = nil
+				}
 			}
 		}
 		insns += e.cnt
@@ -248,7 +261,9 @@ func (w *bulkWalker) WalkBulk(b *ptperf.BulkWalk) {
 			b.Branch, b.From, b.To, b.In = true, from, to, in
 			break
 		}
-		if flow && q.hasPend {
+		if fr != nil {
+			held = true // (to: ip)
+		} else if flow && q.hasPend {
 			// runDecoder's resolution at the state skipped.
 			q.hasPend = false
 			q.resolveRun(to, 0)
@@ -257,6 +272,13 @@ func (w *bulkWalker) WalkBulk(b *ptperf.BulkWalk) {
 		b.Passing()
 	}
 stop:
+	if fr != nil {
+		q.pend.End = fr.End
+		if held {
+			q.hasPend = false
+			q.resolveRun(ip, 0)
+		}
+	}
 	b.IP, b.Payload, b.Count, b.Stack, b.NoProgress, b.Insns = ip, payload, count, stack, noProg, insns
 	p.bulkInsns.Add(insns - b0)
 }
