@@ -106,9 +106,10 @@ func (s *Summary) String() string {
 type converter struct {
 	o Options
 	w Writer
-	// fxt is w when it is the Fuchsia writer: the output stage calls its
-	// Begin and End directly.
+	// fxt is w when it is the Fuchsia writer, json when it is the JSON
+	// one: the output stage calls their Begin and End directly.
 	fxt  *FXT
+	json *JSON
 	strs *Strings
 	sum  Summary
 	s    *session.Session
@@ -150,6 +151,7 @@ func newConverter(w Writer, strs *Strings, o Options) *converter {
 	c := &converter{o: o, w: w, strs: strs, threads: map[int64]*thread{}, fns: map[int32]*fnCache{},
 		procs: map[int32]Str{}, execs: map[int32][]uint64{}}
 	c.fxt, _ = w.(*FXT)
+	c.json, _ = w.(*JSON)
 	s := strs.Intern
 	c.catCall, c.catReturn, c.catUnwind, c.catTail = s("call"), s("return"), s("unwind"), s("tail")
 	c.catJump, c.catSignal = s("jump"), s("signal")

@@ -77,6 +77,47 @@ func interp(t0, t1, p0, p1, p uint64) uint64 {
 	return t0 + q
 }
 
+// span is interp over one interval, for many boundaries: the division
+// by P1-P0 is a multiplication by its reciprocal, corrected to the exact
+// quotient (a division costs tens of cycles; most intervals hold tens of
+// ops).
+type span struct {
+	t0, t1, p0, p1 uint64
+	dp, dt         uint64
+	inv            uint64 // floor((2^64-1) / dp)
+	ok             bool   // the interval is not empty (else interp gives t0)
+}
+
+func newSpan(t0, t1, p0, p1 uint64) span {
+	s := span{t0: t0, t1: t1, p0: p0, p1: p1}
+	if p1 > p0 && t1 > t0 {
+		s.ok, s.dp, s.dt = true, p1-p0, t1-t0
+		s.inv = ^uint64(0) / s.dp
+	}
+	return s
+}
+
+// at is interp(t0, t1, p0, p1, p) (fxtFast has it inline).
+func (s *span) at(p uint64) uint64 {
+	if !s.ok || p <= s.p0 || p >= s.p1 {
+		return s.exact(p)
+	}
+	hi, n := bits.Mul64(s.dt, p-s.p0)
+	if hi != 0 || n>>63 != 0 {
+		return s.exact(p)
+	}
+	// q is n/dp or one less: inv > (2^64-1-dp)/dp, so n*inv/2^64 >
+	// n/dp - n(1+dp)/(dp 2^64) >= n/dp - 1 (n < 2^63).
+	q, _ := bits.Mul64(n, s.inv)
+	if n-q*s.dp >= s.dp {
+		q++
+	}
+	return s.t0 + q
+}
+
+// exact is interp(t0, t1, p0, p1, p), for at.
+func (s *span) exact(p uint64) uint64 { return interp(s.t0, s.t1, s.p0, s.p1, p) }
+
 // paced is the time of boundary p at the last pace, not past limit (0:
 // none).
 func (c *clock) paced(p, limit uint64) uint64 {
@@ -94,7 +135,7 @@ func (c *clock) paced(p, limit uint64) uint64 {
 // resolve times the queued ops with point pt (nil: at the pace, as at the
 // end) and hands them to out in order.
 func (c *clock) resolve(pt *op, out *output) {
-	if pt != nil && c.havePt && !pt.gap && !c.timeless && out.tl.fxt != nil && out.tl.direct {
+	if pt != nil && c.havePt && !pt.gap && !c.timeless && (out.tl.fxt != nil || out.tl.json != nil) && out.tl.direct {
 		// Most points: the ops between two points, straight out.
 		out.between(c.q, c.t0, pt.t, c.p0, pt.pos)
 		c.q = c.q[:0]

@@ -46,6 +46,18 @@ type fnEntry struct {
 // fnRecent is the size of fnCache.recent (a power of 2).
 const fnRecent = 256
 
+// recentFn returns the recent entry of addr, or nil (c nil: none); fnAt
+// would return it.
+func (c *fnCache) recentFn(addr uint64) *fnInfo {
+	if c == nil {
+		return nil
+	}
+	if e := &c.recent[(addr^addr>>8)&(fnRecent-1)]; e.addr == addr {
+		return e.fi
+	}
+	return nil
+}
+
 // fnAt returns the function at addr in t's address space.
 func (c *converter) fnAt(t *thread, addr uint64) *fnInfo {
 	th, fc := t.mth, t.fc

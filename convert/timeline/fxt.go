@@ -95,7 +95,8 @@ const (
 	fxtRecent     = 1 << fxtRecentBits
 )
 
-// fxtMaxCached is the most argument words a cached record holds.
+// fxtMaxCached is the most argument words a cached record holds
+// (cachedEvent writes that many).
 const fxtMaxCached = 6
 
 type fxtRecord struct {
@@ -326,7 +327,11 @@ func recentIdx(cat, name Str) uint32 {
 }
 
 // cachedEvent writes a Begin or End record (typ) as event would, from
-// recent, and reports whether it could.
+// recent, and reports whether it could. It writes all fxtMaxCached words
+// of the entry (the buffer has room: done flushes it well before its
+// capacity) and keeps those of the record: the stores need no loop and
+// one bounds check. (A cached record refers to no string it defines: the
+// string table's gen need not move.)
 func (f *FXT) cachedEvent(typ uint64, t Track, ts uint64, cat, name Str, args []Arg) bool {
 	e := &f.recent[recentIdx(cat, name)]
 	if e.name != name || e.cat != cat || e.epoch != f.epoch || e.nargs != len(args) || len(args) > 0 && e.args != &args[0] {
@@ -336,19 +341,23 @@ func (f *FXT) cachedEvent(typ uint64, t Track, ts uint64, cat, name Str, args []
 		return false // the thread record first (event)
 	}
 	n := len(f.buf)
-	end := n + 16 + 8*e.nw
-	if end > cap(f.buf) {
+	if n+16+8*fxtMaxCached > cap(f.buf) {
 		return false // (not reached: done leaves room)
 	}
-	f.gen++
-	b := f.buf[n:end]
-	binary.LittleEndian.PutUint64(b, e.hdr|typ<<16|uint64(f.tidx[t])<<24)
-	binary.LittleEndian.PutUint64(b[8:], ts)
-	for k, w := range e.words[:e.nw] {
-		binary.LittleEndian.PutUint64(b[16+8*k:], w)
+	b := f.buf[n : n+16+8*fxtMaxCached]
+	le := binary.LittleEndian
+	le.PutUint64(b, e.hdr|typ<<16|uint64(f.tidx[t])<<24)
+	le.PutUint64(b[8:], ts)
+	le.PutUint64(b[16:], e.words[0])
+	le.PutUint64(b[24:], e.words[1])
+	le.PutUint64(b[32:], e.words[2])
+	le.PutUint64(b[40:], e.words[3])
+	le.PutUint64(b[48:], e.words[4])
+	le.PutUint64(b[56:], e.words[5])
+	f.buf = f.buf[:n+16+8*e.nw]
+	if len(f.buf) >= fxtFlushAt {
+		f.flush()
 	}
-	f.buf = f.buf[:end]
-	f.done()
 	return true
 }
 

@@ -31,6 +31,12 @@ type JSON struct {
 	// never change: the same slice), as FXT.recent does: a call's events
 	// are mostly some function's again.
 	recent [fxtRecent]jsonTail
+	// us holds the digits of the microseconds of the last timestamp
+	// written, lastUs: consecutive events mostly fall in the same
+	// microsecond.
+	us     [20]byte
+	usLen  int
+	lastUs uint64
 }
 
 type jsonTail struct {
@@ -116,7 +122,14 @@ func (j *JSON) head(ph byte, t Track, ts uint64) {
 	j.n++
 	j.buf = append(j.buf, ph)
 	j.buf = append(j.buf, j.heads[t]...)
-	j.buf = appendMicros(j.buf, ts)
+	// appendMicros, with the digits of the microseconds from us.
+	if us := ts / 1000; us != j.lastUs || j.usLen == 0 {
+		j.usLen = len(strconv.AppendUint(j.us[:0], us, 10))
+		j.lastUs = us
+	}
+	f := ts % 1000
+	j.buf = append(j.buf, j.us[:j.usLen]...)
+	j.buf = append(j.buf, '.', byte('0'+f/100), byte('0'+f/10%10), byte('0'+f%10))
 }
 
 func (j *JSON) names(cat, name Str) {
@@ -217,16 +230,26 @@ func (j *JSON) Thread(t Track, pid, tid int32, name Str) {
 
 // Begin writes a "B" event.
 func (j *JSON) Begin(t Track, ts uint64, cat, name Str, args []Arg) {
-	j.head('B', t, ts)
-	j.tail(cat, name, args)
-	j.end()
+	j.dur('B', t, ts, cat, name, args)
 }
 
 // End writes an "E" event.
-func (j *JSON) End(t Track, ts uint64, cat, name Str) {
-	j.head('E', t, ts)
-	j.tail(cat, name, nil)
-	j.end()
+func (j *JSON) End(t Track, ts uint64, cat, name Str) { j.dur('E', t, ts, cat, name, nil) }
+
+// dur writes a Begin or End event: head, tail and end in one call, the
+// tail from recent when it has it.
+func (j *JSON) dur(ph byte, t Track, ts uint64, cat, name Str, args []Arg) {
+	j.head(ph, t, ts)
+	e := &j.recent[recentIdx(cat, name)]
+	if e.b != nil && e.name == name && e.cat == cat && e.nargs == len(args) && (len(args) == 0 || e.args == &args[0]) {
+		j.buf = append(j.buf, e.b...)
+	} else {
+		j.tail(cat, name, args)
+	}
+	j.buf = append(j.buf, '}')
+	if len(j.buf) >= jsonFlushAt {
+		j.flush()
+	}
 }
 
 // tail writes the names and arguments of a Begin or End event, from

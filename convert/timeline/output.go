@@ -1,5 +1,10 @@
 package timeline
 
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
 // The output stage of a thread: timed ops become records, the cuts the
 // options ask for are applied, and the records go to the Writer in time
 // order.
@@ -190,22 +195,30 @@ func (o *output) emit(op *op) {
 }
 
 // between is clock.resolve and emit for the ops q between the points
-// (p0, t0) and (p1, t1), when the converter is direct and writes FXT: the
-// Begins and Ends go straight to it.
+// (p0, t0) and (p1, t1), when the converter is direct and writes FXT or
+// JSON: the Begins and Ends go straight to the writer (fxtFast's loop
+// for most of them in FXT).
 func (o *output) between(q []op, t0, t1, p0, p1 uint64) {
 	c := o.tl
 	f, tr, base := c.fxt, o.th.track, c.base
-	for i := range q {
+	sp := newSpan(t0, t1, p0, p1)
+	for i := 0; i < len(q); i++ {
+		if f != nil && !slowOnly {
+			if i = o.fxtFast(q, i, &sp); i == len(q) {
+				break
+			}
+		}
 		op := &q[i]
 		if op.timed || op.kind != opBegin && op.kind != opEnd {
 			if !op.timed {
-				op.t = interp(t0, t1, p0, p1, op.pos)
+				op.t = sp.at(op.pos)
 			}
 			o.emit(op)
 			continue
 		}
-		t := max(interp(t0, t1, p0, p1, op.pos), o.last)
+		t := max(sp.at(op.pos), o.last)
 		o.last = t
+		ts := t - min(t, base)
 		name := op.name
 		if op.info != nil && op.info.name != 0 {
 			name = op.info.name // a call whose target was learnt late
@@ -215,13 +228,122 @@ func (o *output) between(q []op, t0, t1, p0, p1 uint64) {
 			if t < base {
 				c.sum.BeforeBase++
 			}
-			f.Begin(tr, t-min(t, base), op.cat, name, op.info.argList())
+			if args := op.info.argList(); f == nil {
+				c.json.Begin(tr, ts, op.cat, name, args)
+			} else if !f.cachedEvent(fxtBegin, tr, ts, op.cat, name, args) {
+				f.event(fxtBegin, tr, ts, op.cat, name, args, 0, false)
+			}
 			c.sum.Slices++
 		} else if o.open > 0 {
 			o.open--
-			f.End(tr, t-min(t, base), op.cat, name)
+			if f == nil {
+				c.json.End(tr, ts, op.cat, name)
+			} else if !f.cachedEvent(fxtEnd, tr, ts, op.cat, name, nil) {
+				f.event(fxtEnd, tr, ts, op.cat, name, nil, 0, false)
+			}
 		}
 	}
+}
+
+// fxtFast is between's loop for the Begin and End ops of q from i whose
+// records FXT has in its recent cache (FXT.cachedEvent), in one function
+// without calls: it writes them as between would and returns where it
+// stopped (at any other op, or one whose record is not cached).
+func (o *output) fxtFast(q []op, i int, sp *span) int {
+	c := o.tl
+	f := c.fxt
+	if tr := o.th.track; int(tr) >= len(f.tidx) || f.tidx[tr] == 0 {
+		return i // the thread record first (FXT.event)
+	}
+	thr := uint64(f.tidx[o.th.track]) << 24
+	base, epoch := c.base, f.epoch
+	last, open := o.last, o.open
+	var slices, before int64
+	buf := f.buf
+	le := binary.LittleEndian
+	for ; i < len(q); i++ {
+		op := &q[i]
+		if op.timed || op.kind != opBegin && op.kind != opEnd {
+			break
+		}
+		var e *fxtRecord
+		var typ uint64
+		if op.kind == opBegin || open > 0 {
+			name := op.name
+			if op.info != nil && op.info.name != 0 {
+				name = op.info.name // a call whose target was learnt late
+			}
+			var args []Arg
+			typ = fxtEnd
+			if op.kind == opBegin {
+				args, typ = op.info.argList(), fxtBegin
+			}
+			e = &f.recent[recentIdx(op.cat, name)]
+			if e.name != name || e.cat != op.cat || e.epoch != epoch || e.nargs != len(args) || len(args) > 0 && e.args != &args[0] {
+				break
+			}
+		}
+		// sp.at(op.pos), inline.
+		var t uint64
+		switch p := op.pos; {
+		case !sp.ok || p <= sp.p0:
+			t = sp.t0
+		case p >= sp.p1:
+			t = sp.t1
+		default:
+			hi, n := bits.Mul64(sp.dt, p-sp.p0)
+			if hi != 0 || n>>63 != 0 {
+				t = sp.exact(p)
+				break
+			}
+			q, _ := bits.Mul64(n, sp.inv)
+			if n-q*sp.dp >= sp.dp {
+				q++
+			}
+			t = sp.t0 + q
+		}
+		t = max(t, last)
+		last = t
+		if e == nil {
+			continue // an End with no slice open
+		}
+		if op.kind == opBegin {
+			open++
+			if t < base {
+				before++
+			}
+			slices++
+		} else {
+			open--
+		}
+		n := len(buf)
+		if n+16+8*fxtMaxCached > cap(buf) {
+			f.buf = buf
+			f.flush() // (not reached: the buffer is flushed well before)
+			buf = f.buf
+			n = 0
+		}
+		b := buf[n : n+16+8*fxtMaxCached]
+		le.PutUint64(b, e.hdr|typ<<16|thr)
+		le.PutUint64(b[8:], t-min(t, base))
+		le.PutUint64(b[16:], e.words[0])
+		le.PutUint64(b[24:], e.words[1])
+		le.PutUint64(b[32:], e.words[2])
+		le.PutUint64(b[40:], e.words[3])
+		le.PutUint64(b[48:], e.words[4])
+		le.PutUint64(b[56:], e.words[5])
+		buf = buf[:n+16+8*e.nw]
+		if len(buf) >= fxtFlushAt {
+			f.buf = buf
+			f.flush()
+			buf = f.buf
+		}
+	}
+	f.buf = buf
+	o.last, o.open = last, open
+	c.sum.Slices += slices
+	c.sum.BeforeBase += before
+	return i
 }
 
 // lastWritten is the time of the last record that went out or waits.

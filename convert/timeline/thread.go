@@ -125,7 +125,14 @@ func (t *thread) runs(b *session.RunBatch) {
 	// start then changes nothing but the count and what its branch does
 	// (most runs).
 	quiet := t.started && !t.stopped && !t.newEpoch && t.pendCall == nil && tm == t.curTime
-	for i := range b.Runs {
+	for i := 0; i < len(b.Runs); i++ {
+		if quiet && !t.clk.timeless && !slowOnly {
+			// Most runs: conditional branches, calls and returns
+			// that only count, begin and end a frame.
+			if i += t.quietRuns(b.Runs[i:]); i == len(b.Runs) {
+				break
+			}
+		}
 		r := &b.Runs[i]
 		f := uint32(r.Flags &^ session.RunTaken)
 		var restart bool
@@ -135,6 +142,18 @@ func (t *thread) runs(b *session.RunBatch) {
 			t.cum += uint64(r.NInsn)
 			if f == sample.FlagBranch|sample.FlagConditional {
 				continue
+			}
+			if r.To != 0 && f&sample.FlagTraceEnd == 0 {
+				// The switch's call and return, which leave the
+				// thread quiet.
+				if f&sample.FlagCall != 0 {
+					t.call(r, f)
+					continue
+				}
+				if f&sample.FlagReturn != 0 {
+					t.retTo(r, r.To)
+					continue
+				}
 			}
 			goto branch
 		}
@@ -246,6 +265,86 @@ func (t *thread) runs(b *session.RunBatch) {
 		}
 		quiet = !t.stopped && !t.newEpoch && t.pendCall == nil
 	}
+}
+
+// slowOnly turns quietRuns and fxtFast off (tests compare with them off).
+var slowOnly bool
+
+// quietRuns is runs' loop for a quiet thread whose clock counts time
+// (the ops wait for the next point), over the runs it takes in one go: a
+// conditional branch (counted), a call to a function (call: a Begin and
+// a frame), a return to the call of the top frame (retTo: its End;
+// from the last frame, back to the function below) and a jump within
+// the current function (transfer: nothing). It stops before any other
+// run, a run with a mark, and where the queue is about full, and returns
+// how many runs it took.
+func (t *thread) quietRuns(rs []session.Run) int {
+	c := t.c
+	cum, q, stack := t.cum, t.clk.q, t.stack
+	// fc is the address space's function cache when fnAt would use it
+	// as it is (nothing changes the maps during the batch): a target
+	// found in its recent entries needs no call.
+	fc := t.fc
+	if th := t.mth; th == nil || fc == nil || th.Maps != fc.maps || fc.gen != th.Maps.Gen() || fc.dropped {
+		fc = nil
+	}
+	i := 0
+	for ; i < len(rs) && len(q) < maxPending-1; i++ {
+		r := &rs[i]
+		if r.Mark != 0 {
+			break
+		}
+		switch r.Flags &^ session.RunTaken {
+		case sample.FlagBranch | sample.FlagConditional:
+			cum += uint64(r.NInsn)
+			continue
+		case sample.FlagBranch | sample.FlagCall:
+			if r.To == 0 || r.To == r.End+5 {
+				break
+			}
+			cum += uint64(r.NInsn)
+			fi := fc.recentFn(r.To)
+			if fi == nil {
+				fi = c.fnAt(t, r.To)
+			}
+			q = append(q, op{kind: opBegin, cat: c.catCall, name: fi.name, info: fi, pos: cum, depth: int32(len(stack))})
+			stack = append(stack, frame{site: r.End, info: fi})
+			continue
+		case sample.FlagBranch:
+			// A jump within the current function (transfer does
+			// nothing).
+			fi := t.base
+			if n := len(stack) - 1; n >= 0 {
+				if stack[n].tx {
+					break
+				}
+				fi = stack[n].info
+			}
+			if r.To == 0 || fi == nil || fi.hi <= fi.lo || r.To < fi.lo || r.To >= fi.hi {
+				break
+			}
+			cum += uint64(r.NInsn)
+			continue
+		case sample.FlagBranch | sample.FlagReturn:
+			n := len(stack) - 1
+			if n < 0 || stack[n].tx || !stack[n].returnsTo(r.To) {
+				break
+			}
+			cum += uint64(r.NInsn)
+			q = append(q, op{kind: opEnd, cat: c.catReturn, name: stack[n].info.name, pos: cum})
+			stack = stack[:n]
+			if n == 0 {
+				// Back in the function below the stack.
+				if t.base = fc.recentFn(r.To); t.base == nil {
+					t.base = c.fnAt(t, r.To)
+				}
+			}
+			continue
+		}
+		break
+	}
+	t.cum, t.clk.q, t.stack = cum, q, stack
+	return i
 }
 
 func (t *thread) call(r *session.Run, f uint32) {

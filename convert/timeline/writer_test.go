@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -187,5 +188,37 @@ func TestFXTRecentRecords(t *testing.T) {
 	}
 	if k != 4*n {
 		t.Fatalf("%d events, want %d", k, 4*n)
+	}
+}
+
+// TestSpanIsInterp checks span.at against interp on intervals of every
+// size, with products past 64 bits.
+func TestSpanIsInterp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200000 {
+		var t0, t1, p0, p1 uint64
+		switch rng.IntN(3) {
+		case 0:
+			t0, t1 = rng.Uint64N(1<<40), rng.Uint64N(1<<40)
+			p0, p1 = rng.Uint64N(1<<20), rng.Uint64N(1<<20)
+		case 1:
+			t0, t1 = rng.Uint64(), rng.Uint64()
+			p0, p1 = rng.Uint64(), rng.Uint64()
+		default:
+			t0 = rng.Uint64N(1 << 50)
+			t1 = t0 + rng.Uint64N(1000)
+			p0 = rng.Uint64N(1 << 30)
+			p1 = p0 + 1 + rng.Uint64N(100)
+		}
+		sp := newSpan(t0, t1, p0, p1)
+		for range 4 {
+			p := p0 + rng.Uint64N(max(p1-p0, 1)+2) - 1
+			if rng.IntN(8) == 0 {
+				p = rng.Uint64()
+			}
+			if got, want := sp.at(p), interp(t0, t1, p0, p1, p); got != want {
+				t.Fatalf("span(%d, %d, %d, %d).at(%d) = %d, interp %d", t0, t1, p0, p1, p, got, want)
+			}
+		}
 	}
 }
