@@ -97,10 +97,15 @@ type function struct {
 	// aggregates: gcc's cleanup that ends their lifetimes covers the
 	// whole scope, from before their declaration.
 	aggregateScopes [][2]uint64
-	closure         bool  // a lambda's operator()
-	artificial      bool  // made by the compiler (DW_AT_artificial)
-	cxx             bool  // of a C++ compilation unit
-	rets            int32 // explicitReturns + 1, 0 until counted
+	// memScopes are the address ranges of the nested scopes whose locals
+	// live in memory (aggregates, address-taken variables): gcc ends
+	// their lifetimes in a finally that every jump out of the scope goes
+	// through (-O0).
+	memScopes  [][2]uint64
+	closure    bool  // a lambda's operator()
+	artificial bool  // made by the compiler (DW_AT_artificial)
+	cxx        bool  // of a C++ compilation unit
+	rets       int32 // explicitReturns + 1, 0 until counted
 	// part: a range of the function mainPart other than its first (the
 	// code gcc split off as cold): no function of its own, no entry.
 	part     bool
@@ -321,6 +326,7 @@ func (p *Program) decode(f *elf.File) error {
 		}
 
 		var slots frameArgs
+		var leaSlots map[int64]bool // frame offsets whose address is taken
 		for off := 0; off < len(b); {
 			in, err := x86asm.Decode(b[off:], 64)
 			size := in.Len
@@ -329,6 +335,12 @@ func (p *Program) decode(f *elf.File) error {
 			}
 			out := classify(in, err, sf.Low+uint64(off), size, fi)
 			slots.step(in, err, &out)
+			if out.leaRBP {
+				if leaSlots == nil {
+					leaSlots = map[int64]bool{}
+				}
+				leaSlots[in.Args[1].(x86asm.Mem).Disp] = true
+			}
 			p.insns = append(p.insns, out)
 			off += size
 		}
@@ -337,6 +349,13 @@ func (p *Program) decode(f *elf.File) error {
 			for _, o := range sf.LocalSlots {
 				// The frame base is the CFA, 16 bytes above %rbp.
 				fn.localSlots[int32(o+16)] = true
+			}
+		}
+		fn.memScopes = append(fn.memScopes, fn.aggregateScopes...)
+		for _, v := range sf.ScopedSlots {
+			// The frame base is the CFA, 16 bytes above %rbp.
+			if leaSlots[v.Slot+16] {
+				fn.memScopes = append(fn.memScopes, v.Scope...)
 			}
 		}
 		fn.end = len(p.insns)
@@ -436,6 +455,7 @@ func (p *Program) decode(f *elf.File) error {
 	p.lambdaColumns()
 	p.findLabels()
 	p.findForwarded()
+	p.findScopeExits()
 	p.findSwitches()
 	for _, ic := range p.Table.InlinedCalls() {
 		if i := p.index(ic.Entry); i >= 0 && ic.DeclFile != "" {

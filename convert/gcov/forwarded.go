@@ -75,18 +75,25 @@ func (p *Program) findForwarded() {
 			}
 			for l2 := ln + 1; l2 <= fn.endLine; l2++ {
 				if ref, ok := lineIdx[lineKey{fn.file, l2}]; ok {
+					// In gcc's graph the line is in the block of the
+					// next line's first instruction. (When that line has
+					// none, a jump to the return follows a call:
+					// callStatementEnd makes va_end's block.)
+					at := -1
+					for k := fn.first; k < fn.end; k++ {
+						if p.insns[k].gline == ref {
+							at = k
+							break
+						}
+					}
+					if at < 0 {
+						break
+					}
 					g := int32(len(p.lines))
 					p.lines = append(p.lines, lineKey{fn.file, ln})
 					lineIdx[lineKey{fn.file, ln}] = g
 					p.rowless = append(p.rowless, rowless{gline: g, ref: ref, minus: -1})
-					// In gcc's graph the line is in the block of the
-					// next line's first instruction.
-					for k := fn.first; k < fn.end; k++ {
-						if p.insns[k].gline == ref {
-							p.graphPre[k] = append(p.graphPre[k], g)
-							break
-						}
-					}
+					p.graphPre[at] = append(p.graphPre[at], g)
 					break
 				}
 			}
@@ -118,4 +125,70 @@ func ifChainBefore(src []string, ln int32) int32 {
 		}
 	}
 	return 0
+}
+
+// findScopeExits finds the break, continue and goto statements of -O0
+// functions that have no code of their own and do not follow a call
+// (callStatementEnd's scopeExitAfter takes those): each is the only jump
+// to its destination out of a scope whose locals live in memory, which
+// gcc lowers as a try/finally whose finally holds the locals' clobbers
+// (tree-eh.cc). lower_try_finally_copy puts a copy of the clobbers, with
+// the jump's location, in the block that jumps; the clobbers expand to no
+// code and the machine jump keeps the line before. The jump's line goes
+// in gcc's graph into the block of that jump: the block of the statement
+// before it, or, for the arm of an if that the machine code falls
+// through to the destination, the destination's block when nothing else
+// enters it (gcc merged the arm's block into it), with the if's line
+// (a continue's prediction).
+func (p *Program) findScopeExits() {
+	for fi := range p.funcs {
+		fn := &p.funcs[fi]
+		if fn.optimized || !fn.hasCode {
+			continue
+		}
+		src := p.source(fn.file)
+		if src == nil {
+			continue
+		}
+		last := map[int32]int{} // source line -> its last instruction
+		for k := fn.first; k < fn.end; k++ {
+			if g := p.insns[k].gline; g >= 0 && p.lines[g].file == fn.file {
+				last[p.lines[g].line] = k
+			}
+		}
+		for ln := fn.startLine + 1; ln < fn.endLine && int(ln) <= len(src); ln++ {
+			if _, ok := last[ln]; ok || !jumpStmt.MatchString(src[ln-1]) {
+				continue
+			}
+			prev := prevCodeLine(src, ln)
+			k, ok := last[prev]
+			if !ok {
+				continue
+			}
+			in := &p.insns[k]
+			switch {
+			case in.kind == kJmp && k > fn.first && p.insns[k-1].gline == in.gline && !p.endsGccBlock(k-1):
+				// The statement before, then the jump.
+				p.graphPre[k-1] = append(p.graphPre[k-1], p.lineIDs(fn.file, ln)...)
+			case in.kind == kJcc && ifStmt.MatchString(src[prev-1]) && indent(src[ln-1]) > indent(src[prev-1]) &&
+				k+1 < fn.end && !p.jumpedTo(fn, k+1):
+				ls := p.lineIDs(fn.file, ln)
+				if continueStmt.MatchString(src[ln-1]) {
+					ls = append(ls, in.gline)
+				}
+				p.graphPre[k+1] = append(p.graphPre[k+1], ls...)
+			}
+		}
+	}
+}
+
+// jumpedTo reports whether a jump of fn goes to instruction k.
+func (p *Program) jumpedTo(fn *function, k int) bool {
+	at := p.insns[k].addr
+	for j := fn.first; j < fn.end; j++ {
+		if in := &p.insns[j]; (in.kind == kJcc || in.kind == kJmp) && in.target == at {
+			return true
+		}
+	}
+	return false
 }

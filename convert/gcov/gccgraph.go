@@ -114,6 +114,15 @@ type graphBuilder struct {
 	// lifetime of aggregate locals, and the return block.
 	fallOff, finally, ret int
 	joins                 map[int32]int
+	// inner are the joins of conditional expressions nested in the
+	// arms of returned ones (findJoins); armJoin maps an arm's last
+	// instruction to the innermost one it goes to.
+	inner   []innerJoin
+	armJoin map[int]int
+	// copies are the scope-exit copies (findScopeCopies); copyOf maps a
+	// jump out of the scope to its copy.
+	copies []scopeCopy
+	copyOf map[int]int
 	// empty maps a segment to the block without code after its call.
 	empty map[int]int
 	// visibleEntry marks the jumps that are a loop's entry block.
@@ -156,11 +165,15 @@ func (gb *graphBuilder) build() *gccGraph {
 			// Right after its branch, or after the code the branch
 			// falls to when that code's statements come before the
 			// goto's (the goto follows an if's arm).
+			// (Code on lines before the branch's is a loop's increment
+			// or condition, which gcc lays out after the goto.)
 			at := s.src
 			nl := p.insns[s.first].gline
+			bl := p.insns[segs[s.src].end-1].gline
 			for j := s.src + 1; j < len(segs) && j != si && nl >= 0; j++ {
 				gl := p.insns[segs[j].first].gline
-				if segs[j].kind != segPlain || gl < 0 || p.lines[gl].file != p.lines[nl].file || p.lines[gl].line >= p.lines[nl].line {
+				if segs[j].kind != segPlain || gl < 0 || p.lines[gl].file != p.lines[nl].file || p.lines[gl].line >= p.lines[nl].line ||
+					bl >= 0 && p.lines[bl].file == p.lines[gl].file && p.lines[gl].line < p.lines[bl].line {
 					break
 				}
 				at = j
@@ -168,9 +181,10 @@ func (gb *graphBuilder) build() *gccGraph {
 			after[at] = append(after[at], si)
 		}
 	}
-	entries := gb.findLoopEntries() // body's first instruction -> entry line
-	joinAfter := gb.findJoins()     // segment -> return lines joined after it
-	latchAfter := gb.findLatches()  // segment -> loop tops whose latch follows it
+	entries := gb.findLoopEntries()         // body's first instruction -> entry line
+	joinAfter, innerAfter := gb.findJoins() // segment -> return lines (inner joins) joined after it
+	latchAfter := gb.findLatches()          // segment -> loop tops whose latch follows it
+	copyAfter := gb.findScopeCopies()       // segment -> scope-exit copies after it
 	gb.g = &gccGraph{fn: int32(gb.fi), blocks: make([]gccBlock, 2, 8+len(segs))}
 	g := gb.g
 	gb.loopEntry = map[int][2]int{}
@@ -224,12 +238,25 @@ func (gb *graphBuilder) build() *gccGraph {
 			order = append(order, sj)
 			if t.emptyAfter >= 0 {
 				gb.empty[sj] = len(g.blocks)
-				g.blocks = append(g.blocks, gccBlock{first: t.end, end: t.end, lines: []int32{t.emptyAfter}})
+				ls := []int32{t.emptyAfter}
+				if l := p.continueIf(t.emptyAfter); l >= 0 {
+					// A continue's prediction, on its if's line.
+					ls = appendLine(ls, l)
+				}
+				g.blocks = append(g.blocks, gccBlock{first: t.end, end: t.end, lines: ls})
 			}
 			if t.call >= 0 && p.insns[t.call].twice {
 				// gcc's abnormal dispatcher after setjmp: no arc in, a
 				// fake one out.
 				g.blocks = append(g.blocks, gccBlock{first: t.end, end: t.end, succ: []gccArc{{to: 1, fake: true}}})
+			}
+			for _, ci := range copyAfter[sj] {
+				gb.copies[ci].block = len(g.blocks)
+				g.blocks = append(g.blocks, gccBlock{first: t.end, end: t.end, lines: []int32{gb.copies[ci].line}})
+			}
+			for _, ij := range innerAfter[sj] {
+				gb.inner[ij].block = len(g.blocks)
+				g.blocks = append(g.blocks, gccBlock{first: t.end, end: t.end, lines: []int32{gb.inner[ij].line}})
 			}
 			for _, l := range joinAfter[sj] {
 				gb.joins[l] = len(g.blocks)
@@ -280,6 +307,23 @@ func (gb *graphBuilder) build() *gccGraph {
 	}
 	for _, j := range gb.joins {
 		g.blocks[j].succ = []gccArc{{to: gb.afterJoin()}}
+	}
+	for _, c := range gb.copies {
+		if c.block > 0 {
+			g.blocks[c.block].succ = []gccArc{{to: gb.enter(c.dest, -1)}}
+		}
+	}
+	for _, ij := range gb.inner {
+		to, ok := gb.joins[ij.line]
+		switch {
+		case ij.parent >= 0:
+			to = gb.inner[ij.parent].block
+		case ij.target >= 0:
+			to = segsBlock(gb, ij.target)
+		case !ok:
+			to = gb.afterJoin()
+		}
+		g.blocks[ij.block].succ = []gccArc{{to: to}}
 	}
 	for cond, e := range gb.loopEntry {
 		g.blocks[e[0]].succ = []gccArc{{to: segsBlock(gb, cond)}}
@@ -454,6 +498,15 @@ func (gb *graphBuilder) classify() {
 		segs[1].kind, segs[1].src = segMerged, 0
 		segs[2].kind, segs[2].src = segMerged, 0
 	}
+	// A loop whose head is the function's first statement (a do-while
+	// before any other code): gcc's first block starts with the loop's
+	// label, so the function's entry and the loop's back jumps go to one
+	// block, which has the declaration's line too.
+	if len(segs) > 1 && segs[0].kind == segPlain && segs[1].kind == segPlain && segs[0].call < 0 &&
+		p.insns[segs[0].end-1].kind == kOther && p.onDeclLine(gb.fn, segs[0].first, segs[0].end) &&
+		gb.backTarget(segs[1].first) {
+		segs[1].kind, segs[1].src = segMerged, 0
+	}
 	// A float comparison's unordered test (jp) and its compare: one
 	// condition for gcc.
 	for si := 0; si+1 < len(segs); si++ {
@@ -495,6 +548,18 @@ func (gb *graphBuilder) classify() {
 			segs[ti].src = max(segs[ti].src, src) // the last branch to it (`if (a || b) goto x;`)
 		}
 	}
+}
+
+// backTarget reports whether a jump of the function from after
+// instruction k goes back to it.
+func (gb *graphBuilder) backTarget(k int) bool {
+	p := gb.p
+	for j := k; j < gb.fn.end; j++ {
+		if in := &p.insns[j]; (in.kind == kJcc || in.kind == kJmp) && p.index(in.target) == k {
+			return true
+		}
+	}
+	return false
 }
 
 // splitVaArgJoins finds the va_args of the function. At instrumentation
@@ -771,12 +836,17 @@ func (gb *graphBuilder) findLatches() map[int][]int {
 // && or ||) whose arms go straight to the epilogue: gcc joins the arms in
 // a block of its own, which copies the value into the return value (no
 // code at -O0). It returns the return lines by the segment of their last
-// arm, after which gcc lays out the join.
-func (gb *graphBuilder) findJoins() map[int][]int32 {
+// arm, after which gcc lays out the join, and the joins of conditional
+// expressions nested in their arms (gb.inner) by the segment of their
+// last arm.
+func (gb *graphBuilder) findJoins() (map[int][]int32, map[int][]int) {
 	p, fn := gb.p, gb.fn
 	out := map[int][]int32{}
+	innerAfter := map[int][]int{}
+	gb.armJoin = map[int]int{}
+	gb.expressionJoins(innerAfter)
 	if !fn.returnsValue {
-		return out
+		return out, innerAfter
 	}
 	first := -1
 	for _, s := range gb.segs {
@@ -785,10 +855,11 @@ func (gb *graphBuilder) findJoins() map[int][]int32 {
 		}
 	}
 	if first < 0 {
-		return out
+		return out, innerAfter
 	}
 	n := map[int32]int{}
 	last := map[int32]int{}
+	armEnd := map[int]int{} // an arm's last instruction -> its segment
 	for si, s := range gb.segs {
 		in := &p.insns[s.end-1]
 		if in.gline < 0 || !p.returnLine(in.gline) || s.kind != segPlain {
@@ -798,14 +869,230 @@ func (gb *graphBuilder) findJoins() map[int][]int32 {
 			s.end == first && in.kind != kJmp && in.kind != kRet {
 			n[in.gline]++
 			last[in.gline] = si
+			armEnd[s.end-1] = si
 		}
 	}
 	for _, l := range sortedKeys(n) {
 		if n[l] >= 2 {
+			stmt := p.returnStart(l)
+			gb.nestedJoins(l, -1, armEnd, innerAfter, func(g int32) bool { return stmt >= 0 && p.returnStart(g) == stmt })
 			out[last[l]] = append(out[last[l]], l)
 		}
 	}
+	return out, innerAfter
+}
+
+// scopeCopy is the copy of a scope's clobbers that gcc's try/finally
+// lowering (tree-eh.cc's lower_try_finally_copy, at -O0 for a finally of
+// clobbers) makes for a destination that two or more jumps out of the
+// scope go to (break, continue, goto): a block without code, with the
+// location of the first of them, which they all go through to their
+// destination, laid out after the scope's code. (With one jump the copy
+// joins the jump's block: findScopeExits, scopeExitAfter.)
+type scopeCopy struct {
+	line  int32
+	dest  int // the destination's first instruction
+	block int
+}
+
+// findScopeCopies finds the scope-exit copies of the function and returns
+// them by the segment after which gcc lays them out.
+func (gb *graphBuilder) findScopeCopies() map[int][]int {
+	p, fn := gb.p, gb.fn
+	gb.copyOf = map[int]int{}
+	out := map[int][]int{}
+	for _, r := range fn.memScopes {
+		in := func(k int) bool {
+			return k >= fn.first && k < fn.end && p.insns[k].addr >= r[0] && p.insns[k].addr < r[1]
+		}
+		exits := map[int][]int{} // destination -> jumps
+		var dests []int
+		lastSeg := -1
+		for si, s := range gb.segs {
+			if in(s.first) && s.kind == segPlain {
+				lastSeg = si // (a goto's nop goes after its branch)
+			}
+		}
+		for k := fn.first; k < fn.end; k++ {
+			ins := &p.insns[k]
+			if !in(k) || ins.gline < 0 || !jumpStmt.MatchString(p.lineText(ins.gline)) {
+				continue
+			}
+			if _, done := gb.copyOf[k]; done {
+				continue // an inner scope's
+			}
+			d := -1
+			switch {
+			case ins.kind == kJmp:
+				d = p.index(ins.target)
+			case ins.kind == kNop && k+1 < fn.end && p.insns[k+1].gline != ins.gline:
+				d = k + 1
+			}
+			if d < 0 || in(d) {
+				continue
+			}
+			if exits[d] == nil {
+				dests = append(dests, d)
+			}
+			exits[d] = append(exits[d], k)
+		}
+		for _, d := range dests {
+			ks := exits[d]
+			if len(ks) < 2 || lastSeg < 0 {
+				continue
+			}
+			first := ks[0]
+			for _, k := range ks {
+				if p.lines[p.insns[k].gline].line < p.lines[p.insns[first].gline].line {
+					first = k
+				}
+			}
+			ci := len(gb.copies)
+			gb.copies = append(gb.copies, scopeCopy{line: p.insns[first].gline, dest: d})
+			for _, k := range ks {
+				gb.copyOf[k] = ci
+			}
+			out[lastSeg] = append(out[lastSeg], ci)
+		}
+	}
 	return out
+}
+
+// innerJoin is a conditional expression nested in an arm of a returned
+// one (`return a < b ? (b < c ? b : c) : a;`): gcc joins its arms in a
+// block of their own, which copies its value into the outer expression's
+// temporary (no code at -O0) and goes on to the outer join.
+type innerJoin struct {
+	line   int32
+	parent int // the enclosing inner join, or -1: the outer join
+	target int // the outer join's instruction, or -1: the return's join
+	block  int
+}
+
+// expressionJoins finds the conditional expressions nested in the arms of
+// one that is not returned (an argument, an assignment's value): its arms
+// jump to (or fall into) code of their line that uses the value.
+func (gb *graphBuilder) expressionJoins(innerAfter map[int][]int) {
+	p := gb.p
+	arms := map[int]map[int]int{} // join instruction -> arm's last instruction -> segment
+	for si, s := range gb.segs {
+		in := &p.insns[s.end-1]
+		if s.kind != segPlain || in.gline < 0 || !p.lineHas(p.lines[in.gline], "?") {
+			continue
+		}
+		t := -1
+		switch {
+		case in.kind == kJmp:
+			t = p.index(in.target)
+		case in.kind == kOther && s.call < 0:
+			t = s.end
+		}
+		if t < gb.fn.first || t >= gb.fn.end || p.insns[t].gline != in.gline || t == gb.epi {
+			continue
+		}
+		if arms[t] == nil {
+			arms[t] = map[int]int{}
+		}
+		arms[t][s.end-1] = si
+	}
+	for t, a := range arms {
+		if len(a) >= 3 {
+			l := p.insns[t].gline
+			gb.nestedJoins(l, t, a, innerAfter, func(g int32) bool { return g == l })
+		}
+	}
+}
+
+// nestedJoins finds the inner joins of the return statement on line l,
+// whose arms' last instructions are armEnd's keys, from its conditional
+// jumps: a jump forward inside the statement's code splits it into two
+// arms; an arm holding two or more of the statement's arms, which nothing
+// outside it jumps into, is a nested conditional expression.
+func (gb *graphBuilder) nestedJoins(l int32, target int, armEnd map[int]int, innerAfter map[int][]int, same func(int32) bool) {
+	p, fn := gb.p, gb.fn
+	lastArm, firstArm := -1, fn.end
+	for k := range armEnd {
+		if p.insns[k].gline == l {
+			lastArm = max(lastArm, k)
+			firstArm = min(firstArm, gb.segs[armEnd[k]].first)
+		}
+	}
+	a := firstArm
+	for a > fn.first && p.insns[a-1].gline >= 0 && same(p.insns[a-1].gline) {
+		a--
+	}
+	singleEntry := func(s, e int) bool {
+		for k := fn.first; k < fn.end; k++ {
+			in := &p.insns[k]
+			if (in.kind == kJcc || in.kind == kJmp) && (k < s || k >= e) {
+				if t := p.index(in.target); t > s && t < e {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	top := func(ij int) int {
+		for gb.inner[ij].parent >= 0 {
+			ij = gb.inner[ij].parent
+		}
+		return ij
+	}
+	var split func(a, b int) []int
+	split = func(a, b int) []int {
+		var arms []int
+		for j := a; j < b; j++ {
+			in := &p.insns[j]
+			if _, ok := armEnd[j]; ok && in.gline == l {
+				arms = append(arms, j)
+			}
+			if in.kind != kJcc {
+				continue
+			}
+			t := p.index(in.target)
+			if t <= j+1 || t >= b {
+				continue
+			}
+			for _, r := range [][2]int{{j + 1, t}, {t, b}} {
+				sub := split(r[0], r[1])
+				if len(sub) >= 2 && singleEntry(r[0], r[1]) {
+					ij := len(gb.inner)
+					gb.inner = append(gb.inner, innerJoin{line: l, parent: -1, target: target})
+					for _, x := range sub {
+						if cur, ok := gb.armJoin[x]; ok {
+							if t := top(cur); t != ij {
+								gb.inner[t].parent = ij
+							}
+						} else {
+							gb.armJoin[x] = ij
+						}
+					}
+					at := armEnd[sub[len(sub)-1]]
+					innerAfter[at] = append(innerAfter[at], ij)
+				}
+				arms = append(arms, sub...)
+			}
+			return arms
+		}
+		return arms
+	}
+	split(a, lastArm+1)
+}
+
+// returnStart returns the source line where the return statement that
+// gcov line g belongs to starts, or -1 when g is no return's line.
+func (p *Program) returnStart(g int32) int32 {
+	k := p.lines[g]
+	src := p.source(k.file)
+	if k.line < 1 || int(k.line) > len(src) || !returnStatementAt(src, int(k.line)) {
+		return -1
+	}
+	for l := k.line; l >= 1; l-- {
+		if hasReturnWord(src[l-1]) {
+			return l
+		}
+	}
+	return -1
 }
 
 // sortedKeys returns the keys of m in increasing order.
@@ -859,6 +1146,12 @@ func (p *Program) countReturns(fn *function) int {
 // instruction from (-1: not known, -2: a switch's dispatch).
 func (gb *graphBuilder) enter(k, from int) int {
 	p := gb.p
+	if ci, ok := gb.copyOf[from]; ok && gb.copies[ci].dest == k && gb.copies[ci].block > 0 {
+		return gb.copies[ci].block // through the scope's clobbers
+	}
+	if ij, ok := gb.armJoin[from]; ok && gb.inner[ij].target == k && k >= 0 {
+		return gb.inner[ij].block // a nested conditional expression's join
+	}
 	if e, ok := gb.loopEntry[k]; ok && (from == -2 || from >= 0 && from < e[1]) && !gb.visibleEntry[from] {
 		return e[0]
 	}
@@ -899,6 +1192,9 @@ func (gb *graphBuilder) enter(k, from int) int {
 			gl := p.insns[from].gline
 			if gb.fallOff >= 0 && (gl < 0 || !p.returnLine(gl)) {
 				return gb.fallOff
+			}
+			if ij, ok := gb.armJoin[from]; ok {
+				return gb.inner[ij].block
 			}
 			if j, ok := gb.joins[gl]; ok {
 				return j
@@ -1290,13 +1586,16 @@ func (p *Program) callStatementEnd(fn *function, k int) (end int, empty int32) {
 		if jl >= 0 && (jl != call.gline || p.lineHas(p.lines[jl], "break;") && !returnStmt.MatchString(p.lineText(jl))) || early || jl >= 0 && p.ifArmReturn(jl) {
 			return j - 1, -1 // the jump is the block
 		}
+		if g := p.scopeExitAfter(fn, k); g >= 0 {
+			return fn.end, g
+		}
 		return fn.end, -1
 	}
 	if early && fn.returnsValue && !call.noReturn && call.gline >= 0 && p.returnLine(call.gline) {
 		// The copy into the return value: a block of no code (C++ copies
 		// a scalar result into it after the call, C only in an if arm,
 		// where gcc's prediction for the early return follows the call).
-		return j - 1, call.gline
+		return j - 1, p.cxxReturnLine(fn, call.gline)
 	}
 	if !fn.returnsValue && !call.noReturn && jump < 0 && p.explicitReturns(fn) == 0 && p.epilogueAt(fn, j) {
 		// A void function's implicit return, a statement of the call's
@@ -1306,6 +1605,50 @@ func (p *Program) callStatementEnd(fn *function, k int) (end int, empty int32) {
 		return j - 1, -1
 	}
 	return fn.end, -1
+}
+
+// scopeExitAfter returns, when the statement after the call at k is a
+// break, continue or goto on a line of its own without code, or a va_end
+// before a jump (to the return), that line's gcov line, else -1. Such a
+// jump leaves a scope whose locals live in memory (an array, a struct, an
+// address-taken variable): gcc's try/finally lowering (tree-eh.cc's
+// lower_try_finally_copy, which at -O0 copies a finally of clobbers for
+// each destination) makes the jump a goto into a copy of the clobbers
+// with the jump's location, a block of its own after the call's; the
+// clobbers expand to no code, and the machine jump keeps the call's line.
+// va_end expands to nothing: a block of its own after the call's too.
+func (p *Program) scopeExitAfter(fn *function, k int) int32 {
+	call := &p.insns[k]
+	if call.gline < 0 {
+		return -1
+	}
+	at := p.lines[call.gline]
+	src := p.source(at.file)
+	for ln := at.line + 1; ln <= fn.endLine && int(ln) <= len(src); ln++ {
+		t := strings.TrimSpace(src[ln-1])
+		if t == "" || strings.HasPrefix(t, "//") {
+			continue
+		}
+		if !jumpStmt.MatchString(t) && !vaEndStmt.MatchString(t) || p.lineHasCode(fn, at.file, ln) {
+			return -1
+		}
+		if ids := p.lineIDs(at.file, ln); len(ids) > 0 {
+			return ids[0]
+		}
+		return -1
+	}
+	return -1
+}
+
+// lineHasCode reports whether an instruction of fn has file:line as its
+// gcov line.
+func (p *Program) lineHasCode(fn *function, file, line int32) bool {
+	for k := fn.first; k < fn.end; k++ {
+		if g := p.insns[k].gline; g >= 0 && p.lines[g] == (lineKey{file, line}) {
+			return true
+		}
+	}
+	return false
 }
 
 // bareReturnJump reports whether segment s is only the jump of a
@@ -1738,9 +2081,55 @@ func (p *Program) singleReturnLine(fn *function) int32 {
 		return -1
 	}
 	if ids := p.lineIDs(fn.file, found); len(ids) > 0 {
-		return ids[0]
+		return p.cxxReturnLine(fn, ids[0])
 	}
 	return -1
+}
+
+// cxxReturnLine returns, for gcov line g of a C++ function's return
+// statement that goes on over further lines (`return f(x, [](int v) {`
+// ... `});`), the gcov line of its end: g++ gives the statement the
+// location of its semicolon. Else, and in C, it returns g.
+func (p *Program) cxxReturnLine(fn *function, g int32) int32 {
+	if !fn.cxx || g < 0 {
+		return g
+	}
+	k := p.lines[g]
+	src := p.source(k.file)
+	if k.line < 1 || int(k.line) > len(src) {
+		return g
+	}
+	text := stripStrings(src[k.line-1])
+	i := strings.Index(text, "return")
+	if i < 0 || !hasReturnWord(text) {
+		return g
+	}
+	depth := 0
+	for ln := k.line; ln <= fn.endLine && int(ln) <= len(src); ln++ {
+		line := stripStrings(src[ln-1])
+		if ln == k.line {
+			line = line[i:]
+		}
+		for j := 0; j < len(line); j++ {
+			switch line[j] {
+			case '(', '{', '[':
+				depth++
+			case ')', '}', ']':
+				depth--
+			case ';':
+				if depth == 0 {
+					if ln == k.line {
+						return g
+					}
+					if ids := p.lineIDs(k.file, ln); len(ids) > 0 {
+						return ids[0]
+					}
+					return g
+				}
+			}
+		}
+	}
+	return g
 }
 
 // finish sorts each block's lines and arcs as gcov does and sets the

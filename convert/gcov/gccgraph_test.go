@@ -24,10 +24,14 @@ func buildGcno(t testing.TB, dir, name, opt string) string {
 // function of the test programs with the one gcc wrote to the notes file:
 // each block's lines and arcs, in gcc's order.
 func TestGccGraphShapes(t *testing.T) {
+	gccGraphShapes(t, append(append([]string{}, testPrograms...), unseenPrograms...))
+}
+
+// gccGraphShapes is TestGccGraphShapes on programs names.
+func gccGraphShapes(t *testing.T, names []string) {
 	if _, err := exec.LookPath("gcc"); err != nil {
 		t.Skip("gcc not installed")
 	}
-	names := append(append([]string{}, testPrograms...), unseenPrograms...)
 	total, same := 0, 0
 	for _, name := range names {
 		if only := os.Getenv("GCOV_PROGRAM"); only != "" && only != name {

@@ -9,8 +9,9 @@ import (
 
 // labelLine matches a source line that holds only labels: `case X:`,
 // `case A ... B:`, `default:` or `name:`, several on one line too, and an
-// opening brace or a comment after them. Group 1 is a named label.
-var labelLine = newLazyRegexp(`^\s*(?:(?:case\s+[^:;?]+?|default|([A-Za-z_]\w*))\s*:\s*)+(?:\{\s*)?(?:/[/*].*)?$`)
+// opening brace or a comment after them (a case's value may be a character
+// constant holding ':', ';' or '?'). Group 1 is a named label.
+var labelLine = newLazyRegexp(`^\s*(?:(?:case\s+(?:'(?:\\.|[^'\\])+'|[^:;?'])+?|default|([A-Za-z_]\w*))\s*:\s*)+(?:\{\s*)?(?:/[/*].*)?$`)
 
 // switchLine matches a line that starts a switch statement.
 var switchLine = newLazyRegexp(`^\s*switch\s*\(`)
@@ -172,12 +173,43 @@ func (p *Program) returnLine(g int32) bool {
 	}
 	k := p.lines[g]
 	src := p.source(k.file)
-	v := int(k.line) <= len(src) && k.line > 0 && hasReturnWord(src[k.line-1])
+	v := int(k.line) <= len(src) && k.line > 0 && returnStatementAt(src, int(k.line))
 	if p.returnMemo == nil {
 		p.returnMemo = map[int32]bool{}
 	}
 	p.returnMemo[g] = v
 	return v
+}
+
+// returnStatementAt reports whether source line ln (1-based) holds a
+// return statement or continues one begun on an earlier line (`return a <
+// b ? x` then `: y;`): gcc gives the return the location of its value's
+// expression, which can be on any of its lines.
+func returnStatementAt(src []string, ln int) bool {
+	if hasReturnWord(src[ln-1]) {
+		return true
+	}
+	for l := ln - 1; l >= 1; l-- {
+		t := strings.TrimSpace(cutLineComment(src[l-1]))
+		switch {
+		case t == "":
+			continue
+		case strings.HasPrefix(t, "#") || strings.HasSuffix(t, ";") || strings.HasSuffix(t, "{") || strings.HasSuffix(t, "}") ||
+			strings.HasSuffix(t, ":") && !strings.HasSuffix(t, "::"):
+			return false
+		case hasReturnWord(t):
+			return true
+		}
+	}
+	return false
+}
+
+// cutLineComment returns s without a trailing // comment.
+func cutLineComment(s string) string {
+	if i := strings.Index(s, "//"); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // canFallOff reports whether control can reach the epilogue of -O0

@@ -48,24 +48,18 @@ var unseenPrograms = []string{
 // nothrow declarations are not known (TestGccGraphShapes shows which
 // functions' graphs differ).
 //
-// Of the programs written in round 8 (round8Programs), four show -O0
-// rules not modelled yet: opcodes.c's `continue;` after a call inside an
-// if block in a for loop (line 110: gcov counts it, we show no code),
-// digits.c's do-while whose body is one unbraced statement (gcov counts
-// its back edge on the function's declaration line, line 16), pick.c's
-// closing brace after a return split over two lines (line 20: no code
-// for gcov), and retry.c's -b -c records around a goto back to a label
-// (5 branch lines). Every other line, count and call count agree.
+// ledger.cc (round 10) has every line's count and every call count, but
+// Account::apply's throw of an object whose constructor may throw is not
+// gcc's graph block for block (the exception object's cleanup before
+// the resume), which moves one call record after the branches of its
+// line, and main's try/catch in a loop gives one block less.
 var textAllowance = map[string]struct{ lines, branchLines int }{
 	"stack":     {2, 0},
 	"inventory": {0, 36},
 	"visitor":   {0, 20},
 	"events":    {0, 16},
 	"grid":      {0, 20},
-	"opcodes":   {4, 0},
-	"digits":    {1, 0},
-	"pick":      {3, 0},
-	"retry":     {0, 5},
+	"ledger":    {0, 3},
 }
 
 // gcovResult is what gcc 12's gcov says of one run: the JSON of every
@@ -615,3 +609,32 @@ func TestRound8ProgramsO2(t *testing.T) { optimizedAgreement(t, round8Programs, 
 
 // TestRound8ProgramsO3 is TestUnseenProgramsO3 on round8Programs.
 func TestRound8ProgramsO3(t *testing.T) { optimizedAgreement(t, round8Programs, "-O3", round8O3Floor) }
+
+// round10Programs were written in round 10 to find -O0 rules not
+// modelled yet: jumps out of scopes whose locals live in memory, do-while
+// loops with unbraced bodies, returns over several lines (scopes.c);
+// switches that only return constants, case labels of characters on one
+// and on consecutive lines, varargs, qsort callbacks and goto error paths
+// (tokkind.c); a class template, constructors and destructors, a throw
+// caught in a loop, lambdas passed to a template and a return over
+// several lines in C++ (ledger.cc).
+var round10Programs = []string{"scopes", "tokkind", "ledger"}
+
+// TestRound10ProgramsO0 is TestUnseenProgramsO0 on round10Programs.
+func TestRound10ProgramsO0(t *testing.T) { o0Agreement(t, round10Programs) }
+
+// round10O2Floor and round10O3Floor keep round10Programs' agreement from
+// getting worse.
+var round10O2Floor = map[string][2]int{"scopes": {90, 83}, "tokkind": {91, 85}, "ledger": {74, 63}}
+
+var round10O3Floor = map[string][2]int{"scopes": {86, 77}, "tokkind": {90, 82}, "ledger": {80, 73}}
+
+// TestRound10ProgramsO2 is TestUnseenProgramsO2 on round10Programs.
+func TestRound10ProgramsO2(t *testing.T) {
+	optimizedAgreement(t, round10Programs, "-O2", round10O2Floor)
+}
+
+// TestRound10ProgramsO3 is TestUnseenProgramsO3 on round10Programs.
+func TestRound10ProgramsO3(t *testing.T) {
+	optimizedAgreement(t, round10Programs, "-O3", round10O3Floor)
+}

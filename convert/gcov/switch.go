@@ -12,7 +12,7 @@ type switchInfo struct {
 	deflt   uint64   // address of the default label's code, 0 if none
 }
 
-var caseLabel = newLazyRegexp(`^\s*(case\s+[^:]+|default)\s*:`)
+var caseLabel = newLazyRegexp(`^\s*(case\s+(?:'(?:\\.|[^'\\])+'|[^:'])+|default)\s*:`)
 
 // caseLabelOf is caseLabel.FindStringSubmatch, with a cheap test first.
 func caseLabelOf(s string) []string {

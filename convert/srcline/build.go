@@ -80,7 +80,7 @@ type builder struct {
 	// rowHint is how many rows to make room for at first (0: none).
 	rowHint int
 	// noLocals: the functions' local variables are not looked at (no
-	// LocalSlots, AggregateLocals, AggregateFrom, AggregateScopes).
+	// LocalSlots, ScopedSlots, AggregateLocals, AggregateFrom, AggregateScopes).
 	noLocals bool
 }
 
@@ -230,8 +230,19 @@ func (b *builder) unit(r *dwarf.Reader) error {
 		cur := int32(-1)
 		if e.Tag == dwarf.TagVariable && parent >= 0 && b.t.scopes[parent].subprogram && !b.noLocals {
 			if off, ok := fbregOffset(e); ok {
+				// Its scope: the innermost lexical block around it, if any.
+				var scope [][2]uint64
+				for k := len(stack) - 1; k >= 0 && stack[k] != parent; k-- {
+					if blocks[k] != nil {
+						scope = blocks[k]
+						break
+					}
+				}
 				for i := len(b.t.funcs) - 1; i >= 0 && b.t.funcs[i].entry == parent; i-- {
 					b.t.funcs[i].LocalSlots = append(b.t.funcs[i].LocalSlots, off)
+					if scope != nil {
+						b.t.funcs[i].ScopedSlots = append(b.t.funcs[i].ScopedSlots, ScopedSlot{Slot: off, Scope: scope})
+					}
 				}
 			}
 		}

@@ -35,8 +35,8 @@ func (f *File) Line(pc uint64) (file string, line int, ok bool) {
 
 // Func is Table.Func for pc (the function is the unit's own copy), but
 // for the function's local variables, which it does not know:
-// LocalSlots, AggregateLocals, AggregateFrom and AggregateScopes are
-// empty.
+// LocalSlots, ScopedSlots, AggregateLocals, AggregateFrom and
+// AggregateScopes are empty.
 func (f *File) Func(pc uint64) (Func, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

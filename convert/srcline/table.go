@@ -52,6 +52,9 @@ type Func struct {
 	// LocalSlots are the frame-base offsets (DW_OP_fbreg) of the
 	// function's named local variables that live in its frame (-O0).
 	LocalSlots []int64
+	// ScopedSlots are those of LocalSlots declared in a nested lexical
+	// block, with the block's address ranges.
+	ScopedSlots []ScopedSlot
 	// Part is the index of this range among its function's: 0 for the
 	// first (the part holding the entry, where gcc split off cold code),
 	// whose Low is MainLow.
@@ -227,4 +230,11 @@ func Open(path string) (*Table, error) {
 	}
 	defer f.Close()
 	return New(f)
+}
+
+// ScopedSlot is a local variable of a nested lexical block: its
+// frame-base offset and the block's address ranges.
+type ScopedSlot struct {
+	Slot  int64
+	Scope [][2]uint64
 }

@@ -277,7 +277,7 @@ func encodeTable(t *Table) ([]byte, bool) {
 	e.uvarint(uint64(len(t.funcs)))
 	for i := range t.funcs {
 		fn := &t.funcs[i]
-		if fn.AggregateLocals || fn.AggregateFrom != 0 || len(fn.AggregateScopes) > 0 || len(fn.LocalSlots) > 0 {
+		if fn.AggregateLocals || fn.AggregateFrom != 0 || len(fn.AggregateScopes) > 0 || len(fn.LocalSlots) > 0 || len(fn.ScopedSlots) > 0 {
 			return nil, false
 		}
 		e.str(fn.Name)
