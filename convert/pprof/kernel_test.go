@@ -38,25 +38,11 @@ func TestPTKernelMatchesPerf(t *testing.T) {
 			wo := c.wo
 			wo.Kernel, wo.KernelSeed = k, 3
 			data, _ := emulatePTWith(t, record.Options{WriteOptions: wo}, bin, "10", "2")
-
 			p, err := Convert(data, Options{Granularity: Function})
 			if err != nil {
 				t.Fatal(err)
 			}
-			flat, cum := map[string]int64{}, map[string]int64{}
-			var total int64
-			for _, s := range p.Sample {
-				v := s.Value[0]
-				total += v
-				flat[leafName(s.Location[0])] += v
-				seen := map[string]bool{}
-				for _, l := range s.Location {
-					if n := leafName(l); !seen[n] {
-						seen[n] = true
-						cum[n] += v
-					}
-				}
-			}
+			flat, cum, total := functionInsns(p)
 			want := perfFlatInsns(t, data)
 			bad := 0
 			for name, n := range want {

@@ -126,6 +126,26 @@ func perfChildrenItrace(t *testing.T, data, itrace string) map[string]float64 {
 	return m
 }
 
+// functionInsns returns a function-granularity profile's instructions by
+// function: flat (the leaf's), cumulative (once per sample for each
+// function on its stack) and in all.
+func functionInsns(p *profile.Profile) (flat, cum map[string]int64, total int64) {
+	flat, cum = map[string]int64{}, map[string]int64{}
+	for _, s := range p.Sample {
+		v := s.Value[0]
+		total += v
+		flat[leafName(s.Location[0])] += v
+		seen := map[string]bool{}
+		for _, l := range s.Location {
+			if n := leafName(l); !seen[n] {
+				seen[n] = true
+				cum[n] += v
+			}
+		}
+	}
+	return flat, cum, total
+}
+
 func leafName(l *profile.Location) string {
 	if len(l.Line) == 0 {
 		return "[unknown]"
@@ -161,22 +181,7 @@ func TestPTInstructionsMatchPerf(t *testing.T) {
 			if p.SampleType[0].Type != "instructions" || p.SampleType[1].Type != "branches" {
 				t.Fatalf("sample types %v", p.SampleType)
 			}
-			flat := map[string]int64{}
-			cum := map[string]int64{}
-			var total int64
-			for _, s := range p.Sample {
-				v := s.Value[0]
-				total += v
-				flat[leafName(s.Location[0])] += v
-				seen := map[string]bool{}
-				for _, l := range s.Location {
-					n := leafName(l)
-					if !seen[n] {
-						seen[n] = true
-						cum[n] += v
-					}
-				}
-			}
+			flat, cum, total := functionInsns(p)
 			if uint64(total) != insns {
 				t.Errorf("profile has %d instructions, the recorder traced %d", total, insns)
 			}
