@@ -156,7 +156,14 @@ func TestMain(m *testing.M) {
 // BenchmarkLoadReportLarge is gcov's fixed cost on a large program: Load,
 // an empty Report and the .gcov text of a generated -g -O0 program of 3000
 // functions (about 1.4 MB), which decode and report every function.
-func BenchmarkLoadReportLarge(b *testing.B) {
+func BenchmarkLoadReportLarge(b *testing.B) { benchLoadReport(b, "-O0") }
+
+// BenchmarkLoadReportLargeO2 is BenchmarkLoadReportLarge built -O2, where
+// the line model of optimised code reads the source (findRowless).
+func BenchmarkLoadReportLargeO2(b *testing.B) { benchLoadReport(b, "-O2") }
+
+// benchLoadReport is BenchmarkLoadReportLarge built with opt.
+func benchLoadReport(b *testing.B, opt string) {
 	gcc, err := exec.LookPath("gcc")
 	if err != nil {
 		b.Skip("gcc not installed")
@@ -166,7 +173,7 @@ func BenchmarkLoadReportLarge(b *testing.B) {
 	if err := os.WriteFile(src, largeProgram(3000), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	if out, err := exec.Command(gcc, "-g", "-O0", "-o", bin, src).CombinedOutput(); err != nil {
+	if out, err := exec.Command(gcc, "-g", opt, "-o", bin, src).CombinedOutput(); err != nil {
 		b.Fatalf("gcc: %v\n%s", err, out)
 	}
 	b.ReportAllocs()

@@ -39,15 +39,7 @@ func (p *Program) findForwarded() {
 	for i, k := range p.lines {
 		lineIdx[k] = int32(i)
 	}
-	for fi := range p.funcs {
-		fn := &p.funcs[fi]
-		if fn.optimized || !fn.hasCode {
-			continue
-		}
-		src := p.source(fn.file)
-		if src == nil {
-			continue
-		}
+	p.eachO0Source(func(fn *function, src []string) {
 		// Instructions per line of the function.
 		n := map[int32]int{}
 		for k := fn.first; k < fn.end; k++ {
@@ -98,6 +90,19 @@ func (p *Program) findForwarded() {
 				}
 			}
 		}
+	})
+}
+
+// eachO0Source calls f with each -O0 function with code and its source.
+func (p *Program) eachO0Source(f func(fn *function, src []string)) {
+	for fi := range p.funcs {
+		fn := &p.funcs[fi]
+		if fn.optimized || !fn.hasCode {
+			continue
+		}
+		if src := p.source(fn.file); src != nil {
+			f(fn, src)
+		}
 	}
 }
 
@@ -141,15 +146,7 @@ func ifChainBefore(src []string, ln int32) int32 {
 // enters it (gcc merged the arm's block into it), with the if's line
 // (a continue's prediction).
 func (p *Program) findScopeExits() {
-	for fi := range p.funcs {
-		fn := &p.funcs[fi]
-		if fn.optimized || !fn.hasCode {
-			continue
-		}
-		src := p.source(fn.file)
-		if src == nil {
-			continue
-		}
+	p.eachO0Source(func(fn *function, src []string) {
 		last := map[int32]int{} // source line -> its last instruction
 		for k := fn.first; k < fn.end; k++ {
 			if g := p.insns[k].gline; g >= 0 && p.lines[g].file == fn.file {
@@ -179,7 +176,7 @@ func (p *Program) findScopeExits() {
 				p.graphPre[k+1] = append(p.graphPre[k+1], ls...)
 			}
 		}
-	}
+	})
 }
 
 // jumpedTo reports whether a jump of fn goes to instruction k.

@@ -233,6 +233,35 @@ func (p *Program) assignOptimized(fn *function, rows []srcline.Row, intern func(
 	fn.hasCode = true
 }
 
+// thenReturnBeforeReturn reports whether line ln of src is a return
+// alone in the then branch of an if (without braces) that the function's
+// return of a constant or variable follows (`if (c) return x; return y;`).
+// Both returns only give the return value's PHI an argument, and both
+// successors of the if's block go to the PHI's block: one edge from the
+// if's block can go straight there, the other keeps a block of its own,
+// which gcov counts. gcc keeps the then branch's (the else side's edge
+// goes straight to the join).
+func thenReturnBeforeReturn(src []string, ln int32) bool {
+	prev, next := prevCodeLine(src, ln), nextCodeLine(src, ln)
+	if prev < 1 || next < 1 || !ifNoBrace.MatchString(src[prev-1]) || indent(src[prev-1]) >= indent(src[ln-1]) {
+		return false
+	}
+	return returnLiteral.MatchString(src[next-1]) && indent(src[next-1]) == indent(src[prev-1])
+}
+
+// nextCodeLine returns the first line after ln of src that is not blank
+// nor a comment, or 0.
+func nextCodeLine(src []string, ln int32) int32 {
+	for l := ln + 1; int(l) <= len(src); l++ {
+		t := strings.TrimSpace(src[l-1])
+		if t == "" || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "*") {
+			continue
+		}
+		return l
+	}
+	return 0
+}
+
 // promotedLine reports whether line ln of src, which has line-table rows
 // in a function but none of them is_stmt, holds a statement gcov counts:
 // an assignment, a call or an if (rowlessStmt), or the continuation of a
@@ -247,11 +276,14 @@ func promotedLine(src []string, ln int32) bool {
 		return false
 	}
 	text := src[ln-1]
-	if declStart.MatchString(text) || returnStmt.MatchString(text) || isLabel(text) || elseHead.MatchString(text) ||
+	if returnStmt.MatchString(text) && thenReturnBeforeReturn(src, ln) {
+		return true
+	}
+	if isDeclStart(text) || returnStmt.MatchString(text) || isLabel(text) || elseHead.MatchString(text) ||
 		blockConst(src, ln) {
 		return false
 	}
-	if rowlessStmt.MatchString(text) {
+	if isRowlessStmt(text) {
 		return true
 	}
 	prev := prevCodeLine(src, ln)

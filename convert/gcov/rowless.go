@@ -24,9 +24,6 @@ import (
 var rowlessStmt = newLazyRegexp(`^\s*(return\b[^;]*;|goto\s+\w+\s*;|if\s*\(.*|` +
 	`\**[A-Za-z_][\w.\->\[\]*]*\s*(=|\+=|-=|\*=|/=|%=|\|=|&=|\^=|<<=|>>=|\+\+|--)(?:[^=].*)?;|[A-Za-z_]\w*\s*\(.*\)\s*;)\s*(//.*|/\*.*)?$`)
 
-// declStart matches a line that starts a declaration.
-var declStart = newLazyRegexp(`^\s*(int|long|short|char|float|double|unsigned|signed|const|static|struct|union|enum|void|size_t|_Bool|bool)\b`)
-
 var returnStmt = newLazyRegexp(`^\s*return\b`)
 
 var gotoStmt = newLazyRegexp(`^\s*goto\s+(\w+)\s*;`)
@@ -176,7 +173,7 @@ func (p *Program) findRowless() {
 					}
 				case has[start] && entryDecl(src, start, end, ln):
 					ref = start
-				case declStart.MatchString(text) || !rowlessStmt.MatchString(text):
+				case isDeclStart(text) || !isRowlessStmt(text):
 					continue
 				case (returns > 1 || strings.TrimSpace(text) == "return;") && returnLiteral.MatchString(text):
 					continue
@@ -531,6 +528,9 @@ func (p *Program) findPhiArgs(src []string, file, start, end int32, cxx bool, ge
 			hide(ln)
 			continue
 		}
+		if strings.IndexByte(src[ln-1], '=') < 0 || strings.IndexByte(src[ln-1], ';') < 0 {
+			continue // (what constAssign needs)
+		}
 		m := constAssign.FindStringSubmatch(src[ln-1])
 		if m == nil {
 			continue
@@ -611,6 +611,17 @@ func anyUse(s, name string, ok func(before, after string) bool) bool {
 var constDecl = newLazyRegexp(`^\s*(?:unsigned\s+|signed\s+)?(?:int|long|short|char|unsigned|bool|_Bool|size_t|double|float|enum\s+\w+)\b\s*([A-Za-z_]\w*)\s*=\s*(?:-?\d[\w.]*|'[^']*'|[A-Z_][A-Z0-9_]*|NULL|false|true)\s*;\s*(?://.*|/\*.*)?$`)
 
 // loopHead matches a line that starts a loop.
+// mayBeConstDecl reports what constDecl needs of s: a first word that
+// can start its type, and an '=' and a ';'.
+func mayBeConstDecl(s string) bool {
+	i := skipSpace(s, 0)
+	switch s[i:skipWord(s, i)] {
+	case "unsigned", "signed", "int", "long", "short", "char", "bool", "_Bool", "size_t", "double", "float", "enum":
+		return strings.IndexByte(s, '=') >= 0 && strings.IndexByte(s, ';') >= 0
+	}
+	return false
+}
+
 var loopHead = newLazyRegexp(`^\s*(?:\}\s*)?(?:for|while|do)\b`)
 
 // entryDecl reports whether line ln of the function from start to end
@@ -622,6 +633,9 @@ var loopHead = newLazyRegexp(`^\s*(?:\}\s*)?(?:for|while|do)\b`)
 // block; the binary keeps no row for it (the constant is a register's
 // initial value, often merged into other code).
 func entryDecl(src []string, start, end, ln int32) bool {
+	if !mayBeConstDecl(src[ln-1]) {
+		return false
+	}
 	m := constDecl.FindStringSubmatch(src[ln-1])
 	if m == nil {
 		return false
@@ -632,7 +646,7 @@ func entryDecl(src []string, start, end, ln int32) bool {
 		if t == "" || t == "{" {
 			continue
 		}
-		if indent(src[l-1]) != in || !declStart.MatchString(src[l-1]) || strings.ContainsAny(t, "{}?") ||
+		if indent(src[l-1]) != in || !isDeclStart(src[l-1]) || strings.ContainsAny(t, "{}?") ||
 			strings.Contains(t, "&&") || strings.Contains(t, "||") {
 			// Control flow before it: not the entry block.
 			return false
@@ -756,9 +770,17 @@ var (
 // MIN_EXPR or MAX_EXPR of it on the if's line before gcov's
 // instrumentation, so the assignment's line has no code for gcov.
 func isMinMaxAbs(head, text, next string) string {
+	// (What the patterns need, tested first: most lines are neither.)
+	if !strings.HasPrefix(strings.TrimLeft(head, " \t\n\f\r"), "if") || !strings.ContainsAny(head, "<>") ||
+		strings.IndexByte(text, '=') < 0 || strings.IndexByte(text, ';') < 0 {
+		return ""
+	}
 	h := ifCompare.FindStringSubmatch(head)
+	if h == nil {
+		return ""
+	}
 	a := minMaxAssign.FindStringSubmatch(text)
-	if h == nil || a == nil || elseHead.MatchString(next) {
+	if a == nil || elseHead.MatchString(next) {
 		return ""
 	}
 	x, y, dst, neg, val := h[1], h[3], a[1], a[2] == "-", a[3]
