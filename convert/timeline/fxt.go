@@ -96,7 +96,7 @@ const (
 )
 
 // fxtMaxCached is the most argument words a cached record holds
-// (cachedEvent writes that many).
+// (fxtRecord.put writes that many).
 const fxtMaxCached = 6
 
 type fxtRecord struct {
@@ -106,7 +106,7 @@ type fxtRecord struct {
 	epoch     uint32
 	hdr       uint64 // the header word but type and thread
 	nw        int
-	words     [fxtMaxCached]uint64
+	words     [8 * fxtMaxCached]byte // the argument words, as written
 }
 
 type fxtTrack struct{ pid, tid int32 }
@@ -315,11 +315,22 @@ func (f *FXT) event(typ uint64, t Track, ts uint64, cat, name Str, args []Arg, e
 		}
 		w := f.buf[at+16:]
 		e.nw = len(w) / 8
-		for k := range e.nw {
-			e.words[k] = binary.LittleEndian.Uint64(w[8*k:])
-		}
+		copy(e.words[:], w)
 	}
 	f.done()
+}
+
+// put appends the record of e to buf, whose capacity has room for
+// fxtMaxCached words after its header and time: its header with the type
+// and thread th, and time ts. It copies all the words (one move of a
+// fixed size, one bounds check) and keeps the record's.
+func (e *fxtRecord) put(buf []byte, th, ts uint64) []byte {
+	n := len(buf)
+	b := buf[n : n+16+8*fxtMaxCached]
+	binary.LittleEndian.PutUint64(b, e.hdr|th)
+	binary.LittleEndian.PutUint64(b[8:], ts)
+	*(*[8 * fxtMaxCached]byte)(b[16:]) = e.words
+	return buf[:n+16+8*e.nw]
 }
 
 func recentIdx(cat, name Str) uint32 {
@@ -327,11 +338,8 @@ func recentIdx(cat, name Str) uint32 {
 }
 
 // cachedEvent writes a Begin or End record (typ) as event would, from
-// recent, and reports whether it could. It writes all fxtMaxCached words
-// of the entry (the buffer has room: done flushes it well before its
-// capacity) and keeps those of the record: the stores need no loop and
-// one bounds check. (A cached record refers to no string it defines: the
-// string table's gen need not move.)
+// recent, and reports whether it could. (A cached record refers to no
+// string it defines: the string table's gen need not move.)
 func (f *FXT) cachedEvent(typ uint64, t Track, ts uint64, cat, name Str, args []Arg) bool {
 	e := &f.recent[recentIdx(cat, name)]
 	if e.name != name || e.cat != cat || e.epoch != f.epoch || e.nargs != len(args) || len(args) > 0 && e.args != &args[0] {
@@ -344,17 +352,7 @@ func (f *FXT) cachedEvent(typ uint64, t Track, ts uint64, cat, name Str, args []
 	if n+16+8*fxtMaxCached > cap(f.buf) {
 		return false // (not reached: done leaves room)
 	}
-	b := f.buf[n : n+16+8*fxtMaxCached]
-	le := binary.LittleEndian
-	le.PutUint64(b, e.hdr|typ<<16|uint64(f.tidx[t])<<24)
-	le.PutUint64(b[8:], ts)
-	le.PutUint64(b[16:], e.words[0])
-	le.PutUint64(b[24:], e.words[1])
-	le.PutUint64(b[32:], e.words[2])
-	le.PutUint64(b[40:], e.words[3])
-	le.PutUint64(b[48:], e.words[4])
-	le.PutUint64(b[56:], e.words[5])
-	f.buf = f.buf[:n+16+8*e.nw]
+	f.buf = e.put(f.buf, typ<<16|uint64(f.tidx[t])<<24, ts)
 	if len(f.buf) >= fxtFlushAt {
 		f.flush()
 	}

@@ -1,9 +1,6 @@
 package timeline
 
-import (
-	"encoding/binary"
-	"math/bits"
-)
+import "math/bits"
 
 // The output stage of a thread: timed ops become records, the cuts the
 // options ask for are applied, and the records go to the Writer in time
@@ -202,9 +199,13 @@ func (o *output) between(q []op, t0, t1, p0, p1 uint64) {
 	c := o.tl
 	f, tr, base := c.fxt, o.th.track, c.base
 	sp := newSpan(t0, t1, p0, p1)
+	timed := 0 // q[:timed] have their times (fxtFast)
 	for i := 0; i < len(q); i++ {
 		if f != nil && !slowOnly {
-			if i = o.fxtFast(q, i, &sp); i == len(q) {
+			if timed <= i {
+				timed = i + times(q[i:], &sp, o.last)
+			}
+			if i = o.fxtFast(q, i, timed); i == len(q) {
 				break
 			}
 		}
@@ -245,43 +246,72 @@ func (o *output) between(q []op, t0, t1, p0, p1 uint64) {
 	}
 }
 
-// fxtFast is between's loop for the Begin and End ops of q from i whose
-// records FXT has in its recent cache (FXT.cachedEvent), in one function
-// without calls: it writes them as between would and returns where it
-// stopped (at any other op, or one whose record is not cached).
-func (o *output) fxtFast(q []op, i int, sp *span) int {
+// fxtFast is between's loop for the Begins and Ends q[i:end], which
+// times has timed: it writes them as between would while FXT has their
+// records in its recent cache (FXT.cachedEvent), in a loop without calls,
+// and returns where it stopped (end, or an op whose record is not
+// cached).
+func (o *output) fxtFast(q []op, i, end int) int {
 	c := o.tl
 	f := c.fxt
 	if tr := o.th.track; int(tr) >= len(f.tidx) || f.tidx[tr] == 0 {
 		return i // the thread record first (FXT.event)
 	}
 	thr := uint64(f.tidx[o.th.track]) << 24
-	base, epoch := c.base, f.epoch
-	last, open := o.last, o.open
-	var slices, before int64
+	open := o.open
 	buf := f.buf
-	le := binary.LittleEndian
-	for ; i < len(q); i++ {
+	for ; i < end; i++ {
 		op := &q[i]
-		if op.timed || op.kind != opBegin && op.kind != opEnd {
+		if op.kind == opEnd && open == 0 {
+			o.last = op.t // an End with no slice open
+			continue
+		}
+		name := op.name
+		if op.info != nil && op.info.name != 0 {
+			name = op.info.name // a call whose target was learnt late
+		}
+		var args []Arg
+		typ := uint64(fxtEnd)
+		if op.kind == opBegin {
+			args, typ = op.info.argList(), fxtBegin
+		}
+		e := &f.recent[recentIdx(op.cat, name)]
+		if e.name != name || e.cat != op.cat || e.epoch != f.epoch || e.nargs != len(args) || len(args) > 0 && e.args != &args[0] {
 			break
 		}
-		var e *fxtRecord
-		var typ uint64
-		if op.kind == opBegin || open > 0 {
-			name := op.name
-			if op.info != nil && op.info.name != 0 {
-				name = op.info.name // a call whose target was learnt late
+		t := op.t
+		o.last = t
+		if typ == fxtBegin {
+			open++
+			if t < c.base {
+				c.sum.BeforeBase++
 			}
-			var args []Arg
-			typ = fxtEnd
-			if op.kind == opBegin {
-				args, typ = op.info.argList(), fxtBegin
-			}
-			e = &f.recent[recentIdx(op.cat, name)]
-			if e.name != name || e.cat != op.cat || e.epoch != epoch || e.nargs != len(args) || len(args) > 0 && e.args != &args[0] {
-				break
-			}
+			c.sum.Slices++
+		} else {
+			open--
+		}
+		// (The buffer has room: it is flushed once past fxtFlushAt,
+		// well before its capacity.)
+		buf = e.put(buf, typ<<16|thr, t-min(t, c.base))
+		if len(buf) >= fxtFlushAt {
+			f.buf = buf
+			f.flush()
+			buf = f.buf
+		}
+	}
+	f.buf = buf
+	o.open = open
+	return i
+}
+
+// times sets the time of the Begins and Ends at the start of q, as
+// between would (sp.at(op.pos), never before the last), and returns how
+// many there are.
+func times(q []op, sp *span, last uint64) int {
+	for i := range q {
+		op := &q[i]
+		if op.timed || op.kind != opBegin && op.kind != opEnd {
+			return i
 		}
 		// sp.at(op.pos), inline.
 		var t uint64
@@ -302,48 +332,10 @@ func (o *output) fxtFast(q []op, i int, sp *span) int {
 			}
 			t = sp.t0 + q
 		}
-		t = max(t, last)
-		last = t
-		if e == nil {
-			continue // an End with no slice open
-		}
-		if op.kind == opBegin {
-			open++
-			if t < base {
-				before++
-			}
-			slices++
-		} else {
-			open--
-		}
-		n := len(buf)
-		if n+16+8*fxtMaxCached > cap(buf) {
-			f.buf = buf
-			f.flush() // (not reached: the buffer is flushed well before)
-			buf = f.buf
-			n = 0
-		}
-		b := buf[n : n+16+8*fxtMaxCached]
-		le.PutUint64(b, e.hdr|typ<<16|thr)
-		le.PutUint64(b[8:], t-min(t, base))
-		le.PutUint64(b[16:], e.words[0])
-		le.PutUint64(b[24:], e.words[1])
-		le.PutUint64(b[32:], e.words[2])
-		le.PutUint64(b[40:], e.words[3])
-		le.PutUint64(b[48:], e.words[4])
-		le.PutUint64(b[56:], e.words[5])
-		buf = buf[:n+16+8*e.nw]
-		if len(buf) >= fxtFlushAt {
-			f.buf = buf
-			f.flush()
-			buf = f.buf
-		}
+		last = max(t, last)
+		op.t = last
 	}
-	f.buf = buf
-	o.last, o.open = last, open
-	c.sum.Slices += slices
-	c.sum.BeforeBase += before
-	return i
+	return len(q)
 }
 
 // lastWritten is the time of the last record that went out or waits.
