@@ -335,6 +335,8 @@ func (w *bulkWalker) walkAgg(b *ptperf.BulkWalk) {
 			}
 			in.used, in.refills, in.walked, in.passed = 0, 0, 0, 0
 			in.lastTNT, in.sampled, in.tookBit, in.notTaken = 0, 0, 0, 0
+			tipIP, tipOK := b.LastIP()
+			in.tipIP, in.tipOK, in.tips = tipIP, boolU32(tipOK), 0
 			b.Stack = stack
 			var stop bool
 			tip, stop = aw.mid(&in, b, false)

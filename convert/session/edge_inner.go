@@ -39,6 +39,15 @@ type aggInner struct {
 	sampled        uint32
 	tookBit        uint32
 	notTaken       uint32
+
+	// mid's (edge_mid.go), which reads TIP packets from more too, and
+	// counts them in refills (lastTNT the last one's first byte): the
+	// first byte of the packet before the last (prevC), the last TIP's
+	// payload (tipPl) and whether one was read since the decoder was
+	// synchronised (tips); the decoder's last IP (tipIP), and whether a
+	// TIP's target passes (tipOK: BulkWalk.LastIP).
+	tipIP, tipPl       uint64
+	prevC, tips, tipOK uint32
 }
 
 // walkGo is the inner loop (aggInnerWalk's assembly is the same, step for

@@ -29,10 +29,15 @@ func (w *aggWalk) mid(in *aggInner, b *ptperf.BulkWalk, tip bool) (bool, bool) {
 		if !tip {
 			// (The inner loop keeps noProg as a flag: 0 or 1 after a
 			// block it walked, as it was else.)
-			np, walked := in.noProg, in.walked
+			np, walked, r0, c0 := in.noProg, in.walked, in.refills, in.lastTNT
 			aggInnerWalk(in)
 			if in.walked == walked {
 				in.noProg = np
+			}
+			if k := in.refills - r0; k == 1 {
+				in.prevC = c0
+			} else if k > 1 {
+				in.prevC = 4 // (a TNT-8)
 			}
 		}
 		ri := in.next
@@ -44,18 +49,22 @@ func (w *aggWalk) mid(in *aggInner, b *ptperf.BulkWalk, tip bool) (bool, bool) {
 			break
 		}
 		if !tip && in.tnt == 1<<63 {
-			// The bits ran out and no TNT-8 follows: the next packet,
-			// from the decoder (the general loop's b.Next).
+			// The bits ran out and no TNT-8 follows: a TIP for an
+			// indirect branch here is read and taken here, as the
+			// decoder's Next would (twice: the TIP, then its target)
+			// and the general loop between; any other packet comes
+			// from the decoder.
+			if (r.kind == aggRet || r.kind == aggInd) && in.tipOK != 0 && w.takeTIP(in, b, r, ri) {
+				continue
+			}
 			w.sync(in, b)
 			b.IP, b.Payload, b.Count, b.NoProgress, b.Insns = in.ip, 0, 0, int(in.noProg), in.insns
 			if !b.Next() {
 				in.sstate = boolU32(b.SampleState())
 				return false, true
 			}
-			in.sstate = boolU32(b.SampleState())
+			w.afterNext(in, b)
 			if !b.TIP {
-				in.tnt = b.Payload | 1<<(63-uint(b.Count))
-				in.more, in.used = b.More(), 0
 				continue
 			}
 			tip = true
@@ -119,12 +128,12 @@ func (w *aggWalk) mid(in *aggInner, b *ptperf.BulkWalk, tip bool) (bool, bool) {
 			}
 			b.PendTo = 0
 			in.ip, tip = b.IP, b.TIP
-			in.tnt = b.Payload | 1<<(63-uint(b.Count))
-			in.sstate = boolU32(b.SampleState())
 			if !more {
+				in.tnt = b.Payload | 1<<(63-uint(b.Count))
+				in.sstate = boolU32(b.SampleState())
 				return tip, true
 			}
-			in.more, in.used = b.More(), 0
+			w.afterNext(in, b)
 		case r.kind == aggRet:
 			// A compressed return: the bit taken, the return address
 			// popped.
@@ -169,11 +178,66 @@ func (w *aggWalk) passed(in *aggInner, ri int32, to uint64) {
 	in.ip, in.next = to, next
 }
 
+// takeTIP reads the TIP packet after the bits that ran out, if more holds
+// one (after PADs), and takes its target at the indirect branch of record
+// ri (r) at in.ip: the general loop's walk in TIP mode and the decoder's
+// two Nexts, which read the TIP and take its target (which passes:
+// in.tipOK). It reports false, having changed nothing, where more holds
+// no such TIP.
+func (w *aggWalk) takeTIP(in *aggInner, b *ptperf.BulkWalk, r *aggRec, ri int32) bool {
+	k := in.used
+	for k < uint64(len(in.more)) && in.more[k] == 0 {
+		k++ // PADs
+	}
+	if k >= uint64(len(in.more)) {
+		return false
+	}
+	to, pl, size, ok := ptperf.TIPTarget(in.more[k:], in.tipIP)
+	if !ok {
+		return false
+	}
+	c := in.more[k]
+	if in.refills != 0 {
+		in.prevC = in.lastTNT
+	}
+	in.used, in.refills, in.lastTNT = k+uint64(size), in.refills+1, uint32(c)
+	in.tipPl, in.tipIP, in.tips = pl, to, 1
+	e := r.e
+	w.walked(in, r)
+	in.noProg = 0
+	if e.in.Op == ptperf.OpCall {
+		b.Stack = append(b.Stack, in.ip+uint64(r.ft))
+	} else if e.in.Op == ptperf.OpRet {
+		// walkInsn pops at every return.
+		b.RetAddr, b.Popped = 0, true
+		if n := len(b.Stack); n > 0 {
+			b.RetAddr = b.Stack[n-1]
+			b.Stack = b.Stack[:n-1]
+		}
+	}
+	// The packet read (the sample time taken: Next at the end of the
+	// bits), the target taken (stInSync, a state passed).
+	in.sstate = 1
+	w.passed(in, ri, to)
+	return true
+}
+
+// afterNext takes the decoder's state after its Next read a packet (not
+// a TIP's target at the end of the walk).
+func (w *aggWalk) afterNext(in *aggInner, b *ptperf.BulkWalk) {
+	in.tnt = b.Payload | 1<<(63-uint(b.Count))
+	in.sstate = boolU32(b.SampleState())
+	in.more, in.used = b.More(), 0
+	in.tipIP, _ = b.LastIP()
+}
+
 // sync hands what the inner loop did since the last sync to the decoder:
-// the TNT-8 packets it read, the branch states it passed, the sample time.
+// the TNT-8 and TIP packets it read, the branch states it passed, the
+// sample time.
 func (w *aggWalk) sync(in *aggInner, b *ptperf.BulkWalk) {
 	if in.refills != 0 {
-		b.TNT8(int(in.used), int(in.refills), byte(in.lastTNT))
+		b.Packets(int(in.used), int(in.refills), byte(in.lastTNT), byte(in.prevC), in.tipPl, in.tips != 0, in.tipIP)
+		in.tips = 0
 	}
 	if in.notTaken != 0 {
 		b.NotTaken = true

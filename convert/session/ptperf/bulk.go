@@ -214,6 +214,66 @@ func (w *BulkWalk) TNT8(used, n int, c byte) {
 	d.pktLen, d.step = 1, 1
 }
 
+// Packets is TNT8 for a Walker that also read TIP packets from More
+// itself (TIPTarget) and took their targets at indirect branches, as Next
+// would: it read n TNT-8 or TIP packets there, in its first used bytes, the
+// last of them starting with byte c (a TIP's payload pl), the one before
+// it with byte prev (when n > 1); lastIP is the last IP after them, where
+// tip says a TIP was read.
+func (w *BulkWalk) Packets(used, n int, c, prev byte, pl uint64, tip bool, lastIP uint64) {
+	d := w.d
+	if n > 1 {
+		d.lastPacketKind = packet.KindTNT8
+		if prev&1 != 0 {
+			d.lastPacketKind = packet.KindTIP
+		}
+	} else {
+		d.lastPacketKind = d.pkt.Kind
+	}
+	if c&1 == 0 {
+		d.pkt = tnt8Packets[c]
+	} else {
+		d.pkt = tipPackets[c>>5]
+		d.pkt.Payload = pl
+	}
+	size := int(d.pkt.Size)
+	adv := d.step + used - size
+	d.pos += uint64(adv)
+	d.buf = d.buf[adv:]
+	d.pktLen, d.step = size, size
+	if tip {
+		// setLastIP, and walkTIP's updateNR at each target.
+		d.lastIP, d.haveLastIP = lastIP, true
+		d.nextNR = d.pipNR
+	}
+}
+
+// LastIP returns the decoder's last IP, the base of the next TIP's
+// compressed IP, and whether the target of a TIP the walk takes passes
+// (BulkWalk.Pass, and the NR state that Next checks at each target).
+func (w *BulkWalk) LastIP() (uint64, bool) {
+	d := w.d
+	return d.lastIP, w.Pass && d.nr == d.pipNR
+}
+
+// TIPTarget decodes the TIP packet at the start of b, as bulkPacket does
+// (at least 9 bytes: else it reports false), with the last IP last: its
+// target, its payload and its size. It reports false for anything else
+// (another packet, a suppressed or reserved IP compression).
+func TIPTarget(b []byte, last uint64) (ip, pl uint64, size int, ok bool) {
+	if len(b) < 9 || b[0]&0x1f != 0x0d {
+		return 0, 0, 0, false
+	}
+	t := &tipPackets[b[0]>>5]
+	if t.Size == 0 {
+		return 0, 0, 0, false
+	}
+	p := *t
+	p.Payload = binary.LittleEndian.Uint64(b[1:9]) & tipMasks[b[0]>>5]
+	ip = calcIP(&p, last)
+	return ip, p.Payload, int(t.Size), true
+}
+
 // tipPackets holds, per IP compression, the TIP packet without its
 // payload when the compression carries one (else a zero Packet); tipMasks
 // the payload's bits in the 8 bytes after the packet's first.
