@@ -94,7 +94,7 @@ func (w *aggWalk) mid(in *aggInner, b *ptperf.BulkWalk, tip bool) (bool, bool) {
 			if r.kind == aggCall && r.rel != 0 {
 				b.Stack = append(b.Stack, ft)
 			}
-			w.passed(in, ri, to)
+			w.passed(in, r, ri, to)
 		case tip:
 			// An indirect branch takes the TIP's target.
 			if r.kind != aggRet && r.kind != aggInd {
@@ -148,7 +148,7 @@ func (w *aggWalk) mid(in *aggInner, b *ptperf.BulkWalk, tip bool) (bool, bool) {
 			b.Stack = b.Stack[:n-1]
 			in.tnt <<= 1
 			in.tookBit, in.sstate = 1, 1
-			w.passed(in, ri, to)
+			w.passed(in, r, ri, to)
 		default:
 			return false, false
 		}
@@ -168,10 +168,20 @@ func (w *aggWalk) walked(in *aggInner, r *aggRec) {
 	in.insns += r.e.cnt
 }
 
-// passed counts the block of record ri at in.ip, whose branch went to to
-// (a state skipped), and moves on there.
-func (w *aggWalk) passed(in *aggInner, ri int32, to uint64) {
-	next := w.moved(ri, in.ip, to)
+// passed counts the block of record ri (r) at in.ip, whose branch went to
+// to (a state skipped), and moves on there.
+func (w *aggWalk) passed(in *aggInner, r *aggRec, ri int32, to uint64) {
+	var next int32
+	switch op := r.e.in.Op; {
+	case op == ptperf.OpRet:
+		next = w.movedRet(r, ri, in.ip, to)
+	case op == ptperf.OpCall:
+		next = w.movedCall(r, ri, in.ip, to)
+	case r.kind == aggInd && to-w.lo < w.span:
+		next = w.movedJmp(r, ri, to)
+	default:
+		next = w.moved(ri, in.ip, to)
+	}
 	in.passed++
 	in.sampled |= in.sstate
 	in.last, in.lastIP, in.pending = ri, in.ip, 0
@@ -218,7 +228,7 @@ func (w *aggWalk) takeTIP(in *aggInner, b *ptperf.BulkWalk, r *aggRec, ri int32)
 	// The packet read (the sample time taken: Next at the end of the
 	// bits), the target taken (stInSync, a state passed).
 	in.sstate = 1
-	w.passed(in, ri, to)
+	w.passed(in, r, ri, to)
 	return true
 }
 
@@ -270,4 +280,61 @@ func loopCheck(b *ptperf.BulkWalk, noProg int, to uint64) bool {
 		}
 	}
 	return true
+}
+
+// movedCall is moved for a call (mid's: the thread taken, its first
+// block counted) of record ri (r) at ip to to.
+func (w *aggWalk) movedCall(r *aggRec, ri int32, ip, to uint64) int32 {
+	s := w.s
+	e := r.e
+	r.insns += uint64(r.cnt)
+	if uint32(e.flags)&sample.FlagBranch != 0 {
+		r.taken++
+	}
+	a := s.a
+	a.After(w.t, ri)
+	a.CallTo(w.t, ip+e.bytes, r.callNC)
+	nc := w.t.NC()
+	if r.callNC != nc {
+		r.callNC, r.call = nc, 0
+	}
+	if e.in.Branch != ptperf.BrIndirect {
+		return r.call
+	}
+	if x := s.targetSlot(ri, to); x.src == ri && x.to == to && x.nc == nc {
+		return x.ri
+	}
+	return 0
+}
+
+// movedRet is moved for a return (mid's) of record ri (r) at ip to to.
+func (w *aggWalk) movedRet(r *aggRec, ri int32, ip, to uint64) int32 {
+	s := w.s
+	e := r.e
+	r.insns += uint64(r.cnt)
+	if uint32(e.flags)&sample.FlagBranch != 0 {
+		r.taken++
+	}
+	a := s.a
+	a.After(w.t, ri)
+	a.Return(w.t, ip+e.bytes, to)
+	if x := s.targetSlot(ri, to); x.src == ri && x.to == to && x.nc == w.t.NC() {
+		return x.ri
+	}
+	return 0
+}
+
+// movedJmp is moved for an indirect jump (mid's) of record ri (r) to to
+// in the walk's map.
+func (w *aggWalk) movedJmp(r *aggRec, ri int32, to uint64) int32 {
+	s := w.s
+	r.insns += uint64(r.cnt)
+	if uint32(r.e.flags)&sample.FlagBranch != 0 {
+		r.taken++
+	}
+	s.a.After(w.t, ri)
+	if x := s.targetSlot(ri, to); x.src == ri && x.to == to && x.nc == w.t.NC() {
+		return x.ri
+	}
+	return 0
 }
