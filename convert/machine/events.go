@@ -86,6 +86,14 @@ func (m *Machine) ProcessMmap(pid, tid int32, addr, length, pgoff uint64, name s
 	if cpumode == perfdata.MiscKernel || pid == -1 {
 		if strings.HasPrefix(name, "[kernel.kallsyms]") || strings.HasPrefix(name, "[guest.kernel.kallsyms") {
 			m.addKernelMap(name, addr, length, pgoff)
+			if buildIDDefined(bid) {
+				// machine__process_kernel_mmap_event: an MMAP2 with
+				// a build id (perf record --buildid-mmap) gives the
+				// kernel's, which then decides where its symbols
+				// come from (kernelSymbolsPath), as the BUILD_ID
+				// table's would.
+				m.kernelBuildID = bid
+			}
 			if m.vmPath != "" {
 				// the kernel map's load remaps it (vmlinux.go)
 				m.useVmlinux()
@@ -137,7 +145,7 @@ func (m *Machine) addModuleMap(path string, start, length uint64, bid []byte) {
 			d.Long = path
 		}
 	}
-	if bid != nil {
+	if buildIDDefined(bid) {
 		d.BuildID = bid
 	}
 	end := start + length

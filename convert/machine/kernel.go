@@ -87,3 +87,14 @@ func (m *Machine) warn(msg string) {
 		m.Warn(msg)
 	}
 }
+
+// buildIDDefined mirrors build_id__is_defined: a build id of at least one
+// byte that is not all zeros.
+func buildIDDefined(bid []byte) bool {
+	for _, b := range bid {
+		if b != 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -1,8 +1,10 @@
 package machine
 
 import (
+	"path/filepath"
 	"testing"
 
+	"github.com/perfpt/perfpt/convert/symbol"
 	"github.com/perfpt/perfpt/perfdata"
 )
 
@@ -103,5 +105,34 @@ func TestVdsoMapOffset(t *testing.T) {
 	l := m.Resolve(m.FindNewThread(7, 7), false, 0x7fff7e2b4a31)
 	if !l.HasMap || l.DSO != "[vdso]" || l.Addr != 0xa31 {
 		t.Fatalf("got %+v, want [vdso]+0xa31", l)
+	}
+}
+
+// TestKernelBuildIDFromMmap2: a kernel MMAP2 with a build id (perf record
+// --buildid-mmap, no BUILD_ID table entry) gives the kernel's build id, as
+// machine__process_kernel_mmap_event sets it: a kernel that is not the
+// running one and is not in the build-id cache has no symbols, with
+// perf's error line, instead of this machine's kallsyms.
+func TestKernelBuildIDFromMmap2(t *testing.T) {
+	defer func(n string) { hostNotes = n }(hostNotes)
+	hostNotes = filepath.Join(t.TempDir(), "notes") // no running kernel's build id
+	bid := []byte{0x18, 0x8d, 0x2a, 0x27, 0x94, 0xaa, 0x24, 0x92, 0xa4, 0x3e, 0x3e, 0x31, 0xf4, 0x9f, 0x52, 0xb4, 0x80, 0x83, 0x3e, 0x34}
+	for _, c := range []struct {
+		bid  []byte
+		warn string
+	}{
+		{bid, "No kallsyms or vmlinux with build-id 188d2a2794aa2492a43e3e31f49f52b480833e34 was found"},
+		{make([]byte, 20), ""}, // build_id__is_defined: all zeros is none
+	} {
+		m := New(&symbol.Options{BuildIDDir: t.TempDir()}, "")
+		var warns []string
+		m.Warn = func(s string) { warns = append(warns, s) }
+		m.ProcessMmap(-1, 0, 0xffffffff9b000000, 0x2560440, 0xffffffff9b000000, "[kernel.kallsyms]_text", c.bid, perfdata.MiscKernel, true)
+		if got := m.kernelSymbolsPath(); c.warn != "" && got != "" || c.warn == "" && got != hostKallsyms {
+			t.Errorf("build id %x: kernel symbols from %q", c.bid, got)
+		}
+		if c.warn != "" && (len(warns) != 1 || warns[0] != c.warn) {
+			t.Errorf("build id %x: warnings %q, want %q", c.bid, warns, c.warn)
+		}
 	}
 }
