@@ -2,6 +2,7 @@ package session
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -494,6 +495,9 @@ func (s *Session) Run(h Handler) error {
 		c := rec.Common()
 		s.stats.count(rec)
 		if s.pt != nil && c.Type < perfdata.RecordTypeUserStart {
+			if order == perfdata.FileOrder {
+				return ptNeedsOrder(c, s.f.Pipe)
+			}
 			// auxtrace__process_event runs before the tool sees the record.
 			s.pt.event(rec, h)
 		}
@@ -786,4 +790,20 @@ const protExec = 4
 func fileExists(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.Mode().IsRegular()
+}
+
+// ptNeedsOrder is perf's failure on the first record after the PT setup
+// when the events are not time-ordered (perf script --show-round-events):
+// intel_pt_process_event refuses it (-EINVAL), and the session stops with
+// its error line for the record, which in a pipe
+// (__perf_session__process_pipe_events) has no error name. The record's
+// offset is never 0 there (the AUXTRACE_INFO record came first), so Go's
+// %#x is C's.
+func ptNeedsOrder(c *perfdata.RecordCommon, pipe bool) error {
+	msg := fmt.Sprintf("Intel Processor Trace requires ordered events\n%#x [%#x]: failed to process type: %d",
+		uint64(c.Offset), c.Size, c.Type)
+	if !pipe {
+		msg += " [Invalid argument]"
+	}
+	return &perfopt.Exit{Msg: msg, Status: 234}
 }

@@ -1,0 +1,32 @@
+package runner
+
+import (
+	"bytes"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/perfpt/perfpt/convert/session"
+	"github.com/perfpt/perfpt/internal/perfopt"
+)
+
+// TestPTShowRoundRefused: --show-round-events turns the time ordering off,
+// which Intel PT decoding needs: perf script fails on the first record
+// after the PT setup with intel_pt_process_event's error and the record's
+// line (exit status 234), printing nothing (checked with perf 6.1 on
+// testdata's example and on quipper's perf.data.intel_pt-4.14, file and
+// pipe mode: the pipe's line has no error name).
+func TestPTShowRoundRefused(t *testing.T) {
+	in := filepath.Join("..", "..", "..", "testdata", "example", "primes.perf.data")
+	var out, stderr bytes.Buffer
+	err := Run(Config{Input: in, Symfs: filepath.Join("..", "..", "..", "testdata", "example", "symfs"),
+		Show: session.ShowRound | session.ShowTask}, &out, &stderr)
+	var ex *perfopt.Exit
+	const want = "Intel Processor Trace requires ordered events\n0x270 [0x30]: failed to process type: 15 [Invalid argument]"
+	if !errors.As(err, &ex) || ex.Msg != want || ex.Status != 234 {
+		t.Fatalf("got error %v, want status 234 and %q", err, want)
+	}
+	if out.Len() != 0 {
+		t.Errorf("printed %q, want nothing", out.String())
+	}
+}
