@@ -32,11 +32,16 @@ type tidChange struct {
 	t        *machine.Thread
 }
 
-// setCurTID mirrors machine__set_current_tid for cpu. A queue of that CPU
-// whose run waits for its successor sees it end there when the thread is
-// another.
+// setCurTID mirrors machine__set_current_tid for cpu, which also makes
+// the thread pid/tid when there is none (machine__findnew_thread): a
+// thread that only the switch records name then has their pid, as its
+// samples print it. A queue of that CPU whose run waits for its successor
+// sees it end there when the thread is another.
 func (p *ptState) setCurTID(cpu, pid, tid int32) {
 	p.curTID[cpu] = [2]int32{pid, tid}
+	if cpu >= 0 {
+		p.s.m.FindNewThread(pid, tid)
+	}
 	for _, q := range p.queues {
 		if q.dec != nil && q.qcpu == cpu && q.qcpu != -1 && q.tid != tid && q.hasPend {
 			q.flushPend(0, 0)
