@@ -867,11 +867,10 @@ func (p *ptState) emitSynth(q *ptQueue, ev *sample.Event, st *ptperf.State, sy s
 	if ip == 0 || sy.Kind == sample.SynthPSB {
 		flags = 0
 	}
+	// intel_pt_prep_b_sample: the address is the state's to IP for
+	// every synth event, psb and cbr too (a PSB+ FUP's IP at a sync).
 	*smp = sample.Sample{Ev: ev, Comm: t.Comm, PID: q.pid, TID: q.tid, CPU: uint32(q.cpu), Time: tm,
-		Period: 1, IP: ip, Flags: flags, InsnLen: q.insnLen, Insn: q.insn[:], Synth: sy}
-	if sy.Kind != sample.SynthPSB && sy.Kind != sample.SynthCBR {
-		smp.Addr = st.ToIP
-	}
+		Period: 1, IP: ip, Addr: st.ToIP, Flags: flags, InsnLen: q.insnLen, Insn: q.insn[:], Synth: sy}
 	kernel := ip >= p.kernelStart
 	if p.noIPLoc {
 		smp.IPLoc = sample.Loc{Addr: ip}
