@@ -25,7 +25,8 @@ import (
 )
 
 // optionSets are the perf script command lines compared on every
-// recording (issue 16's list), then perf report --header-only with perfpt
+// recording (issue 16's list and the fields and side-band records that
+// differed on recordings made elsewhere), then perf report --header-only with perfpt
 // header ("@header") and perf report -D with perfpt dump ("@dump").
 var optionSets = [][]string{
 	nil,
@@ -35,6 +36,16 @@ var optionSets = [][]string{
 	{"--show-task-events"},
 	{"--show-mmap-events"},
 	{"--no-demangle"},
+	// The other side-band records, in file order (--show-round-events
+	// turns the time ordering off, which PT decoding refuses).
+	{"--show-switch-events", "--show-namespace-events", "--show-lost-events", "--show-round-events",
+		"--show-bpf-events", "--show-cgroup-events", "--show-text-poke-events"},
+	// Every field a sampled recording usually has, and those of
+	// branches and synthesized events (addr of psb and cbr) and the
+	// instruction length perf reads from the local binary.
+	{"-F", "comm,tid,pid,time,cpu,event,ip,sym,dso,symoff,period,misc"},
+	{"-F", "+addr,+flags"},
+	{"-F", "+ipc,+insnlen"},
 	{"@header"},
 	{"@dump"},
 }
