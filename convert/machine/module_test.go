@@ -94,6 +94,14 @@ func TestModuleNamedByBuildID(t *testing.T) {
 	if l := m.Resolve(nil, true, 0xffffffffc0671010); l.DSO != "[ext4]" {
 		t.Errorf("ext4: DSO %q, want [ext4]", l.DSO)
 	}
+	// -F srcline without line information: the module's short name,
+	// as perf prints "[sunrpc][c038]" for dkuo123/lockfree's
+	// test/perf.data.
+	for short, want := range map[string]string{"[igb]": "[igb][24702]", "[ext4]": "[ext4][24702]"} {
+		if got := m.dsos[short].srclineFallback(0x24702); got != want {
+			t.Errorf("%s: srcline fallback %q, want %q", short, got, want)
+		}
+	}
 }
 
 // TestVdsoMapOffset: a [vdso] map starts at offset 0 of the vdso whatever

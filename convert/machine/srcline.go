@@ -162,9 +162,15 @@ func srclineFromFileline(file string, line int) string {
 }
 
 // srclineFallback is __get_srcline's answer when addr2line knew nothing:
-// map__srcline passes no symbol, so it is "dso[objdump address]".
+// map__srcline passes no symbol, so it is "dso[objdump address]" with the
+// dso's short name, a kernel module's "[name]" (dso__set_module_info) even
+// when the BUILD_ID table named its DSO by its path.
 func (d *DSO) srclineFallback(objAddr uint64) string {
-	return shortName(d.Name) + "[" + strconv.FormatUint(objAddr, 16) + "]"
+	name := d.module
+	if name == "" {
+		name = shortName(d.Name)
+	}
+	return name + "[" + strconv.FormatUint(objAddr, 16) + "]"
 }
 
 // shortName is the dso's short_name as dso__set_basename sets it: "[JIT]
