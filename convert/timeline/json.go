@@ -23,9 +23,12 @@ type JSON struct {
 	err    error
 	quoted [][]byte // Str -> the JSON string literal
 	tracks []fxtTrack
-	// heads[t] is `","pid":P,"tid":T,"ts":` of track t.
-	heads [][]byte
-	n     int // events written
+	// heads[t] is `","pid":P,"tid":T,"ts":` of track t; durHeads[t]
+	// what a Begin ([0]) and an End ([1]) of track t write before their
+	// time, after another event: `,\n{"ph":"B","pid":P,"tid":T,"ts":`.
+	heads    [][]byte
+	durHeads [][2][]byte
+	n        int // events written
 	// recent keeps what follows the time in recent Begin and End events,
 	// by category, name and argument list (a function's, whose contents
 	// never change: the same slice), as FXT.recent does: a call's events
@@ -122,7 +125,11 @@ func (j *JSON) head(ph byte, t Track, ts uint64) {
 	j.n++
 	j.buf = append(j.buf, ph)
 	j.buf = append(j.buf, j.heads[t]...)
-	// appendMicros, with the digits of the microseconds from us.
+	j.micros(ts)
+}
+
+// micros is appendMicros, with the digits of the microseconds from us.
+func (j *JSON) micros(ts uint64) {
 	if us := ts / 1000; us != j.lastUs || j.usLen == 0 {
 		j.usLen = len(strconv.AppendUint(j.us[:0], us, 10))
 		j.lastUs = us
@@ -225,21 +232,34 @@ func (j *JSON) Thread(t Track, pid, tid int32, name Str) {
 	h := append([]byte(`","pid":`), strconv.Itoa(int(pid))...)
 	h = append(append(h, `,"tid":`...), strconv.Itoa(int(tid))...)
 	j.heads[t] = append(h, `,"ts":`...)
+	for int(t) >= len(j.durHeads) {
+		j.durHeads = append(j.durHeads, [2][]byte{})
+	}
+	for k, ph := range "BE" {
+		j.durHeads[t][k] = append(append([]byte(",\n{\"ph\":\""), byte(ph)), j.heads[t]...)
+	}
 	j.meta("thread_name", pid, tid, name)
 }
 
 // Begin writes a "B" event.
 func (j *JSON) Begin(t Track, ts uint64, cat, name Str, args []Arg) {
-	j.dur('B', t, ts, cat, name, args)
+	j.dur(0, t, ts, cat, name, args)
 }
 
 // End writes an "E" event.
-func (j *JSON) End(t Track, ts uint64, cat, name Str) { j.dur('E', t, ts, cat, name, nil) }
+func (j *JSON) End(t Track, ts uint64, cat, name Str) { j.dur(1, t, ts, cat, name, nil) }
 
-// dur writes a Begin or End event: head, tail and end in one call, the
-// tail from recent when it has it.
-func (j *JSON) dur(ph byte, t Track, ts uint64, cat, name Str, args []Arg) {
-	j.head(ph, t, ts)
+// dur writes a Begin (k 0) or End (1) event: head, tail and end in one
+// call, what precedes the time from durHeads and the tail from recent
+// when they have them.
+func (j *JSON) dur(k int, t Track, ts uint64, cat, name Str, args []Arg) {
+	if j.n > 0 {
+		j.n++
+		j.buf = append(j.buf, j.durHeads[t][k]...)
+		j.micros(ts)
+	} else {
+		j.head("BE"[k], t, ts)
+	}
 	e := &j.recent[recentIdx(cat, name)]
 	if e.b != nil && e.name == name && e.cat == cat && e.nargs == len(args) && (len(args) == 0 || e.args == &args[0]) {
 		j.buf = append(j.buf, e.b...)
