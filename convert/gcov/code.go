@@ -3,6 +3,7 @@ package gcov
 import (
 	"debug/elf"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -355,7 +356,11 @@ func (p *Program) decode(f *elf.File) error {
 		for _, v := range sf.ScopedSlots {
 			// The frame base is the CFA, 16 bytes above %rbp.
 			if leaSlots[v.Slot+16] {
-				fn.memScopes = append(fn.memScopes, v.Scope...)
+				for _, r := range v.Scope {
+					if !slices.Contains(fn.memScopes, r) {
+						fn.memScopes = append(fn.memScopes, r)
+					}
+				}
 			}
 		}
 		fn.end = len(p.insns)

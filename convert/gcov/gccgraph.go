@@ -3,6 +3,7 @@ package gcov
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -252,7 +253,11 @@ func (gb *graphBuilder) build() *gccGraph {
 			}
 			for _, ci := range copyAfter[sj] {
 				gb.copies[ci].block = len(g.blocks)
-				g.blocks = append(g.blocks, gccBlock{first: t.end, end: t.end, lines: []int32{gb.copies[ci].line}})
+				var ls []int32
+				if l := gb.copies[ci].line; l >= 0 {
+					ls = []int32{l}
+				}
+				g.blocks = append(g.blocks, gccBlock{first: t.end, end: t.end, lines: ls})
 			}
 			for _, ij := range innerAfter[sj] {
 				gb.inner[ij].block = len(g.blocks)
@@ -885,7 +890,7 @@ func (gb *graphBuilder) findJoins() (map[int][]int32, map[int][]int) {
 // scopeCopy is the copy of a scope's clobbers that gcc's try/finally
 // lowering (tree-eh.cc's lower_try_finally_copy, at -O0 for a finally of
 // clobbers) makes for a destination that two or more jumps out of the
-// scope go to (break, continue, goto): a block without code, with the
+// scope go to (break, continue, goto, return): a block without code, with the
 // location of the first of them, which they all go through to their
 // destination, laid out after the scope's code. (With one jump the copy
 // joins the jump's block: findScopeExits, scopeExitAfter.)
@@ -915,7 +920,7 @@ func (gb *graphBuilder) findScopeCopies() map[int][]int {
 		}
 		for k := fn.first; k < fn.end; k++ {
 			ins := &p.insns[k]
-			if !in(k) || ins.gline < 0 || !jumpStmt.MatchString(p.lineText(ins.gline)) {
+			if !in(k) || ins.gline < 0 || !jumpStmt.MatchString(p.lineText(ins.gline)) && !(ins.kind == kJmp && p.returnLine(ins.gline)) {
 				continue
 			}
 			if _, done := gb.copyOf[k]; done {
@@ -936,9 +941,57 @@ func (gb *graphBuilder) findScopeCopies() map[int][]int {
 			}
 			exits[d] = append(exits[d], k)
 		}
+		if lastSeg < 0 {
+			continue
+		}
+		// The copy for falling off the scope's end has no location: a
+		// block of its own when several ways reach that end (an if/else's
+		// arms, a switch's breaks), else part of the block before.
+		end := -1 // the first instruction after the scope
+		for k := fn.first; k < fn.end; k++ {
+			if p.insns[k].addr == r[1] {
+				end = k
+				break
+			}
+		}
+		jumps := map[int]bool{}
+		for _, ks := range exits {
+			for _, k := range ks {
+				jumps[k] = true
+			}
+		}
+		var falls []int
+		for k := fn.first; k < fn.end && end > fn.first; k++ {
+			ins := &p.insns[k]
+			if _, done := gb.copyOf[k]; !in(k) || jumps[k] || done {
+				continue
+			}
+			if (ins.kind == kJmp || ins.kind == kJcc) && p.index(ins.target) == end ||
+				k == end-1 && ins.kind != kJmp && ins.kind != kRet && ins.kind != kJmpInd && !ins.noReturn {
+				falls = append(falls, k)
+			}
+		}
+		// (It joins the block of the scope's end when nothing else enters
+		// that: a loop's increment without a continue to it.)
+		others := len(exits[end]) > 0 // a break, continue or goto to it
+		for k := fn.first; k < fn.end && len(falls) >= 2 && !others; k++ {
+			ins := &p.insns[k]
+			if (ins.kind == kJmp || ins.kind == kJcc) && p.index(ins.target) == end && !slices.Contains(falls, k) {
+				others = true
+				break
+			}
+		}
+		if len(falls) >= 2 && others {
+			ci := len(gb.copies)
+			gb.copies = append(gb.copies, scopeCopy{line: -1, dest: end})
+			for _, k := range falls {
+				gb.copyOf[k] = ci
+			}
+			out[lastSeg] = append(out[lastSeg], ci)
+		}
 		for _, d := range dests {
 			ks := exits[d]
-			if len(ks) < 2 || lastSeg < 0 {
+			if len(ks) < 2 {
 				continue
 			}
 			first := ks[0]

@@ -30,12 +30,8 @@ var unseenPrograms = []string{
 // does not require to be gcov's, and what it requires instead: the
 // program's line comparisons may miss gcov's exact count on at most
 // lines and its -b -c branch/call lines differ on at most branchLines.
-// stack.cc's rpn returns from a loop body that has address-taken locals
-// (x, y): gcc ends their lifetime in a block of its own that the returns
-// go through, which takes the first return's line (return -1 on line 25
-// counts all three returns); that block has no machine code and its
-// scope (a DWARF lexical block with address-taken variables) is not
-// rebuilt yet. Every other line and every call count agree.
+// stack.cc has every line's count and every call count; main's -b -c
+// "blocks executed" (C++ cleanups of its objects) is not gcc's.
 //
 // The C++ programs written in round 3 (inventory, visitor, events, grid:
 // std::map, std::vector, std::function, unique_ptr, RAII, templates)
@@ -54,7 +50,7 @@ var unseenPrograms = []string{
 // the resume), which moves one call record after the branches of its
 // line, and main's try/catch in a loop gives one block less.
 var textAllowance = map[string]struct{ lines, branchLines int }{
-	"stack":     {2, 0},
+	"stack":     {0, 0},
 	"inventory": {0, 36},
 	"visitor":   {0, 20},
 	"events":    {0, 16},
@@ -445,10 +441,10 @@ func o0Agreement(t *testing.T, programs []string) {
 // that rule mends rotated loops' heads (all programs: +0.8% exact counts).
 var unseenO2Floor = map[string][2]int{
 	"lexer": {83, 69}, "sparse": {95, 84}, "elseif": {95, 51}, "cleanup": {90, 77},
-	"varargs": {96, 86}, "sorting": {97, 90}, "machine": {84, 75}, "tree": {98, 85},
-	"floats": {92, 82}, "strbuf": {86, 77}, "matrix": {88, 76}, "bits": {64, 50},
-	"hashtab": {98, 89}, "shapes": {88, 80}, "stack": {81, 54}, "except": {89, 80},
-	"lambda": {79, 55}, "inventory": {88, 77}, "visitor": {92, 84}, "events": {89, 78},
+	"varargs": {97, 86}, "sorting": {97, 90}, "machine": {86, 77}, "tree": {98, 85},
+	"floats": {97, 87}, "strbuf": {86, 77}, "matrix": {88, 76}, "bits": {64, 50},
+	"hashtab": {98, 89}, "shapes": {89, 80}, "stack": {81, 54}, "except": {89, 80},
+	"lambda": {82, 55}, "inventory": {88, 77}, "visitor": {92, 84}, "events": {89, 78},
 	"grid": {78, 50}, "calc": {89, 82}, "words": {88, 82},
 }
 
@@ -592,8 +588,8 @@ var round8Programs = []string{"opcodes", "digits", "lookup", "gates", "pick", "t
 // round8O2Floor and round8O3Floor keep round8Programs' agreement from
 // getting worse.
 var round8O2Floor = map[string][2]int{
-	"opcodes": {92, 87}, "digits": {91, 81}, "lookup": {88, 83}, "gates": {91, 70}, "pick": {98, 83},
-	"tailcall": {100, 81}, "retry": {80, 70}, "nested": {90, 82}, "helpers": {100, 85}, "csv": {91, 79},
+	"opcodes": {92, 87}, "digits": {91, 81}, "lookup": {93, 89}, "gates": {91, 70}, "pick": {98, 83},
+	"tailcall": {100, 81}, "retry": {80, 70}, "nested": {95, 84}, "helpers": {100, 85}, "csv": {91, 79},
 }
 
 var round8O3Floor = map[string][2]int{
@@ -625,7 +621,7 @@ func TestRound10ProgramsO0(t *testing.T) { o0Agreement(t, round10Programs) }
 
 // round10O2Floor and round10O3Floor keep round10Programs' agreement from
 // getting worse.
-var round10O2Floor = map[string][2]int{"scopes": {90, 83}, "tokkind": {91, 85}, "ledger": {74, 63}}
+var round10O2Floor = map[string][2]int{"scopes": {90, 83}, "tokkind": {91, 85}, "ledger": {76, 63}}
 
 var round10O3Floor = map[string][2]int{"scopes": {86, 77}, "tokkind": {90, 82}, "ledger": {80, 73}}
 

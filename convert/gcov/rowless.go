@@ -702,9 +702,11 @@ var callWord = newLazyRegexp(`\b([A-Za-z_]\w*)\s*\(`)
 // instructions, fewer when they make calls themselves: the function
 // vanishes before instrumentation and gcov shows no code on its
 // declaration line). gcc's size estimate is not in the binary; the
-// body's statements (semicolons) and calls stand for it: seven
-// statements or more, or five with a call, were never early-inlined in
-// the test programs at -O2. At -O3 gcc allows the early inliner more
+// body's statements (semicolons), calls and loops stand for it: seven
+// statements or more, five with a call, two loops (nested or not), or a
+// loop with a call or six statements were never early-inlined in the
+// test programs at -O2 (a loop's test, increment and back edge weigh
+// more than its semicolons say). At -O3 gcc allows the early inliner more
 // growth (early-inlining-insns) and the guess is not made.
 func lateInlined(src []string, decl int32) bool {
 	if decl < 1 || int(decl) > len(src) {
@@ -715,7 +717,7 @@ func lateInlined(src []string, decl int32) bool {
 		name = m[1]
 	}
 	depth, started := 0, false
-	semis, calls := 0, 0
+	semis, calls, loops := 0, 0, 0
 	for l := decl; int(l) <= len(src); l++ {
 		text := src[l-1]
 		if i := strings.Index(text, "//"); i >= 0 {
@@ -732,6 +734,9 @@ func lateInlined(src []string, decl int32) bool {
 		}
 		if started || strings.Contains(body, "{") {
 			semis += strings.Count(body, ";")
+			if t := strings.TrimSpace(body); l > decl && loopHead.MatchString(body) && !strings.HasPrefix(t, "}") {
+				loops++ // (a do-while's tail is not one more)
+			}
 			for _, m := range callWord.FindAllStringSubmatch(body, -1) {
 				switch m[1] {
 				case "if", "while", "for", "switch", "return", "sizeof", name:
@@ -753,7 +758,7 @@ func lateInlined(src []string, decl int32) bool {
 			break
 		}
 	}
-	return semis >= 7 || calls >= 1 && semis >= 5
+	return semis >= 7 || calls >= 1 && semis >= 5 || loops >= 2 || loops == 1 && (calls >= 1 || semis >= 6)
 }
 
 // ifCompare matches an if statement comparing two operands, without a
