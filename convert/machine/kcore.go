@@ -37,15 +37,21 @@ type kcoreCode struct {
 
 // KernelCodeMap returns the map holding the code of kernel address ip:
 // from the kcore when there is one, else the kernel map (whose DSO has no
-// code: PT walks there fail as perf's do).
+// code: PT walks there fail as perf's do); a PTI entry trampoline's page
+// reads the kernel's code it is mapped onto (trampoline.go).
 func (m *Machine) KernelCodeMap(ip uint64) *Map {
+	var mp *Map
 	if m.vmPath != "" {
-		return m.kmaps.Find(ip) // the vmlinux's maps (vmlinux.go)
+		mp = m.kmaps.Find(ip) // the vmlinux's maps (vmlinux.go)
+	} else if km := m.kcoreMaps(); km != nil {
+		mp = km.Find(ip)
+	} else {
+		mp = m.kmaps.Find(ip)
 	}
-	if km := m.kcoreMaps(); km != nil {
-		return km.Find(ip)
+	if mp == nil {
+		mp = m.entryTrampoline(ip, true)
 	}
-	return m.kmaps.Find(ip)
+	return mp
 }
 
 // kcoreMaps mirrors dso__load_kcore's conditions and maps: the kallsyms

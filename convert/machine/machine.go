@@ -306,6 +306,12 @@ type Machine struct {
 	// architecture (env->arch): then an address space unwinds only once
 	// a map of a 64-bit ELF file that can be opened joins it.
 	DwarfUnwind, ArchKnown bool
+	// Arch is the recording's architecture (HEADER_ARCH, "" when not
+	// recorded: the host's), NrCPUsAvail its nr_cpus_avail
+	// (HEADER_NRCPUS): the PTI entry trampolines' maps (trampoline.go).
+	Arch        string
+	NrCPUsAvail int
+	tramp       trampolines
 	// Srclines gives inlined-frame entries their source lines (perf
 	// always finds them, and prints them with -F srcline); without it
 	// addr2line's answers are taken without positions, which reads less.
@@ -510,7 +516,7 @@ func (m *Machine) findKernel(addr uint64) *Map {
 	if s := m.kSpan.Load(); s != nil && addr >= s[0] && addr < s[1] {
 		return m.kernelMap()
 	}
-	return nil
+	return m.entryTrampoline(addr, false)
 }
 
 // Resolve mirrors thread__find_map_fb plus map__find_symbol: the map and

@@ -293,6 +293,7 @@ func New(f *perfdata.File, o Options) (*Session, error) {
 			s.m.AddBuildID(b)
 		}
 		s.m.ArchKnown = feats.Arch != ""
+		s.m.Arch, s.m.NrCPUsAvail = feats.Arch, int(feats.NrCPUs.Available)
 		for _, c := range feats.CPUPMUCaps {
 			if c.Name == "branches" {
 				// perf's atoi

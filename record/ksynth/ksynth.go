@@ -40,6 +40,39 @@ type Kernel struct {
 	// Modules are the loaded modules (WithModule), whose entry points
 	// are among Targets.
 	Modules []*Module
+	// Trampoline is the PTI entry trampoline's page (_entry_trampoline,
+	// 0: none); EntryVA, when set (ThroughTrampoline), is where syscalls
+	// enter the kernel: a CPU's copy of that page in its cpu_entry_area,
+	// whose indirect jump goes on to Syscall.
+	Trampoline, EntryVA uint64
+}
+
+// The x86_64 cpu_entry_area's layout (as perf 6.1's machine.c has it):
+// each CPU's area and the trampoline page's offset in it.
+const (
+	cpuEntryArea     = 0xfffffe0000000000
+	cpuEntryAreaSize = 0x2c000
+	trampolineOff    = 0x6000
+	pageSize         = 0x1000
+)
+
+// ThroughTrampoline returns k whose syscalls enter the kernel through
+// cpu's PTI entry trampoline, at 0xfffffe0000006000 + cpu * 0x2c000,
+// as on a kernel with page table isolation (4.15 to 4.19): the trace goes
+// from the user's SYSCALL to the trampoline page, whose code is
+// _entry_trampoline's, and on by an indirect jump to entry_SYSCALL_64.
+func (k *Kernel) ThroughTrampoline(cpu int) (*Kernel, error) {
+	if k.Trampoline == 0 {
+		return nil, fmt.Errorf("the kernel has no _entry_trampoline")
+	}
+	c := *k
+	c.EntryVA = cpuEntryArea + uint64(cpu)*cpuEntryAreaSize + trampolineOff
+	return &c, nil
+}
+
+// inTrampoline says ip is in the trampoline page syscalls enter by.
+func (k *Kernel) inTrampoline(ip uint64) bool {
+	return k.EntryVA != 0 && ip >= k.EntryVA && ip-k.EntryVA < pageSize
 }
 
 // Module is a stand-in kernel module's text and symbols, loaded at
@@ -93,6 +126,9 @@ func (k *Kernel) WithModule(m *Module) *Kernel {
 
 // code returns the code at ip: the kernel's text or a module's.
 func (k *Kernel) code(ip uint64) ([]byte, bool) {
+	if k.inTrampoline(ip) {
+		ip = k.Trampoline + ip - k.EntryVA
+	}
 	if ip >= k.Start && ip-k.Start < uint64(len(k.Text)) {
 		return k.Text[ip-k.Start:], true
 	}
@@ -113,6 +149,9 @@ func (k *Kernel) Slid(delta uint64) *Kernel {
 	c.Start += delta
 	c.Syscall += delta
 	c.Interrupt += delta
+	if c.Trampoline != 0 {
+		c.Trampoline += delta
+	}
 	c.Syms = make([]Sym, len(k.Syms))
 	for i, s := range k.Syms {
 		c.Syms[i] = Sym{s.Name, s.Addr + delta}
@@ -172,6 +211,8 @@ func Load(path string) (*Kernel, error) {
 			k.Syscall = s.Value
 		case s.Name == "asm_common_interrupt":
 			k.Interrupt = s.Value
+		case s.Name == "_entry_trampoline":
+			k.Trampoline = s.Value
 		case len(s.Name) > 4 && s.Name[:4] == "sys_":
 			k.Targets = append(k.Targets, s.Value)
 		}
@@ -223,10 +264,15 @@ func (k *Kernel) walk(ip uint64, rng *rand.Rand, tm uint64) (evs []flow.Event, e
 				ev.To = uint64(int64(next) + d.Disp)
 			}
 		case insn.ClassJump:
-			if !d.Direct {
+			switch {
+			case d.Direct:
+				ev.Kind, ev.To = flow.Jump, uint64(int64(next)+d.Disp)
+			case k.inTrampoline(ip):
+				// the trampoline's jump to the entry code
+				ev.Kind, ev.To = flow.IndJump, k.Syscall
+			default:
 				return nil, 0, 0, 0, fmt.Errorf("kernel walk: indirect jump at %#x", ip)
 			}
-			ev.Kind, ev.To = flow.Jump, uint64(int64(next)+d.Disp)
 		case insn.ClassCall:
 			if d.Direct {
 				ev.Kind, ev.To = flow.Call, uint64(int64(next)+d.Disp)
@@ -266,6 +312,9 @@ func Weave(tr *flow.Trace, k *Kernel, seed uint64) error {
 			switch ev.Kind {
 			case flow.Syscall:
 				entry = k.Syscall
+				if k.EntryVA != 0 {
+					entry = k.EntryVA
+				}
 				out = append(out, flow.Event{Kind: flow.IndJump, From: ev.From, To: entry, Len: ev.Len, Insns: ev.Insns, Time: ev.Time})
 			case flow.Async:
 				entry = k.Interrupt

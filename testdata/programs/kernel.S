@@ -153,6 +153,20 @@ default_idle:
 	hlt
 	ret
 
+	/* The PTI entry trampoline (Linux 4.15's entry_SYSCALL_64_trampoline,
+	 * kallsyms' _entry_trampoline): a page of its own, which each CPU's
+	 * cpu_entry_area maps at 0xfffffe0000006000 + cpu * 0x2c000; it
+	 * switches stacks and jumps to the entry code through a register,
+	 * being mapped elsewhere than it is linked. */
+	.globl _entry_trampoline
+	.p2align 12
+_entry_trampoline:
+	swapgs
+	mov %rsp, %r11
+	push %rdi
+	movabs $entry_SYSCALL_64, %rdi
+	jmp *%rdi
+
 	.section .rodata
 	.p2align 3
 sys_table:

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -547,6 +548,59 @@ func TestPTKernelGuestPIP(t *testing.T) {
 					compare(t, d, "--itrace=be", "-F", "+flags,+addr")
 					compare(t, d, "--itrace=i0ns", "-F", "comm,tid,ip,sym")
 				})
+			}
+		})
+	}
+}
+
+// TestPTKernelTrampoline compares kernel+user recordings whose syscalls
+// enter the kernel through a PTI entry trampoline (a CPU's copy of
+// _entry_trampoline's page in its cpu_entry_area, as on Linux 4.15 to
+// 4.19): perf maps every available CPU's trampoline page onto the
+// kernel's page at _entry_trampoline (machine__map_x86_64_entry_trampolines)
+// and decodes through it, with the code from the kcore or from -k vmlinux;
+// a trampoline of a CPU beyond the header's nr_cpus_avail has no map, and
+// every syscall's walk fails there as perf's does.
+func TestPTKernelTrampoline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records programs")
+	}
+	need(t, "perf", "gcc", "make")
+	vmlinux := testprog.Path(t, "kernel")
+	k, err := ksynth.Load(vmlinux)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ncpu := runtime.NumCPU() // the recording's nr_cpus_avail (record.Write)
+	timed := synth.Config{TSC: true, MTC: true, MTCPeriod: 3}
+	for _, mode := range []struct {
+		name string
+		cpu  int
+		wo   record.WriteOptions
+	}{{"per-thread", ncpu - 1, record.WriteOptions{}},
+		{"2cpus", 0, record.WriteOptions{PT: timed, PerCPU: true, CPUs: 2, Quantum: 300, Seed: 9}},
+		{"unmapped-cpu", ncpu, record.WriteOptions{}}} {
+		t.Run(mode.name, func(t *testing.T) {
+			tk, err := k.ThroughTrampoline(mode.cpu)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wo := mode.wo
+			wo.Kernel, wo.KernelSeed = tk, 3
+			dir := recordPT(t, testprog.Path(t, "mix-dyn-O2"), record.Options{WriteOptions: wo})
+			data := filepath.Join(dir, "data")
+			compare(t, dir)
+			compare(t, dir, "--itrace=i0ns")
+			compare(t, dir, "--itrace=b", "-F", "+flags,+addr")
+			compare(t, dir, "--itrace=cr", "-F", "+callindent")
+			compare(t, data, "-k", vmlinux, "--itrace=b", "-F", "+flags,+addr")
+			out := scriptOutput(t, dir, "--itrace=b")
+			want := fmt.Sprintf("=> %x _entry_trampoline+0x0 ([kernel.kallsyms])", tk.EntryVA)
+			if mode.cpu >= ncpu {
+				want = fmt.Sprintf("=> %x [unknown] ([unknown])", tk.EntryVA)
+			}
+			if !strings.Contains(out, want) {
+				t.Errorf("no %q: the trace does not enter the kernel through the trampoline", want)
 			}
 		})
 	}
