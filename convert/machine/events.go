@@ -71,7 +71,11 @@ func (m *Machine) ProcessFork(r *perfdata.RecordFork) {
 	if parent.commSet {
 		t.Comm, t.commSet = parent.Comm, true
 	}
-	if t.PID != parent.PID && r.PID == r.TID {
+	// A FORK that perf synthesised for a task running when the recording
+	// began carries PERF_RECORD_MISC_FORK_EXEC: perf does not clone the
+	// parent's maps then (do_maps_clone), the task's own synthesised
+	// MMAPs follow.
+	if t.PID != parent.PID && r.PID == r.TID && r.Misc&perfdata.MiscForkExec == 0 {
 		t.Maps = parent.Maps.clone()
 		// maps__clone prepares unwinding map by map, as inserts do.
 		for _, mp := range t.Maps.list {
