@@ -16,7 +16,9 @@
 // it rebuilds the block graph gcc instrumented from the function's machine
 // code (gccgraph.go: a block ends at each call that may not return, with a
 // fake arc to the exit; the return block, fall-off blocks, goto and break
-// blocks and switch dispatch as gcc 12 makes them; in C++ the exception
+// blocks and switch dispatch as gcc 12 makes them; the copies of a
+// scope's clobbers that jumps out of a scope of memory locals go through
+// (tree-eh.cc's try/finally lowering); in C++ the exception
 // arcs of .gcc_except_table's call sites into their landing pads, eh.go,
 // for the calls gcc's front end had not found nothrow (calls.go), and
 // the end of a temporary's lifetime after its destructor's call).
@@ -25,13 +27,11 @@
 // give lines, '*' marks, exceptional blocks, branch and call records and
 // blocks executed; functions starting on one line (C1/C2, D0/D2, template
 // instances) get gcov's per-function sections. On the test programs
-// every line's count and every call count are gcov's on every run (but
-// for two lines of one C++ function whose inner-scope cleanups are not
-// rebuilt), and the .gcov texts, plain, -b -c and -m, are gcov's for every
-// C program; the C++ programs using the standard library keep some -b -c
-// records of their own (TestUnseenProgramsO0's textAllowance,
-// TestGccGraphShapes: 609 of 850 functions' graphs are gcc's, every C
-// function's).
+// every line's count and every call count are gcov's on every run, and
+// the .gcov texts, plain, -b -c and -m, are gcov's for every C program;
+// the C++ programs keep some -b -c records or blocks-executed figures of
+// their own (TestUnseenProgramsO0's textAllowance, TestGccGraphShapes:
+// 614 of 850 functions' graphs are gcc's, every C function's).
 //
 // FromRecording runs the whole pipeline on a perf.data file: the session
 // (convert/session) decodes the Intel PT trace and delivers Blocks; an
