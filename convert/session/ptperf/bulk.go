@@ -268,10 +268,11 @@ func TIPTarget(b []byte, last uint64) (ip, pl uint64, size int, ok bool) {
 	if t.Size == 0 {
 		return 0, 0, 0, false
 	}
-	p := *t
-	p.Payload = binary.LittleEndian.Uint64(b[1:9]) & tipMasks[b[0]>>5]
-	ip = calcIP(&p, last)
-	return ip, p.Payload, int(t.Size), true
+	pl = binary.LittleEndian.Uint64(b[1:9]) & tipMasks[b[0]>>5]
+	l := packet.LastIP{IP: last}
+	l.UpdateIP(t.IPC, pl) // (calcIP)
+	ip = l.IP
+	return ip, pl, int(t.Size), true
 }
 
 // tipPackets holds, per IP compression, the TIP packet without its
