@@ -254,7 +254,7 @@ func (w *aggWalk) sync(in *aggInner, b *ptperf.BulkWalk) {
 	}
 	b.Walked(int(in.passed), in.sampled != 0, in.sstate != 0)
 	in.used, in.refills, in.passed, in.sampled, in.notTaken = 0, 0, 0, 0, 0
-	in.more = b.More()
+	in.more = nil // (the decoder reads on from there: afterNext)
 }
 
 func boolU32(x bool) uint32 {
