@@ -196,30 +196,13 @@ func (w *BulkWalk) More() []byte {
 	return d.buf[d.step:end]
 }
 
-// TNT8 notes that the Walker read n TNT-8 packets from More (and the PADs
-// before them), in its first used bytes, the last of them c: the decoder
-// is where Next would have left it after reading them (the Walker has the
-// bits).
-func (w *BulkWalk) TNT8(used, n int, c byte) {
-	d := w.d
-	if n > 1 {
-		d.lastPacketKind = packet.KindTNT8
-	} else {
-		d.lastPacketKind = d.pkt.Kind
-	}
-	adv := d.step + used - 1
-	d.pos += uint64(adv)
-	d.buf = d.buf[adv:]
-	d.pkt = tnt8Packets[c]
-	d.pktLen, d.step = 1, 1
-}
-
-// Packets is TNT8 for a Walker that also read TIP packets from More
-// itself (TIPTarget) and took their targets at indirect branches, as Next
-// would: it read n TNT-8 or TIP packets there, in its first used bytes, the
+// Packets notes that the Walker read packets from More itself: n TNT-8
+// or TIP packets (TIPTarget), whose targets it took at indirect branches
+// as Next would, in its first used bytes (and the PADs before them), the
 // last of them starting with byte c (a TIP's payload pl), the one before
 // it with byte prev (when n > 1); lastIP is the last IP after them, where
-// tip says a TIP was read.
+// tip says a TIP was read. The decoder is where Next would have left it
+// after reading them (the Walker has the bits).
 func (w *BulkWalk) Packets(used, n int, c, prev byte, pl uint64, tip bool, lastIP uint64) {
 	d := w.d
 	if n > 1 {
