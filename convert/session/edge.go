@@ -400,18 +400,8 @@ func (w *bulkWalker) walkAgg(b *ptperf.BulkWalk) {
 			to = from + uint64(in.Length) + uint64(int64(in.Rel))
 			// walkInsn's loop check on unconditional branches in a
 			// row; where it fails, the step-by-step walk fails.
-			if c := noProg; c != 0 {
-				switch {
-				case c == 1:
-					b.StuckIP, b.StuckPrd, b.StuckCnt = to, 1, 1
-				case c > b.MaxLoops || to == b.StuckIP:
-					goto stop
-				default:
-					if b.StuckCnt--; b.StuckCnt == 0 {
-						b.StuckPrd++
-						b.StuckCnt, b.StuckIP = b.StuckPrd, to
-					}
-				}
+			if noProg != 0 && !loopCheck(b, noProg, to) {
+				goto stop
 			}
 		case ptperf.BrIndirect:
 			switch {

@@ -81,10 +81,7 @@ func (w *aggWalk) mid(in *aggInner, b *ptperf.BulkWalk, tip bool) (bool, bool) {
 			in.noProg++
 			if r.kind == aggJump && to-w.lo < w.span {
 				// Counted as the general loop does (no move).
-				if uint32(r.e.flags)&sample.FlagBranch != 0 {
-					r.taken++
-				}
-				r.insns += uint64(r.cnt)
+				r.count()
 				in.passed++
 				in.sampled |= in.sstate
 				in.last, in.lastIP, in.pending = ri, in.ip, 0
@@ -264,6 +261,15 @@ func boolU32(x bool) uint32 {
 	return 0
 }
 
+// count counts record r's block, whose branch (not a conditional one)
+// went somewhere: its instructions and, as a branch, a taken one.
+func (r *aggRec) count() {
+	r.insns += uint64(r.cnt)
+	if uint32(r.e.flags)&sample.FlagBranch != 0 {
+		r.taken++
+	}
+}
+
 // loopCheck is walkInsn's loop check on an unconditional branch to to
 // after noProg (> 0) of them in a row, with its state in b: false where
 // the step-by-step walk fails (the check changes nothing then).
@@ -287,10 +293,7 @@ func loopCheck(b *ptperf.BulkWalk, noProg int, to uint64) bool {
 func (w *aggWalk) movedCall(r *aggRec, ri int32, ip, to uint64) int32 {
 	s := w.s
 	e := r.e
-	r.insns += uint64(r.cnt)
-	if uint32(e.flags)&sample.FlagBranch != 0 {
-		r.taken++
-	}
+	r.count()
 	a := s.a
 	a.After(w.t, ri)
 	a.CallTo(w.t, ip+e.bytes, r.callNC)
@@ -311,10 +314,7 @@ func (w *aggWalk) movedCall(r *aggRec, ri int32, ip, to uint64) int32 {
 func (w *aggWalk) movedRet(r *aggRec, ri int32, ip, to uint64) int32 {
 	s := w.s
 	e := r.e
-	r.insns += uint64(r.cnt)
-	if uint32(e.flags)&sample.FlagBranch != 0 {
-		r.taken++
-	}
+	r.count()
 	a := s.a
 	a.After(w.t, ri)
 	a.Return(w.t, ip+e.bytes, to)
@@ -328,10 +328,7 @@ func (w *aggWalk) movedRet(r *aggRec, ri int32, ip, to uint64) int32 {
 // in the walk's map.
 func (w *aggWalk) movedJmp(r *aggRec, ri int32, to uint64) int32 {
 	s := w.s
-	r.insns += uint64(r.cnt)
-	if uint32(r.e.flags)&sample.FlagBranch != 0 {
-		r.taken++
-	}
+	r.count()
 	s.a.After(w.t, ri)
 	if x := s.targetSlot(ri, to); x.src == ri && x.to == to && x.nc == w.t.NC() {
 		return x.ri
