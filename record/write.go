@@ -321,6 +321,12 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 				SampleID: perfdata.SampleID{PID: -1, TID: 0, ID: dummyIDs[0]}},
 				PID: -1, TID: 0, Addr: m.Start, Len: m.Size(), Filename: m.Path})
 		}
+		// And the PTI entry trampolines' (perf_event__synthesize_extra_kmaps).
+		for cpu := range k.TrampolineMaps {
+			add(0, &perfdata.RecordMmap{RecordCommon: perfdata.RecordCommon{Misc: perfdata.MiscKernel,
+				SampleID: perfdata.SampleID{PID: -1, TID: 0, ID: dummyIDs[0]}},
+				PID: -1, TID: 0, Addr: ksynth.TrampolineVA(cpu), Len: 0x1000, PgOff: k.Trampoline, Filename: "__entry_SYSCALL_64_trampoline"})
+		}
 	}
 	started := map[int]uint64{}
 	files := map[string]bool{}

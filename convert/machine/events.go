@@ -108,6 +108,8 @@ func (m *Machine) ProcessMmap(pid, tid int32, addr, length, pgoff uint64, name s
 			}
 		} else if name != "" && (name[0] == '/' || name[0] == '[') {
 			m.addModuleMap(name, addr, length, bid)
+		} else {
+			m.recordTrampoline(name, addr, length, pgoff)
 		}
 		return
 	}

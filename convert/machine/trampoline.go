@@ -28,13 +28,17 @@ func EntryTrampolineVA(cpu int) uint64 {
 // (trampoline.go), made at the kernel's first load.
 type trampolines struct {
 	once sync.Once
+	// recorded are the trampolines' maps recorded as kernel MMAPs
+	// (recordTrampoline), their pgoff the kernel address they map to.
+	recorded []*Map
 	// syms map each trampoline page to the kernel's symbols, code to the
 	// kernel's code (KernelCodeMap), in CPU order.
 	syms, code []*Map
 }
 
-// entryTrampoline mirrors machine__map_x86_64_entry_trampolines when no
-// trampoline map was recorded: perf, loading the kernel's symbols (on
+// entryTrampoline mirrors machine__map_x86_64_entry_trampolines: the
+// recorded trampoline maps (recordTrampoline) with their pgoff made an
+// address of the kernel DSO; when none was recorded, perf, loading the kernel's symbols (on
 // x86_64), finds the first global symbol of the kernel DSO named
 // _entry_trampoline, __entry_trampoline_start or
 // entry_SYSCALL_64_trampoline (find_entry_trampoline) and maps each
@@ -46,24 +50,54 @@ type trampolines struct {
 // It returns the symbol map (code false) or the code map of addr, nil
 // when there is none.
 func (m *Machine) entryTrampoline(addr uint64, code bool) *Map {
-	if addr < cpuEntryAreaPerCPU || m.NrCPUsAvail <= 0 {
-		return nil
-	}
-	d := addr - cpuEntryAreaPerCPU
-	cpu, in := d/cpuEntryAreaSize, d%cpuEntryAreaSize
-	if cpu >= uint64(m.NrCPUsAvail) || in < entryTrampolineOff || in >= entryTrampolineOff+trampolinePage {
-		return nil
-	}
 	tr := &m.tramp
+	if !tr.inRecorded(addr) {
+		if addr < cpuEntryAreaPerCPU || m.NrCPUsAvail <= 0 {
+			return nil
+		}
+		d := addr - cpuEntryAreaPerCPU
+		cpu, in := d/cpuEntryAreaSize, d%cpuEntryAreaSize
+		if cpu >= uint64(m.NrCPUsAvail) || in < entryTrampolineOff || in >= entryTrampolineOff+trampolinePage {
+			return nil
+		}
+	}
 	tr.once.Do(m.mapTrampolines)
 	maps := tr.syms
 	if code {
 		maps = tr.code
 	}
-	if int(cpu) >= len(maps) {
-		return nil
+	for _, mp := range maps {
+		if addr >= mp.Start && addr < mp.End {
+			return mp
+		}
 	}
-	return maps[cpu]
+	return nil
+}
+
+func (tr *trampolines) inRecorded(addr uint64) bool {
+	for _, mp := range tr.recorded {
+		if addr >= mp.Start && addr < mp.End {
+			return true
+		}
+	}
+	return false
+}
+
+// recordTrampoline mirrors machine__process_kernel_mmap_event for a
+// kernel MMAP named __entry_SYSCALL_64_trampoline on x86_64
+// (perf_event__is_extra_kernel_mmap: perf record writes one per CPU when
+// the recording machine's kallsyms lists the trampolines): an extra
+// kernel map of the kernel DSO from start, its pgoff the kernel address
+// it maps to; other names are passed over, as perf does.
+func (m *Machine) recordTrampoline(name string, start, length, pgoff uint64) {
+	if name != entryTrampolineName || m.Arch != "" && m.Arch != "x86_64" {
+		return
+	}
+	end := start + length
+	if end < start {
+		end = ^uint64(0)
+	}
+	m.tramp.recorded = append(m.tramp.recorded, &Map{Start: start, End: end, PgOff: pgoff})
 }
 
 // mapTrampolines makes the trampolines' maps (entryTrampoline).
@@ -75,10 +109,28 @@ func (m *Machine) mapTrampolines() {
 	if km == nil || km.DSO == nil {
 		return
 	}
+	tr := &m.tramp
 	if m.kcoreMaps() != nil {
+		// dso__load_kcore drops the recorded kernel maps, the
+		// trampolines' too, and with a kallsyms that names the
+		// trampolines takes them from the kcore.
 		if _, ok := kallsymsFunc(m.kPath, entryTrampolineName); ok {
 			return
 		}
+	} else if len(tr.recorded) > 0 {
+		// The recorded maps' pgoff, a kernel address, becomes an
+		// address of the DSO of the map holding it.
+		for _, r := range tr.recorded {
+			dest := m.kmaps.Find(r.PgOff)
+			if dest == nil || dest.DSO == nil {
+				continue
+			}
+			tr.syms = append(tr.syms, &Map{Start: r.Start, End: r.End, PgOff: dest.MapIP(r.PgOff), DSO: dest.DSO})
+			if cm := m.KernelCodeMap(r.PgOff); cm != nil && cm.DSO != nil {
+				tr.code = append(tr.code, &Map{Start: r.Start, End: r.End, PgOff: cm.MapIP(r.PgOff), DSO: cm.DSO})
+			}
+		}
+		return
 	}
 	var pgoff uint64
 	found := false
@@ -97,7 +149,6 @@ func (m *Machine) mapTrampolines() {
 	// The code: where the kernel's code map puts the symbol's address.
 	va := km.UnmapIP(pgoff)
 	cm := m.KernelCodeMap(va)
-	tr := &m.tramp
 	for cpu := range m.NrCPUsAvail {
 		start := EntryTrampolineVA(cpu)
 		tr.syms = append(tr.syms, &Map{Start: start, End: start + trampolinePage, PgOff: pgoff, DSO: km.DSO})

@@ -45,6 +45,16 @@ type Kernel struct {
 	// enter the kernel: a CPU's copy of that page in its cpu_entry_area,
 	// whose indirect jump goes on to Syscall.
 	Trampoline, EntryVA uint64
+	// TrampolineMaps is the number of CPUs whose trampolines the
+	// recording machine's kallsyms lists: perf record writes a kernel
+	// MMAP named __entry_SYSCALL_64_trampoline for each
+	// (perf_event__synthesize_extra_kmaps), its pgoff _entry_trampoline.
+	TrampolineMaps int
+}
+
+// TrampolineVA is the address of cpu's copy of the entry trampoline.
+func TrampolineVA(cpu int) uint64 {
+	return cpuEntryArea + uint64(cpu)*cpuEntryAreaSize + trampolineOff
 }
 
 // The x86_64 cpu_entry_area's layout (as perf 6.1's machine.c has it):
@@ -66,7 +76,7 @@ func (k *Kernel) ThroughTrampoline(cpu int) (*Kernel, error) {
 		return nil, fmt.Errorf("the kernel has no _entry_trampoline")
 	}
 	c := *k
-	c.EntryVA = cpuEntryArea + uint64(cpu)*cpuEntryAreaSize + trampolineOff
+	c.EntryVA = TrampolineVA(cpu)
 	return &c, nil
 }
 

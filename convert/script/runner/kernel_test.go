@@ -560,7 +560,10 @@ func TestPTKernelGuestPIP(t *testing.T) {
 // kernel's page at _entry_trampoline (machine__map_x86_64_entry_trampolines)
 // and decodes through it, with the code from the kcore or from -k vmlinux;
 // a trampoline of a CPU beyond the header's nr_cpus_avail has no map, and
-// every syscall's walk fails there as perf's does.
+// every syscall's walk fails there as perf's does, unless the recording
+// has the trampolines' MMAPs (perf record on a kernel whose kallsyms lists
+// them): perf maps them, with -k vmlinux; with the kcore it drops them
+// with the other recorded kernel maps.
 func TestPTKernelTrampoline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records programs")
@@ -576,24 +579,38 @@ func TestPTKernelTrampoline(t *testing.T) {
 	for _, mode := range []struct {
 		name string
 		cpu  int
+		maps int // trampoline MMAPs recorded (ksynth.Kernel.TrampolineMaps)
 		wo   record.WriteOptions
-	}{{"per-thread", ncpu - 1, record.WriteOptions{}},
-		{"2cpus", 0, record.WriteOptions{PT: timed, PerCPU: true, CPUs: 2, Quantum: 300, Seed: 9}},
-		{"unmapped-cpu", ncpu, record.WriteOptions{}}} {
+	}{{"per-thread", ncpu - 1, 0, record.WriteOptions{}},
+		{"2cpus", 0, 0, record.WriteOptions{PT: timed, PerCPU: true, CPUs: 2, Quantum: 300, Seed: 9}},
+		{"unmapped-cpu", ncpu, 0, record.WriteOptions{}},
+		{"recorded-maps", ncpu, ncpu + 1, record.WriteOptions{}}} {
 		t.Run(mode.name, func(t *testing.T) {
 			tk, err := k.ThroughTrampoline(mode.cpu)
 			if err != nil {
 				t.Fatal(err)
 			}
+			tk.TrampolineMaps = mode.maps
 			wo := mode.wo
 			wo.Kernel, wo.KernelSeed = tk, 3
 			dir := recordPT(t, testprog.Path(t, "mix-dyn-O2"), record.Options{WriteOptions: wo})
 			data := filepath.Join(dir, "data")
 			compare(t, dir)
-			compare(t, dir, "--itrace=i0ns")
+			if mode.maps == 0 && mode.cpu < ncpu {
+				compare(t, dir, "--itrace=i0ns")
+			}
 			compare(t, dir, "--itrace=b", "-F", "+flags,+addr")
 			compare(t, dir, "--itrace=cr", "-F", "+callindent")
 			compare(t, data, "-k", vmlinux, "--itrace=b", "-F", "+flags,+addr")
+			// Symbols alone (a kallsyms with no kcore beside it): the
+			// trampolines resolve, their code cannot be read.
+			lone := filepath.Join(t.TempDir(), "kallsyms")
+			if b, err := os.ReadFile(filepath.Join(dir, "kcore_dir", "kallsyms")); err != nil {
+				t.Fatal(err)
+			} else if err := os.WriteFile(lone, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			compare(t, data, "--kallsyms", lone, "--itrace=be", "-F", "+flags,+addr")
 			out := scriptOutput(t, dir, "--itrace=b")
 			want := fmt.Sprintf("=> %x _entry_trampoline+0x0 ([kernel.kallsyms])", tk.EntryVA)
 			if mode.cpu >= ncpu {
@@ -601,6 +618,14 @@ func TestPTKernelTrampoline(t *testing.T) {
 			}
 			if !strings.Contains(out, want) {
 				t.Errorf("no %q: the trace does not enter the kernel through the trampoline", want)
+			}
+			if mode.maps > mode.cpu {
+				// With the code from the vmlinux, the recorded maps
+				// hold, the CPU's too (with the kcore, perf drops them).
+				out := scriptOutput(t, data, "-k", vmlinux, "--itrace=b")
+				if want := fmt.Sprintf("=> %x _entry_trampoline+0x0 ([kernel.kallsyms])", tk.EntryVA); !strings.Contains(out, want) {
+					t.Errorf("-k vmlinux: no %q: the recorded trampoline map is not used", want)
+				}
 			}
 		})
 	}
