@@ -1,7 +1,6 @@
 package machine
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 
@@ -66,7 +65,7 @@ func (m *Machine) SearchVmlinux(release string) string {
 			continue
 		}
 		vm, err := symbol.LoadVmlinux(file, "")
-		if err != nil || m.kernelBuildID != nil && !bytes.Equal(vm.BuildID, m.kernelBuildID) {
+		if err != nil || m.kernelBuildID != nil && !symbol.BuildIDEqual(m.kernelBuildID, vm.BuildID) {
 			continue
 		}
 		n := 0
@@ -103,7 +102,7 @@ func (m *Machine) vmlinux() *vmlinuxState {
 		return v
 	}
 	// symsrc__init: a recorded build id must be the file's.
-	if m.kernelBuildID != nil && !bytes.Equal(vm.BuildID, m.kernelBuildID) {
+	if m.kernelBuildID != nil && !symbol.BuildIDEqual(m.kernelBuildID, vm.BuildID) {
 		return v
 	}
 	// The code is read from the DSO's long name, the path as given,

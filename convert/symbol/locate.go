@@ -137,7 +137,7 @@ func LoadDSOInfo(o *Options, longName string, buildID []byte) (*Table, DSOInfo) 
 			}
 		}
 		if buildID != nil {
-			if id := readBuildID(ef); id == nil || !bytes.Equal(id, buildID) {
+			if id := readBuildID(ef); id == nil || !BuildIDEqual(buildID, id) {
 				fh.Close()
 				continue
 			}
@@ -325,4 +325,21 @@ func (o *Options) KallsymsCacheFile(buildID []byte) string {
 		return f
 	}
 	return ""
+}
+
+// BuildIDEqual mirrors dso__build_id_equal: the build id recorded for a
+// DSO (recorded) names the file whose note is file when they are equal,
+// or when the recorded one is a full 20-byte id that is file's followed by
+// zeros (perf files from before the BUILD_ID table kept sizes pad shorter
+// ids to 20 bytes).
+func BuildIDEqual(recorded, file []byte) bool {
+	if len(recorded) > len(file) && len(recorded) == 20 {
+		for _, b := range recorded[len(file):] {
+			if b != 0 {
+				return false
+			}
+		}
+		return bytes.Equal(recorded[:len(file)], file)
+	}
+	return bytes.Equal(recorded, file)
 }

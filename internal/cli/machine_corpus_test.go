@@ -6,12 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/perfpt/perfpt/convert/pprof"
 	"github.com/perfpt/perfpt/internal/linediff"
+	"github.com/perfpt/perfpt/internal/pprofcheck"
 )
 
 // corpusOptions are the option sets TestMachineCorpus runs on every
@@ -213,50 +213,12 @@ func TestMachineCorpusPprofNames(t *testing.T) {
 	for _, f := range files {
 		name := filepath.Base(f)
 		out, _ := runPerf(t, perf, []string{"script", "-i", f, "-F", "tid,ip,sym", "-G"})
-		want := map[string]int64{}
-		for _, ln := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
-			fs := strings.Fields(ln)
-			if len(fs) < 2 {
-				continue
-			}
-			sym := "[unknown]"
-			if len(fs) > 2 {
-				sym = strings.Join(fs[2:], " ")
-			}
-			want[fs[0]+" "+sym]++
-		}
 		p, err := pprof.Convert(f, pprof.Options{Granularity: pprof.Function})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		got := map[string]int64{}
-		for _, s := range p.Sample {
-			sym := "[unknown]"
-			if len(s.Location) > 0 && len(s.Location[0].Line) > 0 {
-				l := s.Location[0].Line
-				sym = strings.Join(strings.Fields(l[len(l)-1].Function.Name), " ")
-			}
-			var n int64
-			for i, st := range p.SampleType {
-				if strings.HasSuffix(st.Type, "_sample") {
-					n += s.Value[i]
-				}
-			}
-			got[fmt.Sprintf("%d %s", s.NumLabel["tid"][0], sym)] += n
-		}
-		var diffs []string
-		for k, n := range want {
-			if got[k] != n {
-				diffs = append(diffs, fmt.Sprintf("%s: perf %d, pprof %d", k, n, got[k]))
-			}
-		}
-		for k, n := range got {
-			if _, ok := want[k]; !ok {
-				diffs = append(diffs, fmt.Sprintf("%s: perf 0, pprof %d", k, n))
-			}
-		}
+		diffs := pprofcheck.LeafDiffs(p, out.Bytes())
 		if len(diffs) > 0 {
-			sort.Strings(diffs)
 			if len(diffs) > 20 {
 				diffs = append(diffs[:20], "...")
 			}

@@ -2,16 +2,15 @@ package corpus
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/google/pprof/profile"
 
+	"github.com/perfpt/perfpt/internal/pprofcheck"
 	"github.com/perfpt/perfpt/perfdata"
 )
 
@@ -79,18 +78,6 @@ func TestCorpusPprofNames(t *testing.T) {
 // pprofNameDiffs compares the profile at path with perf script -F
 // tid,ip,sym -G's output.
 func pprofNameDiffs(path string, perfOut []byte) ([]string, error) {
-	want := map[string]int64{}
-	for _, ln := range strings.Split(strings.TrimRight(string(perfOut), "\n"), "\n") {
-		fs := strings.Fields(ln)
-		if len(fs) < 2 {
-			continue
-		}
-		sym := "[unknown]"
-		if len(fs) > 2 {
-			sym = strings.Join(fs[2:], " ")
-		}
-		want[fs[0]+" "+sym]++
-	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -100,40 +87,7 @@ func pprofNameDiffs(path string, perfOut []byte) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	got := map[string]int64{}
-	for _, s := range p.Sample {
-		sym := "[unknown]"
-		if len(s.Location) > 0 && len(s.Location[0].Line) > 0 {
-			l := s.Location[0].Line
-			sym = strings.Join(strings.Fields(l[len(l)-1].Function.Name), " ")
-		}
-		var n int64
-		for i, st := range p.SampleType {
-			if strings.HasSuffix(st.Type, "_sample") {
-				n += s.Value[i]
-			}
-		}
-		// The profile format drops a numeric label of 0 (no unit):
-		// the idle task's samples have no tid.
-		tid := int64(0)
-		if l := s.NumLabel["tid"]; len(l) > 0 {
-			tid = l[0]
-		}
-		got[fmt.Sprintf("%d %s", tid, sym)] += n
-	}
-	var diffs []string
-	for k, n := range want {
-		if got[k] != n {
-			diffs = append(diffs, fmt.Sprintf("%s: perf %d, pprof %d", k, n, got[k]))
-		}
-	}
-	for k, n := range got {
-		if _, ok := want[k]; !ok && n != 0 {
-			diffs = append(diffs, fmt.Sprintf("%s: perf 0, pprof %d", k, n))
-		}
-	}
-	sort.Strings(diffs)
-	return diffs, nil
+	return pprofcheck.LeafDiffs(p, perfOut), nil
 }
 
 func perfVersion() string {
