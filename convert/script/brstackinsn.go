@@ -92,6 +92,9 @@ func kernelInsnLen(code []byte, is64 bool) int {
 	if n := kernelPrefixOpcode(code, is64); n > 0 {
 		return n
 	}
+	if n, ok := kernelAAD(code, is64); ok {
+		return n
+	}
 	mode := insn.Mode32
 	if is64 {
 		mode = insn.Mode64
@@ -153,6 +156,32 @@ func kernelPrefixOpcode(code []byte, is64 bool) int {
 		return n + 2
 	}
 	return 0
+}
+
+// kernelAAD is the length perf 6.1's copy of the kernel's instruction
+// decoder gives D5 in 64-bit mode: AAD with its immediate byte (its
+// opcode map does not refuse it there, and it knows no REX2 prefix,
+// which ptdecode/insn reads it as, as libipt does), after the legacy
+// prefixes and a REX; 0 when the immediate is missing. ok says the code
+// is such a case.
+func kernelAAD(code []byte, is64 bool) (n int, ok bool) {
+	if !is64 {
+		return 0, false
+	}
+	i := 0
+	for i < len(code) && legacyPrefix(code[i]) {
+		i++
+	}
+	if i < len(code) && code[i]&0xf0 == 0x40 {
+		i++
+	}
+	if i >= len(code) || code[i] != 0xd5 {
+		return 0, false
+	}
+	if i+2 > len(code) {
+		return 0, true
+	}
+	return i + 2, true
 }
 
 func legacyPrefix(b byte) bool {
