@@ -59,13 +59,20 @@ func systemWide(tr *flow.Trace, opt WriteOptions, st *WriteStats, recs []timed, 
 			CPUWide: true, NextPrevPID: int32(opid), NextPrevTID: int32(otid)})
 	}
 	turns.placeSideband(recs, dummyIDs)
+	streams := make([]*synth.Stream, len(cpus))
 	for cpu, th := range cpus {
 		s, err := synth.Encode(th, opt.PT)
 		if err != nil {
 			return fmt.Errorf("cpu %d: %w", cpu, err)
 		}
+		streams[cpu] = s
+	}
+	// In snapshot mode (-S), every CPU's area is copied at once, as per
+	// CPU (snapshotPlan).
+	snap := snapshotPlan(streams, opt)
+	for cpu, s := range streams {
 		common := func(t uint64) perfdata.RecordCommon { return at(cpu, 0, 0, t, 0, ptIDs[cpu]) }
-		if err := addBuffers(cpu, s, bufSize, nil, common, add, st, ref); err != nil {
+		if err := addBuffers(cpu, s, bufSize, snap, common, add, st, ref); err != nil {
 			return fmt.Errorf("cpu %d: %w", cpu, err)
 		}
 	}

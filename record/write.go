@@ -109,7 +109,7 @@ type WriteOptions struct {
 	// copy of it is taken every SnapshotEvery bytes of trace and at the
 	// end; consecutive snapshots overlap where the trace between them is
 	// shorter than the area, and miss what was overwritten where it is
-	// longer. Per-CPU (not system-wide), a snapshot copies every CPU's
+	// longer. Per-CPU (system-wide too), a snapshot copies every CPU's
 	// area at once, every SnapshotEvery bytes of all the CPUs' trace.
 	SnapshotSize, SnapshotEvery int
 	// AuxSample writes an AUX-sampling recording (perf record
@@ -249,10 +249,6 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 		info.PerCPUMmaps, info.HaveSchedSwitch = 1, 3
 	}
 	if opt.SnapshotSize > 0 {
-		if opt.SystemWide {
-			w.Close()
-			return nil, fmt.Errorf("snapshot mode is not written system-wide")
-		}
 		info.SnapshotMode = 1
 	}
 	var sampleIDs []uint64

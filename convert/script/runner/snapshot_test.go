@@ -41,7 +41,9 @@ func TestPTSnapshot(t *testing.T) {
 // copies every CPU's overwritten area at once, CPUs that traced nothing
 // since the last one give none; 1 and 2 CPUs with migrating threads,
 // areas that overlap from one snapshot to the next and areas that leave
-// gaps, with and without the kernel.
+// gaps, with and without the kernel; and system-wide (perf record -a -S,
+// the kernel's scheduler switching threads and the idle task on 2 and 3
+// CPUs).
 func TestPTSnapshotPerCPU(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records programs")
@@ -54,15 +56,18 @@ func TestPTSnapshotPerCPU(t *testing.T) {
 		cpus        int
 		size, every int
 		kernel      bool
+		system      bool // perf record -a -S
 	}{
-		{"1cpu-overlap", "mix-dyn-O2", 1, 8192, 6000, false},
-		{"2cpus-overlap", "threads-dyn-O2", 2, 8192, 6000, false},
-		{"2cpus-gaps", "mix-dyn-O2", 2, 4096, 12000, false},
-		{"2cpus-kernel", "mix-dyn-O2", 2, 8192, 10000, true},
+		{"1cpu-overlap", "mix-dyn-O2", 1, 8192, 6000, false, false},
+		{"2cpus-overlap", "threads-dyn-O2", 2, 8192, 6000, false, false},
+		{"2cpus-gaps", "mix-dyn-O2", 2, 4096, 12000, false, false},
+		{"2cpus-kernel", "mix-dyn-O2", 2, 8192, 10000, true, false},
+		{"system-wide-3cpus", "threads-dyn-O2", 3, 8192, 10000, true, true},
+		{"system-wide-2cpus-gaps", "mix-dyn-O2", 2, 4096, 16000, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			wo := record.WriteOptions{PT: timed, PerCPU: true, CPUs: tc.cpus, Quantum: 300, Seed: 9,
-				SnapshotSize: tc.size, SnapshotEvery: tc.every}
+				SnapshotSize: tc.size, SnapshotEvery: tc.every, SystemWide: tc.system}
 			var data string
 			if tc.kernel {
 				data = recordKernel(t, testprog.Path(t, tc.prog), wo)
