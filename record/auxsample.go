@@ -1,6 +1,8 @@
 package record
 
 import (
+	"sort"
+
 	"github.com/perfpt/perfpt/perfdata"
 	"github.com/perfpt/perfpt/record/flow"
 	"github.com/perfpt/perfpt/record/synth"
@@ -16,27 +18,56 @@ import (
 // (intel_pt_sampling_mode).
 func auxSamples(th *flow.Thread, s *synth.Stream, opt WriteOptions, add func(uint64, perfdata.Record),
 	sid func(pid, tid int, t, id uint64, misc uint16) perfdata.RecordCommon, id uint64) {
+	auxSamplesOn(th, func(uint64) (*synth.Stream, perfdata.RecordCommon) {
+		return s, sid(th.Pid, th.Tid, 0, id, perfdata.MiscUser)
+	},
+		opt, add)
+}
+
+// auxSamplesOn adds the --aux-sample samples of thread th, whose trace at
+// time t is in the stream where returns it (the thread's, or in a per-CPU
+// recording that of the CPU it ran on then), with the sample's common
+// fields (its time set here).
+func auxSamplesOn(th *flow.Thread, where func(t uint64) (*synth.Stream, perfdata.RecordCommon), opt WriteOptions,
+	add func(uint64, perfdata.Record)) {
 	every := uint64(opt.AuxSampleEvery)
 	if every == 0 {
 		every = 10000
 	}
 	var n uint64
-	cut := 0
 	for _, ev := range th.Events {
 		n += ev.Insns
 		if n < every || ev.To == 0 {
 			continue
 		}
-		for cut+1 < len(s.Cuts) && s.Cuts[cut+1].Time <= ev.Time {
-			cut++
+		s, c := where(ev.Time)
+		// the last cut at or before the event's time
+		cut := sort.Search(len(s.Cuts), func(i int) bool { return s.Cuts[i].Time > ev.Time }) - 1
+		if cut < 0 {
+			continue
 		}
 		end := s.Cuts[cut].Off
 		if end == 0 {
 			continue
 		}
 		data := s.Data[max(0, end-opt.AuxSample):end]
-		c := sid(th.Pid, th.Tid, ev.Time, id, perfdata.MiscUser)
+		c.Time = ev.Time
 		add(ev.Time, &perfdata.RecordSample{RecordCommon: c, IP: ev.To, Period: n, Aux: data})
 		n = 0
+	}
+}
+
+// auxSamplesCPUs adds the --aux-sample samples of a per-CPU recording:
+// each thread's, taken from the stream of the CPU it ran on at the time
+// (cpuAt), with that CPU's sample id.
+func auxSamplesCPUs(threads []*flow.Thread, streams []*synth.Stream, cpuAt func(tid int, t uint64) int, opt WriteOptions,
+	add func(uint64, perfdata.Record), sid func(pid, tid int, t, id uint64, misc uint16) perfdata.RecordCommon, sampleIDs []uint64) {
+	for _, th := range threads {
+		auxSamplesOn(th, func(t uint64) (*synth.Stream, perfdata.RecordCommon) {
+			cpu := cpuAt(th.Tid, t)
+			c := sid(th.Pid, th.Tid, t, sampleIDs[cpu], perfdata.MiscUser)
+			c.CPU = uint32(cpu)
+			return streams[cpu], c
+		}, opt, add)
 	}
 }

@@ -12,7 +12,7 @@ import (
 // perCPU adds the records of a one-CPU recording of tr: ITRACE_START, the
 // SWITCH_CPU_WIDE pairs, and AUX/AUXTRACE for the CPU's stream.
 func perCPU(tr *flow.Trace, opt WriteOptions, st *WriteStats, add func(uint64, perfdata.Record),
-	sid func(pid, tid int, t, id uint64, misc uint16) perfdata.RecordCommon, ptID, dummyID uint64, bufSize int, ref *uint64) error {
+	sid func(pid, tid int, t, id uint64, misc uint16) perfdata.RecordCommon, ptID, dummyID uint64, sampleIDs []uint64, bufSize int, ref *uint64) error {
 	threads := traced(tr)
 	if len(threads) == 0 {
 		return nil
@@ -37,6 +37,14 @@ func perCPU(tr *flow.Trace, opt WriteOptions, st *WriteStats, add func(uint64, p
 				CPUWide: true, NextPrevPID: -1, NextPrevTID: -1})
 		}
 	}
+	if opt.AuxSample > 0 {
+		for k, n := range s.Packets {
+			st.Packets[k.String()] += n
+		}
+		st.PTBytes += len(s.Data)
+		auxSamplesCPUs(threads, []*synth.Stream{s}, func(int, uint64) int { return 0 }, opt, add, sid, sampleIDs)
+		return nil
+	}
 	snap := snapshotPlan([]*synth.Stream{s}, opt)
 	return addBuffers(0, s, bufSize, snap, func(t uint64) perfdata.RecordCommon { return sid(first.Pid, first.Tid, t, ptID, 0) }, add, st, ref)
 }
@@ -47,7 +55,7 @@ func perCPU(tr *flow.Trace, opt WriteOptions, st *WriteStats, add func(uint64, p
 // turns) and AUX/AUXTRACE for its stream; the records already added
 // (COMM, MMAP2, FORK, EXIT) get the CPU their thread ran on then.
 func perCPUs(tr *flow.Trace, opt WriteOptions, st *WriteStats, recs []timed, add func(uint64, perfdata.Record),
-	sid func(pid, tid int, t, id uint64, misc uint16) perfdata.RecordCommon, ptIDs, dummyIDs []uint64, bufSize int, ref *uint64) error {
+	sid func(pid, tid int, t, id uint64, misc uint16) perfdata.RecordCommon, ptIDs, dummyIDs, sampleIDs []uint64, bufSize int, ref *uint64) error {
 	threads := traced(tr)
 	if len(threads) == 0 {
 		return nil
@@ -89,6 +97,16 @@ func perCPUs(tr *flow.Trace, opt WriteOptions, st *WriteStats, recs []timed, add
 		}
 	}
 	turns.placeSideband(recs, dummyIDs)
+	if opt.AuxSample > 0 {
+		for _, s := range streams {
+			for k, n := range s.Packets {
+				st.Packets[k.String()] += n
+			}
+			st.PTBytes += len(s.Data)
+		}
+		auxSamplesCPUs(threads, streams, turns.cpuAt, opt, add, sid, sampleIDs)
+		return nil
+	}
 	first := threads[0]
 	snap := snapshotPlan(streams, opt)
 	for cpu, s := range streams {

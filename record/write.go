@@ -113,9 +113,10 @@ type WriteOptions struct {
 	// area at once, every SnapshotEvery bytes of all the CPUs' trace.
 	SnapshotSize, SnapshotEvery int
 	// AuxSample writes an AUX-sampling recording (perf record
-	// --aux-sample=AuxSample, per-thread): no AUXTRACE records, but a
-	// cpu-clock sample every AuxSampleEvery instructions (0: 10000) of
-	// each thread carrying the last AuxSample bytes of its trace.
+	// --aux-sample=AuxSample, per-thread or per-CPU, not system-wide):
+	// no AUXTRACE records, but a cpu-clock sample every AuxSampleEvery
+	// instructions (0: 10000) of each thread carrying the last AuxSample
+	// bytes of its trace (per CPU: of the trace of the CPU it runs on).
 	AuxSample, AuxSampleEvery int
 	// LoseEvery loses trace as a full AUX area does (per thread): after
 	// every LoseEvery-th buffer, the trace up to the next PSB is not
@@ -254,9 +255,9 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 	var sampleIDs []uint64
 	var idIndex []perfdata.IDIndexEntry
 	if opt.AuxSample > 0 {
-		if opt.PerCPU || opt.SnapshotSize > 0 {
+		if opt.SystemWide || opt.SnapshotSize > 0 {
 			w.Close()
-			return nil, fmt.Errorf("AUX sampling is written per thread, without snapshots")
+			return nil, fmt.Errorf("AUX sampling is not written system-wide or with snapshots")
 		}
 		sampleIDs = make([]uint64, nids)
 		for i := range nids {
@@ -270,9 +271,15 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 		}
 		// perf_event__synthesize_id_index: each id's mmap index, CPU
 		// and thread (auxtrace_queues__add_sample queues by them).
-		for i, th := range tr.Threads {
+		for i := range nids {
+			cpu, tid := ^uint64(0), ^uint64(0)
+			if opt.PerCPU {
+				cpu = uint64(i)
+			} else {
+				tid = uint64(tr.Threads[i].Tid)
+			}
 			for _, id := range []uint64{ptIDs[i], dummyIDs[i], sampleIDs[i]} {
-				idIndex = append(idIndex, perfdata.IDIndexEntry{ID: id, Idx: uint64(i), CPU: ^uint64(0), TID: uint64(th.Tid)})
+				idIndex = append(idIndex, perfdata.IDIndexEntry{ID: id, Idx: uint64(i), CPU: cpu, TID: tid})
 			}
 		}
 	}
@@ -382,12 +389,12 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 			return st, err
 		}
 	} else if opt.PerCPU && opt.CPUs > 1 {
-		if err := perCPUs(tr, opt, st, recs, add, sid, ptIDs, dummyIDs, bufSize, &ref); err != nil {
+		if err := perCPUs(tr, opt, st, recs, add, sid, ptIDs, dummyIDs, sampleIDs, bufSize, &ref); err != nil {
 			w.Close()
 			return st, err
 		}
 	} else if opt.PerCPU {
-		if err := perCPU(tr, opt, st, add, sid, ptIDs[0], dummyIDs[0], bufSize, &ref); err != nil {
+		if err := perCPU(tr, opt, st, add, sid, ptIDs[0], dummyIDs[0], sampleIDs, bufSize, &ref); err != nil {
 			w.Close()
 			return st, err
 		}

@@ -62,3 +62,34 @@ func TestPTAuxSample(t *testing.T) {
 		})
 	}
 }
+
+// TestPTAuxSamplePerCPU compares per-CPU AUX-sampling recordings (perf
+// record --aux-sample without --per-thread): each cpu-clock sample carries
+// the end of the trace of the CPU its thread runs on, queued by the CPU's
+// mmap index, the thread known from the context-switch sideband; 1 and 2
+// CPUs with migrating threads, with and without timing packets.
+func TestPTAuxSamplePerCPU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records programs")
+	}
+	need(t, "perf", "gcc", "make")
+	timed := synth.Config{TSC: true, MTC: true, MTCPeriod: 3}
+	for _, tc := range []struct {
+		prog        string
+		cpus        int
+		size, every int
+	}{
+		{"mix-dyn-O2", 1, 4096, 7000},
+		{"threads-dyn-O2", 2, 4096, 5000},
+		{"mix-dyn-O2", 2, 1024, 9000},
+	} {
+		t.Run(fmt.Sprintf("%s/%dcpus/%d/%d", tc.prog, tc.cpus, tc.size, tc.every), func(t *testing.T) {
+			opt := record.Options{WriteOptions: record.WriteOptions{PT: timed, PerCPU: true, CPUs: tc.cpus, Quantum: 300, Seed: 9,
+				AuxSample: tc.size, AuxSampleEvery: tc.every}}
+			data := recordPT(t, testprog.Path(t, tc.prog), opt)
+			compare(t, data)
+			compare(t, data, "--itrace=i0ns", "-F", "comm,tid,cpu,ip,sym")
+			compare(t, data, "--itrace=be", "-F", "+flags")
+		})
+	}
+}
