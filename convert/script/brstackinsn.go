@@ -95,6 +95,14 @@ func kernelInsnLen(code []byte, is64 bool) int {
 	if n, ok := kernelAAD(code, is64); ok {
 		return n
 	}
+	if i := kernelGroup11ModRM(code, is64); i > 0 && code[i]&0x38 != 0 {
+		// x86-opcode-map.txt gives C6 and C7 their immediate at the
+		// opcode (Grp11A Eb,Ib; Grp11B Ev,Iz): every reg of the
+		// ModRM has it, where the SDM defines /0 (and /7) only. The
+		// length is MOV's, with the same addressing.
+		code = append([]byte(nil), code...)
+		code[i] &^= 0x38
+	}
 	mode := insn.Mode32
 	if is64 {
 		mode = insn.Mode64
@@ -182,6 +190,23 @@ func kernelAAD(code []byte, is64 bool) (n int, ok bool) {
 		return 0, true
 	}
 	return i + 2, true
+}
+
+// kernelGroup11ModRM returns the index of the ModRM byte when code's
+// opcode, after the legacy prefixes and (in 64-bit code) a REX, is C6 or
+// C7, else 0.
+func kernelGroup11ModRM(code []byte, is64 bool) int {
+	i := 0
+	for i < len(code) && legacyPrefix(code[i]) {
+		i++
+	}
+	if is64 && i < len(code) && code[i]&0xf0 == 0x40 {
+		i++
+	}
+	if i+1 < len(code) && (code[i] == 0xc6 || code[i] == 0xc7) {
+		return i + 1
+	}
+	return 0
 }
 
 func legacyPrefix(b byte) bool {
