@@ -15,7 +15,7 @@ import (
 // schedule writes, and AUX/AUXTRACE for its stream; the records already
 // added (COMM, MMAP2, FORK, EXIT) get the CPU their thread ran on then.
 func systemWide(tr *flow.Trace, opt WriteOptions, st *WriteStats, recs []timed, add func(uint64, perfdata.Record),
-	sid func(pid, tid int, t, id uint64, misc uint16) perfdata.RecordCommon, ptIDs, dummyIDs []uint64, bufSize int, ref *uint64) error {
+	sid func(pid, tid int, t, id uint64, misc uint16) perfdata.RecordCommon, ptIDs, dummyIDs, sampleIDs []uint64, bufSize int, ref *uint64) error {
 	threads := traced(tr)
 	// Two MTC periods, in TSC ticks, or 64.
 	delay := uint64(64)
@@ -66,6 +66,16 @@ func systemWide(tr *flow.Trace, opt WriteOptions, st *WriteStats, recs []timed, 
 			return fmt.Errorf("cpu %d: %w", cpu, err)
 		}
 		streams[cpu] = s
+	}
+	if opt.AuxSample > 0 {
+		for _, s := range streams {
+			for k, n := range s.Packets {
+				st.Packets[k.String()] += n
+			}
+			st.PTBytes += len(s.Data)
+		}
+		auxSamplesSystem(cpus, streams, switches, ids, opt, add, sid, sampleIDs)
+		return nil
 	}
 	// In snapshot mode (-S), every CPU's area is copied at once, as per
 	// CPU (snapshotPlan).

@@ -255,17 +255,23 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 	var sampleIDs []uint64
 	var idIndex []perfdata.IDIndexEntry
 	if opt.AuxSample > 0 {
-		if opt.SystemWide || opt.SnapshotSize > 0 {
+		if opt.SnapshotSize > 0 {
 			w.Close()
-			return nil, fmt.Errorf("AUX sampling is not written system-wide or with snapshots")
+			return nil, fmt.Errorf("AUX sampling is not written with snapshots")
 		}
 		sampleIDs = make([]uint64, nids)
 		for i := range nids {
 			sampleIDs[i] = uint64(0x200000 + i)
 		}
+		// The sampling event counts in the kernel too when the trace
+		// does.
+		sampleFlags, sampleName := common, "cpu-clock:u"
+		if opt.Kernel != nil {
+			sampleFlags, sampleName = common&^perfdata.AttrFlagExcludeKernel, "cpu-clock"
+		}
 		if _, err := w.AddAttr(perfdata.EventAttr{Type: perfdata.AttrTypeSoftware, Config: perfdata.SWCPUClock,
 			SamplePeriod: uint64(max(opt.AuxSampleEvery, 1)), SampleType: sampleType | perfdata.SampleFormatPeriod | perfdata.SampleFormatAux,
-			Flags: common, AuxSampleSize: uint32(opt.AuxSample)}, sampleIDs, "cpu-clock:u"); err != nil {
+			Flags: sampleFlags, AuxSampleSize: uint32(opt.AuxSample)}, sampleIDs, sampleName); err != nil {
 			w.Close()
 			return nil, err
 		}
@@ -384,7 +390,7 @@ func WriteTrace(path string, tr *flow.Trace, opt WriteOptions) (*WriteStats, err
 
 	var ref uint64 = 0x5eed0000
 	if opt.SystemWide {
-		if err := systemWide(tr, opt, st, recs, add, sid, ptIDs, dummyIDs, bufSize, &ref); err != nil {
+		if err := systemWide(tr, opt, st, recs, add, sid, ptIDs, dummyIDs, sampleIDs, bufSize, &ref); err != nil {
 			w.Close()
 			return st, err
 		}

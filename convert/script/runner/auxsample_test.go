@@ -78,15 +78,23 @@ func TestPTAuxSamplePerCPU(t *testing.T) {
 		prog        string
 		cpus        int
 		size, every int
+		system      bool // perf record -a, kernel+user
 	}{
-		{"mix-dyn-O2", 1, 4096, 7000},
-		{"threads-dyn-O2", 2, 4096, 5000},
-		{"mix-dyn-O2", 2, 1024, 9000},
+		{"mix-dyn-O2", 1, 4096, 7000, false},
+		{"threads-dyn-O2", 2, 4096, 5000, false},
+		{"mix-dyn-O2", 2, 1024, 9000, false},
+		{"threads-dyn-O2", 2, 4096, 6000, true},
+		{"mix-dyn-O2", 3, 2048, 9000, true},
 	} {
-		t.Run(fmt.Sprintf("%s/%dcpus/%d/%d", tc.prog, tc.cpus, tc.size, tc.every), func(t *testing.T) {
-			opt := record.Options{WriteOptions: record.WriteOptions{PT: timed, PerCPU: true, CPUs: tc.cpus, Quantum: 300, Seed: 9,
-				AuxSample: tc.size, AuxSampleEvery: tc.every}}
-			data := recordPT(t, testprog.Path(t, tc.prog), opt)
+		t.Run(fmt.Sprintf("%s/%dcpus/%d/%d/system=%v", tc.prog, tc.cpus, tc.size, tc.every, tc.system), func(t *testing.T) {
+			wo := record.WriteOptions{PT: timed, PerCPU: true, CPUs: tc.cpus, Quantum: 300, Seed: 9,
+				AuxSample: tc.size, AuxSampleEvery: tc.every, SystemWide: tc.system}
+			var data string
+			if tc.system {
+				data = recordKernel(t, testprog.Path(t, tc.prog), wo)
+			} else {
+				data = recordPT(t, testprog.Path(t, tc.prog), record.Options{WriteOptions: wo})
+			}
 			compare(t, data)
 			compare(t, data, "--itrace=i0ns", "-F", "comm,tid,cpu,ip,sym")
 			compare(t, data, "--itrace=be", "-F", "+flags")
