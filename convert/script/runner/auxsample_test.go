@@ -89,15 +89,7 @@ func TestPTAuxSamplePerCPU(t *testing.T) {
 		t.Run(fmt.Sprintf("%s/%dcpus/%d/%d/system=%v", tc.prog, tc.cpus, tc.size, tc.every, tc.system), func(t *testing.T) {
 			wo := record.WriteOptions{PT: timed, PerCPU: true, CPUs: tc.cpus, Quantum: 300, Seed: 9,
 				AuxSample: tc.size, AuxSampleEvery: tc.every, SystemWide: tc.system}
-			var data string
-			if tc.system {
-				data = recordKernel(t, testprog.Path(t, tc.prog), wo)
-			} else {
-				data = recordPT(t, testprog.Path(t, tc.prog), record.Options{WriteOptions: wo})
-			}
-			compare(t, data)
-			compare(t, data, "--itrace=i0ns", "-F", "comm,tid,cpu,ip,sym")
-			compare(t, data, "--itrace=be", "-F", "+flags")
+			comparePerCPU(t, tc.prog, wo, tc.system)
 		})
 	}
 }

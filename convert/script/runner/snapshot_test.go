@@ -68,15 +68,23 @@ func TestPTSnapshotPerCPU(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			wo := record.WriteOptions{PT: timed, PerCPU: true, CPUs: tc.cpus, Quantum: 300, Seed: 9,
 				SnapshotSize: tc.size, SnapshotEvery: tc.every, SystemWide: tc.system}
-			var data string
-			if tc.kernel {
-				data = recordKernel(t, testprog.Path(t, tc.prog), wo)
-			} else {
-				data = recordPT(t, testprog.Path(t, tc.prog), record.Options{WriteOptions: wo})
-			}
-			compare(t, data)
-			compare(t, data, "--itrace=i0ns", "-F", "comm,tid,cpu,ip,sym")
-			compare(t, data, "--itrace=be", "-F", "+flags")
+			comparePerCPU(t, tc.prog, wo, tc.kernel)
 		})
 	}
+}
+
+// comparePerCPU records prog with wo (kernel+user when kernel is set) and
+// compares perfpt script with perf script on it: the default output, i0ns
+// with the CPU and thread of each instruction, and be with flags.
+func comparePerCPU(t *testing.T, prog string, wo record.WriteOptions, kernel bool) {
+	t.Helper()
+	var data string
+	if kernel {
+		data = recordKernel(t, testprog.Path(t, prog), wo)
+	} else {
+		data = recordPT(t, testprog.Path(t, prog), record.Options{WriteOptions: wo})
+	}
+	compare(t, data)
+	compare(t, data, "--itrace=i0ns", "-F", "comm,tid,cpu,ip,sym")
+	compare(t, data, "--itrace=be", "-F", "+flags")
 }
