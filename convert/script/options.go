@@ -2,9 +2,12 @@ package script
 
 // Options are perf script's printing options besides -F.
 type Options struct {
-	Fields       *Fields
-	Nanosecs     bool // --ns
-	UseCallchain bool // callchains printed (not -G)
+	Fields   *Fields
+	Nanosecs bool // --ns
+	// RelTime (--reltime) prints times from the first time printed,
+	// DeltaTime (--deltatime) from the previous one (0 for the first).
+	RelTime, DeltaTime bool
+	UseCallchain       bool // callchains printed (not -G)
 	// NameWidth is evlist__max_name_len: the longest event name of the
 	// session, synthesised events included. When 0, NameWidthFn is asked
 	// at the first sample printed (perf computes it lazily too).

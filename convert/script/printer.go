@@ -41,9 +41,12 @@ type Printer struct {
 	ipText, addrText symText
 	startText        startText
 	timeText         timeText
-	lineText         lineText
-	runHead          []byte // PrintIPs' text before the IP
-	flagText         map[uint32]string
+	// initialTime and previousTime are perf_sample__fprintf_start's
+	// initial_time and previous_time (--reltime, --deltatime).
+	initialTime, previousTime uint64
+	lineText                  lineText
+	runHead                   []byte // PrintIPs' text before the IP
+	flagText                  map[uint32]string
 
 	metrics metricState // -F metric (metric.go)
 
@@ -229,7 +232,23 @@ func (p *Printer) appendStartOf(b []byte, s *sample.Sample, pl *plan, recType ui
 		b = append(b, ' ')
 	}
 	if pl.f&FieldTime != 0 {
-		b = p.timeText.append(b, s.Time, p.o.Nanosecs)
+		t := s.Time
+		// perf_sample__fprintf_start: the first time that is not 0
+		// starts --reltime; --deltatime's first time is 0.
+		if p.o.RelTime {
+			if p.initialTime == 0 {
+				p.initialTime = s.Time
+			}
+			t -= p.initialTime
+		} else if p.o.DeltaTime {
+			if p.previousTime != 0 {
+				t -= p.previousTime
+			} else {
+				t = 0
+			}
+			p.previousTime = s.Time
+		}
+		b = p.timeText.append(b, t, p.o.Nanosecs)
 		b = append(b, ':', ' ')
 	}
 	return b

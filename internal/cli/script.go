@@ -12,7 +12,7 @@ import (
 	"github.com/perfpt/perfpt/convert/script/runner"
 )
 
-const scriptUsage = `perfpt script [-i FILE] [-F FIELDS] [--itrace[=OPTS]] [--ns] [-C CPUS]
+const scriptUsage = `perfpt script [-i FILE] [-F FIELDS] [--itrace[=OPTS]] [--ns] [--reltime|--deltatime] [-C CPUS]
        [--pid PIDS] [--tid TIDS] [--time RANGES] [--symfs DIR]
        [--kallsyms FILE] [-G] [-f] [--max-stack N] [--max-blocks N]
        [--[no-]inline] [-j N]
@@ -102,6 +102,8 @@ func scriptOptions(cfg *runner.Config) (set map[string]func(string) error, flags
 	}
 	flags = map[string]func(){
 		"ns":              func() { cfg.Nanosecs = true },
+		"reltime":         func() { cfg.RelTime = true },
+		"deltatime":       func() { cfg.DeltaTime = true },
 		"G":               func() { cfg.NoCallchain = true },
 		"hide-call-graph": func() { cfg.NoCallchain = true },
 		"header":          func() { cfg.Header = true },

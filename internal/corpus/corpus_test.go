@@ -46,6 +46,8 @@ var optionSets = [][]string{
 	{"-F", "comm,tid,pid,time,cpu,event,ip,sym,dso,symoff,period,misc"},
 	{"-F", "+addr,+flags"},
 	{"-F", "+ipc,+insnlen"},
+	{"--reltime"},
+	{"--deltatime", "--ns", "--show-task-events"},
 	{"@header"},
 	{"@dump"},
 }

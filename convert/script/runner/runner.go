@@ -32,6 +32,8 @@ type Config struct {
 	Itrace      string   // --itrace value
 	ItraceSet   bool     // --itrace given
 	Nanosecs    bool     // --ns
+	RelTime     bool     // --reltime
+	DeltaTime   bool     // --deltatime
 	CPUs        string   // -C
 	PIDs, TIDs  string   // --pid, --tid
 	Time        string   // --time
@@ -61,6 +63,15 @@ type Config struct {
 
 // Run prints the recording as perf script would.
 func Run(cfg Config, stdout, stderr io.Writer) error {
+	if cfg.RelTime && cfg.DeltaTime {
+		// cmd_script refuses them together (-1: status 255).
+		return &perfopt.Exit{Msg: "reltime and deltatime - the two don't get along well. Please limit to --reltime or --deltatime.", Status: 255}
+	}
+	if cfg.RelTime && cfg.Time != "" {
+		// perf then reads --time relative to the first sample
+		// (perf_time__parse_for_ranges_reltime): not done here.
+		return errors.New("--time with --reltime: not supported by perfpt script yet")
+	}
 	fields := script.DefaultFields()
 	for _, f := range cfg.Fields {
 		warns, err := fields.Parse(f)
@@ -249,7 +260,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	if fs, err := s.File().Features(); err == nil && fs.Has(perfdata.FeatArch) {
 		arch = perftext.NormArch(fs.Arch)
 	}
-	popts := script.Options{Fields: fields, Nanosecs: cfg.Nanosecs, Arch: arch, NameWidthFn: nameWidth, Clock: clock,
+	popts := script.Options{Fields: fields, Nanosecs: cfg.Nanosecs, RelTime: cfg.RelTime, DeltaTime: cfg.DeltaTime, Arch: arch, NameWidthFn: nameWidth, Clock: clock,
 		MaxBlocks: cfg.MaxBlocks}
 	p := script.NewPrinter(stdout, popts)
 	var side []byte // the text of a side-band record
