@@ -512,6 +512,8 @@ func flagChecks() map[string]func(t *testing.T) {
 			}
 		}),
 		"script/ns":          differs(sc(), "--ns"),
+		"script/reltime":     all(differs(sc(), "--reltime"), refused("reltime and deltatime", "script", "-i", example, "--reltime", "--deltatime")),
+		"script/deltatime":   all(differs(sc(), "--deltatime"), differ(nil, sc("--reltime"), sc("--deltatime"))),
 		"script/header":      differs([]string{"script", "-i", cgData}, "--header"),
 		"script/header-only": differs([]string{"script", "-i", cgData}, "--header-only"),
 		// -I prints a pipe's features as they go by, and the -I
