@@ -25,3 +25,28 @@ func TestShortName(t *testing.T) {
 		}
 	}
 }
+
+// TestA2lFileLine: perf splits addr2line's "FILE:LINE" at the first colon
+// and reads the line with strtoul: node's JIT code in "node:path" line 149
+// prints "node:0".
+func TestA2lFileLine(t *testing.T) {
+	for _, c := range []struct {
+		file     string
+		line     int
+		wantFile string
+		wantLine int
+	}{
+		{"main.c", 12, "main.c", 12},
+		{"node:path", 149, "node", 0},
+		{"a:12b", 5, "a", 12},
+		{"a:0x1f", 3, "a", 31},
+		{"a:017", 3, "a", 15},
+		{"a:", 7, "a", 0}, // "a::7"
+		{"a:", 0, "a", 0},
+	} {
+		f, l := a2lFileLine(c.file, c.line)
+		if f != c.wantFile || l != c.wantLine {
+			t.Errorf("a2lFileLine(%q, %d) = %q, %d; want %q, %d", c.file, c.line, f, l, c.wantFile, c.wantLine)
+		}
+	}
+}

@@ -64,7 +64,7 @@ func (d *DSO) srclineOf(l *sample.Loc) string {
 			var ok bool
 			src.recs, ok = f.Addr2line(pc, src.recs[:0])
 			if ok {
-				out = srclineFromFileline(src.recs[0].File, src.recs[0].Line)
+				out = srclineFromFileline(a2lFileLine(src.recs[0].File, src.recs[0].Line))
 				src.fails = 0
 			}
 		}
@@ -108,7 +108,8 @@ func (d *DSO) sourceLine(addr uint64) (string, int, bool) {
 		src.recs, ok = f.Addr2line(addr+d.textOffset, src.recs[:0])
 		if ok {
 			src.fails = 0
-			return src.recs[0].File, src.recs[0].Line, true
+			file, line := a2lFileLine(src.recs[0].File, src.recs[0].Line)
+			return file, line, true
 		}
 	}
 	if src.fails != 0 {
@@ -159,6 +160,67 @@ func (d *DSO) closeA2l() {
 // names: "base:line" of what addr2line printed.
 func srclineFromFileline(file string, line int) string {
 	return baseName(file) + ":" + strconv.Itoa(line)
+}
+
+// a2lFileLine mirrors how read_addr2line_record splits addr2line's
+// "FILE:LINE" line: the file ends at the first ':' (strchr), the line is
+// strtoul(rest, NULL, 0). A file name with a colon (node's JIT code says
+// "node:path") gives "node" and line 0, as perf prints it.
+func a2lFileLine(file string, line int) (string, int) {
+	i := strings.IndexByte(file, ':')
+	if i < 0 {
+		return file, line
+	}
+	rest := file[i+1:] + ":"
+	if line == 0 {
+		rest += "?"
+	} else {
+		rest += strconv.Itoa(line)
+	}
+	return file[:i], int(strtoul0(rest))
+}
+
+// strtoul0 is C's strtoul(s, NULL, 0) of a string: leading white space, a
+// sign, then a hex ("0x"), octal ("0") or decimal number, as far as its
+// digits go; 0 where there are none.
+func strtoul0(s string) uint64 {
+	s = strings.TrimLeft(s, " \t\n\v\f\r")
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	base := uint64(10)
+	switch {
+	case len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && hexDigit(s[2]) >= 0:
+		base, s = 16, s[2:]
+	case len(s) > 0 && s[0] == '0':
+		base = 8
+	}
+	var n uint64
+	for i := 0; i < len(s); i++ {
+		d := hexDigit(s[i])
+		if d < 0 || uint64(d) >= base {
+			break
+		}
+		n = n*base + uint64(d)
+	}
+	if neg {
+		n = -n
+	}
+	return n
+}
+
+func hexDigit(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
 }
 
 // srclineFallback is __get_srcline's answer when addr2line knew nothing:

@@ -316,7 +316,7 @@ func (d *DSO) inlines(addr uint64, sym *symbol.Symbol, srclines bool) []inlineEn
 				}
 				var e inlineEntry
 				if srclines {
-					e.file, e.line = r.File, r.Line
+					e.file, e.line = a2lFileLine(r.File, r.Line)
 				}
 				// new_inline_sym demangles addr2line's name as the
 				// symbols were, before comparing it with the symbol's.
