@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/perfpt/perfpt/convert/sample"
@@ -61,6 +62,49 @@ func TestSyncSwitch(t *testing.T) {
 			}
 			if !tids[0] || len(tids) != 5 {
 				t.Errorf("samples of threads %v: want the idle task's and the program's four", tids)
+			}
+		})
+	}
+}
+
+// TestWovenKernelSwitches: per-CPU kernel+user recordings that are not
+// system-wide (the stand-in kernel woven into the thread's flow at each
+// syscall and signal, ksynth.Weave, the threads taking turns on 2 CPUs)
+// end turns in every state, right after a return to user space among
+// them. Perf's decoder estimates the time there (two ticks an
+// instruction since the last timing packet) and applies the CPU's
+// sideband up to the estimate: the synthesizer puts each switch after
+// it, or the end of the turn would be decoded as the idle task's (pid 0,
+// no maps: "Failed to get instruction" and its trace lost). mix is
+// single-threaded, so its flow, and each recording, is the same in
+// every run.
+func TestWovenKernelSwitches(t *testing.T) {
+	k := testprog.KernelWithModule(t)
+	for _, q := range []int{7, 13, 29} {
+		t.Run(fmt.Sprintf("quantum%d", q), func(t *testing.T) {
+			data := recordPTOpt(t, "mix-dyn-O0", record.WriteOptions{PT: synth.Config{TSC: true, MTC: true, MTCPeriod: 3},
+				PerCPU: true, CPUs: 2, Quantum: q, Seed: 9, Kernel: k, KernelSeed: 3})
+			s, err := Open(data, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			var errs []string
+			samples, idle := 0, 0
+			err = s.Run(Handler{Sample: func(smp *sample.Sample) {
+				samples++
+				if smp.PID == 0 {
+					idle++
+				}
+			}, Error: func(e *sample.ErrorLine) { errs = append(errs, fmt.Sprintf("%s at %#x time %d", e.Msg, e.IP, e.Time)) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(errs) != 0 {
+				t.Errorf("%d decoder errors, the first: %s", len(errs), errs[0])
+			}
+			if samples == 0 || idle != 0 {
+				t.Errorf("%d of %d samples the idle task's: want none of some", idle, samples)
 			}
 		})
 	}

@@ -55,9 +55,9 @@ func EncodeCPU(threads []*flow.Thread, cfg Config) (*Stream, []Switch, error) {
 					states[cur] = threadState{preempted: true, ip: states[cur].ip, inTX: states[cur].inTX}
 				}
 			}
-			// The switch happens one tick after the last packet.
-			e.now++
-			sw = append(sw, Switch{Time: e.now, Out: cur, In: it.th})
+			// The switch happens one tick after the last packet (and
+			// the decoder's estimate).
+			sw = append(sw, Switch{Time: e.switchTime(), Out: cur, In: it.th})
 			cur = it.th
 			if err := e.setProcess(threads[cur].Pid); err != nil {
 				return e.out, sw, err

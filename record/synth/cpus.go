@@ -76,8 +76,7 @@ func EncodeCPUs(threads []*flow.Thread, cfg Config, m Machine) ([]*Stream, []CPU
 						}
 						states[cur] = threadState{preempted: true, ip: states[cur].ip, inTX: states[cur].inTX}
 					}
-					e.now++
-					last = max(last, e.now)
+					last = max(last, e.switchTime())
 					sw = append(sw, CPUSwitch{Time: e.now, CPU: cpu, Out: cur, In: -1})
 				}
 				cur, cpu, inTurn = it.th, next, 0

@@ -102,6 +102,10 @@ type encoder struct {
 	// last one ended, and how many branches the one in progress still
 	// loses.
 	lastOvf, dropping int
+	// The decoder's time estimate (see retired): the time of the last
+	// TSC or MTC packet, the instructions run since (at most), and the
+	// latest time estimated on a return to user space.
+	timedAt, insnsSince, estimated uint64
 }
 
 // Encode encodes th's flow.
@@ -167,6 +171,7 @@ func (e *encoder) advance(t uint64) error {
 				return err
 			}
 			e.lastCyc = tt
+			e.timedAt, e.insnsSince = tt, 0
 		}
 	}
 	e.now = t
@@ -235,6 +240,7 @@ func (e *encoder) timingPackets() error {
 		if err := e.put(packet.Packet{Kind: packet.KindTSC, Payload: e.now & (1<<56 - 1)}); err != nil {
 			return err
 		}
+		e.timedAt, e.insnsSince = e.now, 0
 	}
 	if e.cfg.MTC {
 		c := e.ctc(e.now)
@@ -340,11 +346,13 @@ func (e *encoder) pop() (uint64, bool) {
 
 func (e *encoder) event(ev *flow.Event) error {
 	if drop, err := e.overflow(ev); drop || err != nil {
+		e.retired(ev)
 		return err
 	}
 	if err := e.step(ev); err != nil {
 		return err
 	}
+	e.retired(ev)
 	// A PSB+ due goes at this packet boundary, after the event, with the
 	// IP of the next instruction.
 	if e.on && len(e.enc.Buf)-e.lastPSB >= e.cfg.PSBPeriod {
@@ -352,6 +360,36 @@ func (e *encoder) event(ev *flow.Event) error {
 		return e.psb()
 	}
 	return nil
+}
+
+// estTicks is the time perf's decoder gives an instruction when it
+// estimates time between timing packets (intel_pt_est_timestamp: two
+// cycles per instruction at the maximum non-turbo ratio, the CBR of the
+// recordings written here).
+const estTicks = 2
+
+// retired counts ev's instructions (those before it and the branch) for
+// the decoder's time estimate. On a return from the kernel to user space
+// perf's decoder takes the estimate (the last timing packet's time plus
+// estTicks per instruction since) as the queue's time, and applies the
+// CPU's sideband up to it (intel_pt_run_decoder): a context switch must
+// come after the latest estimate, or the trace before it would be
+// decoded as the next task's. Kernel code woven into a thread's flow
+// (ksynth.Weave) runs in no time on the flow's clock, so the estimate
+// can run ahead of it.
+func (e *encoder) retired(ev *flow.Event) {
+	e.insnsSince += ev.Insns + 1
+	if ev.From >= 1<<63 && ev.To != 0 && ev.To < 1<<63 {
+		e.estimated = max(e.estimated, e.timedAt+estTicks*e.insnsSince)
+	}
+}
+
+// switchTime moves the clock to the time of a context switch after the
+// trace written: one tick after the last packet and after the decoder's
+// latest estimate (retired).
+func (e *encoder) switchTime() uint64 {
+	e.now = max(e.now, e.estimated) + 1
+	return e.now
 }
 
 // overflow loses ev's packets while an internal buffer overflow is in
