@@ -49,7 +49,11 @@ type Kernel struct {
 	// recording machine's kallsyms lists: perf record writes a kernel
 	// MMAP named __entry_SYSCALL_64_trampoline for each
 	// (perf_event__synthesize_extra_kmaps), its pgoff _entry_trampoline.
-	TrampolineMaps int
+	// With TrampolinesListed, Kallsyms lists them too
+	// (__entry_SYSCALL_64_trampoline, as a PTI kernel's arch_get_kallsym
+	// does) and Kcore holds their pages, as /proc/kcore does.
+	TrampolineMaps    int
+	TrampolinesListed bool
 }
 
 // TrampolineVA is the address of cpu's copy of the entry trampoline.
@@ -362,6 +366,13 @@ func (k *Kernel) Kallsyms() []byte {
 			fmt.Fprintf(&b, "%016x t %s\t[%s]\n", s.Addr, s.Name, m.Name)
 		}
 	}
+	// The trampolines' copies, as a PTI kernel lists them
+	// (arch_get_kallsym) when the recording has their MMAPs.
+	if k.TrampolinesListed {
+		for cpu := range k.TrampolineMaps {
+			fmt.Fprintf(&b, "%016x t __entry_SYSCALL_64_trampoline\n", TrampolineVA(cpu))
+		}
+	}
 	return b.Bytes()
 }
 
@@ -387,6 +398,11 @@ func (k *Kernel) Kcore() []byte {
 	segs := []seg{{k.Start, k.Text}}
 	for _, m := range k.Modules {
 		segs = append(segs, seg{m.Start, m.Text})
+	}
+	if code, ok := k.code(k.Trampoline); ok && k.Trampoline != 0 && k.TrampolinesListed {
+		for cpu := range k.TrampolineMaps {
+			segs = append(segs, seg{TrampolineVA(cpu), code[:min(len(code), pageSize)]})
+		}
 	}
 	var b bytes.Buffer
 	le := binary.LittleEndian
