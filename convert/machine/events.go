@@ -138,9 +138,8 @@ func (m *Machine) ProcessMmap(pid, tid int32, addr, length, pgoff uint64, name s
 // addModuleMap mirrors machine__addnew_module_map for a kernel mmap that
 // is not the kernel's: a map of the kernel's address space at start (its
 // offsets from start, map__new2) with the module's DSO, one per module
-// name (machine__findnew_module_dso). The module's symbols are not read:
-// perf finds them in this machine's kallsyms or module files only for a
-// module of the running kernel, and this machine has none.
+// name (machine__findnew_module_dso); moduleDSO says where its symbols
+// come from.
 func (m *Machine) addModuleMap(path string, start, length uint64, bid []byte) {
 	name := kmodName(path)
 	d := m.dsos[name]
@@ -158,16 +157,41 @@ func (m *Machine) addModuleMap(path string, start, length uint64, bid []byte) {
 	if end < start {
 		end = ^uint64(0)
 	}
+	if d.modStart == 0 {
+		d.modStart = start
+	}
 	mp := &Map{Start: start, End: end, DSO: d}
 	if m.kcoreModuleMap(mp) {
 		m.kmaps.Insert(mp)
 	}
 }
 
-// moduleDSO makes the DSO of the module named name (its short name),
-// without symbols.
+// moduleDSO makes the DSO of the module named name (its short name). Its
+// symbols are those kallsyms lists for the module, relative to its map's
+// start, when the kernel's symbols come from a kallsyms file and no kcore
+// is in use: dso__load_kernel_sym's dso__split_kallsyms moves each
+// "[module]" symbol into the kernel map group's map of that name. That
+// split happens when the kernel DSO loads; here a module's first lookup
+// loads the kernel's symbols first, so the result does not depend on
+// which DSO a decode looks up first (perf, looking up a module before any
+// kernel address, would try the module's .ko first: not modelled). With a
+// vmlinux, a kcore (which drops the module maps) or no kallsyms, the
+// module has no symbols: perf would read its .ko, which is not on this
+// machine.
 func (m *Machine) moduleDSO(name string) *DSO {
-	d := &DSO{Name: name, Kernel: true, module: name, symFn: func() *symbol.Table { return &symbol.Table{} }}
+	d := &DSO{Name: name, Kernel: true, module: name}
+	d.symFn = func() *symbol.Table {
+		if m.vmPath != "" || m.kcoreMaps() != nil || d.modStart == 0 {
+			return &symbol.Table{}
+		}
+		m.kernelDSO().Symbols()
+		if ks := m.kallsyms(); ks != nil {
+			if t := ks.Module(strings.Trim(name, "[]")); t != nil {
+				return t.Shift(-d.modStart)
+			}
+		}
+		return &symbol.Table{}
+	}
 	m.dsos[name] = d
 	return d
 }

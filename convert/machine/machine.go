@@ -25,6 +25,9 @@ type DSO struct {
 	Kernel  bool
 	BuildID []byte
 	module  string // a kernel module's short name, "[ext4]"
+	// modStart is the start of the module's first map (its kallsyms
+	// symbols are made relative to it).
+	modStart uint64
 
 	once sync.Once
 	tab  *symbol.Table

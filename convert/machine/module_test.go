@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -141,6 +142,36 @@ func TestKernelBuildIDFromMmap2(t *testing.T) {
 		}
 		if c.warn != "" && (len(warns) != 1 || warns[0] != c.warn) {
 			t.Errorf("build id %x: warnings %q, want %q", c.bid, warns, c.warn)
+		}
+	}
+}
+
+// TestModuleSymbolsFromKallsyms: with the kernel's symbols from a kallsyms
+// file and no kcore, a module's map gets the symbols kallsyms lists for it
+// ("name\t[module]"), relative to the map, as dso__split_kallsyms moves
+// them into the map of that name; also when the module is looked up
+// before any kernel address. Before, module maps never had symbols here,
+// and perfpt printed "[unknown] ([ptmod])" where perf printed
+// "ptmod_read+0x0 ([ptmod])" (TestPTKernelModule's modules-mismatch case,
+// when a trace began in the module).
+func TestModuleSymbolsFromKallsyms(t *testing.T) {
+	kallsyms := filepath.Join(t.TempDir(), "kallsyms")
+	if err := os.WriteFile(kallsyms, []byte("ffffffff81000000 T _text\nffffffff81000000 T _stext\nffffffff81000100 T start_kernel\n"+
+		"ffffffff81000200 T _etext\nffffffffc0a00000 t ptmod_ioctl\t[ptmod]\nffffffffc0a00030 t ptmod_read\t[ptmod]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, kernelFirst := range []bool{false, true} {
+		m := New(nil, kallsyms)
+		m.ProcessMmap(-1, 0, 0xffffffff81000000, 0x200, 0xffffffff81000000, "[kernel.kallsyms]_text", nil, perfdata.MiscKernel, true)
+		m.ProcessMmap(-1, 0, 0xffffffffc0a00000, 0x1000, 0, "/lib/modules/6.1.0/extra/ptmod.ko", nil, perfdata.MiscKernel, true)
+		if kernelFirst {
+			if l := m.Resolve(nil, true, 0xffffffff81000104); l.Sym == nil || l.Sym.Name != "start_kernel" {
+				t.Fatalf("kernel address: %+v, want start_kernel", l)
+			}
+		}
+		l := m.Resolve(nil, true, 0xffffffffc0a00034)
+		if l.DSO != "[ptmod]" || l.Addr != 0x34 || l.Sym == nil || l.Sym.Name != "ptmod_read" || l.Sym.Start != 0x30 {
+			t.Errorf("kernel first %v: module address: %+v, want [ptmod]+0x34 in ptmod_read at 0x30", kernelFirst, l)
 		}
 	}
 }
