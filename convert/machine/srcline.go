@@ -7,6 +7,7 @@ import (
 
 	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/srcline"
+	"github.com/perfpt/perfpt/perfdata/tracing"
 )
 
 // a2lFailLimit is perf's A2L_FAIL_LIMIT: after this many failed lookups
@@ -177,50 +178,10 @@ func a2lFileLine(file string, line int) (string, int) {
 	} else {
 		rest += strconv.Itoa(line)
 	}
-	return file[:i], int(strtoul0(rest))
-}
-
-// strtoul0 is C's strtoul(s, NULL, 0) of a string: leading white space, a
-// sign, then a hex ("0x"), octal ("0") or decimal number, as far as its
-// digits go; 0 where there are none.
-func strtoul0(s string) uint64 {
-	s = strings.TrimLeft(s, " \t\n\v\f\r")
-	neg := false
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		neg = s[0] == '-'
-		s = s[1:]
-	}
-	base := uint64(10)
-	switch {
-	case len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && hexDigit(s[2]) >= 0:
-		base, s = 16, s[2:]
-	case len(s) > 0 && s[0] == '0':
-		base = 8
-	}
-	var n uint64
-	for i := 0; i < len(s); i++ {
-		d := hexDigit(s[i])
-		if d < 0 || uint64(d) >= base {
-			break
-		}
-		n = n*base + uint64(d)
-	}
-	if neg {
-		n = -n
-	}
-	return n
-}
-
-func hexDigit(c byte) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c >= 'a' && c <= 'f':
-		return int(c-'a') + 10
-	case c >= 'A' && c <= 'F':
-		return int(c-'A') + 10
-	}
-	return -1
+	// tracing.Strtoull is C's strtoull(s, NULL, 0); on 64 bits
+	// strtoul reads the same.
+	n, _ := tracing.Strtoull(rest)
+	return file[:i], int(n)
 }
 
 // srclineFallback is __get_srcline's answer when addr2line knew nothing:
