@@ -1,7 +1,6 @@
 package pprof
 
 import (
-	"math"
 	"os/exec"
 	"testing"
 
@@ -44,15 +43,7 @@ func TestPTKernelMatchesPerf(t *testing.T) {
 			}
 			flat, cum, total := functionInsns(p)
 			want := perfFlatInsns(t, data)
-			bad := 0
-			for name, n := range want {
-				if flat[name] != n {
-					bad++
-					if bad <= 10 {
-						t.Errorf("flat instructions of %s: ours %d, perf script %d", name, flat[name], n)
-					}
-				}
-			}
+			bad := checkFlatInsns(t, flat, want)
 			for _, fn := range []string{"entry_SYSCALL_64", "do_syscall_64", "ptmod_ioctl"} {
 				if want[fn] == 0 {
 					t.Errorf("perf script shows no instruction of %s: the trace does not walk it", fn)
@@ -62,12 +53,7 @@ func TestPTKernelMatchesPerf(t *testing.T) {
 			// Call chains of 64 entries: the kernel's frames above
 			// printf's deepest ones pass perf's default of 16.
 			children := perfChildrenItrace(t, data, "i0nsg64")
-			for _, fn := range []string{"main", "fib", "entry_SYSCALL_64", "do_syscall_64", "helper", "ptmod_ioctl"} {
-				ours := 100 * float64(cum[fn]) / float64(total)
-				if math.Abs(ours-children[fn]) > 0.006 {
-					t.Errorf("cum of %s: ours %.3f%%, perf report children %.2f%%", fn, ours, children[fn])
-				}
-			}
+			checkCumShares(t, cum, total, children, []string{"main", "fib", "entry_SYSCALL_64", "do_syscall_64", "helper", "ptmod_ioctl"})
 		})
 	}
 }

@@ -129,6 +129,34 @@ func perfChildrenItrace(t *testing.T, data, itrace string) map[string]float64 {
 // functionInsns returns a function-granularity profile's instructions by
 // function: flat (the leaf's), cumulative (once per sample for each
 // function on its stack) and in all.
+// checkFlatInsns reports the functions whose flat instructions differ
+// from perf script's (the first ten), and returns how many do.
+func checkFlatInsns(t *testing.T, flat, want map[string]int64) int {
+	t.Helper()
+	bad := 0
+	for name, n := range want {
+		if flat[name] != n {
+			bad++
+			if bad <= 10 {
+				t.Errorf("flat instructions of %s: ours %d, perf script %d", name, flat[name], n)
+			}
+		}
+	}
+	return bad
+}
+
+// checkCumShares compares the cumulative shares of fns with perf
+// report's children column, within 0.006 points.
+func checkCumShares(t *testing.T, cum map[string]int64, total int64, children map[string]float64, fns []string) {
+	t.Helper()
+	for _, fn := range fns {
+		ours := 100 * float64(cum[fn]) / float64(total)
+		if math.Abs(ours-children[fn]) > 0.006 {
+			t.Errorf("cum of %s: ours %.3f%%, perf report children %.2f%%", fn, ours, children[fn])
+		}
+	}
+}
+
 func functionInsns(p *profile.Profile) (flat, cum map[string]int64, total int64) {
 	flat, cum = map[string]int64{}, map[string]int64{}
 	for _, s := range p.Sample {
@@ -186,15 +214,7 @@ func TestPTInstructionsMatchPerf(t *testing.T) {
 				t.Errorf("profile has %d instructions, the recorder traced %d", total, insns)
 			}
 			want := perfFlatInsns(t, data)
-			bad := 0
-			for name, n := range want {
-				if flat[name] != n {
-					bad++
-					if bad <= 10 {
-						t.Errorf("flat instructions of %s: ours %d, perf script %d", name, flat[name], n)
-					}
-				}
-			}
+			bad := checkFlatInsns(t, flat, want)
 			t.Logf("%d functions, %d instructions; %d flat counts differ from perf script's", len(want), total, bad)
 			var branches int64
 			for _, s := range p.Sample {
@@ -204,12 +224,7 @@ func TestPTInstructionsMatchPerf(t *testing.T) {
 				t.Errorf("branches: ours %d, perf script --itrace=b %d", branches, want)
 			}
 			children := perfChildren(t, data)
-			for _, fn := range c.cum {
-				ours := 100 * float64(cum[fn]) / float64(total)
-				if math.Abs(ours-children[fn]) > 0.006 {
-					t.Errorf("cum of %s: ours %.3f%%, perf report children %.2f%%", fn, ours, children[fn])
-				}
-			}
+			checkCumShares(t, cum, total, children, c.cum)
 		})
 	}
 }
