@@ -5,6 +5,7 @@ import (
 	"debug/elf"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,6 +34,9 @@ type kcoreCode struct {
 	// replaced: a module map that invalidates the kcore brings them
 	// back (addModuleMap).
 	recorded *Maps
+	// funcs are the kallsyms functions kallsymsFunc found.
+	funcsOnce sync.Once
+	funcs     map[string]uint64
 }
 
 // KernelCodeMap returns the map holding the code of kernel address ip:
@@ -81,7 +85,7 @@ func (m *Machine) kcoreMaps() *Maps {
 			}
 		}
 		if k.haveRefReloc {
-			if addr, ok := kallsymsFunc(m.kPath, "_text"); !ok || addr != k.refReloc {
+			if addr, ok := m.kallsymsFunc("_text"); !ok || addr != k.refReloc {
 				k.Why = m.kPath + ": _text is not the recorded kernel's"
 				return
 			}
@@ -169,7 +173,7 @@ func (m *Machine) useKcore() {
 	}
 	kd := m.kernelDSO()
 	ms := &Maps{}
-	stext, haveStext := kallsymsFunc(m.kPath, "_stext")
+	stext, haveStext := m.kallsymsFunc("_stext")
 	for _, mp := range km.list {
 		n := &Map{Start: mp.Start, End: mp.End, DSO: kd, Identity: true}
 		if m.kcode.holdsModule(mp) && !(haveStext && stext >= mp.Start && stext < mp.End) {
@@ -266,28 +270,47 @@ func (m *Machine) KernelMapFunc(name string, global bool) uint64 {
 	return 0
 }
 
-// kallsymsFunc mirrors kallsyms__get_function_start: the address of the
-// function (type T or W) name in a kallsyms file.
-func kallsymsFunc(path, name string) (uint64, bool) {
+// kallsymsFunc mirrors kallsyms__get_function_start on the kallsyms file
+// in use (m.kPath): the address of the function (type T or W) name, one
+// of the reference and trampoline symbols kallsymsFuncNames lists. perf
+// reads the file again for each; here one pass finds them all, on first
+// use.
+func (m *Machine) kallsymsFunc(name string) (uint64, bool) {
+	k := &m.kcode
+	k.funcsOnce.Do(func() { k.funcs = kallsymsFuncs(m.kPath, kallsymsFuncNames...) })
+	a, ok := k.funcs[name]
+	return a, ok
+}
+
+// kallsymsFuncNames are the functions kallsymsFunc is asked for.
+var kallsymsFuncNames = []string{"_text", "_stext", entryTrampolineName}
+
+// kallsymsFuncs returns the address of each function (type T or W) of
+// names in the kallsyms file path, the first line naming it.
+func kallsymsFuncs(path string, names ...string) map[string]uint64 {
+	found := map[string]uint64{}
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, false
+		return found
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
-	for sc.Scan() {
+	for sc.Scan() && len(found) < len(names) {
 		fs := strings.Fields(sc.Text())
-		if len(fs) < 3 || fs[2] != name {
+		if len(fs) < 3 || !slices.Contains(names, fs[2]) {
+			continue
+		}
+		if _, dup := found[fs[2]]; dup {
 			continue
 		}
 		if t := strings.ToUpper(fs[1]); t != "T" && t != "W" {
 			continue
 		}
 		if a, err := strconv.ParseUint(fs[0], 16, 64); err == nil {
-			return a, true
+			found[fs[2]] = a
 		}
 	}
-	return 0, false
+	return found
 }
 
 // FindMap returns the map of addr in thread t's address space: the

@@ -114,7 +114,7 @@ func (m *Machine) mapTrampolines() {
 		// dso__load_kcore drops the recorded kernel maps, the
 		// trampolines' too, and with a kallsyms that names the
 		// trampolines takes them from the kcore.
-		if _, ok := kallsymsFunc(m.kPath, entryTrampolineName); ok {
+		if _, ok := m.kallsymsFunc(entryTrampolineName); ok {
 			return
 		}
 	} else if len(tr.recorded) > 0 {
