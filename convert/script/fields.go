@@ -91,7 +91,10 @@ func OutputTypeOf(attrType uint32) OutputType {
 	return TypeOther
 }
 
-var typeNames = [numTypes]string{"hw", "sw", "trace", "hw-cache", "raw", "break", "synth", "other"}
+// typeNames are the output types as perf's -F warnings name them
+// (event_type in builtin-script.c): the types it has no name for are
+// "unknown".
+var typeNames = [numTypes]string{"hardware", "software", "tracepoint", "hardware-cache", "unknown", "unknown", "unknown", "unknown"}
 
 const commonFields = FieldComm | FieldTID | FieldCPU | FieldTime | FieldEvent | FieldIP | FieldSym | FieldSymOff | FieldDSO
 

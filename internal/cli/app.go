@@ -40,12 +40,14 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *ucli.App {
 			return nil
 		},
 		Commands: []*ucli.Command{
-			recordCommand(),
+			// The commands that mirror perf's refuse a bad command
+			// line as perf does (perfusage.go).
+			perfUsageErrors(recordCommand(), "perfpt record [<options>] [<command>]"),
 			scriptCommand(),
 			pprofCommand(),
 			gcovCommand(),
-			dumpCommand(),
-			headerCommand(),
+			perfUsageErrors(dumpCommand(), "perfpt dump [<options>]"),
+			perfUsageErrors(headerCommand(), "perfpt header [<options>]"),
 			ptdumpCommand(),
 			ptxedCommand(),
 			timelineCommand(),
@@ -63,6 +65,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var ee exitError
 	if errors.As(err, &ee) {
 		return ee.code
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		ue.write(stderr)
+		return usageStatus
 	}
 	var pe *perfopt.Exit
 	if errors.As(err, &pe) {

@@ -1,0 +1,165 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// perfStderr runs perf with args and returns its stderr and exit status.
+func perfStderr(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command("perf", args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	status := 0
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		status = ee.ExitCode()
+	}
+	return stderr.String(), status
+}
+
+// usageHead is a refusal's text up to the end of its usage lines: the
+// error lines and " Usage: ..." with the command's name as "CMD"; perf's
+// "    or:" lines (perf script's ways of running scripts, which perfpt
+// does not have) are dropped.
+func usageHead(s, cmd string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(s, "\n") {
+		if strings.HasPrefix(l, "    or: ") {
+			continue
+		}
+		b.WriteString(strings.Replace(l, cmd, "CMD", 1))
+		if strings.HasPrefix(l, " Usage: ") {
+			break
+		}
+	}
+	return b.String()
+}
+
+// TestPerfUsageErrors compares perfpt's refusals of bad command lines with
+// perf 6.1's: exit status 129, the same error lines, a usage of the same
+// shape (checked option by option in TestPerfUsageShape). The options are
+// refused before any file is opened, by both.
+func TestPerfUsageErrors(t *testing.T) {
+	if _, err := exec.LookPath("perf"); err != nil {
+		t.Skip("perf not installed: cannot compare with perf")
+	}
+	for _, c := range []struct {
+		perf, ours []string // the command (perf's, perfpt's)
+		args       string
+	}{
+		{[]string{"script"}, []string{"script"}, "--bogus"},
+		{[]string{"script"}, []string{"script"}, "-x"},
+		{[]string{"script"}, []string{"script"}, "-Gx"},
+		{[]string{"script"}, []string{"script"}, "-i"},
+		{[]string{"script"}, []string{"script"}, "--input"},
+		{[]string{"script"}, []string{"script"}, "--max-stack=abc"},
+		{[]string{"script"}, []string{"script"}, "--max-stack -1"},
+		{[]string{"script"}, []string{"script"}, "--ns=3"},
+		{[]string{"script"}, []string{"script"}, "--itrace=zz"},
+		{[]string{"script"}, []string{"script"}, "-F +cgroup"},
+		{[]string{"script"}, []string{"script"}, "-Fbogus"},
+		{[]string{"script"}, []string{"script"}, "--fields=+cgroup"},
+		{[]string{"script"}, []string{"script"}, "--fields +cgroup"},
+		{[]string{"script"}, []string{"script"}, "-F ip -F hw:bogus"},
+		{[]string{"script"}, []string{"script"}, "-F ip,+sym"},
+		{[]string{"script"}, []string{"script"}, "-F foo:ip"},
+		// perf's second line sends to perf script -l; perfpt runs no
+		// scripts and says so (checked below).
+		{[]string{"script"}, []string{"script"}, "-i x.data extra"},
+		{[]string{"report", "-D"}, []string{"dump"}, "--bogus"},
+		{[]string{"report", "-D"}, []string{"dump"}, "-i"},
+		{[]string{"report", "--header-only"}, []string{"header"}, "--bogus"},
+		{[]string{"report", "--header-only"}, []string{"header"}, "--show-info=3"},
+		{[]string{"record"}, []string{"record"}, "--bogus"},
+	} {
+		t.Run(strings.Join(c.ours, " ")+" "+c.args, func(t *testing.T) {
+			args := strings.Fields(c.args)
+			want, status := perfStderr(t, append(c.perf, args...)...)
+			var out, got bytes.Buffer
+			code := Main(append(append([]string{"perfpt"}, c.ours...), args...), nil, &out, &got)
+			if code != status {
+				t.Errorf("exit status %d, perf %d", code, status)
+			}
+			g, w := usageHead(got.String(), "perfpt "+c.ours[0]), usageHead(want, "perf "+c.perf[0])
+			if strings.HasSuffix(c.args, "extra") {
+				w = strings.Replace(w, " See CMD -l for available scripts.", " CMD runs no scripts.", 1)
+			}
+			if g != w {
+				t.Errorf("stderr starts\n%s\nperf's\n%s", g, w)
+			}
+		})
+	}
+}
+
+// TestPerfUsageShape checks each option line of perfpt script's usage
+// against perf script's line for the same option: the same value name and
+// layout when given perf's help text.
+func TestPerfUsageShape(t *testing.T) {
+	if _, err := exec.LookPath("perf"); err != nil {
+		t.Skip("perf not installed: cannot compare with perf")
+	}
+	text, _ := perfStderr(t, "script", "--bogus")
+	// perf's table: each option's line(s), by its long name (or letter).
+	perfLines := map[string]string{}
+	var order []string
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines {
+		if !strings.HasPrefix(l, "    -") && !strings.HasPrefix(l, "        --") {
+			continue
+		}
+		// The option ends at two spaces before its help, or at the
+		// line's end when its help is on the next line.
+		head, _, sameLine := strings.Cut(strings.TrimSpace(l), "  ")
+		key := head[:2]
+		if j := strings.Index(head, "--"); j >= 0 {
+			key = strings.FieldsFunc(head[j+2:], func(r rune) bool { return r == ' ' || r == '[' || r == '<' })[0]
+		}
+		if !sameLine && i+1 < len(lines) {
+			l += lines[i+1]
+		}
+		perfLines[key] = l
+		order = append(order, key)
+	}
+	if len(perfLines) < 50 {
+		t.Fatalf("only %d options in perf script's usage:\n%s", len(perfLines), text)
+	}
+	rank := map[string]int{}
+	for i, k := range order {
+		rank[k] = i
+	}
+	compared, last := 0, -1
+	for _, o := range scriptHelp.sorted() {
+		key := o.long
+		if key == "" {
+			key = "-" + string(o.short)
+		}
+		want, ok := perfLines[key]
+		if !ok {
+			continue // perfpt's own (-j) or perf's negated form (--no-inline)
+		}
+		help := strings.TrimSpace(want[strings.LastIndex(want[:len(want)-1], "\n")+1:][usageOptsWidth+usageGap:])
+		o.help = help
+		var b bytes.Buffer
+		writeOption(&b, o)
+		if b.String() != want {
+			t.Errorf("option %s: %q, perf %q", key, b.String(), want)
+		}
+		if rank[key] < last {
+			t.Errorf("option %s listed out of perf's order", key)
+		}
+		last = rank[key]
+		compared++
+	}
+	t.Logf("%d options compared with perf's", compared)
+	if compared < 25 {
+		t.Errorf("only %d options compared with perf's", compared)
+	}
+}
