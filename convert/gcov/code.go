@@ -182,6 +182,9 @@ type inlineEntry struct {
 	// optimised code has it (findRowless), else -1: gcov counts the
 	// entries there.
 	declG int32
+	// callFile and callLine are the call site (callLine 0 when DWARF
+	// gives none).
+	callFile, callLine int32
 }
 
 type label struct {
@@ -464,7 +467,11 @@ func (p *Program) decode(f *elf.File) error {
 	p.findSwitches()
 	for _, ic := range p.Table.InlinedCalls() {
 		if i := p.index(ic.Entry); i >= 0 && ic.DeclFile != "" {
-			p.inlines = append(p.inlines, inlineEntry{name: ic.Func, file: intern(ic.DeclFile), line: int32(ic.DeclLine), insn: i, declG: -1})
+			ie := inlineEntry{name: ic.Func, file: intern(ic.DeclFile), line: int32(ic.DeclLine), insn: i, declG: -1}
+			if ic.CallFile != "" {
+				ie.callFile, ie.callLine = intern(ic.CallFile), int32(ic.CallLine)
+			}
+			p.inlines = append(p.inlines, ie)
 		}
 	}
 	p.findRowless()

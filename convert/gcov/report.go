@@ -680,6 +680,20 @@ func (p *Program) Report(c *Counts) *Report {
 	}
 	// Statements of optimised code without rows borrow a count.
 	for _, rl := range p.rowless {
+		if rl.calls != nil {
+			if lines[rl.gline] != nil || p.noCode[rl.gline] {
+				continue
+			}
+			n, fnName := uint64(0), ""
+			for _, k := range rl.calls {
+				n += exec[k]
+				if fnName == "" {
+					fnName = p.funcs[p.insns[k].fn].name
+				}
+			}
+			addLine(rl.gline, &Line{Number: int(p.lines[rl.gline].line), Count: n, Function: fnName})
+			continue
+		}
 		ref := lines[rl.ref]
 		if lines[rl.gline] != nil || ref == nil || p.noCode[rl.gline] {
 			continue

@@ -34,9 +34,11 @@ var gotoStmt = newLazyRegexp(`^\s*goto\s+(\w+)\s*;`)
 var returnLiteral = newLazyRegexp(`^\s*return\s*(-?\d[\w.]*|NULL|true|false|'[^']*'|"[^"]*"|[A-Za-z_]\w*)?\s*;`)
 
 // rowless is a line without rows whose count is that of the line ref,
-// less that of the line minus where minus is not -1.
+// less that of the line minus where minus is not -1, or with ref -1 the
+// number of times the instructions calls ran.
 type rowless struct {
 	gline, ref, minus int32
+	calls             []int
 }
 
 func (p *Program) findRowless() {
@@ -115,6 +117,14 @@ func (p *Program) findRowless() {
 			mark(ie.declG)
 		}
 	}
+	// The entries of inlined calls, by call site.
+	inlinedAt := map[lineKey][]int{}
+	for _, ie := range p.inlines {
+		if ie.callLine > 0 {
+			k := lineKey{ie.callFile, ie.callLine}
+			inlinedAt[k] = append(inlinedAt[k], ie.insn)
+		}
+	}
 	cxxFile, o3File := map[int32]bool{}, map[int32]bool{}
 	for fi := range p.funcs {
 		fn := &p.funcs[fi]
@@ -173,6 +183,14 @@ func (p *Program) findRowless() {
 					}
 				case has[start] && entryDecl(src, start, end, ln):
 					ref = start
+				case len(inlinedAt[lineKey{file, ln}]) > 0 && operandLine(src, start, ln):
+					// The operand of a condition continued on this line
+					// calls a function that was inlined: gcov counts the
+					// line each time the call returns into it (the block
+					// after an early-inlined body, or after a call), so as
+					// often as the inlined copies were entered.
+					p.rowless = append(p.rowless, rowless{gline: get(file, ln), ref: -1, minus: -1, calls: inlinedAt[lineKey{file, ln}]})
+					continue
 				case isDeclStart(text) || !isRowlessStmt(text):
 					continue
 				case (returns > 1 || strings.TrimSpace(text) == "return;") && returnLiteral.MatchString(text):
@@ -811,6 +829,24 @@ func scalarParam(decl, name string) bool {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// operandLine reports whether line ln of src continues a condition begun
+// on the code line before it (that line ends with && or ||, after the
+// function's declaration line start): ln holds a later operand.
+func operandLine(src []string, start, ln int32) bool {
+	for l := ln - 1; l > start; l-- {
+		t := src[l-1]
+		if i := strings.Index(t, "//"); i >= 0 {
+			t = t[:i]
+		}
+		t = strings.TrimSpace(t)
+		if t == "" {
+			continue
+		}
+		return strings.HasSuffix(t, "&&") || strings.HasSuffix(t, "||")
 	}
 	return false
 }
