@@ -1,6 +1,10 @@
 package ptagg
 
-import "github.com/perfpt/perfpt/convert/sample"
+import (
+	"unsafe"
+
+	"github.com/perfpt/perfpt/convert/sample"
+)
 
 // The session's edge-graph walk counts the runs it walks into an Agg
 // directly, without making Runs of them: it follows its graph of blocks
@@ -113,4 +117,66 @@ func (a *Agg) Takes(pid, tid int32) bool {
 // another mapping (a longjmp may resume a frame up the stack).
 func (a *Agg) Jump(t *Thread, end, to uint64) {
 	a.move(t, sample.FlagBranch, end, to)
+}
+
+// Frames is a thread's call tree as the session's assembly walk reads and
+// moves it between calls of Agg (Agg.Frames, Agg.SetFrames): the moves of
+// CallTo and Return that need no lookup, and Edges' After for a record
+// whose node is made, in a flat layout.
+type Frames struct {
+	// Stack is the thread's stack of nodes, its capacity at most
+	// maxDepth: a call may push within it.
+	Stack []int32
+	// Ctx holds, with Options.Edges, each record's node as a
+	// predecessor plus 1 (0: not made yet; Agg.After).
+	Ctx []int32
+	// Nodes points at the call-tree nodes: NodeSize bytes each, a node's
+	// return address (0: none seen yet) NodeRet bytes in.
+	Nodes unsafe.Pointer
+	// NC is the thread's NC; Root and CPU its root node and CPU.
+	NC        uint64
+	Root, CPU int32
+	// Mode says which moves the walk may make itself (FramesNone: only
+	// jumps in the map, which move nothing).
+	Mode uint32
+	// Overflow (1): the thread made calls beyond maxDepth, which its
+	// returns undo first (Return's work).
+	Overflow uint32
+}
+
+// Frames modes.
+const (
+	FramesNone  = iota // a chunk's Agg: calls and returns are CallTo's and Return's
+	FramesStack        // call stacks: a call to a known node pushes it, a return to the top's address pops
+	FramesEdges        // Options.Edges: After sets the node of the record's block
+)
+
+// The call-tree node's size and the offset of its return address
+// (Frames.Nodes).
+const (
+	NodeSize = unsafe.Sizeof(callNode{})
+	NodeRet  = unsafe.Offsetof(callNode{}.ret)
+)
+
+// Frames sets f to t's call tree.
+func (a *Agg) Frames(t *Thread, f *Frames) {
+	f.Mode, f.Ctx = FramesNone, nil
+	switch {
+	case a.o.Edges:
+		f.Mode, f.Ctx = FramesEdges, a.ctx
+	case a.chunk == nil:
+		f.Mode = FramesStack
+	}
+	n := len(t.stack)
+	f.Stack = t.stack[:n:max(n, min(cap(t.stack), maxDepth))]
+	f.Nodes = unsafe.Pointer(unsafe.SliceData(a.nodes))
+	f.NC, f.Root, f.CPU = t.nc, t.root, t.cpu
+	f.Overflow = uint32(b2u(t.overflow != 0))
+}
+
+// SetFrames sets t's call tree to f, which Frames set and a walk moved.
+func (a *Agg) SetFrames(t *Thread, f *Frames) {
+	t.stack = t.stack[:len(f.Stack)]
+	t.nc = f.NC
+	t.cur = int32(f.NC>>32) - 1
 }

@@ -53,11 +53,15 @@ type aggRec struct {
 	next [2]int32
 	// The block, for walkAgg's inner loop: the offset of its
 	// fall-through from its start, its instruction count, the
-	// displacement of its branch, and its kind (aggCond, ...).
+	// displacement of its branch, and its kind (aggCond, ...); br (1)
+	// says the branch counts as taken when it goes somewhere
+	// (sample.FlagBranch), isCall (1) that an indirect branch is a call.
 	ft, cnt uint32
 	rel     int32
 	kind    uint8
-	_       [3]byte
+	br      uint8
+	isCall  uint8
+	_       [1]byte
 }
 
 // midOK says whether walkAgg's loop of calls, returns and TIPs (mid) may
@@ -83,6 +87,7 @@ func (r *aggRec) setBlock(e *runEntry, epoch uint32) {
 	r.e, r.epoch = e, epoch
 	ft := e.bytes + uint64(e.in.Length)
 	r.ft, r.cnt, r.rel, r.kind = uint32(ft), uint32(e.cnt), e.in.Rel, aggOther
+	r.br, r.isCall = uint8(boolU32(uint32(e.flags)&sample.FlagBranch != 0)), uint8(boolU32(e.in.Op == ptperf.OpCall))
 	if ft != uint64(r.ft) || e.cnt != uint64(r.cnt) {
 		return // (not a block for the inner loop)
 	}
@@ -157,11 +162,17 @@ func (s *aggState) flush() {
 
 // targetSlot returns the cache slot of the target to of record src.
 func (s *aggState) targetSlot(src int32, to uint64) *aggTarget {
+	h := (to ^ uint64(src)*0x9e3779b97f4a7c15) * 0xbf58476d1ce4e5b9 >> (64 - aggTargetBits)
+	return &s.targets()[h]
+}
+
+// targets returns the cache of the targets of returns and indirect
+// branches (aggTarget), made if need be.
+func (s *aggState) targets() []aggTarget {
 	if s.tgt == nil {
 		s.tgt = make([]aggTarget, 1<<aggTargetBits)
 	}
-	h := (to ^ uint64(src)*0x9e3779b97f4a7c15) * 0xbf58476d1ce4e5b9 >> (64 - aggTargetBits)
-	return &s.tgt[h]
+	return s.tgt
 }
 
 // aggOK says whether walkAgg may walk q now: a sequential decode
@@ -337,6 +348,7 @@ func (w *bulkWalker) walkAgg(b *ptperf.BulkWalk) {
 			in.lastTNT, in.sampled, in.tookBit, in.notTaken = 0, 0, 0, 0
 			tipIP, tipOK := b.LastIP()
 			in.tipIP, in.tipOK, in.tips = tipIP, boolU32(tipOK), 0
+			in.tgt, in.lo, in.span, in.retComp, in.popped = s.targets(), lo, span, boolU32(b.RetComp), 0
 			b.Stack = stack
 			var stop bool
 			tip, stop = aw.mid(&in, b, false)

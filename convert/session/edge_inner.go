@@ -1,6 +1,13 @@
 package session
 
-import "math/bits"
+import (
+	"math/bits"
+	"unsafe"
+
+	"github.com/perfpt/perfpt/convert/ptagg"
+	"github.com/perfpt/perfpt/convert/session/ptperf"
+	"github.com/perfpt/perfpt/ptdecode/packet"
+)
 
 // aggInner is walkAgg's inner loop (walk): its state, in and out. The
 // assembly reads it by the offsets of go_asm.h.
@@ -48,92 +55,305 @@ type aggInner struct {
 	// TIP's target passes (tipOK: BulkWalk.LastIP).
 	tipIP, tipPl       uint64
 	prevC, tips, tipOK uint32
+
+	// The moves the loop makes itself at calls, returns and TIPs
+	// (mid's common cases): the thread's call tree (fr: ptagg.Frames),
+	// the decoder's return stack (dstack: BulkWalk.Stack; RetComp:
+	// retComp) and the last address popped (retAddr, when popped), the
+	// cache of the targets of returns and indirect branches (tgt:
+	// aggState.tgt, 1<<aggTargetBits entries) and the walk's map (lo,
+	// span: aggWalk's).
+	fr       ptagg.Frames
+	dstack   []uint64
+	tgt      []aggTarget
+	lo, span uint64
+	retAddr  uint64
+	popped   uint32
+	retComp  uint32
 }
 
+// Offsets in aggInner.fr (ptagg.Frames) and in the call-tree nodes, for
+// the assembly (go_asm.h has only this package's types).
+const (
+	frStack     = unsafe.Offsetof(aggInner{}.fr) + unsafe.Offsetof(ptagg.Frames{}.Stack)
+	frCtx       = unsafe.Offsetof(aggInner{}.fr) + unsafe.Offsetof(ptagg.Frames{}.Ctx)
+	frNodes     = unsafe.Offsetof(aggInner{}.fr) + unsafe.Offsetof(ptagg.Frames{}.Nodes)
+	frNC        = unsafe.Offsetof(aggInner{}.fr) + unsafe.Offsetof(ptagg.Frames{}.NC)
+	frRoot      = unsafe.Offsetof(aggInner{}.fr) + unsafe.Offsetof(ptagg.Frames{}.Root)
+	frCPU       = unsafe.Offsetof(aggInner{}.fr) + unsafe.Offsetof(ptagg.Frames{}.CPU)
+	frMode      = unsafe.Offsetof(aggInner{}.fr) + unsafe.Offsetof(ptagg.Frames{}.Mode)
+	frOverflow  = unsafe.Offsetof(aggInner{}.fr) + unsafe.Offsetof(ptagg.Frames{}.Overflow)
+	nodeSize    = ptagg.NodeSize
+	nodeRet     = ptagg.NodeRet
+	framesNone  = ptagg.FramesNone
+	framesStack = ptagg.FramesStack
+	framesEdges = ptagg.FramesEdges
+)
+
+// tipTab is, per IP compression of a TIP packet, its size (0: none the
+// loop takes: suppressed or reserved), the payload's bits in the 8 bytes
+// after its first, the last IP's bits it keeps, and the bits set where
+// bit 47 of the IP is (sext: packet.LastIP.UpdateIP's sign extension). The assembly reads
+// it; TestAggInnerWalk compares it with ptperf.TIPTarget.
+var tipTab = func() (t [8]struct{ size, mask, keep, sext uint64 }) {
+	for ipc := range t {
+		n := packet.IPC(ipc).PayloadSize()
+		if n <= 0 || n > 8 {
+			continue
+		}
+		t[ipc].size = uint64(1 + n)
+		t[ipc].mask = ^uint64(0) >> (64 - 8*uint(n))
+		switch {
+		case packet.IPC(ipc) == packet.IPCSext48:
+			t[ipc].sext = 0xffff << 48
+		case n < 8:
+			t[ipc].keep = ^t[ipc].mask
+		}
+	}
+	return t
+}()
+
 // walkGo is the inner loop (aggInnerWalk's assembly is the same, step for
-// step): it walks from s.ip as walkAgg does while the block there is a
-// conditional branch with a TNT bit for it or a direct jump (the first
-// of a row: no loop check) whose record the links know and is valid
-// (links lead only to records walked in the map), and counts the blocks
-// whose successor it walked. When the TNT bits run out it reads the next packet from s.more
-// if that is a TNT-8 (after PADs), as BulkWalk.Next would. It stops
-// before any other block or packet, leaving them to walkAgg.
+// step). It walks from s.ip as walkAgg does while the block there, whose
+// record the links know and is valid (links lead only to records walked
+// in the map), is one of:
+//   - a conditional branch with a TNT bit for it, or a direct jump (the
+//     first of a row: no loop check), counted when its successor is
+//     walked (the taken target or the fall-through);
+//   - a direct call (the first of a row), a return with a TNT bit for it
+//     (compressed), or, when the TNT bits ran out and a TIP packet
+//     follows, a return or an indirect call or jump that takes the TIP's
+//     target (mid's takeTIP), where the call tree moves without a lookup
+//     (frameMove): counted as mid's passed counts them, with the decoder's
+//     return stack moved as walkInsn moves it.
+//
+// When the TNT bits run out it reads the next packet from s.more if that
+// is a TNT-8 (after PADs), as BulkWalk.Next would, or a TIP for the block
+// there. It stops before any other block or packet, leaving them to mid
+// and walkAgg, with nothing of them done.
 func (s *aggInner) walkGo() {
-	recs := s.recs
-	ip, next, tnt, insns, noProg := s.ip, s.next, s.tnt, s.insns, s.noProg
-	last, lastIP, pending := s.last, s.lastIP, s.pending
-	more := s.more
-	var used, refills, walked, passed uint64
-	var lastTNT, sampled, tookBit, notTaken uint32
-	sstate := s.sstate
-	for next != 0 {
-		if tnt == 1<<63 {
-			// The next packet: a TNT-8 after PADs, or the loop ends.
-			k := used
-			for k < uint64(len(more)) && more[k] == 0 {
+	for s.next != 0 {
+		r := &s.recs[s.next]
+		if s.tnt == 1<<63 {
+			// The next packet: a TNT-8 or a TIP after PADs, or the
+			// loop ends.
+			k := s.used
+			for k < uint64(len(s.more)) && s.more[k] == 0 {
 				k++
 			}
-			if k >= uint64(len(more)) {
+			if k >= uint64(len(s.more)) {
 				break
 			}
-			c := more[k]
+			c := s.more[k]
 			if c&1 != 0 || c == 2 {
-				break
+				if !s.takeTIP(r, k) {
+					break
+				}
+				continue
 			}
-			used, refills, lastTNT = k+1, refills+1, uint32(c)
+			s.prevC, s.lastTNT = s.lastTNT, uint32(c)
+			s.used, s.refills = k+1, s.refills+1
 			pl := uint64(c >> 1)
 			n := uint(bits.Len64(pl) - 1)
-			tnt = pl<<(64-n) | 1<<(63-n)
-			sampled, sstate = 1, 0
+			s.tnt = pl<<(64-n) | 1<<(63-n)
+			s.sampled, s.sstate = 1, 0
 		}
-		// (Links lead to records, which stay in the map their block was
-		// walked in while their epoch is current: the map's.)
-		r := &recs[next]
 		if r.epoch != s.ep {
 			break
 		}
-		kind := r.kind
-		ft := ip + uint64(r.ft)
-		if kind != aggCond && (kind != aggJump || noProg != 0 || r.next[0] == 0) {
-			break // (a jump's target may be in another map: not linked)
-		}
-		// Walked: the block before it went here.
-		if pending != 0 {
-			recs[last].insns += uint64(recs[last].cnt)
-			pending = 0
-		}
-		walked++
-		cnt := uint64(r.cnt)
-		insns += cnt
-		nx := r.next[0]
-		to := ft + uint64(int64(r.rel))
-		if kind == aggCond {
-			noProg = 0
-			tookBit, sstate = 1, 1
-			bit := int64(tnt) < 0
-			tnt <<= 1
+		ft := s.ip + uint64(r.ft)
+		switch r.kind {
+		case aggCond:
+			// Walked: the block before it went here.
+			s.walkedRec(r)
+			to := ft + uint64(int64(r.rel))
+			s.noProg = 0
+			s.tookBit, s.sstate = 1, 1
+			bit := int64(s.tnt) < 0
+			s.tnt <<= 1
+			nx := r.next[0]
 			if !bit {
-				notTaken, pending = 1, 1
-				last, lastIP = next, ip
-				ip, next = ft, nx
+				s.notTaken, s.pending = 1, 1
+				s.last, s.lastIP = s.next, s.ip
+				s.ip, s.next = ft, nx
 				continue
 			}
 			if to != ft {
 				r.taken++
 				nx = r.next[1]
 			}
-		} else {
-			noProg = 1
+			r.insns += uint64(r.cnt)
+			s.passedTo(to, nx)
+		case aggJump:
+			if s.noProg != 0 || r.next[0] == 0 {
+				return // (a jump's target may be in another map: not linked)
+			}
+			s.walkedRec(r)
+			s.noProg = 1
 			r.taken++
+			r.insns += uint64(r.cnt)
+			s.passedTo(ft+uint64(int64(r.rel)), r.next[0])
+		case aggCall:
+			if s.noProg != 0 || r.rel != 0 && len(s.dstack) == cap(s.dstack) || !s.frameMove(r, aggCall, 0) {
+				return
+			}
+			if r.rel != 0 {
+				s.dstack = append(s.dstack, ft)
+			}
+			s.walkedRec(r)
+			s.noProg = 1
+			s.countRec(r)
+			s.passedTo(ft+uint64(int64(r.rel)), r.call)
+		case aggRet:
+			n := len(s.dstack)
+			if int64(s.tnt) >= 0 || s.retComp == 0 || n == 0 || s.dstack[n-1] == 0 {
+				return
+			}
+			to := s.dstack[n-1]
+			if !s.frameMove(r, aggRet, to) {
+				return
+			}
+			s.retAddr, s.popped = to, 1
+			s.dstack = s.dstack[:n-1]
+			s.tnt <<= 1
+			s.tookBit, s.sstate = 1, 1
+			s.walkedRec(r)
+			s.noProg = 0
+			s.countRec(r)
+			s.passedTo(to, s.target(to))
+		default:
+			return
 		}
-		r.insns += cnt
-		passed++
-		sampled |= sstate
-		last, lastIP = next, ip
-		ip, next = to, nx
 	}
-	s.ip, s.next, s.tnt, s.insns, s.noProg = ip, next, tnt, insns, noProg
-	s.last, s.lastIP, s.pending = last, lastIP, pending
-	s.used, s.refills, s.walked, s.passed = used, refills, walked, passed
-	s.lastTNT, s.sampled, s.tookBit, s.notTaken, s.sstate = lastTNT, sampled, tookBit, notTaken, sstate
+}
+
+// takeTIP takes the TIP packet at s.more[k:] for the return or indirect
+// branch of record r at s.ip (mid's takeTIP, where the call tree moves
+// without a lookup), or reports false with nothing done.
+func (s *aggInner) takeTIP(r *aggRec, k uint64) bool {
+	if s.tipOK == 0 || r.epoch != s.ep || r.kind != aggRet && r.kind != aggInd {
+		return false
+	}
+	to, pl, size, ok := ptperf.TIPTarget(s.more[k:], s.tipIP)
+	if !ok {
+		return false
+	}
+	call := r.kind == aggInd && r.isCall != 0
+	switch {
+	case r.kind == aggInd && !call && to-s.lo >= s.span:
+		return false // (a jump to another map: Agg.Jump)
+	case call && len(s.dstack) == cap(s.dstack):
+		return false
+	}
+	kind := r.kind
+	if call {
+		kind = aggCall
+	}
+	if !s.frameMove(r, kind, to) {
+		return false
+	}
+	c := s.more[k]
+	s.prevC, s.lastTNT = s.lastTNT, uint32(c)
+	s.used, s.refills = k+uint64(size), s.refills+1
+	s.tipPl, s.tipIP, s.tips = pl, to, 1
+	if call {
+		s.dstack = append(s.dstack, s.ip+uint64(r.ft))
+	} else if r.kind == aggRet {
+		// walkInsn pops at every return.
+		s.retAddr, s.popped = 0, 1
+		if n := len(s.dstack); n > 0 {
+			s.retAddr = s.dstack[n-1]
+			s.dstack = s.dstack[:n-1]
+		}
+	}
+	s.sstate = 1
+	s.walkedRec(r)
+	s.noProg = 0
+	s.countRec(r)
+	s.passedTo(to, s.target(to))
+	return true
+}
+
+// frameMove moves the call tree (s.fr) for record r's block at s.next, a
+// call, return (to to) or jump (kind), as mid's movedCall, movedRet and
+// movedJmp do where CallTo and Return make no lookup, or reports false
+// with nothing done.
+func (s *aggInner) frameMove(r *aggRec, kind uint8, to uint64) bool {
+	f := &s.fr
+	switch f.Mode {
+	case framesEdges:
+		// After: the node of the record's block, made.
+		ri := s.next
+		if uint64(ri) >= uint64(len(f.Ctx)) || f.Ctx[ri] == 0 {
+			return false
+		}
+		f.NC = uint64(uint32(f.Ctx[ri]))<<32 | 0xffffffff
+		if kind == aggCall && r.callNC != f.NC {
+			r.callNC, r.call = f.NC, 0
+		}
+	case framesStack:
+		switch kind {
+		case aggCall:
+			// CallTo: the node the record's last call entered.
+			n := len(f.Stack)
+			if r.callNC == f.NC || r.callNC == 0 || n == cap(f.Stack) {
+				return false
+			}
+			f.Stack = append(f.Stack, int32(r.callNC>>32)-1)
+			f.NC = r.callNC
+		case aggRet:
+			// Return: to the top frame, seen before.
+			n := len(f.Stack)
+			if f.Overflow != 0 || n == 0 || *(*uint64)(unsafe.Add(f.Nodes, uintptr(f.Stack[n-1])*nodeSize+nodeRet)) != to {
+				return false
+			}
+			f.Stack = f.Stack[:n-1]
+			cur := f.Root
+			if n > 1 {
+				cur = f.Stack[n-2]
+			}
+			f.NC = uint64(cur+1)<<32 | uint64(uint32(f.CPU))
+		}
+	default:
+		return kind == aggInd // (a jump in the map moves nothing)
+	}
+	return true
+}
+
+// walkedRec notes that record r's block at s.ip is walked: the pending
+// block before it (a conditional branch not taken) went there.
+func (s *aggInner) walkedRec(r *aggRec) {
+	if s.pending != 0 {
+		l := &s.recs[s.last]
+		l.insns += uint64(l.cnt)
+		s.pending = 0
+	}
+	s.walked++
+	s.insns += uint64(r.cnt)
+}
+
+// countRec counts record r's block, whose branch went somewhere.
+func (s *aggInner) countRec(r *aggRec) {
+	r.insns += uint64(r.cnt)
+	r.taken += uint64(r.br)
+}
+
+// target returns the record that followed record s.next when it went to
+// to under the current node (aggState.targetSlot's cache), or 0.
+func (s *aggInner) target(to uint64) int32 {
+	ri := s.next
+	h := (to ^ uint64(ri)*0x9e3779b97f4a7c15) * 0xbf58476d1ce4e5b9 >> (64 - aggTargetBits)
+	if x := &s.tgt[h]; x.src == ri && x.to == to && x.nc == s.fr.NC {
+		return x.ri
+	}
+	return 0
+}
+
+// passedTo counts a branch state passed at the block of record s.next at
+// s.ip and moves on to to, whose record is next.
+func (s *aggInner) passedTo(to uint64, next int32) {
+	s.passed++
+	s.sampled |= s.sstate
+	s.last, s.lastIP = s.next, s.ip
+	s.ip, s.next = to, next
 }

@@ -7,17 +7,22 @@ import (
 
 // walkAgg's loop of calls, returns and TIPs (aggWalk.mid).
 //
-// The inner loop (aggInnerWalk) stops at every block that is not a
-// conditional branch or a direct jump, and at every packet that is not a
-// TNT-8. In code that calls and returns often, that was every few blocks,
-// and walkAgg's general loop, which handles any block (looked up in the
-// code cache or linked, in any packet state), took most of the time. mid
-// takes the commonest of those stops itself, with its state in the
-// aggInner the inner loop shares: a direct call, a compressed return, and
-// the TIP of an indirect call, jump or return (the decoder reads the
-// packets: BulkWalk.Next), for blocks whose records the links know. It
-// does for each what the general loop does, step for step, and leaves
-// everything else to it.
+// The inner loop (aggInnerWalk) walks conditional branches and direct
+// jumps, and the commonest calls, returns and TIPs: a direct call or a
+// compressed return, and the TIP of a return or an indirect call or jump
+// read from the trace bytes, where the thread's call tree moves without a
+// lookup (ptagg.Frames: a call to the node the record's last call
+// entered, a return to the top frame's known address, a record whose
+// predecessor node is made). It stops at every other block and packet.
+// In code that calls and returns often, that was every few blocks, and
+// walkAgg's general loop, which handles any block (looked up in the code
+// cache or linked, in any packet state), took most of the time. mid takes
+// the commonest of those stops itself, with its state in the aggInner
+// the inner loop shares: a direct call, a compressed return, and the TIP
+// of an indirect call, jump or return (the decoder reads the packets:
+// BulkWalk.Next), for blocks whose records the links know. It does for
+// each what the general loop does, step for step, and leaves everything
+// else to it.
 
 // mid walks from in's state (tip: in TIP mode, the decoder's packet a TIP)
 // while the inner loop or the blocks above take the walk, and returns
@@ -29,15 +34,19 @@ func (w *aggWalk) mid(in *aggInner, b *ptperf.BulkWalk, tip bool) (bool, bool) {
 		if !tip {
 			// (The inner loop keeps noProg as a flag: 0 or 1 after a
 			// block it walked, as it was else.)
-			np, walked, r0, c0 := in.noProg, in.walked, in.refills, in.lastTNT
+			np, walked := in.noProg, in.walked
+			a := w.s.a
+			a.Frames(w.t, &in.fr)
+			in.dstack = b.Stack
 			aggInnerWalk(in)
+			a.SetFrames(w.t, &in.fr)
+			b.Stack = in.dstack
+			if in.popped != 0 {
+				b.RetAddr, b.Popped = in.retAddr, true
+				in.popped = 0
+			}
 			if in.walked == walked {
 				in.noProg = np
-			}
-			if k := in.refills - r0; k == 1 {
-				in.prevC = c0
-			} else if k > 1 {
-				in.prevC = 4 // (a TNT-8)
 			}
 		}
 		ri := in.next

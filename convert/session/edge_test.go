@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/rand"
 	"os"
@@ -10,9 +11,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/perfpt/perfpt/convert/ptagg"
 	"github.com/perfpt/perfpt/convert/sample"
+	"github.com/perfpt/perfpt/convert/session/ptperf"
 	"github.com/perfpt/perfpt/record"
 	"github.com/perfpt/perfpt/record/synth"
 )
@@ -193,24 +196,37 @@ func TestAggSameCountsSwitchEnded(t *testing.T) {
 }
 
 // TestAggInnerWalk compares aggInnerWalk (assembly on amd64) with walkGo,
-// its reference, on random graphs of records, TNT bits and trace bytes.
+// its reference, on random graphs of records, TNT bits and trace bytes,
+// with random frames (call stacks and edge counts), return stacks and
+// caches of targets.
 func TestAggInnerWalk(t *testing.T) {
 	if !aggInnerAsm {
 		t.Log("aggInnerWalk is walkGo here: compared with itself")
 	}
 	rng := rand.New(rand.NewSource(1))
-	var blocks uint64
+	var blocks, moves, tips uint64
+	addrs := []uint64{0, 0x401000, 0x401005, 0x7fff_0000_1234, 0xffff_8000_0000_0010}
+	const nodes = 6
 	for iter := 0; iter < 20000; iter++ {
 		n := 2 + rng.Intn(40)
 		recs := make([]aggRec, n)
 		const ep = 7
+		var ncs []uint64
+		for k := 0; k < 3; k++ {
+			ncs = append(ncs, uint64(1+rng.Intn(nodes))<<32|uint64(rng.Intn(2)))
+		}
+		ncs = append(ncs, 0)
 		for i := 1; i < n; i++ {
 			r := &recs[i]
 			r.epoch = ep
 			if rng.Intn(20) == 0 {
 				r.epoch = ep - 1
 			}
-			r.kind = uint8(rng.Intn(3))
+			r.kind = uint8(rng.Intn(6))
+			if rng.Intn(3) == 0 {
+				r.kind = uint8(rng.Intn(3))
+			}
+			r.br, r.isCall = uint8(rng.Intn(2)), uint8(rng.Intn(2))
 			r.ft, r.cnt, r.rel = uint32(1+rng.Intn(50)), uint32(1+rng.Intn(20)), int32(rng.Intn(200)-100)
 			if rng.Intn(8) == 0 {
 				r.rel = 0
@@ -220,41 +236,140 @@ func TestAggInnerWalk(t *testing.T) {
 					r.next[k] = int32(rng.Intn(n))
 				}
 			}
+			r.call, r.callNC = int32(rng.Intn(n)), ncs[rng.Intn(len(ncs))]
 			r.insns, r.taken = uint64(rng.Intn(5)), uint64(rng.Intn(5))
 		}
-		more := make([]byte, rng.Intn(12))
-		for i := range more {
-			switch rng.Intn(6) {
+		more := make([]byte, rng.Intn(24))
+		for i := 0; i < len(more); i++ {
+			switch rng.Intn(8) {
 			case 0:
 				more[i] = 0 // PAD
 			case 1:
 				more[i] = byte(rng.Intn(256)) // anything
 			case 2:
 				more[i] = 2 // an extended packet
+			case 3, 4:
+				// A TIP, with any IP compression.
+				more[i] = byte(rng.Intn(8))<<5 | 0x0d
+				if rng.Intn(2) == 0 {
+					more[i] = 6<<5 | 0x0d
+					a := addrs[rng.Intn(len(addrs))]
+					for k := 0; k < 8 && i+1 < len(more); k++ {
+						i++
+						more[i] = byte(a >> (8 * k))
+					}
+				}
 			default:
 				more[i] = byte(4 + 2*rng.Intn(126)) // a TNT-8
 			}
 		}
 		cnt := rng.Intn(7)
+		if rng.Intn(2) == 0 {
+			cnt = 0 // (a packet first)
+		}
 		in := aggInner{recs: recs, more: more, ip: uint64(rng.Int63()),
 			insns: uint64(rng.Intn(1000)), next: int32(rng.Intn(n)), last: int32(rng.Intn(n)), lastIP: uint64(rng.Int63()),
-			ep: ep, pending: uint32(rng.Intn(2)), noProg: uint32(rng.Intn(2)), sstate: uint32(rng.Intn(2))}
+			ep: ep, pending: uint32(rng.Intn(2)), noProg: uint32(rng.Intn(2)), sstate: uint32(rng.Intn(2)),
+			tipIP: addrs[rng.Intn(len(addrs))] ^ uint64(rng.Intn(2)), tipOK: uint32(rng.Intn(4) & 1),
+			retComp: uint32(rng.Intn(4) & 1), lastTNT: uint32(rng.Intn(256)), prevC: uint32(rng.Intn(256))}
+		if rng.Intn(4) != 0 {
+			in.tipOK, in.retComp = 1, 1
+		}
+		in.lo, in.span = 0x400000, 0x10000
+		if rng.Intn(3) == 0 {
+			in.lo, in.span = 0, 1<<63
+		}
 		// cnt bits, then the 1 that ends them.
 		in.tnt = rng.Uint64()&^(1<<(64-uint(cnt))-1) | 1<<(63-uint(cnt))
+		// The decoder's return stack, the frames and the targets.
+		dstack := make([]uint64, rng.Intn(5), 8)
+		for i := range dstack {
+			dstack[i] = addrs[rng.Intn(len(addrs))]
+		}
+		dstack = dstack[: len(dstack) : len(dstack)+rng.Intn(3)]
+		stack := make([]int32, rng.Intn(4), 8)
+		for i := range stack {
+			stack[i] = int32(rng.Intn(nodes))
+		}
+		stack = stack[: len(stack) : len(stack)+rng.Intn(2)]
+		nodeMem := make([]uint64, nodes*nodeSize/8)
+		for k := 0; k < nodes; k++ {
+			nodeMem[(uintptr(k)*nodeSize+nodeRet)/8] = addrs[rng.Intn(len(addrs))]
+		}
+		ctx := make([]int32, rng.Intn(n+1))
+		for i := range ctx {
+			ctx[i] = int32(rng.Intn(nodes))
+		}
+		in.fr = ptagg.Frames{Stack: stack, Ctx: ctx, Nodes: unsafe.Pointer(&nodeMem[0]),
+			NC: ncs[rng.Intn(len(ncs))], Root: int32(rng.Intn(nodes)), CPU: int32(rng.Intn(3)) - 1,
+			Mode: uint32(rng.Intn(3)), Overflow: uint32(rng.Intn(4) / 3)}
+		in.tgt = make([]aggTarget, 1<<aggTargetBits)
+		for k := 0; k < 30; k++ {
+			// Entries for the targets the loop may look up.
+			ri, to := int32(rng.Intn(n)), addrs[rng.Intn(len(addrs))]
+			h := (to ^ uint64(ri)*0x9e3779b97f4a7c15) * 0xbf58476d1ce4e5b9 >> (64 - aggTargetBits)
+			in.tgt[h] = aggTarget{src: ri, ri: int32(rng.Intn(n)), to: to, nc: ncs[rng.Intn(len(ncs))]}
+		}
 		want, got := in, in
 		want.recs, got.recs = slices.Clone(recs), slices.Clone(recs)
+		want.dstack, got.dstack = cloneCap(dstack), cloneCap(dstack)
+		want.fr.Stack, got.fr.Stack = cloneCap(stack), cloneCap(stack)
 		want.walkGo()
 		aggInnerWalk(&got)
 		if !slices.Equal(got.recs, want.recs) {
 			t.Fatalf("iteration %d: the records' counts differ", iter)
 		}
-		got.recs, want.recs = nil, nil
+		if !slices.Equal(got.dstack, want.dstack) || cap(got.dstack) != cap(want.dstack) {
+			t.Fatalf("iteration %d: the decoder's stacks differ: %x, %x", iter, got.dstack, want.dstack)
+		}
+		if !slices.Equal(got.fr.Stack, want.fr.Stack) || cap(got.fr.Stack) != cap(want.fr.Stack) {
+			t.Fatalf("iteration %d: the call stacks differ: %v, %v", iter, got.fr.Stack, want.fr.Stack)
+		}
+		got.recs, want.recs, got.dstack, want.dstack, got.fr.Stack, want.fr.Stack = nil, nil, nil, nil, nil, nil
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("iteration %d: aggInnerWalk\n%+v\nwalkGo\n%+v", iter, got, want)
 		}
 		blocks += want.walked
+		moves += uint64(len(stack) - len(want.fr.Stack)) // (not quite: pushes and pops)
+		if want.fr.NC != in.fr.NC {
+			moves++
+		}
+		tips += uint64(want.tips)
 	}
-	if blocks == 0 {
-		t.Fatal("no block walked")
+	t.Logf("%d blocks walked, %d frame moves, %d walks that took a TIP", blocks, moves, tips)
+	if blocks == 0 || moves == 0 || tips == 0 {
+		t.Fatal("no block walked, no frame moved or no TIP taken")
+	}
+}
+
+// cloneCap returns a copy of s with the same length and capacity.
+func cloneCap[T any](s []T) []T {
+	c := make([]T, len(s), cap(s))
+	copy(c, s)
+	return c
+}
+
+// TestTIPTab checks tipTab, the assembly's table of TIP packets, against
+// ptperf.TIPTarget on every IP compression.
+func TestTIPTab(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	for iter := 0; iter < 4000; iter++ {
+		b := make([]byte, 9)
+		rng.Read(b)
+		b[0] = b[0]&0xe0 | 0x0d
+		last := rng.Uint64()
+		to, pl, size, ok := ptperf.TIPTarget(b, last)
+		e := &tipTab[b[0]>>5]
+		if ok != (e.size != 0) || !ok {
+			continue
+		}
+		gpl := binary.LittleEndian.Uint64(b[1:]) & e.mask
+		gto := last&e.keep | gpl
+		if gto&(1<<47) != 0 {
+			gto |= e.sext
+		}
+		if gto != to || gpl != pl || e.size != uint64(size) {
+			t.Fatalf("TIP % x after %#x: tipTab says %#x, %#x, %d; TIPTarget %#x, %#x, %d", b, last, gto, gpl, e.size, to, pl, size)
+		}
 	}
 }
