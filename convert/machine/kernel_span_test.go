@@ -61,3 +61,43 @@ ffffffff83001000 T _einittext
 		t.Errorf("past the last symbol: got %+v, want no map", l)
 	}
 }
+
+// TestKernelMapShrunk: a kernel MMAP larger than the kallsyms' span
+// (simpleperf writes [0, ~0) for [kernel.kallsyms]; a recording of another
+// machine read with this one's kallsyms) shrinks to that span when the
+// symbols load (map__fixup_start/end): the address whose lookup loads
+// them still has the kernel map, as perf's thread__find_map keeps the map
+// it found before map__load, later ones outside the span have none
+// (perf script's "[unknown] ([unknown])", perf report -D's "dso: <not
+// found>").
+func TestKernelMapShrunk(t *testing.T) {
+	ks := filepath.Join(t.TempDir(), "kallsyms")
+	const text = `ffffffff81000000 T _text
+ffffffff81000100 T default_idle
+ffffffff81000200 t cpu_startup_entry
+`
+	if err := os.WriteFile(ks, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := New(nil, ks)
+	m.ProcessMmap(-1, 0, 0, ^uint64(0), 0, "[kernel.kallsyms]", nil, perfdata.MiscKernel, true)
+	const arm = 0xffffffc000984270
+	if l := m.Resolve(nil, true, arm); !l.HasMap || l.DSO != "[kernel.kallsyms]" || l.Sym != nil {
+		t.Errorf("first lookup (loads the symbols): got %+v, want the kernel map without a symbol", l)
+	}
+	for _, addr := range []uint64{arm, 0x1000, 0xffffffff81003000} {
+		if l := m.Resolve(nil, true, addr); l.HasMap {
+			t.Errorf("%#x after the load: got %+v, want no map", addr, l)
+		}
+		if mp := m.FindKernelMap(addr); mp != nil {
+			t.Errorf("FindKernelMap(%#x) after the load: got %+v, want nil", addr, mp)
+		}
+		var ro ROCache
+		if mp, _, _ := m.ResolveRO(&ro, nil, true, addr); mp != nil {
+			t.Errorf("ResolveRO(%#x) after the load: got map %+v, want nil", addr, mp)
+		}
+	}
+	if l := m.Resolve(nil, true, 0xffffffff81000105); l.Sym == nil || l.Sym.Name != "default_idle" {
+		t.Errorf("kernel text: got %+v, want default_idle", l)
+	}
+}

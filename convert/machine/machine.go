@@ -361,6 +361,11 @@ func New(o *symbol.Options, kallsyms string) *Machine {
 // KernelMaps returns the kernel's address space.
 func (m *Machine) KernelMaps() *Maps { return m.kmaps }
 
+// FindKernelMap returns the map of kernel address addr as perf's
+// maps__find on the kernel maps finds it after their moves (findKernel),
+// or nil.
+func (m *Machine) FindKernelMap(addr uint64) *Map { return m.findKernel(addr) }
+
 // FindThread returns the thread tid, or nil.
 func (m *Machine) FindThread(tid int32) *Thread { return m.threads[tid] }
 
@@ -510,13 +515,18 @@ func (m *Machine) addKernelMap(name string, start, length, pgoff uint64) {
 // where the recorded [kernel.kallsyms]_text MMAP ends (.init.text:
 // start_kernel and x86_64_start_kernel at the bottom of the boot CPU's idle
 // stacks), resolve in it from then on; before that load, as in perf, they
-// have no map. The maps themselves are left as recorded (parallel workers
-// read them): the span is consulted where no map holds addr.
+// have no map. The same move shrinks a map recorded larger than the
+// kallsyms' span (simpleperf's [0, ~0) kernel MMAP, another machine's
+// kernel read with this machine's /proc/kallsyms): addresses outside the
+// span then have no map, [unknown] in perf. The maps themselves are left as
+// recorded (parallel workers read them): the span is consulted instead.
 func (m *Machine) findKernel(addr uint64) *Map {
+	s := m.kSpan.Load()
 	if mp := m.kmaps.Find(addr); mp != nil {
-		return mp
-	}
-	if s := m.kSpan.Load(); s != nil && addr >= s[0] && addr < s[1] {
+		if s == nil || addr >= s[0] && addr < s[1] || mp.DSO != m.dsos["[kernel.kallsyms]"] {
+			return mp
+		}
+	} else if s != nil && addr >= s[0] && addr < s[1] {
 		return m.kernelMap()
 	}
 	return m.entryTrampoline(addr, false)

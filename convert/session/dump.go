@@ -56,7 +56,7 @@ func (d *DumpMachine) Sample(w *bufio.Writer, r *perfdata.RecordSample) {
 	var mp *machine.Map
 	switch r.CPUMode() {
 	case perfdata.MiscKernel:
-		mp = m.KernelMaps().Find(r.IP)
+		mp = m.FindKernelMap(r.IP)
 	case perfdata.MiscUser:
 		mp = t.Maps.Find(r.IP)
 	default:
