@@ -81,6 +81,15 @@ func (m *Machine) ProcessFork(r *perfdata.RecordFork) {
 		for _, mp := range t.Maps.list {
 			m.noteUnwindMap(t.Maps, mp.DSO)
 		}
+	} else if t.PID == parent.PID {
+		// thread__prepare_access: a new thread of the process tries
+		// the shared maps again until one sets unwinding up.
+		for _, mp := range t.Maps.list {
+			if t.Maps.unwind {
+				break
+			}
+			m.noteUnwindMap(t.Maps, mp.DSO)
+		}
 	}
 }
 

@@ -5,11 +5,13 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"os"
+	"runtime"
 
 	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/symbol"
 	"github.com/perfpt/perfpt/convert/unwind"
 	"github.com/perfpt/perfpt/perfdata"
+	"github.com/perfpt/perfpt/perfdata/perftext"
 )
 
 // ThreadSpace is a thread's address space as the unwinder sees it
@@ -47,10 +49,15 @@ func (m *Machine) unwindTable(d *DSO) *unwind.Table {
 
 // noteUnwindMap mirrors unwind__prepare_access for a map of d joining
 // ms (thread__insert_map, maps__clone): perf sets up DWARF unwinding for
-// an address space at the first map whose DSO's data it can open and
-// finds a 64-bit ELF file in (dso__type; its x86_32 unwinder is not
-// built in), or at once when the recording names no architecture; an
-// address space without it unwinds nothing, not even the sampled ip.
+// an address space at once when the recording names no architecture,
+// else at the first map whose DSO's data it can open and finds an ELF
+// file in (dso__type), with the unwinder of the recording's architecture
+// (perf_env__arch) and the file's class. perf 6.1's x86_32 and arm64
+// unwinders are not built in: for a 32-bit file of an x86 recording or a
+// 64-bit one of an arm or arm64 recording it says so and leaves the
+// address space for a later map; every other pair gets the local (x86_64)
+// unwinder, which reads the registers as x86's. An address space without
+// an unwinder unwinds nothing, not even the sampled ip.
 func (m *Machine) noteUnwindMap(ms *Maps, d *DSO) {
 	if ms.unwind || !m.DwarfUnwind {
 		return
@@ -62,7 +69,20 @@ func (m *Machine) noteUnwindMap(ms *Maps, d *DSO) {
 	if !d.elfClassKnown {
 		d.elfClass, d.elfClassKnown = m.dataELFClass(d), true
 	}
-	ms.unwind = d.elfClass == elf.ELFCLASS64
+	if d.elfClass != elf.ELFCLASS32 && d.elfClass != elf.ELFCLASS64 {
+		return // DSO__TYPE_UNKNOWN
+	}
+	arch := m.Arch
+	if arch == "" {
+		arch = runtime.GOARCH // perf_env__arch: the local machine's
+	}
+	arch = perftext.NormArch(arch)
+	is64 := d.elfClass == elf.ELFCLASS64
+	if arch == "x86" && !is64 || (arch == "arm64" || arch == "arm") && is64 {
+		m.warn("unwind: target platform=" + arch + " is not supported")
+		return
+	}
+	ms.unwind = true
 }
 
 // dataELFClass is dso__type: the ELF class of the DSO's data (the image
