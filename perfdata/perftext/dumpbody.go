@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"strconv"
 	"strings"
 
 	"github.com/perfpt/perfpt/perfdata"
@@ -359,20 +360,38 @@ func branchStackDump(w *bufio.Writer, br []perfdata.BranchEntry, callstack bool)
 var x86RegNames = []string{"AX", "BX", "CX", "DX", "SI", "DI", "BP", "SP", "IP", "FLAGS", "CS", "SS",
 	"DS", "ES", "FS", "GS", "R8", "R9", "R10", "R11", "R12", "R13", "R14", "R15"}
 
+// armRegNames is __perf_reg_name_arm (arch/arm's perf_regs.h order).
+var armRegNames = []string{"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10",
+	"fp", "ip", "sp", "lr", "pc"}
+
 // RegName mirrors perf_reg_name for register id of the recording's arch
-// (NormArch's names): x86's names ("AX", ..., "R15", "XMMn" for both
-// halves of each XMM register from id 32), "(null)" for the ids perf has
-// no name for, "unknown" for other arches, whose names perfpt does not
-// have.
+// (NormArch's names), whatever the sample's register ABI: x86's names
+// ("AX", ..., "R15", "XMMn" for both halves of each XMM register from id
+// 32), arm64's ("x0", ..., "x29", "lr", "sp", "pc") and arm's, "(null)"
+// for the ids perf has no name for, "unknown" for other arches, whose
+// names perfpt does not have.
 func RegName(id int, arch string) string {
-	if arch != "x86" {
+	switch arch {
+	case "x86":
+		switch {
+		case id < len(x86RegNames):
+			return x86RegNames[id]
+		case id >= 32 && id < 64: // both halves of XMMn
+			return fmt.Sprintf("XMM%d", (id-32)/2)
+		}
+	case "arm64":
+		switch {
+		case id < 30:
+			return "x" + strconv.Itoa(id)
+		case id <= 32:
+			return [...]string{"lr", "sp", "pc"}[id-30]
+		}
+	case "arm":
+		if id < len(armRegNames) {
+			return armRegNames[id]
+		}
+	default:
 		return "unknown"
-	}
-	switch {
-	case id < len(x86RegNames):
-		return x86RegNames[id]
-	case id >= 32 && id < 64: // both halves of XMMn
-		return fmt.Sprintf("XMM%d", (id-32)/2)
 	}
 	return "(null)"
 }

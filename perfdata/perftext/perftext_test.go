@@ -220,3 +220,30 @@ func TestHeaderBadBPFProgInfo(t *testing.T) {
 	f.Close()
 	compareHeader(t, path)
 }
+
+// TestRegNames: perf report -D names a sample's registers after the
+// recording's arch (perf_reg_name), not the sample's register ABI: an
+// aarch64 recording's 32-bit ABI registers are still x0..x29, lr, sp, pc
+// (simpleperf's perf_with_arm_regs.data).
+func TestRegNames(t *testing.T) {
+	for _, c := range []struct {
+		id   int
+		arch string
+		want string
+	}{
+		{0, "x86", "AX"}, {8, "x86", "IP"}, {33, "x86", "XMM0"}, {24, "x86", "(null)"},
+		{0, "arm64", "x0"}, {29, "arm64", "x29"}, {30, "arm64", "lr"}, {31, "arm64", "sp"}, {32, "arm64", "pc"},
+		{33, "arm64", "(null)"},
+		{10, "arm", "r10"}, {11, "arm", "fp"}, {15, "arm", "pc"}, {16, "arm", "(null)"},
+		{0, "powerpc", "unknown"},
+	} {
+		if got := RegName(c.id, c.arch); got != c.want {
+			t.Errorf("RegName(%d, %q) = %q, want %q", c.id, c.arch, got, c.want)
+		}
+	}
+	for uname, want := range map[string]string{"x86_64": "x86", "i686": "x86", "aarch64": "arm64", "armv7l": "arm"} {
+		if got := NormArch(uname); got != want {
+			t.Errorf("NormArch(%q) = %q, want %q", uname, got, want)
+		}
+	}
+}
