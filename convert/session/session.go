@@ -230,6 +230,14 @@ func (s *Session) HasAuxtrace() bool {
 	return s.feats != nil && s.feats.Has(perfdata.FeatAuxtrace)
 }
 
+// AuxtraceListed mirrors perf_header__has_feat(HEADER_AUXTRACE), which
+// evsel__check_attr asks: the file's header lists an AUXTRACE section,
+// even one perf failed to read (simpleperf's CoreSight recordings index
+// their AUX data their own way: "Failed to process auxtrace index").
+func (s *Session) AuxtraceListed() bool {
+	return s.HasAuxtrace() || s.feats != nil && !s.f.Pipe && s.feats.IsLost(perfdata.FeatAuxtrace)
+}
+
 // Open opens (and mmaps) the perf.data file at path.
 func Open(path string, o Options) (*Session, error) {
 	if path == "-" {

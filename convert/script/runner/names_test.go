@@ -1,6 +1,9 @@
 package runner
 
 import (
+	"bytes"
+	"encoding/binary"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -78,4 +81,56 @@ func writeUnnamed(t *testing.T, name string, attrs []perfdata.EventAttr, emptyNa
 		t.Fatal(err)
 	}
 	return data
+}
+
+// TestCheckAttrAuxtraceListed: perf script lets -F +addr through for
+// events without PERF_SAMPLE_ADDR when the header lists an AUXTRACE
+// section (perf_header__has_feat), even one it fails to read: simpleperf's
+// CoreSight recordings index their AUX data their own way ("Failed to
+// process auxtrace index"), and perf prints their samples all the same.
+func TestCheckAttrAuxtraceListed(t *testing.T) {
+	for _, damaged := range []bool{false, true} {
+		data := filepath.Join(t.TempDir(), "aux.data")
+		w, err := perfdata.Create(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Features.Set(perfdata.FeatAuxtrace)
+		w.Features.AuxtraceIndex = []perfdata.AuxtraceIndexEntry{{Offset: 0x1000, Size: 0x30}}
+		a := perfdata.EventAttr{Type: 8, SampleType: perfdata.SampleFormatIP | perfdata.SampleFormatTID |
+			perfdata.SampleFormatTime | perfdata.SampleFormatID, SamplePeriod: 1, Flags: perfdata.AttrFlagSampleIDAll}
+		if _, err := w.AddAttr(a, []uint64{100}, "cs_etm//u"); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WriteRecord(&perfdata.RecordSample{RecordCommon: perfdata.RecordCommon{Misc: perfdata.MiscUser,
+			SampleID: perfdata.SampleID{PID: 7, TID: 7, Time: 1e9, ID: 100}}, IP: 0x400000}); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if damaged {
+			// The index's entry count, past what the section holds.
+			f, err := perfdata.Open(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			off := f.FeatureSections[perfdata.FeatAuxtrace].Offset
+			f.Close()
+			b, err := os.ReadFile(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			binary.LittleEndian.PutUint64(b[off:], 0x26a8)
+			if err := os.WriteFile(data, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var out, errb bytes.Buffer
+		if err := Run(Config{Input: data, Fields: []string{"+addr"}}, &out, &errb); err != nil {
+			t.Errorf("damaged index %v: %v, want the sample printed", damaged, err)
+		} else if !bytes.Contains(out.Bytes(), []byte("cs_etm//u")) {
+			t.Errorf("damaged index %v: printed %q, want the sample", damaged, out.String())
+		}
+	}
 }

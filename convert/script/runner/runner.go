@@ -166,7 +166,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	if err := checkMetric(s, fields); err != nil {
 		return err
 	}
-	hasAux := s.HasAuxtrace()
+	hasAux := s.AuxtraceListed()
 	fields.SetBranchAny(branchAny(s.File()))
 	// perf_session__check_output_opt: the first event of each type.
 	seen := map[script.OutputType]bool{}
