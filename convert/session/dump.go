@@ -7,12 +7,14 @@ import (
 
 	"github.com/perfpt/perfpt/convert/machine"
 	"github.com/perfpt/perfpt/perfdata"
+	"github.com/perfpt/perfpt/ptdecode/perfpkt"
 )
 
 // DumpMachine follows the records of perfpt dump (perf report -D) as perf
 // report's machine does, and prints the lines perf report adds to each
 // sample delivered to it. It is perftext.DumpMachine for the session's
-// machine: use it with a session that is not Run.
+// machine: use it with a session that is not Run, or call only Sample
+// (perf script -D: the session's Run follows the records).
 type DumpMachine struct {
 	s *Session
 	// vdso is the long name of perf's copy of its own vdso.
@@ -95,4 +97,15 @@ func (d *DumpMachine) longName(dso *machine.DSO) string {
 		d.vdso = string(b)
 	}
 	return d.vdso
+}
+
+// DumpAux prints an AUXTRACE record's trace data as perf report -D does
+// for Intel PT (intel_pt_dump_event); perf 6.1's other AUX area decoders
+// (BTS, ARM SPE, CoreSight, s390 CPU-MF, HiSilicon PTT) print dumps of
+// their own that perfpt does not mirror: their data is not printed.
+func DumpAux(w *bufio.Writer, info *perfdata.RecordAuxtraceInfo, r *perfdata.RecordAuxtrace) {
+	if info == nil || info.AuxType != perfdata.AuxtraceIntelPT {
+		return
+	}
+	w.Write(perfpkt.AppendDump(nil, r.Data))
 }

@@ -223,6 +223,17 @@ type Session struct {
 	// OnSynthEvent is called when an event is synthesised (perf's
 	// process_attr), with whether it is the first of its output type.
 	OnSynthEvent func(e *sample.Event, firstOfType bool) error
+
+	// OnRecord, when set, is called with each record Run delivers, and
+	// its bytes, before Run processes it: perf's dump_event and
+	// dump_trace lines (-D). It also turns PT decoding off, as
+	// intel_pt_process_auxtrace_info returns after its dump under -D.
+	OnRecord func(r perfdata.Record, raw []byte)
+	// OnResolve, when set, is called for each delivery of a sample
+	// that perf script's process_sample_event resolves (machine__resolve
+	// prints its -D lines then): all but those its --time and --cpu
+	// filters drop.
+	OnResolve func(r *perfdata.RecordSample)
 }
 
 // HasAuxtrace reports whether the file has an AUXTRACE index section.
@@ -452,6 +463,14 @@ func (s *Session) MaxNameLen() int {
 	return n
 }
 
+// resolveSkipped reports whether perf script's process_sample_event
+// drops sample r before machine__resolve: its time is outside --time, or
+// its CPU not in --cpu.
+func (s *Session) resolveSkipped(r *perfdata.RecordSample) bool {
+	o := &s.opts
+	return o.CPUs != nil && !o.CPUs[int32(r.CPU)] || o.TimeRanges.Skip(r.Time)
+}
+
 func (s *Session) filtered(pid, tid int32, cpu uint32, t uint64) bool {
 	o := &s.opts
 	if o.CPUs != nil && !o.CPUs[int32(cpu)] {
@@ -503,6 +522,10 @@ func (s *Session) Run(h Handler) error {
 		rec := rs.Record
 		c := rec.Common()
 		s.stats.count(rec)
+		if s.OnRecord != nil {
+			s.flushBlocks()
+			s.OnRecord(rec, rs.Raw().Data)
+		}
 		if s.pt != nil && c.Type < perfdata.RecordTypeUserStart {
 			if order == perfdata.FileOrder {
 				return ptNeedsOrder(c, s.f.Pipe)
@@ -528,6 +551,9 @@ func (s *Session) Run(h Handler) error {
 			if r.Attr != nil && r.Attr.SampleType&perfdata.SampleFormatRead != 0 {
 				s.deliverRead(r, &smp, h)
 				continue
+			}
+			if s.OnResolve != nil && r.Attr != nil && !s.resolveSkipped(r) {
+				s.OnResolve(r)
 			}
 			if h.Sample == nil {
 				continue
@@ -581,6 +607,9 @@ func (s *Session) Run(h Handler) error {
 			s.mmap(r.PID, r.TID, r.Addr, r.Len, r.PgOff, r.Filename, bid, r.CPUMode(), r.Prot&protExec != 0)
 			s.mutSeen++
 		case *perfdata.RecordAuxtraceInfo:
+			if s.OnRecord != nil {
+				break // no decoding under -D
+			}
 			if err := s.startPT(r); err != nil {
 				return err
 			}

@@ -64,6 +64,7 @@ func (s *Session) deliverRead(r *perfdata.RecordSample, smp *sample.Sample, h Ha
 		s.readPeriod = map[uint64]uint64{}
 	}
 	skip := h.Sample == nil || s.filtered(r.PID, r.TID, r.CPU, r.Time) || guestSample(r)
+	resolve := s.OnResolve != nil && !s.resolveSkipped(r)
 	made := false
 	for _, v := range vals {
 		a := s.f.AttrByID(v.ID)
@@ -73,6 +74,9 @@ func (s *Session) deliverRead(r *perfdata.RecordSample, smp *sample.Sample, h Ha
 		}
 		period := v.Value - s.readPeriod[v.ID]
 		s.readPeriod[v.ID] = v.Value
+		if period != 0 && resolve {
+			s.OnResolve(r)
+		}
 		if period == 0 || skip {
 			continue
 		}

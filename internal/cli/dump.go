@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"github.com/perfpt/perfpt/convert/session"
 	"github.com/perfpt/perfpt/perfdata"
 	"github.com/perfpt/perfpt/perfdata/perftext"
-	"github.com/perfpt/perfpt/ptdecode/perfpkt"
 )
 
 func dumpCommand() *ucli.Command {
@@ -42,7 +40,7 @@ func dumpCommand() *ucli.Command {
 				return err
 			}
 			opt.Machine = s.DumpMachine()
-			opt.Aux = dumpAux
+			opt.Aux = session.DumpAux
 			if err := reportRecordError(c.App.ErrWriter, perftext.Dump(c.App.Writer, f, opt), f.Pipe, true); err != nil {
 				return err
 			}
@@ -65,17 +63,6 @@ func warnNoData(c *ucli.Context, f *perfdata.File) bool {
 	fmt.Fprintf(c.App.ErrWriter, "WARNING: The %s file's data size field is 0 which is unexpected.\n"+
 		"Was the 'perf record' command properly terminated?\n", c.String("input"))
 	return true
-}
-
-// dumpAux prints an AUXTRACE record's trace data as perf report -D does
-// for Intel PT (intel_pt_dump_event); perf 6.1's other AUX area decoders
-// (BTS, ARM SPE, CoreSight, s390 CPU-MF, HiSilicon PTT) print dumps of
-// their own that perfpt does not mirror: their data is not printed.
-func dumpAux(w *bufio.Writer, info *perfdata.RecordAuxtraceInfo, r *perfdata.RecordAuxtrace) {
-	if info == nil || info.AuxType != perfdata.AuxtraceIntelPT {
-		return
-	}
-	w.Write(perfpkt.AppendDump(nil, r.Data))
 }
 
 // reportRecordError prints what perf report prints when a record cannot be

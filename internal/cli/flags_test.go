@@ -536,9 +536,12 @@ func flagChecks() map[string]func(t *testing.T) {
 		"script/no-inline": differs([]string{"script", "-i", dwarfData}, "--no-inline"),
 		// A recording without LBR call stacks: perf's warning, the
 		// stitching itself is TestStitchLBRMatchesPerf's (runner).
-		"script/stitch-lbr":      warns("Can't find LBR callchain. Switch off --stitch-lbr.", "script", "-i", dwarfData, "--stitch-lbr"),
-		"script/inline":          differs([]string{"script", "-i", dwarfData, "--no-inline"}, "--inline"),
-		"script/G":               differs([]string{"script", "-i", cgData}, "-G"),
+		"script/stitch-lbr": warns("Can't find LBR callchain. Switch off --stitch-lbr.", "script", "-i", dwarfData, "--stitch-lbr"),
+		"script/inline":     differs([]string{"script", "-i", dwarfData, "--no-inline"}, "--inline"),
+		"script/G":          differs([]string{"script", "-i", cgData}, "-G"),
+		// What -D prints is TestDumpRawPerf's (runner).
+		"script/D":               differs([]string{"script", "-i", cgData}, "-D"),
+		"script/dump-raw-trace":  differs([]string{"script", "-i", cgData}, "--dump-raw-trace"),
 		"script/hide-call-graph": differs([]string{"script", "-i", cgData}, "--hide-call-graph"),
 		"script/f":               forceCheck("-f"),
 		"script/force":           forceCheck("--force"),

@@ -19,7 +19,7 @@ import (
 const scriptUsage = `perfpt script [-i FILE] [-F FIELDS] [--itrace[=OPTS]] [--ns] [--reltime|--deltatime] [-C CPUS]
        [--pid PIDS] [--tid TIDS] [--time RANGES] [--symfs DIR]
        [--kallsyms FILE] [-G] [-f] [--max-stack N] [--max-blocks N]
-       [--[no-]inline] [-j N]
+       [--[no-]inline] [-j N] [-D]
 
 Options are perf script's, parsed as perf parses them: "-Fip,sym",
 "-F+flags,+addr", "--itrace=i100i", "-i perf.data". -j N decodes and
@@ -144,6 +144,7 @@ func scriptOptTable() []scriptOpt {
 		{optHelp: optHelp{long: "inline", help: "show inlined functions in call chains (default)"}, flag: func(cfg *runner.Config) { cfg.NoInline = false }},
 		{optHelp: optHelp{long: "no-inline", help: "no inlined functions in call chains"}, flag: on(func(c *runner.Config) *bool { return &c.NoInline })},
 		{optHelp: optHelp{long: "stitch-lbr", help: "stitch LBR call stacks across samples"}, flag: on(func(c *runner.Config) *bool { return &c.StitchLBR })},
+		{optHelp: optHelp{short: 'D', long: "dump-raw-trace", help: "dump raw trace in ASCII"}, flag: on(func(c *runner.Config) *bool { return &c.DumpRaw })},
 	}
 	var show []string
 	for name := range runner.ShowOptions {

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,8 +49,17 @@ var optionSets = [][]string{
 	{"-F", "+ipc,+insnlen"},
 	{"--reltime"},
 	{"--deltatime", "--ns", "--show-task-events"},
+	// perf script -D: perf report -D's lines around perf script's.
+	{"-D"},
 	{"@header"},
 	{"@dump"},
+}
+
+// dumps reports whether an option set's output has record dumps (perf
+// report -D, perf script -D), whose file and vdso copy names dumpFilter
+// evens out.
+func dumps(opts []string) bool {
+	return command(opts) == "dump" || slices.Contains(opts, "-D")
 }
 
 // command says which comparison an option set is: "script", "header" or
@@ -453,7 +463,7 @@ func (c *comparer) compare(dir, file string, opts []string) result {
 		defer os.Remove(cp)
 		want = c.perf(cp, symfs, opts)
 		got2 := execRun(c.bin, perfptArgs(cp, withSymfs(symfs, opts))...)
-		if command(opts) == "dump" {
+		if dumps(opts) {
 			got.stdout, got2.stdout = dumpFilter(got.stdout), dumpFilter(got2.stdout)
 		}
 		if !bytes.Equal(got.stdout, got2.stdout) || got.status != got2.status {
@@ -471,7 +481,7 @@ func (c *comparer) compare(dir, file string, opts []string) result {
 			want.stdout, got.stdout = withoutCapturedOn(want.stdout), withoutCapturedOn(got.stdout)
 		}
 	}
-	if command(opts) == "dump" {
+	if dumps(opts) {
 		want.stdout, got.stdout = dumpFilter(want.stdout), dumpFilter(got.stdout)
 	}
 	r.stderrSame = bytes.Equal(want.stderr, got.stderr)

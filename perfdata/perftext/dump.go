@@ -31,6 +31,10 @@ type DumpOptions struct {
 	// intel_pt_dump_event); info is the recording's AUXTRACE_INFO record
 	// (nil before one).
 	Aux func(w *bufio.Writer, info *perfdata.RecordAuxtraceInfo, r *perfdata.RecordAuxtrace)
+	// Script prints records as perf script's tool does rather than perf
+	// report's: its thread and CPU map handlers print the maps without
+	// the stubs' ": unhandled!", its throttle handler prints nothing.
+	Script bool
 }
 
 // DumpMachine follows a recording's records as perf report's machine does,
@@ -69,59 +73,22 @@ func Dump(w io.Writer, f *perfdata.File, opt DumpOptions) error {
 	// perf report's branch mode (a recording with branch stacks) counts
 	// a sample's branches as its event's samples.
 	branchMode := false
-	var trace *tracing.Data
 	if fs, err := f.Features(); err == nil {
 		branchMode = fs.Has(perfdata.FeatBranchStack)
-		if b, ok := f.FeatureData(perfdata.FeatTracingData); ok {
-			trace, _ = tracing.Parse(b)
-		}
 	}
 	if !f.Pipe && f.Data.Size == 0 {
 		// __perf_session__process_events fails before any record.
 		return bw.Flush()
 	}
-	ts := newStamper(f)
-	arch := ""
-	path := opt.Path
-	if path == "" {
-		path = f.Path()
-	}
-	if f.Pipe {
-		// __perf_session__process_pipe_events
-		path = "pipe"
-	}
-	var info *perfdata.RecordAuxtraceInfo
-	var hex []byte
+	d := NewDumper(f, opt)
 	for rs.Next() {
 		r := rs.Record
 		c := r.Common()
 		if c.Type < 256 {
 			counts[c.Type]++
 		}
-		// dump_event: the record's offset, size and type, then its bytes.
-		raw := rs.Raw()
-		fmt.Fprintf(bw, "\n%s@%s [%#x]: event: %d\n", cHex(uint64(c.Offset)), path, c.Size, c.Type)
-		hex = AppendRawEvent(hex[:0], raw.Data)
-		bw.Write(hex)
-		if arch == "" {
-			if fs, err := f.Features(); err == nil && fs.Has(perfdata.FeatArch) {
-				arch = NormArch(fs.Arch)
-			} else {
-				arch = NormArch(runtime.GOARCH)
-			}
-		}
-		ts.write(bw, c)
-		fmt.Fprintf(bw, "%s [%#x]: %s", cHex(uint64(c.Offset)), c.Size, eventName(c.Type))
-		if rr, ok := r.(*perfdata.RecordRead); ok {
-			writeRead(bw, rr, raw.Data, trace)
-		} else {
-			writeBody(bw, f, r, arch)
-		}
-		switch r := r.(type) {
-		case *perfdata.RecordSample:
-			if r.Attr == nil {
-				break
-			}
+		d.Record(bw, r, rs.Raw().Data)
+		if r, ok := r.(*perfdata.RecordSample); ok && r.Attr != nil {
 			n := 1
 			if branchMode {
 				n = len(r.BranchStack)
@@ -131,32 +98,24 @@ func Dump(w io.Writer, f *perfdata.File, opt DumpOptions) error {
 				if opt.Machine != nil {
 					opt.Machine.Sample(bw, r)
 				}
-				break
-			}
-			// deliver_sample_value: a sample per value that grew,
-			// for the event of its id.
-			vals := r.Read.Values
-			if r.Attr.ReadFormat&perfdata.ReadFormatGroup == 0 && len(vals) > 1 {
-				vals = vals[:1]
-			}
-			for _, v := range vals {
-				if a := f.AttrByID(v.ID); a != nil {
-					if v.Value != lastRead[v.ID] {
-						perEvent[a] += n
-						if opt.Machine != nil {
-							opt.Machine.Sample(bw, r)
-						}
-					}
-					lastRead[v.ID] = v.Value
+			} else {
+				// deliver_sample_value: a sample per value that grew,
+				// for the event of its id.
+				vals := r.Read.Values
+				if r.Attr.ReadFormat&perfdata.ReadFormatGroup == 0 && len(vals) > 1 {
+					vals = vals[:1]
 				}
-			}
-		case *perfdata.RecordTracingData:
-			trace, _ = tracing.Parse(r.Data)
-		case *perfdata.RecordAuxtraceInfo:
-			info = r
-		case *perfdata.RecordAuxtrace:
-			if opt.Aux != nil {
-				opt.Aux(bw, info, r)
+				for _, v := range vals {
+					if a := f.AttrByID(v.ID); a != nil {
+						if v.Value != lastRead[v.ID] {
+							perEvent[a] += n
+							if opt.Machine != nil {
+								opt.Machine.Sample(bw, r)
+							}
+						}
+						lastRead[v.ID] = v.Value
+					}
+				}
 			}
 		}
 		if opt.Machine != nil {
@@ -183,10 +142,90 @@ func Dump(w io.Writer, f *perfdata.File, opt DumpOptions) error {
 	// -D does not count lost samples per event).
 	for _, a := range f.Attrs {
 		if n := perEvent[a]; n > 0 {
-			fmt.Fprintf(bw, "%s stats:\n%16s events: %10d\n", evselName(a, trace), "SAMPLE", n)
+			fmt.Fprintf(bw, "%s stats:\n%16s events: %10d\n", evselName(a, d.trace), "SAMPLE", n)
 		}
 	}
 	return bw.Flush()
+}
+
+// Dumper prints records one at a time as perf's dump_event and the tool
+// delivering them print them with dump_trace (-D): what Dump prints for
+// each record but for the machine's lines of samples. perf script -D
+// prints these around its own output.
+type Dumper struct {
+	f     *perfdata.File
+	opt   DumpOptions
+	path  string
+	ts    *stamper
+	arch  string
+	info  *perfdata.RecordAuxtraceInfo
+	trace *tracing.Data
+	hex   []byte
+}
+
+// NewDumper returns a Dumper of f's records (opt's Path, Aux and Script
+// apply).
+func NewDumper(f *perfdata.File, opt DumpOptions) *Dumper {
+	d := &Dumper{f: f, opt: opt, path: opt.Path, ts: newStamper(f)}
+	if d.path == "" {
+		d.path = f.Path()
+	}
+	if f.Pipe {
+		// __perf_session__process_pipe_events
+		d.path = "pipe"
+	}
+	if _, err := f.Features(); err == nil {
+		if b, ok := f.FeatureData(perfdata.FeatTracingData); ok {
+			d.trace, _ = tracing.Parse(b)
+		}
+	}
+	return d
+}
+
+// Record prints record r, whose bytes are raw: its Head, then its Body.
+func (d *Dumper) Record(bw *bufio.Writer, r perfdata.Record, raw []byte) {
+	d.Head(bw, r, raw)
+	d.Body(bw, r, raw)
+}
+
+// Head prints what perf's dump_event prints for record r, whose bytes are
+// raw, as the session delivers it: its offset, size, type and bytes, then
+// its time stamp fields, offset, size and name, without the line's end.
+func (d *Dumper) Head(bw *bufio.Writer, r perfdata.Record, raw []byte) {
+	c := r.Common()
+	fmt.Fprintf(bw, "\n%s@%s [%#x]: event: %d\n", cHex(uint64(c.Offset)), d.path, c.Size, c.Type)
+	d.hex = AppendRawEvent(d.hex[:0], raw)
+	bw.Write(d.hex)
+	if d.arch == "" {
+		if fs, err := d.f.Features(); err == nil && fs.Has(perfdata.FeatArch) {
+			d.arch = NormArch(fs.Arch)
+		} else {
+			d.arch = NormArch(runtime.GOARCH)
+		}
+	}
+	d.ts.write(bw, c)
+	fmt.Fprintf(bw, "%s [%#x]: %s", cHex(uint64(c.Offset)), c.Size, eventName(c.Type))
+}
+
+// Body prints what the tool prints of record r, whose bytes are raw, with
+// dump_trace (writeBody), and the AUX area data of an AUXTRACE record
+// (Aux).
+func (d *Dumper) Body(bw *bufio.Writer, r perfdata.Record, raw []byte) {
+	if rr, ok := r.(*perfdata.RecordRead); ok {
+		writeRead(bw, rr, raw, d.trace)
+	} else {
+		writeBody(bw, d.f, r, d.arch, d.opt.Script)
+	}
+	switch r := r.(type) {
+	case *perfdata.RecordTracingData:
+		d.trace, _ = tracing.Parse(r.Data)
+	case *perfdata.RecordAuxtraceInfo:
+		d.info = r
+	case *perfdata.RecordAuxtrace:
+		if d.opt.Aux != nil {
+			d.opt.Aux(bw, d.info, r)
+		}
+	}
 }
 
 // AppendRawEvent appends a record's bytes as perf's trace_event prints

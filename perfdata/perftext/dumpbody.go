@@ -16,8 +16,9 @@ import (
 // "PERF_RECORD_NAME": the decoded fields as the tool perf report runs
 // prints them (machine__process_*_event's perf_event__fprintf_*, dump_sample,
 // the stubs' ": unhandled!"), newline included. arch is the recording's
-// (perf_env__arch), for the register names.
-func writeBody(w *bufio.Writer, f *perfdata.File, r perfdata.Record, arch string) {
+// (perf_env__arch), for the register names; script says perf script's
+// tool prints the record (DumpOptions.Script).
+func writeBody(w *bufio.Writer, f *perfdata.File, r perfdata.Record, arch string, script bool) {
 	switch r := r.(type) {
 	case *perfdata.RecordSample:
 		dumpSample(w, r, arch)
@@ -43,7 +44,9 @@ func writeBody(w *bufio.Writer, f *perfdata.File, r perfdata.Record, arch string
 	case *perfdata.RecordLostSamples:
 		fmt.Fprintf(w, ": id:%d: lost samples :%d\n", r.ID, r.Lost)
 	case *perfdata.RecordThrottle:
-		w.WriteString(": unhandled!\n")
+		if !script {
+			w.WriteString(": unhandled!\n")
+		}
 	case *perfdata.RecordHeaderFeature, *perfdata.RecordHeaderAttr, *perfdata.RecordTracingData, *perfdata.RecordEventType:
 		// Their tools print nothing: the next record's dump_event
 		// starts on a new line.
@@ -92,9 +95,15 @@ func writeBody(w *bufio.Writer, f *perfdata.File, r perfdata.Record, arch string
 			}
 			fmt.Fprintf(w, "%d", int32(e.PID))
 		}
-		w.WriteString("\n: unhandled!\n")
+		w.WriteByte('\n')
+		if !script {
+			w.WriteString(": unhandled!\n")
+		}
 	case *perfdata.RecordCPUMap:
-		fmt.Fprintf(w, ": %s\n: unhandled!\n", perfdata.FormatCPUList(r.CPUs))
+		fmt.Fprintf(w, ": %s\n", perfdata.FormatCPUList(r.CPUs))
+		if !script {
+			w.WriteString(": unhandled!\n")
+		}
 	case *perfdata.RecordTimeConv:
 		// process_event_time_conv_stub: perf_event__fprintf_time_conv.
 		fmt.Fprintf(w, "\n... Time Shift      %d\n... Time Muliplier  %d\n... Time Zero       %d\n", r.TimeShift, r.TimeMult, r.TimeZero)

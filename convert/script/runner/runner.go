@@ -5,6 +5,7 @@
 package runner
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -56,6 +57,10 @@ type Config struct {
 	// NoDemangle keeps symbol names mangled (--no-demangle); Verbose
 	// (-v) prints C++ parameters in demangled names, as perf -v does.
 	NoDemangle, Verbose bool
+	// DumpRaw prints each record as perf script -D does: perf report -D's
+	// lines for it (perf's dump_event and the tool's dump_trace lines),
+	// perf script's own output after them, no PT decoding.
+	DumpRaw bool
 	// Progress, when set, receives a progress line now and then (the CLI
 	// passes stderr when it is a terminal).
 	Progress io.Writer
@@ -321,6 +326,16 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	if workers < 1 {
 		workers = runtime.NumCPU() // the session's default too
 	}
+	dumpEnd := func() {}
+	if cfg.DumpRaw {
+		dumpEnd = dumpRaw(s, p, cfg.Show)
+		print := h.Sideband
+		h.Sideband = func(x *session.Sideband) {
+			print(x)
+			dumpEnd()
+		}
+		workers = 1 // the dump and the samples' lines interleave
+	}
 	if workers > 1 && !srcline && !brinsn {
 		// Source lines are looked up where they are printed, and
 		// brstackinsn reads the code of the sample's thread as it is
@@ -417,6 +432,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		}
 	}
 	err = s.Run(h)
+	dumpEnd()
 	defer warnAboutErrors(stderr, s.Stats(), cfg.Show&session.ShowLost != 0)
 	err = recordError(err, s.File().Pipe)
 	if pl != nil {
@@ -758,4 +774,43 @@ func sidebandText(b []byte, sb *session.Sideband) []byte {
 		sym = func(uint64) string { return sb.PokeSym }
 	}
 	return perftext.AppendEvent(b, sb.Rec, sym)
+}
+
+// dumpRaw makes the session print what perf script -D prints around
+// perf script's own output (into the printer, in order): each record as
+// perf report -D prints it but for perf report's own lines (perftext's
+// Dumper with Script set), and the lines machine__resolve adds for each
+// sample it resolves. It returns what the side-band handler calls after
+// printing a record's line: with --show-task-events, perf script's
+// process_exit_event prints its line before perf_event__process_exit
+// prints the EXIT record's dump fields, which wait until then (or until
+// the next record, when the line is not printed).
+func dumpRaw(s *session.Session, p *script.Printer, show session.Show) (sideband func()) {
+	bw := bufio.NewWriter(p)
+	d := perftext.NewDumper(s.File(), perftext.DumpOptions{Aux: session.DumpAux, Script: true})
+	dm := s.DumpMachine()
+	var exit perfdata.Record // an EXIT whose fields wait for its line
+	var exitRaw []byte
+	body := func() {
+		if exit != nil {
+			d.Body(bw, exit, exitRaw)
+			bw.Flush()
+			exit = nil
+		}
+	}
+	s.OnRecord = func(r perfdata.Record, raw []byte) {
+		body()
+		d.Head(bw, r, raw)
+		if r.Common().Type == perfdata.RecordTypeExit && show&session.ShowTask != 0 {
+			exit, exitRaw = r, append(exitRaw[:0], raw...)
+		} else {
+			d.Body(bw, r, raw)
+		}
+		bw.Flush()
+	}
+	s.OnResolve = func(r *perfdata.RecordSample) {
+		dm.Sample(bw, r)
+		bw.Flush()
+	}
+	return body
 }

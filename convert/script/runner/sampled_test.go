@@ -48,6 +48,8 @@ func configOf(t *testing.T, data string, args ...string) Config {
 			cfg.Itrace = strings.TrimPrefix(strings.TrimPrefix(a, "--itrace"), "=")
 		case a == "-G":
 			cfg.NoCallchain = true
+		case a == "-D":
+			cfg.DumpRaw = true
 		case a == "--no-inline":
 			cfg.NoInline = true
 		case a == "--stitch-lbr":
