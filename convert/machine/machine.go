@@ -57,7 +57,10 @@ type DSO struct {
 	// address spaces then.
 	bidChecked, bidMismatch bool
 	views                   map[viewKey]*unwind.Table
-	inl                     map[uint64][]inlineEntry
+	// reach caches tableReach for one address space and bias.
+	reachKey viewKey
+	reachVal tableReach
+	inl      map[uint64][]inlineEntry
 }
 
 // Symbols returns the DSO's symbol table, loading it on first use.

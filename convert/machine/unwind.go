@@ -133,10 +133,72 @@ func (s *ThreadSpace) Module(pc uint64) (*unwind.Table, uint64, bool) {
 		}
 	}
 	bias := base - t.LoadBase
+	switch s.reach(mp.DSO, t, bias) {
+	case reachNone:
+		return t.Unmapped(), bias, true
+	case reachOther:
+		return s.view(mp.DSO, t, bias), bias, true
+	}
 	if s.m.mismatched(mp.DSO) {
 		t = s.view(mp.DSO, t, bias)
 	}
 	return t, bias, true
+}
+
+// tableReach says how a DSO's search table and .eh_frame can be read in an
+// address space (perf's access_mem over the thread's maps).
+type tableReach int8
+
+const (
+	reachUnknown tableReach = iota
+	reachOwn                // every byte lies in maps of the DSO
+	reachOther              // every byte lies in maps, some of other DSOs
+	reachNone               // some byte lies outside every map
+)
+
+// reach is how the runtime spans of t's search table and .eh_frame
+// (Table.Spans, at bias) lie in s's maps, kept per DSO for the last
+// address space and generation asked about.
+//
+// perf's find_proc_info reads them with access_mem, and outside the
+// sample's stack dump access_mem only reads bytes a recorded map holds.
+// They lie in a read-only segment of the file, which perf record maps in
+// its MMAP records only when the tracking (first) event asks for DWARF
+// stacks (evsel__config sets mmap_data there alone): with
+// "-e cpu-clock -e page-faults/call-graph=dwarf/" no read-only mapping is
+// recorded, the lookup fails and perf's unwind stops after the sampled ip,
+// although the files are at hand. perf is wrong there (the tables are in
+// the files it has open); perfpt matches it.
+func (s *ThreadSpace) reach(d *DSO, t *unwind.Table, bias uint64) tableReach {
+	k := viewKey{s.t.Maps, s.t.Maps.gen, bias}
+	if d.reachVal != reachUnknown && d.reachKey == k {
+		return d.reachVal
+	}
+	r := reachOwn
+	tabLo, tabHi, ehLo, ehHi, ok := t.Spans()
+	if ok {
+		for _, sp := range [2][2]uint64{{tabLo, tabHi}, {ehLo, ehHi}} {
+			r = max(r, s.spanReach(d, sp[0]+bias, sp[1]+bias))
+		}
+	}
+	d.reachKey, d.reachVal = k, r
+	return r
+}
+
+// spanReach is reach for the runtime span [lo, hi).
+func (s *ThreadSpace) spanReach(d *DSO, lo, hi uint64) tableReach {
+	r := reachOwn
+	for a := lo; a < hi; {
+		mp := s.t.Maps.Find(a)
+		if mp == nil {
+			return reachNone
+		}
+		if mp.DSO != d {
+			r = reachOther
+		}
+		a = mp.End
+	}
+	return r
 }
 
 // mismatched reports whether d's data file is not the file the recording

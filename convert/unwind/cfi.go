@@ -42,6 +42,12 @@ type Table struct {
 	df     []byte // .debug_frame
 	dfOnce sync.Once
 	dfIdx  []span
+
+	// hdrUnread: the address space maps no bytes where the search table
+	// or .eh_frame lie, so that reading them fails (see Unmapped).
+	hdrUnread    bool
+	unmappedOnce sync.Once
+	unmapped     *Table
 }
 
 type span struct {
@@ -113,6 +119,29 @@ func (t *Table) View(read func(addr uint64, n int) []byte, bias, lo, hi uint64) 
 		v.hdrTab = read(t.hdrAddr+uint64(t.tabOff)+bias, len(t.hdrTab))
 	}
 	return v
+}
+
+// Spans returns the link-time spans [lo, hi) that looking a pc up
+// through .eh_frame_hdr reads in a process's memory: the search table and
+// .eh_frame. ok is false when the table does not search .eh_frame.
+func (t *Table) Spans() (tabLo, tabHi, ehLo, ehHi uint64, ok bool) {
+	if t == nil || !t.hdr {
+		return 0, 0, 0, 0, false
+	}
+	tabLo = t.hdrAddr + uint64(t.tabOff)
+	return tabLo, tabLo + uint64(len(t.hdrTab)), t.ehAddr, t.ehAddr + uint64(len(t.eh)), true
+}
+
+// Unmapped returns t as seen from an address space that maps none of the
+// bytes of its search table and .eh_frame (perf's find_proc_info reads
+// them with access_mem, which fails outside every recorded map): a lookup
+// through .eh_frame_hdr fails with ErrNoMap, which stops the unwind, after
+// .debug_frame (read from the file) is tried as perf tries it.
+func (t *Table) Unmapped() *Table {
+	t.unmappedOnce.Do(func() {
+		t.unmapped = &Table{Name: t.Name, LoadBase: t.LoadBase, hdr: t.hdr, hdrAddr: t.hdrAddr, tabOff: t.tabOff, df: t.df, hdrUnread: true}
+	})
+	return t.unmapped
 }
 
 // hdrSearchTable reads .eh_frame_hdr as perf's unwind_spec_ehframe does
@@ -197,12 +226,15 @@ func (t *Table) Find(pc uint64, f *FDE) error {
 		return ErrNoTable
 	}
 	err := ErrNoTable
-	if t.hdr {
+	switch {
+	case t.hdrUnread:
+		err = ErrNoMap
+	case t.hdr:
 		if err = t.findHdr(pc, f); err == nil {
 			return nil
 		}
 	}
-	if t.df != nil && (err == ErrNoInfo || err == ErrNoTable) {
+	if t.df != nil && (err == ErrNoInfo || err == ErrNoTable || err == ErrNoMap) {
 		// perf goes on to .debug_frame whatever went wrong, and returns
 		// the first error when .debug_frame has nothing.
 		if t.findDebugFrame(pc, f) == nil {

@@ -133,3 +133,34 @@ func TestEHFrameFDEsLSDA(t *testing.T) {
 		}
 	}
 }
+
+// TestUnmappedTable: a table seen from an address space that maps none of
+// its search table and .eh_frame finds nothing and stops the unwind
+// (ErrNoMap, not ErrNoInfo, which would let the heuristics go on), as
+// perf's access_mem fails there; the table itself still finds the FDE.
+func TestUnmappedTable(t *testing.T) {
+	tab, err := LoadFile("../../testdata/unwind/cwork-dyn")
+	if err != nil || tab == nil {
+		t.Fatalf("LoadFile: %v", err)
+	}
+	tabLo, tabHi, ehLo, ehHi, ok := tab.Spans()
+	if !ok || tabLo >= tabHi || ehLo >= ehHi {
+		t.Fatalf("Spans %#x-%#x %#x-%#x %v", tabLo, tabHi, ehLo, ehHi, ok)
+	}
+	var pc uint64
+	for f := range tab.EHFrameFDEs() {
+		pc = f.Start
+		break
+	}
+	var f FDE
+	if err := tab.Find(pc, &f); err != nil {
+		t.Fatalf("Find(%#x): %v", pc, err)
+	}
+	u := tab.Unmapped()
+	if err := u.Find(pc, &f); err != ErrNoMap {
+		t.Errorf("Unmapped().Find(%#x) = %v, want ErrNoMap", pc, err)
+	}
+	if tab.Unmapped() != u {
+		t.Error("Unmapped made twice")
+	}
+}

@@ -49,6 +49,42 @@ func TestDwarfUnwindMatchesPerf(t *testing.T) {
 	}
 }
 
+// TestDwarfNotFirstMatchesPerf records cwork-dyn with perf, the DWARF
+// event second: perf record then records no read-only mappings (only the
+// first event asks for data mmaps), its unwinder cannot read .eh_frame_hdr
+// and .eh_frame through them and stops after the sampled ip, which perfpt
+// matches (machine's ThreadSpace.reach). With the DWARF event first the
+// stacks are whole. Recorded here, compared with perf script on the same
+// files: no corpus needed.
+func TestDwarfNotFirstMatchesPerf(t *testing.T) {
+	need(t, "perf")
+	bin, err := filepath.Abs(filepath.Join(unwindDir, "cwork-dyn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		events []string
+	}{
+		{"dwarf second", []string{"-e", "cpu-clock", "-e", "page-faults/call-graph=dwarf,stack-size=4096/"}},
+		{"dwarf second cpu-clock", []string{"-e", "page-faults", "-e", "cpu-clock/call-graph=dwarf,stack-size=4096/"}},
+		{"dwarf first", []string{"-e", "page-faults/call-graph=dwarf,stack-size=4096/", "-e", "cpu-clock"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "perf.data")
+			args := append(append([]string{"record", "-q", "-F", "500", "-o", data}, c.events...), bin, "3000000")
+			if out, err := exec.Command("perf", args...).CombinedOutput(); err != nil {
+				if bytes.Contains(out, []byte("perf_event_paranoid")) || bytes.Contains(out, []byte("ermission")) {
+					t.Skipf("perf record may not record here: %v\n%s", err, out)
+				}
+				t.Fatalf("perf %s: %v\n%s", strings.Join(args, " "), err, out)
+			}
+			compare(t, data)
+			compare(t, data, "-F", "ip,sym")
+		})
+	}
+}
+
 // writeLBRCallStack writes a perf.data like perf record --call-graph lbr
 // makes (CALLCHAIN with the user context marker, an LBR call stack in
 // BRANCH_STACK) for the static cwork program, sampled in leaf called
