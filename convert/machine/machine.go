@@ -463,10 +463,22 @@ func (m *Machine) kernelDSO() *DSO {
 		if ks == nil {
 			return &symbol.Table{}
 		}
-		if lo, hi, ok := ks.Kernel.Span(); ok && m.kcoreMaps() == nil {
-			m.kSpan.Store(&[2]uint64{lo, hi})
+		tab := ks.Kernel
+		if m.kcoreMaps() == nil {
+			if m.Arch == "" || m.Arch == "x86_64" {
+				// maps__split_kallsyms deletes the PTI entry
+				// trampolines' symbols (is_entry_trampoline) on
+				// x86_64: their maps, recorded or made from
+				// _entry_trampoline (trampoline.go), name the
+				// kernel text's symbols instead. With a kcore
+				// (maps__split_kallsyms_for_kcore) they stay.
+				tab = tab.Without(entryTrampolineName)
+			}
+			if lo, hi, ok := tab.Span(); ok {
+				m.kSpan.Store(&[2]uint64{lo, hi})
+			}
 		}
-		return ks.Kernel
+		return tab
 	}
 	m.dsos[name] = d
 	return d

@@ -94,3 +94,35 @@ func FuzzParseKallsyms(f *testing.F) {
 		}
 	})
 }
+
+// TestWithout drops the PTI entry trampolines' symbols from a kallsyms
+// kernel table as perf's maps__split_kallsyms does: the others keep their
+// bounds (the ends were fixed before), and a table without the name is
+// returned as it is.
+func TestWithout(t *testing.T) {
+	ks, err := ParseKallsyms(strings.NewReader("fffffe0000006000 T __entry_SYSCALL_64_trampoline\n" +
+		"fffffe0000032000 T __entry_SYSCALL_64_trampoline\n" +
+		"ffffffff81000000 T _text\n" +
+		"ffffffff81000100 T _entry_trampoline\n" +
+		"ffffffff81000200 T do_syscall_64\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := ks.Kernel.Find(0xffffffff81000100)
+	got := ks.Kernel.Without("__entry_SYSCALL_64_trampoline")
+	if s := got.Find(0xfffffe0000006000); s != nil {
+		t.Errorf("trampoline address resolves to %s", s.Name)
+	}
+	if lo, _, _ := got.Span(); lo != 0xffffffff81000000 {
+		t.Errorf("span starts at %#x", lo)
+	}
+	if s := got.Find(0xffffffff81000100); s == nil || s.Name != "_entry_trampoline" || s.End != before.End {
+		t.Errorf("_entry_trampoline: %+v, was %+v", s, before)
+	}
+	if got.Len() != 3 {
+		t.Errorf("%d symbols left, want 3", got.Len())
+	}
+	if again := got.Without("__entry_SYSCALL_64_trampoline"); again != got {
+		t.Error("a table without the name was copied")
+	}
+}

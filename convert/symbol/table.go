@@ -1,6 +1,7 @@
 package symbol
 
 import (
+	"bytes"
 	"debug/elf"
 	"slices"
 	"sort"
@@ -463,6 +464,25 @@ func (t *Table) Shift(delta uint64) *Table {
 		syms[i].End += delta
 	}
 	return sortedTable(syms)
+}
+
+// Without returns t without its symbols named name, t itself when it has
+// none (a packed table's names are searched before any symbol is made).
+func (t *Table) Without(name string) *Table {
+	if t == nil {
+		return nil
+	}
+	if t.exact == nil && t.src != nil {
+		if p, ok := t.src.src.(*packedSyms); ok && !bytes.Contains(p.names, []byte(name)) {
+			return t
+		}
+	}
+	syms := t.Symbols()
+	named := func(s Symbol) bool { return s.Name == name }
+	if !slices.ContainsFunc(syms, named) {
+		return t
+	}
+	return sortedTable(slices.DeleteFunc(slices.Clone(syms), named))
 }
 
 // lazySyms holds a table's symbols as made on first lookup from src: a

@@ -605,11 +605,19 @@ func TestPTKernelTrampoline(t *testing.T) {
 				if out := scriptOutput(t, dir, "--itrace=b"); !strings.Contains(out, want) {
 					t.Errorf("no %q: the kcore's trampoline is not used", want)
 				}
-				// Not compared: the data file with this kallsyms
-				// alone. perf drops the listed trampoline symbols
-				// that lie in a trampoline map (dso__split_kallsyms)
-				// and names the branches' targets _entry_trampoline;
-				// perfpt keeps them (41 lines differ).
+				// This kallsyms alone (no kcore beside it): perf
+				// deletes the listed trampoline symbols
+				// (maps__split_kallsyms) and the recorded
+				// trampoline maps name the branches' targets
+				// _entry_trampoline.
+				lone := filepath.Join(t.TempDir(), "kallsyms")
+				if b, err := os.ReadFile(filepath.Join(dir, "kcore_dir", "kallsyms")); err != nil {
+					t.Fatal(err)
+				} else if err := os.WriteFile(lone, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				data := filepath.Join(dir, "data")
+				compare(t, data, "--kallsyms", lone, "--itrace=be", "-F", "+flags,+addr")
 				return
 			}
 			wo := mode.wo
