@@ -21,6 +21,20 @@ func TestKernelInsnLen(t *testing.T) {
 		{[]byte{0x47, 0x4e, 0x55}, true, 2},       // a second REX is the opcode
 		{[]byte{0x48, 0x89, 0xe5, 0x90}, true, 3}, // mov %rsp,%rbp
 		{[]byte{0xe8, 0, 0, 0, 0, 0x90}, true, 5}, // call rel32
+		// VEX and EVEX as perf 6.1's AVX tables take them (kernelVEXOK)
+		{[]byte{0xc5, 0xf8, 0x77, 0x90}, true, 3},                   // vzeroupper
+		{[]byte{0x62, 0xf1, 0x7c, 0x08, 0x77, 0xc0}, true, 5},       // EVEX 0F 77: no ModRM
+		{[]byte{0xc4, 0xe2, 0x79, 0x50, 0xc0, 0x90}, true, 5},       // vpdpbusd (AVX-VNNI)
+		{[]byte{0xc4, 0xe2, 0x79, 0xb0, 0x00, 0x90}, true, 0},       // VEX 66 0F38 B0: not in 6.1's map
+		{[]byte{0x62, 0xf3, 0x7d, 0x08, 0x72, 0xc0, 0x01}, true, 7}, // vpshrdw
+		{[]byte{0xc4, 0xe3, 0x79, 0x72, 0xc0, 0x01}, true, 0},       // the same under VEX: EVEX only
+		{[]byte{0xc5, 0xf9, 0x72, 0xc8, 0x01}, true, 5},             // Grp13 /1 taken under VEX
+		{[]byte{0xc5, 0xf9, 0x72, 0xd8, 0x01}, true, 0},             // Grp13 /3: no such member
+		{[]byte{0xc5, 0xf9, 0x72}, true, 0},                         // group without its ModRM
+		{[]byte{0x62, 0xf4, 0x7c, 0x08, 0x8b, 0xc0}, true, 0},       // EVEX map 4: no table
+		{[]byte{0x62, 0xf5, 0x7c, 0x08, 0x58, 0xc0}, true, 6},       // vaddph (AVX512-FP16 map 5)
+		{[]byte{0xc5, 0x0a, 0x90}, false, 2},                        // 32-bit: LDS
+		{[]byte{0xc5, 0xf8, 0x77}, false, 3},                        // 32-bit: vzeroupper
 	} {
 		if got := kernelInsnLen(c.code, c.is64); got != c.want {
 			t.Errorf("kernelInsnLen(% x, 64-bit %v) = %d, want %d", c.code, c.is64, got, c.want)
