@@ -22,7 +22,7 @@ func dumpCommand() *ucli.Command {
 			&ucli.BoolFlag{Name: "file-order", Usage: "list records as stored instead of in perf's time order"},
 		},
 		Action: func(c *ucli.Context) error {
-			f, err := openInput(c, c.String("input"))
+			f, err := openInput(c, inputPath(c))
 			if err != nil {
 				return err
 			}

@@ -21,7 +21,7 @@ func headerCommand() *ucli.Command {
 			&ucli.BoolFlag{Name: "show-info", Aliases: []string{"I"}, Usage: "also print the sections perf shows only with -I (topology, caches)"},
 		},
 		Action: func(c *ucli.Context) error {
-			path := c.String("input")
+			path := inputPath(c)
 			f, err := openInput(c, path)
 			if err != nil {
 				return err
@@ -29,14 +29,43 @@ func headerCommand() *ucli.Command {
 			defer f.Close()
 			warnNoData(c, f)
 			opt := perftext.HeaderOptions{Full: c.Bool("show-info")}
-			if path != "-" {
-				if st, err := os.Stat(path); err == nil {
-					opt.Captured = st.ModTime().In(time.Local)
-				}
+			if st, err := inputStat(c, path); err == nil {
+				opt.Captured = st.ModTime().In(time.Local)
 			}
 			return reportRecordError(c.App.ErrWriter, perftext.Header(c.App.Writer, f, opt), f.Pipe, false)
 		},
 	}
+}
+
+// inputPath is the recording -i names, else standard input when it is a
+// pipe (perf_data's check_pipe), else perf.data.
+func inputPath(c *ucli.Context) string {
+	if !c.IsSet("input") && stdinIsPipe(c) {
+		return "-"
+	}
+	return c.String("input")
+}
+
+// stdinIsPipe says whether the command's standard input is a FIFO.
+func stdinIsPipe(c *ucli.Context) bool {
+	f, ok := c.App.Reader.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeNamedPipe != 0
+}
+
+// inputStat is the fstat perf's "captured on" line reads: of the file, or
+// of standard input for "-".
+func inputStat(c *ucli.Context, path string) (os.FileInfo, error) {
+	if path != "-" {
+		return os.Stat(path)
+	}
+	if f, ok := c.App.Reader.(*os.File); ok {
+		return f.Stat()
+	}
+	return nil, os.ErrNotExist
 }
 
 // openInput opens a perf.data file, or standard input for "-", with

@@ -3,9 +3,12 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/perfpt/perfpt/internal/linediff"
 )
 
 // perfStderr runs perf with args and returns its stderr and exit status.
@@ -161,5 +164,66 @@ func TestPerfUsageShape(t *testing.T) {
 	t.Logf("%d options compared with perf's", compared)
 	if compared < 25 {
 		t.Errorf("only %d options compared with perf's", compared)
+	}
+}
+
+// TestStdinPipeInput: without -i, perf script, perf report -D and perf
+// report --header-only read standard input when it is a pipe (perf_data's
+// check_pipe), and the "captured on" line is the pipe's mtime (lines that
+// depend on the second are left out of the comparison).
+func TestStdinPipeInput(t *testing.T) {
+	if _, err := exec.LookPath("perf"); err != nil {
+		t.Skip("perf not installed: cannot compare with perf")
+	}
+	rec := exec.Command("perf", "record", "-q", "-o", "-", "-e", "{cpu-clock:u,page-faults:k}", "--", "true")
+	data, err := rec.Output()
+	if err != nil {
+		t.Skipf("perf record to a pipe: %v", err)
+	}
+	noTime := func(s string) string {
+		var b strings.Builder
+		for _, l := range strings.SplitAfter(s, "\n") {
+			if !strings.HasPrefix(l, "# captured on") {
+				b.WriteString(l)
+			}
+		}
+		return b.String()
+	}
+	for _, c := range []struct{ perf, ours []string }{
+		{[]string{"script", "--header", "-I"}, []string{"script", "--header", "-I"}},
+		{[]string{"report", "--header-only"}, []string{"header"}},
+		{[]string{"report", "-D"}, []string{"dump"}},
+	} {
+		t.Run(strings.Join(c.ours, " "), func(t *testing.T) {
+			cmd := exec.Command("perf", c.perf...)
+			cmd.Stdin = bytes.NewReader(data) // a pipe, not a file
+			want, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("perf %v: %v", c.perf, err)
+			}
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			go func() {
+				w.Write(data)
+				w.Close()
+			}()
+			defer r.Close()
+			// The script runner reads os.Stdin itself.
+			saved := os.Stdin
+			os.Stdin = r
+			defer func() { os.Stdin = saved }()
+			var out, stderr bytes.Buffer
+			if code := Main(append([]string{"perfpt"}, c.ours...), r, &out, &stderr); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr.String())
+			}
+			if strings.Contains(string(want), "# captured on") != strings.Contains(out.String(), "# captured on") {
+				t.Errorf("captured-on line: perf has %v", strings.Contains(string(want), "# captured on"))
+			}
+			if d := linediff.Compare(noTime(out.String()), noTime(string(want))); d.N != 0 {
+				t.Errorf("%d of %d lines differ from perf's; %s", d.N, d.Lines, d.String("perfpt", "perf"))
+			}
+		})
 	}
 }

@@ -45,6 +45,9 @@ func scriptCommand() *ucli.Command {
 				fmt.Fprintln(c.App.Writer, scriptUsage)
 				return nil
 			}
+			if cfg.Input == "" && stdinIsPipe(c) {
+				cfg.Input = "-" // perf_data's check_pipe
+			}
 			if f, ok := c.App.ErrWriter.(*os.File); ok && isTerminal(f) {
 				cfg.Progress = f
 			}

@@ -198,8 +198,42 @@ func HeaderFeature(w io.Writer, f *perfdata.File, feat perfdata.Feature, full bo
 		return nil
 	}
 	bw := bufio.NewWriter(w)
-	writeFeature(bw, f, fs, feat, full)
+	if feat == perfdata.FeatGroupDesc && !fs.IsLost(feat) {
+		printGroupDesc(bw, f, fs, true)
+	} else {
+		writeFeature(bw, f, fs, feat, full)
+	}
 	return bw.Flush()
+}
+
+// printGroupDesc prints the groups (print_group_desc): their names and
+// their events'. scriptPipe: perf script reading a pipe, which names the
+// first event as evsel__name makes it of its attr ("cpu-clock:uH", not
+// the recorded "cpu-clock:u" or "foo"; a tracepoint by its recorded name)
+// and the others by their recorded names, where perf report --header-only
+// on the same pipe and any reader of a file print the recorded names
+// (measured on perf 6.1: TestPipeMode, "groups").
+func printGroupDesc(w *bufio.Writer, f *perfdata.File, fs *perfdata.Features, scriptPipe bool) {
+	for _, g := range fs.GroupDesc {
+		if g.NrMembers <= 1 {
+			continue
+		}
+		var names []string
+		for i := g.Leader; i < g.Leader+g.NrMembers && int(i) < len(f.Attrs); i++ {
+			a := f.Attrs[i]
+			name := a.Name
+			if i == 0 && scriptPipe && a.Type != perfdata.AttrTypeTracepoint {
+				name = a.PerfName()
+			}
+			names = append(names, name)
+		}
+		// process_group_desc: "{anon_group}" is a dummy name.
+		name := g.Name
+		if name == "{anon_group}" {
+			name = ""
+		}
+		fmt.Fprintf(w, "# group: %s{%s}\n", name, strings.Join(names, ","))
+	}
 }
 
 func printFeature(w *bufio.Writer, f *perfdata.File, fs *perfdata.Features, feat perfdata.Feature) {
@@ -268,21 +302,7 @@ func printFeature(w *bufio.Writer, f *perfdata.File, fs *perfdata.Features, feat
 		}
 		w.WriteByte('\n')
 	case perfdata.FeatGroupDesc:
-		for _, g := range fs.GroupDesc {
-			if g.NrMembers <= 1 {
-				continue
-			}
-			var names []string
-			for i := g.Leader; i < g.Leader+g.NrMembers && int(i) < len(f.Attrs); i++ {
-				names = append(names, f.Attrs[i].Name)
-			}
-			// process_group_desc: "{anon_group}" is a dummy name.
-			name := g.Name
-			if name == "{anon_group}" {
-				name = ""
-			}
-			fmt.Fprintf(w, "# group: %s{%s}\n", name, strings.Join(names, ","))
-		}
+		printGroupDesc(w, f, fs, false)
 	case perfdata.FeatAuxtrace:
 		w.WriteString("# contains AUX area data (e.g. instruction trace)\n")
 	case perfdata.FeatStat:

@@ -665,7 +665,13 @@ func setClock(c *script.Clock, f *perfdata.File) {
 // as their records go by).
 func printHeader(w io.Writer, f *perfdata.File, path string, full bool) error {
 	opt := perftext.HeaderOptions{Full: full}
-	if st, err := os.Stat(path); err == nil && path != "-" {
+	stat := os.Stat
+	if path == "-" {
+		// perf fstats the descriptor it reads: standard input's
+		// mtime, a pipe's included.
+		stat = func(string) (os.FileInfo, error) { return os.Stdin.Stat() }
+	}
+	if st, err := stat(path); err == nil {
 		opt.Captured = st.ModTime().In(time.Local)
 	}
 	if f.Pipe {
