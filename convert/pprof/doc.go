@@ -45,7 +45,14 @@
 // debug information. Samples carry the labels pid, tid and comm, and cpu
 // when the recording knows it: PT blocks are aggregated per CPU, so a
 // thread that moved between CPUs has a sample per CPU it ran on, its call
-// stack carried across the move.
+// stack carried across the move. This differs from perf report on
+// per-CPU traces on purpose: perf flushes a thread's call stack when it
+// migrates (each CPU's trace is a separate trace_nr for
+// thread_stack__event), so the callers of what ran before the move are
+// lost and their children shares drop (main 5.31% in perf report,
+// 8.56% here, on a migrating thread). A profile is not perf's output, and
+// the lost callers are perf's artefact: the full stacks are kept
+// (TestPerCPUStacks: the same stacks whatever the number of CPUs).
 //
 // Every profile passes profile.CheckValid before it is written. Write
 // encodes and compresses faster than profile.Write (same format).

@@ -45,7 +45,10 @@ func stackCounts(p *profile.Profile) map[string]int64 {
 // TestPerCPUStacks: one emulated flow written per thread and on 1, 2 and 4
 // CPUs (threads migrating) gives the same call stacks and counts at -j 1
 // and 2: a thread's runs from several CPUs' queues are put together in
-// time order, decoded in sequence or in chunks.
+// time order, decoded in sequence or in chunks. It pins a decision: a
+// migrating thread keeps its whole call stack in the profile, where perf
+// report flushes it at each migration and loses the callers (package
+// doc).
 func TestPerCPUStacks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records programs")
