@@ -176,6 +176,35 @@ func (u *perfUsage) unknownOption(arg string) *usageError {
 	return &usageError{usage: u, full: true, msg: fmt.Sprintf("unknown switch `%s'", strings.TrimPrefix(arg, "-"))}
 }
 
+// longName mirrors parse_long_opt's lookup of a long option given as
+// name: the option of that name, else the one whose name it starts (an
+// abbreviation), in the table's order; "" when there is none. Two
+// abbreviated matches are ambiguous: perf's error names the last two
+// (at is the argument after "--", for the usage's option lines).
+func (u *perfUsage) longName(name, at string) (string, error) {
+	if name == "help" {
+		return name, nil // parse-options' own
+	}
+	var prev, last string
+	for _, o := range u.opts {
+		switch {
+		case o.long == name:
+			return name, nil
+		case o.long != "" && strings.HasPrefix(o.long, name):
+			prev, last = last, o.long
+		}
+	}
+	switch {
+	case last == "":
+		return "", u.unknownOption("--" + name)
+	case prev != "":
+		e := u.optError(false, at, "")
+		e.msg = fmt.Sprintf(" Error: Ambiguous option: %s (could be --%s or --%s)\n", name, prev, last)
+		return "", e
+	}
+	return last, nil
+}
+
 // optError is parse-options' opterror: " Error: switch `x' REASON" for an
 // option given by its letter, " Error: option `name' REASON" otherwise; at
 // is the option as given (a letter, or the text after "--").

@@ -74,6 +74,10 @@ func TestPerfUsageErrors(t *testing.T) {
 		{[]string{"script"}, []string{"script"}, "-F ip -F hw:bogus"},
 		{[]string{"script"}, []string{"script"}, "-F ip,+sym"},
 		{[]string{"script"}, []string{"script"}, "-F foo:ip"},
+		// abbreviations (parse_long_opt)
+		{[]string{"script"}, []string{"script"}, "--max"},
+		{[]string{"script"}, []string{"script"}, "--hea"},
+		{[]string{"script"}, []string{"script"}, "--itr=zz"},
 		// perf's second line sends to perf script -l; perfpt runs no
 		// scripts and says so (checked below).
 		{[]string{"script"}, []string{"script"}, "-i x.data extra"},

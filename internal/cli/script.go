@@ -237,14 +237,23 @@ func parseScriptArgs(args []string) (cfg runner.Config, help bool, err error) {
 		switch {
 		case a == "-h" || a == "--help":
 			return cfg, true, nil
-		case strings.HasPrefix(a, "--itrace") && (len(a) == len("--itrace") || a[len("--itrace")] == '='):
-			cfg.ItraceSet = true
-			cfg.Itrace = strings.TrimPrefix(a[len("--itrace"):], "=")
-			if _, err := sample.ParseItrace(cfg.Itrace); err != nil {
-				return cfg, false, u.valueError(false, a[2:], err.Error())
-			}
 		case strings.HasPrefix(a, "--"):
 			name, val, hasVal := strings.Cut(a[2:], "=")
+			name, err := u.longName(name, a[2:])
+			if err != nil {
+				return cfg, false, err
+			}
+			switch name {
+			case "help":
+				return cfg, true, nil
+			case "itrace":
+				cfg.ItraceSet = true
+				cfg.Itrace = val
+				if _, err := sample.ParseItrace(cfg.Itrace); err != nil {
+					return cfg, false, u.valueError(false, a[2:], err.Error())
+				}
+				continue
+			}
 			if f, ok := flags[name]; ok {
 				if hasVal {
 					return cfg, false, u.optError(false, a[2:], "takes no value")

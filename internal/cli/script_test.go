@@ -15,6 +15,11 @@ func TestParseScriptArgs(t *testing.T) {
 	if err != nil || !cfg.ItraceSet || cfg.Itrace != "" || cfg.Fields[0] != "ip,sym" || !cfg.NoCallchain {
 		t.Errorf("%+v %v", cfg, err)
 	}
+	// perf's abbreviations of long options
+	cfg, _, err = parseScriptArgs([]string{"--inp", "x.data", "--show-task", "--itr=i0ns", "--max-s=3"})
+	if err != nil || cfg.Input != "x.data" || cfg.Show == 0 || cfg.Itrace != "i0ns" || cfg.MaxStack != 3 {
+		t.Errorf("%+v %v", cfg, err)
+	}
 	if _, _, err := parseScriptArgs([]string{"--bogus"}); err == nil {
 		t.Error("unknown option accepted")
 	}
