@@ -112,6 +112,7 @@ func (p *Program) markCalls(f *elf.File) {
 		in.resume = name == "_Unwind_Resume"
 		in.catch = name == "__cxa_begin_catch"
 		in.endCatch = name == "__cxa_end_catch"
+		in.freeExc = name == "__cxa_free_exception"
 	}
 }
 

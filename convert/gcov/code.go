@@ -50,6 +50,7 @@ type insn struct {
 	resume   bool // a call to _Unwind_Resume (gcc's resx)
 	catch    bool // a call to __cxa_begin_catch
 	endCatch bool // a call to __cxa_end_catch
+	freeExc  bool // a call to __cxa_free_exception
 	// retStore marks a store of a call's result register (rax, eax, ax,
 	// al, xmm0) into a local or global variable (no index register).
 	retStore bool
@@ -61,6 +62,10 @@ type insn struct {
 	movRax   bool // mov %rbx (or r12-r15),%rax: a value kept across cleanups
 	cmpRDX   bool // cmp $n,%rdx: a catch's test of the exception's selector
 	leaRBP   bool // lea of a local's address (an aggregate or address-taken local)
+	// slotStore marks a store into a frame slot (disp(%rbp)); slot is
+	// the %rbp offset of that store or of a lea's address (leaRBP).
+	slotStore bool
+	slot      int32
 	// thisSlot is, for a call, the frame offset from %rbp of the object
 	// whose address it is passed in %rdi (a method's this), 0 if not one.
 	thisSlot int32
@@ -126,6 +131,11 @@ type Program struct {
 	funcs []function
 	// lowFn maps a function entry address to its index.
 	lowFn map[uint64]int32
+	// implicitFn names the functions the compiler made (implicit
+	// constructors and destructors) by their entry addresses: no
+	// functions of gcov's, but calls of them are constructor and
+	// destructor calls.
+	implicitFn map[uint64]string
 	// labels are source lines holding only a label (case X:, default:,
 	// name:): gcov counts the arrivals at the code that follows.
 	labels []label
@@ -303,6 +313,14 @@ func (p *Program) decode(f *elf.File) error {
 			// gcov lists no function the compiler made (implicit
 			// constructors and destructors): its code is nobody's. A
 			// lambda's body is artificial for DWARF, not for gcc.
+			name := sf.LinkageName
+			if sym, ok := syms[sf.Low]; ok {
+				name = sym
+			}
+			if p.implicitFn == nil {
+				p.implicitFn = map[uint64]string{}
+			}
+			p.implicitFn[sf.Low] = name
 			continue
 		}
 		b := code(f, sf.Low, sf.High)
@@ -632,6 +650,12 @@ func classify(in x86asm.Inst, err error, addr uint64, size int, fn int32) insn {
 	case x86asm.LEA:
 		if m, ok := in.Args[1].(x86asm.Mem); ok && m.Base == x86asm.RBP && m.Index == 0 && m.Disp < 0 {
 			out.leaRBP = true
+			out.slot = int32(m.Disp)
+		}
+	case x86asm.MOV, x86asm.MOVQ, x86asm.MOVD, x86asm.MOVSD_XMM, x86asm.MOVSS, x86asm.MOVAPS, x86asm.MOVUPS, x86asm.MOVDQA, x86asm.MOVDQU:
+		if m, ok := in.Args[0].(x86asm.Mem); ok && m.Base == x86asm.RBP && m.Index == 0 && m.Disp < 0 {
+			out.slotStore = true
+			out.slot = int32(m.Disp)
 		}
 	}
 	switch in.Op {

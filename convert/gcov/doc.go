@@ -20,18 +20,23 @@
 // scope's clobbers that jumps out of a scope of memory locals go through
 // (tree-eh.cc's try/finally lowering); in C++ the exception
 // arcs of .gcc_except_table's call sites into their landing pads, eh.go,
-// for the calls gcc's front end had not found nothrow (calls.go), and
-// the end of a temporary's lifetime after its destructor's call).
+// for the calls gcc's front end had not found nothrow (calls.go), also
+// those the final code has no call-site record for (their region's pad),
+// the end of a temporary's lifetime after its destructor's call, and the
+// exception cleanups of temporaries that live in memory (a block per
+// temporary on the throwing call's path, no code)).
 // The trace gives each arc's count (jumps taken and not, calls that did not
 // come back, landing-pad arrivals), and gcov's own rules (graphcount.go)
 // give lines, '*' marks, exceptional blocks, branch and call records and
 // blocks executed; functions starting on one line (C1/C2, D0/D2, template
 // instances) get gcov's per-function sections. On the test programs
 // every line's count and every call count are gcov's on every run, and
-// the .gcov texts, plain, -b -c and -m, are gcov's for every C program;
-// the C++ programs keep some -b -c records or blocks-executed figures of
-// their own (TestUnseenProgramsO0's textAllowance, TestGccGraphShapes:
-// 614 of 850 functions' graphs are gcc's, every C function's).
+// the .gcov texts, plain, -b -c and -m, are gcov's for every C program
+// and for the C++ programs shapes, stack, except, lambda and ledger;
+// inventory, visitor, events and grid keep some -b -c records or
+// blocks-executed figures of their own (TestUnseenProgramsO0's
+// textAllowance, TestGccGraphShapes: 617 of 850 functions' graphs are
+// gcc's, every C function's).
 //
 // FromRecording runs the whole pipeline on a perf.data file: the session
 // (convert/session) decodes the Intel PT trace and delivers Blocks; an

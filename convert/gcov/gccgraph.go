@@ -142,6 +142,9 @@ type graphBuilder struct {
 	// clobberPad is the block of the cleanup that only ends aggregate
 	// locals' lifetimes (C++), made when a call needs it, or -1.
 	clobberPad int
+	// tempPad maps a segment whose call throws into the aggregates'
+	// cleanup to the first block of its temporaries' cleanups (tempPads).
+	tempPad map[int]int
 }
 
 func (gb *graphBuilder) build() *gccGraph {
@@ -199,6 +202,8 @@ func (gb *graphBuilder) build() *gccGraph {
 	var order []int
 	ehOnly := gb.exceptionalSegments()
 	gb.ehOnly = ehOnly
+	gb.mergePadMoves()
+	gb.jumpsOverPads()
 	place := func(si int) {
 		s := &segs[si]
 		switch s.kind {
@@ -219,11 +224,14 @@ func (gb *graphBuilder) build() *gccGraph {
 		}
 		for _, sj := range append([]int{si}, after[si]...) {
 			t := &segs[sj]
-			if t.first > fn.first && p.endsGccBlock(t.first-1) && (t.call >= 0 && p.insns[t.call].resume && !p.endsCatch(t.first-1) ||
+			if t.first > fn.first && p.endsGccBlock(t.first-1) && (t.call >= 0 && p.insns[t.call].resume && !p.endsCatch(t.first-1) && !p.insns[t.first-1].freeExc ||
 				ehOnly[sj] && (gb.padLike(t.first) || p.destructorCall(t.first-1))) {
 				// Resuming the unwind, or going on to an outer landing
 				// pad, after a cleanup's call: gcc ends the cleanup in an
 				// empty block that goes on (not as a fallthrough) there.
+				// (A throw expression's cleanup, which frees the
+				// exception when its constructor throws, resumes from
+				// its call's block: no clobber follows that call.)
 				gb.resxEntry[t.first] = len(g.blocks)
 				g.blocks = append(g.blocks, gccBlock{first: t.first, end: t.first})
 			}
@@ -237,6 +245,12 @@ func (gb *graphBuilder) build() *gccGraph {
 			t.block = len(g.blocks)
 			g.blocks = append(g.blocks, gccBlock{first: t.first, end: t.end})
 			order = append(order, sj)
+			if gb.outerPadJump(sj) {
+				// A cleanup's call, then on to an outer landing pad:
+				// the resx's goto is a block of its own.
+				gb.empty[sj] = len(g.blocks)
+				g.blocks = append(g.blocks, gccBlock{first: t.end, end: t.end})
+			}
 			if t.emptyAfter >= 0 {
 				gb.empty[sj] = len(g.blocks)
 				ls := []int32{t.emptyAfter}
@@ -289,8 +303,12 @@ func (gb *graphBuilder) build() *gccGraph {
 			place(si)
 		}
 	}
+	tails := gb.tempPads()
 	if gb.needsClobberPad() {
 		gb.clobber()
+	}
+	for _, t := range tails {
+		g.blocks[t].succ = []gccArc{{to: gb.clobberPad, noFall: true}}
 	}
 	for _, e := range entries {
 		if e.visible >= 0 {
@@ -1283,6 +1301,8 @@ func (gb *graphBuilder) blockArcs(si int) {
 	if s.first > fn.first && !gb.ehOnly[si] && !p.insns[s.first].leader {
 		if g := p.temporaryEnd(fn, s.first-1); g >= 0 {
 			b.lines = appendLine(b.lines, g)
+		} else if g := p.temporariesEnd(fn, s.first-1); g >= 0 {
+			b.lines = appendLine(b.lines, g)
 		}
 	}
 	if gb.epi < 0 && p.insns[s.end-1].kind == kRet && p.epilogueAt(fn, s.first) && s.first > fn.first && p.insns[s.first-1].kind == kCall {
@@ -1407,8 +1427,13 @@ func (gb *graphBuilder) blockArcs(si int) {
 			b.succ = append(b.succ, gccArc{to: gb.enter(pad, -1), throw: true, obs: []arcObs{{s.call, obsThrow, pad}}})
 		case pad < 0 && !gb.ehOnly[si]:
 			// To the cleanup that only ends the aggregates' lifetimes,
-			// which the machine code has no landing pad for.
-			b.succ = append(b.succ, gccArc{to: gb.clobberPad, throw: true, obs: []arcObs{{s.call, obsThrow, -1}}})
+			// which the machine code has no landing pad for (through
+			// the cleanups of the statement's temporaries).
+			to, ok := gb.tempPad[si]
+			if !ok {
+				to = gb.clobberPad
+			}
+			b.succ = append(b.succ, gccArc{to: to, throw: true, obs: []arcObs{{s.call, obsThrow, -1}}})
 		}
 		if call.noReturn {
 			return
@@ -1450,7 +1475,9 @@ func (gb *graphBuilder) blockArcs(si int) {
 		// where the call's block went.
 		for ai := range b.succ {
 			if !b.succ[ai].fake {
-				g.blocks[e].succ = append(g.blocks[e].succ, b.succ[ai])
+				a := b.succ[ai]
+				a.noFall = a.noFall || gb.ehOnly[si]
+				g.blocks[e].succ = append(g.blocks[e].succ, a)
 				b.succ[ai].to = e
 			}
 		}
@@ -1569,7 +1596,7 @@ func (p *Program) temporaryEnd(fn *function, k int) int32 {
 	if dt.kind != kCall || !p.destructorCall(k) || dt.gline < 0 {
 		return -1
 	}
-	if dt.thisSlot != 0 && fn.localSlots[dt.thisSlot] || dt.thisSlot == 0 && p.braceLine(dt.gline) {
+	if dt.thisSlot != 0 && fn.localSlots[dt.thisSlot] || dt.thisSlot == 0 && (p.braceLine(dt.gline) || p.implicitFn[dt.target] != "") {
 		return -1
 	}
 	return dt.gline
@@ -1756,20 +1783,18 @@ func (p *Program) jumpLine(g int32) bool {
 // cxxReturnCopy reports whether the call at k is the last of a C++
 // return statement whose value gcc copies into the return value after it:
 // the call may throw (its result goes through a temporary), or it is a
-// constructor (the value is the new object's address).
+// constructor (the value is the new object's address), or the statement
+// ends on a later line than the call's (`return fold(0, [](...) {` ...
+// `});`): the return's goto to the return block has its location, and
+// gcov's branch_prob splits an edge whose goto location is on another
+// line than its block's last statement off into a block of its own when
+// the block has other edges (the call's fake one).
 func (p *Program) cxxReturnCopy(fn *function, k int) bool {
 	call := &p.insns[k]
 	if !fn.cxx || !fn.returnsValue || p.memoryReturn(fn) || call.gline < 0 || !p.returnLine(call.gline) || call.noReturn {
 		return false
 	}
-	if call.throws {
-		return true
-	}
-	if fi, ok := p.lowFn[call.target]; ok && call.kind == kCall {
-		n := p.funcs[fi].name
-		return strings.HasPrefix(n, "_Z") && (strings.Contains(n, "C1E") || strings.Contains(n, "C2E"))
-	}
-	return false
+	return call.throws || p.constructorCall(k) || !call.pure && p.cxxReturnLine(fn, call.gline) != call.gline
 }
 
 // endsCatch reports whether instruction k calls __cxa_end_catch.
@@ -1792,10 +1817,45 @@ func (p *Program) ehPad(fn *function, k int) int {
 	if ok && cs.lp != 0 {
 		return p.index(cs.lp)
 	}
+	if _, own := p.lowFn[call.target]; !ok && own && call.kind == kCall {
+		if lp := p.regionPad(fn, k); lp > 0 {
+			return lp
+		}
+	}
 	if ok && cs.action != 0 || !p.clobberRegion(fn, k) {
 		return 0
 	}
 	return -1
+}
+
+// regionPad returns the landing pad of the cleanup region that the call
+// at k of a function of the program, which gcc's front end found may
+// throw but the final code has no call-site record for (its callee was
+// found nothrow later, before the code was made), lies in: that of the next call of the region with a
+// record, or 0 when the region ends first (a constructor or destructor
+// of a named local, the return, a try's handler) or has no landing pad.
+func (p *Program) regionPad(fn *function, k int) int {
+	if c := &p.insns[k]; p.constructorCall(k) && (c.thisSlot == 0 || fn.localSlots[c.thisSlot]) {
+		return 0 // the local's region begins after its construction
+	}
+	for j := k + 1; j < fn.end; j++ {
+		in := &p.insns[j]
+		switch {
+		case in.kind == kRet || p.isLandingPad(fn, j):
+			return 0
+		case in.kind != kCall && in.kind != kCallInd:
+			continue
+		case (p.destructorCall(j) || p.constructorCall(j)) && (in.thisSlot == 0 || fn.localSlots[in.thisSlot]):
+			return 0
+		}
+		if cs, ok := p.site(fn.low, in.addr); ok {
+			if cs.lp == 0 || cs.action != 0 {
+				return 0 // none, or a try's handler the call may be outside of
+			}
+			return p.index(cs.lp)
+		}
+	}
+	return 0
 }
 
 // braceLine reports whether gcov line g holds only braces.
@@ -1813,6 +1873,9 @@ func (p *Program) destructorCall(k int) bool {
 	in := &p.insns[k]
 	if fi, ok := p.lowFn[in.target]; ok && in.kind == kCall {
 		return destructorName(p.funcs[fi].name)
+	}
+	if n, ok := p.implicitFn[in.target]; ok && in.kind == kCall {
+		return destructorName(n)
 	}
 	return in.dtor || in.kind == kCallInd && in.gline >= 0 && p.lineHas(p.lines[in.gline], "delete ")
 }
@@ -1845,6 +1908,131 @@ func (gb *graphBuilder) needsClobberPad() bool {
 		}
 	}
 	return false
+}
+
+// tempPads makes the blocks of the exception cleanups of the temporaries
+// that the calls throwing into the aggregates' cleanup (ehPad -1) are in
+// the lifetime of, and returns the last block of each chain. In C++ a
+// temporary that lives in memory (an argument bound to a const reference,
+// a class prvalue) ends its lifetime at the end of its full expression in
+// a try/finally of its own, from its initialisation on (gimplify.cc's
+// gimplify_target_expr pushes the clobber as a cleanup); tree-eh.cc lowers
+// each such finally on the exception path into a copy of its clobber, a
+// block with the statement's line that goes on (not as a fallthrough) to
+// the copy of the temporary made before it, the last to the enclosing
+// cleanup. The clobbers leave no code, so the machine code has no landing
+// pad for them; the blocks are laid out innermost first, before the
+// aggregates' cleanup.
+func (gb *graphBuilder) tempPads() []int {
+	p, fn, g := gb.p, gb.fn, gb.g
+	gb.tempPad = map[int]int{}
+	type key struct {
+		start int
+		slot  int32
+	}
+	made := map[key]int{}
+	var tails []int
+	for si, s := range gb.segs {
+		if s.call < 0 || gb.ehOnly[si] || p.ehPad(fn, s.call) >= 0 {
+			continue
+		}
+		start, temps := p.liveTemporaries(fn, s.call)
+		line := p.insns[s.call].gline
+		prev := -1
+		for i := len(temps) - 1; i >= 0; i-- {
+			k := key{start, temps[i]}
+			b, ok := made[k]
+			if !ok {
+				b = len(g.blocks)
+				made[k] = b
+				g.blocks = append(g.blocks, gccBlock{first: fn.end, end: fn.end, lines: []int32{line}})
+				if i == 0 {
+					tails = append(tails, b)
+				}
+			}
+			if prev >= 0 {
+				g.blocks[prev].succ = []gccArc{{to: b, noFall: true}}
+			} else {
+				gb.tempPad[si] = b
+			}
+			if ok {
+				break
+			}
+			prev = b
+		}
+	}
+	return tails
+}
+
+// liveTemporaries returns the first instruction of the statement of the
+// call at k (its instructions of the call's line before it) and the
+// frame slots of the C++ temporaries that statement made in memory before
+// the call, in the order they were made: slots not of a named local,
+// stored to or constructed, whose address is taken. A constructor's own
+// object is not yet one while it runs.
+func (p *Program) liveTemporaries(fn *function, k int) (int, []int32) {
+	call := &p.insns[k]
+	start := k
+	for start > fn.first && p.insns[start-1].gline == call.gline && p.insns[start-1].kind != kRet {
+		start--
+	}
+	made := map[int32]bool{}
+	addressed := map[int32]bool{}
+	var order []int32
+	for j := start; j < k; j++ {
+		in := &p.insns[j]
+		var s int32
+		switch {
+		case in.slotStore:
+			s = in.slot
+		case in.kind == kCall && in.thisSlot != 0 && p.constructorCall(j):
+			s = in.thisSlot
+			addressed[s] = true
+		case in.leaRBP:
+			addressed[in.slot] = true
+			continue
+		default:
+			continue
+		}
+		if fn.localSlots[s] || made[s] {
+			continue
+		}
+		made[s] = true
+		order = append(order, s)
+	}
+	var temps []int32
+	for _, s := range order {
+		if addressed[s] && !(call.thisSlot == s && p.constructorCall(k)) {
+			temps = append(temps, s)
+		}
+	}
+	return start, temps
+}
+
+// temporariesEnd returns, when instruction k is a C++ call that ends its
+// statement's code and temporaries made in memory before it are still
+// alive, the statement's line: their clobbers at the end of the full
+// expression begin the block after the call. Else it returns -1.
+func (p *Program) temporariesEnd(fn *function, k int) int32 {
+	call := &p.insns[k]
+	if !fn.cxx || call.kind != kCall && call.kind != kCallInd || call.gline < 0 || k+1 >= fn.end || p.insns[k+1].gline == call.gline {
+		return -1
+	}
+	if _, temps := p.liveTemporaries(fn, k); len(temps) == 0 {
+		return -1
+	}
+	return call.gline
+}
+
+// constructorCall reports whether instruction k directly calls a C++
+// constructor (a C1 or C2 function).
+func (p *Program) constructorCall(k int) bool {
+	in := &p.insns[k]
+	n, ok := p.implicitFn[in.target]
+	if fi, own := p.lowFn[in.target]; own {
+		n, ok = p.funcs[fi].name, true
+	}
+	return ok && in.kind == kCall && strings.HasPrefix(n, "_Z") && (strings.Contains(n, "C1E") || strings.Contains(n, "C2E"))
 }
 
 // clobber returns the block of the aggregates' cleanup, making it.
@@ -1911,6 +2099,77 @@ func (gb *graphBuilder) passesToPad(s *seg) bool {
 		return gb.padLike(s.end)
 	}
 	return false
+}
+
+// mergePadMoves makes each landing pad that only moves the exception's
+// registers and falls into exception handling code that other handlers
+// jump to (an outer cleanup) part of that code's block: gcc's landing
+// pad is the cleanup's label; the moves are the RTL's copy of the
+// exception pointer, which the inner handlers' jumps made already.
+func (gb *graphBuilder) mergePadMoves() {
+	p, fn := gb.p, gb.fn
+	for si := range gb.segs {
+		s := &gb.segs[si]
+		if !gb.ehOnly[si] || s.kind != segPlain || si+1 >= len(gb.segs) || !gb.ehOnly[si+1] || !p.isLandingPad(fn, s.first) {
+			continue
+		}
+		moves := true
+		for k := s.first; k < s.end; k++ {
+			moves = moves && p.insns[k].kind == kOther
+		}
+		if moves && gb.jumpedTo(gb.segs[si+1].first) {
+			s.kind, s.src = segMerged, si+1
+		}
+	}
+}
+
+// jumpsOverPads makes each lone jump over exception handling code to an
+// epilogue of its line (a void function's closing brace after its last
+// call) a way into the return block, not a block: without the landing
+// pads between them the call would fall into it.
+func (gb *graphBuilder) jumpsOverPads() {
+	p := gb.p
+	for si := range gb.segs {
+		s := &gb.segs[si]
+		j := &p.insns[s.first]
+		if s.kind != segPlain || s.end != s.first+1 || j.kind != kJmp || j.gline < 0 || gb.ehOnly[si] {
+			continue
+		}
+		ti, ok := gb.segAt[p.index(j.target)]
+		if !ok || ti <= si+1 || !epilogueOnly(p.insns[gb.segs[ti].first:gb.segs[ti].end]) || p.lines[j.gline].line != gb.fn.endLine || p.lines[j.gline].file != gb.fn.file {
+			continue
+		}
+		over := true
+		for sk := si + 1; sk < ti; sk++ {
+			over = over && gb.ehOnly[sk]
+		}
+		if over {
+			s.kind = segJmpArm
+		}
+	}
+}
+
+// jumpedTo reports whether exception handling code jumps to instruction
+// k.
+func (gb *graphBuilder) jumpedTo(k int) bool {
+	p := gb.p
+	for sj, s := range gb.segs {
+		if in := &p.insns[s.end-1]; gb.ehOnly[sj] && in.kind == kJmp && p.index(in.target) == k {
+			return true
+		}
+	}
+	return false
+}
+
+// outerPadJump reports whether exception-only segment si ends with a
+// cleanup's call and a jump to an outer landing pad.
+func (gb *graphBuilder) outerPadJump(si int) bool {
+	p, s := gb.p, &gb.segs[si]
+	if !gb.ehOnly[si] || s.call < 0 || s.call != s.end-2 || p.insns[s.call].noReturn || p.insns[s.call].resume {
+		return false
+	}
+	j := &p.insns[s.end-1]
+	return j.kind == kJmp && gb.padLike(p.index(j.target))
 }
 
 // padLike reports whether instruction k starts a landing pad: one of
@@ -2302,6 +2561,15 @@ func (p *Program) ownSource(fn *function) []string {
 		from := 0
 		if ln == int(fn.startLine) && fn.closure {
 			from = int(fn.startCol) // the function's own '['
+			if c := min(from-1, len(line)); c > 0 {
+				// The enclosing function's code before it (`return
+				// fold(0, [](...) {`) is not the lambda's.
+				if out == nil {
+					out = append([]string(nil), src...)
+				}
+				out[ln-1] = strings.Repeat(" ", c) + line[c:]
+				line = out[ln-1]
+			}
 		}
 		for i := from; i < len(line); i++ {
 			if line[i] != '[' || !lambdaStart(line, i) {

@@ -366,6 +366,7 @@ func (p *Program) Report(c *Counts) *Report {
 		fi  int
 		out *Function
 		acc map[lineKey]*lineAcc
+		f   *graphFlow
 	}
 	var graphFns []graphFn
 	for fi := range p.funcs {
@@ -390,11 +391,26 @@ func (p *Program) Report(c *Counts) *Report {
 			groupAcc = append(groupAcc, acc)
 			out.group = true
 		}
-		f.addLineCounts(p, func(gl int32) *lineAcc {
+		graphFns = append(graphFns, graphFn{fi, out, acc, f})
+		getFile(fn.file).Functions = append(getFile(fn.file).Functions, out)
+	}
+	// gcov adds the functions' blocks to their lines in the notes file's
+	// order, which is gcc's order of instrumenting them: at -O0 the
+	// reverse of their order in the code (a lambda's records after those
+	// of the function around it on a line they share).
+	byAddr := make([]int, len(graphFns))
+	for i := range byAddr {
+		byAddr[i] = i
+	}
+	sort.SliceStable(byAddr, func(i, j int) bool { return p.funcs[graphFns[byAddr[i]].fi].low > p.funcs[graphFns[byAddr[j]].fi].low })
+	for _, i := range byAddr {
+		gf := &graphFns[i]
+		fn := &p.funcs[gf.fi]
+		gf.f.addLineCounts(p, func(gl int32) *lineAcc {
 			k := p.lines[gl]
 			m := srcAcc
-			if acc != nil && k.file == fn.file && k.line >= fn.startLine && k.line <= fn.endLine {
-				m = acc
+			if gf.acc != nil && k.file == fn.file && k.line >= fn.startLine && k.line <= fn.endLine {
+				m = gf.acc
 			}
 			l := m[k]
 			if l == nil {
@@ -403,8 +419,6 @@ func (p *Program) Report(c *Counts) *Report {
 			}
 			return l
 		})
-		graphFns = append(graphFns, graphFn{fi, out, acc})
-		getFile(fn.file).Functions = append(getFile(fn.file).Functions, out)
 	}
 	// Lines of the graphs, as gcov accumulates them: each group
 	// function's own, then the file's, and in the text each group line
