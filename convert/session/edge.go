@@ -65,10 +65,9 @@ type aggRec struct {
 }
 
 // midOK says whether walkAgg's loop of calls, returns and TIPs (mid) may
-// start at record r (valid in epoch ep) after noProg unconditional
-// branches in a row.
-func (r *aggRec) midOK(ep uint32, noProg int) bool {
-	return r.epoch == ep && r.kind != aggOther && (noProg == 0 || r.kind != aggJump && r.kind != aggCall)
+// start at record r (valid in epoch ep).
+func (r *aggRec) midOK(ep uint32) bool {
+	return r.epoch == ep && r.kind != aggOther
 }
 
 // Kinds of blocks for walkAgg's inner loop (aggCond, aggJump) and its
@@ -327,7 +326,7 @@ func (w *bulkWalker) walkAgg(b *ptperf.BulkWalk) {
 	var pendIP, prevIP, from uint64
 	var in aggInner
 	for {
-		if pass && !tip && aw.tm == 0 && aw.t != nil && next != 0 && recs[next].midOK(ep, noProg) {
+		if pass && !tip && aw.tm == 0 && aw.t != nil && next != 0 && recs[next].midOK(ep) {
 			// The inner loop (edge_inner.go): conditional branches and
 			// direct jumps whose successors the links know, and the
 			// TNT-8 packets that follow; and around it mid's calls,
@@ -349,6 +348,7 @@ func (w *bulkWalker) walkAgg(b *ptperf.BulkWalk) {
 			tipIP, tipOK := b.LastIP()
 			in.tipIP, in.tipOK, in.tips = tipIP, boolU32(tipOK), 0
 			in.tgt, in.lo, in.span, in.retComp, in.popped = s.targets(), lo, span, boolU32(b.RetComp), 0
+			in.maxLoops = int64(b.MaxLoops)
 			b.Stack = stack
 			var stop bool
 			tip, stop = aw.mid(&in, b, false)

@@ -7,11 +7,11 @@
 // live in registers.
 //
 // Registers: DI the aggInner, SI the records, R8 ip, R9 next, R10 tnt,
-// R11 insns, R12 the flags (bit 0 pending, 1 noProg, 2 sstate, 3 sampled,
+// R11 insns, R12 the flags (bit 0 pending, 2 sstate, 3 sampled,
 // 4 tookBit, 5 notTaken); BX the record, CX its instruction count, DX the
 // fall-through, R13 the target, R14 the target of a return or an indirect
-// branch, AX scratch. last, lastIP, the counts (used, refills, walked,
-// passed), the frames (aggInner.fr) and the decoder's stack (dstack) stay
+// branch, AX scratch. last, lastIP, noProg, the counts (used, refills,
+// walked, passed), the frames (aggInner.fr) and the decoder's stack (dstack) stay
 // in the aggInner.
 //
 // A call, a return or a TIP is checked first, everything that could
@@ -21,7 +21,6 @@
 // block (walked).
 
 #define fPending 1
-#define fNoProg 2
 #define fSState 4
 #define fSampled 8
 #define fTookBit 16
@@ -40,10 +39,6 @@ TEXT ·aggInnerWalk(SB), NOSPLIT, $0-8
 	JEQ     np
 	ORQ     $fPending, R12
 np:
-	CMPL    aggInner_noProg(DI), $0
-	JEQ     nn
-	ORQ     $fNoProg, R12
-nn:
 	CMPL    aggInner_sstate(DI), $0
 	JEQ     loop
 	ORQ     $fSState, R12
@@ -77,9 +72,17 @@ rec:
 	JMP     done
 
 jumpok:
-	TESTQ   $fNoProg, R12
-	JNE     done
 	CMPL    (aggRec_next+0)(BX), $0
+	JEQ     done
+	// loopFails: noProg > 1 and (noProg > maxLoops or to == stuckIP).
+	MOVL    aggInner_noProg(DI), AX
+	CMPL    AX, $1
+	JLS     walked
+	CMPQ    AX, aggInner_maxLoops(DI)
+	JGT     done
+	MOVLQSX aggRec_rel(BX), R13
+	ADDQ    DX, R13
+	CMPQ    R13, aggInner_stuckIP(DI)
 	JEQ     done
 
 walked:
@@ -109,7 +112,7 @@ nopend:
 	JMP     indirect
 
 cond:
-	ANDQ    $~fNoProg, R12
+	MOVL    $0, aggInner_noProg(DI)
 	ORQ     $(fSState|fTookBit), R12
 	SHLQ    $1, R10                   // the bit, in the carry
 	JCS     taken
@@ -129,13 +132,55 @@ taken:
 	JMP     counted
 
 jump:
-	ORQ     $fNoProg, R12
+	// loopStep (R13 the target).
+	MOVL    aggInner_noProg(DI), R14
+	INCL    aggInner_noProg(DI)
+	TESTL   R14, R14
+	JEQ     jstepped
+	CMPL    R14, $1
+	JNE     jdec
+	MOVQ    R13, aggInner_stuckIP(DI)
+	MOVQ    $1, aggInner_stuckPrd(DI)
+	MOVQ    $1, aggInner_stuckCnt(DI)
+	JMP     jstepped
+
+jdec:
+	DECQ    aggInner_stuckCnt(DI)
+	JNE     jstepped
+	MOVQ    aggInner_stuckPrd(DI), R14
+	INCQ    R14
+	MOVQ    R14, aggInner_stuckPrd(DI)
+	MOVQ    R14, aggInner_stuckCnt(DI)
+	MOVQ    R13, aggInner_stuckIP(DI)
+
+jstepped:
 	INCQ    aggRec_taken(BX)
 	JMP     counted
 
 called:
 	// A direct call: the callee's record is the call's.
-	ORQ     $fNoProg, R12
+	// loopStep (R13 the target).
+	MOVL    aggInner_noProg(DI), R14
+	INCL    aggInner_noProg(DI)
+	TESTL   R14, R14
+	JEQ     cstepped
+	CMPL    R14, $1
+	JNE     cdec
+	MOVQ    R13, aggInner_stuckIP(DI)
+	MOVQ    $1, aggInner_stuckPrd(DI)
+	MOVQ    $1, aggInner_stuckCnt(DI)
+	JMP     cstepped
+
+cdec:
+	DECQ    aggInner_stuckCnt(DI)
+	JNE     cstepped
+	MOVQ    aggInner_stuckPrd(DI), R14
+	INCQ    R14
+	MOVQ    R14, aggInner_stuckPrd(DI)
+	MOVQ    R14, aggInner_stuckCnt(DI)
+	MOVQ    R13, aggInner_stuckIP(DI)
+
+cstepped:
 	MOVBLZX aggRec_br(BX), AX
 	ADDQ    AX, aggRec_taken(BX)
 	MOVLQSX aggRec_call(BX), AX
@@ -144,7 +189,7 @@ called:
 indirect:
 	// A return or an indirect branch to R14: the record that followed
 	// there under the current node, from the cache (target).
-	ANDQ    $~fNoProg, R12
+	MOVL    $0, aggInner_noProg(DI)
 	MOVBLZX aggRec_br(BX), AX
 	ADDQ    AX, aggRec_taken(BX)
 	MOVQ    R14, R13
@@ -186,9 +231,19 @@ counted:
 	JMP     loop
 
 call:
-	// A direct call: the first of a row, room on the decoder's stack.
-	TESTQ   $fNoProg, R12
-	JNE     done
+	// A direct call: its loop check (loopFails), room on the decoder's
+	// stack.
+	MOVL    aggInner_noProg(DI), AX
+	CMPL    AX, $1
+	JLS     callst
+	CMPQ    AX, aggInner_maxLoops(DI)
+	JGT     done
+	MOVLQSX aggRec_rel(BX), R13
+	ADDQ    DX, R13
+	CMPQ    R13, aggInner_stuckIP(DI)
+	JEQ     done
+
+callst:
 	CMPL    aggRec_rel(BX), $0
 	JEQ     callfr
 	MOVQ    (aggInner_dstack+8)(DI), AX
@@ -499,10 +554,6 @@ done:
 	MOVQ    R12, AX
 	ANDL    $fPending, AX
 	MOVL    AX, aggInner_pending(DI)
-	MOVQ    R12, AX
-	SHRL    $1, AX
-	ANDL    $1, AX
-	MOVL    AX, aggInner_noProg(DI)
 	MOVQ    R12, AX
 	SHRL    $2, AX
 	ANDL    $1, AX

@@ -30,7 +30,7 @@ type aggInner struct {
 	last    int32
 	ep      uint32
 	pending uint32
-	noProg  uint32 // 0 or 1: walkInsn's count of unconditional branches in a row
+	noProg  uint32 // walkInsn's count of unconditional branches in a row
 	// sstate is the decoder's sample-time state (BulkWalk.SampleState):
 	// a bit was taken from the current TNT packet.
 	sstate uint32
@@ -70,6 +70,10 @@ type aggInner struct {
 	retAddr  uint64
 	popped   uint32
 	retComp  uint32
+	// walkInsn's loop check on unconditional branches in a row
+	// (loopCheck's state: BulkWalk.StuckIP, StuckPrd, StuckCnt, MaxLoops).
+	stuckIP                      uint64
+	stuckPrd, stuckCnt, maxLoops int64
 }
 
 // Offsets in aggInner.fr (ptagg.Frames) and in the call-tree nodes, for
@@ -117,10 +121,10 @@ var tipTab = func() (t [8]struct{ size, mask, keep, sext uint64 }) {
 // step). It walks from s.ip as walkAgg does while the block there, whose
 // record the links know and is valid (links lead only to records walked
 // in the map), is one of:
-//   - a conditional branch with a TNT bit for it, or a direct jump (the
-//     first of a row: no loop check), counted when its successor is
-//     walked (the taken target or the fall-through);
-//   - a direct call (the first of a row), a return with a TNT bit for it
+//   - a conditional branch with a TNT bit for it, or a direct jump whose
+//     loop check passes (walkInsn's, loopCheck's), counted when its
+//     successor is walked (the taken target or the fall-through);
+//   - a direct call whose loop check passes, a return with a TNT bit for it
 //     (compressed), or, when the TNT bits ran out and a TIP packet
 //     follows, a return or an indirect call or jump that takes the TIP's
 //     target (mid's takeTIP), where the call tree moves without a lookup
@@ -185,25 +189,27 @@ func (s *aggInner) walkGo() {
 			r.insns += uint64(r.cnt)
 			s.passedTo(to, nx)
 		case aggJump:
-			if s.noProg != 0 || r.next[0] == 0 {
+			to := ft + uint64(int64(r.rel))
+			if r.next[0] == 0 || s.loopFails(to) {
 				return // (a jump's target may be in another map: not linked)
 			}
 			s.walkedRec(r)
-			s.noProg = 1
+			s.loopStep(to)
 			r.taken++
 			r.insns += uint64(r.cnt)
-			s.passedTo(ft+uint64(int64(r.rel)), r.next[0])
+			s.passedTo(to, r.next[0])
 		case aggCall:
-			if s.noProg != 0 || r.rel != 0 && len(s.dstack) == cap(s.dstack) || !s.frameMove(r, aggCall, 0) {
+			to := ft + uint64(int64(r.rel))
+			if s.loopFails(to) || r.rel != 0 && len(s.dstack) == cap(s.dstack) || !s.frameMove(r, aggCall, 0) {
 				return
 			}
 			if r.rel != 0 {
 				s.dstack = append(s.dstack, ft)
 			}
 			s.walkedRec(r)
-			s.noProg = 1
+			s.loopStep(to)
 			s.countRec(r)
-			s.passedTo(ft+uint64(int64(r.rel)), r.call)
+			s.passedTo(to, r.call)
 		case aggRet:
 			n := len(s.dstack)
 			if int64(s.tnt) >= 0 || s.retComp == 0 || n == 0 || s.dstack[n-1] == 0 {
@@ -318,6 +324,28 @@ func (s *aggInner) frameMove(r *aggRec, kind uint8, to uint64) bool {
 		return kind == aggInd // (a jump in the map moves nothing)
 	}
 	return true
+}
+
+// loopFails says whether walkInsn's loop check fails on an unconditional
+// branch to to after s.noProg of them in a row (loopCheck's test).
+func (s *aggInner) loopFails(to uint64) bool {
+	return s.noProg > 1 && (int64(s.noProg) > s.maxLoops || to == s.stuckIP)
+}
+
+// loopStep is loopCheck's step on an unconditional branch to to that
+// passed it (loopFails), and counts the branch.
+func (s *aggInner) loopStep(to uint64) {
+	switch {
+	case s.noProg == 0:
+	case s.noProg == 1:
+		s.stuckIP, s.stuckPrd, s.stuckCnt = to, 1, 1
+	default:
+		if s.stuckCnt--; s.stuckCnt == 0 {
+			s.stuckPrd++
+			s.stuckCnt, s.stuckIP = s.stuckPrd, to
+		}
+	}
+	s.noProg++
 }
 
 // walkedRec notes that record r's block at s.ip is walked: the pending

@@ -32,21 +32,17 @@ import (
 func (w *aggWalk) mid(in *aggInner, b *ptperf.BulkWalk, tip bool) (bool, bool) {
 	for {
 		if !tip {
-			// (The inner loop keeps noProg as a flag: 0 or 1 after a
-			// block it walked, as it was else.)
-			np, walked := in.noProg, in.walked
 			a := w.s.a
 			a.Frames(w.t, &in.fr)
 			in.dstack = b.Stack
+			in.stuckIP, in.stuckPrd, in.stuckCnt = b.StuckIP, int64(b.StuckPrd), int64(b.StuckCnt)
 			aggInnerWalk(in)
 			a.SetFrames(w.t, &in.fr)
 			b.Stack = in.dstack
+			b.StuckIP, b.StuckPrd, b.StuckCnt = in.stuckIP, int(in.stuckPrd), int(in.stuckCnt)
 			if in.popped != 0 {
 				b.RetAddr, b.Popped = in.retAddr, true
 				in.popped = 0
-			}
-			if in.walked == walked {
-				in.noProg = np
 			}
 		}
 		ri := in.next

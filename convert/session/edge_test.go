@@ -269,11 +269,17 @@ func TestAggInnerWalk(t *testing.T) {
 		}
 		in := aggInner{recs: recs, more: more, ip: uint64(rng.Int63()),
 			insns: uint64(rng.Intn(1000)), next: int32(rng.Intn(n)), last: int32(rng.Intn(n)), lastIP: uint64(rng.Int63()),
-			ep: ep, pending: uint32(rng.Intn(2)), noProg: uint32(rng.Intn(2)), sstate: uint32(rng.Intn(2)),
+			ep: ep, pending: uint32(rng.Intn(2)), sstate: uint32(rng.Intn(2)),
 			tipIP: addrs[rng.Intn(len(addrs))] ^ uint64(rng.Intn(2)), tipOK: uint32(rng.Intn(4) & 1),
 			retComp: uint32(rng.Intn(4) & 1), lastTNT: uint32(rng.Intn(256)), prevC: uint32(rng.Intn(256))}
 		if rng.Intn(4) != 0 {
 			in.tipOK, in.retComp = 1, 1
+		}
+		// walkInsn's loop check: rows of unconditional branches.
+		in.noProg, in.maxLoops = uint32(rng.Intn(4)), int64(rng.Intn(4))
+		in.stuckIP, in.stuckPrd, in.stuckCnt = uint64(rng.Int63()), int64(1+rng.Intn(3)), int64(1+rng.Intn(3))
+		if r := &recs[in.next]; rng.Intn(4) == 0 {
+			in.stuckIP = in.ip + uint64(r.ft) + uint64(int64(r.rel))
 		}
 		in.lo, in.span = 0x400000, 0x10000
 		if rng.Intn(3) == 0 {
