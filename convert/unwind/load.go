@@ -29,6 +29,29 @@ func LoadFile(dataPath string, debugPaths ...string) (*Table, error) {
 // Load is LoadFile for an ELF image read through r (the vdso as a
 // recording saved it, for instance); name is for messages.
 func Load(name string, r io.ReaderAt, debugPaths ...string) (*Table, error) {
+	return load(name, r, true, debugPaths)
+}
+
+// LoadFileEH is LoadFile without .debug_frame: the tables a perf built
+// without libunwind's dwarf_find_debug_frame (NO_LIBUNWIND_DEBUG_FRAME:
+// find_proc_info then searches .eh_frame through .eh_frame_hdr only)
+// unwinds with.
+func LoadFileEH(dataPath string) (*Table, error) {
+	f, err := os.Open(dataPath)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return load(dataPath, f, false, nil)
+}
+
+// LoadEH is LoadFileEH for an ELF image read through r.
+func LoadEH(name string, r io.ReaderAt) (*Table, error) {
+	return load(name, r, false, nil)
+}
+
+// load reads the tables, .debug_frame too when debugFrame.
+func load(name string, r io.ReaderAt, debugFrame bool, debugPaths []string) (*Table, error) {
 	ef, err := elf.NewFile(r)
 	if err != nil {
 		return nil, err
@@ -42,7 +65,10 @@ func Load(name string, r io.ReaderAt, debugPaths ...string) (*Table, error) {
 			hdr = []byte{}
 		}
 	}
-	df, _ := section(ef, ".debug_frame")
+	var df []byte
+	if debugFrame {
+		df, _ = section(ef, ".debug_frame")
+	}
 	for _, p := range debugPaths {
 		if df != nil {
 			break

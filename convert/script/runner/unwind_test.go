@@ -85,6 +85,35 @@ func TestDwarfNotFirstMatchesPerf(t *testing.T) {
 	}
 }
 
+// TestDebugFrameOnlyMatchesPerf records cwork built without unwind tables
+// (gcc -fno-asynchronous-unwind-tables -fno-unwind-tables -g: its
+// functions' CFI is in .debug_frame only) with --call-graph dwarf: perf
+// 6.1 as installed is built without libunwind's dwarf_find_debug_frame,
+// so it unwinds them with libunwind's heuristics (frames skipped, a
+// garbage last frame), as perfpt does (machine's unwindTable). Recorded
+// here, compared with perf script on the same files.
+func TestDebugFrameOnlyMatchesPerf(t *testing.T) {
+	need(t, "perf", "gcc")
+	dir := t.TempDir()
+	src, err := filepath.Abs(filepath.Join(unwindDir, "cwork.c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "cwork-df")
+	if out, err := exec.Command("gcc", "-O2", "-g", "-fno-asynchronous-unwind-tables", "-fno-unwind-tables", "-pthread", "-o", bin, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	data := filepath.Join(dir, "perf.data")
+	args := []string{"record", "-q", "-F", "500", "--call-graph", "dwarf,4096", "-o", data, bin, "3000000"}
+	if out, err := exec.Command("perf", args...).CombinedOutput(); err != nil {
+		if bytes.Contains(out, []byte("perf_event_paranoid")) || bytes.Contains(out, []byte("ermission")) {
+			t.Skipf("perf record may not record here: %v\n%s", err, out)
+		}
+		t.Fatalf("perf %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	compare(t, data)
+}
+
 // writeLBRCallStack writes a perf.data like perf record --call-graph lbr
 // makes (CALLCHAIN with the user context marker, an LBR call stack in
 // BRANCH_STACK) for the static cwork program, sampled in leaf called
