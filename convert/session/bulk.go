@@ -97,6 +97,15 @@ func (w *bulkWalker) WalkBulk(b *ptperf.BulkWalk) {
 	b0 := insns
 	var from uint64
 	for {
+		if fr != nil && count != 0 && pass && !tip {
+			// The conditional branches that follow, folded into fr
+			// (fold.go).
+			var n uint64
+			if ip, payload, count, n, held = w.foldConds(b, fr, ip, payload, count, held); n != 0 {
+				insns += n
+				noProg = 0
+			}
+		}
 		if count == 0 && !tip {
 			// The bits ran out: the next packet, from the decoder.
 			b.IP, b.Payload, b.Count, b.Stack, b.NoProgress, b.Insns = ip, payload, count, stack, noProg, insns

@@ -73,6 +73,16 @@ func TestBulkSameRuns(t *testing.T) {
 		{"cpus", record.WriteOptions{PT: synth.Config{TSC: true, MTC: true}, PerCPU: true, CPUs: 3, Quantum: 40}},
 	}
 	defer func() { t.Logf("%d instructions walked in bulk", bulkWalked) }()
+	foldWalked = 0
+	defer func() {
+		if t.Failed() {
+			return
+		}
+		t.Logf("%d instructions folded in foldConds' loop", foldWalked)
+		if foldWalked == 0 {
+			t.Error("the edge-graph walk's loop of conditional branches (foldConds) folded nothing: the comparisons did not test it")
+		}
+	}()
 	for _, prog := range []string{"mix-dyn-O2", "mix-static-O0", "threads-dyn-O2"} {
 		for _, c := range cfgs {
 			t.Run(prog+"/"+c.name, func(t *testing.T) {

@@ -45,8 +45,18 @@ func decodeFolded(t *testing.T, data string, workers int, fold bool) (raw, folde
 		},
 	}
 	runBulk(t, s, h)
+	lastFolded = 0
+	for _, q := range s.pt.queues {
+		lastFolded += q.rq.folded
+	}
 	return foldRuns(rs, false), foldRuns(rs, true)
 }
+
+// lastFolded is what the edge-graph walk's loop of conditional branches
+// folded in decodeFolded's last decode (-j 1: the queues' own decoders);
+// foldWalked adds it up over sameFolded's decodes with the edge-graph
+// path at -j 1 (TestBulkSameRuns checks that the loop was tested).
+var lastFolded, foldWalked uint64
 
 // foldRuns folds (with fold) every run without cycles and with the same
 // time into the run before it in its thread when that one ended in a
@@ -104,6 +114,7 @@ func sameFolded(t *testing.T, data string) {
 		t.Fatalf("%s: the runs folded cross a mark%s", filepath.Base(data), firstDiff(got, want))
 	}
 	withBulk(true, func() { raw2, _ = decodeFolded(t, data, 1, true) })
+	foldWalked += lastFolded
 	if !bytes.Equal(raw2, raw) {
 		t.Fatalf("%s: the runs folded by the edge-graph walk differ%s", filepath.Base(data), firstDiff(raw2, raw))
 	}

@@ -43,6 +43,9 @@ type runQueue struct {
 	// FlagTraceBegin (Handler.RunStarts). stopSeen: a chunk decoded
 	// ahead saw the trace stop (or an error), and no start since.
 	begun, stopSeen bool
+	// folded counts the instructions the edge-graph walk folded in its
+	// loop of conditional branches (foldConds; for the tests).
+	folded uint64
 }
 
 type runBuf struct {
