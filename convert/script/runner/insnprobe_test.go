@@ -18,7 +18,7 @@ import (
 // perf script -F ip,insnlen to decode them (arch_fetch_insn reads the 16
 // bytes at the sample's ip from the file). It returns the perf.data's
 // path.
-func writeInsnProbes(t *testing.T, dir string, codes [][]byte) string {
+func writeInsnProbes(t *testing.T, dir string, codes [][]byte, m32 bool) string {
 	t.Helper()
 	var src strings.Builder
 	src.WriteString(".text\n.globl _start\n.type _start,@function\n.balign 16\n_start:\n")
@@ -42,7 +42,11 @@ func writeInsnProbes(t *testing.T, dir string, codes [][]byte) string {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(dir, "probes")
-	if out, err := exec.Command("gcc", "-nostdlib", "-static", "-no-pie", "-o", bin, asm).CombinedOutput(); err != nil {
+	gccArgs := []string{"-nostdlib", "-static", "-no-pie", "-o", bin, asm}
+	if m32 {
+		gccArgs = append([]string{"-m32"}, gccArgs...)
+	}
+	if out, err := exec.Command("gcc", gccArgs...).CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}
 	ef, err := elf.Open(bin)
@@ -162,6 +166,18 @@ func TestInsnLenMatchesPerf(t *testing.T) {
 			}
 		}
 	}
-	data := writeInsnProbes(t, t.TempDir(), codes)
-	compare(t, data, "-F", "ip,insnlen")
+	t.Run("64-bit", func(t *testing.T) {
+		compare(t, writeInsnProbes(t, t.TempDir(), codes, false), "-F", "ip,insnlen")
+	})
+	// 32-bit code: C4, C5 and 62 are LES, LDS and BOUND unless the next
+	// byte's top bits are 11 (VEX2 with R clear is LDS here).
+	var codes32 [][]byte
+	for _, c := range codes {
+		if c[0] != 0x66 && c[0] != 0x48 {
+			codes32 = append(codes32, c)
+		}
+	}
+	t.Run("32-bit", func(t *testing.T) {
+		compare(t, writeInsnProbes(t, t.TempDir(), codes32, true), "-F", "ip,insnlen")
+	})
 }
