@@ -751,5 +751,24 @@ func funcSymbols(f *elf.File) map[uint64]string {
 // baseStructor reports whether a mangled name is a base-object constructor
 // or destructor (C2, D2), the copy gcc compiles and gcov lists.
 func baseStructor(name string) bool {
-	return strings.HasPrefix(name, "_Z") && (strings.Contains(name, "C2E") || strings.Contains(name, "D2E"))
+	return structor(name, "C2") || structor(name, "D2")
+}
+
+// structor reports whether mangled name names a constructor or destructor
+// of kind k (C1, C2, D0, D1, D2): k followed by the parameters' E, or by
+// the template arguments' I of a constructor template.
+func structor(name, k string) bool {
+	if !strings.HasPrefix(name, "_Z") {
+		return false
+	}
+	for i := 0; ; {
+		j := strings.Index(name[i:], k)
+		if j < 0 {
+			return false
+		}
+		i += j + len(k)
+		if i < len(name) && (name[i] == 'E' || name[i] == 'I') {
+			return true
+		}
+	}
 }

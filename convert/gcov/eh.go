@@ -150,5 +150,5 @@ func calleeThrows(name string) bool {
 // destructorName reports whether name is the assembler name of a C++
 // destructor: a D0 (deleting), D1 (complete) or D2 (base) function.
 func destructorName(name string) bool {
-	return strings.HasPrefix(name, "_Z") && (strings.Contains(name, "D0E") || strings.Contains(name, "D1E") || strings.Contains(name, "D2E"))
+	return structor(name, "D0") || structor(name, "D1") || structor(name, "D2")
 }

@@ -2032,7 +2032,7 @@ func (p *Program) constructorCall(k int) bool {
 	if fi, own := p.lowFn[in.target]; own {
 		n, ok = p.funcs[fi].name, true
 	}
-	return ok && in.kind == kCall && strings.HasPrefix(n, "_Z") && (strings.Contains(n, "C1E") || strings.Contains(n, "C2E"))
+	return ok && in.kind == kCall && (structor(n, "C1") || structor(n, "C2"))
 }
 
 // clobber returns the block of the aggregates' cleanup, making it.

@@ -41,11 +41,26 @@ var unseenPrograms = []string{
 // expression are not rebuilt block for block; some library calls'
 // nothrow declarations are not known (TestGccGraphShapes shows which
 // functions' graphs differ).
+//
+// The C++ programs written in round 11 (cxxRound11Programs), measured as
+// written: pool.cc has every line's count and every call count; its -b
+// -c records differ on 12 lines (over 3 runs) and one line's '*' mark:
+// `Result<int> r = parse(...)` initialises a class object from a call
+// that may throw (one GIMPLE call, no copy block after it), an
+// aggregate temporary's exception cleanup in a constructor without a
+// landing pad, `continue` out of a scope with a memory local in a try
+// block, and a template member's graph. rpn.cc has every line's
+// executability and call count, but 3 line counts differ: the exception
+// paths of a throw of a class object built from a std::string temporary
+// inside a catch clause (several temporaries with destructors and
+// clobbers, chained cleanups) are not gcc's block for block.
 var textAllowance = map[string]struct{ lines, branchLines int }{
 	"inventory": {0, 36},
 	"visitor":   {0, 16},
 	"events":    {0, 8},
 	"grid":      {0, 20},
+	"pool":      {0, 12},
+	"rpn":       {3, 3},
 }
 
 // gcovResult is what gcc 12's gcov says of one run: the JSON of every
@@ -634,3 +649,16 @@ func TestRound10ProgramsO2(t *testing.T) {
 func TestRound10ProgramsO3(t *testing.T) {
 	optimizedAgreement(t, round10Programs, "-O3", round10O3Floor)
 }
+
+// cxxRound11Programs were written in round 11 to measure the C++ graph
+// rules on code they were not made for: an object pool template in a
+// header with RAII leases, virtual jobs, lambdas passed to a member
+// template and a result template (pool.cc, pool.h); an RPN evaluator with
+// virtual operators in a vector of unique_ptr, a scope guard, a function
+// template with a switch, and exceptions thrown, caught, rethrown and
+// translated (rpn.cc). Neither is gcov's yet on every record: see
+// textAllowance.
+var cxxRound11Programs = []string{"pool", "rpn"}
+
+// TestCxxRound11ProgramsO0 is TestUnseenProgramsO0 on cxxRound11Programs.
+func TestCxxRound11ProgramsO0(t *testing.T) { o0Agreement(t, cxxRound11Programs) }
