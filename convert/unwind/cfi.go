@@ -11,13 +11,16 @@ import (
 // module has unwind tables, but none covers the pc (the stepper then tries
 // libunwind's heuristics); every other error stops the unwind.
 var (
-	ErrNoInfo   = errors.New("unwind: no FDE covers the pc")
-	ErrNoTable  = errors.New("unwind: no unwind table for the module")
-	ErrBadCFI   = errors.New("unwind: corrupt CFI")
-	ErrBadExpr  = errors.New("unwind: bad DWARF expression")
-	ErrNoMap    = errors.New("unwind: address outside every map")
-	ErrBadReg   = errors.New("unwind: register not sampled or not unwound")
-	ErrBadFrame = errors.New("unwind: ip and CFA unchanged")
+	ErrNoInfo  = errors.New("unwind: no FDE covers the pc")
+	ErrNoTable = errors.New("unwind: no unwind table for the module")
+	ErrBadCFI  = errors.New("unwind: corrupt CFI")
+	ErrBadExpr = errors.New("unwind: bad DWARF expression")
+	ErrNoMap   = errors.New("unwind: address outside every map")
+	// ErrTablesUnmapped: the module's .eh_frame_hdr search table or
+	// .eh_frame lie outside the recorded maps (Table.Unmapped).
+	ErrTablesUnmapped = errors.New("unwind: .eh_frame_hdr or .eh_frame outside the recorded maps (perf record maps read-only segments only when its first event asks for DWARF stacks)")
+	ErrBadReg         = errors.New("unwind: register not sampled or not unwound")
+	ErrBadFrame       = errors.New("unwind: ip and CFA unchanged")
 )
 
 // Table is the call frame information of one ELF file, with addresses in
@@ -135,7 +138,7 @@ func (t *Table) Spans() (tabLo, tabHi, ehLo, ehHi uint64, ok bool) {
 // Unmapped returns t as seen from an address space that maps none of the
 // bytes of its search table and .eh_frame (perf's find_proc_info reads
 // them with access_mem, which fails outside every recorded map): a lookup
-// through .eh_frame_hdr fails with ErrNoMap, which stops the unwind, after
+// through .eh_frame_hdr fails with ErrTablesUnmapped, which stops the unwind, after
 // .debug_frame (read from the file) is tried as perf tries it.
 func (t *Table) Unmapped() *Table {
 	t.unmappedOnce.Do(func() {
@@ -228,13 +231,13 @@ func (t *Table) Find(pc uint64, f *FDE) error {
 	err := ErrNoTable
 	switch {
 	case t.hdrUnread:
-		err = ErrNoMap
+		err = ErrTablesUnmapped
 	case t.hdr:
 		if err = t.findHdr(pc, f); err == nil {
 			return nil
 		}
 	}
-	if t.df != nil && (err == ErrNoInfo || err == ErrNoTable || err == ErrNoMap) {
+	if t.df != nil && (err == ErrNoInfo || err == ErrNoTable || err == ErrTablesUnmapped) {
 		// perf goes on to .debug_frame whatever went wrong, and returns
 		// the first error when .debug_frame has nothing.
 		if t.findDebugFrame(pc, f) == nil {

@@ -136,7 +136,7 @@ func TestEHFrameFDEsLSDA(t *testing.T) {
 
 // TestUnmappedTable: a table seen from an address space that maps none of
 // its search table and .eh_frame finds nothing and stops the unwind
-// (ErrNoMap, not ErrNoInfo, which would let the heuristics go on), as
+// (ErrTablesUnmapped, not ErrNoInfo, which would let the heuristics go on), as
 // perf's access_mem fails there; the table itself still finds the FDE.
 func TestUnmappedTable(t *testing.T) {
 	tab, err := LoadFile("../../testdata/unwind/cwork-dyn")
@@ -157,8 +157,8 @@ func TestUnmappedTable(t *testing.T) {
 		t.Fatalf("Find(%#x): %v", pc, err)
 	}
 	u := tab.Unmapped()
-	if err := u.Find(pc, &f); err != ErrNoMap {
-		t.Errorf("Unmapped().Find(%#x) = %v, want ErrNoMap", pc, err)
+	if err := u.Find(pc, &f); err != ErrTablesUnmapped {
+		t.Errorf("Unmapped().Find(%#x) = %v, want ErrTablesUnmapped", pc, err)
 	}
 	if tab.Unmapped() != u {
 		t.Error("Unmapped made twice")

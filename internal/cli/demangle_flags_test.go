@@ -24,8 +24,10 @@ func demangleFlagChecks() map[string]func(t *testing.T) {
 	base := []string{"script", "-i", data}
 	return map[string]func(t *testing.T){
 		"script/no-demangle": withCorpus(differs(base, "--no-demangle")),
-		"script/v":           withCorpus(differs(base, "-v")),
-		"script/verbose":     withCorpus(differs(base, "--verbose")),
+		// --demangle is the default: it undoes an earlier --no-demangle.
+		"script/demangle": withCorpus(differs(append(base, "--no-demangle"), "--demangle")),
+		"script/v":        withCorpus(differs(base, "-v")),
+		"script/verbose":  withCorpus(differs(base, "--verbose")),
 		// Kernel symbols come from kallsyms, which perf 6.1 does not
 		// demangle either: --demangle-kernel changes nothing, in perf
 		// as in perfpt.

@@ -66,6 +66,9 @@ type scriptOpt struct {
 	optHelp
 	set  func(cfg *runner.Config, v string) error // an option with a value
 	flag func(cfg *runner.Config)                 // one without
+	// unset is --no-NAME of a flag (parse-options' negation of a
+	// boolean option).
+	unset func(cfg *runner.Config)
 }
 
 // scriptOptTable lists perfpt script's options (--itrace, whose value is
@@ -77,6 +80,9 @@ func scriptOptTable() []scriptOpt {
 	}
 	on := func(dst func(*runner.Config) *bool) func(*runner.Config) {
 		return func(cfg *runner.Config) { *dst(cfg) = true }
+	}
+	off := func(dst func(*runner.Config) *bool) func(*runner.Config) {
+		return func(cfg *runner.Config) { *dst(cfg) = false }
 	}
 	t := []scriptOpt{
 		{optHelp: optHelp{short: 'i', long: "input", argh: "file", help: "the recording to read (perf.data; - for a pipe)"},
@@ -131,23 +137,24 @@ func scriptOptTable() []scriptOpt {
 				return nil
 			}},
 		{optHelp: optHelp{long: "itrace", argh: "opts", optArg: true, help: "synthesize events from the instruction trace (perf's itrace options)"}},
-		{optHelp: optHelp{long: "ns", help: "print times in nanoseconds"}, flag: on(func(c *runner.Config) *bool { return &c.Nanosecs })},
-		{optHelp: optHelp{long: "reltime", help: "times relative to the first sample"}, flag: on(func(c *runner.Config) *bool { return &c.RelTime })},
-		{optHelp: optHelp{long: "deltatime", help: "times relative to the previous event"}, flag: on(func(c *runner.Config) *bool { return &c.DeltaTime })},
-		{optHelp: optHelp{short: 'G', long: "hide-call-graph", help: "no call chains"}, flag: on(func(c *runner.Config) *bool { return &c.NoCallchain })},
-		{optHelp: optHelp{long: "header", help: "print the header first"}, flag: on(func(c *runner.Config) *bool { return &c.Header })},
-		{optHelp: optHelp{long: "header-only", help: "print the header only"}, flag: on(func(c *runner.Config) *bool { return &c.HeaderOnly })},
-		{optHelp: optHelp{short: 'I', long: "show-info", help: "with --header: the extended header sections too"}, flag: on(func(c *runner.Config) *bool { return &c.ShowInfo })},
-		{optHelp: optHelp{short: 'f', long: "force", help: "read files owned by others"}, flag: on(func(c *runner.Config) *bool { return &c.Force })},
+		{optHelp: optHelp{long: "ns", help: "print times in nanoseconds"}, flag: on(func(c *runner.Config) *bool { return &c.Nanosecs }), unset: off(func(c *runner.Config) *bool { return &c.Nanosecs })},
+		{optHelp: optHelp{long: "reltime", help: "times relative to the first sample"}, flag: on(func(c *runner.Config) *bool { return &c.RelTime }), unset: off(func(c *runner.Config) *bool { return &c.RelTime })},
+		{optHelp: optHelp{long: "deltatime", help: "times relative to the previous event"}, flag: on(func(c *runner.Config) *bool { return &c.DeltaTime }), unset: off(func(c *runner.Config) *bool { return &c.DeltaTime })},
+		{optHelp: optHelp{short: 'G', long: "hide-call-graph", help: "no call chains"}, flag: on(func(c *runner.Config) *bool { return &c.NoCallchain }), unset: off(func(c *runner.Config) *bool { return &c.NoCallchain })},
+		{optHelp: optHelp{long: "header", help: "print the header first"}, flag: on(func(c *runner.Config) *bool { return &c.Header }), unset: off(func(c *runner.Config) *bool { return &c.Header })},
+		{optHelp: optHelp{long: "header-only", help: "print the header only"}, flag: on(func(c *runner.Config) *bool { return &c.HeaderOnly }), unset: off(func(c *runner.Config) *bool { return &c.HeaderOnly })},
+		{optHelp: optHelp{short: 'I', long: "show-info", help: "with --header: the extended header sections too"}, flag: on(func(c *runner.Config) *bool { return &c.ShowInfo }), unset: off(func(c *runner.Config) *bool { return &c.ShowInfo })},
+		{optHelp: optHelp{short: 'f', long: "force", help: "read files owned by others"}, flag: on(func(c *runner.Config) *bool { return &c.Force }), unset: off(func(c *runner.Config) *bool { return &c.Force })},
 		{optHelp: optHelp{long: "no-demangle", help: "do not demangle symbol names"}, flag: on(func(c *runner.Config) *bool { return &c.NoDemangle })},
 		// Kernel symbols come from kallsyms, which perf never
 		// demangles either: --demangle-kernel changes nothing there.
-		{optHelp: optHelp{long: "demangle-kernel", help: "demangle kernel symbols (none need it)"}, flag: func(*runner.Config) {}},
-		{optHelp: optHelp{short: 'v', long: "verbose", help: "more detail (demangled parameters)"}, flag: on(func(c *runner.Config) *bool { return &c.Verbose })},
+		{optHelp: optHelp{long: "demangle-kernel", help: "demangle kernel symbols (none need it)"}, flag: func(*runner.Config) {}, unset: func(*runner.Config) {}},
+		{optHelp: optHelp{long: "demangle", help: "demangle symbol names (the default)"}, flag: off(func(c *runner.Config) *bool { return &c.NoDemangle })},
+		{optHelp: optHelp{short: 'v', long: "verbose", help: "more detail (demangled parameters)"}, flag: on(func(c *runner.Config) *bool { return &c.Verbose }), unset: off(func(c *runner.Config) *bool { return &c.Verbose })},
 		{optHelp: optHelp{long: "inline", help: "show inlined functions in call chains (default)"}, flag: func(cfg *runner.Config) { cfg.NoInline = false }},
 		{optHelp: optHelp{long: "no-inline", help: "no inlined functions in call chains"}, flag: on(func(c *runner.Config) *bool { return &c.NoInline })},
-		{optHelp: optHelp{long: "stitch-lbr", help: "stitch LBR call stacks across samples"}, flag: on(func(c *runner.Config) *bool { return &c.StitchLBR })},
-		{optHelp: optHelp{short: 'D', long: "dump-raw-trace", help: "dump raw trace in ASCII"}, flag: on(func(c *runner.Config) *bool { return &c.DumpRaw })},
+		{optHelp: optHelp{long: "stitch-lbr", help: "stitch LBR call stacks across samples"}, flag: on(func(c *runner.Config) *bool { return &c.StitchLBR }), unset: off(func(c *runner.Config) *bool { return &c.StitchLBR })},
+		{optHelp: optHelp{short: 'D', long: "dump-raw-trace", help: "dump raw trace in ASCII"}, flag: on(func(c *runner.Config) *bool { return &c.DumpRaw }), unset: off(func(c *runner.Config) *bool { return &c.DumpRaw })},
 	}
 	var show []string
 	for name := range runner.ShowOptions {
@@ -157,7 +164,7 @@ func scriptOptTable() []scriptOpt {
 	for _, name := range show {
 		bit := runner.ShowOptions[name]
 		t = append(t, scriptOpt{optHelp: optHelp{long: name, help: "print the " + strings.TrimSuffix(strings.TrimPrefix(name, "show-"), "-events") + " side-band events"},
-			flag: func(cfg *runner.Config) { cfg.Show |= bit }})
+			flag: func(cfg *runner.Config) { cfg.Show |= bit }, unset: func(cfg *runner.Config) { cfg.Show &^= bit }})
 	}
 	return t
 }
@@ -197,6 +204,18 @@ func scriptOptions(cfg *runner.Config) (set map[string]func(string) error, flags
 	return set, flags
 }
 
+// scriptNegations are the --no-NAME forms of the flags that have one, by
+// NAME: perf's parse-options takes them for every boolean option.
+func scriptNegations(cfg *runner.Config) map[string]func() {
+	m := map[string]func(){}
+	for _, o := range scriptOptTable() {
+		if o.unset != nil && o.long != "" {
+			m[o.long] = func() { o.unset(cfg) }
+		}
+	}
+	return m
+}
+
 // errNotNumber is a numeric option's value that is no number: perf's
 // "expects a numerical value".
 var errNotNumber = errors.New("expects a numerical value")
@@ -210,6 +229,7 @@ var errNotUnsigned = errors.New("expects an unsigned numerical value")
 // parses (-F, --itrace, --max-stack).
 func parseScriptArgs(args []string) (cfg runner.Config, help bool, err error) {
 	set, flags := scriptOptions(&cfg)
+	unsets := scriptNegations(&cfg)
 	u := scriptHelp
 	// fields checks each -F as perf's parse_output_fields does while
 	// the options are parsed; the runner applies them again (and prints
@@ -239,6 +259,13 @@ func parseScriptArgs(args []string) (cfg runner.Config, help bool, err error) {
 			return cfg, true, nil
 		case strings.HasPrefix(a, "--"):
 			name, val, hasVal := strings.Cut(a[2:], "=")
+			if rest, ok := strings.CutPrefix(name, "no-"); ok && flags[name] == nil && unsets[rest] != nil {
+				if hasVal {
+					return cfg, false, u.optError(false, a[2:], "takes no value")
+				}
+				unsets[rest]()
+				continue
+			}
 			name, err := u.longName(name, a[2:])
 			if err != nil {
 				return cfg, false, err

@@ -20,6 +20,11 @@ func TestParseScriptArgs(t *testing.T) {
 	if err != nil || cfg.Input != "x.data" || cfg.Show == 0 || cfg.Itrace != "i0ns" || cfg.MaxStack != 3 {
 		t.Errorf("%+v %v", cfg, err)
 	}
+	// parse-options' negations of boolean options
+	cfg, _, err = parseScriptArgs([]string{"--ns", "--show-task-events", "-G", "--no-ns", "--no-show-task-events", "--no-hide-call-graph", "--no-demangle", "--demangle"})
+	if err != nil || cfg.Nanosecs || cfg.Show != 0 || cfg.NoCallchain || cfg.NoDemangle {
+		t.Errorf("%+v %v", cfg, err)
+	}
 	if _, _, err := parseScriptArgs([]string{"--bogus"}); err == nil {
 		t.Error("unknown option accepted")
 	}
