@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -162,6 +163,11 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		}
 		if cfg.HeaderOnly {
 			return nil
+		}
+	}
+	if opts.CPUs != nil {
+		if err := checkCPUList(s, opts.CPUs); err != nil {
+			return err
 		}
 	}
 	if noData {
@@ -562,6 +568,36 @@ func refuseUnprinted(e *sample.Event, fields *script.Fields) error {
 			continue
 		}
 		return fmt.Errorf("event '%s': perfpt script cannot print its %s field yet (remove it with -F -%s)", e.Name, u.name, u.name)
+	}
+	return nil
+}
+
+// checkCPUList mirrors the checks of perf_session__cpu_bitmap, which perf
+// script makes of -C once the session is open: the first event of each
+// fixed PMU type (hardware, software, tracepoint, cache, raw, breakpoint)
+// must sample the CPU, and each CPU listed must be below the recording's
+// nr_cpus_avail (HEADER_NRCPUS: 0 in a pipe, whose features come later,
+// so that perf refuses every CPU there). Both failures exit with 255.
+func checkCPUList(s *session.Session, cpus map[int32]bool) error {
+	seen := map[uint32]bool{}
+	for _, e := range s.Events() {
+		if e.AttrType >= 6 || seen[e.AttrType] {
+			continue
+		}
+		seen[e.AttrType] = true
+		if e.SampleType&sample.SampleCPU == 0 {
+			return &perfopt.Exit{Msg: "File does not contain CPU events. Remove -C option to proceed.", Status: 255}
+		}
+	}
+	list := make([]int32, 0, len(cpus))
+	for c := range cpus {
+		list = append(list, c)
+	}
+	slices.Sort(list)
+	for _, c := range list {
+		if int(c) >= s.Machine().NrCPUsAvail {
+			return &perfopt.Exit{Msg: fmt.Sprintf("Requested CPU %d too large. Consider raising MAX_NR_CPUS", c), Status: 255}
+		}
 	}
 	return nil
 }
