@@ -33,7 +33,8 @@ type DumpOptions struct {
 	Aux func(w *bufio.Writer, info *perfdata.RecordAuxtraceInfo, r *perfdata.RecordAuxtrace)
 	// Script prints records as perf script's tool does rather than perf
 	// report's: its thread and CPU map handlers print the maps without
-	// the stubs' ": unhandled!", its throttle handler prints nothing.
+	// the stubs' ": unhandled!", its throttle handler prints nothing, and
+	// READ, which perf report handles, goes to the stub.
 	Script bool
 }
 
@@ -213,6 +214,11 @@ func (d *Dumper) Head(bw *bufio.Writer, r perfdata.Record, raw []byte) {
 func (d *Dumper) Body(bw *bufio.Writer, r perfdata.Record, raw []byte) {
 	if rr, ok := r.(*perfdata.RecordRead); ok {
 		writeRead(bw, rr, raw, d.trace)
+		if d.opt.Script {
+			// perf report's process_read_event handles READ; perf
+			// script has no handler: the stub's line.
+			bw.WriteString(": unhandled!\n")
+		}
 	} else {
 		writeBody(bw, d.f, r, d.arch, d.opt.Script)
 	}

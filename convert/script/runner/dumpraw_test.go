@@ -17,8 +17,10 @@ import (
 // writeDumpRecording writes a small recording with the records whose -D
 // lines perf script prints otherwise than perf report: a thread map and a
 // CPU map (their handlers drop the stubs' ": unhandled!"), a throttle
-// (script's handler prints nothing, not even the line's end), around
-// samples whose lines perf script prints after their machine's lines.
+// (script's handler prints nothing, not even the line's end), a READ
+// (perf report's handler prints nothing more, perf script's stub ":
+// unhandled!"), around samples whose lines perf script prints after their
+// machine's lines.
 func writeDumpRecording(t *testing.T) string {
 	t.Helper()
 	data := filepath.Join(t.TempDir(), "dump.data")
@@ -28,6 +30,7 @@ func writeDumpRecording(t *testing.T) string {
 	}
 	w.Features.Set(perfdata.FeatEventDesc)
 	a := perfdata.EventAttr{Type: 1, Config: 0, SamplePeriod: 1000, Flags: perfdata.AttrFlagSampleIDAll,
+		ReadFormat: perfdata.ReadFormatID,
 		SampleType: perfdata.SampleFormatIP | perfdata.SampleFormatTID | perfdata.SampleFormatTime |
 			perfdata.SampleFormatID | perfdata.SampleFormatCPU | perfdata.SampleFormatPeriod}
 	if _, err := w.AddAttr(a, []uint64{100}, "cpu-clock"); err != nil {
@@ -50,6 +53,8 @@ func writeDumpRecording(t *testing.T) string {
 			ThrottleTime: 1e9 + 3, ThrottleID: 100, ThrottleStreamID: 100},
 		&perfdata.RecordSample{RecordCommon: perfdata.RecordCommon{Misc: perfdata.MiscUser, SampleID: id(1e9 + 4)},
 			IP: 0x500000, Period: 1000},
+		&perfdata.RecordRead{RecordCommon: perfdata.RecordCommon{Type: perfdata.RecordTypeRead, SampleID: id(1e9 + 5)},
+			PID: 7, TID: 7, Values: perfdata.ReadValues{Values: []perfdata.ReadValue{{Value: 5, ID: 100}}}},
 	}
 	for _, r := range recs {
 		if err := w.WriteRecord(r); err != nil {
@@ -99,11 +104,19 @@ func TestDumpRawStructure(t *testing.T) {
 	scriptLines := strings.SplitAfter(plain.String(), "\n")
 	scriptLines = scriptLines[:len(scriptLines)-1] // after the last "\n"
 	var want strings.Builder
+	inRead := false
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
 		if strings.HasPrefix(l, "Aggregated stats:") {
 			break
 		}
+		if l == "\n" && inRead {
+			want.WriteString(": unhandled!\n")
+		}
+		if l == "\n" {
+			inRead = false
+		}
+		inRead = inRead || strings.Contains(l, "PERF_RECORD_READ")
 		switch {
 		case l == ": unhandled!\n" && i > 0 && (strings.Contains(lines[i-1], "PERF_RECORD_THREAD_MAP") ||
 			strings.Contains(lines[i-1], "PERF_RECORD_CPU_MAP")):
@@ -126,7 +139,8 @@ func TestDumpRawStructure(t *testing.T) {
 	if got.String() != w {
 		t.Errorf("perfpt script -D:\n%s\nwant (perfpt dump with perf script's differences):\n%s\nends %q, want %q", got.String(), w, tail(got.String()), tail(w))
 	}
-	if !strings.Contains(w, "PERF_RECORD_THROTTLE\n") || strings.Count(w, " ...... dso: ") != 2 {
+	if !strings.Contains(w, "PERF_RECORD_THROTTLE\n") || strings.Count(w, " ...... dso: ") != 2 ||
+		!strings.Contains(w, "PERF_RECORD_READ") {
 		t.Errorf("the recording lacks what the test is about:\n%s", w)
 	}
 }
