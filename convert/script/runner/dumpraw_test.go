@@ -55,6 +55,9 @@ func writeDumpRecording(t *testing.T) string {
 			IP: 0x500000, Period: 1000},
 		&perfdata.RecordRead{RecordCommon: perfdata.RecordCommon{Type: perfdata.RecordTypeRead, SampleID: id(1e9 + 5)},
 			PID: 7, TID: 7, Values: perfdata.ReadValues{Values: []perfdata.ReadValue{{Value: 5, ID: 100}}}},
+		&perfdata.RecordExit{RecordCommon: perfdata.RecordCommon{Type: perfdata.RecordTypeExit, SampleID: id(1e9 + 6)},
+			PID: 7, PPID: 1, TID: 7, PTID: 1, ExitTime: 1e9 + 6},
+		&perfdata.RecordFinishedRound{RecordCommon: perfdata.RecordCommon{Type: perfdata.RecordTypeFinishedRound}},
 	}
 	for _, r := range recs {
 		if err := w.WriteRecord(r); err != nil {
@@ -152,7 +155,13 @@ func TestDumpRawStructure(t *testing.T) {
 // returns after its dump under -D: no samples are synthesized).
 func TestDumpRawPerf(t *testing.T) {
 	need(t, "perf")
-	t.Run("synthesized", func(t *testing.T) { compare(t, writeDumpRecording(t), "-D") })
+	t.Run("synthesized", func(t *testing.T) {
+		data := writeDumpRecording(t)
+		compare(t, data, "-D")
+		// perf script's EXIT line comes before the record's fields,
+		// its FINISHED_ROUND line instead of them.
+		compare(t, data, "-D", "--show-task-events", "--show-round-events")
+	})
 	opts := [][]string{{"-D"}, {"-D", "--show-task-events", "--show-mmap-events"}, {"-D", "-F", "comm,tid,ip,sym,dso"}}
 	recs := []recorded{
 		{"g", []string{"-g", "-e", "cpu-clock", "-c", "200000"}, opts},

@@ -822,8 +822,10 @@ func sidebandText(b []byte, sb *session.Sideband) []byte {
 // perf script's own output (into the printer, in order): each record as
 // perf report -D prints it but for perf report's own lines (perftext's
 // Dumper with Script set), and the lines machine__resolve adds for each
-// sample it resolves. It returns what the side-band handler calls after
-// printing a record's line: with --show-task-events, perf script's
+// sample it resolves (a FINISHED_ROUND under --show-round-events has no
+// fields: perf script's line follows at once). It returns what the
+// side-band handler calls after printing a record's line: with
+// --show-task-events, perf script's
 // process_exit_event prints its line before perf_event__process_exit
 // prints the EXIT record's dump fields, which wait until then (or until
 // the next record, when the line is not printed).
@@ -843,9 +845,13 @@ func dumpRaw(s *session.Session, p *script.Printer, show session.Show) (sideband
 	s.OnRecord = func(r perfdata.Record, raw []byte) {
 		body()
 		d.Head(bw, r, raw)
-		if r.Common().Type == perfdata.RecordTypeExit && show&session.ShowTask != 0 {
+		switch t := r.Common().Type; {
+		case t == perfdata.RecordTypeExit && show&session.ShowTask != 0:
 			exit, exitRaw = r, append(exitRaw[:0], raw...)
-		} else {
+		case t == perfdata.RecordTypeFinishedRound && show&session.ShowRound != 0:
+			// process_finished_round_event replaces the session's
+			// handler and its line's end: its own line follows.
+		default:
 			d.Body(bw, r, raw)
 		}
 		bw.Flush()
