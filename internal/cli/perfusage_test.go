@@ -66,6 +66,8 @@ func TestPerfUsageErrors(t *testing.T) {
 		{[]string{"script"}, []string{"script"}, "--max-stack=abc"},
 		{[]string{"script"}, []string{"script"}, "--max-stack -1"},
 		{[]string{"script"}, []string{"script"}, "--ns=3"},
+		{[]string{"script"}, []string{"script"}, "--max-blocks=abc"},
+		{[]string{"script"}, []string{"script"}, "--max-blocks 3x"},
 		{[]string{"script"}, []string{"script"}, "--itrace=zz"},
 		{[]string{"script"}, []string{"script"}, "-F +cgroup"},
 		{[]string{"script"}, []string{"script"}, "-Fbogus"},

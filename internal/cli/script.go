@@ -121,8 +121,18 @@ func scriptOptTable() []scriptOpt {
 		{optHelp: optHelp{long: "max-blocks", argh: "n", help: "print at most n branch stack entries"},
 			set: func(cfg *runner.Config, v string) error {
 				n, err := strconv.Atoi(v)
-				if err != nil || n < 0 {
-					return fmt.Errorf("invalid --max-blocks value %q", v)
+				if err != nil {
+					return errNotNumber
+				}
+				switch {
+				case n == -1:
+					// perf's count+1 wraps to 0 and it reads
+					// before the branch stack.
+					return errors.New("--max-blocks -1: perf reads out of bounds with it")
+				case n < 0:
+					// perf reads it with strtol into an unsigned
+					// int: a huge count, all the blocks.
+					n = 0
 				}
 				cfg.MaxBlocks = n
 				return nil
