@@ -24,6 +24,10 @@ import (
 // each what the general loop does, step for step, and leaves everything
 // else to it.
 
+// innerWalk is the inner loop mid runs: aggInnerWalk, or in tests one
+// that leaves some blocks to mid's own code (TestAggMidRare).
+var innerWalk = aggInnerWalk
+
 // mid walks from in's state (tip: in TIP mode, the decoder's packet a TIP)
 // while the inner loop or the blocks above take the walk, and returns
 // with in's state, the decoder's (b) synchronised with it, whether it is
@@ -36,7 +40,7 @@ func (w *aggWalk) mid(in *aggInner, b *ptperf.BulkWalk, tip bool) (bool, bool) {
 			a.Frames(w.t, &in.fr)
 			in.dstack = b.Stack
 			in.stuckIP, in.stuckPrd, in.stuckCnt = b.StuckIP, int64(b.StuckPrd), int64(b.StuckCnt)
-			aggInnerWalk(in)
+			innerWalk(in)
 			a.SetFrames(w.t, &in.fr)
 			b.Stack = in.dstack
 			b.StuckIP, b.StuckPrd, b.StuckCnt = in.stuckIP, int(in.stuckPrd), int(in.stuckCnt)

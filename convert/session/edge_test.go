@@ -16,8 +16,10 @@ import (
 	"github.com/perfpt/perfpt/convert/ptagg"
 	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/session/ptperf"
+	"github.com/perfpt/perfpt/ptdecode/packet"
 	"github.com/perfpt/perfpt/record"
 	"github.com/perfpt/perfpt/record/synth"
+	"github.com/perfpt/perfpt/record/testprog"
 )
 
 // withAgg runs f with the counting of Handler.Agg in the decoder (edge.go)
@@ -377,5 +379,42 @@ func TestTIPTab(t *testing.T) {
 		if gto != to || gpl != pl || e.size != uint64(size) {
 			t.Fatalf("TIP % x after %#x: tipTab says %#x, %#x, %d; TIPTarget %#x, %#x, %d", b, last, gto, gpl, e.size, to, pl, size)
 		}
+	}
+}
+
+// TestAggMidRare checks the decoder's own counting against Agg.Runs where
+// the walk's loop of calls, returns and TIPs (mid, edge_mid.go) takes the
+// blocks and packets that its inner loop (aggInnerWalk) takes as a rule:
+// an inner loop that walks nothing every other time leaves them to mid's
+// own code: direct calls and jumps, compressed returns, TIPs read from the
+// trace bytes and by the decoder (TIP mode), returns and indirect jumps to
+// targets the cache does not know, damaged TIPs.
+func TestAggMidRare(t *testing.T) {
+	defer func(f func(*aggInner)) { innerWalk = f }(innerWalk)
+	var calls, left int
+	innerWalk = func(in *aggInner) {
+		if calls++; calls%2 == 0 {
+			left++
+			return
+		}
+		aggInnerWalk(in)
+	}
+	var walked uint64
+	for _, c := range []struct {
+		prog string
+		wo   record.WriteOptions
+	}{
+		{"mix-dyn-O2", record.WriteOptions{PT: synth.Config{PSBPeriod: 512}}},
+		{"mix-static-O0", record.WriteOptions{PT: synth.Config{NoRetComp: true}}},
+		{"threads-dyn-O2", record.WriteOptions{PT: synth.Config{TSC: true, MTC: true}, PerCPU: true, CPUs: 2, Quantum: 7}},
+	} {
+		data := recordPTOpt(t, c.prog, c.wo)
+		walked += sameWithAgg(t, data, ptagg.Options{}, 1)
+		walked += sameWithAgg(t, data, ptagg.Options{Edges: true}, 1)
+		walked += sameWithAgg(t, testprog.CorruptPacket(t, data, packet.KindTIP, 0x2d, 0.5), ptagg.Options{}, 1)
+	}
+	t.Logf("%d instructions counted by the decoder; the inner loop left mid %d of %d times", walked, left, calls)
+	if walked == 0 || left == 0 {
+		t.Error("the decoder counted nothing itself, or mid walked nothing")
 	}
 }
