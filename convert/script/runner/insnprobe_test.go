@@ -84,13 +84,7 @@ func writeInsnProbes(t *testing.T, dir string, codes [][]byte, m32 bool) string 
 	}
 	const pid = 4242
 	sid := func(tm uint64) perfdata.SampleID { return perfdata.SampleID{PID: pid, TID: pid, Time: tm} }
-	recs := []perfdata.Record{
-		&perfdata.RecordComm{RecordCommon: perfdata.RecordCommon{Misc: perfdata.MiscCommExec, SampleID: sid(1000)},
-			PID: pid, TID: pid, Comm: "probes"},
-		&perfdata.RecordMmap2{RecordCommon: perfdata.RecordCommon{Misc: perfdata.MiscUser, SampleID: sid(1001)},
-			PID: pid, TID: pid, Addr: text.Vaddr &^ 0xfff, Len: (text.Vaddr+text.Memsz+0xfff)&^0xfff - text.Vaddr&^0xfff,
-			PgOff: text.Off &^ 0xfff, Prot: 5, Flags: 2, Filename: bin},
-	}
+	recs := execRecords(pid, "probes", bin, text)
 	for i := range codes {
 		recs = append(recs, &perfdata.RecordSample{
 			RecordCommon: perfdata.RecordCommon{Misc: perfdata.MiscUser, SampleID: sid(2000 + uint64(i))},

@@ -72,13 +72,7 @@ func TestDwarfNotFirstMatchesPerf(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			data := filepath.Join(t.TempDir(), "perf.data")
-			args := append(append([]string{"record", "-q", "-F", "500", "-o", data}, c.events...), bin, "3000000")
-			if out, err := exec.Command("perf", args...).CombinedOutput(); err != nil {
-				if bytes.Contains(out, []byte("perf_event_paranoid")) || bytes.Contains(out, []byte("ermission")) {
-					t.Skipf("perf record may not record here: %v\n%s", err, out)
-				}
-				t.Fatalf("perf %s: %v\n%s", strings.Join(args, " "), err, out)
-			}
+			perfRecord(t, append(append([]string{"-q", "-F", "500", "-o", data}, c.events...), bin, "3000000")...)
 			compare(t, data)
 			compare(t, data, "-F", "ip,sym")
 		})
@@ -104,14 +98,33 @@ func TestDebugFrameOnlyMatchesPerf(t *testing.T) {
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}
 	data := filepath.Join(dir, "perf.data")
-	args := []string{"record", "-q", "-F", "500", "--call-graph", "dwarf,4096", "-o", data, bin, "3000000"}
-	if out, err := exec.Command("perf", args...).CombinedOutput(); err != nil {
+	perfRecord(t, "-q", "-F", "500", "--call-graph", "dwarf,4096", "-o", data, bin, "3000000")
+	compare(t, data)
+}
+
+// perfRecord runs perf record with args; it skips the test when perf may
+// not record here.
+func perfRecord(t *testing.T, args ...string) {
+	t.Helper()
+	if out, err := exec.Command("perf", append([]string{"record"}, args...)...).CombinedOutput(); err != nil {
 		if bytes.Contains(out, []byte("perf_event_paranoid")) || bytes.Contains(out, []byte("ermission")) {
 			t.Skipf("perf record may not record here: %v\n%s", err, out)
 		}
-		t.Fatalf("perf %s: %v\n%s", strings.Join(args, " "), err, out)
+		t.Fatalf("perf record %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
-	compare(t, data)
+}
+
+// execRecords are the COMM and MMAP2 records of process pid running bin,
+// whose code segment is text, as perf record writes them at its exec.
+func execRecords(pid int32, comm, bin string, text *elf.Prog) []perfdata.Record {
+	sid := func(tm uint64) perfdata.SampleID { return perfdata.SampleID{PID: pid, TID: pid, Time: tm} }
+	return []perfdata.Record{
+		&perfdata.RecordComm{RecordCommon: perfdata.RecordCommon{Misc: perfdata.MiscCommExec, SampleID: sid(1000)},
+			PID: pid, TID: pid, Comm: comm},
+		&perfdata.RecordMmap2{RecordCommon: perfdata.RecordCommon{Misc: perfdata.MiscUser, SampleID: sid(1001)},
+			PID: pid, TID: pid, Addr: text.Vaddr &^ 0xfff, Len: (text.Vaddr+text.Memsz+0xfff)&^0xfff - text.Vaddr&^0xfff,
+			PgOff: text.Off &^ 0xfff, Prot: 5, Flags: 2, Filename: bin},
+	}
 }
 
 // writeLBRCallStack writes a perf.data like perf record --call-graph lbr
@@ -157,13 +170,7 @@ func writeLBRCallStack(t *testing.T, bin string, nSamples int) string {
 		t.Fatal(err)
 	}
 	sid := func(tm uint64) perfdata.SampleID { return perfdata.SampleID{PID: pid, TID: pid, Time: tm} }
-	recs := []perfdata.Record{
-		&perfdata.RecordComm{RecordCommon: perfdata.RecordCommon{Misc: perfdata.MiscCommExec, SampleID: sid(1000)},
-			PID: pid, TID: pid, Comm: "cwork-static"},
-		&perfdata.RecordMmap2{RecordCommon: perfdata.RecordCommon{Misc: perfdata.MiscUser, SampleID: sid(1001)},
-			PID: pid, TID: pid, Addr: text.Vaddr &^ 0xfff, Len: (text.Vaddr+text.Memsz+0xfff)&^0xfff - text.Vaddr&^0xfff,
-			PgOff: text.Off &^ 0xfff, Prot: 5, Flags: 2, Filename: bin},
-	}
+	recs := execRecords(pid, "cwork-static", bin, text)
 	for i := range nSamples {
 		ip := addr["leaf"] + 0x10 + uint64(i%3)
 		var bs []perfdata.BranchEntry
