@@ -1298,6 +1298,12 @@ func (gb *graphBuilder) blockArcs(si int) {
 	for _, l := range labels {
 		b.lines = appendLine(b.lines, l)
 	}
+	if k := s.first - 1; k > fn.first && p.insns[k].kind == kNop && p.insns[s.first].leader && p.namedLabel(p.insns[k].gline) {
+		// A label whose line has only the nop of the edge falling into
+		// it (its goto locus): the label statement starts the block the
+		// jumps to it land in.
+		b.lines = appendLine(b.lines, p.insns[k].gline)
+	}
 	if s.first > fn.first && !gb.ehOnly[si] && !p.insns[s.first].leader {
 		if g := p.temporaryEnd(fn, s.first-1); g >= 0 {
 			b.lines = appendLine(b.lines, g)
@@ -1321,6 +1327,12 @@ func (gb *graphBuilder) blockArcs(si int) {
 		p.index(j.target) >= 0 && p.insns[p.index(j.target)].gline == j.gline && !p.loopLineOf(j.gline) && !p.jumpLine(j.gline) {
 		// The jump to a join carries the join's line (an arm's end
 		// before a closing brace), not a statement of the block.
+		end--
+	} else if ij, ok := gb.armJoin[end-1]; ok && end-1 > s.first && j.kind == kJmp && j.gline == gb.inner[ij].line &&
+		j.gline != p.insns[end-2].gline {
+		// An arm's jump on to its nested conditional's join: the copy
+		// into the outer expression's temporary there has the outer
+		// expression's location, which the jump carries.
 		end--
 	}
 	for k := s.first; k < end; k++ {
@@ -1494,6 +1506,16 @@ func (p *Program) labelsAt(fi, k int) []int32 {
 		}
 	}
 	return out
+}
+
+// namedLabel reports whether gcov line g holds only a named label (a
+// goto's target, not a case).
+func (p *Program) namedLabel(g int32) bool {
+	if g < 0 {
+		return false
+	}
+	m := labelLine.FindStringSubmatch(p.lineText(g))
+	return m != nil && m[1] != "" && !strings.Contains(m[0], "case") && !strings.Contains(m[0], "default")
 }
 
 // containsObs reports whether obs has an observation of instruction k.
@@ -2393,9 +2415,57 @@ func (p *Program) singleReturnLine(fn *function) int32 {
 		return -1
 	}
 	if ids := p.lineIDs(fn.file, found); len(ids) > 0 {
+		if !fn.cxx {
+			return p.cReturnLine(fn, ids[0])
+		}
 		return p.cxxReturnLine(fn, ids[0])
 	}
 	return -1
+}
+
+// cReturnLine returns, for gcov line g of a C function's return statement
+// whose value is a conditional expression going on over further lines
+// (`return a < b ? x` ... `: y;`), the gcov line of its ':': gcc's C
+// front end gives a conditional expression its colon's location, and
+// the return statement its value's. Else it returns g.
+func (p *Program) cReturnLine(fn *function, g int32) int32 {
+	k := p.lines[g]
+	src := p.source(k.file)
+	if k.line < 1 || int(k.line) > len(src) {
+		return g
+	}
+	text := stripStrings(src[k.line-1])
+	i := strings.Index(text, "return")
+	if i < 0 || !hasReturnWord(text) {
+		return g
+	}
+	depth, open := 0, 0 // brackets; '?' at depth 0 without their ':'
+	for ln := k.line; ln <= fn.endLine && int(ln) <= len(src); ln++ {
+		line := stripStrings(src[ln-1])
+		if ln == k.line {
+			line = line[i:]
+		}
+		for j := 0; j < len(line); j++ {
+			switch c := line[j]; {
+			case c == '(' || c == '{' || c == '[':
+				depth++
+			case c == ')' || c == '}' || c == ']':
+				depth--
+			case c == '?' && depth == 0:
+				open++
+			case c == ':' && depth == 0 && open > 0:
+				if open--; open == 0 {
+					if ids := p.lineIDs(k.file, ln); ln != k.line && len(ids) > 0 {
+						return ids[0]
+					}
+					return g
+				}
+			case c == ';' && depth == 0:
+				return g
+			}
+		}
+	}
+	return g
 }
 
 // cxxReturnLine returns, for gcov line g of a C++ function's return
