@@ -181,6 +181,10 @@ type Program struct {
 	lineIndex map[lineKey]int32
 	// returnMemo caches returnLine's answers by gcov line.
 	returnMemo map[int32]bool
+	// caseJumps are the je and jne right after a compare of a register
+	// with a constant, by address: a compare tree's test of one case
+	// (switchret.go).
+	caseJumps map[uint64]caseJump
 }
 
 type inlineEntry struct {
@@ -349,6 +353,7 @@ func (p *Program) decode(f *elf.File) error {
 
 		var slots frameArgs
 		var leaSlots map[int64]bool // frame offsets whose address is taken
+		var prevCmp x86asm.Inst
 		for off := 0; off < len(b); {
 			in, err := x86asm.Decode(b[off:], 64)
 			size := in.Len
@@ -356,6 +361,12 @@ func (p *Program) decode(f *elf.File) error {
 				size = 1
 			}
 			out := classify(in, err, sf.Low+uint64(off), size, fi)
+			if err == nil {
+				p.noteCaseJump(prevCmp, in, out.addr)
+				prevCmp = in
+			} else {
+				prevCmp = x86asm.Inst{}
+			}
 			slots.step(in, err, &out)
 			if out.leaRBP {
 				if leaSlots == nil {

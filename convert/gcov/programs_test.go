@@ -455,12 +455,12 @@ func o0Agreement(t *testing.T, programs []string) {
 // entries, now misses two passes of the switch line in one run, where
 // that rule mends rotated loops' heads (all programs: +0.8% exact counts).
 var unseenO2Floor = map[string][2]int{
-	"lexer": {87, 73}, "sparse": {95, 84}, "elseif": {95, 51}, "cleanup": {90, 77},
+	"lexer": {87, 73}, "sparse": {97, 86}, "elseif": {95, 51}, "cleanup": {90, 77},
 	"varargs": {97, 86}, "sorting": {97, 90}, "machine": {86, 77}, "tree": {98, 85},
-	"floats": {97, 87}, "strbuf": {86, 77}, "matrix": {88, 76}, "bits": {64, 50},
+	"floats": {97, 87}, "strbuf": {86, 77}, "matrix": {88, 76}, "bits": {68, 54},
 	"hashtab": {100, 90}, "shapes": {89, 80}, "stack": {81, 54}, "except": {89, 80},
 	"lambda": {82, 55}, "inventory": {88, 77}, "visitor": {92, 84}, "events": {89, 78},
-	"grid": {78, 50}, "calc": {89, 82}, "words": {88, 82},
+	"grid": {78, 50}, "calc": {97, 89}, "words": {89, 83},
 }
 
 // unseenO3Floor is unseenO2Floor at -O3. bits is one point lower than it
@@ -483,12 +483,12 @@ var unseenO2Floor = map[string][2]int{
 // -O2 (1 each, now ours too) but none at -O3, where its --coverage build
 // differs (all programs -O3: +0.3% executed status).
 var unseenO3Floor = map[string][2]int{
-	"lexer": {86, 64}, "sparse": {97, 86}, "elseif": {95, 51}, "cleanup": {90, 82},
+	"lexer": {86, 64}, "sparse": {100, 88}, "elseif": {95, 51}, "cleanup": {90, 82},
 	"varargs": {96, 84}, "sorting": {97, 90}, "machine": {76, 67}, "tree": {98, 85},
 	"floats": {100, 72}, "strbuf": {86, 77}, "matrix": {83, 48}, "bits": {62, 50},
 	"hashtab": {99, 87}, "shapes": {85, 77}, "stack": {82, 57}, "except": {89, 80},
 	"lambda": {76, 52}, "inventory": {89, 79}, "visitor": {92, 86}, "events": {89, 78},
-	"grid": {72, 42}, "calc": {88, 81}, "words": {83, 71},
+	"grid": {72, 42}, "calc": {88, 81}, "words": {84, 72},
 }
 
 // TestUnseenProgramsO2 logs the agreement at -O2 of the programs of
@@ -636,9 +636,9 @@ func TestRound10ProgramsO0(t *testing.T) { o0Agreement(t, round10Programs) }
 
 // round10O2Floor and round10O3Floor keep round10Programs' agreement from
 // getting worse.
-var round10O2Floor = map[string][2]int{"scopes": {90, 83}, "tokkind": {91, 85}, "ledger": {76, 63}}
+var round10O2Floor = map[string][2]int{"scopes": {90, 83}, "tokkind": {94, 87}, "ledger": {76, 63}}
 
-var round10O3Floor = map[string][2]int{"scopes": {86, 77}, "tokkind": {90, 82}, "ledger": {80, 73}}
+var round10O3Floor = map[string][2]int{"scopes": {86, 77}, "tokkind": {91, 84}, "ledger": {80, 73}}
 
 // TestRound10ProgramsO2 is TestUnseenProgramsO2 on round10Programs.
 func TestRound10ProgramsO2(t *testing.T) {

@@ -694,13 +694,32 @@ func (p *Program) Report(c *Counts) *Report {
 	}
 	// Statements of optimised code without rows borrow a count.
 	for _, rl := range p.rowless {
-		if rl.calls != nil {
+		if rl.cases != nil && rl.ref >= 0 {
+			// A switch's line less its other cases (switchret.go).
+			ref := lines[rl.ref]
+			if lines[rl.gline] != nil || ref == nil || p.noCode[rl.gline] {
+				continue
+			}
+			n := p.caseCount(rl.cases, exec, taken)
+			if n > ref.Count {
+				continue
+			}
+			addLine(rl.gline, &Line{Number: int(p.lines[rl.gline].line), Count: ref.Count - n, Function: ref.Function})
+			continue
+		}
+		if rl.calls != nil || rl.cases != nil {
 			if lines[rl.gline] != nil || p.noCode[rl.gline] {
 				continue
 			}
 			n, fnName := uint64(0), ""
 			for _, k := range rl.calls {
 				n += exec[k]
+				if fnName == "" {
+					fnName = p.funcs[p.insns[k].fn].name
+				}
+			}
+			n += p.caseCount(rl.cases, exec, taken)
+			for _, k := range rl.cases {
 				if fnName == "" {
 					fnName = p.funcs[p.insns[k].fn].name
 				}

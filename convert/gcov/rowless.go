@@ -34,11 +34,13 @@ var gotoStmt = newLazyRegexp(`^\s*goto\s+(\w+)\s*;`)
 var returnLiteral = newLazyRegexp(`^\s*return\s*(-?\d[\w.]*|NULL|true|false|'[^']*'|"[^"]*"|[A-Za-z_]\w*)?\s*;`)
 
 // rowless is a line without rows whose count is that of the line ref,
-// less that of the line minus where minus is not -1, or with ref -1 the
-// number of times the instructions calls ran.
+// less that of the line minus where minus is not -1; or, with calls or
+// cases set, the number of times the instructions calls ran, or the
+// number of times the je or jne instructions cases decided for the case
+// (caseJumps).
 type rowless struct {
 	gline, ref, minus int32
-	calls             []int
+	calls, cases      []int
 }
 
 func (p *Program) findRowless() {
@@ -145,6 +147,13 @@ func (p *Program) findRowless() {
 			continue
 		}
 		has := code[file]
+		var enumMap map[string]int64
+		enums := func() map[string]int64 {
+			if enumMap == nil {
+				enumMap = enumValues(src)
+			}
+			return enumMap
+		}
 		sort.Slice(decls, func(i, j int) bool { return decls[i] < decls[j] })
 		for i, start := range decls {
 			if start < 1 || int(start) > len(src) {
@@ -227,6 +236,9 @@ func (p *Program) findRowless() {
 				p.rowless = append(p.rowless, r)
 			}
 			p.findPhiArgs(src, file, start, end, cxxFile[file], get)
+			if !cxxFile[file] {
+				p.findSwitchReturns(src, file, start, end, has, o3File[file], enums, get)
+			}
 			if returns == 0 && has[start] {
 				if ln := voidEnd(src, start, end, o3File[file]); ln > 0 && !has[ln] {
 					p.rowless = append(p.rowless, rowless{gline: get(file, ln), ref: get(file, start), minus: -1})
