@@ -426,6 +426,13 @@ func (c *comparer) cached(path string, opts []string, how string, do func() run)
 	if how != "" {
 		fmt.Fprintf(h, "\x00%s", how)
 	}
+	if command(opts) == "header" {
+		// "# captured on" is the file's modification time: the same
+		// bytes fetched again print another.
+		if st, err := os.Stat(path); err == nil {
+			fmt.Fprintf(h, "\x00mtime %d", st.ModTime().UnixNano())
+		}
+	}
 	base := filepath.Join(c.cache, hex.EncodeToString(h.Sum(nil))[:32])
 	stdout, err1 := os.ReadFile(base + ".out")
 	stderr, err2 := os.ReadFile(base + ".err")
