@@ -108,10 +108,11 @@ type function struct {
 	// their lifetimes in a finally that every jump out of the scope goes
 	// through (-O0).
 	memScopes  [][2]uint64
-	closure    bool  // a lambda's operator()
-	artificial bool  // made by the compiler (DW_AT_artificial)
-	cxx        bool  // of a C++ compilation unit
-	rets       int32 // explicitReturns + 1, 0 until counted
+	closure    bool   // a lambda's operator()
+	artificial bool   // made by the compiler (DW_AT_artificial)
+	cxx        bool   // of a C++ compilation unit
+	unit       string // its compilation unit's primary source file
+	rets       int32  // explicitReturns + 1, 0 until counted
 	// part: a range of the function mainPart other than its first (the
 	// code gcc split off as cold): no function of its own, no entry.
 	part     bool
@@ -418,7 +419,7 @@ func (p *Program) decode(f *elf.File) error {
 	}
 	p.markThrows()
 	// Assign gcov lines, row by row within each function.
-	opt, cxxUnits, o3Units := unitRanges(f)
+	opt, cxxUnits, o3Units, units := unitRanges(f)
 	type span struct{ row, a, b int }
 	var spans []span // one function's, reused
 	for fi := range p.funcs {
@@ -428,6 +429,12 @@ func (p *Program) decode(f *elf.File) error {
 			continue
 		}
 		fn.cxx = inRanges(cxxUnits, fn.low)
+		for _, u := range units {
+			if inRanges(u.ranges, fn.low) {
+				fn.unit = u.name
+				break
+			}
+		}
 		if inRanges(opt, fn.low) {
 			fn.optimized = true
 			fn.o3 = inRanges(o3Units, fn.low)

@@ -3,6 +3,7 @@ package gcov
 import (
 	"debug/dwarf"
 	"debug/elf"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -29,10 +30,10 @@ import (
 // producerLevel, gcc records its switches there by default), of those at
 // -O3 and above, and of its C++ units (DW_AT_language), from one reading
 // of f's DWARF.
-func unitRanges(f *elf.File) (optimized, cxx, o3 [][2]uint64) {
+func unitRanges(f *elf.File) (optimized, cxx, o3 [][2]uint64, sources []unitSource) {
 	d, err := f.DWARF()
 	if err != nil {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	r := d.Reader()
 	for {
@@ -46,6 +47,14 @@ func unitRanges(f *elf.File) (optimized, cxx, o3 [][2]uint64) {
 			opt := level > 0
 			lang, _ := e.Val(dwarf.AttrLanguage).(int64)
 			isCXX := lang == 0x4 || lang == 0x1a || lang == 0x21 // DW_LANG_C_plus_plus, _11, _14
+			if name, _ := e.Val(dwarf.AttrName).(string); name != "" {
+				if dir, _ := e.Val(dwarf.AttrCompDir).(string); dir != "" && !filepath.IsAbs(name) {
+					name = filepath.Join(dir, name)
+				}
+				if rs, err := d.Ranges(e); err == nil {
+					sources = append(sources, unitSource{rs, name})
+				}
+			}
 			if opt || isCXX {
 				if rs, err := d.Ranges(e); err == nil {
 					if opt {
@@ -62,7 +71,14 @@ func unitRanges(f *elf.File) (optimized, cxx, o3 [][2]uint64) {
 		}
 		r.SkipChildren()
 	}
-	return optimized, cxx, o3
+	return optimized, cxx, o3, sources
+}
+
+// unitSource is a compilation unit's address ranges and primary source
+// file (DW_AT_name, joined to DW_AT_comp_dir when relative).
+type unitSource struct {
+	ranges [][2]uint64
+	name   string
 }
 
 // producerLevel returns the optimisation level a DW_AT_producer string

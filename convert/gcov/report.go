@@ -80,6 +80,10 @@ type File struct {
 	// srcLines, when the file has group functions, are its lines without
 	// theirs (gcov's JSON lists those under each function).
 	srcLines []*Line
+	// unit is the primary source of the compilation unit of the file's
+	// first function: gcov names that unit's notes and data files in
+	// the .gcov texts of the headers it includes.
+	unit string
 }
 
 // Report is the coverage of a program.
@@ -393,6 +397,9 @@ func (p *Program) Report(c *Counts) *Report {
 		}
 		graphFns = append(graphFns, graphFn{fi, out, acc, f})
 		getFile(fn.file).Functions = append(getFile(fn.file).Functions, out)
+		if f := getFile(fn.file); f.unit == "" {
+			f.unit = fn.unit
+		}
 	}
 	// gcov adds the functions' blocks to their lines in the notes file's
 	// order, which is gcc's order of instrumenting them: at -O0 the
@@ -658,6 +665,9 @@ func (p *Program) Report(c *Counts) *Report {
 		}
 		if outs[fi] == out {
 			getFile(fn.file).Functions = append(getFile(fn.file).Functions, out)
+			if f := getFile(fn.file); f.unit == "" {
+				f.unit = fn.unit
+			}
 		}
 	}
 	// Inlined instances count as calls of their function.

@@ -19,7 +19,9 @@ type TextOptions struct {
 	Counts   bool // -c: branch and call counts instead of percentages
 	Demangle bool // -m: demangled function names (with parameters)
 	// Graph and Data name the notes and data files in the preamble; empty
-	// means the source name with .gcno and .gcda.
+	// means the name of the primary source of the file's compilation unit
+	// (the file itself, or the source that includes a header) with .gcno
+	// and .gcda.
 	Graph, Data string
 }
 
@@ -53,7 +55,11 @@ func linePrefix(w *bufio.Writer, s string, n int) {
 // source lines (index 0 is line 1); missing lines print as /*EOF*/.
 func (r *Report) WriteText(out io.Writer, f *File, src []string, opt TextOptions) error {
 	w := bufio.NewWriter(out)
-	base := strings.TrimSuffix(f.Name, filepath.Ext(f.Name))
+	unit := f.Name
+	if f.unit != "" {
+		unit = f.unit
+	}
+	base := strings.TrimSuffix(unit, filepath.Ext(unit))
 	graph, data := opt.Graph, opt.Data
 	if graph == "" {
 		graph = base + ".gcno"
