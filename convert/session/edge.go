@@ -343,7 +343,7 @@ func (w *bulkWalker) walkAgg(b *ptperf.BulkWalk) {
 			if b.SampleState() {
 				in.sstate = 1
 			}
-			in.used, in.refills, in.walked, in.passed = 0, 0, 0, 0
+			in.used, in.refills, in.passed = 0, 0, 0
 			in.lastTNT, in.sampled, in.tookBit, in.notTaken = 0, 0, 0, 0
 			tipIP, tipOK := b.LastIP()
 			in.tipIP, in.tipOK, in.tips = tipIP, boolU32(tipOK), 0

@@ -62,7 +62,52 @@ rec:
 	ADDQ    R8, DX                    // the fall-through
 	MOVBLZX aggRec_kind(BX), AX
 	CMPL    AX, $const_aggCond
-	JEQ     walked
+	JNE     notcond
+	// A conditional branch, walked: the block before went here (a
+	// pending one is counted).
+	TESTQ   $fPending, R12
+	JEQ     cnopend
+	MOVLQSX aggInner_last(DI), AX
+	SHLQ    $6, AX
+	ADDQ    SI, AX
+	MOVL    aggRec_cnt(AX), CX
+	ADDQ    CX, aggRec_insns(AX)
+
+cnopend:
+	MOVL    aggRec_cnt(BX), CX
+	ADDQ    CX, R11
+	MOVL    $0, aggInner_noProg(DI)
+	MOVL    R9, aggInner_last(DI)
+	MOVQ    R8, aggInner_lastIP(DI)
+	SHLQ    $1, R10                   // the bit, in the carry
+	JCS     ctaken
+	// Not taken: counted when its successor is walked.
+	ORQ     $(fSState|fTookBit|fPending|fNotTaken), R12
+	MOVQ    DX, R8
+	MOVLQSX (aggRec_next+0)(BX), R9
+	JMP     loop
+
+ctaken:
+	// Taken: counted, a branch state passed (sampled: sstate is set).
+	ANDQ    $~fPending, R12
+	ORQ     $(fSState|fTookBit|fSampled), R12
+	ADDQ    CX, aggRec_insns(BX)
+	INCQ    aggInner_passed(DI)
+	MOVLQSX aggRec_rel(BX), R13
+	TESTQ   R13, R13
+	JEQ     cft                       // (to the fall-through: not taken)
+	INCQ    aggRec_taken(BX)
+	ADDQ    R13, DX
+	MOVQ    DX, R8
+	MOVLQSX (aggRec_next+4)(BX), R9
+	JMP     loop
+
+cft:
+	MOVQ    DX, R8
+	MOVLQSX (aggRec_next+0)(BX), R9
+	JMP     loop
+
+notcond:
 	CMPL    AX, $const_aggJump
 	JEQ     jumpok
 	CMPL    AX, $const_aggCall
@@ -97,39 +142,16 @@ walked:
 	ANDQ    $~fPending, R12
 
 nopend:
-	INCQ    aggInner_walked(DI)
 	MOVL    aggRec_cnt(BX), CX
 	ADDQ    CX, R11
 	MOVLQSX (aggRec_next+0)(BX), AX // the next record: next[0]
 	MOVLQSX aggRec_rel(BX), R13
 	ADDQ    DX, R13                   // the target
-	CMPB    aggRec_kind(BX), $const_aggCond
-	JEQ     cond
 	CMPB    aggRec_kind(BX), $const_aggJump
 	JEQ     jump
 	CMPB    aggRec_kind(BX), $const_aggCall
 	JEQ     called
 	JMP     indirect
-
-cond:
-	MOVL    $0, aggInner_noProg(DI)
-	ORQ     $(fSState|fTookBit), R12
-	SHLQ    $1, R10                   // the bit, in the carry
-	JCS     taken
-	// Not taken: counted when its successor is walked.
-	ORQ     $(fPending|fNotTaken), R12
-	MOVL    R9, aggInner_last(DI)
-	MOVQ    R8, aggInner_lastIP(DI)
-	MOVQ    DX, R8
-	MOVQ    AX, R9
-	JMP     loop
-
-taken:
-	CMPQ    R13, DX
-	JEQ     counted
-	INCQ    aggRec_taken(BX)
-	MOVLQSX (aggRec_next+4)(BX), AX // next[1]
-	JMP     counted
 
 jump:
 	// loopStep (R13 the target).
@@ -495,6 +517,8 @@ tipjmp:
 	SUBQ    aggInner_lo(DI), AX
 	CMPQ    AX, aggInner_span(DI)
 	JAE     done                      // another map: Agg.Jump
+	CMPL    const_frMode(DI), $const_framesEdges
+	JNE     tipok                     // (frame moves nothing)
 	MOVL    $const_aggInd, AX
 	JMP     frame
 

@@ -36,16 +36,16 @@ type aggInner struct {
 	sstate uint32
 
 	// Out: the bytes of more used (used) and the TNT-8 packets read
-	// there (refills), the last of them (lastTNT); the blocks walked, the
+	// there (refills), the last of them (lastTNT); the
 	// branch states passed (BulkWalk.Passing); whether the sample time
 	// was taken (sampled: a packet read, or a state passed after a bit),
 	// a TNT bit taken and a conditional branch not taken.
-	used, refills  uint64
-	walked, passed uint64
-	lastTNT        uint32
-	sampled        uint32
-	tookBit        uint32
-	notTaken       uint32
+	used, refills uint64
+	passed        uint64
+	lastTNT       uint32
+	sampled       uint32
+	tookBit       uint32
+	notTaken      uint32
 
 	// mid's (edge_mid.go), which reads TIP packets from more too, and
 	// counts them in refills (lastTNT the last one's first byte): the
@@ -356,7 +356,6 @@ func (s *aggInner) walkedRec(r *aggRec) {
 		l.insns += uint64(l.cnt)
 		s.pending = 0
 	}
-	s.walked++
 	s.insns += uint64(r.cnt)
 }
 

@@ -24,9 +24,11 @@ import (
 // each what the general loop does, step for step, and leaves everything
 // else to it.
 
-// innerWalk is the inner loop mid runs: aggInnerWalk, or in tests one
-// that leaves some blocks to mid's own code (TestAggMidRare).
-var innerWalk = aggInnerWalk
+// innerSkip, when set (in tests: TestAggMidRare), says whether mid skips
+// its inner loop this time, leaving the blocks it would have walked to
+// mid's own code. (Not a replacement of aggInnerWalk: through a func
+// value, the walk's aggInner would escape to the heap.)
+var innerSkip func() bool
 
 // mid walks from in's state (tip: in TIP mode, the decoder's packet a TIP)
 // while the inner loop or the blocks above take the walk, and returns
@@ -40,7 +42,9 @@ func (w *aggWalk) mid(in *aggInner, b *ptperf.BulkWalk, tip bool) (bool, bool) {
 			a.Frames(w.t, &in.fr)
 			in.dstack = b.Stack
 			in.stuckIP, in.stuckPrd, in.stuckCnt = b.StuckIP, int64(b.StuckPrd), int64(b.StuckCnt)
-			innerWalk(in)
+			if innerSkip == nil || !innerSkip() {
+				aggInnerWalk(in)
+			}
 			a.SetFrames(w.t, &in.fr)
 			b.Stack = in.dstack
 			b.StuckIP, b.StuckPrd, b.StuckCnt = in.stuckIP, int(in.stuckPrd), int(in.stuckCnt)
@@ -86,7 +90,7 @@ func (w *aggWalk) mid(in *aggInner, b *ptperf.BulkWalk, tip bool) (bool, bool) {
 			if in.noProg != 0 && !loopCheck(b, int(in.noProg), to) {
 				return tip, false // (where the general loop stops)
 			}
-			w.walked(in, r)
+			in.walkedRec(r)
 			in.noProg++
 			if r.kind == aggJump && to-w.lo < w.span {
 				// Counted as the general loop does (no move).
@@ -107,7 +111,7 @@ func (w *aggWalk) mid(in *aggInner, b *ptperf.BulkWalk, tip bool) (bool, bool) {
 				return true, false
 			}
 			e := r.e
-			w.walked(in, r)
+			in.walkedRec(r)
 			in.noProg = 0
 			from := in.ip + e.bytes
 			if e.in.Op == ptperf.OpCall {
@@ -148,7 +152,7 @@ func (w *aggWalk) mid(in *aggInner, b *ptperf.BulkWalk, tip bool) (bool, bool) {
 				return false, false
 			}
 			to := b.Stack[n-1]
-			w.walked(in, r)
+			in.walkedRec(r)
 			in.noProg = 0
 			b.RetAddr, b.Popped = to, true
 			b.Stack = b.Stack[:n-1]
@@ -160,18 +164,6 @@ func (w *aggWalk) mid(in *aggInner, b *ptperf.BulkWalk, tip bool) (bool, bool) {
 		}
 	}
 	return tip, false
-}
-
-// walked notes that the block of record r at in.ip is walked: the
-// pending block before it (a conditional branch not taken) went there.
-func (w *aggWalk) walked(in *aggInner, r *aggRec) {
-	if in.pending != 0 {
-		l := &in.recs[in.last]
-		l.insns += uint64(l.cnt)
-		in.pending = 0
-	}
-	in.walked++
-	in.insns += r.e.cnt
 }
 
 // passed counts the block of record ri (r) at in.ip, whose branch went to
@@ -219,7 +211,7 @@ func (w *aggWalk) takeTIP(in *aggInner, b *ptperf.BulkWalk, r *aggRec, ri int32)
 	in.used, in.refills, in.lastTNT = k+uint64(size), in.refills+1, uint32(c)
 	in.tipPl, in.tipIP, in.tips = pl, to, 1
 	e := r.e
-	w.walked(in, r)
+	in.walkedRec(r)
 	in.noProg = 0
 	if e.in.Op == ptperf.OpCall {
 		b.Stack = append(b.Stack, in.ip+uint64(r.ft))
