@@ -2429,43 +2429,29 @@ func (p *Program) singleReturnLine(fn *function) int32 {
 // front end gives a conditional expression its colon's location, and
 // the return statement its value's. Else it returns g.
 func (p *Program) cReturnLine(fn *function, g int32) int32 {
-	k := p.lines[g]
-	src := p.source(k.file)
-	if k.line < 1 || int(k.line) > len(src) {
-		return g
-	}
-	text := stripStrings(src[k.line-1])
-	i := strings.Index(text, "return")
-	if i < 0 || !hasReturnWord(text) {
-		return g
-	}
 	depth, open := 0, 0 // brackets; '?' at depth 0 without their ':'
-	for ln := k.line; ln <= fn.endLine && int(ln) <= len(src); ln++ {
-		line := stripStrings(src[ln-1])
-		if ln == k.line {
-			line = line[i:]
-		}
-		for j := 0; j < len(line); j++ {
-			switch c := line[j]; {
-			case c == '(' || c == '{' || c == '[':
-				depth++
-			case c == ')' || c == '}' || c == ']':
-				depth--
-			case c == '?' && depth == 0:
-				open++
-			case c == ':' && depth == 0 && open > 0:
-				if open--; open == 0 {
-					if ids := p.lineIDs(k.file, ln); ln != k.line && len(ids) > 0 {
-						return ids[0]
-					}
-					return g
+	out := g
+	p.walkReturn(fn, g, func(ln int32, c byte) bool {
+		switch {
+		case c == '(' || c == '{' || c == '[':
+			depth++
+		case c == ')' || c == '}' || c == ']':
+			depth--
+		case c == '?' && depth == 0:
+			open++
+		case c == ':' && depth == 0 && open > 0:
+			if open--; open == 0 {
+				if ids := p.lineIDs(p.lines[g].file, ln); ln != p.lines[g].line && len(ids) > 0 {
+					out = ids[0]
 				}
-			case c == ';' && depth == 0:
-				return g
+				return false
 			}
+		case c == ';' && depth == 0:
+			return false
 		}
-	}
-	return g
+		return true
+	})
+	return out
 }
 
 // cxxReturnLine returns, for gcov line g of a C++ function's return
@@ -2476,42 +2462,53 @@ func (p *Program) cxxReturnLine(fn *function, g int32) int32 {
 	if !fn.cxx || g < 0 {
 		return g
 	}
+	depth := 0
+	out := g
+	p.walkReturn(fn, g, func(ln int32, c byte) bool {
+		switch c {
+		case '(', '{', '[':
+			depth++
+		case ')', '}', ']':
+			depth--
+		case ';':
+			if depth > 0 {
+				return true
+			}
+			if ids := p.lineIDs(p.lines[g].file, ln); ln != p.lines[g].line && len(ids) > 0 {
+				out = ids[0]
+			}
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+// walkReturn calls visit with each character of the return statement on
+// gcov line g and its line, from its `return` to the end of fn's source
+// (strings and character constants blanked), until visit returns false.
+func (p *Program) walkReturn(fn *function, g int32, visit func(ln int32, c byte) bool) {
 	k := p.lines[g]
 	src := p.source(k.file)
 	if k.line < 1 || int(k.line) > len(src) {
-		return g
+		return
 	}
 	text := stripStrings(src[k.line-1])
 	i := strings.Index(text, "return")
 	if i < 0 || !hasReturnWord(text) {
-		return g
+		return
 	}
-	depth := 0
 	for ln := k.line; ln <= fn.endLine && int(ln) <= len(src); ln++ {
 		line := stripStrings(src[ln-1])
 		if ln == k.line {
 			line = line[i:]
 		}
 		for j := 0; j < len(line); j++ {
-			switch line[j] {
-			case '(', '{', '[':
-				depth++
-			case ')', '}', ']':
-				depth--
-			case ';':
-				if depth == 0 {
-					if ln == k.line {
-						return g
-					}
-					if ids := p.lineIDs(k.file, ln); len(ids) > 0 {
-						return ids[0]
-					}
-					return g
-				}
+			if !visit(ln, line[j]) {
+				return
 			}
 		}
 	}
-	return g
 }
 
 // finish sorts each block's lines and arcs as gcov does and sets the
