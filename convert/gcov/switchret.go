@@ -62,6 +62,7 @@ type caseGroup struct {
 	ret        bool    // the group is one return of a constant or a variable
 	retVal     string  // what it returns
 	falls      bool    // control can fall into the next group
+	onlyBreak  bool    // the group's one statement is break
 }
 
 // switchReturns splits the switch on line sw of src (in a function
@@ -95,6 +96,7 @@ func switchGroups(src []string, sw, end int32, enums map[string]int64) []caseGro
 			g.ret = true
 			g.retVal = strings.TrimSpace(stmts[0])
 		}
+		g.onlyBreak = len(stmts) == 1 && stmts[0] == "break;"
 		g.falls = true
 		if n := len(stmts); n > 0 {
 			t := strings.TrimSpace(stmts[n-1])
@@ -247,7 +249,8 @@ func sameImm(c int64, cj caseJump) bool {
 }
 
 // findSwitchReturns applies the rule above to the function from start to
-// end of file's source src (has: its lines with code): the first
+// end of file's source src (has: its lines with code), and hides the
+// labels of cases that only break (their forwarder goes the same way): the first
 // returning case's lines are no code, the later ones' lines without rows
 // are counted from their compare tree's jumps where every constant of the
 // case has one, and a returning default's as the switch's line less
@@ -262,13 +265,24 @@ func (p *Program) findSwitchReturns(src []string, file, start, end int32, has ma
 			continue
 		}
 		groups, first := switchReturns(src, ln, end, enums())
+		if p.noCode == nil {
+			p.noCode = map[int32]bool{}
+		}
+		for _, g := range groups {
+			if g.onlyBreak {
+				// The labels of a case that only breaks: its block is a
+				// forwarder to the switch's end that the CFG cleanup
+				// removes (the break keeps the count of that end where
+				// it has code of its own).
+				for _, l := range g.labels {
+					p.noCode[get(file, l)] = true
+				}
+			}
+		}
 		if first < 0 {
 			continue
 		}
 		f := groups[first]
-		if p.noCode == nil {
-			p.noCode = map[int32]bool{}
-		}
 		for _, l := range f.lines() {
 			p.noCode[get(file, l)] = true
 		}
