@@ -1307,8 +1307,10 @@ func (gb *graphBuilder) blockArcs(si int) {
 	if s.first > fn.first && !gb.ehOnly[si] && !p.insns[s.first].leader {
 		if g := p.temporaryEnd(fn, s.first-1); g >= 0 {
 			b.lines = appendLine(b.lines, g)
-		} else if g := p.temporariesEnd(fn, s.first-1); g >= 0 {
-			b.lines = appendLine(b.lines, g)
+		} else {
+			for _, g := range p.temporariesEnd(fn, s.first-1) {
+				b.lines = appendLine(b.lines, g)
+			}
 		}
 	}
 	if gb.epi < 0 && p.insns[s.end-1].kind == kRet && p.epilogueAt(fn, s.first) && s.first > fn.first && p.insns[s.first-1].kind == kCall {
@@ -1998,9 +2000,18 @@ func (p *Program) liveTemporaries(fn *function, k int) (int, []int32) {
 	for start > fn.first && p.insns[start-1].gline == call.gline && p.insns[start-1].kind != kRet {
 		start--
 	}
+	temps, _ := p.temporaries(fn, start, k)
+	return start, temps
+}
+
+// temporaries returns the frame slots of the C++ temporaries that the
+// instructions [start, k) made in memory before the call at k, in the
+// order they were made, with the gcov line of each one's making.
+func (p *Program) temporaries(fn *function, start, k int) ([]int32, []int32) {
+	call := &p.insns[k]
 	made := map[int32]bool{}
 	addressed := map[int32]bool{}
-	var order []int32
+	var order, at []int32
 	for j := start; j < k; j++ {
 		in := &p.insns[j]
 		var s int32
@@ -2021,29 +2032,86 @@ func (p *Program) liveTemporaries(fn *function, k int) (int, []int32) {
 		}
 		made[s] = true
 		order = append(order, s)
+		at = append(at, in.gline)
 	}
-	var temps []int32
-	for _, s := range order {
+	var temps, lines []int32
+	for i, s := range order {
 		if addressed[s] && !(call.thisSlot == s && p.constructorCall(k)) {
 			temps = append(temps, s)
+			lines = append(lines, at[i])
 		}
 	}
-	return start, temps
+	return temps, lines
 }
 
 // temporariesEnd returns, when instruction k is a C++ call that ends its
-// statement's code and temporaries made in memory before it are still
-// alive, the statement's line: their clobbers at the end of the full
-// expression begin the block after the call. Else it returns -1.
-func (p *Program) temporariesEnd(fn *function, k int) int32 {
+// statement's code (the next instruction is of a line after the
+// statement's) and temporaries the statement made in memory are still
+// alive, the lines they were made on: their clobbers at the end of the
+// full expression, with their locations, begin the block after the call.
+func (p *Program) temporariesEnd(fn *function, k int) []int32 {
 	call := &p.insns[k]
 	if !fn.cxx || call.kind != kCall && call.kind != kCallInd || call.gline < 0 || k+1 >= fn.end || p.insns[k+1].gline == call.gline {
-		return -1
+		return nil
 	}
-	if _, temps := p.liveTemporaries(fn, k); len(temps) == 0 {
-		return -1
+	at := p.lines[call.gline]
+	first, last := p.statementLines(at.file, at.line)
+	if g := p.insns[k+1].gline; g >= 0 && p.lines[g].file == at.file && p.lines[g].line >= first && p.lines[g].line <= last {
+		return nil // the statement goes on
 	}
-	return call.gline
+	start := k
+	for start > fn.first && p.insns[start-1].kind != kRet {
+		g := p.insns[start-1].gline
+		if g >= 0 && (p.lines[g].file != at.file || p.lines[g].line < first || p.lines[g].line > last) {
+			break
+		}
+		start--
+	}
+	_, lines := p.temporaries(fn, start, k)
+	var out []int32
+	for _, l := range lines {
+		if l >= 0 {
+			out = appendLine(out, l)
+		}
+	}
+	return out
+}
+
+// statementLines returns the first and last source lines of the statement
+// that line ln of file holds part of, from the source: the lines before
+// it that do not end a statement, open or close a block or head a
+// control statement, and those after it up to the one that does (at
+// most 8 each way).
+func (p *Program) statementLines(file, ln int32) (int32, int32) {
+	src := p.source(file)
+	ends := func(l int32) bool {
+		t := strings.TrimSpace(stripStrings(src[l-1]))
+		if i := strings.Index(t, "//"); i >= 0 {
+			t = strings.TrimSpace(t[:i])
+		}
+		if t == "" || strings.HasSuffix(t, ";") || strings.HasSuffix(t, "{") || strings.HasSuffix(t, "}") || strings.HasSuffix(t, ":") {
+			return true
+		}
+		// A control statement's head (`for (...)` before an unbraced
+		// body) is a statement of its own.
+		for _, kw := range []string{"for", "while", "if", "else", "do", "switch"} {
+			if strings.HasPrefix(t, kw) && !isIdentByte(t, len(kw)) {
+				return true
+			}
+		}
+		return false
+	}
+	if ln < 1 || int(ln) > len(src) {
+		return ln, ln
+	}
+	first, last := ln, ln
+	for first > 1 && ln-first < 8 && !ends(first-1) {
+		first--
+	}
+	for int(last) < len(src) && last-ln < 8 && !ends(last) {
+		last++
+	}
+	return first, last
 }
 
 // constructorCall reports whether instruction k directly calls a C++

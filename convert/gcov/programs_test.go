@@ -43,14 +43,15 @@ var unseenPrograms = []string{
 // functions' graphs differ).
 //
 // The C++ programs written in round 11 (cxxRound11Programs), measured as
-// written: pool.cc has every line's count and every call count; its -b
-// -c records differ on 12 lines (over 3 runs) and one line's '*' mark:
+// written (main's as of 47e8a33 -> now): pool.cc has every line's count
+// (99.20% -> 100%) and every call count; its -b -c records differ on 6
+// lines over 3 runs (9 -> 6) and one line's '*' mark:
 // `Result<int> r = parse(...)` initialises a class object from a call
-// that may throw (one GIMPLE call, no copy block after it), an
-// aggregate temporary's exception cleanup in a constructor without a
-// landing pad, `continue` out of a scope with a memory local in a try
-// block, and a template member's graph. rpn.cc has every line's
-// executability and call count, but 3 line counts differ: the exception
+// that may throw (one GIMPLE call, no copy block after it), an aggregate
+// temporary's exception cleanup in a constructor without a landing pad,
+// and a template member's graph. rpn.cc has every line's
+// executability and call count, but 3 line counts differ (branch/call
+// lines 138/144 -> 141/144): the exception
 // paths of a throw of a class object built from a std::string temporary
 // inside a catch clause (several temporaries with destructors and
 // clobbers, chained cleanups) are not gcc's block for block.
@@ -59,7 +60,7 @@ var textAllowance = map[string]struct{ lines, branchLines int }{
 	"visitor":   {0, 16},
 	"events":    {0, 8},
 	"grid":      {0, 20},
-	"pool":      {0, 12},
+	"pool":      {0, 6},
 	"rpn":       {3, 3},
 }
 
