@@ -186,28 +186,39 @@ func (s *ThreadSpace) reach(d *DSO, t *unwind.Table, bias uint64) tableReach {
 	r := reachOwn
 	tabLo, tabHi, ehLo, ehHi, ok := t.Spans()
 	if ok {
-		for _, sp := range [2][2]uint64{{tabLo, tabHi}, {ehLo, ehHi}} {
-			r = max(r, s.spanReach(d, sp[0]+bias, sp[1]+bias))
+		tr, _ := s.spanReach(d, tabLo+bias, tabHi+bias)
+		er, partly := s.spanReach(d, ehLo+bias, ehHi+bias)
+		if er == reachNone && partly {
+			// perf reads the FDEs it needs, not all of .eh_frame:
+			// those in the mapped part are found (read through the
+			// maps, as for other files), the others are not. Seen
+			// on a recording of another machine whose /usr/bin/script
+			// was smaller than the local one: its .eh_frame ran past
+			// the recorded maps, and perf unwound through main all
+			// the same.
+			er = reachOther
 		}
+		r = max(tr, er)
 	}
 	d.reachKey, d.reachVal = k, r
 	return r
 }
 
-// spanReach is reach for the runtime span [lo, hi).
-func (s *ThreadSpace) spanReach(d *DSO, lo, hi uint64) tableReach {
-	r := reachOwn
+// spanReach is reach for the runtime span [lo, hi); partly says that a
+// span outside the maps (reachNone) begins in them.
+func (s *ThreadSpace) spanReach(d *DSO, lo, hi uint64) (r tableReach, partly bool) {
+	r = reachOwn
 	for a := lo; a < hi; {
 		mp := s.t.Maps.Find(a)
 		if mp == nil {
-			return reachNone
+			return reachNone, a > lo
 		}
 		if mp.DSO != d {
 			r = reachOther
 		}
 		a = mp.End
 	}
-	return r
+	return r, false
 }
 
 // mismatched reports whether d's data file is not the file the recording
