@@ -111,7 +111,7 @@ notcond:
 	CMPL    AX, $const_aggJump
 	JEQ     jumpok
 	CMPL    AX, $const_aggCall
-	JEQ     call
+	JEQ     loopchk
 	CMPL    AX, $const_aggRet
 	JEQ     cret
 	JMP     done
@@ -119,16 +119,23 @@ notcond:
 jumpok:
 	CMPL    (aggRec_next+0)(BX), $0
 	JEQ     done
-	// loopFails: noProg > 1 and (noProg > maxLoops or to == stuckIP).
+
+loopchk:
+	// A direct jump or call: loopFails (noProg > 1 and (noProg >
+	// maxLoops or to == stuckIP)) stops the loop.
 	MOVL    aggInner_noProg(DI), AX
 	CMPL    AX, $1
-	JLS     walked
+	JLS     loopok
 	CMPQ    AX, aggInner_maxLoops(DI)
 	JGT     done
 	MOVLQSX aggRec_rel(BX), R13
 	ADDQ    DX, R13
 	CMPQ    R13, aggInner_stuckIP(DI)
 	JEQ     done
+
+loopok:
+	CMPB    aggRec_kind(BX), $const_aggCall
+	JEQ     call
 
 walked:
 	// The block before went here: a pending one is counted.
@@ -148,61 +155,41 @@ nopend:
 	MOVLQSX aggRec_rel(BX), R13
 	ADDQ    DX, R13                   // the target
 	CMPB    aggRec_kind(BX), $const_aggJump
-	JEQ     jump
+	JEQ     uncond
 	CMPB    aggRec_kind(BX), $const_aggCall
-	JEQ     called
+	JEQ     uncond
 	JMP     indirect
 
-jump:
-	// loopStep (R13 the target).
+uncond:
+	// A direct jump or call: loopStep (R13 the target).
 	MOVL    aggInner_noProg(DI), R14
 	INCL    aggInner_noProg(DI)
 	TESTL   R14, R14
-	JEQ     jstepped
+	JEQ     stepped
 	CMPL    R14, $1
-	JNE     jdec
+	JNE     stepdec
 	MOVQ    R13, aggInner_stuckIP(DI)
 	MOVQ    $1, aggInner_stuckPrd(DI)
 	MOVQ    $1, aggInner_stuckCnt(DI)
-	JMP     jstepped
+	JMP     stepped
 
-jdec:
+stepdec:
 	DECQ    aggInner_stuckCnt(DI)
-	JNE     jstepped
+	JNE     stepped
 	MOVQ    aggInner_stuckPrd(DI), R14
 	INCQ    R14
 	MOVQ    R14, aggInner_stuckPrd(DI)
 	MOVQ    R14, aggInner_stuckCnt(DI)
 	MOVQ    R13, aggInner_stuckIP(DI)
 
-jstepped:
-	INCQ    aggRec_taken(BX)
+stepped:
+	CMPB    aggRec_kind(BX), $const_aggCall
+	JEQ     called
+	INCQ    aggRec_taken(BX)          // a jump
 	JMP     counted
 
 called:
 	// A direct call: the callee's record is the call's.
-	// loopStep (R13 the target).
-	MOVL    aggInner_noProg(DI), R14
-	INCL    aggInner_noProg(DI)
-	TESTL   R14, R14
-	JEQ     cstepped
-	CMPL    R14, $1
-	JNE     cdec
-	MOVQ    R13, aggInner_stuckIP(DI)
-	MOVQ    $1, aggInner_stuckPrd(DI)
-	MOVQ    $1, aggInner_stuckCnt(DI)
-	JMP     cstepped
-
-cdec:
-	DECQ    aggInner_stuckCnt(DI)
-	JNE     cstepped
-	MOVQ    aggInner_stuckPrd(DI), R14
-	INCQ    R14
-	MOVQ    R14, aggInner_stuckPrd(DI)
-	MOVQ    R14, aggInner_stuckCnt(DI)
-	MOVQ    R13, aggInner_stuckIP(DI)
-
-cstepped:
 	MOVBLZX aggRec_br(BX), AX
 	ADDQ    AX, aggRec_taken(BX)
 	MOVLQSX aggRec_call(BX), AX
@@ -253,19 +240,8 @@ counted:
 	JMP     loop
 
 call:
-	// A direct call: its loop check (loopFails), room on the decoder's
+	// A direct call whose loop check passed: room on the decoder's
 	// stack.
-	MOVL    aggInner_noProg(DI), AX
-	CMPL    AX, $1
-	JLS     callst
-	CMPQ    AX, aggInner_maxLoops(DI)
-	JGT     done
-	MOVLQSX aggRec_rel(BX), R13
-	ADDQ    DX, R13
-	CMPQ    R13, aggInner_stuckIP(DI)
-	JEQ     done
-
-callst:
 	CMPL    aggRec_rel(BX), $0
 	JEQ     callfr
 	MOVQ    (aggInner_dstack+8)(DI), AX
@@ -280,6 +256,9 @@ callfr:
 callok:
 	CMPL    aggRec_rel(BX), $0
 	JEQ     walked
+
+push:
+	// The return address (DX) pushed on the decoder's stack.
 	MOVQ    (aggInner_dstack+0)(DI), AX
 	MOVQ    (aggInner_dstack+8)(DI), R13
 	MOVQ    DX, (AX)(R13*8)           // the return address
@@ -540,18 +519,14 @@ tipok:
 	MOVQ    DX, aggInner_tipPl(DI)
 	MOVQ    R14, aggInner_tipIP(DI)
 	MOVL    $1, aggInner_tips(DI)
+	ORQ     $fSState, R12
 	MOVL    aggRec_ft(BX), DX
 	ADDQ    R8, DX                    // the fall-through
 	CMPB    aggRec_kind(BX), $const_aggRet
 	JEQ     tipret
 	CMPB    aggRec_isCall(BX), $0
-	JEQ     tipdone
-	MOVQ    (aggInner_dstack+0)(DI), AX
-	MOVQ    (aggInner_dstack+8)(DI), R13
-	MOVQ    DX, (AX)(R13*8)           // the return address
-	INCQ    R13
-	MOVQ    R13, (aggInner_dstack+8)(DI)
-	JMP     tipdone
+	JEQ     walked
+	JMP     push
 
 tipret:
 	// walkInsn pops at every return.
@@ -559,15 +534,12 @@ tipret:
 	MOVQ    $0, aggInner_retAddr(DI)
 	MOVQ    (aggInner_dstack+8)(DI), AX
 	TESTQ   AX, AX
-	JEQ     tipdone
+	JEQ     walked
 	DECQ    AX
 	MOVQ    AX, (aggInner_dstack+8)(DI)
 	MOVQ    (aggInner_dstack+0)(DI), R13
 	MOVQ    (R13)(AX*8), R13
 	MOVQ    R13, aggInner_retAddr(DI)
-
-tipdone:
-	ORQ     $fSState, R12
 	JMP     walked
 
 done:
