@@ -64,7 +64,7 @@ func (m *Machine) SearchVmlinux(release string) string {
 		if st, err := os.Stat(file); err != nil || !st.Mode().IsRegular() {
 			continue
 		}
-		vm, err := symbol.LoadVmlinux(file, "")
+		vm, err := symbol.LoadVmlinux(file, "", nil)
 		if err != nil || m.kernelBuildID != nil && !symbol.BuildIDEqual(m.kernelBuildID, vm.BuildID) {
 			continue
 		}
@@ -97,7 +97,7 @@ func (m *Machine) vmlinux() *vmlinuxState {
 		return v
 	}
 	v.done = true
-	vm, err := symbol.LoadVmlinux(m.vmlinuxFile(m.vmPath), m.refName)
+	vm, err := symbol.LoadVmlinux(m.vmlinuxFile(m.vmPath), m.refName, m.symOpts.KernelDemangler())
 	if err != nil {
 		return v
 	}

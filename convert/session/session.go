@@ -27,6 +27,9 @@ type Options struct {
 	// NoDemangle keeps symbol names mangled (perf's --no-demangle);
 	// DemangleParams adds C++ parameters (perf's -v).
 	NoDemangle, DemangleParams bool
+	// DemangleKernel demangles the symbols of a -k/--vmlinux ELF
+	// (perf's --demangle-kernel); kallsyms' are never demangled.
+	DemangleKernel bool
 	// Warn, when set, gets perf's warnings for stderr (one line each,
 	// without its newline), such as a kernel whose symbols are missing.
 	Warn func(string)
@@ -282,7 +285,7 @@ func Open(path string, o Options) (*Session, error) {
 
 // New starts a session on an opened file.
 func New(f *perfdata.File, o Options) (*Session, error) {
-	so := &symbol.Options{Symfs: o.Symfs, BuildIDDir: o.BuildIDDir, NoDemangle: o.NoDemangle, DemangleParams: o.DemangleParams,
+	so := &symbol.Options{Symfs: o.Symfs, BuildIDDir: o.BuildIDDir, NoDemangle: o.NoDemangle, DemangleParams: o.DemangleParams, DemangleKernel: o.DemangleKernel,
 		CacheDir: cachedir.Path("symtab")}
 	kallsyms := o.Kallsyms
 	if kallsyms == "" && f.Dir != "" {

@@ -252,6 +252,17 @@ func (o *Options) DemangleName(name string) string {
 	return name
 }
 
+// KernelDemangler returns how o wants a kernel ELF's symbol names: nil
+// (kept as they are, perf's default) or, with --demangle-kernel,
+// demangleName with o's params (perf's demangle_sym for a kernel DSO).
+func (o *Options) KernelDemangler() func(string) string {
+	if o == nil || !o.DemangleKernel {
+		return nil
+	}
+	params := o.DemangleParams
+	return func(name string) string { return demangleName(name, params) }
+}
+
 // demangler returns how o wants user-space symbol names: nil (kept as
 // they are, perf's --no-demangle) or demangleName with o's params.
 func (o *Options) demangler() func(string) string {

@@ -23,6 +23,10 @@ type Options struct {
 	// --no-demangle); DemangleParams prints C++ parameters (perf's -v).
 	// Kernel symbols from kallsyms are never demangled, as in perf.
 	NoDemangle, DemangleParams bool
+	// DemangleKernel demangles the symbols of a kernel ELF (a vmlinux),
+	// perf's --demangle-kernel: want_demangle asks it, not NoDemangle,
+	// for a kernel DSO's symbols.
+	DemangleKernel bool
 	// CacheDir is where ELF symbol tables are cached between runs
 	// (symcache.go), "" for no cache.
 	CacheDir string

@@ -32,9 +32,10 @@ type VmlinuxSection struct {
 
 // LoadVmlinux reads the vmlinux at path as perf's dso__load_vmlinux does
 // for the kernel: its .symtab (a stripped vmlinux, without one, fails,
-// as it does for perf), with refName's value for the relocation. Kernel
-// names are not demangled (perf's default, no --demangle-kernel).
-func LoadVmlinux(path, refName string) (v *Vmlinux, err error) {
+// as it does for perf), with refName's value for the relocation. Names
+// are demangled by dm, nil for none (perf's default; --demangle-kernel
+// gives Options.KernelDemangler).
+func LoadVmlinux(path, refName string, dm func(string) string) (v *Vmlinux, err error) {
 	f, err := elf.Open(path)
 	if err != nil {
 		return nil, err
@@ -93,15 +94,15 @@ func LoadVmlinux(path, refName string) (v *Vmlinux, err error) {
 		}
 		vs := VmlinuxSection{Name: sec.Name, Addr: sec.Addr, Size: sec.Size, Offset: sec.Offset}
 		if sec.Name == ".text" {
-			vs.Syms = fixedTable(newLoadOrder([][]lsym{kept}, nil, strs, nil), buildList)
+			vs.Syms = fixedTable(newLoadOrder([][]lsym{kept}, nil, strs, dm), buildList)
 		} else {
 			syms := make([]Symbol, len(kept))
 			for i, l := range kept {
-				syms[i] = Symbol{Start: l.start, End: l.end, Name: name(l.name), Bind: elf.SymBind(l.bind), Type: elf.SymType(l.typ)}
+				syms[i] = Symbol{Start: l.start, End: l.end, Name: name(l.name), Bind: elf.SymBind(l.bind), Type: elf.SymType(l.typ), pending: pendingName}
 			}
 			t := &Table{}
 			t.insert(syms)
-			t.finish(nil)
+			t.finish(dm)
 			vs.Syms = t
 		}
 		v.Sections = append(v.Sections, vs)

@@ -156,9 +156,9 @@ func scriptOptTable() []scriptOpt {
 		{optHelp: optHelp{short: 'I', long: "show-info", help: "with --header: the extended header sections too"}, flag: on(func(c *runner.Config) *bool { return &c.ShowInfo }), unset: off(func(c *runner.Config) *bool { return &c.ShowInfo })},
 		{optHelp: optHelp{short: 'f', long: "force", help: "read files owned by others"}, flag: on(func(c *runner.Config) *bool { return &c.Force }), unset: off(func(c *runner.Config) *bool { return &c.Force })},
 		{optHelp: optHelp{long: "no-demangle", help: "do not demangle symbol names"}, flag: on(func(c *runner.Config) *bool { return &c.NoDemangle })},
-		// Kernel symbols come from kallsyms, which perf never
-		// demangles either: --demangle-kernel changes nothing there.
-		{optHelp: optHelp{long: "demangle-kernel", help: "demangle kernel symbols (none need it)"}, flag: func(*runner.Config) {}, unset: func(*runner.Config) {}},
+		// Kallsyms' names are never demangled, by perf either: this
+		// demangles a -k/--vmlinux ELF's symbols.
+		{optHelp: optHelp{long: "demangle-kernel", help: "demangle the kernel ELF's (-k) symbol names"}, flag: on(func(c *runner.Config) *bool { return &c.DemangleKernel }), unset: off(func(c *runner.Config) *bool { return &c.DemangleKernel })},
 		{optHelp: optHelp{long: "demangle", help: "demangle symbol names (the default)"}, flag: off(func(c *runner.Config) *bool { return &c.NoDemangle })},
 		{optHelp: optHelp{short: 'v', long: "verbose", help: "more detail (demangled parameters)"}, flag: on(func(c *runner.Config) *bool { return &c.Verbose }), unset: off(func(c *runner.Config) *bool { return &c.Verbose })},
 		{optHelp: optHelp{long: "inline", help: "show inlined functions in call chains (default)"}, flag: func(cfg *runner.Config) { cfg.NoInline = false }},

@@ -208,6 +208,8 @@ func TestPTKernelVmlinux(t *testing.T) {
 	if err := os.WriteFile(other, c, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	mangled := filepath.Join(tmp, "mangled")
+	mangledKernel(t, vmlinux, mangled)
 	for _, mode := range []struct {
 		name string
 		wo   record.WriteOptions
@@ -225,7 +227,38 @@ func TestPTKernelVmlinux(t *testing.T) {
 			for _, k := range []string{stripped, other} {
 				compare(t, dir, "-k", k, "--itrace=be", "-F", "+flags,+addr")
 			}
+			if mode.name == "per-thread" {
+				// A kernel ELF's symbols are demangled with
+				// --demangle-kernel only (perf's want_demangle).
+				compare(t, dir, "-k", mangled, "--itrace=be", "-F", "+flags,+addr")
+				compare(t, dir, "-k", mangled, "--demangle-kernel", "--itrace=be", "-F", "+flags,+addr")
+				cfg := configOf(t, dir, "-k", mangled, "--demangle-kernel", "--itrace=be", "-F", "+flags,+addr")
+				var out, stderr bytes.Buffer
+				if err := Run(cfg, &out, &stderr); err != nil {
+					t.Fatalf("perfpt script --demangle-kernel: %v\n%s", err, stderr.String())
+				}
+				if !bytes.Contains(out.Bytes(), []byte("a::bc+")) {
+					t.Error("--demangle-kernel: no branch names the demangled sys_other (a::bc): the comparison shows nothing")
+				}
+			}
 		})
+	}
+}
+
+// mangledKernel writes to dst a copy of the kernel ELF at path whose
+// sys_other symbol is named _ZN1a2bcE (a::bc), a name of the same length.
+func mangledKernel(t *testing.T, path, dst string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, repl := []byte("\x00sys_other\x00"), []byte("\x00_ZN1a2bcE\x00")
+	if bytes.Count(b, old) != 1 {
+		t.Fatalf("%s: sys_other is not named once in the string table", path)
+	}
+	if err := os.WriteFile(dst, bytes.Replace(b, old, repl, 1), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -58,6 +58,9 @@ type Config struct {
 	// NoDemangle keeps symbol names mangled (--no-demangle); Verbose
 	// (-v) prints C++ parameters in demangled names, as perf -v does.
 	NoDemangle, Verbose bool
+	// DemangleKernel demangles a -k/--vmlinux ELF's symbols
+	// (--demangle-kernel).
+	DemangleKernel bool
 	// DumpRaw prints each record as perf script -D does: perf report -D's
 	// lines for it (perf's dump_event and the tool's dump_trace lines),
 	// perf script's own output after them, no PT decoding.
@@ -107,7 +110,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		}
 	}
 	opts := session.Options{Symfs: cfg.Symfs, Kallsyms: cfg.Kallsyms, Vmlinux: cfg.Vmlinux, Workers: cfg.Workers,
-		NoDemangle: cfg.NoDemangle, DemangleParams: cfg.Verbose,
+		NoDemangle: cfg.NoDemangle, DemangleParams: cfg.Verbose, DemangleKernel: cfg.DemangleKernel,
 		Warn:   func(msg string) { fmt.Fprintln(stderr, msg) },
 		Itrace: it, Callchains: !cfg.NoCallchain || ptCallchains(it), MaxStack: cfg.MaxStack, NoInline: cfg.NoInline,
 		IPC: fields.Has(script.TypeHardware, script.FieldIPC), NoIPLoc: ptNoIPLoc(fields, it), Show: cfg.Show}

@@ -52,6 +52,8 @@ func configOf(t *testing.T, data string, args ...string) Config {
 			cfg.DumpRaw = true
 		case a == "--no-inline":
 			cfg.NoInline = true
+		case a == "--demangle-kernel":
+			cfg.DemangleKernel = true
 		case a == "--stitch-lbr":
 			cfg.StitchLBR = true
 		case a == "--max-stack":
