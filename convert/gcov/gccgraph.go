@@ -145,6 +145,10 @@ type graphBuilder struct {
 	// tempPad maps a segment whose call throws into the aggregates'
 	// cleanup to the first block of its temporaries' cleanups (tempPads).
 	tempPad map[int]int
+	// sretPad maps a segment whose call makes a temporary in memory
+	// (its hidden result pointer) to the block resuming the unwind after
+	// that temporary's destructor (sretPads).
+	sretPad map[int]int
 }
 
 func (gb *graphBuilder) build() *gccGraph {
@@ -317,6 +321,7 @@ func (gb *graphBuilder) build() *gccGraph {
 			gb.visibleEntry[e.visible] = true
 		}
 	}
+	gb.sretPads()
 	for _, si := range order {
 		gb.blockArcs(si)
 	}
@@ -1325,6 +1330,11 @@ func (gb *graphBuilder) blockArcs(si int) {
 	ehPass := gb.ehOnly[si] && gb.passesToPad(s)
 	if s.call >= 0 && p.insns[s.call].resume || p.bareReturnJump(fn, s) || ehPass {
 		end = s.first // no line of its own
+		if g := p.resumeTemporary(fn, s); g >= 0 {
+			// Resuming after a temporary's destructor: the resx
+			// follows the temporary's clobber, of its location.
+			b.lines = appendLine(b.lines, g)
+		}
 	} else if j := &p.insns[end-1]; end-1 > s.first && j.kind == kJmp && j.gline >= 0 && j.gline != p.insns[end-2].gline &&
 		p.index(j.target) >= 0 && p.insns[p.index(j.target)].gline == j.gline && !p.loopLineOf(j.gline) && !p.jumpLine(j.gline) {
 		// The jump to a join carries the join's line (an arm's end
@@ -1439,6 +1449,9 @@ func (gb *graphBuilder) blockArcs(si int) {
 		case pad > 0:
 			// An exception arc to the landing pad.
 			b.succ = append(b.succ, gccArc{to: gb.enter(pad, -1), throw: true, obs: []arcObs{{s.call, obsThrow, pad}}})
+		case pad == 0 && gb.sretPad[si] > 0:
+			// Into the cleanup of the temporary the call makes.
+			b.succ = append(b.succ, gccArc{to: gb.sretPad[si], throw: true, obs: []arcObs{{s.call, obsThrow, -1}}})
 		case pad < 0 && !gb.ehOnly[si]:
 			// To the cleanup that only ends the aggregates' lifetimes,
 			// which the machine code has no landing pad for (through
@@ -2112,6 +2125,68 @@ func (p *Program) statementLines(file, ln int32) (int32, int32) {
 		last++
 	}
 	return first, last
+}
+
+// sretPads finds the calls that make a C++ temporary in memory through
+// their hidden result pointer (a frame slot of no named local, passed as
+// the first argument, not made before in the statement, to a call that
+// is no constructor) and throw with no landing pad of the function:
+// gcc's temporary is in its own clobber's cleanup from the call on, so
+// the exception goes to that cleanup's exception copy, the block that
+// resumes the unwind after the temporary's destructor on the landing
+// pads of the calls after it.
+func (gb *graphBuilder) sretPads() {
+	p, fn := gb.p, gb.fn
+	gb.sretPad = map[int]int{}
+	if !fn.cxx {
+		return
+	}
+	for si, s := range gb.segs {
+		if s.call < 0 || gb.ehOnly[si] {
+			continue
+		}
+		k := s.call
+		call := &p.insns[k]
+		slot := call.thisSlot
+		if slot == 0 || fn.localSlots[slot] || p.constructorCall(k) || p.destructorCall(k) || !call.throws || call.noReturn {
+			continue
+		}
+		if cs, ok := p.site(fn.low, call.addr); ok && (cs.lp != 0 || cs.action != 0) {
+			continue
+		}
+		start, _ := p.liveTemporaries(fn, k)
+		made := false // stored to, or an object a call was made on
+		for j := start; j < k; j++ {
+			in := &p.insns[j]
+			made = made || in.slotStore && in.slot == slot || (in.kind == kCall || in.kind == kCallInd) && in.thisSlot == slot
+		}
+		if made {
+			continue
+		}
+		for sj, t := range gb.segs {
+			if t.call < 0 || !p.insns[t.call].resume || !gb.ehOnly[sj] || t.first <= fn.first {
+				continue
+			}
+			if d := &p.insns[t.first-1]; p.destructorCall(t.first-1) && d.thisSlot == slot {
+				gb.sretPad[si] = t.block
+				break
+			}
+		}
+	}
+}
+
+// resumeTemporary returns, for a segment resuming the unwind right after
+// the destructor of a temporary (a frame slot of no named local), the
+// destructor's line, else -1.
+func (p *Program) resumeTemporary(fn *function, s *seg) int32 {
+	if s.call < 0 || !p.insns[s.call].resume || s.first <= fn.first || !fn.cxx {
+		return -1
+	}
+	d := &p.insns[s.first-1]
+	if !p.destructorCall(s.first-1) || d.thisSlot == 0 || fn.localSlots[d.thisSlot] {
+		return -1
+	}
+	return d.gline
 }
 
 // constructorCall reports whether instruction k directly calls a C++

@@ -59,7 +59,7 @@ var textAllowance = map[string]struct{ lines, branchLines int }{
 	"inventory": {0, 36},
 	"visitor":   {0, 16},
 	"events":    {0, 8},
-	"grid":      {0, 20},
+	"grid":      {0, 15},
 	"pool":      {0, 6},
 	"rpn":       {3, 3},
 }
