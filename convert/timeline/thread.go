@@ -426,13 +426,24 @@ func (t *thread) transfer(to uint64, restart bool) {
 		return
 	}
 	for i := len(t.stack) - 2; i >= 0; i-- {
-		if !t.stack[i].tx && t.contains(t.stack[i].info, to) {
-			// A transaction stays for its abort or commit.
-			for len(t.stack) > i+1 && !t.stack[len(t.stack)-1].tx {
-				t.pop(c.catUnwind)
-			}
-			return
+		// (contains, inline for a function with a range: a tail call
+		// checks the whole stack, deep in recursive code.)
+		f := &t.stack[i]
+		if f.tx {
+			continue
 		}
+		if fi := f.info; fi != nil && fi.hi > fi.lo {
+			if to < fi.lo || to >= fi.hi {
+				continue
+			}
+		} else if !t.contains(fi, to) {
+			continue
+		}
+		// A transaction stays for its abort or commit.
+		for len(t.stack) > i+1 && !t.stack[len(t.stack)-1].tx {
+			t.pop(c.catUnwind)
+		}
+		return
 	}
 	if len(t.stack) > 0 && t.contains(t.base, to) {
 		for len(t.stack) > 0 {
