@@ -456,7 +456,7 @@ func o0Agreement(t *testing.T, programs []string) {
 // entries, now misses two passes of the switch line in one run, where
 // that rule mends rotated loops' heads (all programs: +0.8% exact counts).
 var unseenO2Floor = map[string][2]int{
-	"lexer": {87, 73}, "sparse": {97, 86}, "elseif": {95, 51}, "cleanup": {90, 77},
+	"lexer": {87, 73}, "sparse": {97, 86}, "elseif": {95, 51}, "cleanup": {94, 83},
 	"varargs": {97, 86}, "sorting": {97, 90}, "machine": {87, 78}, "tree": {98, 85},
 	"floats": {97, 87}, "strbuf": {86, 77}, "matrix": {88, 76}, "bits": {68, 54},
 	"hashtab": {100, 90}, "shapes": {89, 80}, "stack": {81, 54}, "except": {89, 80},
@@ -484,7 +484,7 @@ var unseenO2Floor = map[string][2]int{
 // -O2 (1 each, now ours too) but none at -O3, where its --coverage build
 // differs (all programs -O3: +0.3% executed status).
 var unseenO3Floor = map[string][2]int{
-	"lexer": {86, 64}, "sparse": {100, 88}, "elseif": {95, 51}, "cleanup": {90, 82},
+	"lexer": {86, 64}, "sparse": {100, 88}, "elseif": {95, 51}, "cleanup": {94, 89},
 	"varargs": {96, 84}, "sorting": {97, 90}, "machine": {77, 68}, "tree": {98, 85},
 	"floats": {100, 72}, "strbuf": {86, 77}, "matrix": {83, 48}, "bits": {62, 50},
 	"hashtab": {99, 87}, "shapes": {85, 77}, "stack": {82, 57}, "except": {89, 80},
@@ -605,12 +605,12 @@ var round8Programs = []string{"opcodes", "digits", "lookup", "gates", "pick", "t
 // getting worse.
 var round8O2Floor = map[string][2]int{
 	"opcodes": {92, 87}, "digits": {91, 81}, "lookup": {93, 89}, "gates": {94, 73}, "pick": {98, 83},
-	"tailcall": {100, 81}, "retry": {80, 70}, "nested": {95, 84}, "helpers": {100, 85}, "csv": {93, 80},
+	"tailcall": {100, 81}, "retry": {86, 78}, "nested": {95, 84}, "helpers": {100, 85}, "csv": {93, 80},
 }
 
 var round8O3Floor = map[string][2]int{
 	"opcodes": {91, 88}, "digits": {91, 81}, "lookup": {89, 73}, "gates": {94, 73}, "pick": {98, 75},
-	"tailcall": {100, 79}, "retry": {82, 68}, "nested": {82, 46}, "helpers": {97, 81}, "csv": {93, 80},
+	"tailcall": {100, 79}, "retry": {89, 76}, "nested": {82, 46}, "helpers": {97, 81}, "csv": {93, 80},
 }
 
 // TestRound8ProgramsO0 is TestUnseenProgramsO0 on round8Programs.
@@ -637,9 +637,9 @@ func TestRound10ProgramsO0(t *testing.T) { o0Agreement(t, round10Programs) }
 
 // round10O2Floor and round10O3Floor keep round10Programs' agreement from
 // getting worse.
-var round10O2Floor = map[string][2]int{"scopes": {90, 83}, "tokkind": {96, 88}, "ledger": {76, 63}}
+var round10O2Floor = map[string][2]int{"scopes": {90, 83}, "tokkind": {97, 89}, "ledger": {76, 63}}
 
-var round10O3Floor = map[string][2]int{"scopes": {86, 77}, "tokkind": {93, 85}, "ledger": {80, 73}}
+var round10O3Floor = map[string][2]int{"scopes": {86, 77}, "tokkind": {94, 86}, "ledger": {80, 73}}
 
 // TestRound10ProgramsO2 is TestUnseenProgramsO2 on round10Programs.
 func TestRound10ProgramsO2(t *testing.T) {

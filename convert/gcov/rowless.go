@@ -206,6 +206,10 @@ func (p *Program) findRowless() {
 					continue
 				case returnStmt.MatchString(text) && has[start]:
 					ref = start
+				case gotoStmt.MatchString(text) && thenGoto(src, has, start, ln) > 0:
+					// The whole then branch of an if: as often as the if
+					// ran less the statement after it.
+					ref, minus = thenGoto(src, has, start, ln), nextCodeLine(src, ln)
 				case gotoStmt.MatchString(text):
 					// As often as its label is reached.
 					label := gotoStmt.FindStringSubmatch(text)[1]
@@ -861,4 +865,37 @@ func operandLine(src []string, start, ln int32) bool {
 		return strings.HasSuffix(t, "&&") || strings.HasSuffix(t, "||")
 	}
 	return false
+}
+
+// thenGoto returns the line of the if whose whole then branch is the
+// goto on line ln of the function starting on line start, when the next
+// code line after the goto is a statement with code (has) at the if's
+// level that is not an else: the goto runs as often as the if less that
+// statement. Else 0. The if's condition may continue over several lines
+// (the if's line counts its executions).
+func thenGoto(src []string, has map[int32]bool, start, ln int32) int32 {
+	prev := prevCodeLine(src, ln)
+	if prev <= start {
+		return 0
+	}
+	head := int32(0)
+	for l := prev; l > start && l >= prev-3; l-- {
+		t := strings.TrimSpace(stripComment(src[l-1]))
+		if l < prev && (strings.HasSuffix(t, ";") || strings.HasSuffix(t, "{") || strings.HasSuffix(t, "}")) {
+			return 0
+		}
+		if ifNoBrace.MatchString(src[l-1]) || l < prev && strings.HasPrefix(t, "if") && strings.HasPrefix(strings.TrimSpace(t[2:]), "(") {
+			head = l
+			break
+		}
+	}
+	if head == 0 || !has[head] || indent(src[head-1]) >= indent(src[ln-1]) {
+		return 0
+	}
+	next := nextCodeLine(src, ln)
+	if next <= 0 || !has[next] || indent(src[next-1]) != indent(src[head-1]) || elseHead.MatchString(src[next-1]) ||
+		isLabel(src[next-1]) {
+		return 0
+	}
+	return head
 }
