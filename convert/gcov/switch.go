@@ -72,17 +72,8 @@ func (p *Program) findSwitches() {
 						}
 					}
 				}
-				for _, c := range stripStrings(text) {
-					switch c {
-					case '{':
-						depth++
-						started = true
-					case '}':
-						depth--
-						if started && depth == 0 {
-							break scan
-						}
-					}
+				if trackBraces(text, &depth, &started) {
+					break scan
 				}
 			}
 			if len(sw.targets) > 0 {
@@ -106,6 +97,25 @@ func hasSwitch(src []string, fn *function) bool {
 	for ln := fn.startLine; ln <= fn.endLine && int(ln) <= len(src); ln++ {
 		if ln >= 1 && isSwitch(src[ln-1]) {
 			return true
+		}
+	}
+	return false
+}
+
+// trackBraces adds the braces of text (not those in literals or
+// comments) to depth, and reports whether a block opened on an earlier
+// line or this one (started) closes on it.
+func trackBraces(text string, depth *int, started *bool) bool {
+	for _, c := range stripStrings(text) {
+		switch c {
+		case '{':
+			*depth++
+			*started = true
+		case '}':
+			*depth--
+			if *started && *depth == 0 {
+				return true
+			}
 		}
 	}
 	return false

@@ -135,18 +135,9 @@ func switchGroups(src []string, sw, end int32, enums map[string]int64) []caseGro
 				stmts = append(stmts, t)
 			}
 		}
-		for _, c := range stripStrings(text) {
-			switch c {
-			case '{':
-				depth++
-				started = true
-			case '}':
-				depth--
-				if started && depth == 0 {
-					closeGroup(l - 1)
-					return groups
-				}
-			}
+		if trackBraces(text, &depth, &started) {
+			closeGroup(l - 1)
+			return groups
 		}
 	}
 	return nil
