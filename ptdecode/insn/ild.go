@@ -414,7 +414,16 @@ func (d *ild) dispDec(n int) (int, error) {
 			}
 		case 1:
 			if d.opcode >= 0x80 && d.opcode <= 0x8f {
-				d.disp, d.branch = d.zBytes(), true
+				// BRDISPz, but BRDISP32 in 64-bit mode, where Intel
+				// CPUs ignore an operand-size prefix on near
+				// branches (libipt's PTI_DISP_BUCKET_0_l1; perf's
+				// decoder reads Jz there as 4 bytes too).
+				d.branch = true
+				if d.mode == Mode64 {
+					d.disp = 4
+				} else {
+					d.disp = d.zBytes()
+				}
 			}
 		}
 	} else if d.rex2 && d.mapn == 0 && d.opcode >= 0xa0 && d.opcode <= 0xa3 {
