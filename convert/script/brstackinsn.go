@@ -98,6 +98,9 @@ func kernelInsnLen(code []byte, is64 bool) int {
 	if n, ok := kernelVEX(code, is64); ok {
 		return n
 	}
+	if n, ok := kernelLegacy(code, is64); ok {
+		return n
+	}
 	if i := kernelGroup11ModRM(code, is64); i > 0 && code[i]&0x38 != 0 {
 		// x86-opcode-map.txt gives C6 and C7 their immediate at the
 		// opcode (Grp11A Eb,Ib; Grp11B Ev,Iz): every reg of the

@@ -35,6 +35,27 @@ func TestKernelInsnLen(t *testing.T) {
 		{[]byte{0x62, 0xf5, 0x7c, 0x08, 0x58, 0xc0}, true, 6},       // vaddph (AVX512-FP16 map 5)
 		{[]byte{0xc5, 0x0a, 0x90}, false, 2},                        // 32-bit: LDS
 		{[]byte{0xc5, 0xf8, 0x77}, false, 3},                        // 32-bit: vzeroupper
+		// legacy 0F, 0F 38, 0F 3A opcodes as perf 6.1's tables take them
+		{[]byte{0x0f, 0x19, 0xc0, 0x90}, true, 2},                   // hint NOP 0F 19: no ModRM
+		{[]byte{0x0f, 0x1f, 0x44, 0x00, 0x00}, true, 5},             // nopl 0(%rax,%rax,1)
+		{[]byte{0x0f, 0x38, 0x20, 0xc0, 0x90}, true, 3},             // 0F 38 20 without 66: no entry
+		{[]byte{0x66, 0x0f, 0x38, 0x20, 0xc0, 0x90}, true, 5},       // pmovsxbw
+		{[]byte{0x0f, 0x3a, 0x0f, 0xc1, 0x08}, true, 5},             // palignr (MMX)
+		{[]byte{0x0f, 0x3a, 0x0e, 0xc1, 0x08}, true, 3},             // pblendw needs its 66
+		{[]byte{0x66, 0x0f, 0x78, 0xc0, 0x01, 0x02}, true, 0},       // EXTRQ: refused (VEX-only entry)
+		{[]byte{0x66, 0x2e, 0x0f, 0x78, 0xc0, 0x01, 0x02}, true, 5}, // last prefix 2E: VMREAD
+		{[]byte{0x0f, 0xb8, 0xc0}, true, 2},                         // 0F B8 without F3
+		{[]byte{0xf3, 0x0f, 0xb8, 0xc0}, true, 4},                   // popcnt
+		{[]byte{0xf3, 0x2e, 0x0f, 0xb8, 0xc0}, true, 4},             // F3 not last: 0F B8 again
+		{[]byte{0x0f, 0x71, 0xd0, 0x01}, true, 4},                   // psrlw $1,%mm0
+		{[]byte{0x0f, 0x71, 0xc0, 0x01}, true, 3},                   // Grp12 /0: ModRM, no immediate
+		{[]byte{0xf3, 0x0f, 0x73, 0xd0, 0x01}, true, 4},             // F3 Grp14: no immediate
+		{[]byte{0x0f, 0x20, 0x44, 0x24, 0x7f}, true, 5},             // mov %cr: memory ModRM read on
+		{[]byte{0x0f, 0x20, 0xc0, 0x90}, true, 3},                   // mov %cr0,%rax
+		{[]byte{0x67, 0x0f, 0x22, 0x46, 0x10, 0x20}, false, 5},      // 16-bit addressing: disp8
+		{[]byte{0x0f, 0x38, 0xf2, 0xc0}, true, 0},                   // ANDN without VEX: refused
+		{[]byte{0xf2, 0x0f, 0x38, 0xf0, 0xc0}, true, 5},             // crc32b
+		{[]byte{0x0f, 0x38}, true, 0},                               // the bytes end at the opcode
 	} {
 		if got := kernelInsnLen(c.code, c.is64); got != c.want {
 			t.Errorf("kernelInsnLen(% x, 64-bit %v) = %d, want %d", c.code, c.is64, got, c.want)

@@ -178,3 +178,49 @@ func TestInsnLenMatchesPerf(t *testing.T) {
 		compare(t, writeInsnProbes(t, t.TempDir(), codes32, true), "-F", "ip,insnlen")
 	})
 }
+
+// TestLegacyInsnLenMatchesPerf compares -F ip,insnlen with perf on a
+// sample at every opcode of the one-byte, 0F, 0F 38 and 0F 3A maps
+// after no prefix, 66, F2 or F3, with every ModRM.reg in a register form
+// and a SIB+disp8 memory form, in 64- and 32-bit code, and, for the three
+// escape maps, after more prefix sequences (the last of 66, F2 and F3
+// chooses perf's table, another prefix after them none; REX.W; 67).
+// perf 6.1 gives its undefined opcodes no ModRM or immediate and refuses
+// the VEX-only ones (kernelLegacyNoModRM and kernelLegacyRefused).
+func TestLegacyInsnLenMatchesPerf(t *testing.T) {
+	need(t, "perf", "gcc")
+	var codes, codes32 [][]byte
+	for _, pfx := range [][]byte{nil, {0x66}, {0xf2}, {0xf3}} {
+		for _, esc := range [][]byte{nil, {0x0f}, {0x0f, 0x38}, {0x0f, 0x3a}} {
+			for op := range 256 {
+				for reg := range 8 {
+					c := append(append(append([]byte(nil), pfx...), esc...), byte(op), byte(0xc0|reg<<3), 0x11, 0x22, 0x33, 0x44, 0x55)
+					codes = append(codes, c)
+					c = append(append(append([]byte(nil), pfx...), esc...), byte(op), byte(0x44|reg<<3), 0x24, 0x7f, 0x11, 0x22, 0x33, 0x44)
+					codes = append(codes, c)
+				}
+			}
+		}
+	}
+	codes32 = append(codes32, codes...)
+	more := [][]byte{{0x66, 0xf2}, {0xf2, 0x66}, {0xf3, 0x66, 0xf3}, {0x66, 0x2e}, {0xf2, 0x3e}, {0xf3, 0xf0}, {0xf2, 0xf3, 0x67}, {0x66, 0x48}, {0x48}, {0x67}, {0x66, 0x67}}
+	for _, pfx := range more {
+		for _, esc := range [][]byte{{0x0f}, {0x0f, 0x38}, {0x0f, 0x3a}} {
+			for op := range 256 {
+				for _, rest := range [][]byte{{0xd0, 0x11, 0x22, 0x33, 0x44, 0x55}, {0x8c, 0x88, 1, 2, 3, 4, 5}, {0x05, 1, 2, 3, 4, 5}} {
+					c := append(append(append(append([]byte(nil), pfx...), esc...), byte(op)), rest...)
+					codes = append(codes, c)
+					if pfx[len(pfx)-1] != 0x48 {
+						codes32 = append(codes32, c)
+					}
+				}
+			}
+		}
+	}
+	t.Run("64-bit", func(t *testing.T) {
+		compare(t, writeInsnProbes(t, t.TempDir(), codes, false), "-F", "ip,insnlen")
+	})
+	t.Run("32-bit", func(t *testing.T) {
+		compare(t, writeInsnProbes(t, t.TempDir(), codes32, true), "-F", "ip,insnlen")
+	})
+}
