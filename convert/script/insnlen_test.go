@@ -55,6 +55,8 @@ func TestKernelInsnLen(t *testing.T) {
 		{[]byte{0x67, 0x0f, 0x22, 0x46, 0x10, 0x20}, false, 5},      // 16-bit addressing: disp8
 		{[]byte{0x0f, 0x38, 0xf2, 0xc0}, true, 0},                   // ANDN without VEX: refused
 		{[]byte{0xf2, 0x0f, 0x38, 0xf0, 0xc0}, true, 5},             // crc32b
+		{[]byte{0x48, 0x9a, 1, 2, 3, 4, 5, 6}, true, 0},             // far call ptr16:64: refused
+		{[]byte{0x66, 0xea, 1, 2, 3, 4, 5, 6}, false, 6},            // ljmp ptr16:16
 		{[]byte{0x0f, 0x38}, true, 0},                               // the bytes end at the opcode
 	} {
 		if got := kernelInsnLen(c.code, c.is64); got != c.want {

@@ -80,7 +80,8 @@ var kernelLegacyRefused = [4][3][4]uint64{
 var kernelShiftImm = [2][3]uint8{{0x54, 0x54, 0x44}, {0x54, 0x57, 0xcc}}
 
 // kernelLegacy says what perf 6.1's decoder makes of a legacy (not VEX)
-// instruction of the 0F, 0F 38 or 0F 3A map at code, after the legacy
+// instruction of the 0F, 0F 38 or 0F 3A map, or a far CALL or JMP (9A,
+// EA) after a REX.W, at code, after the legacy
 // prefixes and, in 64-bit code, a REX: decided is false when code is no
 // such instruction or its length is ptdecode/insn's; otherwise n is
 // perf's length, 0 when it refuses the opcode or the bytes end first.
@@ -98,8 +99,15 @@ func kernelLegacy(code []byte, is64 bool) (n int, decided bool) {
 			pfx = 0
 		}
 	}
+	rexW := false
 	if is64 && i < len(code) && code[i]&0xf0 == 0x40 {
+		rexW = code[i]&8 != 0
 		i++
+	}
+	if rexW && i < len(code) && (code[i] == 0x9a || code[i] == 0xea) {
+		// A far CALL or JMP Ap with an 8-byte operand size: perf's
+		// __get_immptr has no ptr16:64 and refuses it.
+		return 0, true
 	}
 	if i+1 >= len(code) || code[i] != 0x0f {
 		return 0, false

@@ -182,11 +182,12 @@ func TestInsnLenMatchesPerf(t *testing.T) {
 // TestLegacyInsnLenMatchesPerf compares -F ip,insnlen with perf on a
 // sample at every opcode of the one-byte, 0F, 0F 38 and 0F 3A maps
 // after no prefix, 66, F2 or F3, with every ModRM.reg in a register form
-// and a SIB+disp8 memory form, in 64- and 32-bit code, and, for the three
-// escape maps, after more prefix sequences (the last of 66, F2 and F3
-// chooses perf's table, another prefix after them none; REX.W; 67).
-// perf 6.1 gives its undefined opcodes no ModRM or immediate and refuses
-// the VEX-only ones (kernelLegacyNoModRM and kernelLegacyRefused).
+// and a SIB+disp8 memory form, in 64- and 32-bit code, and, for the four
+// maps, after more prefix sequences (the last of 66, F2 and F3 chooses
+// perf's table, another prefix after them none; REX.W; 67). perf 6.1
+// gives its undefined opcodes no ModRM or immediate, refuses the VEX-only
+// ones (kernelLegacyNoModRM and kernelLegacyRefused) and a far CALL or
+// JMP after REX.W.
 func TestLegacyInsnLenMatchesPerf(t *testing.T) {
 	need(t, "perf", "gcc")
 	var codes, codes32 [][]byte
@@ -205,7 +206,7 @@ func TestLegacyInsnLenMatchesPerf(t *testing.T) {
 	codes32 = append(codes32, codes...)
 	more := [][]byte{{0x66, 0xf2}, {0xf2, 0x66}, {0xf3, 0x66, 0xf3}, {0x66, 0x2e}, {0xf2, 0x3e}, {0xf3, 0xf0}, {0xf2, 0xf3, 0x67}, {0x66, 0x48}, {0x48}, {0x67}, {0x66, 0x67}}
 	for _, pfx := range more {
-		for _, esc := range [][]byte{{0x0f}, {0x0f, 0x38}, {0x0f, 0x3a}} {
+		for _, esc := range [][]byte{nil, {0x0f}, {0x0f, 0x38}, {0x0f, 0x3a}} {
 			for op := range 256 {
 				for _, rest := range [][]byte{{0xd0, 0x11, 0x22, 0x33, 0x44, 0x55}, {0x8c, 0x88, 1, 2, 3, 4, 5}, {0x05, 1, 2, 3, 4, 5}} {
 					c := append(append(append(append([]byte(nil), pfx...), esc...), byte(op)), rest...)
