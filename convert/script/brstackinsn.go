@@ -182,13 +182,7 @@ func kernelAAD(code []byte, is64 bool) (n int, ok bool) {
 	if !is64 {
 		return 0, false
 	}
-	i := 0
-	for i < len(code) && legacyPrefix(code[i]) {
-		i++
-	}
-	if i < len(code) && code[i]&0xf0 == 0x40 {
-		i++
-	}
+	i := opcodeAt(code, true)
 	if i >= len(code) || code[i] != 0xd5 {
 		return 0, false
 	}
@@ -202,13 +196,7 @@ func kernelAAD(code []byte, is64 bool) (n int, ok bool) {
 // opcode, after the legacy prefixes and (in 64-bit code) a REX, is C6 or
 // C7, else 0.
 func kernelGroup11ModRM(code []byte, is64 bool) int {
-	i := 0
-	for i < len(code) && legacyPrefix(code[i]) {
-		i++
-	}
-	if is64 && i < len(code) && code[i]&0xf0 == 0x40 {
-		i++
-	}
+	i := opcodeAt(code, is64)
 	if i+1 < len(code) && (code[i] == 0xc6 || code[i] == 0xc7) {
 		return i + 1
 	}
@@ -223,6 +211,20 @@ func legacyPrefix(b byte) bool {
 	return false
 }
 
+// opcodeAt is the index of code's opcode byte as the kernel's decoder
+// finds it: after the legacy prefixes and, in 64-bit code, one REX
+// (len(code) when the bytes end first).
+func opcodeAt(code []byte, is64 bool) int {
+	i := 0
+	for i < len(code) && legacyPrefix(code[i]) {
+		i++
+	}
+	if is64 && i < len(code) && code[i]&0xf0 == 0x40 {
+		i++
+	}
+	return i
+}
+
 // isBranch mirrors arch_is_branch: the instruction does not decode
 // (perf's -1), or intel_pt_insn_decoder calls it a branch, which it tells
 // from the opcode bytes whatever the mode (an INTO or a far call in 64-bit
@@ -234,13 +236,7 @@ func (x *brinsn) isBranch(code []byte) bool {
 		return true
 	}
 	code = code[:n]
-	i := 0
-	for i < n && legacyPrefix(code[i]) {
-		i++
-	}
-	if x.is64 && i < n && code[i]&0xf0 == 0x40 {
-		i++
-	}
+	i := opcodeAt(code, x.is64)
 	if i >= n {
 		return false
 	}

@@ -104,13 +104,7 @@ var kernelVEXGroups = [...]struct{ m, pp, op, regs uint8 }{
 // refuses the instruction or the bytes end first. An EVEX-encoded 0F 77
 // (VZEROUPPER's opcode) has no ModRM for perf.
 func kernelVEX(code []byte, is64 bool) (n int, decided bool) {
-	i := 0
-	for i < len(code) && legacyPrefix(code[i]) {
-		i++
-	}
-	if is64 && i < len(code) && code[i]&0xf0 == 0x40 {
-		i++
-	}
+	i := opcodeAt(code, is64)
 	if i+1 >= len(code) {
 		return 0, false
 	}
