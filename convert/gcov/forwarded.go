@@ -165,8 +165,15 @@ func (p *Program) findScopeExits() {
 			in := &p.insns[k]
 			switch {
 			case in.kind == kJmp && k > fn.first && p.insns[k-1].gline == in.gline && !p.endsGccBlock(k-1):
-				// The statement before, then the jump.
-				p.graphPre[k-1] = append(p.graphPre[k-1], p.lineIDs(fn.file, ln)...)
+				// The statement before, then the jump, and for a continue
+				// in an if arm its prediction, on the if's line.
+				ls := p.lineIDs(fn.file, ln)
+				if len(ls) > 0 {
+					if l := p.continueIf(ls[0]); l >= 0 {
+						ls = append(ls, l)
+					}
+				}
+				p.graphPre[k-1] = append(p.graphPre[k-1], ls...)
 			case in.kind == kJcc && ifStmt.MatchString(src[prev-1]) && indent(src[ln-1]) > indent(src[prev-1]) &&
 				k+1 < fn.end && !p.jumpedTo(fn, k+1):
 				ls := p.lineIDs(fn.file, ln)

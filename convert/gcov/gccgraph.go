@@ -106,9 +106,10 @@ type graphBuilder struct {
 	g     *gccGraph
 	// loopEntry maps the first instruction of a loop's condition to
 	// the block of the loop's entry that the machine code left out, and
-	// the first instruction of the loop's body: jumps from before the
-	// body enter the loop there.
-	loopEntry map[int][2]int
+	// the first instruction of the loop's body and the loop's back
+	// edge: jumps from before the body, or from after the back edge (an
+	// outer loop's back edge), enter the loop there.
+	loopEntry map[int][3]int
 	// The blocks the epilogue stands for (-1 when absent): the closing
 	// brace of a value function falling off its end, the joins of
 	// conditional return values by line, the block that ends the
@@ -178,8 +179,13 @@ func (gb *graphBuilder) build() *gccGraph {
 			at := s.src
 			nl := p.insns[s.first].gline
 			bl := p.insns[segs[s.src].end-1].gline
+			// A case's nop from the head of a switch's compare tree.
+			caseNop := bl >= 0 && p.switches[bl] != nil && segs[s.src].kind == segPlain
 			for j := s.src + 1; j < len(segs) && j != si && nl >= 0; j++ {
 				gl := p.insns[segs[j].first].gline
+				if caseNop && (segs[j].kind == segDispatch && segs[j].src == s.src || segs[j].kind == segJmpArm && gl == bl) {
+					continue // the rest of the switch's dispatch
+				}
 				if segs[j].kind != segPlain || gl < 0 || p.lines[gl].file != p.lines[nl].file || p.lines[gl].line >= p.lines[nl].line ||
 					bl >= 0 && p.lines[bl].file == p.lines[gl].file && p.lines[gl].line < p.lines[bl].line {
 					break
@@ -195,7 +201,7 @@ func (gb *graphBuilder) build() *gccGraph {
 	copyAfter := gb.findScopeCopies()       // segment -> scope-exit copies after it
 	gb.g = &gccGraph{fn: int32(gb.fi), blocks: make([]gccBlock, 2, 8+len(segs))}
 	g := gb.g
-	gb.loopEntry = map[int][2]int{}
+	gb.loopEntry = map[int][3]int{}
 	gb.visibleEntry = map[int]bool{}
 	gb.latch = map[int]int{}
 	gb.resxEntry = map[int]int{}
@@ -223,7 +229,7 @@ func (gb *graphBuilder) build() *gccGraph {
 		}
 		if e, ok := entries[s.first]; ok && e.visible < 0 {
 			// The loop's entry block, before its body.
-			gb.loopEntry[e.cond] = [2]int{len(g.blocks), s.first}
+			gb.loopEntry[e.cond] = [3]int{len(g.blocks), s.first, e.back}
 			g.blocks = append(g.blocks, gccBlock{first: s.first, end: s.first, lines: []int32{e.line}})
 		}
 		for _, sj := range append([]int{si}, after[si]...) {
@@ -317,7 +323,7 @@ func (gb *graphBuilder) build() *gccGraph {
 	for _, e := range entries {
 		if e.visible >= 0 {
 			// Jumps from outside the loop go through its entry's jump.
-			gb.loopEntry[e.cond] = [2]int{segsBlock(gb, e.visible), e.visible}
+			gb.loopEntry[e.cond] = [3]int{segsBlock(gb, e.visible), e.visible, fn.end}
 			gb.visibleEntry[e.visible] = true
 		}
 	}
@@ -565,7 +571,23 @@ func (gb *graphBuilder) classify() {
 			}
 			continue
 		}
-		if last.kind != kJcc || last.gline >= 0 && p.switches[last.gline] != nil {
+		if last.kind == kJcc && last.gline >= 0 && p.switches[last.gline] != nil {
+			// A case that only breaks, reached from the switch's
+			// compare tree: gcc lays its block out among the cases in
+			// source order, though the machine code may put its goto's
+			// nop after cases that follow it in the source.
+			if ti, ok := gb.segAt[p.index(last.target)]; ok && segs[ti].kind == segNopGoto && segs[ti].src < 0 {
+				h := si
+				if s.kind == segDispatch {
+					h = s.src
+				}
+				if gb.laterCaseBefore(h, ti) {
+					segs[ti].src = h
+				}
+			}
+			continue
+		}
+		if last.kind != kJcc {
 			continue
 		}
 		if ti, ok := gb.segAt[p.index(last.target)]; ok && segs[ti].kind == segNopGoto {
@@ -576,6 +598,21 @@ func (gb *graphBuilder) classify() {
 			segs[ti].src = max(segs[ti].src, src) // the last branch to it (`if (a || b) goto x;`)
 		}
 	}
+}
+
+// laterCaseBefore reports whether a segment between a switch's dispatch
+// head h and the case's nop segment ti has code of a later source line
+// than the nop's: the machine code laid the case out of source order.
+func (gb *graphBuilder) laterCaseBefore(h, ti int) bool {
+	p, segs := gb.p, gb.segs
+	nl := p.insns[segs[ti].first].gline
+	for j := h + 1; j < ti && nl >= 0; j++ {
+		gl := p.insns[segs[j].first].gline
+		if segs[j].kind == segPlain && gl >= 0 && p.lines[gl].file == p.lines[nl].file && p.lines[gl].line > p.lines[nl].line {
+			return true
+		}
+	}
+	return false
 }
 
 // backTarget reports whether a jump of the function from after
@@ -651,14 +688,18 @@ type loopEntryInfo struct {
 	cond    int   // first instruction of the condition
 	line    int32 // the loop's line
 	visible int   // the entry's own jump when the machine code kept it, else -1
+	back    int   // the back edge's jump (jumps after it come from outside the loop)
 }
 
 // findLoopEntries finds the while and for loops whose entry gcc keeps as
 // a block of its own (the loop follows a label or a join: its `goto` to
 // the condition starts a block) while the machine code jumps straight to
 // the condition (the jump was forwarded, and its line is the
-// condition's, so no nop keeps it). It returns them by the first
-// instruction of their body.
+// condition's, so no nop keeps it). A loop that starts an outer loop's
+// body is one (`while (a) { while (b) ...`): the outer body's label
+// starts the block of the inner loop's goto, to which the outer loop's
+// back edge goes, forwarded in the machine code to the inner condition.
+// It returns them by the first instruction of their body.
 func (gb *graphBuilder) findLoopEntries() map[int]loopEntryInfo {
 	p, fn := gb.p, gb.fn
 	out := map[int]loopEntryInfo{}
@@ -678,11 +719,11 @@ func (gb *graphBuilder) findLoopEntries() map[int]loopEntryInfo {
 		}
 		// The loop's back edge: a conditional jump on the loop's line,
 		// at or after the condition, back before it.
-		body := -1
+		body, back := -1, -1
 		for k := c.first; k < fn.end && k < c.first+64; k++ {
 			in := &p.insns[k]
 			if in.kind == kJcc && in.target < p.insns[c.first].addr {
-				body = p.index(in.target)
+				body, back = p.index(in.target), k
 				break
 			}
 			if in.kind == kJmp || in.kind == kRet || in.kind == kJmpInd {
@@ -710,8 +751,13 @@ func (gb *graphBuilder) findLoopEntries() map[int]loopEntryInfo {
 		if gb.dispatchesTo(c.first, body) {
 			hidden = true
 		}
+		for k := back + 1; k < fn.end && !hidden; k++ {
+			// An outer loop's back edge.
+			in := &p.insns[k]
+			hidden = in.kind == kJcc && p.index(in.target) == c.first && in.gline != line
+		}
 		if hidden {
-			out[body] = loopEntryInfo{cond: c.first, line: line, visible: visible}
+			out[body] = loopEntryInfo{cond: c.first, line: line, visible: visible, back: back}
 		}
 	}
 	return out
@@ -1228,7 +1274,7 @@ func (gb *graphBuilder) enter(k, from int) int {
 	if ij, ok := gb.armJoin[from]; ok && gb.inner[ij].target == k && k >= 0 {
 		return gb.inner[ij].block // a nested conditional expression's join
 	}
-	if e, ok := gb.loopEntry[k]; ok && (from == -2 || from >= 0 && from < e[1]) && !gb.visibleEntry[from] {
+	if e, ok := gb.loopEntry[k]; ok && (from == -2 || from >= 0 && (from < e[1] || from > e[2])) && !gb.visibleEntry[from] {
 		return e[0]
 	}
 	if l, ok := gb.latch[k]; ok && from > k {
