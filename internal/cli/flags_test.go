@@ -548,8 +548,10 @@ func flagChecks() map[string]func(t *testing.T) {
 		"script/itrace": all(differs(sc(), "--itrace=i100i"), differs(sc("--itrace=b"), "--itrace=qb"),
 			refused("--itrace=d", sc("--itrace=d")...), refused("Bad Instruction Tracing options", sc("--itrace=@")...)),
 		"script/h": func(t *testing.T) {
-			if r := ok(t, "script", "-h"); !strings.Contains(r.out, "perfpt script [-i FILE]") {
-				t.Errorf("-h: %q", r.out)
+			var out, stderr bytes.Buffer
+			code := Main([]string{"perfpt", "script", "-h"}, nil, &out, &stderr)
+			if code != usageStatus || out.Len() != 0 || !strings.Contains(stderr.String(), " Usage: perfpt script [<options>]") || !strings.Contains(stderr.String(), "--itrace") {
+				t.Errorf("-h: status %d, stdout %q, stderr %q", code, out.String(), stderr.String())
 			}
 		},
 

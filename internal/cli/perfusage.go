@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"sort"
@@ -257,11 +259,22 @@ func flagsUsage(line string, flags []ucli.Flag) *perfUsage {
 	return u
 }
 
+// helpUsage is -h as parse-options answers it (usage_with_options): the
+// whole usage, with no error line, on stderr, and status 129. --help gets
+// the same: perf's opens the command's man page (status 0), which perfpt
+// does not have, and the flag package that reads the options of dump,
+// header and record cannot tell the two apart.
+func helpUsage(u *perfUsage) *usageError {
+	return &usageError{usage: u, full: true, raw: true}
+}
+
 // perfUsageErrors makes a urfave command refuse its bad command lines as
-// perf does (see usageError), its usage text printed in perf's shape;
-// line is its first usage line.
+// perf does (see usageError), its usage text printed in perf's shape,
+// and answer -h/--help as perf does (helpUsage); line is its first usage
+// line.
 func perfUsageErrors(c *ucli.Command, line string) *ucli.Command {
 	u := flagsUsage(line, c.Flags)
+	c.HideHelp = true // -h and --help come to fromFlagError
 	c.OnUsageError = func(_ *ucli.Context, err error, _ bool) error {
 		return u.fromFlagError(err)
 	}
@@ -278,6 +291,10 @@ func (u *perfUsage) fromFlagError(err error) error {
 			return "-" + name
 		}
 		return "--" + name
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		// -h, -help or --help, which the command does not define.
+		return helpUsage(u)
 	}
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
 		return u.unknownOption(dashed(name))

@@ -88,6 +88,12 @@ func TestPerfUsageErrors(t *testing.T) {
 		{[]string{"report", "--header-only"}, []string{"header"}, "--bogus"},
 		{[]string{"report", "--header-only"}, []string{"header"}, "--show-info=3"},
 		{[]string{"record"}, []string{"record"}, "--bogus"},
+		// -h: the usage on stderr, status 129 (perf's --help opens a
+		// man page: TestHelpUsage).
+		{[]string{"script"}, []string{"script"}, "-h"},
+		{[]string{"report", "-D"}, []string{"dump"}, "-h"},
+		{[]string{"report", "--header-only"}, []string{"header"}, "-h"},
+		{[]string{"record"}, []string{"record"}, "-h"},
 	} {
 		t.Run(strings.Join(c.ours, " ")+" "+c.args, func(t *testing.T) {
 			args := strings.Fields(c.args)
@@ -231,5 +237,19 @@ func TestStdinPipeInput(t *testing.T) {
 				t.Errorf("%d of %d lines differ from perf's; %s", d.N, d.Lines, d.String("perfpt", "perf"))
 			}
 		})
+	}
+}
+
+// TestHelpUsage: -h and --help of the perf-mirroring commands print the
+// whole usage on stderr, nothing on stdout, with status 129.
+func TestHelpUsage(t *testing.T) {
+	for _, cmd := range []string{"script", "dump", "header", "record"} {
+		for _, h := range []string{"-h", "--help"} {
+			var out, stderr bytes.Buffer
+			code := Main([]string{"perfpt", cmd, h}, nil, &out, &stderr)
+			if code != usageStatus || out.Len() != 0 || !strings.HasPrefix(stderr.String(), "\n Usage: perfpt "+cmd+" [<options>]") || !strings.Contains(stderr.String(), "\n    -") {
+				t.Errorf("%s %s: status %d, stdout %q, stderr %q", cmd, h, code, out.String(), stderr.String())
+			}
+		}
 	}
 }

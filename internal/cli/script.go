@@ -42,8 +42,9 @@ func scriptCommand() *ucli.Command {
 				return err
 			}
 			if help {
-				fmt.Fprintln(c.App.Writer, scriptUsage)
-				return nil
+				// perf's -h (usage_with_options): the usage on
+				// stderr, status 129.
+				return helpUsage(scriptHelp)
 			}
 			if cfg.Input == "" && stdinIsPipe(c) {
 				cfg.Input = "-" // perf_data's check_pipe
