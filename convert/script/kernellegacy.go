@@ -1,5 +1,7 @@
 package script
 
+import "github.com/perfpt/perfpt/ptdecode/insn"
+
 // perf 6.1's x86 instruction decoder (its copy of the kernel's
 // arch/x86/lib/insn.c with inat tables generated from
 // x86-opcode-map.txt) reads a legacy opcode of the 0F, 0F 38 and 0F 3A
@@ -144,47 +146,24 @@ func kernelLegacy(code []byte, is64 bool) (n int, decided bool) {
 }
 
 // kernelModRMEnd is the index after the ModRM at code[i] and its SIB and
-// displacement (insn_get_modrm, insn_get_sib, insn_get_displacement),
-// with 16-bit addressing in 32-bit code after a 67 prefix; 0 when the
-// bytes end first.
+// displacement (insn_get_modrm, insn_get_sib, insn_get_displacement); 0
+// when the bytes end first. Their length does not depend on the opcode,
+// so ptdecode/insn measures it on MOV Gv,Ev (8B: a ModRM, no immediate)
+// put in place of the opcode bytes before code[i], with the same
+// prefixes (a 67 in 32-bit code gives 16-bit addressing).
 func kernelModRMEnd(code []byte, i int, is64 bool) int {
-	if i >= len(code) {
+	s := opcodeAt(code, is64)
+	if i >= len(code) || s >= i {
 		return 0
 	}
-	addr16 := false
-	for j := 0; j < len(code) && legacyPrefix(code[j]); j++ {
-		addr16 = addr16 || (!is64 && code[j] == 0x67)
+	alt := append(append(append(make([]byte, 0, len(code)), code[:s]...), 0x8b), code[i:]...)
+	mode := insn.Mode32
+	if is64 {
+		mode = insn.Mode64
 	}
-	mod, rm := code[i]>>6, code[i]&7
-	n := i + 1
-	switch {
-	case mod == 3:
-	case addr16:
-		switch {
-		case mod == 0 && rm == 6, mod == 2:
-			n += 2
-		case mod == 1:
-			n++
-		}
-	default:
-		if rm == 4 {
-			if n >= len(code) {
-				return 0
-			}
-			if mod == 0 && code[n]&7 == 5 {
-				n += 4
-			}
-			n++
-		}
-		switch {
-		case mod == 0 && rm == 5, mod == 2:
-			n += 4
-		case mod == 1:
-			n++
-		}
-	}
-	if n > len(code) {
+	var in insn.Insn
+	if insn.Decode(&in, alt, mode) != nil {
 		return 0
 	}
-	return n
+	return int(in.Size) - 1 + i - s
 }
