@@ -59,7 +59,7 @@ func TestExample(t *testing.T) {
 	r := repo()
 	in := filepath.Join(r, "testdata/example/primes.perf.data")
 	if _, err := os.Stat(in); err != nil {
-		t.Skip(err)
+		t.Fatal(err) // in the repository
 	}
 	for _, f := range []Format{FormatFXT, FormatJSON} {
 		out, sum := convertFile(t, in, f, Options{Symfs: filepath.Join(r, "testdata/example/symfs"), Workers: 1})

@@ -33,10 +33,12 @@ var (
 	progOnce sync.Once
 	prog     *Program
 	progErr  error
+	progOurs bool // progErr came from the project's own code (fail, not skip)
 )
 
-// LoadProgram loads the running test binary's code; it skips tb if it
-// cannot.
+// LoadProgram loads the running test binary's code; it skips tb when the
+// binary has no x86-64 code or Go line table, and fails it when the
+// project's image loader cannot load it.
 func LoadProgram(tb testing.TB) *Program {
 	progOnce.Do(func() {
 		exe, err := os.Executable()
@@ -46,7 +48,7 @@ func LoadProgram(tb testing.TB) *Program {
 		}
 		img := image.New("exe")
 		if _, err := img.AddELF(nil, exe, 0, false); err != nil {
-			progErr = err
+			progErr, progOurs = err, true
 			return
 		}
 		f, err := elf.Open(exe)
@@ -85,6 +87,9 @@ func LoadProgram(tb testing.TB) *Program {
 		}
 		prog = p
 	})
+	if progOurs {
+		tb.Fatal("image.AddELF cannot load the test binary:", progErr)
+	}
 	if progErr != nil {
 		tb.Skip("cannot load the test binary's code:", progErr)
 	}
