@@ -13,7 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfpt/perfpt/convert/script/runner"
 	"github.com/perfpt/perfpt/perfdata"
 	"github.com/perfpt/perfpt/record/testprog"
 )
@@ -60,15 +59,12 @@ func definedFlags(t *testing.T) []string {
 			out = append(out, c.Name+"/"+f.Names()[0])
 		}
 	}
-	var cfg runner.Config
-	set, flags := scriptOptions(&cfg)
-	for n := range set {
-		out = append(out, "script/"+n)
+	// script: perf's whole table (perfpt refuses what it does not
+	// implement: scriptRefusalChecks), the negations that are checked.
+	for _, o := range scriptOptTable() {
+		out = append(out, scriptOptNames(o)...)
 	}
-	for n := range flags {
-		out = append(out, "script/"+n)
-	}
-	out = append(out, "script/itrace", "script/h")
+	out = append(out, "script/no-demangle", "script/no-inline", "script/h")
 	// ptdump and ptxed parse libipt's options by hand: every option
 	// string of their parsers.
 	for _, p := range []struct{ cmd, src string }{{"ptdump", "ptdump/main.go"}, {"ptxed", "ptxed/options.go"}} {
@@ -92,6 +88,47 @@ func definedFlags(t *testing.T) []string {
 		t.Fatalf("only %d options found: the walk lost some", len(out))
 	}
 	return out
+}
+
+// scriptOptNames are "script/NAME" for an option's letter and long name.
+func scriptOptNames(o scriptOpt) []string {
+	var out []string
+	if o.short != 0 {
+		out = append(out, "script/"+string(o.short))
+	}
+	if o.long != "" {
+		out = append(out, "script/"+o.long)
+	}
+	return out
+}
+
+// scriptRefusalChecks check that each of perf script's options perfpt does
+// not implement is refused, by its letter and by its name, with a message
+// naming it.
+func scriptRefusalChecks(data string) map[string]func(t *testing.T) {
+	checks := map[string]func(t *testing.T){}
+	for _, o := range scriptOptTable() {
+		if o.implemented() {
+			continue
+		}
+		for _, n := range scriptOptNames(o) {
+			n = strings.TrimPrefix(n, "script/")
+			arg := "--" + n
+			if len(n) == 1 {
+				arg = "-" + n
+			}
+			args := []string{"script", "-i", data, arg}
+			if o.argh != "" && !o.optArg {
+				args = append(args, "x")
+			}
+			want := "perfpt does not implement --" + o.long
+			if o.short != 0 {
+				want = fmt.Sprintf("perfpt does not implement -%c/--%s", o.short, o.long)
+			}
+			checks["script/"+n] = refused(want, args...)
+		}
+	}
+	return checks
 }
 
 // cmdResult is one run of perfpt.
@@ -585,6 +622,9 @@ func flagChecks() map[string]func(t *testing.T) {
 		"dump/file-order":  differs([]string{"dump", "-i", example}, "--file-order"),
 		"header/input":     all(differs([]string{"header", "-i", example}, "-i", cgData), refused("nonexistent", "header", "-i", "/nonexistent")),
 		"header/show-info": differs([]string{"header", "-i", cgData}, "-I"),
+	}
+	for name, c := range scriptRefusalChecks(example) {
+		checks[name] = c
 	}
 	for name, c := range ptChecks() {
 		checks[name] = c

@@ -33,6 +33,11 @@ type optHelp struct {
 type perfUsage struct {
 	lines []string // "perfpt script [<options>]", ...
 	opts  []optHelp
+	// perf is perf's own option table, in its order, when perfpt
+	// does not take all of it: names are resolved against it
+	// (abbreviations as perf resolves them) and those not in opts
+	// refused as not implemented.
+	perf []optHelp
 }
 
 // usageOptsWidth and usageGap are parse-options' column layout: the help
@@ -178,33 +183,138 @@ func (u *perfUsage) unknownOption(arg string) *usageError {
 	return &usageError{usage: u, full: true, msg: fmt.Sprintf("unknown switch `%s'", strings.TrimPrefix(arg, "-"))}
 }
 
-// longName mirrors parse_long_opt's lookup of a long option given as
-// name: the option of that name, else the one whose name it starts (an
-// abbreviation), in the table's order; "" when there is none. Two
-// abbreviated matches are ambiguous: perf's error names the last two
-// (at is the argument after "--", for the usage's option lines).
-func (u *perfUsage) longName(name, at string) (string, error) {
-	if name == "help" {
-		return name, nil // parse-options' own
-	}
-	var prev, last string
-	for _, o := range u.opts {
-		switch {
-		case o.long == name:
-			return name, nil
-		case o.long != "" && strings.HasPrefix(o.long, name):
-			prev, last = last, o.long
+// longMatch is the option parse_long_opt finds for the text after "--".
+type longMatch struct {
+	opt    optHelp
+	unset  bool   // --no-NAME (OPT_UNSET)
+	val    string // the value glued on with '=' (p->opt)
+	hasVal bool
+}
+
+// parseLong mirrors parse_long_opt (tools/lib/subcmd/parse-options.c) over
+// the command's table in perf's order (u.table): an exact name (with
+// "=value"), else the one abbreviation of a name or of its negation
+// "no-NAME"; two abbreviations are ambiguous and perf's error names the
+// last two. arg is the text after "--".
+func (u *perfUsage) parseLong(arg string) (longMatch, error) {
+	name, _, hasEq := strings.Cut(arg, "=")
+	var abbrev, ambiguous longMatch
+	found, twice := false, false
+	// pOpt is parse-options' p->opt, set by an abbreviation given with
+	// "=value" and kept even if a later negated abbreviation wins.
+	var pOpt string
+	pSet := false
+	abbreviated := func(o optHelp, unset bool) {
+		if found {
+			ambiguous, twice = abbrev, true
 		}
+		if !unset && hasEq {
+			pOpt, pSet = arg[len(name)+1:], true
+		}
+		abbrev, found = longMatch{opt: o, unset: unset}, true
+	}
+	for _, o := range u.table() {
+		if o.long == "" {
+			continue
+		}
+		rest, ok := strings.CutPrefix(arg, o.long)
+		unset := false
+		if !ok {
+			if neg, isNeg := strings.CutPrefix(o.long, "no-"); isNeg {
+				// The name itself starts with "no-": NAME without it
+				// is its negation.
+				if r, ok2 := strings.CutPrefix(arg, neg); ok2 {
+					rest, ok, unset = r, true, true
+				} else if strings.HasPrefix(neg, arg) {
+					abbreviated(o, true)
+					continue
+				}
+			}
+		}
+		if !ok {
+			switch {
+			case strings.HasPrefix(o.long, name):
+				abbreviated(o, false)
+				continue
+			case strings.HasPrefix("no-", arg):
+				// "negated and abbreviated very much": --n, --no, --no-
+				abbreviated(o, true)
+				continue
+			case !strings.HasPrefix(arg, "no-"):
+				continue
+			}
+			unset = true
+			r, ok2 := strings.CutPrefix(arg[3:], o.long)
+			if !ok2 {
+				if strings.HasPrefix(o.long, arg[3:]) {
+					abbreviated(o, true)
+				}
+				continue
+			}
+			rest = r
+		}
+		if rest != "" {
+			if rest[0] != '=' {
+				continue
+			}
+			pOpt, pSet = rest[1:], true
+		}
+		return longMatch{opt: o, unset: unset, val: pOpt, hasVal: pSet}, nil
 	}
 	switch {
-	case last == "":
-		return "", u.unknownOption("--" + name)
-	case prev != "":
-		e := u.optError(false, at, "")
-		e.msg = fmt.Sprintf(" Error: Ambiguous option: %s (could be --%s or --%s)\n", name, prev, last)
-		return "", e
+	case twice:
+		no := func(m longMatch) string {
+			if m.unset {
+				return "no-"
+			}
+			return ""
+		}
+		e := &usageError{usage: u, long: arg}
+		e.msg = fmt.Sprintf(" Error: Ambiguous option: %s (could be --%s%s or --%s%s)\n", arg, no(ambiguous), ambiguous.opt.long, no(abbrev), abbrev.opt.long)
+		return longMatch{}, e
+	case found:
+		abbrev.val, abbrev.hasVal = pOpt, pSet
+		return abbrev, nil
 	}
-	return last, nil
+	return longMatch{}, u.unknownOption("--" + arg)
+}
+
+// table is the option table parse-options searches: perf's whole table
+// when the command refuses some of perf's options (u.perf), else the
+// options perfpt lists.
+func (u *perfUsage) table() []optHelp {
+	if u.perf != nil {
+		return u.perf
+	}
+	return u.opts
+}
+
+// longError is parse-options' opterror for a long option: " Error: option
+// `NAME' REASON", NAME the option's whole name (with "no-" when negated);
+// at is the argument as given after "--", whose matching options the
+// usage lists (parse_options_usage).
+func (u *perfUsage) longError(m longMatch, at, reason string) *usageError {
+	name := m.opt.long
+	if m.unset {
+		name = "no-" + name
+	}
+	return &usageError{usage: u, long: at, msg: fmt.Sprintf(" Error: option `%s' %s", name, reason)}
+}
+
+// notImplemented refuses an option of perf's that perfpt does not have
+// (status 129, with the whole usage, as an unknown option is refused):
+// given is how it was named ("-a", "--all-cpus", "--no-itrace").
+func (u *perfUsage) notImplemented(given string, o optHelp) *usageError {
+	name := given
+	switch {
+	case strings.HasPrefix(given, "--no-"):
+		// the negation, named by itself
+	case o.long != "" && o.short != 0:
+		name = fmt.Sprintf("-%c/--%s", o.short, o.long)
+	case o.long != "":
+		name = "--" + o.long
+	}
+	return &usageError{usage: u, full: true, msg: "perfpt does not implement " + name + " (an option of perf's)"}
 }
 
 // optError is parse-options' opterror: " Error: switch `x' REASON" for an

@@ -80,6 +80,34 @@ func TestPerfUsageErrors(t *testing.T) {
 		{[]string{"script"}, []string{"script"}, "--max"},
 		{[]string{"script"}, []string{"script"}, "--hea"},
 		{[]string{"script"}, []string{"script"}, "--itr=zz"},
+		// perf's whole table resolves abbreviations and negations,
+		// the options perfpt refuses as not implemented included
+		// (parse_long_opt); errors name the option's whole name.
+		{[]string{"script"}, []string{"script"}, "--max-st=x"},
+		{[]string{"script"}, []string{"script"}, "--max-st x"},
+		{[]string{"script"}, []string{"script"}, "--n"},
+		{[]string{"script"}, []string{"script"}, "--no"},
+		{[]string{"script"}, []string{"script"}, "--no-"},
+		{[]string{"script"}, []string{"script"}, "--no-max-st=3"},
+		{[]string{"script"}, []string{"script"}, "--no-sho"},
+		{[]string{"script"}, []string{"script"}, "--sho"},
+		{[]string{"script"}, []string{"script"}, "--s"},
+		{[]string{"script"}, []string{"script"}, "--he"},
+		{[]string{"script"}, []string{"script"}, "--gu"},
+		{[]string{"script"}, []string{"script"}, "--hel"},
+		{[]string{"script"}, []string{"script"}, "--show-task=1"},
+		{[]string{"script"}, []string{"script"}, "--no-header-only=1"},
+		{[]string{"script"}, []string{"script"}, "--no-show-task=1"},
+		{[]string{"script"}, []string{"script"}, "--dlfilter"},
+		{[]string{"script"}, []string{"script"}, "--all-cpus=1"},
+		{[]string{"script"}, []string{"script"}, "-S"},
+		{[]string{"script"}, []string{"script"}, "-GS"},
+		{[]string{"script"}, []string{"script"}, "--stop"},
+		// perf takes the options perfpt refuses: its later errors
+		// are its answer.
+		{[]string{"script"}, []string{"script"}, "-ax"},
+		{[]string{"script"}, []string{"script"}, "-S foo --bogus"},
+		{[]string{"script"}, []string{"script"}, "--no-itrace --max-stack=x"},
 		// perf's second line sends to perf script -l; perfpt runs no
 		// scripts and says so (checked below).
 		{[]string{"script"}, []string{"script"}, "-i x.data extra"},
@@ -252,4 +280,33 @@ func TestHelpUsage(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestScriptTableIsPerfs: perfpt script's option table is perf 6.1's, in
+// perf's order (what --list-opts prints, the order parse_long_opt
+// searches), with perfpt's -j after it; every option is either taken or
+// refused as not implemented (TestEveryFlag checks each refusal).
+func TestScriptTableIsPerfs(t *testing.T) {
+	if _, err := exec.LookPath("perf"); err != nil {
+		t.Skip("perf not installed: cannot compare with perf")
+	}
+	// perf lists them and exits with status 130.
+	out, err := exec.Command("perf", "script", "--list-opts").Output()
+	if len(out) == 0 {
+		t.Fatalf("perf script --list-opts: %v", err)
+	}
+	var ours []string
+	refused := 0
+	for _, o := range scriptOptTable() {
+		if o.long != "" {
+			ours = append(ours, "--"+o.long)
+		}
+		if !o.implemented() {
+			refused++
+		}
+	}
+	if got, want := strings.Join(ours, " "), strings.TrimSpace(string(out)); got != want {
+		t.Errorf("long options\n%s\nperf's\n%s", got, want)
+	}
+	t.Logf("%d options of perf's, %d refused as not implemented", len(ours), refused)
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -62,82 +61,164 @@ func isTerminal(f *os.File) bool {
 	return err == nil
 }
 
-// scriptOpt is one of perf script's options that perfpt takes.
+// scriptOpt is one of perf script's options: what perfpt does with it, or
+// nothing (set, flag and unset all nil) when perfpt does not implement it.
 type scriptOpt struct {
 	optHelp
 	set  func(cfg *runner.Config, v string) error // an option with a value
 	flag func(cfg *runner.Config)                 // one without
-	// unset is --no-NAME of a flag (parse-options' negation of a
-	// boolean option).
+	// unset is --no-NAME (parse-options' negation, which perf takes for
+	// every option of perf script's: none is PARSE_OPT_NONEG); nil
+	// where perfpt does not implement the negation.
 	unset func(cfg *runner.Config)
 }
 
-// scriptOptTable lists perfpt script's options (--itrace, whose value is
-// optional, is parsed apart but listed for the usage; -h/--help, parsed
-// apart too, is not listed, as perf does not list it).
+// implemented says whether perfpt takes the option (--itrace, whose value
+// is optional, is parsed apart).
+func (o scriptOpt) implemented() bool {
+	return o.set != nil || o.flag != nil || o.long == "itrace"
+}
+
+// scriptOptTable is perf 6.1 script's option table (cmd_script's options[]
+// with OPTS_EVSWITCH, in its order, which decides what an abbreviation
+// resolves to), each with what perfpt does with it, then perfpt's own -j.
+// -h/--help are parse-options' own, parsed apart and not listed, as perf
+// does not list them.
 func scriptOptTable() []scriptOpt {
-	str := func(dst func(*runner.Config) *string) func(*runner.Config, string) error {
-		return func(cfg *runner.Config, v string) error { *dst(cfg) = v; return nil }
+	str := func(dst func(*runner.Config) *string) (func(*runner.Config, string) error, func(*runner.Config)) {
+		return func(cfg *runner.Config, v string) error { *dst(cfg) = v; return nil },
+			func(cfg *runner.Config) { *dst(cfg) = "" } // perf's NULL: the default
 	}
-	on := func(dst func(*runner.Config) *bool) func(*runner.Config) {
-		return func(cfg *runner.Config) { *dst(cfg) = true }
+	boolean := func(dst func(*runner.Config) *bool) (func(*runner.Config), func(*runner.Config)) {
+		return func(cfg *runner.Config) { *dst(cfg) = true }, func(cfg *runner.Config) { *dst(cfg) = false }
 	}
-	off := func(dst func(*runner.Config) *bool) func(*runner.Config) {
-		return func(cfg *runner.Config) { *dst(cfg) = false }
+	strOpt := func(o optHelp, dst func(*runner.Config) *string) scriptOpt {
+		set, unset := str(dst)
+		return scriptOpt{optHelp: o, set: set, unset: unset}
+	}
+	boolOpt := func(o optHelp, dst func(*runner.Config) *bool) scriptOpt {
+		on, off := boolean(dst)
+		return scriptOpt{optHelp: o, flag: on, unset: off}
+	}
+	// notDone is one of perf's options perfpt refuses.
+	notDone := func(short byte, long, argh string, optArg bool) scriptOpt {
+		return scriptOpt{optHelp: optHelp{short: short, long: long, argh: argh, optArg: optArg}}
+	}
+	show := func(name string) scriptOpt {
+		bit := runner.ShowOptions[name]
+		return scriptOpt{optHelp: optHelp{long: name, help: "print the " + strings.TrimSuffix(strings.TrimPrefix(name, "show-"), "-events") + " side-band events"},
+			flag: func(cfg *runner.Config) { cfg.Show |= bit }, unset: func(cfg *runner.Config) { cfg.Show &^= bit }}
+	}
+	maxStack := func(cfg *runner.Config, v string) error {
+		n, err := strconv.Atoi(v)
+		switch {
+		case err != nil:
+			return errNotNumber
+		case n < 0:
+			return errNotUnsigned
+		}
+		cfg.MaxStack = n
+		if n == 0 {
+			cfg.MaxStack = -1 // perf: no entries at all
+		}
+		return nil
+	}
+	maxBlocks := func(cfg *runner.Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return errNotNumber
+		}
+		switch {
+		case n == -1:
+			// perf's count+1 wraps to 0 and it reads before the
+			// branch stack.
+			return errors.New("--max-blocks -1: perf reads out of bounds with it")
+		case n < 0:
+			// perf reads it with strtol into an unsigned int: a
+			// huge count, all the blocks.
+			n = 0
+		}
+		cfg.MaxBlocks = n
+		return nil
 	}
 	t := []scriptOpt{
-		{optHelp: optHelp{short: 'i', long: "input", argh: "file", help: "the recording to read (perf.data; - for a pipe)"},
-			set: str(func(c *runner.Config) *string { return &c.Input })},
+		boolOpt(optHelp{short: 'D', long: "dump-raw-trace", help: "dump raw trace in ASCII"}, func(c *runner.Config) *bool { return &c.DumpRaw }),
+		notDone(0, "dump-unsorted-raw-trace", "", false),
+		boolOpt(optHelp{short: 'v', long: "verbose", help: "more detail (demangled parameters)"}, func(c *runner.Config) *bool { return &c.Verbose }),
+		notDone('L', "Latency", "", false),
+		notDone('l', "list", "", false),
+		notDone(0, "list-dlfilters", "", false),
+		notDone('s', "script", "name", false),
+		notDone('g', "gen-script", "lang", false),
+		notDone(0, "dlfilter", "file", false),
+		notDone(0, "dlarg", "argument", false),
+		strOpt(optHelp{short: 'i', long: "input", argh: "file", help: "the recording to read (perf.data; - for a pipe)"}, func(c *runner.Config) *string { return &c.Input }),
+		notDone('d', "debug-mode", "", false),
+		boolOpt(optHelp{long: "header", help: "print the header first"}, func(c *runner.Config) *bool { return &c.Header }),
+		boolOpt(optHelp{long: "header-only", help: "print the header only"}, func(c *runner.Config) *bool { return &c.HeaderOnly }),
+		strOpt(optHelp{short: 'k', long: "vmlinux", argh: "file", help: "the kernel image's symbols"}, func(c *runner.Config) *string { return &c.Vmlinux }),
+		strOpt(optHelp{long: "kallsyms", argh: "file", help: "kernel symbols from this kallsyms file"}, func(c *runner.Config) *string { return &c.Kallsyms }),
+		boolOpt(optHelp{short: 'G', long: "hide-call-graph", help: "no call chains"}, func(c *runner.Config) *bool { return &c.NoCallchain }),
+		// perf's --no-symfs and --no-fields pass NULL to strdup.
+		{optHelp: optHelp{long: "symfs", argh: "directory", help: "look for binaries and debug files under this root"},
+			set: func(cfg *runner.Config, v string) error { cfg.Symfs = v; return nil }},
 		{optHelp: optHelp{short: 'F', long: "fields", argh: "str", help: "fields to print, perf's: [type:]f1,f2 sets, +f adds, -f removes"},
 			set: func(cfg *runner.Config, v string) error { cfg.Fields = append(cfg.Fields, v); return nil }},
-		{optHelp: optHelp{short: 'C', long: "cpu", argh: "cpu", help: "only samples of these CPUs (0-2,5)"},
-			set: str(func(c *runner.Config) *string { return &c.CPUs })},
-		{optHelp: optHelp{long: "pid", argh: "pid[,pid...]", help: "only these processes"},
-			set: str(func(c *runner.Config) *string { return &c.PIDs })},
-		{optHelp: optHelp{long: "tid", argh: "tid[,tid...]", help: "only these threads"},
-			set: str(func(c *runner.Config) *string { return &c.TIDs })},
-		{optHelp: optHelp{long: "time", argh: "str", help: "time ranges (start,stop in seconds, or percentages)"},
-			set: str(func(c *runner.Config) *string { return &c.Time })},
-		{optHelp: optHelp{long: "symfs", argh: "directory", help: "look for binaries and debug files under this root"},
-			set: str(func(c *runner.Config) *string { return &c.Symfs })},
-		{optHelp: optHelp{short: 'k', long: "vmlinux", argh: "file", help: "the kernel image's symbols"},
-			set: str(func(c *runner.Config) *string { return &c.Vmlinux })},
-		{optHelp: optHelp{long: "kallsyms", argh: "file", help: "kernel symbols from this kallsyms file"},
-			set: str(func(c *runner.Config) *string { return &c.Kallsyms })},
+		notDone('a', "all-cpus", "", false),
+		notDone(0, "dsos", "dso[,dso...]", false),
+		notDone('S', "symbols", "symbol[,symbol...]", false),
+		notDone(0, "addr-range", "n", false),
+		notDone(0, "insn-trace", "raw|disasm", true),
+		notDone(0, "xed", "...", true),
+		notDone(0, "call-trace", "...", true),
+		notDone(0, "call-ret-trace", "...", true),
+		notDone(0, "graph-function", "symbol[,symbol...]", false),
+		notDone(0, "stop-bt", "symbol[,symbol...]", false),
+		strOpt(optHelp{short: 'C', long: "cpu", argh: "cpu", help: "only samples of these CPUs (0-2,5)"}, func(c *runner.Config) *string { return &c.CPUs }),
+		notDone('c', "comms", "comm[,comm...]", false),
+		strOpt(optHelp{long: "pid", argh: "pid[,pid...]", help: "only these processes"}, func(c *runner.Config) *string { return &c.PIDs }),
+		strOpt(optHelp{long: "tid", argh: "tid[,tid...]", help: "only these threads"}, func(c *runner.Config) *string { return &c.TIDs }),
+		// --no-max-stack sets perf's unsigned option to 0.
 		{optHelp: optHelp{long: "max-stack", argh: "n", help: "print at most n call chain entries"},
-			set: func(cfg *runner.Config, v string) error {
-				n, err := strconv.Atoi(v)
-				switch {
-				case err != nil:
-					return errNotNumber
-				case n < 0:
-					return errNotUnsigned
-				}
-				cfg.MaxStack = n
-				if n == 0 {
-					cfg.MaxStack = -1 // perf: no entries at all
-				}
-				return nil
-			}},
+			set: maxStack, unset: func(cfg *runner.Config) { maxStack(cfg, "0") }},
+		boolOpt(optHelp{long: "reltime", help: "times relative to the first sample"}, func(c *runner.Config) *bool { return &c.RelTime }),
+		boolOpt(optHelp{long: "deltatime", help: "times relative to the previous event"}, func(c *runner.Config) *bool { return &c.DeltaTime }),
+		boolOpt(optHelp{short: 'I', long: "show-info", help: "with --header: the extended header sections too"}, func(c *runner.Config) *bool { return &c.ShowInfo }),
+		notDone(0, "show-kernel-path", "", false),
+		show("show-task-events"),
+		show("show-mmap-events"),
+		show("show-switch-events"),
+		show("show-namespace-events"),
+		show("show-cgroup-events"),
+		show("show-lost-events"),
+		show("show-round-events"),
+		show("show-bpf-events"),
+		show("show-text-poke-events"),
+		notDone(0, "per-event-dump", "", false),
+		boolOpt(optHelp{short: 'f', long: "force", help: "read files owned by others"}, func(c *runner.Config) *bool { return &c.Force }),
 		{optHelp: optHelp{long: "max-blocks", argh: "n", help: "print at most n branch stack entries"},
-			set: func(cfg *runner.Config, v string) error {
-				n, err := strconv.Atoi(v)
-				if err != nil {
-					return errNotNumber
-				}
-				switch {
-				case n == -1:
-					// perf's count+1 wraps to 0 and it reads
-					// before the branch stack.
-					return errors.New("--max-blocks -1: perf reads out of bounds with it")
-				case n < 0:
-					// perf reads it with strtol into an unsigned
-					// int: a huge count, all the blocks.
-					n = 0
-				}
-				cfg.MaxBlocks = n
-				return nil
-			}},
+			set: maxBlocks, unset: func(cfg *runner.Config) { maxBlocks(cfg, "0") }},
+		boolOpt(optHelp{long: "ns", help: "print times in nanoseconds"}, func(c *runner.Config) *bool { return &c.Nanosecs }),
+		// --no-itrace (perf: decode no AUX area data) is not done.
+		{optHelp: optHelp{long: "itrace", argh: "opts", optArg: true, help: "synthesize events from the instruction trace (perf's itrace options)"}},
+		notDone(0, "full-source-path", "", false),
+		{optHelp: optHelp{long: "demangle", help: "demangle symbol names (the default; --no-demangle: do not)"},
+			flag: func(cfg *runner.Config) { cfg.NoDemangle = false }, unset: func(cfg *runner.Config) { cfg.NoDemangle = true }},
+		// Kallsyms' names are never demangled, by perf either: this
+		// demangles a -k/--vmlinux ELF's symbols.
+		boolOpt(optHelp{long: "demangle-kernel", help: "demangle the kernel ELF's (-k) symbol names"}, func(c *runner.Config) *bool { return &c.DemangleKernel }),
+		strOpt(optHelp{long: "time", argh: "str", help: "time ranges (start,stop in seconds, or percentages)"}, func(c *runner.Config) *string { return &c.Time }),
+		{optHelp: optHelp{long: "inline", help: "show inlined functions in call chains (the default; --no-inline: do not)"},
+			flag: func(cfg *runner.Config) { cfg.NoInline = false }, unset: func(cfg *runner.Config) { cfg.NoInline = true }},
+		notDone(0, "guestmount", "directory", false),
+		notDone(0, "guestvmlinux", "file", false),
+		notDone(0, "guestkallsyms", "file", false),
+		notDone(0, "guestmodules", "file", false),
+		notDone(0, "guest-code", "", false),
+		boolOpt(optHelp{long: "stitch-lbr", help: "stitch LBR call stacks across samples"}, func(c *runner.Config) *bool { return &c.StitchLBR }),
+		notDone(0, "switch-on", "event", false),
+		notDone(0, "switch-off", "event", false),
+		notDone(0, "show-on-off-events", "", false),
 		{optHelp: optHelp{short: 'j', argh: "n", help: "decode and print with n workers (default: one per CPU)"},
 			set: func(cfg *runner.Config, v string) error {
 				n, err := strconv.Atoi(v)
@@ -147,85 +228,22 @@ func scriptOptTable() []scriptOpt {
 				cfg.Workers = n
 				return nil
 			}},
-		{optHelp: optHelp{long: "itrace", argh: "opts", optArg: true, help: "synthesize events from the instruction trace (perf's itrace options)"}},
-		{optHelp: optHelp{long: "ns", help: "print times in nanoseconds"}, flag: on(func(c *runner.Config) *bool { return &c.Nanosecs }), unset: off(func(c *runner.Config) *bool { return &c.Nanosecs })},
-		{optHelp: optHelp{long: "reltime", help: "times relative to the first sample"}, flag: on(func(c *runner.Config) *bool { return &c.RelTime }), unset: off(func(c *runner.Config) *bool { return &c.RelTime })},
-		{optHelp: optHelp{long: "deltatime", help: "times relative to the previous event"}, flag: on(func(c *runner.Config) *bool { return &c.DeltaTime }), unset: off(func(c *runner.Config) *bool { return &c.DeltaTime })},
-		{optHelp: optHelp{short: 'G', long: "hide-call-graph", help: "no call chains"}, flag: on(func(c *runner.Config) *bool { return &c.NoCallchain }), unset: off(func(c *runner.Config) *bool { return &c.NoCallchain })},
-		{optHelp: optHelp{long: "header", help: "print the header first"}, flag: on(func(c *runner.Config) *bool { return &c.Header }), unset: off(func(c *runner.Config) *bool { return &c.Header })},
-		{optHelp: optHelp{long: "header-only", help: "print the header only"}, flag: on(func(c *runner.Config) *bool { return &c.HeaderOnly }), unset: off(func(c *runner.Config) *bool { return &c.HeaderOnly })},
-		{optHelp: optHelp{short: 'I', long: "show-info", help: "with --header: the extended header sections too"}, flag: on(func(c *runner.Config) *bool { return &c.ShowInfo }), unset: off(func(c *runner.Config) *bool { return &c.ShowInfo })},
-		{optHelp: optHelp{short: 'f', long: "force", help: "read files owned by others"}, flag: on(func(c *runner.Config) *bool { return &c.Force }), unset: off(func(c *runner.Config) *bool { return &c.Force })},
-		{optHelp: optHelp{long: "no-demangle", help: "do not demangle symbol names"}, flag: on(func(c *runner.Config) *bool { return &c.NoDemangle })},
-		// Kallsyms' names are never demangled, by perf either: this
-		// demangles a -k/--vmlinux ELF's symbols.
-		{optHelp: optHelp{long: "demangle-kernel", help: "demangle the kernel ELF's (-k) symbol names"}, flag: on(func(c *runner.Config) *bool { return &c.DemangleKernel }), unset: off(func(c *runner.Config) *bool { return &c.DemangleKernel })},
-		{optHelp: optHelp{long: "demangle", help: "demangle symbol names (the default)"}, flag: off(func(c *runner.Config) *bool { return &c.NoDemangle })},
-		{optHelp: optHelp{short: 'v', long: "verbose", help: "more detail (demangled parameters)"}, flag: on(func(c *runner.Config) *bool { return &c.Verbose }), unset: off(func(c *runner.Config) *bool { return &c.Verbose })},
-		{optHelp: optHelp{long: "inline", help: "show inlined functions in call chains (default)"}, flag: func(cfg *runner.Config) { cfg.NoInline = false }},
-		{optHelp: optHelp{long: "no-inline", help: "no inlined functions in call chains"}, flag: on(func(c *runner.Config) *bool { return &c.NoInline })},
-		{optHelp: optHelp{long: "stitch-lbr", help: "stitch LBR call stacks across samples"}, flag: on(func(c *runner.Config) *bool { return &c.StitchLBR }), unset: off(func(c *runner.Config) *bool { return &c.StitchLBR })},
-		{optHelp: optHelp{short: 'D', long: "dump-raw-trace", help: "dump raw trace in ASCII"}, flag: on(func(c *runner.Config) *bool { return &c.DumpRaw }), unset: off(func(c *runner.Config) *bool { return &c.DumpRaw })},
-	}
-	var show []string
-	for name := range runner.ShowOptions {
-		show = append(show, name)
-	}
-	sort.Strings(show)
-	for _, name := range show {
-		bit := runner.ShowOptions[name]
-		t = append(t, scriptOpt{optHelp: optHelp{long: name, help: "print the " + strings.TrimSuffix(strings.TrimPrefix(name, "show-"), "-events") + " side-band events"},
-			flag: func(cfg *runner.Config) { cfg.Show |= bit }, unset: func(cfg *runner.Config) { cfg.Show &^= bit }})
 	}
 	return t
 }
 
-// scriptHelp is perfpt script's usage in perf's shape.
+// scriptHelp is perfpt script's usage in perf's shape: the options perfpt
+// takes, and perf's whole table to resolve names against.
 var scriptHelp = func() *perfUsage {
 	u := &perfUsage{lines: []string{"perfpt script [<options>]"}}
 	for _, o := range scriptOptTable() {
-		u.opts = append(u.opts, o.optHelp)
+		if o.implemented() {
+			u.opts = append(u.opts, o.optHelp)
+		}
+		u.perf = append(u.perf, o.optHelp)
 	}
 	return u
 }()
-
-// scriptOptions is perf script's option table for cfg: the options that
-// take a value (short letter or long name -> setter), and those that do not.
-// --itrace (whose value is optional) and -h/--help are parsed apart.
-func scriptOptions(cfg *runner.Config) (set map[string]func(string) error, flags map[string]func()) {
-	set = map[string]func(string) error{}
-	flags = map[string]func(){}
-	for _, o := range scriptOptTable() {
-		var names []string
-		if o.short != 0 {
-			names = append(names, string(o.short))
-		}
-		if o.long != "" {
-			names = append(names, o.long)
-		}
-		for _, n := range names {
-			switch {
-			case o.set != nil:
-				set[n] = func(v string) error { return o.set(cfg, v) }
-			case o.flag != nil:
-				flags[n] = func() { o.flag(cfg) }
-			}
-		}
-	}
-	return set, flags
-}
-
-// scriptNegations are the --no-NAME forms of the flags that have one, by
-// NAME: perf's parse-options takes them for every boolean option.
-func scriptNegations(cfg *runner.Config) map[string]func() {
-	m := map[string]func(){}
-	for _, o := range scriptOptTable() {
-		if o.unset != nil && o.long != "" {
-			m[o.long] = func() { o.unset(cfg) }
-		}
-	}
-	return m
-}
 
 // errNotNumber is a numeric option's value that is no number: perf's
 // "expects a numerical value".
@@ -234,34 +252,67 @@ var errNotNumber = errors.New("expects a numerical value")
 // errNotUnsigned is a negative value of an option perf reads unsigned.
 var errNotUnsigned = errors.New("expects an unsigned numerical value")
 
-// parseScriptArgs parses perf script's options. A command line perf
-// refuses is refused with perf's message and status (usageError): an
-// unknown option, a missing value, and the values perf checks while it
-// parses (-F, --itrace, --max-stack).
+// parseScriptArgs parses perf script's options as perf's parse-options
+// does (parse_options_step). A command line perf refuses is refused with
+// perf's message and status (usageError): an unknown option, a missing
+// value, an ambiguous abbreviation, and the values perf checks while it
+// parses (-F, --itrace, --max-stack). One of perf's options that perfpt
+// does not implement is refused as such.
 func parseScriptArgs(args []string) (cfg runner.Config, help bool, err error) {
-	set, flags := scriptOptions(&cfg)
-	unsets := scriptNegations(&cfg)
+	table := scriptOptTable()
 	u := scriptHelp
+	byLong := map[string]scriptOpt{}
+	byShort := map[byte]scriptOpt{}
+	for _, o := range table {
+		if o.long != "" {
+			byLong[o.long] = o
+		}
+		if o.short != 0 {
+			byShort[o.short] = o
+		}
+	}
 	// fields checks each -F as perf's parse_output_fields does while
 	// the options are parsed; the runner applies them again (and prints
 	// their warnings) when the command line is good.
 	fields := script.DefaultFields()
 	var warns []string
-	apply := func(short bool, at, name, val string) error {
-		if name == "F" || name == "fields" {
+	// apply gives o its value; at names the option as given (a letter,
+	// or the text after "--"), m the long option found.
+	apply := func(o scriptOpt, short bool, at string, m longMatch, val string) error {
+		fail := func(msg string) error {
+			if short {
+				return u.valueError(true, at, msg)
+			}
+			e := u.longError(m, at, "")
+			e.msg = msg + "\n"
+			return e
+		}
+		if o.long == "fields" {
 			w, err := fields.Parse(val)
 			warns = append(warns, w...)
 			if err != nil {
-				return u.valueError(short, at, strings.Join(append(warns, err.Error()), "\n"))
+				return fail(strings.Join(append(warns, err.Error()), "\n"))
 			}
 		}
-		if err := set[name](val); err != nil {
+		if err := o.set(&cfg, val); err != nil {
 			if errors.Is(err, errNotNumber) || errors.Is(err, errNotUnsigned) {
-				return u.optError(short, at, err.Error())
+				if short {
+					return u.optError(true, at, err.Error())
+				}
+				return u.longError(m, at, err.Error())
 			}
-			return u.valueError(short, at, "perfpt: "+err.Error())
+			return fail("perfpt: " + err.Error())
 		}
 		return nil
+	}
+	// An option perfpt does not implement is refused when the whole
+	// command line has been read, as perf would have accepted it: a
+	// later error of perf's is perf's answer.
+	var refusal error
+	refuse := func(err error) {
+		if refusal == nil {
+			refusal = err
+		}
 	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -269,59 +320,74 @@ func parseScriptArgs(args []string) (cfg runner.Config, help bool, err error) {
 		case a == "-h" || a == "--help":
 			return cfg, true, nil
 		case strings.HasPrefix(a, "--"):
-			name, val, hasVal := strings.Cut(a[2:], "=")
-			if rest, ok := strings.CutPrefix(name, "no-"); ok && flags[name] == nil && unsets[rest] != nil {
-				if hasVal {
-					return cfg, false, u.optError(false, a[2:], "takes no value")
-				}
-				unsets[rest]()
-				continue
-			}
-			name, err := u.longName(name, a[2:])
+			m, err := u.parseLong(a[2:])
 			if err != nil {
 				return cfg, false, err
 			}
-			switch name {
-			case "help":
-				return cfg, true, nil
-			case "itrace":
+			o := byLong[m.opt.long]
+			// get_value's checks, then the option's own; an option
+			// perfpt does not implement is refused after perf's
+			// checks of its value.
+			switch {
+			case m.unset && m.hasVal:
+				return cfg, false, u.longError(m, a[2:], "takes no value")
+			case m.unset && o.unset == nil:
+				refuse(u.notImplemented("--no-"+m.opt.long, o.optHelp))
+				continue
+			case m.unset:
+				o.unset(&cfg)
+			case o.argh == "":
+				if m.hasVal {
+					return cfg, false, u.longError(m, a[2:], "takes no value")
+				}
+				if !o.implemented() {
+					refuse(u.notImplemented("--"+m.opt.long, o.optHelp))
+					continue
+				}
+				o.flag(&cfg)
+			case !o.implemented() && o.optArg:
+				refuse(u.notImplemented("--"+m.opt.long, o.optHelp))
+				continue
+			case o.long == "itrace":
 				cfg.ItraceSet = true
-				cfg.Itrace = val
+				cfg.Itrace = m.val
 				if _, err := sample.ParseItrace(cfg.Itrace); err != nil {
 					return cfg, false, u.valueError(false, a[2:], err.Error())
 				}
-				continue
-			}
-			if f, ok := flags[name]; ok {
-				if hasVal {
-					return cfg, false, u.optError(false, a[2:], "takes no value")
+			default:
+				val := m.val
+				if !m.hasVal {
+					if i+1 >= len(args) {
+						return cfg, false, u.longError(m, a[2:], "requires a value")
+					}
+					i++
+					val = args[i]
 				}
-				f()
-				continue
-			}
-			if _, ok := set[name]; !ok {
-				return cfg, false, u.unknownOption("--" + name)
-			}
-			if !hasVal {
-				if i+1 >= len(args) {
-					return cfg, false, u.optError(false, a[2:], "requires a value")
+				if !o.implemented() {
+					refuse(u.notImplemented("--"+m.opt.long, o.optHelp))
+					continue
 				}
-				i++
-				val = args[i]
-			}
-			if err := apply(false, a[2:], name, val); err != nil {
-				return cfg, false, err
+				if err := apply(o, false, a[2:], m, val); err != nil {
+					return cfg, false, err
+				}
 			}
 		case len(a) > 1 && a[0] == '-':
 			// Glued short options: "-Gi file", "-Fip,sym", "-j4".
 			for k := 1; k < len(a); k++ {
 				l := a[k : k+1]
-				if f, ok := flags[l]; ok {
-					f()
-					continue
+				if l == "h" {
+					return cfg, true, nil // parse-options' internal help
 				}
-				if _, ok := set[l]; !ok {
+				o, ok := byShort[a[k]]
+				switch {
+				case !ok:
 					return cfg, false, u.unknownOption("-" + l)
+				case o.argh == "" && !o.implemented():
+					refuse(u.notImplemented("-"+l, o.optHelp))
+					continue
+				case o.argh == "":
+					o.flag(&cfg)
+					continue
 				}
 				val := a[k+1:]
 				if val == "" {
@@ -331,7 +397,11 @@ func parseScriptArgs(args []string) (cfg runner.Config, help bool, err error) {
 					i++
 					val = args[i]
 				}
-				if err := apply(true, l, l, val); err != nil {
+				if !o.implemented() {
+					refuse(u.notImplemented("-"+l, o.optHelp))
+					break
+				}
+				if err := apply(o, true, l, longMatch{opt: o.optHelp}, val); err != nil {
 					return cfg, false, err
 				}
 				break
@@ -343,5 +413,5 @@ func parseScriptArgs(args []string) (cfg runner.Config, help bool, err error) {
 				msg: fmt.Sprintf("  Error: Couldn't find script `%s'\n\n perfpt script runs no scripts.\n\n", a)}
 		}
 	}
-	return cfg, false, nil
+	return cfg, false, refusal
 }
