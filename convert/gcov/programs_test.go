@@ -55,7 +55,15 @@ var unseenPrograms = []string{
 // paths of a throw of a class object built from a std::string temporary
 // inside a catch clause (several temporaries with destructors and
 // clobbers, chained cleanups) are not gcc's block for block.
+//
+// calendar.c (round 13) has every line's count, branch and call record,
+// but main's `function ... blocks executed` percentage is one point off
+// gcov's in two of its three runs (91% for 92%, 74% for 75%): the -O0
+// graph of main, with a sscanf compared in an if, a continue in each of
+// two ifs and a ternary inside printf's arguments, has one block more or
+// less than gcc's (not found yet).
 var textAllowance = map[string]struct{ lines, branchLines int }{
+	"calendar":  {0, 0},
 	"inventory": {0, 36},
 	"visitor":   {0, 16},
 	"events":    {0, 8},
