@@ -403,7 +403,14 @@ func (f *Fields) EnableCallchainFields(t OutputType) {
 
 // unprintable are the fields perf script knows but this printer does not
 // print yet.
-const unprintable = FieldBPFOutput | FieldMachinePID | FieldVCPU
+//
+// machine_pid and vcpu are printable: perf_sample__fprintf_start prints
+// them ("VM:%5d ", "VCPU:%03d ") only for a sample with a machine_pid,
+// which perf script never delivers: evlist__parse_sample sets it only
+// under perf_guest (perf kvm's, false in perf script), and intel-pt.c's
+// guest-sideband samples have a guest cpumode, which perf script filters
+// out as perfpt does (guestSample, guestAt). So they print nothing.
+const unprintable = FieldBPFOutput
 
 // Unprintable returns the names of the fields that -F added to perf's
 // defaults and that the printer cannot print yet, so that the caller can refuse them rather

@@ -15,8 +15,8 @@ func TestUnprintable(t *testing.T) {
 		{"+brstackoff", nil},
 		{"hw:ip,weight,iregs,brstackinsn", nil},
 		{"ip,brstackinsn,brstackinsnlen,tod,misc", nil},
-		{"ip,metric,vcpu", []string{"vcpu"}},
-		{"ip,bpf-output,machine_pid", []string{"bpf-output", "machine_pid"}},
+		{"ip,metric,vcpu", nil},
+		{"ip,bpf-output,machine_pid", []string{"bpf-output"}},
 		{"-period", nil},
 	} {
 		f := DefaultFields()

@@ -52,6 +52,13 @@ func TestTODMissingClock(t *testing.T) {
 	}
 }
 
+// TestMachinePIDPerf compares machine_pid and vcpu with perf's, which
+// takes them and prints nothing for a host's samples (we refused them).
+func TestMachinePIDPerf(t *testing.T) {
+	opts := [][]string{{"-F", "+machine_pid,+vcpu"}, {"-F", "vcpu,ip"}, {"-F", "machine_pid"}}
+	compareRecorded(t, false, []recorded{{"flat", []string{"-e", "cpu-clock", "-c", "50000"}, opts}})
+}
+
 // TestSrccodePerf compares the srccode field (each sample's source line,
 // once per thread while it stays the same) with perf's on recordings of a
 // program built with -g, with and without call chains and srcline.
