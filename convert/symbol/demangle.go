@@ -38,8 +38,12 @@ func demangleName(name string, params bool) string {
 		}
 		opts = append(opts, demangle.NoParams)
 	}
-	if strings.HasPrefix(base, "_Z") && strings.Contains(base, "CI") {
-		out, err = demangleInheriting(base, opts)
+	inheriting := strings.HasPrefix(base, "_Z") && strings.Contains(base, "CI")
+	// "JE" is an empty template argument pack, the only source of the
+	// empty arguments libiberty prints its own way (packs, below).
+	packs := strings.HasPrefix(base, "_Z") && strings.Contains(base, "JE")
+	if inheriting || packs {
+		out, err = demangleAST(base, opts, inheriting, packs)
 	} else {
 		out, err = demangle.ToString(base, opts...)
 	}
@@ -49,32 +53,113 @@ func demangleName(name string, params bool) string {
 	return out
 }
 
-// demangleInheriting demangles a name that may hold an inheriting
-// constructor (C I1/I2/I4 <base class>). libiberty names it after the
-// base class, the last source name it read before (its
-// d_ctor_dtor_name makes the constructor of di->last_name, which the
-// base class type sets, its template arguments excepted):
+// demangleAST demangles a name through its tree, changed where libiberty
+// prints it otherwise than ianlancetaylor/demangle: inheriting
+// constructors and empty argument packs.
+//
+// Inheriting constructors (C I1/I2/I4 <base class>): libiberty names them
+// after the base class, the last source name it read before (its
+// d_ctor_dtor_name makes the constructor of di->last_name, which the base
+// class type sets, its template arguments excepted):
 // "std::__uniq_ptr_data<...>::__uniq_ptr_impl" where
 // ianlancetaylor/demangle prints the class's own name.
-func demangleInheriting(name string, opts []demangle.Option) (string, error) {
+//
+// Empty argument packs: see emptyArgs.
+func demangleAST(name string, opts []demangle.Option, inheriting, packs bool) (string, error) {
 	a, err := demangle.ToAST(name, opts...)
 	if err != nil {
 		return "", err
 	}
 	b := a.Copy(func(n demangle.AST) demangle.AST {
-		c, ok := n.(*demangle.Constructor)
-		if !ok || c.Base == nil {
-			return nil
-		}
-		if bn := lastSourceName(c.Base); bn != nil {
-			return &demangle.Constructor{Name: bn}
+		switch n := n.(type) {
+		case *demangle.Constructor:
+			if !inheriting || n.Base == nil {
+				return nil
+			}
+			if bn := lastSourceName(n.Base); bn != nil {
+				return &demangle.Constructor{Name: bn}
+			}
+		case *demangle.Template:
+			if args, ok := emptyArgs(n.Args, packs, true); ok {
+				return &demangle.Template{Name: n.Name, Args: args}
+			}
+		case *demangle.FunctionType:
+			if args, ok := emptyArgs(n.Args, packs, false); ok {
+				return &demangle.FunctionType{Return: n.Return, Args: args, ForLocalName: n.ForLocalName}
+			}
 		}
 		return nil
 	}, func(demangle.AST) bool { return false })
 	if b != nil { // nil: nothing changed
 		a = b
 	}
-	return demangle.ASTToString(a, opts...), nil
+	out := demangle.ASTToString(a, opts...)
+	if packs {
+		out = strings.ReplaceAll(out, ", "+droppedComma, "")
+	}
+	return out, nil
+}
+
+// droppedComma marks where libiberty wrote ", " and took it back (a byte
+// no demangled name has).
+const droppedComma = "\x00"
+
+// emptyArgs rewrites an argument list (a template's or a function's) that
+// holds empty argument packs so that ianlancetaylor/demangle, which skips
+// them, prints it as libiberty's d_print_comp prints its right-nested
+// DEMANGLE_COMPONENT_TEMPLATE_ARGLIST / ARGLIST: before each argument but
+// the first it writes ", ", prints the rest of the list, and takes the
+// ", " back only when the rest printed nothing. So an empty pack before a
+// non-empty argument still has its comma ("f<, int>", "thread<F, , void>"),
+// empty packs at the end vanish, and then d_last_char is still the ' ' of
+// the comma taken back, so a template whose last printed argument ends in
+// '>' closes with ">>", not libiberty's usual "> >" (droppedComma keeps
+// the library from adding the space). ok is false when nothing changes.
+func emptyArgs(args []demangle.AST, packs, template bool) ([]demangle.AST, bool) {
+	if !packs {
+		return nil, false
+	}
+	last, empty := -1, false
+	for i, a := range args {
+		if emptyArg(a) {
+			empty = true
+		} else {
+			last = i
+		}
+	}
+	if !empty || last < 0 {
+		return nil, false // no pack, or nothing printed at all: the same
+	}
+	out := make([]demangle.AST, 0, last+2)
+	for _, a := range args[:last+1] {
+		if emptyArg(a) {
+			a = &demangle.Name{Name: ""}
+		}
+		out = append(out, a)
+	}
+	if template && last < len(args)-1 {
+		out = append(out, &demangle.Name{Name: droppedComma})
+	}
+	return out, true
+}
+
+// emptyArg mirrors ianlancetaylor/demangle's printState.isEmpty: an
+// argument that prints nothing.
+func emptyArg(a demangle.AST) bool {
+	switch a := a.(type) {
+	case *demangle.ArgumentPack:
+		for _, x := range a.Args {
+			if !emptyArg(x) {
+				return false
+			}
+		}
+		return true
+	case *demangle.ExprList:
+		return len(a.Exprs) == 0
+	case *demangle.PackExpansion:
+		return a.Pack != nil && emptyArg(a.Base)
+	}
+	return false
 }
 
 // lastSourceName is the unqualified name of a class type, without its
