@@ -42,12 +42,12 @@ func App(stdin io.Reader, stdout, stderr io.Writer) *ucli.App {
 		Commands: []*ucli.Command{
 			// The commands that mirror perf's refuse a bad command
 			// line as perf does (perfusage.go).
-			perfUsageErrors(recordCommand(), "perfpt record [<options>] [<command>]"),
+			perfUsageErrors(recordCommand(), "perfpt record [<options>] [<command>]", perfRecordOpts),
 			scriptCommand(),
 			pprofCommand(),
 			gcovCommand(),
-			perfUsageErrors(dumpCommand(), "perfpt dump [<options>]"),
-			perfUsageErrors(headerCommand(), "perfpt header [<options>]"),
+			perfUsageErrors(dumpCommand(), "perfpt dump [<options>]", perfReportOpts, "dump-raw-trace"),
+			perfUsageErrors(headerCommand(), "perfpt header [<options>]", perfReportOpts, "header-only"),
 			ptdumpCommand(),
 			ptxedCommand(),
 			timelineCommand(),

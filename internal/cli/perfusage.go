@@ -301,14 +301,26 @@ func (u *perfUsage) longError(m longMatch, at, reason string) *usageError {
 	return &usageError{usage: u, long: at, msg: fmt.Sprintf(" Error: option `%s' %s", name, reason)}
 }
 
+// negation is how the negation of the long option name is given: "--no-X",
+// or "--X" for an option named "no-X" (parse_long_opt).
+func negation(name string) string {
+	if rest, ok := strings.CutPrefix(name, "no-"); ok {
+		return "--" + rest
+	}
+	return "--no-" + name
+}
+
 // notImplemented refuses an option of perf's that perfpt does not have
 // (status 129, with the whole usage, as an unknown option is refused):
 // given is how it was named ("-a", "--all-cpus", "--no-itrace").
 func (u *perfUsage) notImplemented(given string, o optHelp) *usageError {
 	name := given
 	switch {
-	case strings.HasPrefix(given, "--no-"):
+	case o.long != "" && given == negation(o.long):
 		// the negation, named by itself
+	case strings.Contains(given, "=") || (len(given) > 2 && given[1] != '-'):
+		// perf's optional value ("-Se", "--snapshot=e")
+		name = fmt.Sprintf("a value of --%s (%s)", o.long, given)
 	case o.long != "" && o.short != 0:
 		name = fmt.Sprintf("-%c/--%s", o.short, o.long)
 	case o.long != "":
@@ -378,15 +390,28 @@ func helpUsage(u *perfUsage) *usageError {
 	return &usageError{usage: u, full: true, raw: true}
 }
 
-// perfUsageErrors makes a urfave command refuse its bad command lines as
-// perf does (see usageError), its usage text printed in perf's shape,
-// and answer -h/--help as perf does (helpUsage); line is its first usage
-// line.
-func perfUsageErrors(c *ucli.Command, line string) *ucli.Command {
+// perfUsageErrors makes a urfave command read its command line as perf's
+// command perfSpec (perfReportOpts, perfRecordOpts) reads it (perfArgs: short
+// option clusters, abbreviations, negations), refuse its bad command lines
+// as perf does (see usageError), with its usage text printed in perf's
+// shape, refuse perf's options it does not implement as such, and answer
+// -h/--help as perf does (helpUsage); line is its first usage line, same
+// the options of perf's that the command is (dump is perf report -D).
+func perfUsageErrors(c *ucli.Command, line, perfSpec string, same ...string) *ucli.Command {
 	u := flagsUsage(line, c.Flags)
-	c.HideHelp = true // -h and --help come to fromFlagError
-	c.OnUsageError = func(_ *ucli.Context, err error, _ bool) error {
-		return u.fromFlagError(err)
+	t := perfOptTable(perfSpec, c.Flags, same...)
+	for _, o := range t {
+		u.perf = append(u.perf, o.optHelp)
+	}
+	c.HideHelp = true
+	c.SkipFlagParsing = true
+	action := c.Action
+	c.Action = func(ctx *ucli.Context) error {
+		nc, err := parsePerfArgs(ctx, c, u, t)
+		if err != nil {
+			return err
+		}
+		return action(nc)
 	}
 	return c
 }

@@ -116,6 +116,24 @@ func TestPerfUsageErrors(t *testing.T) {
 		{[]string{"report", "--header-only"}, []string{"header"}, "--bogus"},
 		{[]string{"report", "--header-only"}, []string{"header"}, "--show-info=3"},
 		{[]string{"record"}, []string{"record"}, "--bogus"},
+		// perf's short option clusters and its whole tables (perf
+		// report's for dump and header, perf record's): -bogus is -b
+		// (perf report's --branch-stack), then an unknown -o.
+		{[]string{"report", "-D"}, []string{"dump"}, "-bogus"},
+		{[]string{"report", "--header-only"}, []string{"header"}, "-bogus"},
+		{[]string{"report", "--header-only"}, []string{"header"}, "-Iy"},
+		{[]string{"report", "-D"}, []string{"dump"}, "--s"},
+		{[]string{"report", "-D"}, []string{"dump"}, "--sho"},
+		{[]string{"report", "--header-only"}, []string{"header"}, "--i"},
+		{[]string{"report", "--header-only"}, []string{"header"}, "--inp"},
+		{[]string{"report", "--header-only"}, []string{"header"}, "--input=x --show-info=1"},
+		{[]string{"report", "-D"}, []string{"dump"}, "-x -y"},
+		{[]string{"report", "-D"}, []string{"dump"}, "--header-only=1"},
+		{[]string{"record"}, []string{"record"}, "-x"},
+		{[]string{"record"}, []string{"record"}, "--s"},
+		{[]string{"record"}, []string{"record"}, "--bpf-event=1"},
+		{[]string{"record"}, []string{"record"}, "-p 1 -y"},
+		{[]string{"record"}, []string{"record"}, "-o"},
 		// -h: the usage on stderr, status 129 (perf's --help opens a
 		// man page: TestHelpUsage).
 		{[]string{"script"}, []string{"script"}, "-h"},
@@ -309,4 +327,68 @@ func TestScriptTableIsPerfs(t *testing.T) {
 		t.Errorf("long options\n%s\nperf's\n%s", got, want)
 	}
 	t.Logf("%d options of perf's, %d refused as not implemented", len(ours), refused)
+}
+
+// TestPerfTablesArePerfs: the tables perfpt's dump, header and record read
+// their command lines against are perf report's and perf record's, in
+// perf's order (what --list-opts prints).
+func TestPerfTablesArePerfs(t *testing.T) {
+	if _, err := exec.LookPath("perf"); err != nil {
+		t.Skip("perf not installed: cannot compare with perf")
+	}
+	for _, c := range []struct{ cmd, spec string }{{"report", perfReportOpts}, {"record", perfRecordOpts}} {
+		out, err := exec.Command("perf", c.cmd, "--list-opts").Output()
+		if len(out) == 0 {
+			t.Fatalf("perf %s --list-opts: %v", c.cmd, err)
+		}
+		var ours []string
+		for _, o := range perfOptTable(c.spec, nil) {
+			if o.long != "" {
+				ours = append(ours, "--"+o.long)
+			}
+		}
+		if got, want := strings.Join(ours, " "), strings.TrimSpace(string(out)); got != want {
+			t.Errorf("perf %s: long options\n%s\nperf's\n%s", c.cmd, got, want)
+		}
+	}
+}
+
+// TestPerfOptionsRefused: perf's options that dump, header and record do
+// not implement are refused as such, by letter, by name and abbreviated,
+// with status 129; perfpt's own are read in perf's ways (clusters,
+// abbreviations, negations).
+func TestPerfOptionsRefused(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"dump", "-x"}, "perfpt does not implement -x/--exclude-other"},
+		{[]string{"dump", "--sor", "pid"}, "perfpt does not implement -s/--sort"},
+		{[]string{"header", "-Ibi", "x"}, "perfpt does not implement -b/--branch-stack"},
+		{[]string{"header", "--no-show-info"}, ""},
+		{[]string{"record", "-p", "1"}, "perfpt does not implement -p/--pid"},
+		{[]string{"record", "--bpf-event"}, "perfpt does not implement --bpf-event"},
+		{[]string{"record", "-Se", "--", "true"}, "perfpt does not implement a value of --snapshot (-Se)"},
+		{[]string{"record", "--snapshot=e", "--", "true"}, "perfpt does not implement a value of --snapshot (--snapshot=e)"},
+	} {
+		var out, stderr bytes.Buffer
+		code := Main(append([]string{"perfpt"}, c.args...), nil, &out, &stderr)
+		if c.want == "" {
+			if code == usageStatus {
+				t.Errorf("%v: refused: %s", c.args, stderr.String())
+			}
+			continue
+		}
+		if code != usageStatus || !strings.HasPrefix(stderr.String(), "  Error: "+c.want+" ") {
+			t.Errorf("%v: status %d, stderr %q: want %q", c.args, code, stderr.String(), c.want)
+		}
+	}
+	// Clusters and abbreviations reach perfpt's flags: -Ii FILE.
+	for _, args := range [][]string{{"header", "-Ii", "/nonexistent"}, {"header", "--show-i", "--inp=/nonexistent"}, {"dump", "-i/nonexistent"}} {
+		var out, stderr bytes.Buffer
+		Main(append([]string{"perfpt"}, args...), nil, &out, &stderr)
+		if !strings.Contains(stderr.String(), "/nonexistent") {
+			t.Errorf("%v: %q does not name the input", args, stderr.String())
+		}
+	}
 }

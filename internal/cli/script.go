@@ -332,7 +332,7 @@ func parseScriptArgs(args []string) (cfg runner.Config, help bool, err error) {
 			case m.unset && m.hasVal:
 				return cfg, false, u.longError(m, a[2:], "takes no value")
 			case m.unset && o.unset == nil:
-				refuse(u.notImplemented("--no-"+m.opt.long, o.optHelp))
+				refuse(u.notImplemented(negation(m.opt.long), o.optHelp))
 				continue
 			case m.unset:
 				o.unset(&cfg)
