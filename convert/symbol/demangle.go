@@ -42,8 +42,10 @@ func demangleName(name string, params bool) string {
 	// "JE" is an empty template argument pack, the only source of the
 	// empty arguments libiberty prints its own way (packs, below).
 	packs := strings.HasPrefix(base, "_Z") && strings.Contains(base, "JE")
-	if inheriting || packs {
-		out, err = demangleAST(base, opts, inheriting, packs)
+	// "adL_Z" takes the address of a function (addrOfFunction).
+	addr := strings.HasPrefix(base, "_Z") && strings.Contains(base, "adL_Z")
+	if inheriting || packs || addr {
+		out, err = demangleAST(base, opts, inheriting, packs, addr)
 	} else {
 		out, err = demangle.ToString(base, opts...)
 	}
@@ -64,8 +66,9 @@ func demangleName(name string, params bool) string {
 // "std::__uniq_ptr_data<...>::__uniq_ptr_impl" where
 // ianlancetaylor/demangle prints the class's own name.
 //
-// Empty argument packs: see emptyArgs.
-func demangleAST(name string, opts []demangle.Option, inheriting, packs bool) (string, error) {
+// Empty argument packs: see emptyArgs; addresses of functions: see
+// addrOfFunction.
+func demangleAST(name string, opts []demangle.Option, inheriting, packs, addr bool) (string, error) {
 	a, err := demangle.ToAST(name, opts...)
 	if err != nil {
 		return "", err
@@ -87,6 +90,10 @@ func demangleAST(name string, opts []demangle.Option, inheriting, packs bool) (s
 			if args, ok := emptyArgs(n.Args, packs, false); ok {
 				return &demangle.FunctionType{Return: n.Return, Args: args, ForLocalName: n.ForLocalName}
 			}
+		case *demangle.Unary:
+			if addr {
+				return addrOfFunction(n)
+			}
 		}
 		return nil
 	}, func(demangle.AST) bool { return false })
@@ -98,6 +105,32 @@ func demangleAST(name string, opts []demangle.Option, inheriting, packs bool) (s
 		out = strings.ReplaceAll(out, ", "+droppedComma, "")
 	}
 	return out, nil
+}
+
+// addrOfFunction keeps the type of a function whose address is taken
+// ("&(int f<0>(char const*))"), as binutils 2.40's libiberty, which perf
+// 6.1 uses, does unless the function's name is a plain qualified name
+// ("&A::g"): its d_print_comp drops the argument list of the operand of a
+// unary & only when it is a DEMANGLE_COMPONENT_TYPED_NAME of a QUAL_NAME.
+// ianlancetaylor/demangle drops it for every function name; wrapping the
+// operand in a one-element pack hides it from that rule and prints it
+// whole, in the parentheses libiberty gives a typed name. nil: u is left.
+func addrOfFunction(u *demangle.Unary) demangle.AST {
+	op, ok := u.Op.(*demangle.Operator)
+	if !ok || op.Name != "&" || u.Suffix {
+		return nil
+	}
+	t, ok := u.Expr.(*demangle.Typed)
+	if !ok {
+		return nil
+	}
+	if _, ok := t.Type.(*demangle.FunctionType); !ok {
+		return nil
+	}
+	if _, ok := t.Name.(*demangle.Qualified); ok {
+		return nil
+	}
+	return &demangle.Unary{Op: u.Op, Expr: &demangle.ArgumentPack{Args: []demangle.AST{t}}, SizeofType: u.SizeofType}
 }
 
 // droppedComma marks where libiberty wrote ", " and took it back (a byte

@@ -125,6 +125,15 @@ func TestDemangleName(t *testing.T) {
 		{"_Z1fIJ1AIiJEEEEvv", false, "f<A<int> >"}, // the pack is not in A<int>'s list
 		{"_Z1fIJ1AIJEEEEvv", false, "f<A<> >"},
 		{"_Z1fI1AIiJEEJEEvv", false, "f<A<int>>"},
+		// The address of a function keeps its type unless its name is
+		// a plain qualified name (binutils 2.40's libiberty, c++filt -p).
+		{"_Z1fIXadL_Z1gvEEEvv", false, "f<&(g())>"},
+		{"_Z1fIXadL_Z1giEEEvv", false, "f<&(g(int))>"},
+		{"_Z1fIXadL_ZN1A1gEvEEEvv", false, "f<&A::g>"},
+		{"_Z1fIXadL_ZN1A1gIiEEvvEEEvv", false, "f<&(void A::g<int>())>"},
+		{"_Z1fIL_Z1gvEEvv", false, "f<g()>"},
+		{"_ZN4node10StreamBase8JSMethodIXadL_ZNS0_11WriteStringILNS_8encodingE0EEEiRKN2v820FunctionCallbackInfoINS4_5ValueEEEEEEEvS9_", false,
+			"node::StreamBase::JSMethod<&(int node::StreamBase::WriteString<(node::encoding)0>(v8::FunctionCallbackInfo<v8::Value> const&))>"},
 		{"camlStdlib__List__map_123", false, "Stdlib.List.map_123"},
 		{"main", false, "main"},
 		{"_Znotmangled", false, "_Znotmangled"},
