@@ -135,12 +135,20 @@ func (c *clock) paced(p, limit uint64) uint64 {
 // resolve times the queued ops with point pt (nil: at the pace, as at the
 // end) and hands them to out in order.
 func (c *clock) resolve(pt *op, out *output) {
+	c.resolveOps(pt, out)
+	if pt != nil {
+		c.point(pt)
+	}
+}
+
+// resolveOps is resolve but for making pt the last point (thread.runs
+// calls it ahead of a point it knows).
+func (c *clock) resolveOps(pt *op, out *output) {
 	if pt != nil && c.havePt && !pt.gap && !c.timeless && (out.tl.fxt != nil || out.tl.json != nil) && out.tl.direct {
 		// Most points: the ops between two points, straight out.
 		out.between(c.q, c.t0, pt.t, c.p0, pt.pos)
 		c.q = c.q[:0]
 		c.args = c.args[:0]
-		c.point(pt)
 		return
 	}
 	for i := range c.q {
@@ -169,9 +177,6 @@ func (c *clock) resolve(pt *op, out *output) {
 	}
 	c.q = c.q[:0]
 	c.args = c.args[:0]
-	if pt != nil {
-		c.point(pt)
-	}
 }
 
 // point makes pt the last point, once the ops before it are timed.

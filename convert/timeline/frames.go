@@ -16,6 +16,11 @@ type fnInfo struct {
 	args   [3]Arg
 	nargs  int
 	lo, hi uint64
+	// fxt holds the Fuchsia records of a call to it ([0], a Begin of
+	// category call) and a return from it ([1], an End of category
+	// return) as FXT.recent held them (valid while cat is set and
+	// FXT.epoch is theirs): thread.directRuns writes them.
+	fxt [2]fxtRecord
 }
 
 // argList returns the arguments (nil for none).

@@ -359,6 +359,16 @@ func (f *FXT) cachedEvent(typ uint64, t Track, ts uint64, cat, name Str, args []
 	return true
 }
 
+// cached returns FXT.recent's record of a Begin or End of category cat,
+// name and arguments args, or a record whose cat is 0 when it holds none.
+func (f *FXT) cached(cat, name Str, args []Arg) fxtRecord {
+	e := &f.recent[recentIdx(cat, name)]
+	if e.name != name || e.cat != cat || e.epoch != f.epoch || e.nargs != len(args) || len(args) > 0 && e.args != &args[0] {
+		return fxtRecord{}
+	}
+	return *e
+}
+
 // kernelObject names a process or thread koid; a thread's record says
 // its process.
 func (f *FXT) kernelObject(typ uint64, koid uint64, name Str, process int32) {

@@ -196,8 +196,7 @@ func (o *output) emit(op *op) {
 // JSON: the Begins and Ends go straight to the writer (fxtFast's loop
 // for most of them in FXT).
 func (o *output) between(q []op, t0, t1, p0, p1 uint64) {
-	c := o.tl
-	f, tr, base := c.fxt, o.th.track, c.base
+	f := o.tl.fxt
 	sp := newSpan(t0, t1, p0, p1)
 	timed := 0 // q[:timed] have their times (fxtFast)
 	for i := 0; i < len(q); i++ {
@@ -217,31 +216,40 @@ func (o *output) between(q []op, t0, t1, p0, p1 uint64) {
 			o.emit(op)
 			continue
 		}
-		t := max(sp.at(op.pos), o.last)
-		o.last = t
-		ts := t - min(t, base)
-		name := op.name
-		if op.info != nil && op.info.name != 0 {
-			name = op.info.name // a call whose target was learnt late
+		o.now(&sp, op.pos, op.kind, op.cat, op.name, op.info)
+	}
+}
+
+// now is between for one Begin or End (kind) at instruction boundary pos
+// of interval sp, of category cat and name (info's, if set: a call whose
+// target was learnt late; info gives a Begin's arguments): it is timed
+// (never before the last record) and written.
+func (o *output) now(sp *span, pos uint64, kind opKind, cat, name Str, info *fnInfo) {
+	c := o.tl
+	f, tr, base := c.fxt, o.th.track, c.base
+	t := max(sp.at(pos), o.last)
+	o.last = t
+	ts := t - min(t, base)
+	if info != nil && info.name != 0 {
+		name = info.name
+	}
+	if kind == opBegin {
+		o.open++
+		if t < base {
+			c.sum.BeforeBase++
 		}
-		if op.kind == opBegin {
-			o.open++
-			if t < base {
-				c.sum.BeforeBase++
-			}
-			if args := op.info.argList(); f == nil {
-				c.json.Begin(tr, ts, op.cat, name, args)
-			} else if !f.cachedEvent(fxtBegin, tr, ts, op.cat, name, args) {
-				f.event(fxtBegin, tr, ts, op.cat, name, args, 0, false)
-			}
-			c.sum.Slices++
-		} else if o.open > 0 {
-			o.open--
-			if f == nil {
-				c.json.End(tr, ts, op.cat, name)
-			} else if !f.cachedEvent(fxtEnd, tr, ts, op.cat, name, nil) {
-				f.event(fxtEnd, tr, ts, op.cat, name, nil, 0, false)
-			}
+		if args := info.argList(); f == nil {
+			c.json.Begin(tr, ts, cat, name, args)
+		} else if !f.cachedEvent(fxtBegin, tr, ts, cat, name, args) {
+			f.event(fxtBegin, tr, ts, cat, name, args, 0, false)
+		}
+		c.sum.Slices++
+	} else if o.open > 0 {
+		o.open--
+		if f == nil {
+			c.json.End(tr, ts, cat, name)
+		} else if !f.cachedEvent(fxtEnd, tr, ts, cat, name, nil) {
+			f.event(fxtEnd, tr, ts, cat, name, nil, 0, false)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package timeline
 
 import (
+	"math/bits"
+
 	"github.com/perfpt/perfpt/convert/machine"
 	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/session"
@@ -125,8 +127,27 @@ func (t *thread) runs(b *session.RunBatch) {
 	// start then changes nothing but the count and what its branch does
 	// (most runs).
 	quiet := t.started && !t.stopped && !t.newEpoch && t.pendCall == nil && tm == t.curTime
+	// pk is the run of the batch where the next timing point is known to
+	// be (directRuns writes up to it), -1 none; the batch was looked at
+	// up to scan.
+	pk, scan := -1, -1
+	var sp span
+	var pt op
 	for i := 0; i < len(b.Runs); i++ {
 		if quiet && !t.clk.timeless && !slowOnly {
+			if i > scan && t.clk.havePt && c.direct && (c.fxt != nil || c.json != nil) {
+				scan, pk = t.nextPoint(b, i, &pt, &sp)
+			}
+			if pk > i {
+				// The point is ahead: what waits for it is timed and
+				// written now, as it would be there.
+				if len(t.clk.q) > 0 {
+					t.clk.resolveOps(&pt, &t.out)
+				}
+				if i += t.directRuns(b.Runs[i:pk], &sp); i == len(b.Runs) {
+					break
+				}
+			}
 			// Most runs: conditional branches, calls and returns
 			// that only count, begin and end a frame.
 			if i += t.quietRuns(b.Runs[i:]); i == len(b.Runs) {
@@ -269,6 +290,194 @@ func (t *thread) runs(b *session.RunBatch) {
 
 // slowOnly turns quietRuns and fxtFast off (tests compare with them off).
 var slowOnly bool
+
+// nextPoint looks for the next timing point of a quiet thread in batch b
+// from run i: the first run with a mark of another time, which runs makes
+// a point of (a gap where it starts the trace again) before anything
+// else in it, with no trace stop or start before it (after which the
+// thread would not be quiet). It returns where it stopped, and that run
+// when it is such a point (-1 when not), with the point pt and the
+// interval sp from the clock's last point to it, as resolve would time
+// the ops queued before it (a gap's: all at the last point's time).
+//
+// It is not such a point where the ops since the last point might reach
+// maxPending (the queue would be timed at the thread's pace first): the
+// ops queued and at most depth+n+4 for each of the n runs before it (a
+// run pushes a frame or two, or ends every frame).
+func (t *thread) nextPoint(b *session.RunBatch, i int, pt *op, sp *span) (int, int) {
+	rs := b.Runs
+	cum := t.cum
+	for k := i; k < len(rs); k++ {
+		r := &rs[k]
+		if r.Mark != 0 && int(r.Mark) <= len(b.Marks) {
+			if t1 := b.Marks[r.Mark-1].Time; t1 != t.curTime {
+				if n := k - i + 1; len(t.clk.q)+n*(len(t.stack)+n+4) >= maxPending {
+					return k, -1
+				}
+				c := &t.clk
+				*pt = op{kind: opPoint, pos: cum, t: t1, gap: r.Flags&uint16(sample.FlagTraceBegin) != 0}
+				if pt.gap {
+					t1 = c.t0
+				}
+				*sp = newSpan(c.t0, t1, c.p0, cum)
+				return k, k
+			}
+		}
+		if r.Flags&uint16(sample.FlagTraceBegin|sample.FlagTraceEnd) != 0 {
+			return k, -1
+		}
+		cum += uint64(r.NInsn)
+	}
+	return len(rs), -1
+}
+
+// directRuns is quietRuns for the runs before a timing point nextPoint
+// found, once nothing waits in the thread's queue: it writes the Begins
+// and Ends at once, timed by sp as resolve would time them at the point,
+// instead of queueing them. Nothing else is written before that point
+// (the batch is the thread's, and runs takes it in one go), so the
+// records go out in the same order. It stops as quietRuns does. A record
+// FXT has in its recent cache is written inline (fxtFast's), any other
+// through output.now.
+func (t *thread) directRuns(rs []session.Run, sp *span) int {
+	c := t.c
+	o := &t.out
+	cum, stack := t.cum, t.stack
+	fc := t.fc
+	if th := t.mth; th == nil || fc == nil || th.Maps != fc.maps || fc.gen != th.Maps.Gen() || fc.dropped {
+		fc = nil
+	}
+	f := c.fxt
+	var thr uint64
+	if tr := t.track; f != nil && int(tr) < len(f.tidx) && f.tidx[tr] != 0 {
+		thr = uint64(f.tidx[tr]) << 24
+	}
+	i := 0
+	for ; i < len(rs); i++ {
+		r := &rs[i]
+		if r.Mark != 0 {
+			break
+		}
+		var fi *fnInfo
+		var rec *fxtRecord
+		begin := false
+		switch r.Flags &^ session.RunTaken {
+		case sample.FlagBranch | sample.FlagConditional:
+			cum += uint64(r.NInsn)
+			continue
+		case sample.FlagBranch | sample.FlagCall:
+			if r.To == 0 || r.To == r.End+5 {
+				goto stop
+			}
+			cum += uint64(r.NInsn)
+			if fi = fc.recentFn(r.To); fi == nil {
+				fi = c.fnAt(t, r.To)
+			}
+			stack = append(stack, frame{site: r.End, info: fi})
+			rec, begin = &fi.fxt[0], true
+		case sample.FlagBranch:
+			// A jump within the current function.
+			fi := t.base
+			if n := len(stack) - 1; n >= 0 {
+				if stack[n].tx {
+					goto stop
+				}
+				fi = stack[n].info
+			}
+			if r.To == 0 || fi == nil || fi.hi <= fi.lo || r.To < fi.lo || r.To >= fi.hi {
+				goto stop
+			}
+			cum += uint64(r.NInsn)
+			continue
+		case sample.FlagBranch | sample.FlagReturn:
+			n := len(stack) - 1
+			if n < 0 || stack[n].tx || !stack[n].returnsTo(r.To) {
+				goto stop
+			}
+			cum += uint64(r.NInsn)
+			fi = stack[n].info
+			rec = &fi.fxt[1]
+			stack = stack[:n]
+			if n == 0 {
+				// Back in the function below the stack.
+				if t.base = fc.recentFn(r.To); t.base == nil {
+					t.base = c.fnAt(t, r.To)
+				}
+			}
+		default:
+			goto stop
+		}
+		if thr == 0 || rec.cat == 0 || rec.epoch != f.epoch {
+			// Not cached (or JSON): output.now writes it.
+			t.directSlow(sp, cum, begin, fi)
+			continue
+		}
+		{
+			// sp.at(cum), inline as in times, never before the
+			// last.
+			var tm uint64
+			switch p := cum; {
+			case !sp.ok || p <= sp.p0:
+				tm = sp.t0
+			case p >= sp.p1:
+				tm = sp.t1
+			default:
+				hi, n := bits.Mul64(sp.dt, p-sp.p0)
+				if hi != 0 || n>>63 != 0 {
+					tm = sp.exact(p)
+					break
+				}
+				q, _ := bits.Mul64(n, sp.inv)
+				if n-q*sp.dp >= sp.dp {
+					q++
+				}
+				tm = sp.t0 + q
+			}
+			tm = max(tm, o.last)
+			o.last = tm
+			typ := uint64(fxtEnd<<16) | thr
+			if begin {
+				typ = fxtBegin<<16 | thr
+				o.open++
+				if tm < c.base {
+					c.sum.BeforeBase++
+				}
+				c.sum.Slices++
+			} else if o.open > 0 {
+				o.open--
+			} else {
+				continue // an End with no slice open
+			}
+			// (The buffer has room: it is flushed once past
+			// fxtFlushAt, well before its capacity.)
+			if f.buf = rec.put(f.buf, typ, tm-min(tm, c.base)); len(f.buf) >= fxtFlushAt {
+				f.flush()
+			}
+		}
+	}
+stop:
+	t.cum, t.stack = cum, stack
+	return i
+}
+
+// directSlow is directRuns' write of a Begin (begin: of a call to fi) or
+// End (of a return from fi) at boundary pos that FXT's recent records
+// have not, or to JSON; it keeps the FXT record in fi.
+func (t *thread) directSlow(sp *span, pos uint64, begin bool, fi *fnInfo) {
+	c := t.c
+	f := c.fxt
+	if begin {
+		t.out.now(sp, pos, opBegin, c.catCall, fi.name, fi)
+		if f != nil {
+			fi.fxt[0] = f.cached(c.catCall, fi.name, fi.argList())
+		}
+		return
+	}
+	t.out.now(sp, pos, opEnd, c.catReturn, fi.name, nil)
+	if f != nil {
+		fi.fxt[1] = f.cached(c.catReturn, fi.name, nil)
+	}
+}
 
 // quietRuns is runs' loop for a quiet thread whose clock counts time
 // (the ops wait for the next point), over the runs it takes in one go: a
