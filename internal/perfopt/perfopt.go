@@ -6,6 +6,7 @@ package perfopt
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -66,29 +67,135 @@ func ParseIDs(s, name string) (map[int32]bool, error) {
 	return m, nil
 }
 
-// ParseCPUs parses a -C list ("0-2,5") as perf_cpu_map__new: numbers and
-// ascending ranges separated by commas.
-func ParseCPUs(s string) (map[int32]bool, error) {
-	if s == "" {
-		return nil, nil
-	}
-	m := map[int32]bool{}
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, isRange := strings.Cut(part, "-")
-		if !isRange {
-			hi = lo
-		}
-		a, err1 := strconv.ParseUint(lo, 10, 31)
-		b, err2 := strconv.ParseUint(hi, 10, 31)
-		if err1 != nil || err2 != nil || b < a || b >= maxCPUs {
-			return nil, fmt.Errorf("Invalid cpu_list %q", s)
-		}
-		for v := a; v <= b; v++ {
-			m[int32(v)] = true
-		}
-	}
-	return m, nil
+// CPUList is a -C list as perf_cpu_map__new (tools/lib/perf/cpumap.c)
+// reads it. perf checks it only after the recording is open
+// (perf_session__cpu_bitmap), so the error is kept for then.
+type CPUList struct {
+	// CPUs are the CPUs listed below MaxCPUs (perf refuses the others
+	// once it knows the recording's CPUs): empty, not nil, for "", which
+	// perf reads as the dummy map of CPU -1, which no sample has.
+	CPUs   map[int32]bool
+	ranges [][2]uint64
+	// Warn: a CPU at or above MaxCPUs was listed before any error;
+	// perf warns once (WARN_ONCE), WarnText.
+	Warn bool
+	Err  error // ErrInvalidCPUList
 }
 
-// maxCPUs is perf's MAX_NR_CPUS.
-const maxCPUs = 4096
+// MaxCPUs is perf 6.1's MAX_NR_CPUS (tools/perf/perf.h and
+// tools/lib/perf's internal/cpumap.h: 2048).
+const MaxCPUs = 2048
+
+// ErrInvalidCPUList is perf_session__cpu_bitmap's message for a list
+// perf_cpu_map__new refuses.
+var ErrInvalidCPUList = errors.New("Invalid cpu_list")
+
+// CPUWarning is perf_cpu_map__new's warning about a CPU at or above
+// MaxCPUs.
+var CPUWarning = fmt.Sprintf("Perf can support %d CPUs. Consider raising MAX_NR_CPUS", MaxCPUs)
+
+// ParseCPUs reads a -C list as perf_cpu_map__new: numbers as strtoul with
+// base 0 reads them (decimal, 0x hexadecimal, 0 octal) and ascending
+// ranges, separated by commas, no CPU twice; reading stops, without an
+// error, at an element that does not start with a digit once a CPU was
+// read ("1,,2" is CPU 1); a list that does not start with one is refused,
+// but for "", the dummy map.
+func ParseCPUs(s string) CPUList {
+	l := CPUList{CPUs: map[int32]bool{}}
+	if s != "" && !isDigit(s[0]) {
+		l.Err = ErrInvalidCPUList
+		return l
+	}
+	for s != "" && isDigit(s[0]) {
+		start, rest, ok := strtoul(s)
+		if !ok || start >= math.MaxInt32 || (rest != "" && rest[0] != ',' && rest[0] != '-') {
+			l.Err = ErrInvalidCPUList
+			return l
+		}
+		end := start
+		if rest != "" && rest[0] == '-' {
+			end, rest, ok = strtoul(rest[1:])
+			if !ok || end >= math.MaxInt32 || (rest != "" && rest[0] != ',') || end < start {
+				l.Err = ErrInvalidCPUList
+				return l
+			}
+		}
+		if end >= MaxCPUs {
+			l.Warn = true
+		}
+		for _, r := range l.ranges {
+			if start <= r[1] && r[0] <= end {
+				l.Err = ErrInvalidCPUList // a CPU twice
+				return l
+			}
+		}
+		l.ranges = append(l.ranges, [2]uint64{start, end})
+		for c := start; c <= end && c < MaxCPUs; c++ {
+			l.CPUs[int32(c)] = true
+		}
+		if rest != "" {
+			rest = rest[1:]
+		}
+		s = rest
+	}
+	return l
+}
+
+// TooLarge is the smallest CPU listed at or above nr, the first that
+// perf_session__cpu_bitmap refuses ("Requested CPU %d too large").
+func (l CPUList) TooLarge(nr int) (uint64, bool) {
+	var min uint64
+	found := false
+	for _, r := range l.ranges {
+		c := r[0]
+		if c < uint64(nr) {
+			if r[1] < uint64(nr) {
+				continue
+			}
+			c = uint64(nr)
+		}
+		if !found || c < min {
+			min, found = c, true
+		}
+	}
+	return min, found
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// strtoul reads an unsigned number at the start of s as C's strtoul with
+// base 0, and returns the rest; ok is false when it overflows.
+func strtoul(s string) (v uint64, rest string, ok bool) {
+	base := uint64(10)
+	i := 0
+	switch {
+	case len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && hexDigit(s[2]) >= 0:
+		base, i = 16, 2
+	case len(s) > 0 && s[0] == '0':
+		base = 8
+	}
+	for ; i < len(s); i++ {
+		d := hexDigit(s[i])
+		if d < 0 || uint64(d) >= base {
+			break
+		}
+		if v > (math.MaxUint64-uint64(d))/base {
+			return 0, s[i:], false
+		}
+		v = v*base + uint64(d)
+	}
+	return v, s[i:], true
+}
+
+// hexDigit is c's value as a hexadecimal digit, -1 if it is none.
+func hexDigit(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c && c <= 'f':
+		return int(c-'a') + 10
+	case 'A' <= c && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}

@@ -92,13 +92,36 @@ func TestParseIDs(t *testing.T) {
 }
 
 func TestParseCPUs(t *testing.T) {
-	m, err := ParseCPUs("0-2,5")
-	if err != nil || len(m) != 4 || !m[0] || !m[2] || !m[5] {
-		t.Errorf("0-2,5: %v %v", m, err)
+	l := ParseCPUs("0-2,5")
+	if l.Err != nil || len(l.CPUs) != 4 || !l.CPUs[0] || !l.CPUs[2] || !l.CPUs[5] {
+		t.Errorf("0-2,5: %+v", l)
 	}
-	for _, bad := range []string{"2-1", "a", "-1", "5000", "1,,2"} {
-		if _, err := ParseCPUs(bad); err == nil {
+	for _, bad := range []string{"2-1", "a", "-1", "0,0", "1-3,2", "08", "0x", "1 "} {
+		if l := ParseCPUs(bad); l.Err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+	// Read as strtoul reads them; after a CPU, what is no number ends
+	// the list (checked against perf 6.1 in runner's TestCPUListChecked).
+	for s, want := range map[string][]int32{"0x10": {16}, "010": {8}, "1,,2": {1}, "1,a": {1}, "": {}} {
+		l := ParseCPUs(s)
+		if l.Err != nil || len(l.CPUs) != len(want) {
+			t.Errorf("%q: %+v, want %v", s, l, want)
+		}
+		for _, c := range want {
+			if !l.CPUs[c] {
+				t.Errorf("%q: no CPU %d", s, c)
+			}
+		}
+	}
+	l = ParseCPUs("1,3000-2000000000")
+	if c, ok := l.TooLarge(2048); l.Err != nil || !l.Warn || !ok || c != 3000 || len(l.CPUs) != 1 {
+		t.Errorf("1,3000-2000000000: %v %v %d %v", l.Err, l.Warn, c, ok)
+	}
+	if c, ok := l.TooLarge(2); !ok || c != 3000 {
+		t.Errorf("1,3000-...: TooLarge(2) %d %v", c, ok)
+	}
+	if c, ok := ParseCPUs("0-5").TooLarge(2); !ok || c != 2 {
+		t.Errorf("0-5: TooLarge(2) %d %v", c, ok)
 	}
 }

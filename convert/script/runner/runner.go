@@ -13,7 +13,6 @@ import (
 	"math"
 	"os"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,6 +36,7 @@ type Config struct {
 	RelTime     bool     // --reltime
 	DeltaTime   bool     // --deltatime
 	CPUs        string   // -C
+	CPUsSet     bool     // -C given (perf reads -C "" as CPU -1)
 	PIDs, TIDs  string   // --pid, --tid
 	Time        string   // --time
 	Symfs       string   // --symfs
@@ -115,8 +115,11 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		Itrace: it, Callchains: !cfg.NoCallchain || ptCallchains(it), MaxStack: cfg.MaxStack, NoInline: cfg.NoInline,
 		IPC: fields.Has(script.TypeHardware, script.FieldIPC), NoIPLoc: ptNoIPLoc(fields, it), Show: cfg.Show}
 	var err error
-	if opts.CPUs, err = perfopt.ParseCPUs(cfg.CPUs); err != nil {
-		return err
+	var cpus perfopt.CPUList
+	if cfg.CPUsSet {
+		// Checked when the recording is open (checkCPUList).
+		cpus = perfopt.ParseCPUs(cfg.CPUs)
+		opts.CPUs = cpus.CPUs
 	}
 	if opts.PIDs, err = perfopt.ParseIDs(cfg.PIDs, "pid"); err != nil {
 		return err
@@ -168,8 +171,8 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 			return nil
 		}
 	}
-	if opts.CPUs != nil {
-		if err := checkCPUList(s, opts.CPUs); err != nil {
+	if cfg.CPUsSet {
+		if err := checkCPUList(s, cpus, stderr); err != nil {
 			return err
 		}
 	}
@@ -578,10 +581,12 @@ func refuseUnprinted(e *sample.Event, fields *script.Fields) error {
 // checkCPUList mirrors the checks of perf_session__cpu_bitmap, which perf
 // script makes of -C once the session is open: the first event of each
 // fixed PMU type (hardware, software, tracepoint, cache, raw, breakpoint)
-// must sample the CPU, and each CPU listed must be below the recording's
-// nr_cpus_avail (HEADER_NRCPUS: 0 in a pipe, whose features come later,
-// so that perf refuses every CPU there). Both failures exit with 255.
-func checkCPUList(s *session.Session, cpus map[int32]bool) error {
+// must sample the CPU; then perf_cpu_map__new reads the list (its warning
+// about a CPU at or above MAX_NR_CPUS, its refusal), and each CPU listed
+// must be below the recording's nr_cpus_avail (HEADER_NRCPUS: 0 in a pipe,
+// whose features come later, so that perf refuses every CPU there) and
+// MAX_NR_CPUS. The failures exit with 255.
+func checkCPUList(s *session.Session, cpus perfopt.CPUList, stderr io.Writer) error {
 	seen := map[uint32]bool{}
 	for _, e := range s.Events() {
 		if e.AttrType >= 6 || seen[e.AttrType] {
@@ -592,15 +597,14 @@ func checkCPUList(s *session.Session, cpus map[int32]bool) error {
 			return &perfopt.Exit{Msg: "File does not contain CPU events. Remove -C option to proceed.", Status: 255}
 		}
 	}
-	list := make([]int32, 0, len(cpus))
-	for c := range cpus {
-		list = append(list, c)
+	if cpus.Warn {
+		fmt.Fprintln(stderr, perfopt.CPUWarning)
 	}
-	slices.Sort(list)
-	for _, c := range list {
-		if int(c) >= s.Machine().NrCPUsAvail {
-			return &perfopt.Exit{Msg: fmt.Sprintf("Requested CPU %d too large. Consider raising MAX_NR_CPUS", c), Status: 255}
-		}
+	if cpus.Err != nil {
+		return &perfopt.Exit{Msg: cpus.Err.Error(), Status: 255}
+	}
+	if c, ok := cpus.TooLarge(min(s.Machine().NrCPUsAvail, perfopt.MaxCPUs)); ok {
+		return &perfopt.Exit{Msg: fmt.Sprintf("Requested CPU %d too large. Consider raising MAX_NR_CPUS", c), Status: 255}
 	}
 	return nil
 }

@@ -72,7 +72,7 @@ func configOf(t *testing.T, data string, args ...string) Config {
 			cfg.MaxBlocks = n
 		case a == "-C":
 			i++
-			cfg.CPUs = args[i]
+			cfg.CPUs, cfg.CPUsSet = args[i], true
 		case a == "-k" || a == "--vmlinux":
 			i++
 			cfg.Vmlinux = args[i]
