@@ -164,13 +164,16 @@ func (c *sampled) sample(smp *sample.Sample) {
 				}
 				fr.Lines = append(fr.Lines, ln)
 			}
-			if sym := smp.IPLoc.Sym; i == 0 && f.IP == smp.IP && sym != nil && len(fr.Lines) > 0 && !hasLine(fr.Lines, sym.Name) {
+			if sym := smp.IPLoc.Sym; i == 0 && f.IP == smp.IP && sym != nil && len(fr.Lines) > 0 && fr.Lines[len(fr.Lines)-1].Name != sym.Name {
 				// perf report charges the sample itself (its self
 				// column) to the symbol of its address, which perf's
 				// entries leave out where addr2line names the outermost
 				// function otherwise (a clone's "crunch" for
-				// "crunch.constprop.0", glibc's "__random" for "random"):
-				// the sampled location ends with it.
+				// "crunch.constprop.0", glibc's "__random" for "random",
+				// a lambda's "_M_run" for
+				// "std::thread::_State_impl<...>::_M_run", whose name
+				// perf's new_inline_sym gave to the innermost entry, the
+				// lambda's code): the sampled location ends with it.
 				fr.Lines = append(fr.Lines, FrameLine{Name: sym.Name, SystemName: sym.Mangled})
 				fr.Own = true
 			}
@@ -274,14 +277,4 @@ func (c *sampled) frame(t *machine.Thread, ip uint64, loc *sample.Loc, caller bo
 	// The kernel: an identity map from its start.
 	fr.Map = MapInfo{Start: loc.MapStart, End: ^uint64(0), PgOff: loc.MapStart, File: loc.DSO}
 	return fr
-}
-
-// hasLine reports whether one of lines is the function named name.
-func hasLine(lines []FrameLine, name string) bool {
-	for i := range lines {
-		if lines[i].Name == name {
-			return true
-		}
-	}
-	return false
 }

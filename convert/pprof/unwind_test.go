@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"math"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/perfpt/perfpt/internal/buildidcache"
+	"github.com/perfpt/perfpt/internal/pprofcheck"
 )
 
 const unwindDir = "../../testdata/unwind"
@@ -129,5 +131,60 @@ func TestDwarfStacksMatchPerfReport(t *testing.T) {
 			t.Errorf("%s: %d functions, %d samples in perf report", name, n, total)
 		}
 		t.Logf("%s: %d functions' children and self equal perf report's (%d samples)", name, n, total)
+	}
+}
+
+// lambdaThreadProg runs a lambda on two threads: std::thread's _M_run
+// holds the lambda's code inlined, and addr2line names its innermost
+// frame by _M_run's symbol (perf's new_inline_sym reuses the symbol for
+// it) while the outermost is DWARF's "_M_run".
+const lambdaThreadProg = `#include <thread>
+#include <vector>
+static volatile long sink;
+int main() {
+  std::vector<std::thread> ts;
+  for (int t = 0; t < 2; t++)
+    ts.emplace_back([t] { long s = 0; for (long i = 0; i < 30000000; i++) s += i ^ t; sink = s; });
+  for (auto &t : ts) t.join();
+}
+`
+
+// TestDwarfLambdaThreadSelf: each sample of a --call-graph dwarf
+// recording is charged to the function perf script names it by (its
+// symbol), also where perf's entries for its address begin with that
+// symbol and end with another name (the lambda run by std::thread).
+func TestDwarfLambdaThreadSelf(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records a program")
+	}
+	for _, tool := range []string{"perf", "g++"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed", tool)
+		}
+	}
+	dir := t.TempDir()
+	src, prog, data := filepath.Join(dir, "lam.cpp"), filepath.Join(dir, "lam"), filepath.Join(dir, "lam.data")
+	if err := os.WriteFile(src, []byte(lambdaThreadProg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("g++", "-O2", "-g", "-pthread", "-o", prog, src).CombinedOutput(); err != nil {
+		t.Skipf("g++ cannot build the program here: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("perf", "record", "-q", "-o", data, "-F", "999", "--call-graph", "dwarf,1024", prog).CombinedOutput(); err != nil {
+		t.Skipf("perf record does not work here: %v\n%s", err, out)
+	}
+	want, err := exec.Command("perf", "script", "-i", data, "-F", "tid,ip,sym", "-G").Output()
+	if err != nil {
+		t.Fatalf("perf script: %v", err)
+	}
+	p, err := Convert(data, Options{Granularity: Function})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(want, []byte("_M_run")) {
+		t.Fatalf("no sample in _M_run: the program did not run as expected:\n%s", want)
+	}
+	if d := pprofcheck.LeafDiffs(p, want); len(d) > 0 {
+		t.Errorf("samples per thread and function differ from perf script's:\n%s", strings.Join(d, "\n"))
 	}
 }
