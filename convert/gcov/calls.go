@@ -1,6 +1,7 @@
 package gcov
 
 import (
+	"debug/dwarf"
 	"debug/elf"
 	"strings"
 )
@@ -94,6 +95,14 @@ func (p *Program) markCalls(f *elf.File) {
 	if len(names) == 0 {
 		return
 	}
+	var libCalls map[string][]int // C++ library functions thought to throw -> their calls
+	defer func() {
+		for name := range p.noexceptDecls(f, libCalls) {
+			for _, i := range libCalls[name] {
+				p.insns[i].throws = false
+			}
+		}
+	}()
 	for i := range p.insns {
 		in := &p.insns[i]
 		if in.kind != kCall {
@@ -106,6 +115,12 @@ func (p *Program) markCalls(f *elf.File) {
 		in.pure = noFakeFuncs[name]
 		in.noReturn = noReturnFuncs[name]
 		in.throws = calleeThrows(name)
+		if in.throws && strings.HasPrefix(name, "_Z") {
+			if libCalls == nil {
+				libCalls = map[string][]int{}
+			}
+			libCalls[name] = append(libCalls[name], i)
+		}
 		in.dtor = destructorName(name)
 		in.raises = raisingFuncs[name]
 		in.twice = returnsTwiceFuncs[name]
@@ -236,18 +251,23 @@ func templateInstance(name string) bool {
 }
 
 // noexceptDecl reports whether function fi's declaration in its source
-// says noexcept (or throw(), or libstdc++'s macros for them), from its
-// line to the body's brace.
+// says noexcept (see noexceptAt).
 func (p *Program) noexceptDecl(fi int) bool {
 	fn := &p.funcs[fi]
-	src := p.source(fn.file)
-	if fn.startLine < 1 || int(fn.startLine) > len(src) {
+	return noexceptAt(p.source(fn.file), fn.startLine, fn.startCol)
+}
+
+// noexceptAt reports whether the declaration at line (column col) of src
+// says noexcept (or throw(), or libstdc++'s macros for them), from its
+// name to the body's brace or the declaration's semicolon.
+func noexceptAt(src []string, line, col int32) bool {
+	if line < 1 || int(line) > len(src) {
 		return false
 	}
-	for l := fn.startLine; l < fn.startLine+6 && int(l) <= len(src); l++ {
+	for l := line; l < line+6 && int(l) <= len(src); l++ {
 		text := src[l-1]
-		if l == fn.startLine && fn.startCol > 1 && int(fn.startCol) <= len(text) {
-			text = text[fn.startCol-1:]
+		if l == line && col > 1 && int(col) <= len(text) {
+			text = text[col-1:]
 		}
 		end := strings.IndexAny(text, "{;")
 		if end >= 0 {
@@ -256,14 +276,80 @@ func (p *Program) noexceptDecl(fi int) bool {
 		if strings.Contains(text, "noexcept(false)") {
 			return false
 		}
-		for _, w := range []string{"noexcept", "_GLIBCXX_NOEXCEPT", "_GLIBCXX_USE_NOEXCEPT", "throw()", "_GLIBCXX_NOTHROW"} {
+		for _, w := range []string{"noexcept", "_GLIBCXX_NOEXCEPT", "_GLIBCXX_USE_NOEXCEPT", "_GLIBCXX_NOTHROW"} {
 			if strings.Contains(text, w) {
 				return true
 			}
+		}
+		if i := strings.Index(text, "throw"); i >= 0 && strings.HasPrefix(strings.TrimLeft(text[i+5:], " \t"), "()") {
+			return true // throw (), as glibc and libstdc++ write it too
 		}
 		if end >= 0 {
 			return false
 		}
 	}
 	return false
+}
+
+// noexceptDecls returns those of the library functions names (assembler
+// names of C++ functions the program calls through the PLT, such as
+// std::string's members, which libstdc++ instantiates) whose declaration,
+// as the program's DWARF places it in a header (a member's declaration
+// DIE: DW_AT_linkage_name, DW_AT_decl_file and DW_AT_decl_line), says
+// noexcept. gcc's front end finds such a callee nothrow (TREE_NOTHROW from
+// its exception specification), so gcc gives the call no exception arc.
+// (A header that cannot be read leaves the call throwing.)
+func (p *Program) noexceptDecls(f *elf.File, names map[string][]int) map[string]bool {
+	if len(names) == 0 {
+		return nil
+	}
+	d, err := f.DWARF()
+	if err != nil {
+		return nil
+	}
+	out := map[string]bool{}
+	srcs := map[string][]string{}
+	r := d.Reader()
+	var files []*dwarf.LineFile
+	for {
+		e, err := r.Next()
+		if err != nil || e == nil {
+			break
+		}
+		switch e.Tag {
+		case dwarf.TagCompileUnit:
+			files = nil
+			if lr, err := d.LineReader(e); err == nil && lr != nil {
+				files = lr.Files()
+			}
+			continue
+		case dwarf.TagSubprogram:
+		default:
+			continue
+		}
+		if decl, _ := e.Val(dwarf.AttrDeclaration).(bool); !decl {
+			r.SkipChildren() // a definition's body holds no declarations
+			continue
+		}
+		name, _ := e.Val(dwarf.AttrLinkageName).(string)
+		if _, ok := names[name]; !ok || out[name] {
+			continue
+		}
+		fileIdx, _ := e.Val(dwarf.AttrDeclFile).(int64)
+		line, _ := e.Val(dwarf.AttrDeclLine).(int64)
+		col, _ := e.Val(dwarf.AttrDeclColumn).(int64)
+		if fileIdx < 0 || int(fileIdx) >= len(files) || files[fileIdx] == nil {
+			continue
+		}
+		path := files[fileIdx].Name
+		src, ok := srcs[path]
+		if !ok {
+			src = p.sourceAt(path)
+			srcs[path] = src
+		}
+		if noexceptAt(src, int32(line), int32(col)) {
+			out[name] = true
+		}
+	}
+	return out
 }

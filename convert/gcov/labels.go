@@ -32,12 +32,19 @@ func (p *Program) source(fi int32) []string {
 	if p.src == nil {
 		p.src = map[int32][]string{}
 	}
-	b, err := os.ReadFile(p.files[fi])
+	lines := p.sourceAt(p.files[fi])
+	p.src[fi] = lines
+	return lines
+}
+
+// sourceAt returns the lines of the file at path (index 0 is line 1),
+// looked for under the symfs directory too, or nil when it cannot be read.
+func (p *Program) sourceAt(path string) []string {
+	b, err := os.ReadFile(path)
 	if err != nil && p.symfs != "" {
-		b, err = os.ReadFile(filepath.Join(p.symfs, p.files[fi]))
+		b, err = os.ReadFile(filepath.Join(p.symfs, path))
 	}
 	if err != nil {
-		p.src[fi] = nil
 		return nil
 	}
 	b = bytes.TrimSuffix(b, []byte("\n"))
@@ -45,7 +52,6 @@ func (p *Program) source(fi int32) []string {
 	for _, l := range bytes.Split(b, []byte("\n")) {
 		lines = append(lines, string(bytes.TrimSuffix(l, []byte("\r"))))
 	}
-	p.src[fi] = lines
 	return lines
 }
 

@@ -38,9 +38,15 @@ var unseenPrograms = []string{
 // destructor's scope left by break, continue or the loop's end) is one
 // switch in gcc's graph, two compares here; returns of class objects in
 // template functions and the cleanups of temporaries in a throw
-// expression are not rebuilt block for block; some library calls'
-// nothrow declarations are not known (TestGccGraphShapes shows which
-// functions' graphs differ).
+// expression are not rebuilt block for block; a template instance's
+// nothrow status as gcc's front end had it when the caller was finished
+// (instantiation order) is not known for every call: std::map::find
+// throws for gcc, not here (TestGccGraphShapes shows which functions'
+// graphs differ). Since library functions declared noexcept or throw ()
+// in their headers (found through the DWARF declarations of the calls
+// through the PLT: std::string::empty, c_str, _Rb_tree_increment) stopped
+// counting as throwing, inventory's branch/call lines are 140/156 (were
+// 120), visitor's 136/148 (132) and rpn's 144/144 (141).
 //
 // The C++ programs written in round 11 (cxxRound11Programs), measured as
 // written (main's as of 47e8a33 -> now): pool.cc has every line's count
@@ -51,7 +57,7 @@ var unseenPrograms = []string{
 // temporary's exception cleanup in a constructor without a landing pad,
 // and a template member's graph. rpn.cc has every line's
 // executability and call count, but 3 line counts differ (branch/call
-// lines 138/144 -> 141/144): the exception
+// lines 138/144 -> 141/144 -> 144/144): the exception
 // paths of a throw of a class object built from a std::string temporary
 // inside a catch clause (several temporaries with destructors and
 // clobbers, chained cleanups) are not gcc's block for block.
@@ -64,12 +70,12 @@ var unseenPrograms = []string{
 // less than gcc's (not found yet).
 var textAllowance = map[string]struct{ lines, branchLines int }{
 	"calendar":  {0, 0},
-	"inventory": {0, 36},
-	"visitor":   {0, 16},
+	"inventory": {0, 16},
+	"visitor":   {0, 12},
 	"events":    {0, 8},
 	"grid":      {0, 15},
 	"pool":      {0, 6},
-	"rpn":       {3, 3},
+	"rpn":       {3, 0},
 }
 
 // gcovResult is what gcc 12's gcov says of one run: the JSON of every
