@@ -154,13 +154,21 @@ func (p *Program) markThrows() {
 	for fi := range p.funcs {
 		tmpl[fi] = templateInstance(p.funcs[fi].name)
 	}
+	// A function declared noexcept is nothrow by its type, whatever its
+	// body calls (its calls of functions not yet finished, members
+	// defined after it in their class, leave no LSDA when none can
+	// really throw).
+	declared := make([]bool, len(p.funcs))
+	for fi := range p.funcs {
+		declared[fi] = p.noexceptDecl(fi)
+	}
 	// later reports whether callee was not finished before caller.
 	later := func(caller, callee int) bool {
 		c, f := &p.funcs[callee], &p.funcs[caller]
 		switch {
 		case callee == caller:
 			return true
-		case c.artificial || c.closure || destructorName(c.name) || p.noexceptDecl(callee):
+		case c.artificial || c.closure || destructorName(c.name) || declared[callee]:
 			return false
 		case tmpl[callee]:
 			return !tmpl[caller] && !f.closure
@@ -173,7 +181,7 @@ func (p *Program) markThrows() {
 	for changed := true; changed; {
 		changed = false
 		for fi := range p.funcs {
-			if may[fi] {
+			if may[fi] || declared[fi] {
 				continue
 			}
 			fn := &p.funcs[fi]

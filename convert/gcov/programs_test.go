@@ -45,8 +45,9 @@ var unseenPrograms = []string{
 // graphs differ). Since library functions declared noexcept or throw ()
 // in their headers (found through the DWARF declarations of the calls
 // through the PLT: std::string::empty, c_str, _Rb_tree_increment) stopped
-// counting as throwing, inventory's branch/call lines are 140/156 (were
-// 120), visitor's 136/148 (132) and rpn's 144/144 (141).
+// counting as throwing, and functions declared noexcept stopped counting
+// as throwing whatever their bodies call, inventory's branch/call lines
+// are 144/156 (were 120), visitor's 136/148 (132) and rpn's 144/144 (141).
 //
 // The C++ programs written in round 11 (cxxRound11Programs), measured as
 // written (main's as of 47e8a33 -> now): pool.cc has every line's count
@@ -70,7 +71,7 @@ var unseenPrograms = []string{
 // less than gcc's (not found yet).
 var textAllowance = map[string]struct{ lines, branchLines int }{
 	"calendar":  {0, 0},
-	"inventory": {0, 16},
+	"inventory": {0, 12},
 	"visitor":   {0, 12},
 	"events":    {0, 8},
 	"grid":      {0, 15},
