@@ -3,6 +3,7 @@ package gcov
 import (
 	"debug/dwarf"
 	"debug/elf"
+	"sort"
 	"strings"
 )
 
@@ -39,7 +40,9 @@ func init() {
 		sprintf snprintf vsprintf vsnprintf sscanf __isoc99_sscanf vsscanf __isoc99_vsscanf
 		malloc calloc realloc free posix_memalign aligned_alloc
 		atoi atol atoll atof abs labs llabs div ldiv lldiv
-		__ctype_b_loc __ctype_tolower_loc __ctype_toupper_loc __errno_location tolower toupper`) {
+		__ctype_b_loc __ctype_tolower_loc __ctype_toupper_loc __errno_location tolower toupper
+		isalnum isalpha isascii isblank iscntrl isdigit isgraph islower isprint ispunct isspace isupper
+		isxdigit toascii`) {
 		noFakeFuncs[n] = true
 		noFakeFuncs[n+"f"] = true
 		noFakeFuncs[n+"l"] = true
@@ -119,7 +122,8 @@ func (p *Program) markCalls(f *elf.File) {
 			if libCalls == nil {
 				libCalls = map[string][]int{}
 			}
-			libCalls[name] = append(libCalls[name], i)
+			decl := declName(name)
+			libCalls[decl] = append(libCalls[decl], i)
 		}
 		in.dtor = destructorName(name)
 		in.raises = raisingFuncs[name]
@@ -162,16 +166,31 @@ func (p *Program) markThrows() {
 	for fi := range p.funcs {
 		declared[fi] = p.noexceptDecl(fi)
 	}
+	// A function defaulted on its declaration (`= default`) has the
+	// exception specification of what it calls (deduced, whenever they
+	// were finished).
+	defaulted := make([]bool, len(p.funcs))
+	for fi := range p.funcs {
+		fn := &p.funcs[fi]
+		defaulted[fi] = declText(p.source(fn.file), fn.startLine, fn.startCol, func(text string) bool {
+			return strings.Contains(strings.ReplaceAll(text, " ", ""), "=default")
+		})
+	}
+	qpos := p.instantiationOrder(tmpl)
 	// later reports whether callee was not finished before caller.
 	later := func(caller, callee int) bool {
 		c, f := &p.funcs[callee], &p.funcs[caller]
 		switch {
 		case callee == caller:
 			return true
-		case c.artificial || c.closure || destructorName(c.name) || declared[callee]:
+		case c.artificial || c.closure || destructorName(c.name) || declared[callee] || defaulted[callee] || defaulted[caller]:
 			return false
+		case tmpl[callee] && tmpl[caller]:
+			// Both instantiated at the end of the unit, in the order
+			// they were first used.
+			return qpos[callee] > qpos[caller]
 		case tmpl[callee]:
-			return !tmpl[caller] && !f.closure
+			return !f.closure
 		case tmpl[caller] || f.closure:
 			return false
 		}
@@ -212,6 +231,59 @@ func (p *Program) markThrows() {
 			in.throws = may[callee]
 		}
 	}
+}
+
+// instantiationOrder returns, for each template instance among the
+// program's functions (tmpl), its place in gcc's queue of pending
+// instantiations (pt.cc's pending_templates, worked through at the end of
+// the unit: an instance is queued when code parsed or instantiated before
+// first uses it), and a place after all of them for the other functions.
+// The uses are the direct calls, in the order of the functions' code:
+// the other functions in the order of their source (headers first), then
+// the queue as it grows.
+func (p *Program) instantiationOrder(tmpl []bool) []int {
+	qpos := make([]int, len(p.funcs))
+	for fi := range qpos {
+		qpos[fi] = len(p.funcs)
+	}
+	var queue []int
+	uses := func(fi int) {
+		fn := &p.funcs[fi]
+		for k := fn.first; k < fn.end; k++ {
+			in := &p.insns[k]
+			if in.kind != kCall {
+				continue
+			}
+			if c, ok := p.lowFn[in.target]; ok && tmpl[c] && qpos[c] == len(p.funcs) {
+				qpos[c] = len(queue)
+				queue = append(queue, int(c))
+			}
+		}
+	}
+	var parsed []int
+	for fi := range p.funcs {
+		if !tmpl[fi] && !p.funcs[fi].part {
+			parsed = append(parsed, fi)
+		}
+	}
+	main := func(fi int) bool { return p.files[p.funcs[fi].file] == p.funcs[fi].unit }
+	sort.SliceStable(parsed, func(i, j int) bool {
+		a, b := &p.funcs[parsed[i]], &p.funcs[parsed[j]]
+		if ma, mb := main(parsed[i]), main(parsed[j]); ma != mb {
+			return mb
+		}
+		if a.file != b.file {
+			return a.file < b.file
+		}
+		return a.startLine < b.startLine
+	})
+	for _, fi := range parsed {
+		uses(fi)
+	}
+	for i := 0; i < len(queue); i++ {
+		uses(queue[i])
+	}
+	return qpos
 }
 
 // templateInstance reports whether the assembler name names an instance
@@ -269,6 +341,25 @@ func (p *Program) noexceptDecl(fi int) bool {
 // says noexcept (or throw(), or libstdc++'s macros for them), from its
 // name to the body's brace or the declaration's semicolon.
 func noexceptAt(src []string, line, col int32) bool {
+	return declText(src, line, col, func(text string) bool {
+		if strings.Contains(text, "noexcept(false)") {
+			return false
+		}
+		for _, w := range []string{"noexcept", "_GLIBCXX_NOEXCEPT", "_GLIBCXX_USE_NOEXCEPT", "_GLIBCXX_NOTHROW"} {
+			if strings.Contains(text, w) {
+				return true
+			}
+		}
+		// throw (), as glibc and libstdc++ write it too
+		i := strings.Index(text, "throw")
+		return i >= 0 && strings.HasPrefix(strings.TrimLeft(text[i+5:], " \t"), "()")
+	})
+}
+
+// declText reports whether match holds for a line of the declaration at
+// line (column col) of src, from its name to the body's brace or the
+// declaration's semicolon (at most six lines).
+func declText(src []string, line, col int32, match func(string) bool) bool {
 	if line < 1 || int(line) > len(src) {
 		return false
 	}
@@ -281,22 +372,27 @@ func noexceptAt(src []string, line, col int32) bool {
 		if end >= 0 {
 			text = text[:end]
 		}
-		if strings.Contains(text, "noexcept(false)") {
-			return false
-		}
-		for _, w := range []string{"noexcept", "_GLIBCXX_NOEXCEPT", "_GLIBCXX_USE_NOEXCEPT", "_GLIBCXX_NOTHROW"} {
-			if strings.Contains(text, w) {
-				return true
-			}
-		}
-		if i := strings.Index(text, "throw"); i >= 0 && strings.HasPrefix(strings.TrimLeft(text[i+5:], " \t"), "()") {
-			return true // throw (), as glibc and libstdc++ write it too
+		if match(text) {
+			return true
 		}
 		if end >= 0 {
 			return false
 		}
 	}
 	return false
+}
+
+// declName returns the assembler name of the declaration of the function
+// name: a constructor's or destructor's declaration DIE names its
+// unified variant (C4, D4) where the calls name the complete or base
+// object one (C1, C2, D1, D2).
+func declName(name string) string {
+	for i := len(name) - 3; i > 2; i-- {
+		if (name[i] == 'C' || name[i] == 'D') && (name[i+1] == '1' || name[i+1] == '2') && (name[i+2] == 'E' || name[i+2] == 'I') {
+			return name[:i+1] + "4" + name[i+2:]
+		}
+	}
+	return name
 }
 
 // noexceptDecls returns those of the library functions names (assembler

@@ -186,6 +186,10 @@ type Program struct {
 	// with a constant, by address: a compare tree's test of one case
 	// (switchret.go).
 	caseJumps map[uint64]caseJump
+	// finallyOps are the moves, tests and compares of a callee-saved
+	// register with constants, and the jumps after them, by address: a
+	// try/finally's dispatch (ehswitch.go).
+	finallyOps map[uint64]finallyOp
 }
 
 type inlineEntry struct {
@@ -364,6 +368,7 @@ func (p *Program) decode(f *elf.File) error {
 			out := classify(in, err, sf.Low+uint64(off), size, fi)
 			if err == nil {
 				p.noteCaseJump(prevCmp, in, out.addr)
+				p.noteFinallyOp(prevCmp, in, out.addr)
 				prevCmp = in
 			} else {
 				prevCmp = x86asm.Inst{}
@@ -417,9 +422,17 @@ func (p *Program) decode(f *elf.File) error {
 			}
 		}
 	}
+	opt, cxxUnits, o3Units, units := unitRanges(f)
+	for fi := range p.funcs {
+		for _, u := range units {
+			if inRanges(u.ranges, p.funcs[fi].low) {
+				p.funcs[fi].unit = u.name
+				break
+			}
+		}
+	}
 	p.markThrows()
 	// Assign gcov lines, row by row within each function.
-	opt, cxxUnits, o3Units, units := unitRanges(f)
 	type span struct{ row, a, b int }
 	var spans []span // one function's, reused
 	for fi := range p.funcs {
@@ -429,12 +442,6 @@ func (p *Program) decode(f *elf.File) error {
 			continue
 		}
 		fn.cxx = inRanges(cxxUnits, fn.low)
-		for _, u := range units {
-			if inRanges(u.ranges, fn.low) {
-				fn.unit = u.name
-				break
-			}
-		}
 		if inRanges(opt, fn.low) {
 			fn.optimized = true
 			fn.o3 = inRanges(o3Units, fn.low)

@@ -369,6 +369,9 @@ func (gb *graphBuilder) build() *gccGraph {
 		g.blocks[e].succ = []gccArc{{to: segsBlock(gb, k), noFall: true}}
 	}
 	g.blocks[0].succ = []gccArc{{to: 2, fall: true}}
+	gb.finallySwitches()
+	gb.mergeCatchTests()
+	g = gb.g
 	g.finish(p)
 	return g
 }
