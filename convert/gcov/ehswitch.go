@@ -243,6 +243,30 @@ func (gb *graphBuilder) rebuildFinallySwitch(sw finallySwitch) {
 	for last+1 < len(g.blocks) && g.blocks[last+1].first >= sw.head && g.blocks[last+1].first < sw.end {
 		last++
 	}
+	if b := &g.blocks[last]; b.end > sw.end {
+		// The chain's last test (a compare whose jump gcc's RTL left
+		// out, all ways after it going on alike) starts the block of
+		// the code after it: split it there.
+		chain, after := map[int32]bool{}, map[int32]bool{}
+		for k := b.first; k < sw.end; k++ {
+			chain[p.insns[k].gline] = true
+		}
+		for k := sw.end; k < b.end; k++ {
+			after[p.insns[k].gline] = true
+		}
+		rest := gccBlock{first: sw.end, end: b.end, succ: b.succ}
+		var mine []int32
+		for _, l := range b.lines {
+			if chain[l] {
+				mine = append(mine, l)
+			}
+			if !chain[l] || after[l] {
+				rest.lines = append(rest.lines, l)
+			}
+		}
+		b.end, b.succ, b.lines = sw.end, []gccArc{{to: last + 1}}, mine
+		g.insertBlock(last+1, rest)
+	}
 	for bi := range g.blocks {
 		for _, a := range g.blocks[bi].succ {
 			if a.to > d && a.to <= last && (bi < d || bi > last) {
@@ -413,6 +437,23 @@ func (g *gccGraph) preds(bi int) int {
 		}
 	}
 	return n
+}
+
+// insertBlock inserts b as block bi, renumbering the blocks from bi on.
+func (g *gccGraph) insertBlock(bi int, b gccBlock) {
+	for i := range g.blocks {
+		for ai := range g.blocks[i].succ {
+			if g.blocks[i].succ[ai].to >= bi {
+				g.blocks[i].succ[ai].to++
+			}
+		}
+	}
+	for ai := range b.succ {
+		if b.succ[ai].to >= bi {
+			b.succ[ai].to++
+		}
+	}
+	g.blocks = slices.Insert(g.blocks, bi, b)
 }
 
 // deleteBlock removes block bi, which no arc enters any more, and

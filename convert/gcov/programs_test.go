@@ -74,7 +74,7 @@ var unseenPrograms = []string{
 // executability and 98.74% of their counts (unchanged: the closing brace
 // of a catch clause inside an if in a range-for with a guard has no code
 // here, and the loop body's closing brace misses a pass), branch/call
-// lines 180/240 -> 228/240.
+// lines 180/240 -> 236/240.
 //
 // calendar.c (round 13) has every line's count, branch and call record,
 // but main's `function ... blocks executed` percentage is one point off
@@ -91,7 +91,7 @@ var textAllowance = map[string]struct{ lines, branchLines int }{
 	"pool":      {0, 6},
 	"rpn":       {3, 0},
 	"bank":      {10, 0},
-	"wordfreq":  {5, 12},
+	"wordfreq":  {5, 4},
 }
 
 // gcovResult is what gcc 12's gcov says of one run: the JSON of every
