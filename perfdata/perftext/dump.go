@@ -446,8 +446,6 @@ func writeFields(w *bufio.Writer, r perfdata.Record) {
 		}
 	case *perfdata.RecordAuxtraceError:
 		fmt.Fprintf(w, " type: %d code: %d cpu: %d pid: %d tid: %d ip: %#x time: %d msg: %s", r.ErrType, r.Code, r.ErrCPU, r.ErrPID, r.ErrTID, r.IP, r.ErrTime, r.Msg)
-	case *perfdata.RecordBuildID:
-		fmt.Fprintf(w, " pid: %d %x %s", r.PID, r.BuildID, r.Filename)
 	case *perfdata.RecordStat:
 		fmt.Fprintf(w, " id: %d cpu: %d thread: %d val: %d ena: %d run: %d", r.StatID, int32(r.StatCPU), int32(r.Thread), r.Val, r.Ena, r.Run)
 	case *perfdata.RecordStatRound:

@@ -47,9 +47,11 @@ func writeBody(w *bufio.Writer, f *perfdata.File, r perfdata.Record, arch string
 		if !script {
 			w.WriteString(": unhandled!\n")
 		}
-	case *perfdata.RecordHeaderFeature, *perfdata.RecordHeaderAttr, *perfdata.RecordTracingData, *perfdata.RecordEventType:
-		// Their tools print nothing: the next record's dump_event
-		// starts on a new line.
+	case *perfdata.RecordHeaderFeature, *perfdata.RecordHeaderAttr, *perfdata.RecordTracingData, *perfdata.RecordEventType,
+		*perfdata.RecordBuildID:
+		// Their tools print nothing (perf_event__process_build_id
+		// only adds the build id to its DSO): the next record's
+		// dump_event starts on a new line.
 	case *perfdata.RecordFinishedRound:
 		// perf_event__process_finished_round.
 		w.WriteByte('\n')
@@ -114,8 +116,8 @@ func writeBody(w *bufio.Writer, f *perfdata.File, r perfdata.Record, arch string
 		w.WriteString(": unhandled!\n")
 	default:
 		// Records perf report -D prints through decoders perfpt does
-		// not mirror line for line (AUX area data, tracing data, build
-		// ids, stat): the record's fields on one line.
+		// not mirror line for line (AUX area data, stat): the record's
+		// fields on one line.
 		writeFields(w, r)
 		w.WriteByte('\n')
 	}

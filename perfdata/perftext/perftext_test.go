@@ -83,6 +83,27 @@ func TestDumpMatchesPerf(t *testing.T) {
 	}
 }
 
+// TestDumpInjectedBuildIDs compares Dump with perf report -D on a
+// recording with PERF_RECORD_HEADER_BUILD_ID records (perf inject -b),
+// which perf's tools print nothing for.
+func TestDumpInjectedBuildIDs(t *testing.T) {
+	if _, err := exec.LookPath("perf"); err != nil {
+		t.Skip("perf not installed: cannot compare with perf")
+	}
+	dir := t.TempDir()
+	rec, inj := filepath.Join(dir, "rec.data"), filepath.Join(dir, "inj.data")
+	if out, err := exec.Command("perf", "record", "-q", "-o", rec, "-e", "cpu-clock", "-c", "10000", "--", "true").CombinedOutput(); err != nil {
+		t.Skipf("perf record does not work here: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("perf", "inject", "-b", "-i", rec, "-o", inj).CombinedOutput(); err != nil {
+		t.Fatalf("perf inject -b: %v\n%s", err, out)
+	}
+	if d := runPerf(t, "report", "-D", "-i", inj); !strings.Contains(d, "PERF_RECORD_BUILD_ID") {
+		t.Fatal("perf inject -b wrote no build id record")
+	}
+	compareDump(t, inj)
+}
+
 // TestHeaderLiveFeatures records a group of events with a clock id and
 // compares the header (group line, clockid and reference time).
 func TestHeaderLiveFeatures(t *testing.T) {
