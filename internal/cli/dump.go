@@ -39,6 +39,9 @@ func dumpCommand() *ucli.Command {
 			if err != nil {
 				return err
 			}
+			if err := s.CheckTracepointFormats(); err != nil {
+				return err
+			}
 			opt.Machine = s.DumpMachine()
 			opt.Aux = session.DumpAux
 			if err := reportRecordError(c.App.ErrWriter, perftext.Dump(c.App.Writer, f, opt), f.Pipe, true); err != nil {

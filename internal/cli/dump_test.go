@@ -132,3 +132,45 @@ func TestDumpMatchesPerf(t *testing.T) {
 		})
 	}
 }
+
+// TestDumpHeaderWithoutFormat: perf report -D and --header-only refuse a
+// file with a tracepoint event that has no format (no tracing data) when
+// they open it, as perf script does (runner's TestTracepointWithoutFormat):
+// "incompatible file format", status 255; perfpt printed both.
+func TestDumpHeaderWithoutFormat(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "noformat.data")
+	w, err := perfdata.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := perfdata.SampleFormatIP | perfdata.SampleFormatTID | perfdata.SampleFormatTime | perfdata.SampleFormatRaw
+	if _, err := w.AddAttr(perfdata.EventAttr{Type: perfdata.AttrTypeTracepoint, Config: 300, SampleType: st, SamplePeriod: 1}, []uint64{100}, "sched:sched_process_exec"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteRecord(&perfdata.RecordSample{RecordCommon: perfdata.RecordCommon{Misc: perfdata.MiscUser,
+		SampleID: perfdata.SampleID{PID: 7, TID: 7, Time: 1e9}}, IP: 0x400000, Raw: []byte{1, 2, 3, 4}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	const want = "incompatible file format (rerun with -v to learn more)\n"
+	_, perfErr := exec.LookPath("perf")
+	for _, c := range []struct{ ours, perf []string }{
+		{[]string{"dump"}, []string{"report", "-D"}},
+		{[]string{"header"}, []string{"report", "--header-only"}},
+	} {
+		var out, stderr bytes.Buffer
+		code := Main(append(append([]string{"perfpt"}, c.ours...), "-i", path), nil, &out, &stderr)
+		if code != 255 || out.Len() != 0 || stderr.String() != want {
+			t.Errorf("%s: status %d, %d bytes out, stderr %q", c.ours[0], code, out.Len(), stderr.String())
+		}
+		if perfErr != nil {
+			continue
+		}
+		perr, status := perfStderr(t, append(c.perf, "-i", path)...)
+		if status != 255 || perr != want {
+			t.Errorf("perf %v: status %d, stderr %q", c.perf, status, perr)
+		}
+	}
+}

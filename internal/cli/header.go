@@ -7,6 +7,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/perfpt/perfpt/convert/script/runner"
+	"github.com/perfpt/perfpt/convert/session"
 	"github.com/perfpt/perfpt/perfdata"
 	"github.com/perfpt/perfpt/perfdata/perftext"
 )
@@ -28,6 +29,9 @@ func headerCommand() *ucli.Command {
 			}
 			defer f.Close()
 			warnNoData(c, f)
+			if err := session.CheckTracepointFormats(f); err != nil {
+				return err
+			}
 			opt := perftext.HeaderOptions{Full: c.Bool("show-info")}
 			if st, err := inputStat(c, path); err == nil {
 				opt.Captured = st.ModTime().In(time.Local)
