@@ -288,6 +288,16 @@ func (t *thread) runs(b *session.RunBatch) {
 	}
 }
 
+// liveFns returns the address space's function cache when fnAt would use
+// it as it is, else nil.
+func (t *thread) liveFns() *fnCache {
+	fc := t.fc
+	if th := t.mth; th == nil || fc == nil || th.Maps != fc.maps || fc.gen != th.Maps.Gen() || fc.dropped {
+		return nil
+	}
+	return fc
+}
+
 // slowOnly turns quietRuns and fxtFast off (tests compare with them off).
 var slowOnly bool
 
@@ -302,17 +312,31 @@ var slowOnly bool
 //
 // It is not such a point where the ops since the last point might reach
 // maxPending (the queue would be timed at the thread's pace first): the
-// ops queued and at most depth+n+4 for each of the n runs before it (a
-// run pushes a frame or two, or ends every frame).
+// ops queued, and for the n runs up to it an End for each frame of the
+// stack and at most 16 ops a run besides (a run without a trace stop or
+// start begins at most a few slices, an End for each, and at most two
+// inferred ones).
+//
+// The place it returns is where runs looks again (once past it): the
+// batch's end after its last mark.
 func (t *thread) nextPoint(b *session.RunBatch, i int, pt *op, sp *span) (int, int) {
 	rs := b.Runs
+	if len(b.Marks) == 0 {
+		return len(rs), -1
+	}
 	cum := t.cum
 	for k := i; k < len(rs); k++ {
 		r := &rs[k]
 		if r.Mark != 0 && int(r.Mark) <= len(b.Marks) {
+			// (After the batch's last mark there is no point: the
+			// scan ends there.)
+			end := k
+			if int(r.Mark) == len(b.Marks) {
+				end = len(rs)
+			}
 			if t1 := b.Marks[r.Mark-1].Time; t1 != t.curTime {
-				if n := k - i + 1; len(t.clk.q)+n*(len(t.stack)+n+4) >= maxPending {
-					return k, -1
+				if n := k - i + 1; len(t.clk.q)+len(t.stack)+16*(n+1) >= maxPending {
+					return end, -1
 				}
 				c := &t.clk
 				*pt = op{kind: opPoint, pos: cum, t: t1, gap: r.Flags&uint16(sample.FlagTraceBegin) != 0}
@@ -320,7 +344,10 @@ func (t *thread) nextPoint(b *session.RunBatch, i int, pt *op, sp *span) (int, i
 					t1 = c.t0
 				}
 				*sp = newSpan(c.t0, t1, c.p0, cum)
-				return k, k
+				return end, k
+			}
+			if end == len(rs) {
+				return end, -1
 			}
 		}
 		if r.Flags&uint16(sample.FlagTraceBegin|sample.FlagTraceEnd) != 0 {
@@ -343,10 +370,7 @@ func (t *thread) directRuns(rs []session.Run, sp *span) int {
 	c := t.c
 	o := &t.out
 	cum, stack := t.cum, t.stack
-	fc := t.fc
-	if th := t.mth; th == nil || fc == nil || th.Maps != fc.maps || fc.gen != th.Maps.Gen() || fc.dropped {
-		fc = nil
-	}
+	fc := t.liveFns()
 	f := c.fxt
 	var thr uint64
 	if tr := t.track; f != nil && int(tr) < len(f.tidx) && f.tidx[tr] != 0 {
@@ -490,13 +514,9 @@ func (t *thread) directSlow(sp *span, pos uint64, begin bool, fi *fnInfo) {
 func (t *thread) quietRuns(rs []session.Run) int {
 	c := t.c
 	cum, q, stack := t.cum, t.clk.q, t.stack
-	// fc is the address space's function cache when fnAt would use it
-	// as it is (nothing changes the maps during the batch): a target
-	// found in its recent entries needs no call.
-	fc := t.fc
-	if th := t.mth; th == nil || fc == nil || th.Maps != fc.maps || fc.gen != th.Maps.Gen() || fc.dropped {
-		fc = nil
-	}
+	// A target found in the function cache's recent entries needs no
+	// call (nothing changes the maps during the batch).
+	fc := t.liveFns()
 	i := 0
 	for ; i < len(rs) && len(q) < maxPending-1; i++ {
 		r := &rs[i]
