@@ -187,6 +187,12 @@ func (s *ThreadSpace) reach(d *DSO, t *unwind.Table, bias uint64) tableReach {
 	tabLo, tabHi, ehLo, ehHi, ok := t.Spans()
 	if ok {
 		tr, _ := s.spanReach(d, tabLo+bias, tabHi+bias)
+		if tr == reachNone && s.anyMapped(tabLo+bias, tabHi+bias) {
+			// perf's lookup reads only the entries it probes: those
+			// in the maps are read (the view's SetReadable), a probe
+			// of one outside fails that lookup alone.
+			tr = reachOther
+		}
 		er, partly := s.spanReach(d, ehLo+bias, ehHi+bias)
 		if er == reachNone && partly {
 			// perf reads the FDEs it needs, not all of .eh_frame:
@@ -202,6 +208,17 @@ func (s *ThreadSpace) reach(d *DSO, t *unwind.Table, bias uint64) tableReach {
 	}
 	d.reachKey, d.reachVal = k, r
 	return r
+}
+
+// anyMapped says whether some byte of the runtime span [lo, hi) lies in a
+// map.
+func (s *ThreadSpace) anyMapped(lo, hi uint64) bool {
+	for _, o := range s.t.Maps.list {
+		if o.Start < hi && lo < o.End {
+			return true
+		}
+	}
+	return false
 }
 
 // spanReach is reach for the runtime span [lo, hi); partly says that a
@@ -265,6 +282,10 @@ func (s *ThreadSpace) view(d *DSO, t *unwind.Table, bias uint64) *unwind.Table {
 		}
 	}
 	v := t.View(s.readRange, bias, lo, hi)
+	maps := s.t.Maps
+	v.SetReadable(func(addr uint64, n int) bool {
+		return maps.find(addr) != nil && maps.find(addr+uint64(n)-1) != nil
+	})
 	if d.views == nil || len(d.views) > 64 {
 		d.views = map[viewKey]*unwind.Table{}
 	}

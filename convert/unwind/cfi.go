@@ -48,7 +48,12 @@ type Table struct {
 
 	// hdrUnread: the address space maps no bytes where the search table
 	// or .eh_frame lie, so that reading them fails (see Unmapped).
-	hdrUnread    bool
+	hdrUnread bool
+	// readable, in a View, says whether the n bytes at a runtime address
+	// can be read; bias is the View's. A search-table entry that cannot
+	// be read fails the lookup that probes it (SetReadable).
+	readable     func(addr uint64, n int) bool
+	bias         uint64
 	unmappedOnce sync.Once
 	unmapped     *Table
 }
@@ -121,8 +126,17 @@ func (t *Table) View(read func(addr uint64, n int) []byte, bias, lo, hi uint64) 
 	if t.hdr {
 		v.hdrTab = read(t.hdrAddr+uint64(t.tabOff)+bias, len(t.hdrTab))
 	}
+	v.bias = bias
 	return v
 }
+
+// SetReadable makes a View's lookups through its search table read only
+// the entries they probe, as libunwind's remote_lookup does with perf's
+// access_mem: probing an entry that ok says cannot be read (outside every
+// recorded map) fails the lookup with ErrTablesUnmapped, which stops the
+// unwind, while lookups that probe only readable entries succeed. A table
+// partly inside the maps is thus neither wholly read nor wholly lost.
+func (t *Table) SetReadable(ok func(addr uint64, n int) bool) { t.readable = ok }
 
 // Spans returns the link-time spans [lo, hi) that looking a pc up
 // through .eh_frame_hdr reads in a process's memory: the search table and
@@ -256,6 +270,9 @@ func (t *Table) findHdr(pc uint64, f *FDE) error {
 	lo, hi := 0, len(tab)/8
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
+		if t.readable != nil && !t.readable(t.hdrAddr+uint64(t.tabOff)+uint64(mid)*8+t.bias, 8) {
+			return ErrTablesUnmapped
+		}
 		start := int32(le32(tab[mid*8:]))
 		if rel < start {
 			hi = mid
