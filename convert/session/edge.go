@@ -203,6 +203,35 @@ type aggWalk struct {
 	lo, span uint64
 }
 
+// timeMoved notes, after the decoder's Next, whether the MTCs it read
+// moved its time (b.Time): the walk takes no more of them until a state
+// skipped takes the new time (newTime), and none of its inner loops
+// skips such a state.
+func (w *aggWalk) timeMoved(b *ptperf.BulkWalk) {
+	if b.Time > w.q.timestamp {
+		b.Timing = false
+	}
+}
+
+// timeOK says whether the state of the branch at from, which takes the
+// decoder's new time, may be skipped: runDecoder's updateTimestamp takes
+// that time (not the estimate it takes from the kernel to user space)
+// and does not make the queue yield with it.
+func (w *aggWalk) timeOK(b *ptperf.BulkWalk, from uint64) bool {
+	p := w.q.pt
+	return w.t != nil && w.tm == 0 && from != 0 && from < p.kernelStart && (p.timeless || b.Time < w.q.bulkLimit)
+}
+
+// newTime is runDecoder's updateTimestamp at the state skipped that took
+// the decoder's new time (timeOK), counted: the next block walked takes
+// the queue's perf time, as the first of a walk does (moved).
+func (w *aggWalk) newTime(b *ptperf.BulkWalk) {
+	q := w.q
+	q.setTimestamp(b.Time)
+	w.tm = q.pt.perfTime(q.timestamp)
+	b.Timing = true
+}
+
 // start hands the queue's batch over to the Agg and takes the thread, as
 // the first block of the walk is counted (ptagg.Agg.Walking).
 func (w *aggWalk) start() {
@@ -312,6 +341,9 @@ func (w *bulkWalker) walkAgg(b *ptperf.BulkWalk) {
 	// (updateTimestamp) and not make it yield (runDecoder).
 	pass := b.Pass && q.timestamp >= b.Timestamp && (p.timeless || q.timestamp < q.bulkLimit)
 	b.Pass = pass
+	// The decoder may read MTCs on the way (b.Timing): in sequence, where
+	// the walk takes the new time as runDecoder would (aggWalk.newTime).
+	b.Timing = pass && q.job == nil
 	tip := b.TIP
 	payload, count, stack, noProg := b.Payload, b.Count, b.Stack, b.NoProgress
 	insns := b.Insns
@@ -326,7 +358,7 @@ func (w *bulkWalker) walkAgg(b *ptperf.BulkWalk) {
 	var pendIP, prevIP, from uint64
 	var in aggInner
 	for {
-		if pass && !tip && aw.tm == 0 && aw.t != nil && next != 0 && recs[next].midOK(ep) {
+		if pass && !tip && aw.tm == 0 && b.Time <= q.timestamp && aw.t != nil && next != 0 && recs[next].midOK(ep) {
 			// The inner loop (edge_inner.go): conditional branches and
 			// direct jumps whose successors the links know, and the
 			// TNT-8 packets that follow; and around it mid's calls,
@@ -372,6 +404,7 @@ func (w *bulkWalker) walkAgg(b *ptperf.BulkWalk) {
 			if !b.Next() {
 				break
 			}
+			aw.timeMoved(b)
 			payload, count, tip = b.Payload, b.Count, b.TIP
 		}
 		if ip-lo >= span {
@@ -486,7 +519,12 @@ func (w *bulkWalker) walkAgg(b *ptperf.BulkWalk) {
 				}
 			}
 			if tip {
-				// The TIP's target, from the decoder.
+				// The TIP's target, from the decoder: a state that
+				// takes the sample time.
+				newTime := b.Time > q.timestamp
+				if newTime && !aw.timeOK(b, from) {
+					b.Pass = false
+				}
 				b.Indirect, b.From, b.In = true, from, in
 				b.IP, b.Payload, b.Count, b.Stack, b.NoProgress, b.Insns = from, payload, count, stack, noProg, insns
 				more := b.Next()
@@ -494,8 +532,14 @@ func (w *bulkWalker) walkAgg(b *ptperf.BulkWalk) {
 					// runDecoder's resolution at the state skipped.
 					next = aw.moved(pend, pendIP, b.PendTo)
 					prev, prevIP, pend = pend, pendIP, 0
+					if newTime {
+						aw.newTime(b)
+					}
 				}
 				b.PendTo = 0
+				if more {
+					aw.timeMoved(b)
+				}
 				ip, payload, count, tip = b.IP, b.Payload, b.Count, b.TIP
 				if !more {
 					goto stop
@@ -508,8 +552,10 @@ func (w *bulkWalker) walkAgg(b *ptperf.BulkWalk) {
 			count--
 			b.TookBit()
 		}
-		// A branch that went somewhere: Decode's state.
-		if !pass {
+		// A branch that went somewhere: Decode's state, with the
+		// decoder's new time if it takes the sample time.
+		newTime := b.Time > q.timestamp && (b.SampleState() || b.Sampled())
+		if !pass || newTime && !aw.timeOK(b, from) {
 			b.Branch, b.From, b.To, b.In = true, from, to, in
 			break
 		}
@@ -536,6 +582,9 @@ func (w *bulkWalker) walkAgg(b *ptperf.BulkWalk) {
 		prev, prevIP, pend = pend, pendIP, 0
 		b.Insns = insns
 		b.Passing()
+		if newTime {
+			aw.newTime(b)
+		}
 	}
 stop:
 	if pend != 0 {

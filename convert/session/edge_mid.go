@@ -77,6 +77,11 @@ func (w *aggWalk) mid(in *aggInner, b *ptperf.BulkWalk, tip bool) (bool, bool) {
 				return false, true
 			}
 			w.afterNext(in, b)
+			if b.Time > w.q.timestamp {
+				// MTCs moved the time: walkAgg's loop takes it.
+				b.Timing = false
+				return b.TIP, false
+			}
 			if !b.TIP {
 				continue
 			}
@@ -144,6 +149,10 @@ func (w *aggWalk) mid(in *aggInner, b *ptperf.BulkWalk, tip bool) (bool, bool) {
 				return tip, true
 			}
 			w.afterNext(in, b)
+			if b.Time > w.q.timestamp {
+				b.Timing = false
+				return tip, false
+			}
 		case r.kind == aggRet:
 			// A compressed return: the bit taken, the return address
 			// popped.

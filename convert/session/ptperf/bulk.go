@@ -60,6 +60,13 @@ type BulkWalk struct {
 	// decoder's timestamp, or its sample time where a state does not
 	// take the timestamp).
 	Timestamp uint64
+	// Time is the decoder's timestamp: a state skipped that takes the
+	// sample time carries it (the others the sample time before).
+	// Timing: Next may read MTC packets before the TNT or TIP packet it
+	// reads, with walkTrace's time bookkeeping (calcMTC), which may move
+	// Time; the Walker sets it where it can take a new time.
+	Time   uint64
+	Timing bool
 	// TIP: a TIP packet gives the target of the next indirect branch
 	// (walkTIP), instead of TNT bits.
 	TIP bool
@@ -100,6 +107,9 @@ type BulkWalk struct {
 
 	d     *Decoder
 	again bool // the walk ended where walkTrace reads on
+	// added: the instructions of Insns already counted by the decoder
+	// (addInsns, before an MTC Next read).
+	added uint64
 }
 
 // Passing notes that the walk goes on after a branch that went somewhere
@@ -161,6 +171,12 @@ func (w *BulkWalk) Next() bool {
 	}
 	return true
 }
+
+// Sampled says whether the decoder took its sample time on the way
+// since its last MTC (Passing, Next at the end of the bits): a state
+// skipped then carries the decoder's timestamp (Time), as with
+// SampleState.
+func (w *BulkWalk) Sampled() bool { return w.sampled }
 
 // SampleState says whether the packet state asks for the sample time
 // (a bit was taken from the current TNT packet, or the last TIP's target).
@@ -308,7 +324,9 @@ func (d *Decoder) walkBulk(bw BulkWalker, s *status) int {
 	w.Insns, w.Popped, w.Passed, w.sampled, w.NotTaken, w.PendTo = 0, false, 0, false, false, 0
 	w.sampleState = sampleTime(d.pktState)
 	w.Branch, w.Indirect, w.again, w.d = false, false, false, d
+	w.Time, w.Timing, w.added = d.timestamp, false, 0
 	bw.WalkBulk(w)
+	w.Timing = false
 	res := bulkNone
 	switch {
 	case w.Branch:
@@ -318,7 +336,7 @@ func (d *Decoder) walkBulk(bw BulkWalker, s *status) int {
 	}
 	if w.Insns != 0 {
 		d.mtcInsn = true
-		d.addInsns(w.Insns)
+		d.addInsns(w.Insns - w.added)
 	}
 	d.ip, d.tntPayload, d.tntCount, d.stack, d.noProgress = w.IP, w.Payload, w.Count, w.Stack, w.NoProgress
 	d.stuckIP, d.stuckIPPrd, d.stuckIPCnt = w.StuckIP, w.StuckPrd, w.StuckCnt
@@ -376,6 +394,9 @@ func (d *Decoder) walkBulk(bw BulkWalker, s *status) int {
 // byte; the rest by packet.DecodeInto.
 func (d *Decoder) bulkPacket() bool {
 	step, buf, pos := d.step, d.buf, d.pos
+	// The MTCs before the packet (BulkWalk.Timing), read only with it.
+	var mtcs [4]uint8
+	nm := 0
 	for {
 		if step > len(buf) {
 			return false
@@ -390,6 +411,15 @@ func (d *Decoder) bulkPacket() bool {
 			step = 1 // PAD
 			continue
 		}
+		if c == 0x59 && d.bulk.Timing && len(buf) >= 2 && nm < len(mtcs) && !d.hop {
+			if pos >= d.stopPos {
+				return false
+			}
+			mtcs[nm] = buf[1] // (MTC: its CTC)
+			nm++
+			step = 2
+			continue
+		}
 		// The packet goes to d.pkt whole (see tnt8Packets), from a table
 		// or by DecodeInto, only once it is known to be read.
 		if len(buf) >= 9 {
@@ -397,6 +427,9 @@ func (d *Decoder) bulkPacket() bool {
 				// TNT-8 (c >= 4: at least one bit).
 				if pos >= d.stopPos {
 					return false
+				}
+				if nm != 0 {
+					d.bulkMTCs(mtcs[:nm])
 				}
 				d.lastPacketKind = d.pkt.Kind
 				d.pkt = tnt8Packets[c]
@@ -410,6 +443,9 @@ func (d *Decoder) bulkPacket() bool {
 				}
 				if pos >= d.stopPos {
 					return false
+				}
+				if nm != 0 {
+					d.bulkMTCs(mtcs[:nm])
 				}
 				d.lastPacketKind = d.pkt.Kind
 				d.pkt = *t
@@ -440,6 +476,9 @@ func (d *Decoder) bulkPacket() bool {
 		if pos >= d.stopPos {
 			return false
 		}
+		if nm != 0 {
+			d.bulkMTCs(mtcs[:nm])
+		}
 		d.lastPacketKind = d.pkt.Kind
 		d.pkt = p
 		break
@@ -447,4 +486,26 @@ func (d *Decoder) bulkPacket() bool {
 	d.pos, d.buf = pos, buf
 	d.pktLen, d.step = int(d.pkt.Size), int(d.pkt.Size)
 	return true
+}
+
+// bulkMTCs reads, for bulkPacket, the MTC packets (their CTCs) before the
+// packet it reads, as walkTrace would after the bits ran out: walkBulk's
+// count of the instructions walked so far and walkTNT's sample time at
+// the end of the bits (BulkWalk.Next took it), then calcMTC at each.
+func (d *Decoder) bulkMTCs(ctcs []uint8) {
+	w := &d.bulk
+	if n := w.Insns - w.added; n != 0 {
+		d.addInsns(n)
+		w.added = w.Insns
+	}
+	if w.sampled {
+		d.updateSampleTime()
+		w.sampled = false
+	}
+	for _, ctc := range ctcs {
+		d.lastPacketKind = d.pkt.Kind
+		d.pkt = packet.Packet{Kind: packet.KindMTC, Size: 2, CTC: uint16(ctc)}
+		d.calcMTC()
+	}
+	w.Time = d.timestamp
 }
