@@ -38,6 +38,10 @@ func (a *Agg) Walking(pid, tid, cpu int32) *Thread {
 // per (start, end, NC).
 func (t *Thread) NC() uint64 { return t.nc }
 
+// Overflowed says whether t made calls beyond the stack's depth that its
+// returns have not undone (its calls push nothing then).
+func (t *Thread) Overflowed() bool { return t.overflow != 0 }
+
 // Record returns the record of the block [start, end] under t's current
 // node and CPU, made if need be.
 func (a *Agg) Record(t *Thread, start, end uint64) int32 {

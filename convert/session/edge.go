@@ -268,7 +268,7 @@ func (w *aggWalk) moved(ri int32, ip, to uint64) int32 {
 	switch {
 	case f&sample.FlagCall != 0:
 		a.CallTo(w.t, end, r.callNC)
-		if nc := w.t.NC(); r.callNC != nc {
+		if nc := callNC(w.t); r.callNC != nc {
 			r.callNC, r.call = nc, 0
 		}
 		if e.in.Branch == ptperf.BrIndirect {
@@ -324,6 +324,17 @@ func (w *aggWalk) lookup(from int32, fromIP, ip uint64, e *runEntry) int32 {
 		fr.next[slot] = ri
 	}
 	return ri
+}
+
+// callNC is the NC thread t entered with a call (a record's callNC), or
+// 0 where the call pushed nothing (beyond the stack's depth): a callNC
+// equal to the caller's is a recursion folded into its own node, which
+// the inner loop pushes again (frameMove).
+func callNC(t *ptagg.Thread) uint64 {
+	if t.Overflowed() {
+		return 0
+	}
+	return t.NC()
 }
 
 // walkAgg is WalkBulk for Handler.Agg: the same walk, the same decoder

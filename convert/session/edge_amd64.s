@@ -358,11 +358,10 @@ froot:
 	JMP     fok
 
 fscall:
-	// CallTo: the node the record's last call entered.
+	// CallTo: the node the record's last call entered (the current one
+	// for a recursion folded into its own node).
 	MOVQ    aggRec_callNC(BX), R13
 	TESTQ   R13, R13
-	JEQ     done
-	CMPQ    R13, const_frNC(DI)
 	JEQ     done
 	MOVQ    (const_frStack+8)(DI), AX
 	CMPQ    AX, (const_frStack+16)(DI)

@@ -300,9 +300,11 @@ func (s *aggInner) frameMove(r *aggRec, kind uint8, to uint64) bool {
 	case framesStack:
 		switch kind {
 		case aggCall:
-			// CallTo: the node the record's last call entered.
+			// CallTo: the node the record's last call entered (the
+			// current one for a recursion folded into its own node:
+			// the callNC of a call beyond the stack's depth is 0).
 			n := len(f.Stack)
-			if r.callNC == f.NC || r.callNC == 0 || n == cap(f.Stack) {
+			if r.callNC == 0 || n == cap(f.Stack) {
 				return false
 			}
 			f.Stack = append(f.Stack, int32(r.callNC>>32)-1)

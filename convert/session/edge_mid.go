@@ -307,14 +307,14 @@ func (w *aggWalk) movedCall(r *aggRec, ri int32, ip, to uint64) int32 {
 	a := s.a
 	a.After(w.t, ri)
 	a.CallTo(w.t, ip+e.bytes, r.callNC)
-	nc := w.t.NC()
+	nc := callNC(w.t)
 	if r.callNC != nc {
 		r.callNC, r.call = nc, 0
 	}
 	if e.in.Branch != ptperf.BrIndirect {
 		return r.call
 	}
-	if x := s.targetSlot(ri, to); x.src == ri && x.to == to && x.nc == nc {
+	if x := s.targetSlot(ri, to); x.src == ri && x.to == to && x.nc == w.t.NC() {
 		return x.ri
 	}
 	return 0
