@@ -36,10 +36,16 @@ var innerSkip func() bool
 // in TIP mode, and whether the walk stops (the decoder's Next said so).
 // The thread was taken (w.t) and its first block counted (w.tm 0).
 func (w *aggWalk) mid(in *aggInner, b *ptperf.BulkWalk, tip bool) (bool, bool) {
+	// fr: in.fr is the thread's call tree (Agg.Frames), which nothing
+	// but the inner loop moved since (mid's own moves go through the Agg).
+	fr := false
 	for {
 		if !tip {
 			a := w.s.a
-			a.Frames(w.t, &in.fr)
+			if !fr {
+				a.Frames(w.t, &in.fr)
+				fr = true
+			}
 			in.dstack = b.Stack
 			in.stuckIP, in.stuckPrd, in.stuckCnt = b.StuckIP, int64(b.StuckPrd), int64(b.StuckCnt)
 			if innerSkip == nil || !innerSkip() {
@@ -68,6 +74,7 @@ func (w *aggWalk) mid(in *aggInner, b *ptperf.BulkWalk, tip bool) (bool, bool) {
 			// and the general loop between; any other packet comes
 			// from the decoder.
 			if (r.kind == aggRet || r.kind == aggInd) && in.tipOK != 0 && w.takeTIP(in, b, r, ri) {
+				fr = false
 				continue
 			}
 			w.sync(in, b)
@@ -110,6 +117,7 @@ func (w *aggWalk) mid(in *aggInner, b *ptperf.BulkWalk, tip bool) (bool, bool) {
 				b.Stack = append(b.Stack, ft)
 			}
 			w.passed(in, r, ri, to)
+			fr = false
 		case tip:
 			// An indirect branch takes the TIP's target.
 			if r.kind != aggRet && r.kind != aggInd {
@@ -137,6 +145,7 @@ func (w *aggWalk) mid(in *aggInner, b *ptperf.BulkWalk, tip bool) (bool, bool) {
 			if b.PendTo != 0 {
 				// runDecoder's resolution at the state skipped.
 				in.next = w.moved(ri, in.ip, b.PendTo)
+				fr = false
 				in.pending = 0
 			} else {
 				in.next, in.pending = 0, 1
@@ -168,6 +177,7 @@ func (w *aggWalk) mid(in *aggInner, b *ptperf.BulkWalk, tip bool) (bool, bool) {
 			in.tnt <<= 1
 			in.tookBit, in.sstate = 1, 1
 			w.passed(in, r, ri, to)
+			fr = false
 		default:
 			return false, false
 		}
