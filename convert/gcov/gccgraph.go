@@ -529,9 +529,11 @@ func (gb *graphBuilder) classify() {
 		}
 	}
 	// A variadic function's prologue tests whether to save the vector
-	// registers (test %al,%al; je): no block for gcc.
+	// registers (test %al,%al; je): no block for gcc. (The saves fall
+	// into the code after them; a function on one line whose first
+	// statement tests a bool, `return ok ? a : b;`, jumps on.)
 	if len(segs) > 2 && segs[0].end-segs[0].first >= 2 && p.insns[segs[0].end-2].testAL && p.insns[segs[0].end-1].kind == kJcc &&
-		p.onDeclLine(gb.fn, segs[1].first, segs[1].end) {
+		p.onDeclLine(gb.fn, segs[1].first, segs[1].end) && p.insns[segs[1].end-1].kind != kJmp {
 		segs[1].kind, segs[1].src = segMerged, 0
 		segs[2].kind, segs[2].src = segMerged, 0
 	}
@@ -1908,6 +1910,17 @@ func (p *Program) ehPad(fn *function, k int) int {
 			return lp
 		}
 	}
+	if !ok && !p.clobberRegion(fn, k) {
+		if _, lsda := p.lpads[fn.low]; !lsda {
+			if _, temps := p.liveTemporaries(fn, k); len(temps) > 0 {
+				// Into the cleanups of the statement's temporaries in
+				// memory (their clobbers), then out of the function: a
+				// function without an exception table (a constructor
+				// passing a temporary aggregate by reference).
+				return -2
+			}
+		}
+	}
 	if ok && cs.action != 0 || !p.clobberRegion(fn, k) {
 		return 0
 	}
@@ -1989,7 +2002,7 @@ func (p *Program) clobberRegion(fn *function, k int) bool {
 // the aggregates' cleanup (ehPad -1).
 func (gb *graphBuilder) needsClobberPad() bool {
 	for si, s := range gb.segs {
-		if s.call >= 0 && !gb.ehOnly[si] && gb.p.ehPad(gb.fn, s.call) < 0 {
+		if s.call >= 0 && !gb.ehOnly[si] && gb.p.ehPad(gb.fn, s.call) == -1 {
 			return true
 		}
 	}
@@ -2022,6 +2035,7 @@ func (gb *graphBuilder) tempPads() []int {
 		if s.call < 0 || gb.ehOnly[si] || p.ehPad(fn, s.call) >= 0 {
 			continue
 		}
+		out := p.ehPad(fn, s.call) == -2 // no enclosing cleanup
 		start, temps := p.liveTemporaries(fn, s.call)
 		line := p.insns[s.call].gline
 		prev := -1
@@ -2032,7 +2046,9 @@ func (gb *graphBuilder) tempPads() []int {
 				b = len(g.blocks)
 				made[k] = b
 				g.blocks = append(g.blocks, gccBlock{first: fn.end, end: fn.end, lines: []int32{line}})
-				if i == 0 {
+				if i == 0 && out {
+					g.blocks[b].succ = []gccArc{{to: 1, fake: true}}
+				} else if i == 0 {
 					tails = append(tails, b)
 				}
 			}

@@ -52,12 +52,12 @@ var unseenPrograms = []string{
 //
 // The C++ programs written in round 11 (cxxRound11Programs), measured as
 // written (main's as of 47e8a33 -> now): pool.cc has every line's count
-// (99.20% -> 100%) and every call count; its -b -c records differ on 6
-// lines over 3 runs (9 -> 6) and one line's '*' mark:
-// `Result<int> r = parse(...)` initialises a class object from a call
-// that may throw (one GIMPLE call, no copy block after it), an aggregate
-// temporary's exception cleanup in a constructor without a landing pad,
-// and a template member's graph. rpn.cc has every line's
+// (99.20% -> 100%) and every call count; its -b -c records differed on
+// 6 lines over 3 runs (9 -> 6) until round 13 (-> 0: the exception
+// cleanup of an aggregate temporary passed by reference in a constructor
+// without an exception table, and a one-line template member testing a
+// bool taken for a variadic prologue's test); its blocks-executed
+// figures still differ. rpn.cc has every line's
 // executability and call count, but 3 line counts differ (branch/call
 // lines 138/144 -> 141/144 -> 144/144 in round 13): the exception
 // paths of a throw of a class object built from a std::string temporary
@@ -71,10 +71,9 @@ var unseenPrograms = []string{
 // unique_ptr's operator*, counts half of gcov's, and run_ops's closing
 // brace has code here, none for gcov), branch/call lines 165/230 ->
 // 230/230; wordfreq.cc has every call count, 98.99% of the lines'
-// executability and 98.74% of their counts (unchanged: the closing brace
+// executability and 98.74% -> 98.99% of their counts (the closing brace
 // of a catch clause inside an if in a range-for with a guard has no code
-// here, and the loop body's closing brace misses a pass), branch/call
-// lines 180/240 -> 236/240.
+// here), branch/call lines 180/240 -> 236/240.
 //
 // calendar.c (round 13) has every line's count, branch and call record,
 // but main's `function ... blocks executed` percentage is one point off
@@ -88,10 +87,10 @@ var textAllowance = map[string]struct{ lines, branchLines int }{
 	"visitor":   {0, 4},
 	"events":    {0, 4},
 	"grid":      {0, 5},
-	"pool":      {0, 6},
+	"pool":      {0, 0},
 	"rpn":       {3, 0},
 	"bank":      {10, 0},
-	"wordfreq":  {5, 4},
+	"wordfreq":  {4, 4},
 }
 
 // systemHeaderFloor keeps the number of system headers' .gcov texts
