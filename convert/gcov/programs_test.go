@@ -344,29 +344,17 @@ func (a *programAgreement) compareRun(t testing.TB, name string, args []string, 
 		if of == nil {
 			continue
 		}
-		src := o.prog.SourceLines(of.Name)
-		render := func(opt TextOptions) string {
-			var b strings.Builder
-			opt.Graph, opt.Data = name+".gcno", name+".gcda"
-			if err := o.rep.WriteText(&b, of, src, opt); err != nil {
-				t.Fatal(err)
-			}
-			return b.String()
-		}
-		// gcov names the source as the compiler saw it.
-		fix := func(s string) string {
-			return strings.Replace(s, "Source:"+of.Name, "Source:"+gf.File, 1)
-		}
+		render := func(opt TextOptions) string { return renderText(t, o, of, name, gf.File, opt) }
 		if d := os.Getenv("GCOV_DUMP"); d != "" {
 			// Both texts of every run, plain, -b -c and -b -c -m, for
 			// reading the differences: BASE.RUN.{gcov,ours}[.b|.m].
 			p := filepath.Join(d, fmt.Sprintf("%s.%d", base, a.runs))
 			os.WriteFile(p+".gcov", []byte(g.text[base]), 0o644)
-			os.WriteFile(p+".ours", []byte(fix(render(TextOptions{}))), 0o644)
+			os.WriteFile(p+".ours", []byte(render(TextOptions{})), 0o644)
 			os.WriteFile(p+".gcov.b", []byte(g.btext[base]), 0o644)
-			os.WriteFile(p+".ours.b", []byte(fix(render(TextOptions{Branches: true, Counts: true}))), 0o644)
+			os.WriteFile(p+".ours.b", []byte(render(TextOptions{Branches: true, Counts: true})), 0o644)
 			os.WriteFile(p+".gcov.m", []byte(g.mtext[base]), 0o644)
-			os.WriteFile(p+".ours.m", []byte(fix(render(TextOptions{Branches: true, Counts: true, Demangle: true}))), 0o644)
+			os.WriteFile(p+".ours.m", []byte(render(TextOptions{Branches: true, Counts: true, Demangle: true})), 0o644)
 			if a.rows != nil {
 				// The lines with a row in the traced binary's line table.
 				var rows []string
@@ -388,7 +376,7 @@ func (a *programAgreement) compareRun(t testing.TB, name string, args []string, 
 		}
 		if want, ok := g.text[base]; ok {
 			a.textFiles++
-			if got := fix(render(TextOptions{})); got == want {
+			if got := render(TextOptions{}); got == want {
 				a.textSame++
 			} else if a.firstText == "" {
 				a.firstText = base + ":\n" + firstDiff(got, want)
@@ -396,7 +384,7 @@ func (a *programAgreement) compareRun(t testing.TB, name string, args []string, 
 		}
 		if want, ok := g.btext[base]; ok {
 			a.bFiles++
-			got := fix(render(TextOptions{Branches: true, Counts: true}))
+			got := render(TextOptions{Branches: true, Counts: true})
 			if got == want {
 				a.bSame++
 			}
@@ -414,11 +402,23 @@ func (a *programAgreement) compareRun(t testing.TB, name string, args []string, 
 		}
 		if want, ok := g.mtext[base]; ok {
 			a.mFiles++
-			if got := fix(render(TextOptions{Branches: true, Counts: true, Demangle: true})); got == want {
+			if got := render(TextOptions{Branches: true, Counts: true, Demangle: true}); got == want {
 				a.mSame++
 			}
 		}
 	}
+}
+
+// renderText returns our .gcov text of of, written with opt as gcov
+// writes it for program name, naming the source as gcov names it (gcov
+// names it as the compiler saw it: file).
+func renderText(t testing.TB, o ours, of *File, name, file string, opt TextOptions) string {
+	var b strings.Builder
+	opt.Graph, opt.Data = name+".gcno", name+".gcda"
+	if err := o.rep.WriteText(&b, of, o.prog.SourceLines(of.Name), opt); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Replace(b.String(), "Source:"+of.Name, "Source:"+file, 1)
 }
 
 // compareSystemHeader adds the comparison of one run's .gcov texts, plain
@@ -437,16 +437,7 @@ func (a *programAgreement) compareSystemHeader(t testing.TB, name string, o ours
 		}
 		return
 	}
-	src := o.prog.SourceLines(of.Name)
-	render := func(opt TextOptions) string {
-		var b strings.Builder
-		opt.Graph, opt.Data = name+".gcno", name+".gcda"
-		if err := o.rep.WriteText(&b, of, src, opt); err != nil {
-			t.Fatal(err)
-		}
-		return strings.Replace(b.String(), "Source:"+of.Name, "Source:"+file, 1)
-	}
-	got, bgot := render(TextOptions{}), render(TextOptions{Branches: true, Counts: true})
+	got, bgot := renderText(t, o, of, name, file, TextOptions{}), renderText(t, o, of, name, file, TextOptions{Branches: true, Counts: true})
 	if d := os.Getenv("GCOV_DUMP"); d != "" {
 		p := filepath.Join(d, fmt.Sprintf("%s.%d", base, a.runs))
 		os.WriteFile(p+".gcov", []byte(want), 0o644)
