@@ -232,6 +232,10 @@ type Session struct {
 	// dump_trace lines (-D). It also turns PT decoding off, as
 	// intel_pt_process_auxtrace_info returns after its dump under -D.
 	OnRecord func(r perfdata.Record, raw []byte)
+	// OnUserRecord, when set, is called with each of perf's own records
+	// (types from PERF_RECORD_USER_TYPE_START: thread and CPU maps, stat
+	// records) that Run delivers, after OnRecord, turning nothing off.
+	OnUserRecord func(r perfdata.Record)
 	// OnResolve, when set, is called for each delivery of a sample
 	// that perf script's process_sample_event resolves (machine__resolve
 	// prints its -D lines then): all but those its --time and --cpu
@@ -528,6 +532,10 @@ func (s *Session) Run(h Handler) error {
 		if s.OnRecord != nil {
 			s.flushBlocks()
 			s.OnRecord(rec, rs.Raw().Data)
+		}
+		if s.OnUserRecord != nil && c.Type.IsUser() {
+			s.flushBlocks()
+			s.OnUserRecord(rec)
 		}
 		if s.pt != nil && c.Type < perfdata.RecordTypeUserStart {
 			if order == perfdata.FileOrder {
@@ -848,3 +856,6 @@ func ptNeedsOrder(c *perfdata.RecordCommon, pipe bool) error {
 	}
 	return &perfopt.Exit{Msg: msg, Status: 234}
 }
+
+// EventOf returns the event of attr a (perf's evsel), made on first use.
+func (s *Session) EventOf(a *perfdata.Attr) *sample.Event { return s.event(a) }

@@ -61,10 +61,11 @@ type DumpMachine interface {
 // event counts (perf_session__fprintf_nr_events and each event's samples).
 // Records unpacked from COMPRESSED records carry the offset of their
 // COMPRESSED record; the COMPRESSED records are counted but not listed.
-// AUX area data, tracing data, build id and stat records print their
+// AUX area data and tracing data records print their
 // fields on one line where perf's decoders print more.
 func Dump(w io.Writer, f *perfdata.File, opt DumpOptions) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
+	bw.WriteString(UnorderedWarning(f))
 	bw.WriteString("# To display the perf.data header info, please use --header/--header-only options.\n#\n")
 	rs := f.Records(opt.Order)
 	rs.Reuse = true
@@ -147,6 +148,17 @@ func Dump(w io.Writer, f *perfdata.File, opt DumpOptions) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// UnorderedWarning is the line perf_session__new prints under -D (perf
+// report -D, perf script -D) for a file whose first event has no
+// sample_id_all, whose records perf's tool then processes in file order;
+// "" for others and for pipes (whose events are not known yet then).
+func UnorderedWarning(f *perfdata.File) string {
+	if f.Pipe || len(f.Attrs) == 0 || f.Attrs[0].SampleIDAll() {
+		return ""
+	}
+	return "WARNING: No sample_id_all support, falling back to unordered processing\n"
 }
 
 // Dumper prints records one at a time as perf's dump_event and the tool
@@ -446,14 +458,6 @@ func writeFields(w *bufio.Writer, r perfdata.Record) {
 		}
 	case *perfdata.RecordAuxtraceError:
 		fmt.Fprintf(w, " type: %d code: %d cpu: %d pid: %d tid: %d ip: %#x time: %d msg: %s", r.ErrType, r.Code, r.ErrCPU, r.ErrPID, r.ErrTID, r.IP, r.ErrTime, r.Msg)
-	case *perfdata.RecordStat:
-		fmt.Fprintf(w, " id: %d cpu: %d thread: %d val: %d ena: %d run: %d", r.StatID, int32(r.StatCPU), int32(r.Thread), r.Val, r.Ena, r.Run)
-	case *perfdata.RecordStatRound:
-		fmt.Fprintf(w, " type: %d time: %d", r.RoundType, r.RoundTime)
-	case *perfdata.RecordStatConfig:
-		for _, e := range r.Entries {
-			fmt.Fprintf(w, " %d=%d", e.Tag, e.Val)
-		}
 	case *perfdata.RecordUnknown:
 		fmt.Fprintf(w, " (%d bytes)", len(r.Data))
 	}

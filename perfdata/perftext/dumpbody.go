@@ -106,6 +106,16 @@ func writeBody(w *bufio.Writer, f *perfdata.File, r perfdata.Record, arch string
 		if !script {
 			w.WriteString(": unhandled!\n")
 		}
+	case *perfdata.RecordStatConfig, *perfdata.RecordStat, *perfdata.RecordStatRound:
+		// perf script's handlers (process_stat_config_event,
+		// perf_event__process_stat_event, process_stat_round_event)
+		// print no dump lines; perf report's stubs print the record
+		// (perf_event__fprintf_stat*) and ": unhandled!".
+		if script {
+			break
+		}
+		writeStat(w, r)
+		w.WriteString(": unhandled!\n")
 	case *perfdata.RecordTimeConv:
 		// process_event_time_conv_stub: perf_event__fprintf_time_conv.
 		fmt.Fprintf(w, "\n... Time Shift      %d\n... Time Muliplier  %d\n... Time Zero       %d\n", r.TimeShift, r.TimeMult, r.TimeZero)
@@ -481,4 +491,50 @@ func NormArch(a string) string {
 		return "arm"
 	}
 	return a
+}
+
+// StatConfig is perf's struct perf_stat_config as
+// perf_event__read_stat_config fills it from a STAT_CONFIG record: the
+// aggregation mode (enum aggr_mode: 0 none, 1 global, ...), whether counts
+// are scaled and the interval in ms (-I). Terms perf does not know are
+// left out (perf warns about them).
+type StatConfig struct {
+	AggrMode int32
+	Scale    bool
+	Interval uint32
+}
+
+// ReadStatConfig mirrors perf_event__read_stat_config.
+func ReadStatConfig(r *perfdata.RecordStatConfig) StatConfig {
+	var c StatConfig
+	for _, e := range r.Entries {
+		switch e.Tag { // PERF_STAT_CONFIG_TERM__*
+		case 0:
+			c.AggrMode = int32(e.Val)
+		case 1:
+			c.Interval = uint32(e.Val)
+		case 2:
+			c.Scale = e.Val != 0
+		}
+	}
+	return c
+}
+
+// writeStat prints a stat record's fields as perf_event__fprintf_stat,
+// perf_event__fprintf_stat_round and perf_event__fprintf_stat_config do.
+func writeStat(w *bufio.Writer, r perfdata.Record) {
+	switch r := r.(type) {
+	case *perfdata.RecordStatConfig:
+		c := ReadStatConfig(r)
+		fmt.Fprintf(w, "\n... aggr_mode %d\n... scale     %d\n... interval  %d\n", c.AggrMode, b2i(c.Scale), c.Interval)
+	case *perfdata.RecordStat:
+		fmt.Fprintf(w, "\n... id %d, cpu %d, thread %d\n... value %d, enabled %d, running %d\n",
+			r.StatID, int32(r.StatCPU), int32(r.Thread), r.Val, r.Ena, r.Run)
+	case *perfdata.RecordStatRound:
+		typ := "INTERVAL"
+		if r.RoundType == 1 { // PERF_STAT_ROUND_TYPE__FINAL
+			typ = "FINAL"
+		}
+		fmt.Fprintf(w, "\n... time %d, type %s\n", r.RoundTime, typ)
+	}
 }

@@ -191,6 +191,11 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	// perf_session__check_output_opt: the first event of each type.
 	seen := map[script.OutputType]bool{}
 	anyCallchain, tod := false, false
+	// evsel__check_attr passes every event of a perf stat record file.
+	statFile := false
+	if fs, err := s.File().Features(); err == nil && fs.Has(perfdata.FeatStat) {
+		statFile = true
+	}
 	for _, e := range s.Events() {
 		if e.SampleType&sample.SampleCallchain != 0 {
 			anyCallchain = true
@@ -203,7 +208,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 			continue
 		}
 		seen[t] = true
-		if fields.Of(t) != 0 {
+		if fields.Of(t) != 0 && !statFile {
 			if err := fields.CheckAttr(e, hasAux); err != nil {
 				return &perfopt.Exit{Msg: err.Error(), Status: 255}
 			}
@@ -463,7 +468,13 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	// perf script's stat handlers, after the record's dump lines.
+	stat := newStatPrinter(s, p, stderr)
+	s.OnUserRecord = stat.record
 	err = s.Run(h)
+	if err == nil {
+		err = stat.err
+	}
 	dumpEnd()
 	defer warnAboutErrors(stderr, s.Stats(), cfg.Show&session.ShowLost != 0)
 	err = recordError(err, s.File().Pipe)
@@ -866,6 +877,7 @@ func sidebandText(b []byte, sb *session.Sideband) []byte {
 // the next record, when the line is not printed).
 func dumpRaw(s *session.Session, p *script.Printer, show session.Show) (sideband func()) {
 	bw := bufio.NewWriter(p)
+	bw.WriteString(perftext.UnorderedWarning(s.File()))
 	d := perftext.NewDumper(s.File(), perftext.DumpOptions{Aux: session.DumpAux, Script: true})
 	dm := s.DumpMachine()
 	var exit perfdata.Record // an EXIT whose fields wait for its line
