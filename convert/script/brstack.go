@@ -18,23 +18,23 @@ func (p *Printer) brstack(b []byte, s *sample.Sample, sym bool) []byte {
 		if sym {
 			b = symName(b, branchLoc(s, i, 0, &tmp), true)
 			if dso {
-				b = appendParenDSO(b, branchLoc(s, i, 0, &tmp))
+				b = appendParenDSO(b, branchLoc(s, i, 0, &tmp), p.o.PadDSO)
 			}
 			b = append(b, '/')
 			b = symName(b, branchLoc(s, i, 1, &tmp), true)
 			if dso {
-				b = appendParenDSO(b, branchLoc(s, i, 1, &tmp))
+				b = appendParenDSO(b, branchLoc(s, i, 1, &tmp), p.o.PadDSO)
 			}
 		} else {
 			b = append(b, " 0x"...)
 			b = strconv.AppendUint(b, e.From, 16)
 			if dso {
-				b = appendParenDSO(b, branchLoc(s, i, 0, &tmp))
+				b = appendParenDSO(b, branchLoc(s, i, 0, &tmp), p.o.PadDSO)
 			}
 			b = append(b, "/0x"...)
 			b = strconv.AppendUint(b, e.To, 16)
 			if dso {
-				b = appendParenDSO(b, branchLoc(s, i, 1, &tmp))
+				b = appendParenDSO(b, branchLoc(s, i, 1, &tmp), p.o.PadDSO)
 			}
 		}
 		b = appendBstackFlags(b, e)
@@ -56,13 +56,13 @@ func (p *Printer) brstackoff(b []byte, s *sample.Sample) []byte {
 		l := branchLoc(s, i, 0, &tmp)
 		b = strconv.AppendUint(b, dsoOffset(e.From, l), 16)
 		if dso {
-			b = appendParenDSO(b, l)
+			b = appendParenDSO(b, l, p.o.PadDSO)
 		}
 		b = append(b, "/0x"...)
 		l = branchLoc(s, i, 1, &tmp)
 		b = strconv.AppendUint(b, dsoOffset(e.To, l), 16)
 		if dso {
-			b = appendParenDSO(b, l)
+			b = appendParenDSO(b, l, p.o.PadDSO)
 		}
 		b = appendBstackFlags(b, e)
 	}
@@ -103,9 +103,9 @@ func branchLoc(s *sample.Sample, i, end int, tmp *sample.Loc) *sample.Loc {
 	return tmp
 }
 
-func appendParenDSO(b []byte, l *sample.Loc) []byte {
+func appendParenDSO(b []byte, l *sample.Loc, pad int) []byte {
 	b = append(b, '(')
-	b = dsoName(b, l)
+	b = dsoName(b, l, pad)
 	return append(b, ')')
 }
 

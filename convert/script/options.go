@@ -2,7 +2,11 @@ package script
 
 // Options are perf script's printing options besides -F.
 type Options struct {
-	Fields   *Fields
+	Fields *Fields
+	// PadDSO is perf's symbol_conf.pad_output_len_dso (set by
+	// --call-trace): DSO names cut to PadDSO-1 bytes and padded with
+	// spaces to PadDSO.
+	PadDSO   int
 	Nanosecs bool // --ns
 	// RelTime (--reltime) prints times from the first time printed,
 	// DeltaTime (--deltatime) from the previous one (0 for the first).

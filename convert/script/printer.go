@@ -63,7 +63,9 @@ func NewPrinter(w io.Writer, o Options) *Printer {
 	if o.Fields == nil {
 		o.Fields = DefaultFields()
 	}
-	return &Printer{w: w, o: o, out: make([]byte, 0, flushSize+64<<10), pl: &noPlan}
+	p := &Printer{w: w, o: o, out: make([]byte, 0, flushSize+64<<10), pl: &noPlan}
+	p.ipText.pad, p.addrText.pad = o.PadDSO, o.PadDSO
+	return p
 }
 
 // SetUseCallchain says whether callchains are printed.

@@ -21,11 +21,20 @@ func symName(b []byte, l *sample.Loc, offs bool) []byte {
 	return b
 }
 
-func dsoName(b []byte, l *sample.Loc) []byte {
+func dsoName(b []byte, l *sample.Loc, pad int) []byte {
+	start := len(b)
 	if !l.HasMap {
-		return append(b, "[unknown]"...)
+		b = append(b, "[unknown]"...)
+	} else {
+		b = append(b, l.DSO...)
 	}
-	return append(b, l.DSO...)
+	if pad > 0 {
+		// map__fprintf_dsoname's scnprintf_pad: at most pad-1
+		// bytes of the name, then spaces to pad bytes.
+		b = b[:start+min(len(b)-start, pad-1)]
+		b = appendSpaces(b, start+pad-len(b))
+	}
+	return b
 }
 
 // symText is the text printed after an address for its symbol and DSO
@@ -42,6 +51,7 @@ type symText struct {
 	dsoT   []byte   // " (dso)"
 	whole  []byte   // name and dsoT (when not off)
 	short  [32]byte // the start of whole
+	pad    int      // Options.PadDSO
 }
 
 // append appends what sample__fprintf_sym prints for l after the address
@@ -79,7 +89,7 @@ func (c *symText) fill(l *sample.Loc, opts int) {
 	c.dsoT = c.dsoT[:0]
 	if opts&optDSO != 0 {
 		c.dsoT = append(c.dsoT, " ("...)
-		c.dsoT = dsoName(c.dsoT, l)
+		c.dsoT = dsoName(c.dsoT, l, c.pad)
 		c.dsoT = append(c.dsoT, ')')
 	}
 	c.whole = append(append(c.whole[:0], c.name...), c.dsoT...)
@@ -119,7 +129,7 @@ func (p *Printer) callchain(b []byte, s *sample.Sample, opts int) []byte {
 		}
 		if opts&optDSO != 0 && !f.Inlined {
 			b = append(b, " ("...)
-			b = dsoName(b, &f.Loc)
+			b = dsoName(b, &f.Loc, p.o.PadDSO)
 			b = append(b, ')')
 		}
 		if opts&optSrcline != 0 {
@@ -255,7 +265,7 @@ func (p *Printer) callindent(b []byte, s *sample.Sample, pl *plan) []byte {
 	start := len(b)
 	if p.has(FieldDSO) && !(p.has(FieldIP) || p.has(FieldAddr)) {
 		b = append(b, '(')
-		b = dsoName(b, &s.IPLoc)
+		b = dsoName(b, &s.IPLoc, p.o.PadDSO)
 		b = append(b, ")\t"...)
 		start = len(b)
 	}

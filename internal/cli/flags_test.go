@@ -584,6 +584,10 @@ func flagChecks() map[string]func(t *testing.T) {
 		"script/force":           forceCheck("--force"),
 		"script/itrace": all(differs(sc(), "--itrace=i100i"), differs(sc("--itrace=b"), "--itrace=qb"),
 			refused("--itrace=d", sc("--itrace=d")...), refused("Bad Instruction Tracing options", sc("--itrace=@")...)),
+		// What they print is TestTracePresetsMatchPerf's.
+		"script/insn-trace":     all(differs(sc(), "--insn-trace"), refused("Only accept raw|disasm", sc("--insn-trace=x")...)),
+		"script/call-trace":     differs(sc(), "--call-trace"),
+		"script/call-ret-trace": all(differs(sc(), "--call-ret-trace"), differ(nil, sc("--call-trace"), sc("--call-ret-trace"))),
 		"script/h": func(t *testing.T) {
 			var out, stderr bytes.Buffer
 			code := Main([]string{"perfpt", "script", "-h"}, nil, &out, &stderr)

@@ -62,7 +62,17 @@ func writeOption(w io.Writer, o optHelp) {
 	if o.long != "" {
 		b.WriteString("--" + o.long)
 	}
-	if o.argh != "" {
+	if o.argh == "..." {
+		// parse-options' text for an option with no value name.
+		switch {
+		case !o.optArg:
+			b.WriteString(" ...")
+		case o.long != "":
+			b.WriteString("[=...]")
+		default:
+			b.WriteString("[...]")
+		}
+	} else if o.argh != "" {
 		switch {
 		case !o.optArg:
 			b.WriteString(" <" + o.argh + ">")
@@ -299,6 +309,12 @@ func (u *perfUsage) longError(m longMatch, at, reason string) *usageError {
 		name = "no-" + name
 	}
 	return &usageError{usage: u, long: at, msg: fmt.Sprintf(" Error: option `%s' %s", name, reason)}
+}
+
+// notDoneValue refuses a use of an option perfpt does not implement, err
+// saying which, as notImplemented refuses an option.
+func (u *perfUsage) notDoneValue(err error) *usageError {
+	return &usageError{usage: u, full: true, msg: err.Error()}
 }
 
 // negation is how the negation of the long option name is given: "--no-X",

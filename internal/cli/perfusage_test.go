@@ -392,3 +392,48 @@ func TestPerfOptionsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestTracePresetsMatchPerf: --insn-trace, --call-trace and
+// --call-ret-trace (perf's presets of -F, --itrace and --ns; --call-trace
+// pads DSO names to 50) print what perf 6.1 prints, alone, negated (perf's
+// callbacks ignore unset), with -F or --itrace after them (perf's itrace
+// options add up); their bad values are refused as perf refuses them.
+func TestTracePresetsMatchPerf(t *testing.T) {
+	if _, err := exec.LookPath("perf"); err != nil {
+		t.Skip("perf not installed: cannot compare with perf")
+	}
+	base := []string{"script", "-i", "../../testdata/example/primes.perf.data", "--symfs", "../../testdata/example/symfs"}
+	for _, args := range []string{
+		"--insn-trace", "--insn-trace=raw", "--call-trace", "--call-ret-trace", "--no-call-trace",
+		"--call-tr -F+ip", "--insn-trace -F-insn", "--call-ret-trace --itrace=cr", "--itrace=cr --itrace=i",
+		"--itrace=b --itrace=i1000i", "--call-trace --itrace=i100000i", "--call-trace -F+brstacksym",
+	} {
+		a := append(append([]string(nil), base...), strings.Fields(args)...)
+		want, err := exec.Command("perf", a...).Output()
+		if err != nil {
+			t.Fatalf("perf %s: %v", args, err)
+		}
+		var out, stderr bytes.Buffer
+		if code := Main(append([]string{"perfpt"}, a...), nil, &out, &stderr); code != 0 {
+			t.Errorf("%s: status %d: %s", args, code, stderr.String())
+			continue
+		}
+		if d := linediff.Compare(out.String(), string(want)); d.N != 0 {
+			t.Errorf("%s: %d of %d lines differ from perf's; %s", args, d.N, d.Lines, d.String("perfpt", "perf"))
+		}
+	}
+	for _, args := range []string{"--insn-trace=disasm", "--insn-trace=x"} {
+		want, status := perfStderr(t, append(base, args)...)
+		var out, got bytes.Buffer
+		code := Main(append([]string{"perfpt"}, append(base, args)...), nil, &out, &got)
+		if code != status || usageHead(got.String(), "perfpt script") != usageHead(want, "perf script") {
+			t.Errorf("%s: status %d, stderr %q; perf %d, %q", args, code, got.String(), status, want)
+		}
+	}
+	// perf's second call gives earlier instructions the default period.
+	var out, stderr bytes.Buffer
+	if code := Main(append([]string{"perfpt"}, append(base, "--itrace=i100i", "--itrace=b")...), nil, &out, &stderr); code != usageStatus ||
+		!strings.Contains(stderr.String(), "perfpt does not implement --itrace=b after") {
+		t.Errorf("--itrace=i100i --itrace=b: status %d, %q", code, stderr.String())
+	}
+}

@@ -168,10 +168,35 @@ func scriptOptTable() []scriptOpt {
 		notDone(0, "dsos", "dso[,dso...]", false),
 		notDone('S', "symbols", "symbol[,symbol...]", false),
 		notDone(0, "addr-range", "n", false),
-		notDone(0, "insn-trace", "raw|disasm", true),
+		// parse_insn_trace, parse_call_trace and parse_callret_trace:
+		// -F and --itrace presets, nanoseconds, and for --call-trace
+		// DSO names padded to 50 (symbol_conf.pad_output_len_dso).
+		{optHelp: optHelp{long: "insn-trace", argh: "raw|disasm", optArg: true, help: "every instruction with its bytes (-F +insn,-event,-period --itrace=i0ns --ns)"},
+			set: func(cfg *runner.Config, v string) error {
+				switch v {
+				case "", "raw":
+					return presetTrace(cfg, "+insn,-event,-period", "i0ns", 0)
+				case "disasm":
+					// perf 6.1's -F has no disasm field.
+					return perfMessage("Invalid field requested.")
+				}
+				return perfMessage("Only accept raw|disasm")
+			},
+			// perf's callback ignores unset (str is NULL): --no-insn-trace is --insn-trace.
+			unset: func(cfg *runner.Config) { presetTrace(cfg, "+insn,-event,-period", "i0ns", 0) }},
 		notDone(0, "xed", "...", true),
-		notDone(0, "call-trace", "...", true),
-		notDone(0, "call-ret-trace", "...", true),
+		{optHelp: optHelp{long: "call-trace", argh: "...", optArg: true, help: "calls, indented by depth (-F -ip,-addr,-event,-period,+callindent --itrace=cewp --ns)"},
+			set: func(cfg *runner.Config, _ string) error {
+				return presetTrace(cfg, "-ip,-addr,-event,-period,+callindent", "cewp", 50)
+			},
+			// perf's callback ignores unset: --no-call-trace is --call-trace.
+			unset: func(cfg *runner.Config) { presetTrace(cfg, "-ip,-addr,-event,-period,+callindent", "cewp", 50) }},
+		{optHelp: optHelp{long: "call-ret-trace", argh: "...", optArg: true, help: "calls and returns, indented (-F -ip,-addr,-event,-period,+callindent,+flags --itrace=crewp --ns)"},
+			set: func(cfg *runner.Config, _ string) error {
+				return presetTrace(cfg, "-ip,-addr,-event,-period,+callindent,+flags", "crewp", 0)
+			},
+			// perf's callback ignores unset: --no-call-ret-trace is --call-ret-trace.
+			unset: func(cfg *runner.Config) { presetTrace(cfg, "-ip,-addr,-event,-period,+callindent,+flags", "crewp", 0) }},
 		notDone(0, "graph-function", "symbol[,symbol...]", false),
 		notDone(0, "stop-bt", "symbol[,symbol...]", false),
 		{optHelp: optHelp{short: 'C', long: "cpu", argh: "cpu", help: "only samples of these CPUs (0-2,5)"},
@@ -247,6 +272,46 @@ var scriptHelp = func() *perfUsage {
 	return u
 }()
 
+// presetTrace is what perf's parse_insn_trace, parse_call_trace and
+// parse_callret_trace set: fields changed as -F FIELDS changes them, the
+// itrace options, nanoseconds, and (pad > 0) padded DSO names.
+func presetTrace(cfg *runner.Config, fields, itrace string, pad int) error {
+	cfg.Fields = append(cfg.Fields, fields)
+	if err := addItrace(cfg, itrace); err != nil {
+		return err
+	}
+	cfg.Nanosecs = true
+	if pad > 0 {
+		cfg.PadDSO = pad
+	}
+	return nil
+}
+
+// addItrace adds an --itrace value (or a preset's) to cfg's as perf's
+// itrace_do_parse_synth_opts does: it sets the options it names on top of
+// those set before, so that the letters of one value read after
+// another's give the same options ("cewp" then "cr" is "cewpcr"; checked
+// against perf 6.1 for presets and --itrace values). A value without
+// options (perf's defaults) replaces them. But each call also gives
+// instructions set before it the default period when it sets none
+// itself, which no single string says: a value after one with
+// instructions is refused unless it sets them again.
+func addItrace(cfg *runner.Config, v string) error {
+	if cfg.ItraceSet && cfg.Itrace != "" && v != "" {
+		if strings.ContainsRune(cfg.Itrace, 'i') && !strings.ContainsRune(v, 'i') {
+			return errors.New("perfpt does not implement --itrace=" + v + " after instructions were asked for (" + cfg.Itrace + ")")
+		}
+		v = cfg.Itrace + v
+	}
+	cfg.Itrace, cfg.ItraceSet = v, true
+	return nil
+}
+
+// perfMessage is an option's refusal in perf's own words, printed as it is.
+type perfMessage string
+
+func (m perfMessage) Error() string { return string(m) }
+
 // errNotNumber is a numeric option's value that is no number: perf's
 // "expects a numerical value".
 var errNotNumber = errors.New("expects a numerical value")
@@ -297,6 +362,10 @@ func parseScriptArgs(args []string) (cfg runner.Config, help bool, err error) {
 			}
 		}
 		if err := o.set(&cfg, val); err != nil {
+			var pm perfMessage
+			if errors.As(err, &pm) {
+				return fail(string(pm))
+			}
 			if errors.Is(err, errNotNumber) || errors.Is(err, errNotUnsigned) {
 				if short {
 					return u.optError(true, at, err.Error())
@@ -350,11 +419,16 @@ func parseScriptArgs(args []string) (cfg runner.Config, help bool, err error) {
 			case !o.implemented() && o.optArg:
 				refuse(u.notImplemented("--"+m.opt.long, o.optHelp))
 				continue
+			case o.optArg && o.long != "itrace":
+				if err := apply(o, false, a[2:], m, m.val); err != nil {
+					return cfg, false, err
+				}
 			case o.long == "itrace":
-				cfg.ItraceSet = true
-				cfg.Itrace = m.val
-				if _, err := sample.ParseItrace(cfg.Itrace); err != nil {
+				if _, err := sample.ParseItrace(m.val); err != nil {
 					return cfg, false, u.valueError(false, a[2:], err.Error())
+				}
+				if err := addItrace(&cfg, m.val); err != nil {
+					return cfg, false, u.notDoneValue(err)
 				}
 			default:
 				val := m.val

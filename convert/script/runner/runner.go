@@ -37,6 +37,7 @@ type Config struct {
 	DeltaTime   bool     // --deltatime
 	CPUs        string   // -C
 	CPUsSet     bool     // -C given (perf reads -C "" as CPU -1)
+	PadDSO      int      // DSO names padded to this width (--call-trace)
 	PIDs, TIDs  string   // --pid, --tid
 	Time        string   // --time
 	Symfs       string   // --symfs
@@ -285,7 +286,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	if fs, err := s.File().Features(); err == nil && fs.Has(perfdata.FeatArch) {
 		arch = perftext.NormArch(fs.Arch)
 	}
-	popts := script.Options{Fields: fields, Nanosecs: cfg.Nanosecs, RelTime: cfg.RelTime, DeltaTime: cfg.DeltaTime, Arch: arch, NameWidthFn: nameWidth, Clock: clock,
+	popts := script.Options{Fields: fields, Nanosecs: cfg.Nanosecs, PadDSO: cfg.PadDSO, RelTime: cfg.RelTime, DeltaTime: cfg.DeltaTime, Arch: arch, NameWidthFn: nameWidth, Clock: clock,
 		MaxBlocks: cfg.MaxBlocks}
 	p := script.NewPrinter(stdout, popts)
 	var side []byte // the text of a side-band record
