@@ -34,9 +34,8 @@ type statPrinter struct {
 // statCounts are one event's counts and its previous raw counts
 // (prev_raw_counts), by thread and CPU index.
 type statCounts struct {
-	cpus        []int
-	val, prev   [][]statValue // [thread][cpu index]
-	initialized bool
+	cpus      []int
+	val, prev [][]statValue // [thread][cpu index]
 }
 
 type statValue struct{ val, ena, run uint64 }
