@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -195,19 +196,8 @@ func compareRecorded(t *testing.T, pipe bool, recs []recorded) {
 		if pipe {
 			out = "-o-"
 		}
-		cmd := exec.Command("perf", append(append([]string{"record", "-q", out}, rec.args...), prog, "3000")...)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if pipe {
-			f, err := os.Create(data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cmd.Stdout = f
-			defer f.Close()
-		}
-		if err := cmd.Run(); err != nil {
-			t.Logf("perf record %s: %v\n%s", rec.name, err, stderr.String())
+		if err := perfTo(t, data, pipe, append(append([]string{"record", "-q", out}, rec.args...), prog, "3000")...); err != nil {
+			t.Logf("perf record %s: %v", rec.name, err)
 			continue
 		}
 		t.Run(rec.name, func(t *testing.T) {
@@ -216,6 +206,27 @@ func compareRecorded(t *testing.T, pipe bool, recs []recorded) {
 			}
 		})
 	}
+}
+
+// perfTo runs perf with args, its standard output going to data when
+// pipe is set (perf record -o -); the error carries perf's standard error.
+func perfTo(t *testing.T, data string, pipe bool, args ...string) error {
+	t.Helper()
+	cmd := exec.Command("perf", args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if pipe {
+		f, err := os.Create(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		cmd.Stdout = f
+	}
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%v\n%s", err, stderr.String())
+	}
+	return nil
 }
 
 // compareStreams runs perf script with args on data and perfpt script

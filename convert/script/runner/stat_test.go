@@ -2,7 +2,6 @@ package runner
 
 import (
 	"bytes"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -37,19 +36,8 @@ func TestStatRecordPerf(t *testing.T) {
 		if rec.pipe {
 			out = "-o-"
 		}
-		cmd := exec.Command("perf", append([]string{"stat", "record", out}, rec.args...)...)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if rec.pipe {
-			f, err := os.Create(data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cmd.Stdout = f
-			defer f.Close()
-		}
-		if err := cmd.Run(); err != nil {
-			t.Logf("perf stat record %s (left out): %v\n%s", rec.name, err, stderr.String())
+		if err := perfTo(t, data, rec.pipe, append([]string{"stat", "record", out}, rec.args...)...); err != nil {
+			t.Logf("perf stat record %s (left out): %v", rec.name, err)
 			continue
 		}
 		t.Run(rec.name, func(t *testing.T) {
