@@ -4,6 +4,9 @@ package script
 type Options struct {
 	Fields *Fields
 	// PadDSO is perf's symbol_conf.pad_output_len_dso (set by
+	// StopBT is --stop-bt's symbols: a call chain's printing stops
+	// after a frame of one of them (sample__fprintf_callchain).
+	StopBT map[string]bool
 	// --call-trace): DSO names cut to PadDSO-1 bytes and padded with
 	// spaces to PadDSO.
 	PadDSO   int

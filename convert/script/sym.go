@@ -148,6 +148,9 @@ func (p *Printer) callchain(b []byte, s *sample.Sample, opts int) []byte {
 			b = append(b, " (inlined)"...)
 		}
 		b = append(b, '\n')
+		if f.Loc.Sym != nil && p.o.StopBT[f.Loc.Sym.Name] {
+			break // --stop-bt: after the frame, as perf stops
+		}
 	}
 	return b
 }

@@ -584,6 +584,8 @@ func flagChecks() map[string]func(t *testing.T) {
 		"script/force":           forceCheck("--force"),
 		"script/itrace": all(differs(sc(), "--itrace=i100i"), differs(sc("--itrace=b"), "--itrace=qb"),
 			refused("--itrace=d", sc("--itrace=d")...), refused("Bad Instruction Tracing options", sc("--itrace=@")...)),
+		"script/stop-bt": all(differs([]string{"script", "-i", cgData}, "--stop-bt", "dl_main,__libc_start_call_main"),
+			refused("file://", "script", "-i", cgData, "--stop-bt", "file:///x")),
 		// What they print is TestTracePresetsMatchPerf's.
 		"script/insn-trace":     all(differs(sc(), "--insn-trace"), refused("Only accept raw|disasm", sc("--insn-trace=x")...)),
 		"script/call-trace":     differs(sc(), "--call-trace"),

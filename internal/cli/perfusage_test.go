@@ -437,3 +437,28 @@ func TestTracePresetsMatchPerf(t *testing.T) {
 		t.Errorf("--itrace=i100i --itrace=b: status %d, %q", code, stderr.String())
 	}
 }
+
+// TestStopBTMatchesPerf: --stop-bt ends each call chain after a frame of
+// the symbols listed (sample__fprintf_callchain), a later --stop-bt
+// replacing an earlier one; compared with perf 6.1.
+func TestStopBTMatchesPerf(t *testing.T) {
+	if _, err := exec.LookPath("perf"); err != nil {
+		t.Skip("perf not installed: cannot compare with perf")
+	}
+	for _, args := range []string{"--stop-bt __libc_start_call_main", "--stop-bt=dl_main,handle_amd", "--stop-bt dl_main --stop-bt nosuch",
+		"--stop-bt ,_dl_sysdep_start", "--stop-bt dl_main --no-stop-bt", "--stop-bt dl_main -F ip,sym"} {
+		a := append([]string{"script", "-i", dumpFixture}, strings.Fields(args)...)
+		want, err := exec.Command("perf", a...).Output()
+		if err != nil {
+			t.Fatalf("perf %s: %v", args, err)
+		}
+		var out, stderr bytes.Buffer
+		if code := Main(append([]string{"perfpt"}, a...), nil, &out, &stderr); code != 0 {
+			t.Errorf("%s: status %d: %s", args, code, stderr.String())
+			continue
+		}
+		if d := linediff.Compare(out.String(), string(want)); d.N != 0 {
+			t.Errorf("%s: %d of %d lines differ from perf's; %s", args, d.N, d.Lines, d.String("perfpt", "perf"))
+		}
+	}
+}

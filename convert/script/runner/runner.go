@@ -38,6 +38,7 @@ type Config struct {
 	CPUs        string   // -C
 	CPUsSet     bool     // -C given (perf reads -C "" as CPU -1)
 	PadDSO      int      // DSO names padded to this width (--call-trace)
+	StopBT      []string // --stop-bt's symbols
 	PIDs, TIDs  string   // --pid, --tid
 	Time        string   // --time
 	Symfs       string   // --symfs
@@ -286,7 +287,14 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	if fs, err := s.File().Features(); err == nil && fs.Has(perfdata.FeatArch) {
 		arch = perftext.NormArch(fs.Arch)
 	}
-	popts := script.Options{Fields: fields, Nanosecs: cfg.Nanosecs, PadDSO: cfg.PadDSO, RelTime: cfg.RelTime, DeltaTime: cfg.DeltaTime, Arch: arch, NameWidthFn: nameWidth, Clock: clock,
+	var stopBT map[string]bool
+	for _, name := range cfg.StopBT {
+		if stopBT == nil {
+			stopBT = map[string]bool{}
+		}
+		stopBT[name] = true
+	}
+	popts := script.Options{Fields: fields, Nanosecs: cfg.Nanosecs, PadDSO: cfg.PadDSO, StopBT: stopBT, RelTime: cfg.RelTime, DeltaTime: cfg.DeltaTime, Arch: arch, NameWidthFn: nameWidth, Clock: clock,
 		MaxBlocks: cfg.MaxBlocks}
 	p := script.NewPrinter(stdout, popts)
 	var side []byte // the text of a side-band record
