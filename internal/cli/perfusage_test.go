@@ -408,19 +408,7 @@ func TestTracePresetsMatchPerf(t *testing.T) {
 		"--call-tr -F+ip", "--insn-trace -F-insn", "--call-ret-trace --itrace=cr", "--itrace=cr --itrace=i",
 		"--itrace=b --itrace=i1000i", "--call-trace --itrace=i100000i", "--call-trace -F+brstacksym",
 	} {
-		a := append(append([]string(nil), base...), strings.Fields(args)...)
-		want, err := exec.Command("perf", a...).Output()
-		if err != nil {
-			t.Fatalf("perf %s: %v", args, err)
-		}
-		var out, stderr bytes.Buffer
-		if code := Main(append([]string{"perfpt"}, a...), nil, &out, &stderr); code != 0 {
-			t.Errorf("%s: status %d: %s", args, code, stderr.String())
-			continue
-		}
-		if d := linediff.Compare(out.String(), string(want)); d.N != 0 {
-			t.Errorf("%s: %d of %d lines differ from perf's; %s", args, d.N, d.Lines, d.String("perfpt", "perf"))
-		}
+		sameAsPerf(t, append(append([]string(nil), base...), strings.Fields(args)...))
 	}
 	for _, args := range []string{"--insn-trace=disasm", "--insn-trace=x"} {
 		want, status := perfStderr(t, append(base, args)...)
@@ -447,18 +435,24 @@ func TestStopBTMatchesPerf(t *testing.T) {
 	}
 	for _, args := range []string{"--stop-bt __libc_start_call_main", "--stop-bt=dl_main,handle_amd", "--stop-bt dl_main --stop-bt nosuch",
 		"--stop-bt ,_dl_sysdep_start", "--stop-bt dl_main --no-stop-bt", "--stop-bt dl_main -F ip,sym"} {
-		a := append([]string{"script", "-i", dumpFixture}, strings.Fields(args)...)
-		want, err := exec.Command("perf", a...).Output()
-		if err != nil {
-			t.Fatalf("perf %s: %v", args, err)
-		}
-		var out, stderr bytes.Buffer
-		if code := Main(append([]string{"perfpt"}, a...), nil, &out, &stderr); code != 0 {
-			t.Errorf("%s: status %d: %s", args, code, stderr.String())
-			continue
-		}
-		if d := linediff.Compare(out.String(), string(want)); d.N != 0 {
-			t.Errorf("%s: %d of %d lines differ from perf's; %s", args, d.N, d.Lines, d.String("perfpt", "perf"))
-		}
+		sameAsPerf(t, append([]string{"script", "-i", dumpFixture}, strings.Fields(args)...))
+	}
+}
+
+// sameAsPerf runs perf and perfpt with args and fails unless perfpt
+// succeeds with perf's output.
+func sameAsPerf(t *testing.T, args []string) {
+	t.Helper()
+	want, err := exec.Command("perf", args...).Output()
+	if err != nil {
+		t.Fatalf("perf %v: %v", args, err)
+	}
+	var out, stderr bytes.Buffer
+	if code := Main(append([]string{"perfpt"}, args...), nil, &out, &stderr); code != 0 {
+		t.Errorf("%v: status %d: %s", args, code, stderr.String())
+		return
+	}
+	if d := linediff.Compare(out.String(), string(want)); d.N != 0 {
+		t.Errorf("%v: %d of %d lines differ from perf's; %s", args, d.N, d.Lines, d.String("perfpt", "perf"))
 	}
 }

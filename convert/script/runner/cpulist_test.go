@@ -96,17 +96,7 @@ func TestCPUListChecked(t *testing.T) {
 		if perfErr != nil {
 			continue
 		}
-		cmd := exec.Command("perf", "script", "-i", data, "-C", c.cpus)
-		var pout, perr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &pout, &perr
-		status := 0
-		if err := cmd.Run(); err != nil {
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) {
-				t.Fatal(err)
-			}
-			status = ee.ExitCode()
-		}
+		pout, perr, status := runPerf(t, nil, "script", "-i", data, "-C", c.cpus)
 		want := ""
 		if c.warn {
 			want = perfopt.CPUWarning + "\n"
@@ -114,8 +104,8 @@ func TestCPUListChecked(t *testing.T) {
 		if c.msg != "" {
 			want += c.msg + "\n"
 		}
-		if got := perr.String(); got != want || (status == 255) != (c.msg != "") || (pout.Len() == 0) != (c.msg != "" || c.cpus == "") {
-			t.Errorf("%s: perf 6.1 exits %d, prints %d bytes, stderr %q: the case expects %q", name, status, pout.Len(), got, want)
+		if perr != want || (status == 255) != (c.msg != "") || (pout == "") != (c.msg != "" || c.cpus == "") {
+			t.Errorf("%s: perf 6.1 exits %d, prints %d bytes, stderr %q: the case expects %q", name, status, len(pout), perr, want)
 		}
 	}
 }

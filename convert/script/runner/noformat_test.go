@@ -102,37 +102,48 @@ func TestTracepointWithoutFormat(t *testing.T) {
 		if len(c.fields) > 0 {
 			args = append(args, "-F", strings.Join(c.fields, ","))
 		}
-		cmd := exec.Command("perf", append(args, "-i", file)...)
+		var stdin []byte
+		input := file
 		if c.input == pipe {
 			// perf 6.1 reads a pipe's stream only from a pipe.
 			data, err := os.ReadFile(pipe)
 			if err != nil {
 				t.Fatal(err)
 			}
-			cmd = exec.Command("perf", append(args, "-i", "-")...)
-			cmd.Stdin = bytes.NewReader(data)
+			stdin, input = data, "-"
 		}
-		var pout, perr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &pout, &perr
-		status := 0
-		if rerr := cmd.Run(); rerr != nil {
-			var ee *exec.ExitError
-			if !errors.As(rerr, &ee) {
-				t.Fatal(rerr)
-			}
-			status = ee.ExitCode()
-			if status < 0 {
-				status = 128 + 11 // killed by SIGSEGV
-			}
-		}
+		pout, perr, status := runPerf(t, stdin, append(args, "-i", input)...)
 		if status != c.status {
-			t.Errorf("%s: perf 6.1 exits %d (stderr %q), the case says %d", name, status, perr.String(), c.status)
+			t.Errorf("%s: perf 6.1 exits %d (stderr %q), the case says %d", name, status, perr, c.status)
 		}
-		if c.status == 255 && !strings.Contains(perr.String(), c.msg) {
-			t.Errorf("%s: perf's stderr %q", name, perr.String())
+		if c.status == 255 && !strings.Contains(perr, c.msg) {
+			t.Errorf("%s: perf's stderr %q", name, perr)
 		}
-		if c.perfCase == "" && c.status == 0 && pout.String() != out.String() {
-			t.Errorf("%s: output\n%s\nperf's\n%s", name, out.String(), pout.String())
+		if c.perfCase == "" && c.status == 0 && pout != out.String() {
+			t.Errorf("%s: output\n%s\nperf's\n%s", name, out.String(), pout)
 		}
 	}
+}
+
+// runPerf runs perf with args (stdin, when not nil, through a pipe) and
+// returns its output, its stderr and its exit status, 139 when a signal
+// (perf's SIGSEGV) killed it.
+func runPerf(t *testing.T, stdin []byte, args ...string) (stdout, stderr string, status int) {
+	t.Helper()
+	cmd := exec.Command("perf", args...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		if status = ee.ExitCode(); status < 0 {
+			status = 128 + 11
+		}
+	}
+	return out.String(), errb.String(), status
 }
