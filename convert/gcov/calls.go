@@ -412,6 +412,7 @@ func (p *Program) noexceptDecls(f *elf.File, names map[string][]int) map[string]
 		return nil
 	}
 	out := map[string]bool{}
+	seen := map[string]bool{} // names whose declaration was read
 	srcs := map[string][]string{}
 	r := d.Reader()
 	var files []*dwarf.LineFile
@@ -427,18 +428,22 @@ func (p *Program) noexceptDecls(f *elf.File, names map[string][]int) map[string]
 				files = lr.Files()
 			}
 			continue
+		case dwarf.TagNamespace, dwarf.TagClassType, dwarf.TagStructType, dwarf.TagUnionType:
+			continue // declarations are among their children
 		case dwarf.TagSubprogram:
 		default:
+			r.SkipChildren()
 			continue
 		}
+		r.SkipChildren() // a definition's body or a declaration's parameters
 		if decl, _ := e.Val(dwarf.AttrDeclaration).(bool); !decl {
-			r.SkipChildren() // a definition's body holds no declarations
 			continue
 		}
 		name, _ := e.Val(dwarf.AttrLinkageName).(string)
-		if _, ok := names[name]; !ok || out[name] {
+		if _, ok := names[name]; !ok || seen[name] {
 			continue
 		}
+		seen[name] = true
 		fileIdx, _ := e.Val(dwarf.AttrDeclFile).(int64)
 		line, _ := e.Val(dwarf.AttrDeclLine).(int64)
 		col, _ := e.Val(dwarf.AttrDeclColumn).(int64)
@@ -453,6 +458,9 @@ func (p *Program) noexceptDecls(f *elf.File, names map[string][]int) map[string]
 		}
 		if noexceptAt(src, int32(line), int32(col)) {
 			out[name] = true
+		}
+		if len(seen) == len(names) {
+			break // all found
 		}
 	}
 	return out
