@@ -163,6 +163,9 @@ type Program struct {
 	// the binary has code there (findRowless): statements gcc made PHI
 	// arguments, labels after the first of a run.
 	noCode map[int32]bool
+	// instOf is, per instruction, the innermost inlined instance whose
+	// code it is (an index into inlines), or -1 (paintInstances).
+	instOf []int32
 	// forwards are breaks whose block gcc's jump forwarding bypassed.
 	forwards []forwarded
 	// graphLine holds, for instructions whose line in gcc's block graph
@@ -204,6 +207,9 @@ type inlineEntry struct {
 	// callFile and callLine are the call site (callLine 0 when DWARF
 	// gives none).
 	callFile, callLine int32
+	// ranges are the instance's code as instruction index ranges
+	// [start, end).
+	ranges [][2]int
 }
 
 type label struct {
@@ -511,6 +517,13 @@ func (p *Program) decode(f *elf.File) error {
 	for _, ic := range p.Table.InlinedCalls() {
 		if i := p.index(ic.Entry); i >= 0 && ic.DeclFile != "" {
 			ie := inlineEntry{name: ic.Func, file: intern(ic.DeclFile), line: int32(ic.DeclLine), insn: i, declG: -1}
+			for _, rg := range ic.Ranges {
+				a := sort.Search(len(p.insns), func(i int) bool { return p.insns[i].addr >= rg[0] })
+				b := sort.Search(len(p.insns), func(i int) bool { return p.insns[i].addr >= rg[1] })
+				if a < b {
+					ie.ranges = append(ie.ranges, [2]int{a, b})
+				}
+			}
 			if ic.CallFile != "" {
 				ie.callFile, ie.callLine = intern(ic.CallFile), int32(ic.CallLine)
 			}
@@ -518,6 +531,7 @@ func (p *Program) decode(f *elf.File) error {
 		}
 	}
 	p.findRowless()
+	p.paintInstances()
 	p.graphs = make([]*gccGraph, len(p.funcs))
 	for fi := range p.funcs {
 		if fn := &p.funcs[fi]; fn.hasCode && !fn.optimized && fn.end > fn.first {
@@ -796,4 +810,99 @@ func structor(name, k string) bool {
 			return true
 		}
 	}
+}
+
+// paintInstances sets p.instOf: each inlined instance's ranges are
+// painted with it, larger instances first, so that an instruction keeps
+// the innermost one.
+func (p *Program) paintInstances() {
+	if len(p.inlines) == 0 {
+		return
+	}
+	size := func(i int) int {
+		n := 0
+		for _, r := range p.inlines[i].ranges {
+			n += r[1] - r[0]
+		}
+		return n
+	}
+	order := make([]int, len(p.inlines))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return size(order[a]) > size(order[b]) })
+	p.instOf = make([]int32, len(p.insns))
+	for i := range p.instOf {
+		p.instOf[i] = -1
+	}
+	for _, i := range order {
+		for _, r := range p.inlines[i].ranges {
+			for k := r[0]; k < r[1]; k++ {
+				p.instOf[k] = int32(i)
+			}
+		}
+	}
+}
+
+// instAt returns the innermost inlined instance instruction k belongs to,
+// or -1.
+func (p *Program) instAt(k int) int32 {
+	if p.instOf == nil {
+		return -1
+	}
+	return p.instOf[k]
+}
+
+// otherCopy reports whether instructions a and b belong to two inlined
+// copies of one function (a recursive function inlined into itself).
+func (p *Program) otherCopy(a, b int) bool {
+	x, y := p.instAt(a), p.instAt(b)
+	if x < 0 || y < 0 || x == y {
+		return false
+	}
+	u, v := &p.inlines[x], &p.inlines[y]
+	return u.file == v.file && u.line == v.line
+}
+
+// oneTestIf reports whether gcov line g is an if (or else if) whose
+// condition is one test (oneTest).
+func (p *Program) oneTestIf(g int32) bool {
+	if g < 0 {
+		return false
+	}
+	k := p.lines[g]
+	src := p.source(k.file)
+	if k.line < 1 || int(k.line) > len(src) {
+		return false
+	}
+	return oneTest(src[k.line-1])
+}
+
+// oneTest reports whether text is an if (or else if) whose condition is
+// one test: no &&, || or ?:, closed on the line.
+func oneTest(text string) bool {
+	t := strings.TrimSpace(text)
+	t = strings.TrimSpace(strings.TrimPrefix(t, "}"))
+	t = strings.TrimSpace(strings.TrimPrefix(t, "else"))
+	if !strings.HasPrefix(t, "if") {
+		return false
+	}
+	t = strings.TrimSpace(t[2:])
+	if !strings.HasPrefix(t, "(") || strings.Contains(t, "&&") || strings.Contains(t, "||") || strings.Contains(t, "?") {
+		return false
+	}
+	// (A space after it tells a condition closed at the line's end from
+	// one left open.)
+	return afterCondition(t+" ") != ""
+}
+
+// testsAgain reports whether instructions i..j hold a conditional jump
+// of gcov line g.
+func (p *Program) testsAgain(g int32, i, j int) bool {
+	for k := i; k <= j; k++ {
+		if in := &p.insns[k]; in.kind == kJcc && in.gline == g {
+			return true
+		}
+	}
+	return false
 }

@@ -241,6 +241,38 @@ func (p *Program) Report(c *Counts) *Report {
 		if to.first >= 0 && (to.first != prevG || backward && !p.insns[to.i0].midRow) {
 			count[to.first] += s.n
 		}
+		// The other lines with rows at the run's first address (location
+		// views: statements that begin there with no code of their own)
+		// are entered by this arrival too, except the line the jump comes
+		// from: gcc repeats its statement's row at the jump's target (an
+		// if's test whose taken side goes on with the rows of the code
+		// after it) and gcov counts the statement once.
+		// Only an if of one test is taken for one statement so (its test
+		// runs once per pass; a line of && or || operands, a switch's
+		// compare tree, run several), and not across two inlined copies
+		// of one function (a recursive function inlined into itself), nor
+		// where the run tests the if again (the next copy of an unrolled
+		// loop's body).
+		if len(p.pre[to.i0]) > 0 {
+			src := -1
+			if fromInsn != nil {
+				src = infos[from].i1
+			} else if k := to.i0 - 1; k >= 0 && (p.insns[k].kind == kCall || p.insns[k].kind == kCallInd) {
+				src = k
+			}
+			again := backward && !p.insns[to.i0].midRow || src < 0 || p.otherCopy(src, to.i0) || !p.oneTestIf(prevG) ||
+				p.testsAgain(prevG, to.i0, to.i1)
+			prevAt := to.first
+			for j, g := range p.pre[to.i0] {
+				if j > 0 && g != prevAt && (g != prevG || again) {
+					count[g] += s.n
+				}
+				prevAt = g
+			}
+			if g := p.insns[to.i0].gline; g >= 0 && g != prevAt && (g != prevG || again) {
+				count[g] += s.n
+			}
+		}
 		// A run that falls into a loop's body without passing the loop's
 		// line (loopHeads) is an entry into the loop: gcov counts the
 		// line's entry block.
@@ -309,6 +341,26 @@ func (p *Program) Report(c *Counts) *Report {
 		for k := ri.i0; k <= ri.i1; k++ {
 			if once && k > ri.i0 && p.insns[k].leader && loopInRun(p, k, ri.i1) {
 				seenRun = seenRun[:0]
+			}
+			if k == ri.i0 && len(p.pre[k]) > 0 {
+				// The lines at the run's first address were counted per
+				// arrival (visit).
+				for _, g := range p.pre[k] {
+					if once {
+						seenRun = append(seenRun, g)
+					}
+					prev = g
+				}
+				if g := p.insns[k].gline; g >= 0 {
+					if once {
+						seenRun = append(seenRun, g)
+					}
+					prev = g
+				}
+				for _, g := range p.side[k] {
+					enter(g)
+				}
+				continue
 			}
 			for _, g := range p.pre[k] {
 				if prev >= 0 && g != prev {

@@ -88,6 +88,8 @@ type InlinedCall struct {
 	Entry    uint64 // DW_AT_entry_pc, or the start of its first range
 	CallFile string // the call site
 	CallLine int
+	// Ranges are the instance's address ranges (shared: do not modify).
+	Ranges [][2]uint64
 }
 
 // scope is a subprogram or an inlined subroutine, with the ranges it covers.
