@@ -50,6 +50,12 @@ const (
 	FieldCodePageSize
 	FieldInsLat
 	FieldBrstackinsnlen
+	// machine_pid and vcpu print nothing: perf_sample__fprintf_start
+	// prints them ("VM:%5d ", "VCPU:%03d ") only for a sample with a
+	// machine_pid, which perf script never delivers (evlist__parse_sample
+	// sets it only under perf kvm's perf_guest; PT guest-sideband samples
+	// have a guest cpumode and are filtered, as perfpt's guestSample and
+	// guestAt do).
 	FieldMachinePID
 	FieldVCPU
 )
@@ -399,33 +405,4 @@ func (f *Fields) EnableCallchainFields(t OutputType) {
 	if o.userUnsetField&FieldSym == 0 {
 		o.fields |= FieldSym
 	}
-}
-
-// unprintable are the fields perf script knows but this printer does not
-// print yet.
-//
-// machine_pid and vcpu are printable: perf_sample__fprintf_start prints
-// them ("VM:%5d ", "VCPU:%03d ") only for a sample with a machine_pid,
-// which perf script never delivers: evlist__parse_sample sets it only
-// under perf_guest (perf kvm's, false in perf script), and intel-pt.c's
-// guest-sideband samples have a guest cpumode, which perf script filters
-// out as perfpt does (guestSample, guestAt). So they print nothing.
-const unprintable = FieldBPFOutput
-
-// Unprintable returns the names of the fields that -F added to perf's
-// defaults and that the printer cannot print yet, so that the caller can refuse them rather
-// than print less than perf would.
-func (f *Fields) Unprintable() []string {
-	def := DefaultFields()
-	var asked Field
-	for t := range f.out {
-		asked |= f.out[t].fields &^ def.out[t].fields & unprintable
-	}
-	var names []string
-	for i, name := range fieldNames {
-		if asked&(1<<i) != 0 {
-			names = append(names, name)
-		}
-	}
-	return names
 }

@@ -52,11 +52,16 @@ func TestTODMissingClock(t *testing.T) {
 	}
 }
 
-// TestMachinePIDPerf compares machine_pid and vcpu with perf's, which
-// takes them and prints nothing for a host's samples (we refused them).
+// TestMachinePIDPerf compares machine_pid, vcpu and bpf-output with
+// perf's, which takes them and prints nothing for a host's samples and
+// for events other than bpf-output (we refused them), in a file and in a
+// pipe.
 func TestMachinePIDPerf(t *testing.T) {
-	opts := [][]string{{"-F", "+machine_pid,+vcpu"}, {"-F", "vcpu,ip"}, {"-F", "machine_pid"}}
-	compareRecorded(t, false, []recorded{{"flat", []string{"-e", "cpu-clock", "-c", "50000"}, opts}})
+	opts := [][]string{{"-F", "+machine_pid,+vcpu"}, {"-F", "vcpu,ip"}, {"-F", "machine_pid"},
+		{"-F", "+bpf-output"}, {"-F", "sw:bpf-output,comm"}}
+	recs := []recorded{{"flat", []string{"-e", "cpu-clock", "-c", "50000"}, opts}}
+	compareRecorded(t, false, recs)
+	compareRecorded(t, true, recs)
 }
 
 // TestSrccodePerf compares the srccode field (each sample's source line,

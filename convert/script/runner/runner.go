@@ -93,9 +93,6 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if u := fields.Unprintable(); len(u) > 0 {
-		return fmt.Errorf("-F %s: not supported by perfpt script yet", strings.Join(u, ","))
-	}
 	brinsn, srcline := false, false
 	for ty := script.OutputType(0); ty <= script.TypeOther; ty++ {
 		brinsn = brinsn || fields.Has(ty, script.FieldBrstackinsn) || fields.Has(ty, script.FieldBrstackinsnlen)
@@ -715,6 +712,9 @@ func ptNoIPLoc(fields *script.Fields, it *sample.Itrace) bool {
 // for the record (exit status 234, -EINVAL).
 func pipeAttr(s *session.Session, fields *script.Fields, hasAux bool, useCallchain *bool) func(*sample.Event, *perfdata.RecordHeaderAttr) error {
 	return func(e *sample.Event, r *perfdata.RecordHeaderAttr) error {
+		if err := refuseUnprinted(e, fields); err != nil {
+			return err
+		}
 		if e.AttrType >= 6 && e.AttrType != sample.PerfTypeSynth {
 			return nil
 		}
