@@ -389,7 +389,7 @@ func (w *bulkWalker) walkAgg(b *ptperf.BulkWalk) {
 			in.used, in.refills, in.passed = 0, 0, 0
 			in.lastTNT, in.sampled, in.tookBit, in.notTaken = 0, 0, 0, 0
 			tipIP, tipOK := b.LastIP()
-			in.tipIP, in.tipOK, in.tips = tipIP, boolU32(tipOK), 0
+			in.tipIP, in.tipOK, in.tips, in.tipMode = tipIP, boolU32(tipOK), 0, 0
 			in.tgt, in.lo, in.span, in.retComp, in.popped = s.targets(), lo, span, boolU32(b.RetComp), 0
 			in.maxLoops = int64(b.MaxLoops)
 			b.Stack = stack

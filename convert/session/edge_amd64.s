@@ -25,6 +25,7 @@
 #define fSampled 8
 #define fTookBit 16
 #define fNotTaken 32
+#define fTIPMode 64
 
 // func aggInnerWalk(s *aggInner)
 TEXT ·aggInnerWalk(SB), NOSPLIT, $0-8
@@ -40,8 +41,13 @@ TEXT ·aggInnerWalk(SB), NOSPLIT, $0-8
 	ORQ     $fPending, R12
 np:
 	CMPL    aggInner_sstate(DI), $0
-	JEQ     loop
+	JEQ     ntm
 	ORQ     $fSState, R12
+
+ntm:
+	CMPL    aggInner_tipMode(DI), $0
+	JEQ     loop
+	ORQ     $fTIPMode, R12
 
 loop:
 	TESTQ   R9, R9
@@ -382,11 +388,16 @@ fok:
 	JEQ     callok
 	CMPL    AX, $1
 	JEQ     cretok
+	CMPL    AX, $3
+	JEQ     tmok
 	JMP     tipok
 
 refill:
-	// PADs, then a TNT-8 (a byte with bit 0 clear, not 0x02) or a TIP,
-	// from more.
+	// In TIP mode: the TIP's target for the next return or indirect
+	// branch (tmode). Else PADs, then a TNT-8 (a byte with bit 0 clear,
+	// not 0x02) or a TIP, from more.
+	TESTQ   $fTIPMode, R12
+	JNE     tmode
 	MOVQ    aggInner_used(DI), AX
 	MOVQ    (aggInner_more+0)(DI), R13
 	MOVQ    (aggInner_more+8)(DI), CX
@@ -440,10 +451,8 @@ tip:
 	MOVL    aggRec_epoch(BX), R14
 	CMPL    R14, aggInner_ep(DI)
 	JNE     done
-	CMPB    aggRec_kind(BX), $const_aggRet
-	JEQ     tipk
-	CMPB    aggRec_kind(BX), $const_aggInd
-	JNE     done
+	CMPB    aggRec_kind(BX), $const_aggJump
+	JB      done                      // (jumps, returns, calls, indirect branches)
 
 tipk:
 	SUBQ    AX, CX
@@ -482,6 +491,8 @@ nosext:
 	JMP     frame
 
 tipind:
+	CMPB    aggRec_kind(BX), $const_aggInd
+	JNE     tipok                     // a direct jump or call: TIP mode
 	CMPB    aggRec_isCall(BX), $0
 	JEQ     tipjmp
 	MOVQ    (aggInner_dstack+8)(DI), AX
@@ -496,7 +507,7 @@ tipjmp:
 	CMPQ    AX, aggInner_span(DI)
 	JAE     done                      // another map: Agg.Jump
 	CMPL    const_frMode(DI), $const_framesEdges
-	JNE     tipok                     // (frame moves nothing)
+	JNE     fok                       // (frame moves nothing)
 	MOVL    $const_aggInd, AX
 	JMP     frame
 
@@ -518,6 +529,43 @@ tipok:
 	MOVQ    DX, aggInner_tipPl(DI)
 	MOVQ    R14, aggInner_tipIP(DI)
 	MOVL    $1, aggInner_tips(DI)
+	CMPB    aggRec_kind(BX), $const_aggRet
+	JEQ     tiptaken
+	CMPB    aggRec_kind(BX), $const_aggInd
+	JEQ     tiptaken
+	// Before a direct jump or call (walked as in walkTIP): TIP mode,
+	// the target taken at the next return or indirect branch (tmode).
+	// The decoder's Next took the sample time at the end of the bits.
+	MOVQ    R14, aggInner_tipTo(DI)
+	ORQ     $(fTIPMode|fSampled), R12
+	ANDQ    $~fSState, R12
+	JMP     rec
+
+tmode:
+	// TIP mode: direct jumps and calls walked, the target (tipTo) taken
+	// at a return or indirect branch.
+	MOVL    aggRec_epoch(BX), AX
+	CMPL    AX, aggInner_ep(DI)
+	JNE     done
+	MOVBLZX aggRec_kind(BX), AX
+	CMPL    AX, $const_aggJump
+	JEQ     rec
+	CMPL    AX, $const_aggCall
+	JEQ     rec
+	MOVQ    aggInner_tipTo(DI), R14
+	MOVL    $3, CX                    // then tmok
+	CMPL    AX, $const_aggInd
+	JEQ     tipind
+	CMPL    AX, $const_aggRet
+	JNE     done
+	MOVL    $const_aggRet, AX
+	JMP     frame
+
+tmok:
+	ANDQ    $~fTIPMode, R12
+
+tiptaken:
+	// The target taken.
 	ORQ     $fSState, R12
 	MOVL    aggRec_ft(BX), DX
 	ADDQ    R8, DX                    // the fall-through
@@ -565,4 +613,8 @@ done:
 	SHRL    $5, AX
 	ANDL    $1, AX
 	MOVL    AX, aggInner_notTaken(DI)
+	MOVQ    R12, AX
+	SHRL    $6, AX
+	ANDL    $1, AX
+	MOVL    AX, aggInner_tipMode(DI)
 	RET

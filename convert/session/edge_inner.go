@@ -55,6 +55,11 @@ type aggInner struct {
 	// TIP's target passes (tipOK: BulkWalk.LastIP).
 	tipIP, tipPl       uint64
 	prevC, tips, tipOK uint32
+	// TIP mode (tipMode 1): the loop read a TIP before a direct jump or
+	// call, whose target (tipTo) the next return or indirect branch
+	// takes (walkTIP's walk); mid goes on in TIP mode where it stops.
+	tipMode uint32
+	tipTo   uint64
 
 	// The moves the loop makes itself at calls, returns and TIPs
 	// (mid's common cases): the thread's call tree (fr: ptagg.Frames),
@@ -138,7 +143,24 @@ var tipTab = func() (t [8]struct{ size, mask, keep, sext uint64 }) {
 func (s *aggInner) walkGo() {
 	for s.next != 0 {
 		r := &s.recs[s.next]
-		if s.tnt == 1<<63 {
+		if s.tnt == 1<<63 && s.tipMode != 0 {
+			// TIP mode: direct jumps and calls walked below, the
+			// target taken at a return or indirect branch.
+			if r.epoch != s.ep {
+				break
+			}
+			if r.kind == aggRet || r.kind == aggInd {
+				if !s.tipMove(r, s.tipTo) {
+					break
+				}
+				s.tipMode = 0
+				s.tipTaken(r, s.tipTo)
+				continue
+			}
+			if r.kind != aggJump && r.kind != aggCall {
+				break
+			}
+		} else if s.tnt == 1<<63 {
 			// The next packet: a TNT-8 or a TIP after PADs, or the
 			// loop ends.
 			k := s.used
@@ -235,19 +257,51 @@ func (s *aggInner) walkGo() {
 
 // takeTIP takes the TIP packet at s.more[k:] for the return or indirect
 // branch of record r at s.ip (mid's takeTIP, where the call tree moves
-// without a lookup), or reports false with nothing done.
+// without a lookup), or reads it before the direct jump or call of r
+// (TIP mode), or reports false with nothing done.
 func (s *aggInner) takeTIP(r *aggRec, k uint64) bool {
-	if s.tipOK == 0 || r.epoch != s.ep || r.kind != aggRet && r.kind != aggInd {
+	if s.tipOK == 0 || r.epoch != s.ep || r.kind < aggJump {
 		return false
 	}
 	to, pl, size, ok := ptperf.TIPTarget(s.more[k:], s.tipIP)
 	if !ok {
 		return false
 	}
+	if r.kind == aggJump || r.kind == aggCall {
+		// Walked as in walkTIP, up to the return or indirect branch
+		// that takes the target; the decoder's Next took the sample
+		// time at the end of the bits.
+		s.readTIP(k, size, pl, to)
+		s.tipMode, s.tipTo = 1, to
+		s.sampled, s.sstate = 1, 0
+		return true
+	}
+	if !s.tipMove(r, to) {
+		return false
+	}
+	s.readTIP(k, size, pl, to)
+	s.tipTaken(r, to)
+	return true
+}
+
+// readTIP notes the TIP packet at s.more[k:] (size bytes, payload pl,
+// target to) read.
+func (s *aggInner) readTIP(k uint64, size int, pl, to uint64) {
+	c := s.more[k]
+	s.prevC, s.lastTNT = s.lastTNT, uint32(c)
+	s.used, s.refills = k+uint64(size), s.refills+1
+	s.tipPl, s.tipIP, s.tips = pl, to, 1
+}
+
+// tipMove moves the call tree for the return or indirect branch of
+// record r to to (frameMove), or reports false with nothing done: a jump
+// to another map (Agg.Jump) and an indirect call without room on the
+// decoder's stack are not taken either.
+func (s *aggInner) tipMove(r *aggRec, to uint64) bool {
 	call := r.kind == aggInd && r.isCall != 0
 	switch {
 	case r.kind == aggInd && !call && to-s.lo >= s.span:
-		return false // (a jump to another map: Agg.Jump)
+		return false
 	case call && len(s.dstack) == cap(s.dstack):
 		return false
 	}
@@ -255,14 +309,13 @@ func (s *aggInner) takeTIP(r *aggRec, k uint64) bool {
 	if call {
 		kind = aggCall
 	}
-	if !s.frameMove(r, kind, to) {
-		return false
-	}
-	c := s.more[k]
-	s.prevC, s.lastTNT = s.lastTNT, uint32(c)
-	s.used, s.refills = k+uint64(size), s.refills+1
-	s.tipPl, s.tipIP, s.tips = pl, to, 1
-	if call {
+	return s.frameMove(r, kind, to)
+}
+
+// tipTaken takes the target to at the return or indirect branch of
+// record r, whose move was made (tipMove).
+func (s *aggInner) tipTaken(r *aggRec, to uint64) {
+	if r.kind == aggInd && r.isCall != 0 {
 		s.dstack = append(s.dstack, s.ip+uint64(r.ft))
 	} else if r.kind == aggRet {
 		// walkInsn pops at every return.
@@ -277,7 +330,6 @@ func (s *aggInner) takeTIP(r *aggRec, k uint64) bool {
 	s.noProg = 0
 	s.countRec(r)
 	s.passedTo(to, s.target(to))
-	return true
 }
 
 // frameMove moves the call tree (s.fr) for record r's block at s.next, a

@@ -58,6 +58,13 @@ func (w *aggWalk) mid(in *aggInner, b *ptperf.BulkWalk, tip bool) (bool, bool) {
 				b.RetAddr, b.Popped = in.retAddr, true
 				in.popped = 0
 			}
+			if in.tipMode != 0 {
+				// The loop read a TIP and stopped before the branch
+				// that takes its target: the decoder is in TIP mode
+				// (Next's), its packet noted at the next sync.
+				in.tipMode = 0
+				b.TIP, tip = true, true
+			}
 		}
 		ri := in.next
 		if ri == 0 {

@@ -206,7 +206,7 @@ func TestAggInnerWalk(t *testing.T) {
 		t.Log("aggInnerWalk is walkGo here: compared with itself")
 	}
 	rng := rand.New(rand.NewSource(1))
-	var blocks, moves, tips uint64
+	var blocks, moves, tips, tipModes uint64
 	addrs := []uint64{0, 0x401000, 0x401005, 0x7fff_0000_1234, 0xffff_8000_0000_0010}
 	const nodes = 6
 	for iter := 0; iter < 20000; iter++ {
@@ -277,6 +277,10 @@ func TestAggInnerWalk(t *testing.T) {
 		if rng.Intn(4) != 0 {
 			in.tipOK, in.retComp = 1, 1
 		}
+		if rng.Intn(8) == 0 {
+			// In TIP mode (a TIP read before a direct jump or call).
+			in.tipMode, in.tipTo, in.tnt = 1, addrs[rng.Intn(len(addrs))], 1<<63
+		}
 		// walkInsn's loop check: rows of unconditional branches.
 		in.noProg, in.maxLoops = uint32(rng.Intn(4)), int64(rng.Intn(4))
 		in.stuckIP, in.stuckPrd, in.stuckCnt = uint64(rng.Int63()), int64(1+rng.Intn(3)), int64(1+rng.Intn(3))
@@ -343,10 +347,13 @@ func TestAggInnerWalk(t *testing.T) {
 			moves++
 		}
 		tips += uint64(want.tips)
+		if want.tipMode != 0 {
+			tipModes++
+		}
 	}
-	t.Logf("%d instructions walked, %d frame moves, %d walks that took a TIP", blocks, moves, tips)
-	if blocks == 0 || moves == 0 || tips == 0 {
-		t.Fatal("no block walked, no frame moved or no TIP taken")
+	t.Logf("%d instructions walked, %d frame moves, %d walks that took a TIP, %d that ended in TIP mode", blocks, moves, tips, tipModes)
+	if blocks == 0 || moves == 0 || tips == 0 || tipModes == 0 {
+		t.Fatal("no block walked, no frame moved, no TIP taken or no walk ended in TIP mode")
 	}
 }
 
