@@ -123,8 +123,53 @@ notcond:
 	JMP     done
 
 jumpok:
-	CMPL    (aggRec_next+0)(BX), $0
+	// A direct jump, on its own path: the next record (linked), the loop
+	// check and step (loopFails, loopStep), counted.
+	MOVLQSX (aggRec_next+0)(BX), AX
+	TESTQ   AX, AX
 	JEQ     done
+	MOVLQSX aggRec_rel(BX), R13
+	ADDQ    DX, R13                   // the target
+	MOVL    aggInner_noProg(DI), R14
+	CMPL    R14, $1
+	JHI     jchk
+	INCL    aggInner_noProg(DI)
+	TESTL   R14, R14
+	JEQ     jstepped
+	MOVQ    R13, aggInner_stuckIP(DI)
+	MOVQ    $1, aggInner_stuckPrd(DI)
+	MOVQ    $1, aggInner_stuckCnt(DI)
+
+jstepped:
+	TESTQ   $fPending, R12
+	JEQ     jnopend
+	MOVLQSX aggInner_last(DI), CX
+	SHLQ    $6, CX
+	ADDQ    SI, CX
+	MOVL    aggRec_cnt(CX), R14
+	ADDQ    R14, aggRec_insns(CX)
+	ANDQ    $~fPending, R12
+
+jnopend:
+	MOVL    aggRec_cnt(BX), CX
+	ADDQ    CX, R11
+	INCQ    aggRec_taken(BX)
+	JMP     counted
+
+jchk:
+	CMPQ    R14, aggInner_maxLoops(DI)
+	JGT     done
+	CMPQ    R13, aggInner_stuckIP(DI)
+	JEQ     done
+	INCL    aggInner_noProg(DI)
+	DECQ    aggInner_stuckCnt(DI)
+	JNE     jstepped
+	MOVQ    aggInner_stuckPrd(DI), R14
+	INCQ    R14
+	MOVQ    R14, aggInner_stuckPrd(DI)
+	MOVQ    R14, aggInner_stuckCnt(DI)
+	MOVQ    R13, aggInner_stuckIP(DI)
+	JMP     jstepped
 
 loopchk:
 	// A direct jump or call: loopFails (noProg > 1 and (noProg >
