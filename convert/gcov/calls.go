@@ -3,7 +3,9 @@ package gcov
 import (
 	"debug/dwarf"
 	"debug/elf"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -363,10 +365,33 @@ func declText(src []string, line, col int32, match func(string) bool) bool {
 	if line < 1 || int(line) > len(src) {
 		return false
 	}
-	for l := line; l < line+6 && int(l) <= len(src); l++ {
+	var off []bool // the enclosing #if groups' conditions are false
+	limit := line + 6
+	for l := line; l < limit && int(l) <= len(src); l++ {
 		text := src[l-1]
 		if l == line && col > 1 && int(col) <= len(text) {
 			text = text[col-1:]
+		}
+		if t := strings.TrimSpace(text); strings.HasPrefix(t, "#") {
+			// libstdc++ puts some exception specifications under
+			// conditions: `#if _GLIBCXX_USE_CXX11_ABI && (__CHAR_BIT__ *
+			// __SIZEOF_LONG__) <= 32` before to_string(long)'s noexcept.
+			d := strings.Fields(strings.TrimPrefix(t, "#"))
+			switch {
+			case len(d) > 0 && d[0] == "if":
+				v, ok := ppCondition(strings.Join(d[1:], " "))
+				off = append(off, ok && !v)
+			case len(d) > 0 && d[0] == "else" && len(off) > 0:
+				off[len(off)-1] = !off[len(off)-1]
+			case len(d) > 0 && d[0] == "endif" && len(off) > 0:
+				off = off[:len(off)-1]
+			}
+			limit++ // the directive does not count among the lines
+			continue
+		}
+		if slices.Contains(off, true) {
+			limit++
+			continue
 		}
 		end := strings.IndexAny(text, "{;")
 		if end >= 0 {
@@ -380,6 +405,117 @@ func declText(src []string, line, col int32, match func(string) bool) bool {
 		}
 	}
 	return false
+}
+
+// ppMacros are the values of the macros libstdc++'s declarations test in
+// #if conditions around their exception specifications, for x86-64 Linux,
+// gcc 12, C++17 (the default).
+var ppMacros = map[string]int64{"_GLIBCXX_USE_CXX11_ABI": 1, "__CHAR_BIT__": 8, "__SIZEOF_INT__": 4,
+	"__SIZEOF_LONG__": 8, "__SIZEOF_LONG_LONG__": 8, "__cplusplus": 201703}
+
+// ppCondition evaluates an #if condition made of ppMacros, integer
+// constants, parentheses, *, comparisons, && and ||; ok is false for
+// anything else.
+func ppCondition(cond string) (v, ok bool) {
+	toks := ppTokens(cond)
+	pos := 0
+	var expr func(prec int) (int64, bool)
+	prim := func() (int64, bool) {
+		if pos >= len(toks) {
+			return 0, false
+		}
+		t := toks[pos]
+		pos++
+		switch {
+		case t == "(":
+			x, ok := expr(0)
+			if !ok || pos >= len(toks) || toks[pos] != ")" {
+				return 0, false
+			}
+			pos++
+			return x, true
+		case t[0] >= '0' && t[0] <= '9':
+			n, err := strconv.ParseInt(strings.TrimRight(t, "uUlL"), 0, 64)
+			return n, err == nil
+		}
+		x, ok := ppMacros[t]
+		return x, ok
+	}
+	precOf := map[string]int{"||": 1, "&&": 2, "==": 3, "!=": 3, "<": 4, "<=": 4, ">": 4, ">=": 4, "*": 5}
+	expr = func(prec int) (int64, bool) {
+		x, ok := prim()
+		for ok && pos < len(toks) {
+			op := toks[pos]
+			p, isOp := precOf[op]
+			if !isOp || p <= prec {
+				break
+			}
+			pos++
+			var y int64
+			if y, ok = expr(p); !ok {
+				break
+			}
+			b := func(c bool) int64 {
+				if c {
+					return 1
+				}
+				return 0
+			}
+			switch op {
+			case "||":
+				x = b(x != 0 || y != 0)
+			case "&&":
+				x = b(x != 0 && y != 0)
+			case "==":
+				x = b(x == y)
+			case "!=":
+				x = b(x != y)
+			case "<":
+				x = b(x < y)
+			case "<=":
+				x = b(x <= y)
+			case ">":
+				x = b(x > y)
+			case ">=":
+				x = b(x >= y)
+			case "*":
+				x *= y
+			}
+		}
+		return x, ok
+	}
+	x, ok := expr(0)
+	if !ok || pos != len(toks) {
+		return false, false
+	}
+	return x != 0, true
+}
+
+// ppTokens splits an #if condition into identifiers, numbers and
+// operators.
+func ppTokens(s string) []string {
+	var toks []string
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t':
+			i++
+		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9':
+			j := i
+			for j < len(s) && (s[j] == '_' || s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z' || s[j] >= '0' && s[j] <= '9') {
+				j++
+			}
+			toks = append(toks, s[i:j])
+			i = j
+		case i+1 < len(s) && strings.Contains("&&||<=>===!=", s[i:i+2]) && (s[i:i+2] == "&&" || s[i:i+2] == "||" || s[i+1] == '='):
+			toks = append(toks, s[i:i+2])
+			i += 2
+		default:
+			toks = append(toks, s[i:i+1])
+			i++
+		}
+	}
+	return toks
 }
 
 // declName returns the assembler name of the declaration of the function

@@ -48,7 +48,9 @@ var unseenPrograms = []string{
 // try/finally left several ways (ehswitch.go) and one block for a
 // landing pad's tests of several catch clauses took inventory from
 // 120/156 to 156/156, visitor from 132/148 to 144/148, events from
-// 148/156 to 152/156, grid from 215/230 to 225/230.
+// 148/156 to 152/156, grid from 215/230 to 225/230 (to 230/230 with the
+// #if conditions around libstdc++'s exception specifications read:
+// to_string(long) is not noexcept on x86-64).
 //
 // The C++ programs written in round 11 (cxxRound11Programs), measured as
 // written (main's as of 47e8a33 -> now): pool.cc has every line's count
@@ -86,7 +88,7 @@ var textAllowance = map[string]struct{ lines, branchLines int }{
 	"inventory": {0, 0},
 	"visitor":   {0, 4},
 	"events":    {0, 4},
-	"grid":      {0, 5},
+	"grid":      {0, 0},
 	"pool":      {0, 0},
 	"rpn":       {3, 0},
 	"bank":      {10, 0},
