@@ -145,8 +145,14 @@ type Handler struct {
 	// flags. IPRunOK says whether IPRun may be used for samples of ev
 	// now (it prints what they differ in from smp in nothing but the
 	// IP); otherwise they go to Sample one by one.
-	IPRun   func(smp *sample.Sample, ips []uint64)
-	IPRunOK func(ev *sample.Event) bool
+	IPRun func(smp *sample.Sample, ips []uint64)
+	// SampleTime, when set, takes the time of each sample record (not
+	// of Intel PT's samples, which still go to Sample) in place of
+	// Sample, unresolved, after --time and before the other filters:
+	// perf script -d, whose process_sample_event checks the order
+	// there and skips machine__resolve.
+	SampleTime func(t uint64)
+	IPRunOK    func(ev *sample.Event) bool
 }
 
 // Segment holds the output of a run of samples handled on a decode
@@ -566,6 +572,12 @@ func (s *Session) Run(h Handler) error {
 			if s.OnResolve != nil && r.Attr != nil && !s.resolveSkipped(r) {
 				s.OnResolve(r)
 			}
+			if h.SampleTime != nil {
+				if !s.opts.TimeRanges.Skip(r.Time) {
+					h.SampleTime(r.Time)
+				}
+				continue
+			}
 			if h.Sample == nil {
 				continue
 			}
@@ -643,6 +655,10 @@ func (s *Session) Run(h Handler) error {
 		}
 	}
 	s.stats.Events += rs.CompressedRecords()
+	s.stats.Unordered = rs.Unordered()
+	for _, a := range s.f.Attrs {
+		s.stats.Backward = s.stats.Backward || a.Flags&perfdata.AttrFlagWriteBackward != 0
+	}
 	if err := rs.Err(); err != nil {
 		return err
 	}

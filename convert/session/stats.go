@@ -19,6 +19,12 @@ type Stats struct {
 	// perf_session__auxtrace_error_inc counts nr_auxtrace_errors: types
 	// from PERF_AUXTRACE_ERROR_MAX on are not counted).
 	AuxErrors [2]int
+	// Unordered counts the records queued with a time below the last
+	// flush of the ordered queue (ordered_events' nr_unordered_events).
+	Unordered int
+	// Backward: an event writes its ring backward (perf then does not
+	// warn about the order: perf_session__warn_order).
+	Backward bool
 }
 
 // deliverError hands e to h.Error, counting it.
@@ -76,6 +82,12 @@ func (s *Session) deliverRead(r *perfdata.RecordSample, smp *sample.Sample, h Ha
 		s.readPeriod[v.ID] = v.Value
 		if period != 0 && resolve {
 			s.OnResolve(r)
+		}
+		if h.SampleTime != nil {
+			if period != 0 && !s.opts.TimeRanges.Skip(r.Time) {
+				h.SampleTime(r.Time)
+			}
+			continue
 		}
 		if period == 0 || skip {
 			continue

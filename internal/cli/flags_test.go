@@ -586,6 +586,9 @@ func flagChecks() map[string]func(t *testing.T) {
 			refused("--itrace=d", sc("--itrace=d")...), refused("Bad Instruction Tracing options", sc("--itrace=@")...)),
 		"script/stop-bt": all(differs([]string{"script", "-i", cgData}, "--stop-bt", "dl_main,__libc_start_call_main"),
 			refused("file://", "script", "-i", cgData, "--stop-bt", "file:///x")),
+		// What -d prints is TestDebugModePerf's (runner).
+		"script/d":          all(differs([]string{"script", "-i", cgData}, "-d"), refused("-d/--debug-mode with -C", "script", "-i", cgData, "-d", "-C", "0")),
+		"script/debug-mode": differs([]string{"script", "-i", cgData}, "--debug-mode"),
 		// What they print is TestTracePresetsMatchPerf's.
 		"script/insn-trace":     all(differs(sc(), "--insn-trace"), refused("Only accept raw|disasm", sc("--insn-trace=x")...)),
 		"script/call-trace":     differs(sc(), "--call-trace"),

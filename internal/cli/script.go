@@ -153,7 +153,7 @@ func scriptOptTable() []scriptOpt {
 		notDone(0, "dlfilter", "file", false),
 		notDone(0, "dlarg", "argument", false),
 		strOpt(optHelp{short: 'i', long: "input", argh: "file", help: "the recording to read (perf.data; - for a pipe)"}, func(c *runner.Config) *string { return &c.Input }),
-		notDone('d', "debug-mode", "", false),
+		boolOpt(optHelp{short: 'd', long: "debug-mode", help: "check that samples come in time order; print none"}, func(c *runner.Config) *bool { return &c.DebugMode }),
 		boolOpt(optHelp{long: "header", help: "print the header first"}, func(c *runner.Config) *bool { return &c.Header }),
 		boolOpt(optHelp{long: "header-only", help: "print the header only"}, func(c *runner.Config) *bool { return &c.HeaderOnly }),
 		strOpt(optHelp{short: 'k', long: "vmlinux", argh: "file", help: "the kernel image's symbols"}, func(c *runner.Config) *string { return &c.Vmlinux }),
@@ -508,6 +508,11 @@ func parseScriptArgs(args []string) (cfg runner.Config, help bool, err error) {
 			return cfg, false, &usageError{usage: u, full: true, raw: true,
 				msg: fmt.Sprintf("  Error: Couldn't find script `%s'\n\n perfpt script runs no scripts.\n\n", a)}
 		}
+	}
+	if refusal == nil && cfg.DebugMode && (cfg.CPUsSet || cfg.PIDs != "" || cfg.TIDs != "") {
+		// perf checks the order before its -C, --pid and --tid
+		// filters; perfpt's session filters first.
+		refusal = u.notDoneValue(errors.New("perfpt does not implement -d/--debug-mode with -C, --pid or --tid"))
 	}
 	return cfg, false, refusal
 }

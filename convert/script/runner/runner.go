@@ -39,6 +39,7 @@ type Config struct {
 	CPUsSet     bool     // -C given (perf reads -C "" as CPU -1)
 	PadDSO      int      // DSO names padded to this width (--call-trace)
 	StopBT      []string // --stop-bt's symbols
+	DebugMode   bool     // -d: check the samples' order, print none
 	PIDs, TIDs  string   // --pid, --tid
 	Time        string   // --time
 	Symfs       string   // --symfs
@@ -474,10 +475,31 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	var misordered uint64
+	if cfg.DebugMode {
+		// -d: process_sample_event checks that samples come in time
+		// order (after --time, before the other filters: -C, --pid
+		// and --tid are refused with -d) and prints none; it does
+		// not resolve them.
+		var last uint64
+		check := func(t uint64) {
+			if t < last {
+				fmt.Fprintf(stderr, "Samples misordered, previous: %d this: %d\n", last, t)
+				misordered++
+			}
+			last = t
+		}
+		h.Fork, h.IPRun, h.IPRunOK = nil, nil, nil
+		h.SampleTime = check
+		h.Sample = func(smp *sample.Sample) { check(smp.Time) }
+	}
 	// perf script's stat handlers, after the record's dump lines.
 	stat := newStatPrinter(s, p, stderr)
 	s.OnUserRecord = stat.record
 	err = s.Run(h)
+	if cfg.DebugMode {
+		defer fmt.Fprintf(stderr, "Misordered timestamps: %d\n", misordered)
+	}
 	if err == nil {
 		err = stat.err
 	}
@@ -788,6 +810,9 @@ func warnAboutErrors(w io.Writer, st session.Stats, lostShown bool) {
 	}
 	if st.UnknownID != 0 {
 		fmt.Fprintf(w, "Warning:\n%d samples with id not present in the header\n", st.UnknownID)
+	}
+	if st.Unordered != 0 && !st.Backward {
+		fmt.Fprintf(w, "Warning:\n%d out of order events recorded.\n", st.Unordered)
 	}
 	for ty, n := range st.AuxErrors {
 		if n == 0 {
