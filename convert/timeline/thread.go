@@ -135,8 +135,16 @@ func (t *thread) runs(b *session.RunBatch) {
 	var pt op
 	for i := 0; i < len(b.Runs); i++ {
 		if quiet && !t.clk.timeless && !slowOnly {
-			if i > scan && t.clk.havePt && c.direct && (c.fxt != nil || c.json != nil) {
-				scan, pk = t.nextPoint(b, i, &pt, &sp)
+			if i > scan && pk < i && t.clk.havePt && c.direct && (c.fxt != nil || c.json != nil) {
+				// Up to the first run that begins or ends a
+				// slice, counted as quietRuns does (most runs of
+				// some code): only then the point is looked for.
+				if i += t.quietRuns(b.Runs[i:], true); i == len(b.Runs) {
+					break
+				}
+				if r := &b.Runs[i]; r.Mark == 0 && r.Flags&(sample.FlagCall|sample.FlagReturn) != 0 {
+					scan, pk = t.nextPoint(b, i, &pt, &sp)
+				}
 			}
 			if pk > i {
 				// The point is ahead: what waits for it is timed and
@@ -144,13 +152,12 @@ func (t *thread) runs(b *session.RunBatch) {
 				if len(t.clk.q) > 0 {
 					t.clk.resolveOps(&pt, &t.out)
 				}
-				if i += t.directRuns(b.Runs[i:pk], &sp); i == len(b.Runs) {
-					break
-				}
-			}
-			// Most runs: conditional branches, calls and returns
-			// that only count, begin and end a frame.
-			if i += t.quietRuns(b.Runs[i:]); i == len(b.Runs) {
+				// (It stops where quietRuns would, before pk: at
+				// a run for the code below.)
+				i += t.directRuns(b.Runs[i:pk], &sp)
+			} else if i += t.quietRuns(b.Runs[i:], false); i == len(b.Runs) {
+				// Most runs: conditional branches, calls and
+				// returns that only count, begin and end a frame.
 				break
 			}
 		}
@@ -509,9 +516,9 @@ func (t *thread) directSlow(sp *span, pos uint64, begin bool, fi *fnInfo) {
 // a frame), a return to the call of the top frame (retTo: its End;
 // from the last frame, back to the function below) and a jump within
 // the current function (transfer: nothing). It stops before any other
-// run, a run with a mark, and where the queue is about full, and returns
-// how many runs it took.
-func (t *thread) quietRuns(rs []session.Run) int {
+// run, a run with a mark, and where the queue is about full (with noOps,
+// also before a call or return), and returns how many runs it took.
+func (t *thread) quietRuns(rs []session.Run, noOps bool) int {
 	c := t.c
 	cum, q, stack := t.cum, t.clk.q, t.stack
 	// A target found in the function cache's recent entries needs no
@@ -528,7 +535,7 @@ func (t *thread) quietRuns(rs []session.Run) int {
 			cum += uint64(r.NInsn)
 			continue
 		case sample.FlagBranch | sample.FlagCall:
-			if r.To == 0 || r.To == r.End+5 {
+			if r.To == 0 || r.To == r.End+5 || noOps {
 				break
 			}
 			cum += uint64(r.NInsn)
@@ -556,7 +563,7 @@ func (t *thread) quietRuns(rs []session.Run) int {
 			continue
 		case sample.FlagBranch | sample.FlagReturn:
 			n := len(stack) - 1
-			if n < 0 || stack[n].tx || !stack[n].returnsTo(r.To) {
+			if n < 0 || stack[n].tx || !stack[n].returnsTo(r.To) || noOps {
 				break
 			}
 			cum += uint64(r.NInsn)
