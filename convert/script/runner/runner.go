@@ -495,7 +495,12 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	}
 	// perf script's stat handlers, after the record's dump lines.
 	stat := newStatPrinter(s, p, stderr)
-	s.OnUserRecord = stat.record
+	s.OnUserRecord = func(r perfdata.Record) {
+		if pl != nil {
+			pl.drain() // the side-band lines before it go first
+		}
+		stat.record(r)
+	}
 	err = s.Run(h)
 	if cfg.DebugMode {
 		defer fmt.Fprintf(stderr, "Misordered timestamps: %d\n", misordered)

@@ -43,6 +43,7 @@ func TestStatRecordPerf(t *testing.T) {
 		t.Run(rec.name, func(t *testing.T) {
 			compare(t, data)
 			compare(t, data, "-D")
+			compare(t, data, "--show-mmap-events") // the kernel map before the counts
 			want, err := exec.Command("perf", "report", "-D", "-i", data).Output()
 			if err != nil {
 				t.Fatalf("perf report -D: %v", err)
