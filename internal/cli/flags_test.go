@@ -453,8 +453,11 @@ func flagChecks() map[string]func(t *testing.T) {
 				max := strings.TrimSpace(string(b))
 				nativeAttr(func(a *perfdata.Attr) bool { return strconv.FormatUint(a.SamplePeriod, 10) == max }, "-F", "100000000")(t)
 			}),
-		"record/call-graph": all(refused("--call-graph", "record", "--emulate", "-g", "--", "/bin/true"),
+		"record/g": all(refused("-g applies", "record", "--emulate", "-g", "--", "/bin/true"),
 			nativeAttr(func(a *perfdata.Attr) bool { return a.SampleType&perfdata.SampleFormat(1<<5) != 0 }, "-g")),
+		"record/call-graph": all(refused("--call-graph applies", "record", "--emulate", "--call-graph", "fp", "--", "/bin/true"),
+			refused("perfpt does not implement --call-graph dwarf", "record", "-e", "cpu-clock", "--call-graph", "dwarf", "--", "/bin/true"),
+			nativeAttr(func(a *perfdata.Attr) bool { return a.SampleType&perfdata.SampleFormat(1<<5) != 0 }, "--call-graph", "fp")),
 		"record/emulate-cpus": all(emulateCPUs(nil, []string{"--emulate-cpus", "2", "--emulate-quantum", "10"}),
 			refused("--emulate-cpus 0", "record", "--emulate", "--emulate-cpus", "0", "--", "/bin/true"),
 			refused("--emulate-cpus needs --emulate", "record", "--emulate-cpus", "2", "--", "/bin/true")),

@@ -121,6 +121,13 @@ func perfOptTable(spec string, flags []ucli.Flag, same ...string) []perfOpt {
 	return append(own, t...)
 }
 
+// valueChecker is a flag whose values perf's option callback checks as
+// the command line is read: checkValue returns perf's message for a value
+// perf refuses, or perfpt's refusal of one perf takes and perfpt does not.
+type valueChecker interface {
+	checkValue(v string) (perfMsg string, notDone error)
+}
+
 // perfArgs reads a command line as perf's parse-options reads it
 // (parse_options_step) against t, and writes it again for the flag package
 // behind perfpt's command: clusters of short options split ("-fi FILE",
@@ -222,6 +229,16 @@ func perfArgs(u *perfUsage, t []perfOpt, args []string) (out []string, help bool
 					refuse("--"+o.long, o)
 					continue
 				}
+				if vc, ok := o.ours.(valueChecker); ok {
+					msg, notDone := vc.checkValue(val)
+					if msg != "" {
+						at, _, _ := strings.Cut(a[2:], "=")
+						return nil, false, u.valueError(false, at, msg)
+					}
+					if notDone != nil && refusal == nil {
+						refusal = u.notDoneValue(notDone)
+					}
+				}
 				out = append(out, name(o)+"="+val)
 			}
 		default:
@@ -265,6 +282,15 @@ func perfArgs(u *perfUsage, t []perfOpt, args []string) (out []string, help bool
 					}
 					i++
 					val = args[i]
+				}
+				if vc, ok := o.ours.(valueChecker); ok {
+					msg, notDone := vc.checkValue(val)
+					if msg != "" {
+						return nil, false, u.valueError(true, string(c), msg)
+					}
+					if notDone != nil && refusal == nil {
+						refusal = u.notDoneValue(notDone)
+					}
 				}
 				if o.ours == nil {
 					refuse("-"+string(c), o)

@@ -387,8 +387,11 @@ func flagsUsage(line string, flags []ucli.Flag) *perfUsage {
 			o.help = d.GetUsage()
 			if d.TakesValue() {
 				o.argh = "n"
-				if _, ok := f.(*ucli.StringFlag); ok {
+				switch f.(type) {
+				case *ucli.StringFlag:
 					o.argh = "str"
+				case *callGraphFlag:
+					o.argh = "record_mode[,record_size]"
 				}
 			}
 		}

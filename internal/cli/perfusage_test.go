@@ -134,6 +134,11 @@ func TestPerfUsageErrors(t *testing.T) {
 		{[]string{"record"}, []string{"record"}, "--bpf-event=1"},
 		{[]string{"record"}, []string{"record"}, "-p 1 -y"},
 		{[]string{"record"}, []string{"record"}, "-o"},
+		// --call-graph takes a mode (parse_callchain_record), not a switch
+		{[]string{"record"}, []string{"record"}, "--call-graph bogus"},
+		{[]string{"record"}, []string{"record"}, "--call-gr=bogus"},
+		{[]string{"record"}, []string{"record"}, "--call-graph dwarf,x"},
+		{[]string{"record"}, []string{"record"}, "--call-graph dwarf,70000"},
 		// -h: the usage on stderr, status 129 (perf's --help opens a
 		// man page: TestHelpUsage).
 		{[]string{"script"}, []string{"script"}, "-h"},
@@ -370,6 +375,10 @@ func TestPerfOptionsRefused(t *testing.T) {
 		{[]string{"record", "--bpf-event"}, "perfpt does not implement --bpf-event"},
 		{[]string{"record", "-Se", "--", "true"}, "perfpt does not implement a value of --snapshot (-Se)"},
 		{[]string{"record", "--snapshot=e", "--", "true"}, "perfpt does not implement a value of --snapshot (--snapshot=e)"},
+		{[]string{"record", "--call-graph", "dwarf", "--", "true"}, "perfpt does not implement --call-graph dwarf"},
+		{[]string{"record", "--call-graph=lbr", "--", "true"}, "perfpt does not implement --call-graph lbr"},
+		{[]string{"record", "--call-graph", "fp,8", "--", "true"}, "perfpt does not implement --call-graph fp,8"},
+		{[]string{"record", "-e", "cpu-clock", "--call-graph", "fp", "-o", "/nonexistent/x", "--", "true"}, ""},
 	} {
 		var out, stderr bytes.Buffer
 		code := Main(append([]string{"perfpt"}, c.args...), nil, &out, &stderr)

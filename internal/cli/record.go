@@ -44,7 +44,8 @@ func recordCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "buildid-dir", Usage: "build-id cache to save the [vdso] in (default $PERF_BUILDID_DIR or ~/.debug)"},
 			&ucli.BoolFlag{Name: "no-buildid-cache", Aliases: []string{"N"}, Usage: "do not save the [vdso] in the build-id cache"},
 			&ucli.IntFlag{Name: "freq", Aliases: []string{"F"}, Value: 4000, Usage: "sampling frequency (software events)"},
-			&ucli.BoolFlag{Name: "call-graph", Aliases: []string{"g"}, Usage: "record call chains (software events)"},
+			&ucli.BoolFlag{Name: "g", Usage: "record call chains from frame pointers, as --call-graph fp (software events)"},
+			&callGraphFlag{&ucli.StringFlag{Name: "call-graph", Usage: "fp: record call chains from frame pointers (software events); perf's dwarf and lbr modes and an fp depth are refused"}},
 			&ucli.IntFlag{Name: "emulate-cpus", Value: 1, Usage: "emulate: virtual CPUs (per-CPU mode); with more than 1 the threads migrate between them at random (--emulate-seed), each turn ending after --emulate-quantum events"},
 			&ucli.IntFlag{Name: "emulate-quantum", Value: 2000, Usage: "emulate, --emulate-cpus > 1: events per turn of a thread on a CPU"},
 			&ucli.UintFlag{Name: "emulate-seed", Value: 1, Usage: "emulate, --emulate-cpus > 1: the seed of the CPU choices"},
@@ -139,7 +140,7 @@ func runRecord(c *ucli.Context) error {
 	if err != nil {
 		return fmt.Errorf("record: %w", err)
 	}
-	opt := native.Options{Output: c.String("output"), Event: ev, Freq: freq, CallGraph: c.Bool("call-graph"),
+	opt := native.Options{Output: c.String("output"), Event: ev, Freq: freq, CallGraph: c.Bool("g") || c.IsSet("call-graph"),
 		Target: target, Header: record.HostFeatures(os.Args)}
 	res, err := native.Record(ctx, argv, opt)
 	if res != nil && res.Warning != "" {
@@ -157,6 +158,32 @@ func runRecord(c *ucli.Context) error {
 	return nil
 }
 
+// callGraphFlag is --call-graph, which takes perf record's
+// RECORD_MODE[,RECORD_SIZE]. Of the modes perfpt records only fp (what -g
+// asks for): a value perf's parse_callchain_record refuses is refused with
+// perf's message, and dwarf, lbr and fp's depth, which perf takes, as not
+// implemented (checkValue, called by perfArgs where perf's option callback
+// runs).
+type callGraphFlag struct{ *ucli.StringFlag }
+
+// checkValue is perf's refusal of a value of --call-graph (perfMsg), or
+// perfpt's refusal of one perf takes (notDone).
+func (callGraphFlag) checkValue(v string) (perfMsg string, notDone error) {
+	mode, size, sized := strings.Cut(v, ",")
+	switch {
+	case mode == "fp" && !sized:
+		return "", nil
+	case mode == "dwarf" && sized:
+		// perf: a size from 1 to 65528 bytes.
+		if n, err := strconv.ParseUint(size, 0, 64); err != nil || n == 0 || n > 65528 {
+			return "callchain: Incorrect stack dump size (max 65528): " + size, nil
+		}
+	case mode != "fp" && mode != "dwarf" && mode != "lbr":
+		return "callchain: Unknown --call-graph option value: " + v, nil
+	}
+	return "", fmt.Errorf("perfpt does not implement --call-graph %s (perf's; perfpt records frame-pointer call chains: --call-graph fp or -g)", v)
+}
+
 // Which record flags apply in which mode: the emulation's own flags only
 // with --emulate; the native recorders' flags (sampling, targets,
 // snapshots) only without it, each with the events it applies to. A flag
@@ -166,7 +193,7 @@ var (
 		"keep-aslr", "emulate-cpuid", "buildid-dir", "no-buildid-cache", "emulate-cpus", "emulate-quantum", "emulate-seed",
 		"emulate-kernel", "emulate-snapshot", "emulate-snapshot-every", "emulate-overflow", "emulate-lose",
 		"emulate-aux-sample", "emulate-aux-sample-every"}
-	sampledOnlyFlags  = []string{"freq", "call-graph"}
+	sampledOnlyFlags  = []string{"freq", "g", "call-graph"}
 	nativeOnlyFlags   = []string{"all-cpus", "cpu"}
 	nativePTOnlyFlags = []string{"snapshot", "snapshot-on-exit"}
 )
@@ -175,8 +202,11 @@ var (
 func checkRecordFlags(c *ucli.Context, ev string) error {
 	set := func(names []string) string {
 		for _, n := range names {
+			if c.IsSet(n) && len(n) == 1 {
+				return "-" + n
+			}
 			if c.IsSet(n) {
-				return n
+				return "--" + n
 			}
 		}
 		return ""
@@ -184,24 +214,24 @@ func checkRecordFlags(c *ucli.Context, ev string) error {
 	pt := native.IsIntelPT(ev)
 	if c.Bool("emulate") {
 		if n := set(sampledOnlyFlags); n != "" {
-			return fmt.Errorf("--%s applies to software events, not to --emulate (which traces every instruction)", n)
+			return fmt.Errorf("%s applies to software events, not to --emulate (which traces every instruction)", n)
 		}
-		if n := set(nativeOnlyFlags); n != "" && !(n == "all-cpus" && c.IsSet("emulate-kernel") && !c.IsSet("cpu")) {
-			return fmt.Errorf("--%s is not supported with --emulate (the emulation traces CMD and its children only; -a with --emulate-kernel traces them system-wide)", n)
+		if n := set(nativeOnlyFlags); n != "" && !(n == "--all-cpus" && c.IsSet("emulate-kernel") && !c.IsSet("cpu")) {
+			return fmt.Errorf("%s is not supported with --emulate (the emulation traces CMD and its children only; -a with --emulate-kernel traces them system-wide)", n)
 		}
 		if n := set(nativePTOnlyFlags); n != "" {
-			return fmt.Errorf("--%s is not supported with --emulate (it writes the whole trace)", n)
+			return fmt.Errorf("%s is not supported with --emulate (it writes the whole trace)", n)
 		}
 		return nil
 	}
 	if n := set(emulateOnlyFlags); n != "" {
-		return fmt.Errorf("--%s needs --emulate", n)
+		return fmt.Errorf("%s needs --emulate", n)
 	}
 	if n := set(sampledOnlyFlags); n != "" && pt {
-		return fmt.Errorf("--%s applies to software events, not to %s", n, ev)
+		return fmt.Errorf("%s applies to software events, not to %s", n, ev)
 	}
 	if n := set(nativePTOnlyFlags); n != "" && !pt {
-		return fmt.Errorf("--%s needs the intel_pt event (-e intel_pt//)", n)
+		return fmt.Errorf("%s needs the intel_pt event (-e intel_pt//)", n)
 	}
 	return nil
 }
