@@ -384,7 +384,7 @@ func (p *Program) decode(f *elf.File) error {
 				if leaSlots == nil {
 					leaSlots = map[int64]bool{}
 				}
-				leaSlots[in.Args[1].(x86asm.Mem).Disp] = true
+				leaSlots[int64(out.slot)] = true
 			}
 			p.insns = append(p.insns, out)
 			off += size
@@ -574,7 +574,7 @@ func epilogueOnly(ins []insn) bool {
 // frameArgs follows which frame slot's address %rax and %rdi hold
 // through a function's -O0 code (lea disp(%rbp), then mov %rax,%rdi),
 // to name the object a call is made on.
-type frameArgs struct{ rax, rdi int32 }
+type frameArgs struct{ rax, rdx, rdi int32 }
 
 // step updates the state after instruction in and sets out's thisSlot
 // when it is a call.
@@ -595,20 +595,38 @@ func (s *frameArgs) step(in x86asm.Inst, err error, out *insn) {
 	val := int32(0)
 	switch in.Op {
 	case x86asm.LEA:
-		if m, ok := in.Args[1].(x86asm.Mem); ok && m.Base == x86asm.RBP && m.Index == 0 && m.Disp < 0 {
-			val = int32(m.Disp)
+		if d, ok := rbpSlot(in.Args[1]); ok {
+			val = d
 		}
 	case x86asm.MOV:
+		// (A virtual call's result pointer comes through rdx: rax
+		// holds the object, rcx the function.)
 		if src, ok := in.Args[1].(x86asm.Reg); ok && src == x86asm.RAX && dst == x86asm.RDI {
 			val = s.rax
+		} else if ok && src == x86asm.RDX && dst == x86asm.RDI {
+			val = s.rdx
 		}
 	}
 	switch dst {
+	case x86asm.RDX, x86asm.EDX:
+		s.rdx = val
 	case x86asm.RAX, x86asm.EAX:
 		s.rax = val
 	case x86asm.RDI, x86asm.EDI:
 		s.rdi = val
 	}
+}
+
+// rbpSlot returns the frame slot a below %rbp operand names: its
+// displacement, which x86asm gives as an unsigned 32-bit number when it
+// is encoded in 32 bits (frames of more than 128 bytes).
+func rbpSlot(a x86asm.Arg) (int32, bool) {
+	m, ok := a.(x86asm.Mem)
+	if !ok || m.Base != x86asm.RBP || m.Index != 0 {
+		return 0, false
+	}
+	d := int32(m.Disp)
+	return d, d < 0
 }
 
 func classify(in x86asm.Inst, err error, addr uint64, size int, fn int32) insn {
@@ -687,14 +705,14 @@ func classify(in x86asm.Inst, err error, addr uint64, size int, fn int32) insn {
 		_, imm := in.Args[1].(x86asm.Imm)
 		out.cmpRDX = in.Args[0] == x86asm.RDX && imm
 	case x86asm.LEA:
-		if m, ok := in.Args[1].(x86asm.Mem); ok && m.Base == x86asm.RBP && m.Index == 0 && m.Disp < 0 {
+		if d, ok := rbpSlot(in.Args[1]); ok {
 			out.leaRBP = true
-			out.slot = int32(m.Disp)
+			out.slot = d
 		}
 	case x86asm.MOV, x86asm.MOVQ, x86asm.MOVD, x86asm.MOVSD_XMM, x86asm.MOVSS, x86asm.MOVAPS, x86asm.MOVUPS, x86asm.MOVDQA, x86asm.MOVDQU:
-		if m, ok := in.Args[0].(x86asm.Mem); ok && m.Base == x86asm.RBP && m.Index == 0 && m.Disp < 0 {
+		if d, ok := rbpSlot(in.Args[0]); ok {
 			out.slotStore = true
-			out.slot = int32(m.Disp)
+			out.slot = d
 		}
 	}
 	switch in.Op {
