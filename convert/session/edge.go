@@ -159,9 +159,11 @@ func (s *aggState) flush() {
 	}
 }
 
-// targetSlot returns the cache slot of the target to of record src.
-func (s *aggState) targetSlot(src int32, to uint64) *aggTarget {
-	h := (to ^ uint64(src)*0x9e3779b97f4a7c15) * 0xbf58476d1ce4e5b9 >> (64 - aggTargetBits)
+// targetSlot returns the cache slot of the target to of record src under
+// the node and CPU nc (a return record's target may follow under several:
+// they get slots of their own).
+func (s *aggState) targetSlot(src int32, to, nc uint64) *aggTarget {
+	h := (to ^ uint64(src)*0x9e3779b97f4a7c15 ^ nc) * 0xbf58476d1ce4e5b9 >> (64 - aggTargetBits)
 	return &s.targets()[h]
 }
 
@@ -289,7 +291,14 @@ func (w *aggWalk) moved(ri int32, ip, to uint64) int32 {
 			return r.next[slot]
 		}
 	}
-	if x := s.targetSlot(ri, to); x.src == ri && x.to == to && x.nc == w.t.NC() {
+	return w.cachedTarget(ri, to)
+}
+
+// cachedTarget returns the record that followed record ri's branch to to
+// under the thread's current node, from the cache (targetSlot), or 0.
+func (w *aggWalk) cachedTarget(ri int32, to uint64) int32 {
+	nc := w.t.NC()
+	if x := w.s.targetSlot(ri, to, nc); x.src == ri && x.to == to && x.nc == nc {
 		return x.ri
 	}
 	return 0
@@ -315,7 +324,8 @@ func (w *aggWalk) lookup(from int32, fromIP, ip uint64, e *runEntry) int32 {
 	case f&sample.FlagCall != 0 && fe.in.Branch != ptperf.BrIndirect:
 		fr.call = ri // (callNC was set by moved)
 	case f&sample.FlagReturn != 0 || fe.in.Branch == ptperf.BrIndirect:
-		*s.targetSlot(from, ip) = aggTarget{src: from, ri: ri, to: ip, nc: w.t.NC()}
+		nc := w.t.NC()
+		*s.targetSlot(from, ip, nc) = aggTarget{src: from, ri: ri, to: ip, nc: nc}
 	default:
 		slot := 0
 		if ip != end+uint64(fe.in.Length) && fe.in.Branch == ptperf.BrConditional {

@@ -257,6 +257,7 @@ indirect:
 	MOVQ    $0x9e3779b97f4a7c15, R14
 	IMULQ   R14, AX
 	XORQ    R13, AX
+	XORQ    const_frNC(DI), AX        // (the node and CPU: slots of their own)
 	MOVQ    $0xbf58476d1ce4e5b9, R14
 	IMULQ   R14, AX
 	SHRQ    $(64-const_aggTargetBits), AX

@@ -423,7 +423,7 @@ func (s *aggInner) countRec(r *aggRec) {
 // to under the current node (aggState.targetSlot's cache), or 0.
 func (s *aggInner) target(to uint64) int32 {
 	ri := s.next
-	h := (to ^ uint64(ri)*0x9e3779b97f4a7c15) * 0xbf58476d1ce4e5b9 >> (64 - aggTargetBits)
+	h := (to ^ uint64(ri)*0x9e3779b97f4a7c15 ^ s.fr.NC) * 0xbf58476d1ce4e5b9 >> (64 - aggTargetBits)
 	if x := &s.tgt[h]; x.src == ri && x.to == to && x.nc == s.fr.NC {
 		return x.ri
 	}

@@ -331,10 +331,7 @@ func (w *aggWalk) movedCall(r *aggRec, ri int32, ip, to uint64) int32 {
 	if e.in.Branch != ptperf.BrIndirect {
 		return r.call
 	}
-	if x := s.targetSlot(ri, to); x.src == ri && x.to == to && x.nc == w.t.NC() {
-		return x.ri
-	}
-	return 0
+	return w.cachedTarget(ri, to)
 }
 
 // movedRet is moved for a return (mid's) of record ri (r) at ip to to.
@@ -345,10 +342,7 @@ func (w *aggWalk) movedRet(r *aggRec, ri int32, ip, to uint64) int32 {
 	a := s.a
 	a.After(w.t, ri)
 	a.Return(w.t, ip+e.bytes, to)
-	if x := s.targetSlot(ri, to); x.src == ri && x.to == to && x.nc == w.t.NC() {
-		return x.ri
-	}
-	return 0
+	return w.cachedTarget(ri, to)
 }
 
 // movedJmp is moved for an indirect jump (mid's) of record ri (r) to to
@@ -357,8 +351,5 @@ func (w *aggWalk) movedJmp(r *aggRec, ri int32, to uint64) int32 {
 	s := w.s
 	r.count()
 	s.a.After(w.t, ri)
-	if x := s.targetSlot(ri, to); x.src == ri && x.to == to && x.nc == w.t.NC() {
-		return x.ri
-	}
-	return 0
+	return w.cachedTarget(ri, to)
 }

@@ -318,9 +318,9 @@ func TestAggInnerWalk(t *testing.T) {
 		in.tgt = make([]aggTarget, 1<<aggTargetBits)
 		for k := 0; k < 30; k++ {
 			// Entries for the targets the loop may look up.
-			ri, to := int32(rng.Intn(n)), addrs[rng.Intn(len(addrs))]
-			h := (to ^ uint64(ri)*0x9e3779b97f4a7c15) * 0xbf58476d1ce4e5b9 >> (64 - aggTargetBits)
-			in.tgt[h] = aggTarget{src: ri, ri: int32(rng.Intn(n)), to: to, nc: ncs[rng.Intn(len(ncs))]}
+			ri, to, nc := int32(rng.Intn(n)), addrs[rng.Intn(len(addrs))], ncs[rng.Intn(len(ncs))]
+			h := (to ^ uint64(ri)*0x9e3779b97f4a7c15 ^ nc) * 0xbf58476d1ce4e5b9 >> (64 - aggTargetBits)
+			in.tgt[h] = aggTarget{src: ri, ri: int32(rng.Intn(n)), to: to, nc: nc}
 		}
 		want, got := in, in
 		want.recs, got.recs = slices.Clone(recs), slices.Clone(recs)
