@@ -1055,7 +1055,15 @@ func (gb *graphBuilder) findScopeCopies() map[int][]int {
 				break
 			}
 		}
-		if len(falls) >= 2 && others {
+		// One way falling off the end also has a block of its own when it
+		// is a call: gcc's coverage instrumentation splits a block after
+		// each call (gimple_flow_call_edges_add), and the fallthrough copy
+		// (the clobbers and the goto past the jumps' copies) is what
+		// follows the call, while another way into the end keeps it apart
+		// from the end's block (calendar.c: the printf ending a loop body
+		// with two continues).
+		oneCall := len(falls) == 1 && (p.insns[falls[0]].kind == kCall || p.insns[falls[0]].kind == kCallInd)
+		if (len(falls) >= 2 || oneCall) && others {
 			ci := len(gb.copies)
 			gb.copies = append(gb.copies, scopeCopy{line: -1, dest: end})
 			for _, k := range falls {
@@ -2635,12 +2643,29 @@ func (p *Program) singleReturnLine(fn *function) int32 {
 // whose value is a conditional expression going on over further lines
 // (`return a < b ? x` ... `: y;`), the gcov line of its ':': gcc's C
 // front end gives a conditional expression its colon's location, and
-// the return statement its value's. Else it returns g.
+// the return statement its value's. A value that is a chain of && or ||
+// over several lines (`return y > 0 &&` ... `d <= days_in(m, y);`) has
+// the location of its outermost operator, as every binary expression in
+// gcc's C front end (c_parser_binary_expression builds it at the
+// operator's token): the last || at depth 0, else the last &&. Else it
+// returns g.
 func (p *Program) cReturnLine(fn *function, g int32) int32 {
 	depth, open := 0, 0 // brackets; '?' at depth 0 without their ':'
 	out := g
+	lastAnd, lastOr := int32(-1), int32(-1)
+	var prev byte
 	p.walkReturn(fn, g, func(ln int32, c byte) bool {
+		pair := prev == c
+		if pair {
+			prev = 0 // `&&&` is && then &
+		} else {
+			prev = c
+		}
 		switch {
+		case pair && c == '&' && depth == 0:
+			lastAnd = ln
+		case pair && c == '|' && depth == 0:
+			lastOr = ln
 		case c == '(' || c == '{' || c == '[':
 			depth++
 		case c == ')' || c == '}' || c == ']':
@@ -2655,6 +2680,13 @@ func (p *Program) cReturnLine(fn *function, g int32) int32 {
 				return false
 			}
 		case c == ';' && depth == 0:
+			op := lastOr
+			if op < 0 {
+				op = lastAnd
+			}
+			if ids := p.lineIDs(p.lines[g].file, op); op > p.lines[g].line && len(ids) > 0 {
+				out = ids[0]
+			}
 			return false
 		}
 		return true
