@@ -33,7 +33,7 @@ func FromDWARF(d *dwarf.Data) (*Table, error) {
 // newBuilder starts filling t from d.
 func newBuilder(d *dwarf.Data, t *Table) *builder {
 	return &builder{d: d, t: t, fileIdx: map[string]int32{}, names: map[dwarf.Offset]origin{},
-		aggregate: map[dwarf.Offset]dwarf.Tag{}, memberDecl: map[dwarf.Offset]typeDecl{}}
+		aggregate: map[dwarf.Offset]bool{}, memberDecl: map[dwarf.Offset]typeDecl{}}
 }
 
 // finish sorts the table's rows and functions.
@@ -57,7 +57,6 @@ type origin struct {
 	declCol       int64
 	external      bool
 	typed         bool // DW_AT_type: the function returns a value
-	record        bool // the value is a struct, union or class
 	artificial    bool // DW_AT_artificial: made by the compiler
 	noReturn      bool // DW_AT_noreturn: declared noreturn
 	// closure: the declaration is the class's (a lambda's operator()).
@@ -69,8 +68,8 @@ type builder struct {
 	t       *Table
 	fileIdx map[string]int32
 	names   map[dwarf.Offset]origin
-	// aggregate caches typeTag's verdict per type.
-	aggregate map[dwarf.Offset]dwarf.Tag
+	// aggregate caches aggregateLocal's verdict per type.
+	aggregate map[dwarf.Offset]bool
 	// memberDecl holds the class declaration of member functions that
 	// have no line of their own (lambdas' operator()).
 	memberDecl map[dwarf.Offset]typeDecl
@@ -325,7 +324,7 @@ func (b *builder) unit(r *dwarf.Reader) error {
 					b.t.funcs = append(b.t.funcs, Func{Part: part, MainLow: ranges[0][0],
 						Name: s.name, LinkageName: o.linkage, Low: rg[0], High: rg[1],
 						File: name, Line: int(o.declLine), Column: int(o.declCol),
-						External: o.external, ReturnsValue: o.typed, ReturnsRecord: o.record, Artificial: o.artificial, NoReturn: o.noReturn, entry: cur,
+						External: o.external, ReturnsValue: o.typed, Artificial: o.artificial, NoReturn: o.noReturn, entry: cur,
 						Closure: o.closure, spec: specOf(e),
 					})
 				}
@@ -434,20 +433,7 @@ func (b *builder) aggregateLocal(e *dwarf.Entry) bool {
 		return false // DW_OP_addr: static storage
 	}
 	off, ok := e.Val(dwarf.AttrType).(dwarf.Offset)
-	return ok && b.typeTag(off) != 0
-}
-
-// recordType reports whether the type at off is a struct, union or class
-// (behind typedefs and qualifiers).
-func (b *builder) recordType(off dwarf.Offset) bool {
-	tag := b.typeTag(off)
-	return tag != 0 && tag != dwarf.TagArrayType
-}
-
-// typeTag returns the tag of the type at off behind typedefs and
-// qualifiers when it is an array, struct, union or class, else 0.
-func (b *builder) typeTag(off dwarf.Offset) dwarf.Tag {
-	for depth := 0; depth < 8; depth++ {
+	for depth := 0; ok && depth < 8; depth++ {
 		if v, seen := b.aggregate[off]; seen {
 			return v
 		}
@@ -455,23 +441,20 @@ func (b *builder) typeTag(off dwarf.Offset) dwarf.Tag {
 		r.Seek(off)
 		t, err := r.Next()
 		if err != nil || t == nil {
-			return 0
+			return false
 		}
 		switch t.Tag {
 		case dwarf.TagArrayType, dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagClassType:
-			b.aggregate[off] = t.Tag
-			return t.Tag
+			b.aggregate[off] = true
+			return true
 		case dwarf.TagTypedef, dwarf.TagConstType, dwarf.TagVolatileType:
-			var ok bool
-			if off, ok = t.Val(dwarf.AttrType).(dwarf.Offset); !ok {
-				return 0
-			}
+			off, ok = t.Val(dwarf.AttrType).(dwarf.Offset)
 		default:
-			b.aggregate[off] = 0
-			return 0
+			b.aggregate[off] = false
+			return false
 		}
 	}
-	return 0
+	return false
 }
 
 // origin returns the name and declaration of e, following
@@ -489,9 +472,6 @@ func (b *builder) follow(e *dwarf.Entry, depth int) origin {
 	o.declCol, _ = e.Val(dwarf.AttrDeclColumn).(int64)
 	o.external, _ = e.Val(dwarf.AttrExternal).(bool)
 	o.typed = e.Val(dwarf.AttrType) != nil
-	if off, ok := e.Val(dwarf.AttrType).(dwarf.Offset); ok {
-		o.record = b.recordType(off)
-	}
 	o.artificial, _ = e.Val(dwarf.AttrArtificial).(bool)
 	o.noReturn, _ = e.Val(dwarf.AttrNoreturn).(bool)
 	for _, a := range []dwarf.Attr{dwarf.AttrAbstractOrigin, dwarf.AttrSpecification} {
@@ -511,7 +491,6 @@ func (b *builder) follow(e *dwarf.Entry, depth int) origin {
 		}
 		o.external = o.external || p.external
 		o.typed = o.typed || p.typed
-		o.record = o.record || p.record
 		o.artificial = o.artificial || p.artificial
 		o.noReturn = o.noReturn || p.noReturn
 	}

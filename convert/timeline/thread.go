@@ -37,6 +37,25 @@ type frame struct {
 	site uint64 // the call instruction (0: unknown, e.g. a signal handler)
 	info *fnInfo
 	tx   bool // a transaction, not a function
+	// clean holds addresses (0: none) that neither this frame's function
+	// nor any below it contains (transfer's scan found none; the frames
+	// below one cannot change while it stays): transfer's next scan for
+	// one stops here. Two, as sort's msort recursion alternates between
+	// a tail call to itself and memcpy's (from its PLT stub), 0.6 M
+	// times.
+	clean [2]uint64
+}
+
+// isClean says whether f.clean holds to.
+func (f *frame) isClean(to uint64) bool {
+	return to != 0 && (f.clean[0] == to || f.clean[1] == to)
+}
+
+// setClean adds to to f.clean, dropping the older one.
+func (f *frame) setClean(to uint64) {
+	if f.clean[0] != to {
+		f.clean[1], f.clean[0] = f.clean[0], to
+	}
 }
 
 // maxCallLen is the longest x86 instruction: a return to ret matches the
@@ -415,10 +434,27 @@ func (t *thread) directRuns(rs []session.Run, sp *span) int {
 				}
 				fi = stack[n].info
 			}
-			if r.To == 0 || fi == nil || fi.hi <= fi.lo || r.To < fi.lo || r.To >= fi.hi {
+			if r.To == 0 || fi == nil || fi.hi <= fi.lo {
+				goto stop
+			}
+			if r.To >= fi.lo && r.To < fi.hi {
+				cum += uint64(r.NInsn)
+				continue
+			}
+			// A tail call whose target transfer's last scan found in
+			// no frame below the top (clean) nor in the function
+			// below the stack: transfer would replace the top frame.
+			n := len(stack) - 1
+			if n < 0 || (n > 0 && !stack[n-1].isClean(r.To)) || !t.tailClean(r.To) {
 				goto stop
 			}
 			cum += uint64(r.NInsn)
+			if fi = fc.recentFn(r.To); fi == nil {
+				fi = c.fnAt(t, r.To)
+			}
+			t.out.now(sp, cum, opEnd, c.catTail, stack[n].info.name, nil)
+			t.out.now(sp, cum, opBegin, c.catTail, fi.name, fi)
+			stack[n] = frame{site: stack[n].site, info: fi}
 			continue
 		case sample.FlagBranch | sample.FlagReturn:
 			n := len(stack) - 1
@@ -489,6 +525,14 @@ func (t *thread) directRuns(rs []session.Run, sp *span) int {
 stop:
 	t.cum, t.stack = cum, stack
 	return i
+}
+
+// tailClean says whether a jump to to lands outside the function below
+// the stack, as transfer's contains(t.base, to) would say, for a base
+// with a range (or none).
+func (t *thread) tailClean(to uint64) bool {
+	b := t.base
+	return b == nil || (b.hi > b.lo && (to < b.lo || to >= b.hi))
 }
 
 // directSlow is directRuns' write of a Begin (begin: of a call to fi) or
@@ -661,10 +705,18 @@ func (t *thread) transfer(to uint64, restart bool) {
 	if t.contains(t.current(), to) {
 		return
 	}
+	// The frames scanned, [low, len-2], contain no to; ranged: from low
+	// up to len-2, each is a transaction's or has a range (what contains
+	// says of code without one depends on the maps then).
+	low, ranged := 0, len(t.stack)-1
 	for i := len(t.stack) - 2; i >= 0; i-- {
 		// (contains, inline for a function with a range: a tail call
 		// checks the whole stack, deep in recursive code.)
 		f := &t.stack[i]
+		if f.isClean(to) {
+			low = i + 1
+			break
+		}
 		if f.tx {
 			continue
 		}
@@ -672,7 +724,7 @@ func (t *thread) transfer(to uint64, restart bool) {
 			if to < fi.lo || to >= fi.hi {
 				continue
 			}
-		} else if !t.contains(fi, to) {
+		} else if ranged = i; !t.contains(fi, to) {
 			continue
 		}
 		// A transaction stays for its abort or commit.
@@ -680,6 +732,13 @@ func (t *thread) transfer(to uint64, restart bool) {
 			t.pop(c.catUnwind)
 		}
 		return
+	}
+	if to != 0 {
+		// Each frame scanned below any without a range: none at or
+		// below it contains to.
+		for i := low; i < ranged && i < len(t.stack)-1; i++ {
+			t.stack[i].setClean(to)
+		}
 	}
 	if len(t.stack) > 0 && t.contains(t.base, to) {
 		for len(t.stack) > 0 {
