@@ -62,7 +62,7 @@ func (uw *userUnwind) count(err error) {
 
 // UnwindWarnings returns one line for each reason DWARF unwinds stopped
 // before the end of a stack, with how often (perf stops silently there;
-// we count).
+// we count, and perfpt script says it with -v).
 func (s *Session) UnwindWarnings() []string {
 	var out []string
 	for why, n := range s.unw.stops {

@@ -144,7 +144,7 @@ func scriptOptTable() []scriptOpt {
 	t := []scriptOpt{
 		boolOpt(optHelp{short: 'D', long: "dump-raw-trace", help: "dump raw trace in ASCII"}, func(c *runner.Config) *bool { return &c.DumpRaw }),
 		notDone(0, "dump-unsorted-raw-trace", "", false),
-		boolOpt(optHelp{short: 'v', long: "verbose", help: "more detail (demangled parameters)"}, func(c *runner.Config) *bool { return &c.Verbose }),
+		boolOpt(optHelp{short: 'v', long: "verbose", help: "more detail (demangled parameters, DWARF unwinds stopped early)"}, func(c *runner.Config) *bool { return &c.Verbose }),
 		notDone('L', "Latency", "", false),
 		notDone('l', "list", "", false),
 		notDone(0, "list-dlfilters", "", false),

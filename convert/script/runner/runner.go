@@ -59,7 +59,8 @@ type Config struct {
 	// shows only with -I (--show-info).
 	Header, HeaderOnly, ShowInfo bool
 	// NoDemangle keeps symbol names mangled (--no-demangle); Verbose
-	// (-v) prints C++ parameters in demangled names, as perf -v does.
+	// (-v) prints C++ parameters in demangled names, as perf -v does,
+	// and how often DWARF unwinds stopped early and why.
 	NoDemangle, Verbose bool
 	// DemangleKernel demangles a -k/--vmlinux ELF's symbols
 	// (--demangle-kernel).
@@ -520,8 +521,12 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	if ferr := p.Flush(); err == nil {
 		err = ferr
 	}
-	for _, w := range s.UnwindWarnings() {
-		fmt.Fprintln(stderr, w)
+	if cfg.Verbose {
+		// perf stops those unwinds silently: by default stderr is
+		// perf's; -v says how often and why.
+		for _, w := range s.UnwindWarnings() {
+			fmt.Fprintln(stderr, w)
+		}
 	}
 	if err == nil {
 		err = noFormat
