@@ -34,9 +34,8 @@ import (
 
 // frame is a call the thread has not returned from.
 type frame struct {
-	site uint64 // the call instruction (0: unknown, e.g. a signal handler)
+	site uint64 // the call instruction (0: unknown, e.g. a signal handler; txSite: a transaction)
 	info *fnInfo
-	tx   bool // a transaction, not a function
 	// clean holds addresses (0: none) that neither this frame's function
 	// nor any below it contains (transfer's scan found none; the frames
 	// below one cannot change while it stays): transfer's next scan for
@@ -45,6 +44,13 @@ type frame struct {
 	// times.
 	clean [2]uint64
 }
+
+// txSite is the site of a transaction's frame (a flag in the site, not a
+// field of its own, keeps a frame 4 words).
+const txSite = ^uint64(0)
+
+// tx says whether f is a transaction, not a function.
+func (f *frame) tx() bool { return f.site == txSite }
 
 // isClean says whether f.clean holds to.
 func (f *frame) isClean(to uint64) bool {
@@ -62,6 +68,7 @@ func (f *frame) setClean(to uint64) {
 // frame whose call lies within this distance before ret.
 const maxCallLen = 15
 
+// (A transaction's txSite is above any ret.)
 func (f *frame) returnsTo(ret uint64) bool {
 	return f.site != 0 && ret > f.site && ret-f.site <= maxCallLen
 }
@@ -429,7 +436,7 @@ func (t *thread) directRuns(rs []session.Run, sp *span) int {
 			// A jump within the current function.
 			fi := t.base
 			if n := len(stack) - 1; n >= 0 {
-				if stack[n].tx {
+				if stack[n].tx() {
 					goto stop
 				}
 				fi = stack[n].info
@@ -458,7 +465,7 @@ func (t *thread) directRuns(rs []session.Run, sp *span) int {
 			continue
 		case sample.FlagBranch | sample.FlagReturn:
 			n := len(stack) - 1
-			if n < 0 || stack[n].tx || !stack[n].returnsTo(r.To) {
+			if n < 0 || stack[n].tx() || !stack[n].returnsTo(r.To) {
 				goto stop
 			}
 			cum += uint64(r.NInsn)
@@ -595,7 +602,7 @@ func (t *thread) quietRuns(rs []session.Run, noOps bool) int {
 			// nothing).
 			fi := t.base
 			if n := len(stack) - 1; n >= 0 {
-				if stack[n].tx {
+				if stack[n].tx() {
 					break
 				}
 				fi = stack[n].info
@@ -607,7 +614,7 @@ func (t *thread) quietRuns(rs []session.Run, noOps bool) int {
 			continue
 		case sample.FlagBranch | sample.FlagReturn:
 			n := len(stack) - 1
-			if n < 0 || stack[n].tx || !stack[n].returnsTo(r.To) || noOps {
+			if n < 0 || stack[n].tx() || !stack[n].returnsTo(r.To) || noOps {
 				break
 			}
 			cum += uint64(r.NInsn)
@@ -654,7 +661,7 @@ func (t *thread) ret(r *session.Run) { t.retTo(r, r.To) }
 // the top frame returns).
 func (t *thread) retTo(r *session.Run, to uint64) {
 	c := t.c
-	for len(t.stack) > 0 && t.stack[len(t.stack)-1].tx {
+	for len(t.stack) > 0 && t.stack[len(t.stack)-1].tx() {
 		// Returning inside a transaction from the function that began it.
 		t.pop(c.catUnwind)
 	}
@@ -692,7 +699,7 @@ func (t *thread) retTo(r *session.Run, to uint64) {
 // current is the function the thread is in, as the stack says.
 func (t *thread) current() *fnInfo {
 	for i := len(t.stack) - 1; i >= 0; i-- {
-		if !t.stack[i].tx {
+		if !t.stack[i].tx() {
 			return t.stack[i].info
 		}
 	}
@@ -717,7 +724,7 @@ func (t *thread) transfer(to uint64, restart bool) {
 			low = i + 1
 			break
 		}
-		if f.tx {
+		if f.tx() {
 			continue
 		}
 		if fi := f.info; fi != nil && fi.hi > fi.lo {
@@ -728,7 +735,7 @@ func (t *thread) transfer(to uint64, restart bool) {
 			continue
 		}
 		// A transaction stays for its abort or commit.
-		for len(t.stack) > i+1 && !t.stack[len(t.stack)-1].tx {
+		for len(t.stack) > i+1 && !t.stack[len(t.stack)-1].tx() {
 			t.pop(c.catUnwind)
 		}
 		return
@@ -751,7 +758,7 @@ func (t *thread) transfer(to uint64, restart bool) {
 	case restart:
 		t.begin(c.catSignal, fi)
 		t.stack = append(t.stack, frame{info: fi})
-	case len(t.stack) > 0 && !t.stack[len(t.stack)-1].tx:
+	case len(t.stack) > 0 && !t.stack[len(t.stack)-1].tx():
 		top := t.stack[len(t.stack)-1]
 		t.pop(c.catTail)
 		t.begin(c.catTail, fi)
@@ -838,11 +845,11 @@ func (t *thread) transaction(s *sample.Sample) {
 	c := t.c
 	if s.Flags&sample.FlagInTx != 0 && s.Flags&sample.FlagTxAbort == 0 {
 		t.push(op{kind: opBegin, cat: c.catTx, name: c.txInfo.name, info: c.txInfo, pos: t.cum, depth: int32(len(t.stack))})
-		t.stack = append(t.stack, frame{info: c.txInfo, tx: true})
+		t.stack = append(t.stack, frame{site: txSite, info: c.txInfo})
 		return
 	}
 	i := len(t.stack) - 1
-	for i >= 0 && !t.stack[i].tx {
+	for i >= 0 && !t.stack[i].tx() {
 		i--
 	}
 	cat := c.catCommit
