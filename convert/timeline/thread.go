@@ -448,20 +448,11 @@ func (t *thread) directRuns(rs []session.Run, sp *span) int {
 				cum += uint64(r.NInsn)
 				continue
 			}
-			// A tail call whose target transfer's last scan found in
-			// no frame below the top (clean) nor in the function
-			// below the stack: transfer would replace the top frame.
-			n := len(stack) - 1
-			if n < 0 || (n > 0 && !stack[n-1].isClean(r.To)) || !t.tailClean(r.To) {
+			// A tail call (directTail, out of this loop).
+			if !t.directTail(stack, r.To, cum+uint64(r.NInsn), sp, fc) {
 				goto stop
 			}
 			cum += uint64(r.NInsn)
-			if fi = fc.recentFn(r.To); fi == nil {
-				fi = c.fnAt(t, r.To)
-			}
-			t.out.now(sp, cum, opEnd, c.catTail, stack[n].info.name, nil)
-			t.out.now(sp, cum, opBegin, c.catTail, fi.name, fi)
-			stack[n] = frame{site: stack[n].site, info: fi}
 			continue
 		case sample.FlagBranch | sample.FlagReturn:
 			n := len(stack) - 1
@@ -532,6 +523,27 @@ func (t *thread) directRuns(rs []session.Run, sp *span) int {
 stop:
 	t.cum, t.stack = cum, stack
 	return i
+}
+
+// directTail is directRuns' tail call to to, at boundary pos, when
+// transfer's last scan found to in no frame below the top (clean) and
+// the function below the stack does not contain it: transfer would
+// replace the top frame; it writes the End and Begin and says whether
+// it did.
+func (t *thread) directTail(stack []frame, to, pos uint64, sp *span, fc *fnCache) bool {
+	n := len(stack) - 1
+	if n < 0 || (n > 0 && !stack[n-1].isClean(to)) || !t.tailClean(to) {
+		return false
+	}
+	c := t.c
+	fi := fc.recentFn(to)
+	if fi == nil {
+		fi = c.fnAt(t, to)
+	}
+	t.out.now(sp, pos, opEnd, c.catTail, stack[n].info.name, nil)
+	t.out.now(sp, pos, opBegin, c.catTail, fi.name, fi)
+	stack[n] = frame{site: stack[n].site, info: fi}
+	return true
 }
 
 // tailClean says whether a jump to to lands outside the function below
