@@ -9,6 +9,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/perfpt/perfpt/perfdata/tracing"
 )
 
 // ErrInvalidTime is perf's "Invalid time string".
@@ -107,15 +109,15 @@ func ParseCPUs(s string) CPUList {
 		return l
 	}
 	for s != "" && isDigit(s[0]) {
-		start, rest, ok := strtoul(s)
-		if !ok || start >= math.MaxInt32 || (rest != "" && rest[0] != ',' && rest[0] != '-') {
+		start, rest := strtoul(s)
+		if start >= math.MaxInt32 || (rest != "" && rest[0] != ',' && rest[0] != '-') {
 			l.Err = ErrInvalidCPUList
 			return l
 		}
 		end := start
 		if rest != "" && rest[0] == '-' {
-			end, rest, ok = strtoul(rest[1:])
-			if !ok || end >= math.MaxInt32 || (rest != "" && rest[0] != ',') || end < start {
+			end, rest = strtoul(rest[1:])
+			if end >= math.MaxInt32 || (rest != "" && rest[0] != ',') || end < start {
 				l.Err = ErrInvalidCPUList
 				return l
 			}
@@ -163,39 +165,10 @@ func (l CPUList) TooLarge(nr int) (uint64, bool) {
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
-// strtoul reads an unsigned number at the start of s as C's strtoul with
-// base 0, and returns the rest; ok is false when it overflows.
-func strtoul(s string) (v uint64, rest string, ok bool) {
-	base := uint64(10)
-	i := 0
-	switch {
-	case len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && hexDigit(s[2]) >= 0:
-		base, i = 16, 2
-	case len(s) > 0 && s[0] == '0':
-		base = 8
-	}
-	for ; i < len(s); i++ {
-		d := hexDigit(s[i])
-		if d < 0 || uint64(d) >= base {
-			break
-		}
-		if v > (math.MaxUint64-uint64(d))/base {
-			return 0, s[i:], false
-		}
-		v = v*base + uint64(d)
-	}
-	return v, s[i:], true
-}
-
-// hexDigit is c's value as a hexadecimal digit, -1 if it is none.
-func hexDigit(c byte) int {
-	switch {
-	case '0' <= c && c <= '9':
-		return int(c - '0')
-	case 'a' <= c && c <= 'f':
-		return int(c-'a') + 10
-	case 'A' <= c && c <= 'F':
-		return int(c-'A') + 10
-	}
-	return -1
+// strtoul is C's strtoul(s, &rest, 0) as perf_cpu_map__new calls it
+// (tracing.StrtoullEnd: leading space and a sign taken, overflow
+// saturating, which the callers' INT_MAX check refuses).
+func strtoul(s string) (v uint64, rest string) {
+	v, n := tracing.StrtoullEnd(s)
+	return v, s[n:]
 }

@@ -439,7 +439,16 @@ func atoul(s string) int {
 // overflow, negated after a '-'. ok says a digit was read.
 func Strtoull(s string) (uint64, bool) { return strtoull(s) }
 
+// StrtoullEnd is C's strtoull(s, &end, 0) with end: the value as Strtoull
+// reads it and how many bytes of s it took (0 when no digit was read).
+func StrtoullEnd(s string) (uint64, int) { return strtoullEnd(s) }
+
 func strtoull(s string) (uint64, bool) {
+	v, n := strtoullEnd(s)
+	return v, n > 0
+}
+
+func strtoullEnd(s string) (uint64, int) {
 	i := 0
 	for i < len(s) && isSpace(int(s[i])) {
 		i++
@@ -471,13 +480,16 @@ func strtoull(s string) (uint64, bool) {
 		}
 		v = nv
 	}
+	if !ok {
+		return 0, 0
+	}
 	if over {
 		v = ^uint64(0)
 	}
 	if neg {
 		v = -v
 	}
-	return v, ok
+	return v, i
 }
 
 func hexDigit(c byte) int {

@@ -32,6 +32,8 @@ func TestCPUListChecked(t *testing.T) {
 		{true, 2, "0,3-5", "Requested CPU 3 too large. Consider raising MAX_NR_CPUS", false},
 		{true, 2, "1", "", false},
 		{true, 2, "0-1", "", false},
+		{true, 2, "0- 1", "", false}, // strtoul takes space and a sign
+		{true, 2, "0-+1", "", false},
 		{true, 2, "0x1", "", false},
 		{true, 2, "1,,5", "", false},
 		{true, 2, "1,a", "", false},
