@@ -38,6 +38,13 @@ func demangleName(name string, params bool) string {
 		}
 		opts = append(opts, demangle.NoParams)
 	}
+	if name[1] == 'R' {
+		// libiberty reads v0 names whole, an "@VERSION" tail too.
+		if out, ok := rustV0(name); ok {
+			return out
+		}
+		return name
+	}
 	inheriting := strings.HasPrefix(base, "_Z") && strings.Contains(base, "CI")
 	// "JE" is an empty template argument pack, the only source of the
 	// empty arguments libiberty prints its own way (packs, below).
