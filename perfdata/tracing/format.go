@@ -448,7 +448,14 @@ func strtoull(s string) (uint64, bool) {
 	return v, n > 0
 }
 
-func strtoullEnd(s string) (uint64, int) {
+func strtoullEnd(s string) (uint64, int) { return strtoullBase(s, 0) }
+
+// strtoullBase is C's strtoull(s, &end, base) for base 0 (a "0x" prefix
+// for hex, a leading 0 for octal, else decimal) or 16 (an optional "0x"):
+// leading space and a sign taken, ULLONG_MAX on overflow, negated after a
+// '-'; the value and how many bytes of s it took (0 when no digit was
+// read).
+func strtoullBase(s string, base uint64) (uint64, int) {
 	i := 0
 	for i < len(s) && isSpace(int(s[i])) {
 		i++
@@ -458,12 +465,13 @@ func strtoullEnd(s string) (uint64, int) {
 		neg = s[i] == '-'
 		i++
 	}
-	base := uint64(10)
-	if i+1 < len(s) && s[i] == '0' && (s[i+1] == 'x' || s[i+1] == 'X') && i+2 < len(s) && hexDigit(s[i+2]) >= 0 {
+	if (base == 0 || base == 16) && i+2 < len(s) && s[i] == '0' && (s[i+1] == 'x' || s[i+1] == 'X') && hexDigit(s[i+2]) >= 0 {
 		base = 16
 		i += 2
-	} else if i < len(s) && s[i] == '0' {
+	} else if base == 0 && i < len(s) && s[i] == '0' {
 		base = 8
+	} else if base == 0 {
+		base = 10
 	}
 	var v uint64
 	ok, over := false, false
@@ -484,7 +492,7 @@ func strtoullEnd(s string) (uint64, int) {
 		return 0, 0
 	}
 	if over {
-		v = ^uint64(0)
+		return ^uint64(0), i
 	}
 	if neg {
 		v = -v

@@ -269,23 +269,32 @@ func commitSize(text []byte) int {
 	return 0
 }
 
-// parsePrintk reads "ADDR : "format"" lines (tep_parse_printk_formats;
-// perf's parse_ftrace_printk strips the quotes and the trailing newline
-// escape).
+// parsePrintk reads the "0xADDR : "format"" lines of the kernel's
+// printk_formats as perf 6.1's parse_ftrace_printk and libtraceevent's
+// tep_register_print_string do: lines split at the first ':', the address
+// read by strtoull(..., 16) (the kernel writes a "0x" prefix, which
+// strtoull takes and strconv.ParseUint does not), the character after the
+// ':' skipped, then a leading and a trailing double quote stripped and,
+// after a stripped trailing quote, a trailing "\n" escape.
 func parsePrintk(b []byte) map[uint64]string {
 	if len(b) == 0 {
 		return nil
 	}
 	m := map[uint64]string{}
 	for _, line := range strings.Split(string(b), "\n") {
-		addr, f, ok := strings.Cut(line, ":")
+		// strtok_r skips leading ':'s; a line without a ':' after
+		// them has no format (perf reads past its end).
+		addr, f, ok := strings.Cut(strings.TrimLeft(line, ":"), ":")
 		if !ok {
 			continue
 		}
-		a, _ := strconv.ParseUint(strings.TrimSpace(addr), 16, 64)
-		f = strings.TrimPrefix(f, " ")
-		if len(f) >= 2 && f[0] == '"' && strings.HasSuffix(f, "\"") {
-			f = f[1 : len(f)-1]
+		a, _ := strtoullBase(addr, 16)
+		if f != "" {
+			f = f[1:]
+		}
+		f = strings.TrimPrefix(f, "\"")
+		if g, ok := strings.CutSuffix(f, "\""); ok {
+			f = strings.TrimSuffix(g, "\\n")
 		}
 		m[a] = f
 	}
