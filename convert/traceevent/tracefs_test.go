@@ -30,9 +30,6 @@ var perfFails = map[string]string{
 	"kvmmmu:kvm_mmu_prepare_zap_page": "bad op token {",
 	"kvmmmu:kvm_mmu_sync_page":        "bad op token {",
 	"kvmmmu:kvm_mmu_unsync_page":      "bad op token {",
-	"maple_tree:ma_op":                "after the print format", // a TAB inside the string ends it
-	"maple_tree:ma_read":              "after the print format",
-	"maple_tree:ma_write":             "after the print format",
 	"ras:mc_event":                    "mc_event_error_type not defined",
 }
 

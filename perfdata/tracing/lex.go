@@ -39,7 +39,6 @@ func charType(c int) tokType {
 	return tokOp
 }
 
-func isPrint(c int) bool { return c >= 0x20 && c <= 0x7e }
 func isSpace(c int) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }
@@ -129,7 +128,12 @@ func (l *lexer) testEqual() {
 }
 
 // quoted reads a quoted token after its opening quote, keeping escapes as
-// written; adjacent double-quoted strings are joined.
+// written; adjacent double-quoted strings are joined. Any byte but an
+// unescaped closing quote belongs to the string, a TAB or another control
+// byte too (perf 6.1's own tools/lib/traceevent __read_token; the later
+// libtraceevent 1.x also ends a string at a non-printable byte, which
+// made maple_tree's formats, "%s\tNode %p ...", fail there); the end of
+// the input ends it (where perf would read on forever).
 func (l *lexer) quoted(quote int, typ tokType) string {
 	var out []byte
 	for {
@@ -141,10 +145,7 @@ func (l *lexer) quoted(quote int, typ tokType) string {
 			if ch == '\\' && last == '\\' {
 				last = 0
 			}
-			if !((ch != quote && isPrint(ch)) || last == '\\' || ch == '\n') {
-				break
-			}
-			if ch < 0 {
+			if ch < 0 || ch == quote && last != '\\' {
 				break
 			}
 		}

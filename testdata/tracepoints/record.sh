@@ -11,6 +11,9 @@ rec sched.data -e 'sched:*' -e 'irq:*' -e 'timer:*' -e 'signal:*' -e 'task:*' --
 rec syscalls.data -z -e 'raw_syscalls:*' -e 'syscalls:*' -- $W light
 # kmem and block
 rec kmem.data -z -e 'kmem:*' -e 'block:*' -- $W light
+# rcu, maple_tree and mmap: "%s" of "const char *" fields, which the printk
+# formats name, and a TAB inside maple_tree's print fmt strings
+rec misc.data -e 'rcu:rcu_utilization' -e 'maple_tree:*' -e 'mmap:*' -- $W light
 # call chains on tracepoints
 rec callchain.data -g -e 'sched:sched_switch' -e 'sched:sched_wakeup' -e 'syscalls:sys_enter_openat' -e 'signal:*' -- $W
 # uprobe and uretprobe with arguments on probeprog. (This kernel has no
