@@ -43,12 +43,20 @@ func aggText(t *testing.T, s *Session, o ptagg.Options) ([]byte, uint64) {
 		fmt.Fprintf(&errs, "error: %v\n", err)
 	}
 	nodes := a.Nodes()
-	stack := func(n int32) string {
-		var sites []string
-		for ; n >= 0; n = nodes[n].Parent {
-			sites = append(sites, fmt.Sprintf("%x", nodes[n].Site))
+	// stacks holds each node's stack, made once (stacks 1100 deep:
+	// TestAggWalkRare).
+	stacks := map[int32]string{}
+	var stack func(n int32) string
+	stack = func(n int32) string {
+		if s, ok := stacks[n]; ok {
+			return s
 		}
-		return strings.Join(sites, "<")
+		s := fmt.Sprintf("%x", nodes[n].Site)
+		if p := nodes[n].Parent; p >= 0 {
+			s += "<" + stack(p)
+		}
+		stacks[n] = s
+		return s
 	}
 	var lines []string
 	for _, r := range a.Records() {

@@ -78,10 +78,10 @@ func Dir(t testing.TB) string {
 // recorder can run on CPUs without them.
 var Extra = []string{"ptwtsx", "rtmroll"}
 
-// onDemand are the files Path builds on demand: Extra, and kmod, which is
+// onDemand are the files Path builds on demand: Extra, kmod, which is
 // not a program but the text of a stand-in kernel module
-// (record/ksynth.LoadModule).
-var onDemand = append(Extra[:len(Extra):len(Extra)], "kmod")
+// (record/ksynth.LoadModule), and walkrare, the text of hand-built flows.
+var onDemand = append(Extra[:len(Extra):len(Extra)], "kmod", "walkrare")
 
 var extraMu sync.Mutex
 
