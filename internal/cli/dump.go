@@ -44,6 +44,7 @@ func dumpCommand() *ucli.Command {
 			}
 			opt.Machine = s.DumpMachine()
 			opt.Aux = session.DumpAux
+			opt.Warn = c.App.ErrWriter
 			if err := reportRecordError(c.App.ErrWriter, perftext.Dump(c.App.Writer, f, opt), f.Pipe, true); err != nil {
 				return err
 			}

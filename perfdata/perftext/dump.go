@@ -36,6 +36,9 @@ type DumpOptions struct {
 	// the stubs' ": unhandled!", its throttle handler prints nothing, and
 	// READ, which perf report handles, goes to the stub.
 	Script bool
+	// Warn, when set, takes the warnings perf prints to its standard
+	// error while it dumps (a STAT_CONFIG term it does not know).
+	Warn io.Writer
 }
 
 // DumpMachine follows a recording's records as perf report's machine does,
@@ -232,7 +235,7 @@ func (d *Dumper) Body(bw *bufio.Writer, r perfdata.Record, raw []byte) {
 			bw.WriteString(": unhandled!\n")
 		}
 	} else {
-		writeBody(bw, d.f, r, d.arch, d.opt.Script)
+		writeBody(bw, d.f, r, d.arch, d.opt.Script, d.opt.Warn)
 	}
 	switch r := r.(type) {
 	case *perfdata.RecordTracingData:

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math/bits"
 	"strconv"
 	"strings"
@@ -18,7 +19,7 @@ import (
 // the stubs' ": unhandled!"), newline included. arch is the recording's
 // (perf_env__arch), for the register names; script says perf script's
 // tool prints the record (DumpOptions.Script).
-func writeBody(w *bufio.Writer, f *perfdata.File, r perfdata.Record, arch string, script bool) {
+func writeBody(w *bufio.Writer, f *perfdata.File, r perfdata.Record, arch string, script bool, warn io.Writer) {
 	switch r := r.(type) {
 	case *perfdata.RecordSample:
 		dumpSample(w, r, arch)
@@ -114,7 +115,7 @@ func writeBody(w *bufio.Writer, f *perfdata.File, r perfdata.Record, arch string
 		if script {
 			break
 		}
-		writeStat(w, r)
+		writeStat(w, r, warn)
 		w.WriteString(": unhandled!\n")
 	case *perfdata.RecordTimeConv:
 		// process_event_time_conv_stub: perf_event__fprintf_time_conv.
@@ -496,12 +497,14 @@ func NormArch(a string) string {
 // StatConfig is perf's struct perf_stat_config as
 // perf_event__read_stat_config fills it from a STAT_CONFIG record: the
 // aggregation mode (enum aggr_mode: 0 none, 1 global, ...), whether counts
-// are scaled and the interval in ms (-I). Terms perf does not know are
-// left out (perf warns about them).
+// are scaled and the interval in ms (-I). Unknown lists, in order, the
+// terms perf 6.1 does not know (a newer perf's AGGR_LEVEL, 3): perf warns
+// about each (StatConfigWarnings) and leaves them out.
 type StatConfig struct {
 	AggrMode int32
 	Scale    bool
 	Interval uint32
+	Unknown  []uint64
 }
 
 // ReadStatConfig mirrors perf_event__read_stat_config.
@@ -515,17 +518,31 @@ func ReadStatConfig(r *perfdata.RecordStatConfig) StatConfig {
 			c.Interval = uint32(e.Val)
 		case 2:
 			c.Scale = e.Val != 0
+		default:
+			c.Unknown = append(c.Unknown, e.Tag)
 		}
 	}
 	return c
 }
 
+// WarnUnknown writes perf_event__read_stat_config's warning for each term
+// it does not know ("unknown stat config term N", to standard error).
+func (c StatConfig) WarnUnknown(w io.Writer) {
+	if w == nil {
+		return
+	}
+	for _, tag := range c.Unknown {
+		fmt.Fprintf(w, "unknown stat config term %d\n", tag)
+	}
+}
+
 // writeStat prints a stat record's fields as perf_event__fprintf_stat,
 // perf_event__fprintf_stat_round and perf_event__fprintf_stat_config do.
-func writeStat(w *bufio.Writer, r perfdata.Record) {
+func writeStat(w *bufio.Writer, r perfdata.Record, warn io.Writer) {
 	switch r := r.(type) {
 	case *perfdata.RecordStatConfig:
 		c := ReadStatConfig(r)
+		c.WarnUnknown(warn)
 		fmt.Fprintf(w, "\n... aggr_mode %d\n... scale     %d\n... interval  %d\n", c.AggrMode, b2i(c.Scale), c.Interval)
 	case *perfdata.RecordStat:
 		fmt.Fprintf(w, "\n... id %d, cpu %d, thread %d\n... value %d, enabled %d, running %d\n",

@@ -78,6 +78,7 @@ func (p *statPrinter) record(r perfdata.Record) {
 		}
 	case *perfdata.RecordStatConfig:
 		p.cfg = perftext.ReadStatConfig(r)
+		p.cfg.WarnUnknown(p.stderr)
 	case *perfdata.RecordStat:
 		p.err = p.stat(r)
 	case *perfdata.RecordStatRound:
