@@ -245,10 +245,17 @@ func (r *recent[K, V]) put(k K, v *V) {
 
 // function returns the profile function named name (as perf prints it:
 // demangled without parameters) whose symbol is sysName (the mangled
-// name; "" when it is name itself).
+// name; "" when there is none or it is name itself). A function without a
+// mangled name keeps an empty system name: go tool pprof takes a function
+// whose system name equals its name for one it has to demangle
+// (symbolizer's demangleSingleFunction) and strips template arguments and
+// parameters from anything with "::", '<', '>', '[' or ']' in it, so that
+// it showed an inlined Rust "<fn() as core::ops::function::FnOnce<()>>::
+// call_once" as "::call_once" and a JIT's "void Hot.main(java.lang.String[])"
+// as "void Hot.main", where perf prints them whole.
 func (b *Builder) function(name, sysName, file string, start int64) *profile.Function {
-	if sysName == "" {
-		sysName = name
+	if sysName == name {
+		sysName = ""
 	}
 	k := funcKey{name, sysName, file}
 	if f := b.funcs[k]; f != nil {

@@ -188,3 +188,42 @@ func TestDwarfLambdaThreadSelf(t *testing.T) {
 		t.Errorf("samples per thread and function differ from perf script's:\n%s", strings.Join(d, "\n"))
 	}
 }
+
+// TestNamesShownByPprof: go tool pprof shows every function of a profile
+// by the name perfpt gave it, as perf names it: none has its name as
+// system name where pprof's symbolizer would rewrite it
+// (demangleSingleFunction: a name with "::" or any of "<>[]", but Java's
+// ".<" and Go's "]).", loses its template arguments and parameters). The
+// C++ dwarf recording's inlined template instances have DWARF names
+// without a linkage name ("operator()<int, __gnu_cxx::...>").
+func TestNamesShownByPprof(t *testing.T) {
+	buildidcache.Home(t, unwindDir, "cppwork")
+	rewritten := func(n string) bool {
+		if strings.Contains(n, ".<") || strings.Contains(n, "]).") {
+			return false
+		}
+		return strings.ContainsAny(n, "<>[]") || strings.Contains(n, "::")
+	}
+	p, err := Convert(filepath.Join(unwindDir, "cppwork.data"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad, shown := 0, 0
+	for _, f := range p.Function {
+		if f.Name == "" || !rewritten(f.Name) {
+			continue
+		}
+		switch f.SystemName {
+		case "":
+			shown++
+		case f.Name:
+			if bad++; bad <= 3 {
+				t.Errorf("go tool pprof would rewrite %q", f.Name)
+			}
+		}
+	}
+	if shown == 0 {
+		t.Errorf("no function without a mangled name that pprof would rewrite: the test checks nothing")
+	}
+	t.Logf("%d such functions shown as named, %d rewritten", shown, bad)
+}
