@@ -5,7 +5,7 @@ import (
 
 	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/symbol"
-	"github.com/perfpt/perfpt/ptdecode/insn"
+	"github.com/perfpt/perfpt/ptdecode/perfinsn"
 )
 
 // codeSource is what brstackinsn asks of a sample's Resolver (the
@@ -83,42 +83,7 @@ func (x *brinsn) dumpInsn(b []byte, code []byte) ([]byte, int) {
 
 // insnLen is the length insn_decode finds for the instruction at code,
 // 0 when it fails.
-func (x *brinsn) insnLen(code []byte) int { return kernelInsnLen(code, x.is64) }
-
-// kernelInsnLen is the length the kernel's insn_decode finds for the
-// instruction at code, 0 when it fails.
-func kernelInsnLen(code []byte, is64 bool) int {
-	code = code[:min(len(code), maxInsn)]
-	if n := kernelPrefixOpcode(code, is64); n > 0 {
-		return n
-	}
-	if n, ok := kernelAAD(code, is64); ok {
-		return n
-	}
-	if n, ok := kernelVEX(code, is64); ok {
-		return n
-	}
-	if n, ok := kernelLegacy(code, is64); ok {
-		return n
-	}
-	if i := kernelGroup11ModRM(code, is64); i > 0 && code[i]&0x38 != 0 {
-		// x86-opcode-map.txt gives C6 and C7 their immediate at the
-		// opcode (Grp11A Eb,Ib; Grp11B Ev,Iz): every reg of the
-		// ModRM has it, where the SDM defines /0 (and /7) only. The
-		// length is MOV's, with the same addressing.
-		code = append([]byte(nil), code...)
-		code[i] &^= 0x38
-	}
-	mode := insn.Mode32
-	if is64 {
-		mode = insn.Mode64
-	}
-	var in insn.Insn
-	if len(code) == 0 || insn.Decode(&in, code, mode) != nil {
-		return 0
-	}
-	return int(in.Size)
-}
+func (x *brinsn) insnLen(code []byte) int { return perfinsn.Len(code, x.is64) }
 
 // FetchInsn mirrors arch_fetch_insn (x86), which perf script calls for a
 // sample without instruction bytes when the recording was made on this
@@ -137,136 +102,14 @@ func FetchInsn(s *sample.Sample, buf *[16]byte) {
 		return
 	}
 	s.Insn = buf[:n]
-	s.InsnLen = kernelInsnLen(buf[:n], is64)
-}
-
-// kernelPrefixOpcode is the length the kernel's instruction decoder
-// (insn_get_prefixes, insn_get_opcode) gives a prefix it takes for the
-// opcode, where the SDM (and ptdecode/insn) reads on: a second REX or a
-// legacy prefix after a REX in 64-bit mode (the kernel reads one REX
-// after the legacy prefixes, "47 4e 55" is "47 4e" and "55"), or a fifth
-// different legacy prefix. Such an opcode has no ModRM or immediate. It
-// returns 0 when the code is no such case.
-func kernelPrefixOpcode(code []byte, is64 bool) int {
-	var seen [4]byte
-	nb, n := 0, 0
-	for ; n < len(code) && legacyPrefix(code[n]); n++ {
-		dup := false
-		for _, p := range seen[:nb] {
-			dup = dup || p == code[n]
-		}
-		if !dup {
-			if nb == len(seen) {
-				return n + 1
-			}
-			seen[nb] = code[n]
-			nb++
-		}
-	}
-	if !is64 || n+1 >= len(code) || code[n]&0xf0 != 0x40 {
-		return 0
-	}
-	if c := code[n+1]; c&0xf0 == 0x40 || legacyPrefix(c) {
-		return n + 2
-	}
-	return 0
-}
-
-// kernelAAD is the length perf 6.1's copy of the kernel's instruction
-// decoder gives D5 in 64-bit mode: AAD with its immediate byte (its
-// opcode map does not refuse it there, and it knows no REX2 prefix,
-// which ptdecode/insn reads it as, as libipt does), after the legacy
-// prefixes and a REX; 0 when the immediate is missing. ok says the code
-// is such a case.
-func kernelAAD(code []byte, is64 bool) (n int, ok bool) {
-	if !is64 {
-		return 0, false
-	}
-	i := opcodeAt(code, true)
-	if i >= len(code) || code[i] != 0xd5 {
-		return 0, false
-	}
-	if i+2 > len(code) {
-		return 0, true
-	}
-	return i + 2, true
-}
-
-// kernelGroup11ModRM returns the index of the ModRM byte when code's
-// opcode, after the legacy prefixes and (in 64-bit code) a REX, is C6 or
-// C7, else 0.
-func kernelGroup11ModRM(code []byte, is64 bool) int {
-	i := opcodeAt(code, is64)
-	if i+1 < len(code) && (code[i] == 0xc6 || code[i] == 0xc7) {
-		return i + 1
-	}
-	return 0
-}
-
-func legacyPrefix(b byte) bool {
-	switch b {
-	case 0x26, 0x2e, 0x36, 0x3e, 0x64, 0x65, 0x66, 0x67, 0xf0, 0xf2, 0xf3:
-		return true
-	}
-	return false
-}
-
-// opcodeAt is the index of code's opcode byte as the kernel's decoder
-// finds it: after the legacy prefixes and, in 64-bit code, one REX
-// (len(code) when the bytes end first).
-func opcodeAt(code []byte, is64 bool) int {
-	i := 0
-	for i < len(code) && legacyPrefix(code[i]) {
-		i++
-	}
-	if is64 && i < len(code) && code[i]&0xf0 == 0x40 {
-		i++
-	}
-	return i
+	s.InsnLen = perfinsn.Len(buf[:n], is64)
 }
 
 // isBranch mirrors arch_is_branch: the instruction does not decode
-// (perf's -1), or intel_pt_insn_decoder calls it a branch, which it tells
-// from the opcode bytes whatever the mode (an INTO or a far call in 64-bit
-// code is a branch; INT1 and VEX-encoded instructions, whose opcode byte
-// after the prefixes is C4, C5 or 62, are not).
+// (perf's -1), or intel_pt_insn_decoder calls it a branch.
 func (x *brinsn) isBranch(code []byte) bool {
-	n := x.insnLen(code)
-	if n == 0 {
-		return true
-	}
-	code = code[:n]
-	i := opcodeAt(code, x.is64)
-	if i >= n {
-		return false
-	}
-	switch op := code[i]; {
-	case op == 0x0f:
-		if i+1 >= n {
-			return false
-		}
-		switch op2 := code[i+1]; {
-		case op2 == 0x01:
-			return i+2 < n && (code[i+2] == 0xc2 || code[i+2] == 0xc3) // vmlaunch, vmresume
-		case op2 == 0x05 || op2 == 0x34 || op2 == 0x07 || op2 == 0x35:
-			return true // syscall, sysenter, sysret, sysexit
-		default:
-			return op2 >= 0x80 && op2 <= 0x8f // jcc
-		}
-	case op >= 0x70 && op <= 0x7f, op >= 0xe0 && op <= 0xe3, op >= 0xcc && op <= 0xcf:
-		return true // jcc, loop, jcxz, int, into, iret
-	case op == 0xc2 || op == 0xc3 || op == 0xca || op == 0xcb:
-		return true // ret
-	case op == 0xe8 || op == 0x9a || op == 0xe9 || op == 0xeb || op == 0xea:
-		return true // call, jmp
-	case op == 0xff:
-		ext := 0
-		if i+1 < n {
-			ext = int(code[i+1]>>3) & 7
-		}
-		return ext >= 2 && ext <= 5 // indirect call and jmp
-	}
-	return false
+	var in perfinsn.Insn
+	return !perfinsn.Decode(code, x.is64, &in) || in.Branch != perfinsn.BrNone
 }
 
 // sym mirrors ip__fprintf_sym: "\tsym+off:\n" where addr enters a symbol

@@ -6,7 +6,6 @@ import (
 	"github.com/perfpt/perfpt/convert/machine"
 	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/session/ptperf"
-	"github.com/perfpt/perfpt/ptdecode/insn"
 )
 
 // walker reads code for the PT decoders from the DSOs' files.
@@ -54,8 +53,11 @@ type codeCache struct {
 	// perf's dso->data.status and its DSO_DATA_STATUS_SEEN_ITRACE bit as
 	// the sequential decode sets them (see silent).
 	failed, tried, seen bool
-	insns               []atomic.Pointer[insnPage] // by offset / pageSlots
-	runs                []atomic.Pointer[runPage]
+	// is64 is dso->is_64_bit: perf decodes a 32-bit ELF's code in
+	// 32-bit mode.
+	is64  bool
+	insns []atomic.Pointer[insnPage] // by offset / pageSlots
+	runs  []atomic.Pointer[runPage]
 }
 
 const pageSlots = 256
@@ -124,7 +126,7 @@ func dsoCodeCache(d *machine.DSO) *codeCache {
 }
 
 func newCodeCache(d *machine.DSO) any {
-	c := &codeCache{data: d.Image()}
+	c := &codeCache{data: d.Image(), is64: d.Is64Bit()}
 	c.failed = len(c.data) == 0
 	n := uint64(len(c.data))/pageSlots + 1
 	c.insns = make([]atomic.Pointer[insnPage], n)
@@ -233,18 +235,15 @@ func (c *codeCache) insnAt(off uint64, in *ptperf.Insn) bool {
 	return okd
 }
 
-// decode decodes the instruction at off into in.
+// decode decodes the instruction at off into in as perf's
+// intel_pt_walk_next_insn does (intel_pt_get_insn, in the DSO's mode:
+// dso->is_64_bit): false where perf's decoder refuses it, which fails
+// the walk as perf's does ("Failed to get instruction" and a resync),
+// where libipt, ptxed and ptdecode/insn decode on.
 func (c *codeCache) decode(off uint64, in *ptperf.Insn) bool {
 	if off < uint64(len(c.data)) {
 		end := min(off+16, uint64(len(c.data)))
-		b := c.data[off:end]
-		var di insn.Insn
-		if insn.Decode(&di, b, insn.Mode64) == nil {
-			ptperf.Classify(&di, in)
-			in.Buf = [16]byte{}
-			copy(in.Buf[:], b[:di.Size])
-			return true
-		}
+		return ptperf.Decode(c.data[off:end], c.is64, in)
 	}
 	*in = ptperf.Insn{}
 	return false

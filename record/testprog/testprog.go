@@ -78,10 +78,12 @@ func Dir(t testing.TB) string {
 // recorder can run on CPUs without them.
 var Extra = []string{"ptwtsx", "rtmroll"}
 
-// onDemand are the files Path builds on demand: Extra, kmod, which is
+// onDemand are the files Path builds on demand: Extra; kmod, which is
 // not a program but the text of a stand-in kernel module
-// (record/ksynth.LoadModule), and walkrare, the text of hand-built flows.
-var onDemand = append(Extra[:len(Extra):len(Extra)], "kmod", "walkrare")
+// (record/ksynth.LoadModule); walkrare, the text of hand-built flows;
+// and sse4a (no libc), which runs AMD's EXTRQ and INSERTQ, instructions
+// perf's decoder refuses, and only on CPUs with SSE4a.
+var onDemand = append(Extra[:len(Extra):len(Extra)], "kmod", "walkrare", "sse4a")
 
 var extraMu sync.Mutex
 

@@ -11,7 +11,6 @@ import (
 
 	"github.com/perfpt/perfpt/convert/session/ptperf"
 	"github.com/perfpt/perfpt/perfdata"
-	"github.com/perfpt/perfpt/ptdecode/insn"
 )
 
 // TestBrstackinsn compares brstackinsn and brstackinsnlen with perf on the
@@ -156,16 +155,14 @@ func writeLBR(t *testing.T, in, out, prog string) int {
 			if a < text.Addr || off >= uint64(len(textData)) {
 				break
 			}
-			var in insn.Insn
-			if insn.Decode(&in, textData[off:], insn.Mode64) != nil {
+			var pi ptperf.Insn
+			if !ptperf.Decode(textData[off:], true, &pi) {
 				break
 			}
-			var pi ptperf.Insn
-			ptperf.Classify(&in, &pi)
 			if pi.Branch != ptperf.BrNone {
-				out = append(out, [2]uint64{a, uint64(in.Size)})
+				out = append(out, [2]uint64{a, uint64(pi.Length)})
 			}
-			a += uint64(in.Size)
+			a += uint64(pi.Length)
 		}
 		return out
 	}

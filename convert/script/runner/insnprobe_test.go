@@ -122,7 +122,7 @@ func vexProbe(pfx []byte, form string, m, pp, w, l int, op byte, rest ...byte) [
 // every implied prefix: with a register ModRM (every reg for the opcodes
 // perf decodes as groups under some map) and an immediate byte, and with
 // a SIB and disp8 memory operand, W set and a 66 prefix before. perf 6.1
-// refuses the opcodes its AVX tables do not mark (kernelVEXOK). With
+// refuses the opcodes its AVX tables do not mark (perfinsn.vexOK). With
 // PERFPT_INSN_PROBES_FULL set, every ModRM.reg, VEX.L and more memory
 // forms (about 600000 samples; what the tables were measured on).
 func TestInsnLenMatchesPerf(t *testing.T) {
@@ -186,7 +186,7 @@ func TestInsnLenMatchesPerf(t *testing.T) {
 // maps, after more prefix sequences (the last of 66, F2 and F3 chooses
 // perf's table, another prefix after them none; REX.W; 67). perf 6.1
 // gives its undefined opcodes no ModRM or immediate, refuses the VEX-only
-// ones (kernelLegacyNoModRM and kernelLegacyRefused) and a far CALL or
+// ones (perfinsn.legacyNoModRM and legacyRefused) and a far CALL or
 // JMP after REX.W.
 func TestLegacyInsnLenMatchesPerf(t *testing.T) {
 	need(t, "perf", "gcc")

@@ -4,7 +4,6 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/perfpt/perfpt/ptdecode/insn"
 	"github.com/perfpt/perfpt/ptdecode/packet"
 )
 
@@ -25,11 +24,9 @@ func (w *codeWalker) WalkInsn(in *Insn, cnt *uint64, ip *uint64, toIP, max uint6
 		if *ip < w.base || *ip-w.base >= uint64(len(w.code)) {
 			return WalkNoInsn
 		}
-		var d insn.Insn
-		if insn.Decode(&d, w.code[*ip-w.base:], insn.Mode64) != nil {
+		if !Decode(w.code[*ip-w.base:], true, in) {
 			return WalkNoInsn
 		}
-		Classify(&d, in)
 		n++
 		*cnt = n
 		if in.Branch != BrNone || (max != 0 && n >= max) {

@@ -1,34 +1,34 @@
 package ptperf
 
-import "github.com/perfpt/perfpt/ptdecode/insn"
+import "github.com/perfpt/perfpt/ptdecode/perfinsn"
 
 // Op is perf's instruction operation class (enum intel_pt_insn_op).
-type Op uint8
+type Op = perfinsn.Op
 
 // Operations.
 const (
-	OpOther Op = iota
-	OpCall
-	OpRet
-	OpJcc
-	OpJmp
-	OpLoop
-	OpIret
-	OpInt
-	OpSyscall
-	OpSysret
-	OpVMEntry
+	OpOther   = perfinsn.OpOther
+	OpCall    = perfinsn.OpCall
+	OpRet     = perfinsn.OpRet
+	OpJcc     = perfinsn.OpJcc
+	OpJmp     = perfinsn.OpJmp
+	OpLoop    = perfinsn.OpLoop
+	OpIret    = perfinsn.OpIret
+	OpInt     = perfinsn.OpInt
+	OpSyscall = perfinsn.OpSyscall
+	OpSysret  = perfinsn.OpSysret
+	OpVMEntry = perfinsn.OpVMEntry
 )
 
 // Branch is perf's branch kind (enum intel_pt_insn_branch).
-type Branch uint8
+type Branch = perfinsn.Branch
 
 // Branch kinds.
 const (
-	BrNone Branch = iota
-	BrIndirect
-	BrConditional
-	BrUnconditional
+	BrNone          = perfinsn.BrNone
+	BrIndirect      = perfinsn.BrIndirect
+	BrConditional   = perfinsn.BrConditional
+	BrUnconditional = perfinsn.BrUnconditional
 )
 
 // Insn is one decoded instruction as perf's walker reports it. Buf comes
@@ -44,74 +44,18 @@ type Insn struct {
 	Branch Branch
 }
 
-// Classify sets op, branch and rel of in from an instruction decoded by
-// ptdecode/insn, as intel_pt_insn_decoder does.
-func Classify(d *insn.Insn, in *Insn) {
-	in.Length = int(d.Size)
-	in.Rel = 0
-	op, br := OpOther, BrNone
-	switch d.IClass {
-	case insn.ICallE8:
-		op, br = OpCall, BrUnconditional
-	case insn.ICall9A, insn.ICallFFr2, insn.ICallFFr3:
-		op, br = OpCall, BrIndirect
-	case insn.IInt, insn.IInt3, insn.IInto:
-		op, br = OpInt, BrIndirect
-	case insn.IIret:
-		op, br = OpIret, BrIndirect
-	case insn.IJmpE9, insn.IJmpEB:
-		op, br = OpJmp, BrUnconditional
-	case insn.IJmpEA, insn.IJmpFFr4, insn.IJmpFFr5:
-		op, br = OpJmp, BrIndirect
-	case insn.IJcc, insn.IJrCXZ:
-		op, br = OpJcc, BrConditional
-	case insn.ILoop, insn.ILoopE, insn.ILoopNE:
-		op, br = OpLoop, BrConditional
-	case insn.IRetC3, insn.IRetC2, insn.IRetCB, insn.IRetCA:
-		op, br = OpRet, BrIndirect
-	case insn.ISyscall, insn.ISysenter:
-		op, br = OpSyscall, BrIndirect
-	case insn.ISysret, insn.ISysexit:
-		op, br = OpSysret, BrIndirect
-	case insn.IVmlaunch, insn.IVmresume:
-		op, br = OpVMEntry, BrIndirect
+// Decode mirrors intel_pt_get_insn: in is the instruction at code as
+// perf 6.1's decoder reads it in 64-bit (is64) or 32-bit code, with its
+// bytes; false, with in zeroed, where perf's decoder refuses the bytes
+// (its walk fails there: "Failed to get instruction"), which libipt and
+// ptdecode/insn would decode.
+func Decode(code []byte, is64 bool, in *Insn) bool {
+	var pi perfinsn.Insn
+	*in = Insn{}
+	if !perfinsn.Decode(code, is64, &pi) {
+		return false
 	}
-	in.Op, in.Branch = op, br
-	if br == BrConditional || br == BrUnconditional {
-		in.Rel = int32(d.Disp)
-	}
+	in.Length, in.Op, in.Branch, in.Rel = pi.Len, pi.Op, pi.Branch, pi.Rel
+	copy(in.Buf[:], code[:pi.Len])
+	return true
 }
-
-// Perf sample flags for an operation (intel_pt_insn_type).
-func (o Op) Flags() uint32 {
-	// A table lookup: the session asks once per block.
-	if int(o) < len(opFlags) {
-		return opFlags[o]
-	}
-	return 0
-}
-
-// opFlags holds the perf sample flags of each operation.
-var opFlags = [16]uint32{
-	OpCall:    flagB | flagCall,
-	OpRet:     flagB | flagRet,
-	OpJcc:     flagB | flagCond,
-	OpLoop:    flagB | flagCond,
-	OpJmp:     flagB,
-	OpIret:    flagB | flagRet | flagIntr,
-	OpInt:     flagB | flagCall | flagIntr,
-	OpSyscall: flagB | flagCall | flagSysret,
-	OpSysret:  flagB | flagRet | flagSysret,
-	OpVMEntry: flagB | flagCall | flagVMEntry,
-}
-
-// Perf sample flag bits (PERF_IP_FLAG_*).
-const (
-	flagB       = 1 << 0
-	flagCall    = 1 << 1
-	flagRet     = 1 << 2
-	flagCond    = 1 << 3
-	flagSysret  = 1 << 4
-	flagIntr    = 1 << 6
-	flagVMEntry = 1 << 11
-)

@@ -1,4 +1,4 @@
-package script
+package perfinsn
 
 import "testing"
 
@@ -21,7 +21,7 @@ func TestKernelInsnLen(t *testing.T) {
 		{[]byte{0x47, 0x4e, 0x55}, true, 2},       // a second REX is the opcode
 		{[]byte{0x48, 0x89, 0xe5, 0x90}, true, 3}, // mov %rsp,%rbp
 		{[]byte{0xe8, 0, 0, 0, 0, 0x90}, true, 5}, // call rel32
-		// VEX and EVEX as perf 6.1's AVX tables take them (kernelVEXOK)
+		// VEX and EVEX as perf 6.1's AVX tables take them (vexOK)
 		{[]byte{0xc5, 0xf8, 0x77, 0x90}, true, 3},                   // vzeroupper
 		{[]byte{0x62, 0xf1, 0x7c, 0x08, 0x77, 0xc0}, true, 5},       // EVEX 0F 77: no ModRM
 		{[]byte{0xc4, 0xe2, 0x79, 0x50, 0xc0, 0x90}, true, 5},       // vpdpbusd (AVX-VNNI)
@@ -59,8 +59,42 @@ func TestKernelInsnLen(t *testing.T) {
 		{[]byte{0x66, 0xea, 1, 2, 3, 4, 5, 6}, false, 6},            // ljmp ptr16:16
 		{[]byte{0x0f, 0x38}, true, 0},                               // the bytes end at the opcode
 	} {
-		if got := kernelInsnLen(c.code, c.is64); got != c.want {
-			t.Errorf("kernelInsnLen(% x, 64-bit %v) = %d, want %d", c.code, c.is64, got, c.want)
+		if got := Len(c.code, c.is64); got != c.want {
+			t.Errorf("Len(% x, 64-bit %v) = %d, want %d", c.code, c.is64, got, c.want)
+		}
+	}
+}
+
+// TestDecode: intel_pt_insn_decoder's classes of what perf's decoder
+// reads, from the opcode bytes as perf reads them.
+func TestDecode(t *testing.T) {
+	for _, c := range []struct {
+		code []byte
+		is64 bool
+		want Insn
+		ok   bool
+	}{
+		{[]byte{0xe8, 0xfb, 0xff, 0xff, 0xff}, true, Insn{5, OpCall, BrUnconditional, -5}, true},
+		{[]byte{0x0f, 0x85, 0x10, 0, 0, 0}, true, Insn{6, OpJcc, BrConditional, 16}, true},
+		{[]byte{0x75, 0xfe}, true, Insn{2, OpJcc, BrConditional, -2}, true},
+		{[]byte{0xe2, 0x03}, true, Insn{2, OpLoop, BrConditional, 3}, true},
+		{[]byte{0xff, 0xd0}, true, Insn{2, OpCall, BrIndirect, 0}, true},      // call *%rax
+		{[]byte{0x41, 0xff, 0xe3}, true, Insn{3, OpJmp, BrIndirect, 0}, true}, // jmp *%r11
+		{[]byte{0xf3, 0xc3}, true, Insn{2, OpRet, BrIndirect, 0}, true},       // repz ret
+		{[]byte{0x0f, 0x05}, true, Insn{2, OpSyscall, BrIndirect, 0}, true},
+		{[]byte{0x0f, 0x01, 0xc2}, true, Insn{3, OpVMEntry, BrIndirect, 0}, true},
+		{[]byte{0xf1}, true, Insn{1, OpOther, BrNone, 0}, true}, // int1: not perf's int
+		{[]byte{0xcd, 0x80}, false, Insn{2, OpInt, BrIndirect, 0}, true},
+		{[]byte{0x66, 0xe9, 0x10, 0x00}, false, Insn{4, OpJmp, BrUnconditional, 16}, true}, // jmpw
+		{[]byte{0x48, 0x48, 0xe8, 0, 0, 0, 0}, true, Insn{2, OpOther, BrNone, 0}, true},    // the second REX is the opcode
+		{[]byte{0xc5, 0xf8, 0x77}, true, Insn{3, OpOther, BrNone, 0}, true},                // vzeroupper
+		{[]byte{0x66, 0x0f, 0x78, 0xc0, 0x04, 0x08}, true, Insn{}, false},                  // extrq: refused
+		{[]byte{0xf2, 0x0f, 0x79, 0xc1}, true, Insn{}, false},                              // insertq: refused
+	} {
+		var got Insn
+		ok := Decode(c.code, c.is64, &got)
+		if ok != c.ok || got != c.want {
+			t.Errorf("Decode(% x, 64-bit %v) = %+v, %v; want %+v, %v", c.code, c.is64, got, ok, c.want, c.ok)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package script
+package perfinsn
 
 // perf 6.1's x86 instruction decoder (its copy of the kernel's
 // arch/x86/lib/insn.c, with inat tables generated from
@@ -9,15 +9,15 @@ package script
 // length decoder, which ptdecode/insn follows, measures any of them. perf
 // then has no length: -F insnlen prints "ilen: 0" and brstackinsn stops.
 //
-// kernelVEXOK lists the opcodes perf 6.1 takes, by encoding (VEX, EVEX),
+// vexOK lists the opcodes perf 6.1 takes, by encoding (VEX, EVEX),
 // opcode map (VEX.m-mmmm, EVEX.mmm: 1 0F, 2 0F38, 3 0F3A, 5 and 6 the
 // AVX512-FP16 maps, EVEX only; other maps have no table), and implied
 // prefix (pp: none, 66, F3, F2): bit op of the four words. It was
 // measured from perf 6.1 (perf script -F ip,insnlen on a sample at every
 // VEX2, VEX3 and EVEX encoding of every map, pp, VEX.L and ModRM.reg:
 // TestInsnLenMatchesPerf checks it again); VEX.L does not matter, and the
-// groups are in kernelVEXGroups.
-var kernelVEXOK = [2][7][4][4]uint64{
+// groups are in vexGroups.
+var vexOK = [2][7][4][4]uint64{
 	{ // VEX
 		{}, // map 0: none
 		{ // map 1
@@ -78,12 +78,12 @@ var kernelVEXOK = [2][7][4][4]uint64{
 	},
 }
 
-// kernelVEXGroups are the opcodes perf 6.1 takes for some ModRM.reg values
+// vexGroups are the opcodes perf 6.1 takes for some ModRM.reg values
 // only (its AVX group tables: Grp12-14 shifts, Grp15 vldmxcsr/vstmxcsr,
 // Grp17 BLSR/BLSMSK/BLSI, the EVEX gathers' and scatters' prefetch
 // groups), the same under VEX and EVEX: map, pp, opcode, the mask of the
 // reg values taken.
-var kernelVEXGroups = [...]struct{ m, pp, op, regs uint8 }{
+var vexGroups = [...]struct{ m, pp, op, regs uint8 }{
 	{1, 0, 0xae, 0x0c},
 	{1, 1, 0x71, 0x54},
 	{1, 1, 0x72, 0x57},
@@ -96,14 +96,14 @@ var kernelVEXGroups = [...]struct{ m, pp, op, regs uint8 }{
 	{2, 3, 0xf3, 0x0e},
 }
 
-// kernelVEX says what perf 6.1's decoder makes of a VEX- or EVEX-encoded
+// vex says what perf 6.1's decoder makes of a VEX- or EVEX-encoded
 // instruction at code: decided is false when code is not one (after the
 // legacy prefixes and, in 64-bit code, a REX; in 32-bit code C4, C5 and
 // 62 are VEX or EVEX only when the next byte's top bits are 11) or when
 // its length is ptdecode/insn's; otherwise n is perf's length, 0 when it
 // refuses the instruction or the bytes end first. An EVEX-encoded 0F 77
 // (VZEROUPPER's opcode) has no ModRM for perf.
-func kernelVEX(code []byte, is64 bool) (n int, decided bool) {
+func vex(code []byte, is64 bool) (n int, decided bool) {
 	i := opcodeAt(code, is64)
 	if i+1 >= len(code) {
 		return 0, false
@@ -131,13 +131,13 @@ func kernelVEX(code []byte, is64 bool) (n int, decided bool) {
 		pp = int(code[i+2] & 3)
 	}
 	opc := code[op]
-	if m < len(kernelVEXOK[evex]) && kernelVEXOK[evex][m][pp][opc>>6]&(1<<(opc&63)) != 0 {
+	if m < len(vexOK[evex]) && vexOK[evex][m][pp][opc>>6]&(1<<(opc&63)) != 0 {
 		if evex == 1 && m == 1 && opc == 0x77 {
 			return op + 1, true
 		}
 		return 0, false
 	}
-	for _, g := range kernelVEXGroups {
+	for _, g := range vexGroups {
 		if int(g.m) == m && int(g.pp) == pp && g.op == opc {
 			if op+1 >= len(code) || g.regs&(1<<(code[op+1]>>3&7)) == 0 {
 				return 0, true

@@ -1,4 +1,4 @@
-package script
+package perfinsn
 
 import "github.com/perfpt/perfpt/ptdecode/insn"
 
@@ -28,7 +28,7 @@ import "github.com/perfpt/perfpt/ptdecode/insn"
 // in 64- and 32-bit code, which agree: TestLegacyInsnLenMatchesPerf
 // checks them again). Index: prefix (none, 66, F2, F3), map (0F, 0F 38,
 // 0F 3A), bit op of the four words.
-var kernelLegacyNoModRM = [4][3][4]uint64{
+var legacyNoModRM = [4][3][4]uint64{
 	{ // no prefix
 		{0xfaff00f022005ff0, 0x3c80300000000000, 0x0100070700000000, 0x800100400041ff00},
 		{0xffffffff8ffff000, 0xffffffffbffffdff, 0xffffffffffffffff, 0xfd10ffffffffc03f},
@@ -51,9 +51,9 @@ var kernelLegacyNoModRM = [4][3][4]uint64{
 	},
 }
 
-// kernelLegacyRefused are the opcodes perf 6.1 refuses without a VEX or
-// EVEX prefix, indexed as kernelLegacyNoModRM.
-var kernelLegacyRefused = [4][3][4]uint64{
+// legacyRefused are the opcodes perf 6.1 refuses without a VEX or
+// EVEX prefix, indexed as legacyNoModRM.
+var legacyRefused = [4][3][4]uint64{
 	{ // no prefix
 		{},
 		{0, 0, 0, 0x00a4000000000000},
@@ -76,18 +76,18 @@ var kernelLegacyRefused = [4][3][4]uint64{
 	},
 }
 
-// kernelShiftImm are the ModRM.reg values of 0F 71, 72 and 73 that have
+// shiftImm are the ModRM.reg values of 0F 71, 72 and 73 that have
 // their immediate byte for perf 6.1, by prefix (none, 66; after F2 or F3
 // none has).
-var kernelShiftImm = [2][3]uint8{{0x54, 0x54, 0x44}, {0x54, 0x57, 0xcc}}
+var shiftImm = [2][3]uint8{{0x54, 0x54, 0x44}, {0x54, 0x57, 0xcc}}
 
-// kernelLegacy says what perf 6.1's decoder makes of a legacy (not VEX)
+// legacy says what perf 6.1's decoder makes of a legacy (not VEX)
 // instruction of the 0F, 0F 38 or 0F 3A map, or a far CALL or JMP (9A,
 // EA) after a REX.W, at code, after the legacy
 // prefixes and, in 64-bit code, a REX: decided is false when code is no
 // such instruction or its length is ptdecode/insn's; otherwise n is
 // perf's length, 0 when it refuses the opcode or the bytes end first.
-func kernelLegacy(code []byte, is64 bool) (n int, decided bool) {
+func legacy(code []byte, is64 bool) (n int, decided bool) {
 	i, pfx := 0, 0
 	for ; i < len(code) && legacyPrefix(code[i]); i++ {
 		switch code[i] {
@@ -127,31 +127,31 @@ func kernelLegacy(code []byte, is64 bool) (n int, decided bool) {
 	opc := code[op]
 	bit := uint64(1) << (opc & 63)
 	switch {
-	case kernelLegacyRefused[pfx][m][opc>>6]&bit != 0:
+	case legacyRefused[pfx][m][opc>>6]&bit != 0:
 		return 0, true
-	case kernelLegacyNoModRM[pfx][m][opc>>6]&bit != 0:
+	case legacyNoModRM[pfx][m][opc>>6]&bit != 0:
 		return op + 1, true
 	case m == 0 && (opc >= 0x20 && opc <= 0x23 || pfx == 0 && (opc == 0x78 || opc == 0x79)):
-		return kernelModRMEnd(code, op+1, is64), true
+		return modRMEnd(code, op+1, is64), true
 	case m == 0 && opc >= 0x71 && opc <= 0x73:
 		if op+1 >= len(code) {
 			return 0, true
 		}
-		if pfx < 2 && kernelShiftImm[pfx][opc-0x71]&(1<<(code[op+1]>>3&7)) != 0 {
+		if pfx < 2 && shiftImm[pfx][opc-0x71]&(1<<(code[op+1]>>3&7)) != 0 {
 			return 0, false
 		}
-		return kernelModRMEnd(code, op+1, is64), true
+		return modRMEnd(code, op+1, is64), true
 	}
 	return 0, false
 }
 
-// kernelModRMEnd is the index after the ModRM at code[i] and its SIB and
+// modRMEnd is the index after the ModRM at code[i] and its SIB and
 // displacement (insn_get_modrm, insn_get_sib, insn_get_displacement); 0
 // when the bytes end first. Their length does not depend on the opcode,
 // so ptdecode/insn measures it on MOV Gv,Ev (8B: a ModRM, no immediate)
 // put in place of the opcode bytes before code[i], with the same
 // prefixes (a 67 in 32-bit code gives 16-bit addressing).
-func kernelModRMEnd(code []byte, i int, is64 bool) int {
+func modRMEnd(code []byte, i int, is64 bool) int {
 	s := opcodeAt(code, is64)
 	if i >= len(code) || s >= i {
 		return 0
