@@ -100,6 +100,13 @@ func scriptOptTable() []scriptOpt {
 		on, off := boolean(dst)
 		return scriptOpt{optHelp: o, flag: on, unset: off}
 	}
+	// listOpt is a list of names perf's symbol__init reads (setup_list):
+	// --no-NAME is perf's NULL, no list.
+	listOpt := func(o optHelp, dst func(*runner.Config) **string) scriptOpt {
+		return scriptOpt{optHelp: o,
+			set:   func(cfg *runner.Config, v string) error { *dst(cfg) = &v; return nil },
+			unset: func(cfg *runner.Config) { *dst(cfg) = nil }}
+	}
 	// notDone is one of perf's options perfpt refuses.
 	notDone := func(short byte, long, argh string, optArg bool) scriptOpt {
 		return scriptOpt{optHelp: optHelp{short: short, long: long, argh: argh, optArg: optArg}}
@@ -165,8 +172,8 @@ func scriptOptTable() []scriptOpt {
 		{optHelp: optHelp{short: 'F', long: "fields", argh: "str", help: "fields to print, perf's: [type:]f1,f2 sets, +f adds, -f removes"},
 			set: func(cfg *runner.Config, v string) error { cfg.Fields = append(cfg.Fields, v); return nil }},
 		notDone('a', "all-cpus", "", false),
-		notDone(0, "dsos", "dso[,dso...]", false),
-		notDone('S', "symbols", "symbol[,symbol...]", false),
+		listOpt(optHelp{long: "dsos", argh: "dso[,dso...]", help: "only samples in these DSOs (short or long names)"}, func(c *runner.Config) **string { return &c.DSOs }),
+		listOpt(optHelp{short: 'S', long: "symbols", argh: "symbol[,symbol...]", help: "only samples in these symbols, or at these hexadecimal addresses"}, func(c *runner.Config) **string { return &c.Symbols }),
 		notDone(0, "addr-range", "n", false),
 		// parse_insn_trace, parse_call_trace and parse_callret_trace:
 		// -F and --itrace presets, nanoseconds, and for --call-trace
@@ -222,7 +229,7 @@ func scriptOptTable() []scriptOpt {
 		{optHelp: optHelp{short: 'C', long: "cpu", argh: "cpu", help: "only samples of these CPUs (0-2,5)"},
 			set:   func(cfg *runner.Config, v string) error { cfg.CPUs, cfg.CPUsSet = v, true; return nil },
 			unset: func(cfg *runner.Config) { cfg.CPUs, cfg.CPUsSet = "", false }},
-		notDone('c', "comms", "comm[,comm...]", false),
+		listOpt(optHelp{short: 'c', long: "comms", argh: "comm[,comm...]", help: "only samples of threads with these names"}, func(c *runner.Config) **string { return &c.Comms }),
 		strOpt(optHelp{long: "pid", argh: "pid[,pid...]", help: "only these processes"}, func(c *runner.Config) *string { return &c.PIDs }),
 		strOpt(optHelp{long: "tid", argh: "tid[,tid...]", help: "only these threads"}, func(c *runner.Config) *string { return &c.TIDs }),
 		// --no-max-stack sets perf's unsigned option to 0.

@@ -456,6 +456,13 @@ func strtoullEnd(s string) (uint64, int) { return strtoullBase(s, 0) }
 // '-'; the value and how many bytes of s it took (0 when no digit was
 // read).
 func strtoullBase(s string, base uint64) (uint64, int) {
+	v, n, _ := StrtoullBase(s, base)
+	return v, n
+}
+
+// StrtoullBase is strtoullBase with C's errno: overflow says the value
+// did not fit (ERANGE).
+func StrtoullBase(s string, base uint64) (v uint64, n int, overflow bool) {
 	i := 0
 	for i < len(s) && isSpace(int(s[i])) {
 		i++
@@ -473,7 +480,6 @@ func strtoullBase(s string, base uint64) (uint64, int) {
 	} else if base == 0 {
 		base = 10
 	}
-	var v uint64
 	ok, over := false, false
 	for ; i < len(s); i++ {
 		d := hexDigit(s[i])
@@ -489,15 +495,15 @@ func strtoullBase(s string, base uint64) (uint64, int) {
 		v = nv
 	}
 	if !ok {
-		return 0, 0
+		return 0, 0, false
 	}
 	if over {
-		return ^uint64(0), i
+		return ^uint64(0), i, true
 	}
 	if neg {
 		v = -v
 	}
-	return v, i
+	return v, i, false
 }
 
 func hexDigit(c byte) int {

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfpt/perfpt/convert/machine"
 	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/script"
 	"github.com/perfpt/perfpt/convert/session"
@@ -72,6 +73,11 @@ type Config struct {
 	// Progress, when set, receives a progress line now and then (the CLI
 	// passes stderr when it is a terminal).
 	Progress io.Writer
+
+	// Comms, DSOs and Symbols are -c/--comms, --dsos and -S/--symbols
+	// (nil: not given; perf's comm_list_str, dso_list_str and
+	// sym_list_str).
+	Comms, DSOs, Symbols *string
 }
 
 // Run prints the recording as perf script would.
@@ -114,7 +120,9 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		NoDemangle: cfg.NoDemangle, DemangleParams: cfg.Verbose, DemangleKernel: cfg.DemangleKernel,
 		Warn:   func(msg string) { fmt.Fprintln(stderr, msg) },
 		Itrace: it, Callchains: !cfg.NoCallchain || ptCallchains(it), MaxStack: cfg.MaxStack, NoInline: cfg.NoInline,
-		IPC: fields.Has(script.TypeHardware, script.FieldIPC), NoIPLoc: ptNoIPLoc(fields, it), Show: cfg.Show}
+		IPC: fields.Has(script.TypeHardware, script.FieldIPC), Show: cfg.Show,
+		// --dsos and -S filter on the samples' locations.
+		NoIPLoc: ptNoIPLoc(fields, it) && cfg.DSOs == nil && cfg.Symbols == nil}
 	var err error
 	var cpus perfopt.CPUList
 	if cfg.CPUsSet {
@@ -174,6 +182,11 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		if cfg.HeaderOnly {
 			return nil
 		}
+	}
+	// symbol__init, after the header: the lists of samples to print.
+	flt, err := sampleFilter(cfg)
+	if err != nil {
+		return err
 	}
 	if cfg.CPUsSet {
 		if err := checkCPUList(s, cpus, stderr); err != nil {
@@ -435,7 +448,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 			}
 			p.Write(t)
 		}
-		fork(&h, popts, &useCallchain, emit, !fetch)
+		fork(&h, popts, &useCallchain, emit, !fetch && !flt.Active(), flt)
 	}
 	if s.File().Pipe && (cfg.Header || cfg.ShowInfo) {
 		// show_feat_hdr: a pipe's features print as their records go by.
@@ -472,6 +485,17 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 			case smp.Raw != nil && smp.Ev.Format == nil && smp.Ev.AttrType == uint32(perfdata.AttrTypeTracepoint):
 				noFormat = noFormatError(smp.Ev)
 			default:
+				print(smp)
+			}
+		}
+	}
+	if flt.Active() {
+		// process_sample_event leaves a sample machine__resolve
+		// filtered before it prints anything or fetches its code.
+		h.IPRun, h.IPRunOK = nil, nil
+		print := h.Sample
+		h.Sample = func(smp *sample.Sample) {
+			if !flt.Filtered(smp.Comm, smp.IP, &smp.IPLoc) {
 				print(smp)
 			}
 		}
@@ -728,6 +752,38 @@ func ptCallchains(it *sample.Itrace) bool { return it != nil && it.Callchain }
 // (session.Options.NoIPLoc): nothing printed for them (the hardware and
 // synth output types) names the IP's symbol, DSO or source, and no call
 // chain or branch stack comes with them.
+func sampleFilter(cfg Config) (*machine.Filter, error) {
+	f := &machine.Filter{}
+	var err error
+	// symbol__init's order: dso, comm (pid and tid: ParseIDs), symbol.
+	if cfg.DSOs != nil {
+		if f.DSOs, err = machine.ParseList(*cfg.DSOs, "dso"); err != nil {
+			return nil, listError(err)
+		}
+	}
+	if cfg.Comms != nil {
+		if f.Comms, err = machine.ParseList(*cfg.Comms, "comm"); err != nil {
+			return nil, listError(err)
+		}
+	}
+	if cfg.Symbols != nil {
+		if err = f.SetSymbols(*cfg.Symbols); err != nil {
+			return nil, listError(err)
+		}
+	}
+	return f, nil
+}
+
+// listError is perf's end for a list symbol__init refuses: its message,
+// and cmd_script's status 0 (err is still 0 at out_delete).
+func listError(err error) error {
+	var le *machine.ListError
+	if errors.As(err, &le) {
+		return &perfopt.Exit{Msg: le.Error(), Status: 0}
+	}
+	return err
+}
+
 func ptNoIPLoc(fields *script.Fields, it *sample.Itrace) bool {
 	if it == nil || it.Callchain || it.AddCallchain || it.ThreadStack || it.LastBranch || it.AddLastBranch {
 		return false

@@ -3,6 +3,7 @@ package runner
 import (
 	"sync"
 
+	"github.com/perfpt/perfpt/convert/machine"
 	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/script"
 )
@@ -16,16 +17,23 @@ type segment struct {
 	p     *script.Printer
 	useCC *bool // the run's callchain setting (fixed before decoding starts)
 	emit  func([]byte)
+	flt   *machine.Filter // -c, --dsos, -S (nil: none)
 }
 
 // newSegment returns a segment printing with fields and the output
 // options of o (NameWidthFn must be safe to call from any goroutine).
-func newSegment(o script.Options, useCC *bool, emit func([]byte)) *segment {
+func newSegment(o script.Options, useCC *bool, emit func([]byte), flt *machine.Filter) *segment {
 	o.UseCallchain = *useCC
-	return &segment{p: script.NewPrinter(nil, o), useCC: useCC, emit: emit}
+	if !flt.Active() {
+		flt = nil
+	}
+	return &segment{p: script.NewPrinter(nil, o), useCC: useCC, emit: emit, flt: flt}
 }
 
 func (g *segment) Sample(s *sample.Sample) {
+	if g.flt != nil && g.flt.Filtered(s.Comm, s.IP, &s.IPLoc) {
+		return
+	}
 	g.p.SetUseCallchain(*g.useCC)
 	g.p.Print(s)
 }

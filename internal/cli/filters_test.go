@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfpt/perfpt/internal/linediff"
+	"github.com/perfpt/perfpt/record"
+	"github.com/perfpt/perfpt/record/testprog"
+)
+
+// filterProg has a main thread and a worker renamed by prctl, each in
+// functions of its own, and the dynamic loader's and libc's code.
+const filterProg = `#include <pthread.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+__attribute__((noinline)) long work(long n) { long s = 0; for (long i = 0; i < n; i++) s += i * i % 7; return s; }
+__attribute__((noinline)) long other(long n) { long s = 1; for (long i = 0; i < n; i++) s ^= s * 31 + i; return s; }
+static void *thr(void *a) { prctl(PR_SET_NAME, "worker"); return (void *)(other(3000000) + work(1000000)); }
+int main(void) {
+	pthread_t t;
+	void *x;
+	pthread_create(&t, 0, thr, 0);
+	long r = work(4000000);
+	pthread_join(t, &x);
+	printf("%ld %ld\n", r, (long)x);
+	return 0;
+}
+`
+
+// TestSampleFiltersPerf compares perf script's -c/--comms, --dsos and
+// -S/--symbols (names, addresses, file:// lists, a name given twice:
+// "problems parsing ... list" and status 0) with perf 6.1's, on a
+// cpu-clock recording made with perf and on an emulated PT recording
+// (its branch, instruction, call and straight-run paths, sequential and
+// in parallel chunks).
+func TestSampleFiltersPerf(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records programs")
+	}
+	for _, tool := range []string{"perf", "gcc"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s", tool)
+		}
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "filters.c")
+	if err := os.WriteFile(src, []byte(filterProg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prog := filepath.Join(dir, "filters")
+	if b, err := exec.Command("gcc", "-O1", "-g", "-pthread", "-o", prog, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	list := filepath.Join(dir, "list")
+	if err := os.WriteFile(list, []byte("worker\nwork\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The address of the first sample in work, as -F ip prints it.
+	firstIP := func(t *testing.T, data string, args ...string) string {
+		out, err := exec.Command("perf", append([]string{"script", "-i", data, "-G", "-F", "ip,sym"}, args...)...).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(out), "\n") {
+			if f := strings.Fields(l); len(f) == 2 {
+				return f[0]
+			}
+		}
+		t.Fatalf("no sample in %v", args)
+		return ""
+	}
+	t.Run("cpu-clock", func(t *testing.T) {
+		data := filepath.Join(dir, "cc.data")
+		if b, err := exec.Command("perf", "record", "-q", "-e", "cpu-clock", "-c", "100000", "-o", data, prog).CombinedOutput(); err != nil {
+			t.Skipf("perf record cannot record here: %v\n%s", err, b)
+		}
+		ip := firstIP(t, data, "-S", "other")
+		for _, f := range [][]string{
+			{"--comms", "filters,worker"}, {"-c", ","}, {"-c", "worker,worker"},
+			{"--dsos", prog}, {"--dsos", "ld-linux-x86-64.so.2,[kernel.kallsyms]"},
+			{"-S", "0x" + ip + " ,work"}, {"-c", "worker", "-S", "work"}, {"-S", "file://" + list + ",other"},
+			{"-c", "file:///nonexistent"}, {"-c", "worker", "--show-task-events"},
+			{"--dsos", "filters", "-F", "comm,tid,ip,sym,dso", "-G"},
+		} {
+			comparePerfScript(t, data, f...)
+		}
+	})
+	t.Run("pt", func(t *testing.T) {
+		data := filepath.Join(dir, "pt.data")
+		opt := record.Options{Output: data}
+		opt.BuildIDDir = "-"
+		devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer devnull.Close()
+		opt.Trace.Stdout = devnull
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		name := testprog.Path(t, "threads-dyn-O2")
+		if _, err := record.Emulate(ctx, []string{name}, opt); err != nil {
+			testprog.EmulateFailed(t, name, err)
+		}
+		ip := firstIP(t, data, "-S", "start_thread")
+		for _, f := range [][]string{
+			{"-c", "x"}, {"-S", "check_match,start_thread", "--itrace=cr", "-F", "+callindent"},
+			{"-S", ip, "--itrace=i1i", "-F", "ip,sym"}, {"-S", "main", "--dsos", "threads-dyn-O2"},
+		} {
+			comparePerfScript(t, data, append([]string{"-j", "2"}, f...)...)
+		}
+		for _, j := range []string{"1", "2"} {
+			comparePerfScript(t, data, "-j", j, "--dsos", "libc.so.6", "--itrace=i1i")
+			comparePerfScript(t, data, "-j", j, "-S", "start_thread", "--itrace=b", "-F", "+flags,+addr")
+			comparePerfScript(t, data, "-j", j, "-c", "threads-dyn-O2", "--itrace=i100ig")
+		}
+	})
+}
+
+// comparePerfScript runs perf script and perfpt script with args (perfpt's
+// -j N first, if any, is not given to perf) and fails unless their
+// standard output, standard error and status are the same.
+func comparePerfScript(t *testing.T, data string, args ...string) {
+	t.Helper()
+	perfArgs := args
+	if len(args) > 1 && args[0] == "-j" {
+		perfArgs = args[2:]
+	}
+	cmd := exec.Command("perf", append([]string{"script", "-i", data}, perfArgs...)...)
+	var pout, perr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &pout, &perr
+	status := 0
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		status = ee.ExitCode()
+	}
+	r := perfpt(append([]string{"script", "-i", data}, args...)...)
+	if r.code != status || r.err != perr.String() {
+		t.Errorf("perfpt script %q: status %d, stderr %q; perf: %d, %q", args, r.code, r.err, status, perr.String())
+	}
+	if r.out != pout.String() {
+		d := linediff.Compare(r.out, pout.String())
+		t.Errorf("perfpt script %q: %d of %d lines differ from perf's; first %s", args, d.N, d.Lines, d.String("perfpt", "perf"))
+	}
+}
