@@ -183,7 +183,7 @@ func sampleIDSize(st SampleFormat) int {
 // common fills c from raw's header and sample_id trailer and returns a
 // cursor over the record's body (after the header, before the trailer).
 func (d *decoder) common(raw *RawRecord, c *RecordCommon) (cursor, error) {
-	*c = RecordCommon{Offset: raw.Offset, Type: raw.Type, Misc: raw.Misc, Size: raw.Size, Compressed: raw.Compressed}
+	*c = RecordCommon{Offset: raw.Offset, Type: raw.Type, Misc: raw.Misc, Size: raw.Size, Compressed: raw.Compressed, Source: raw.Source}
 	cur := cursor{b: raw.Data, off: 8, base: raw.Offset, what: raw.Type.String()}
 	if raw.Type.IsUser() || raw.Type == RecordTypeSample || raw.Type >= recordTypeKernelMax {
 		// Unknown kernel types: their layout, trailer included, is unknown.

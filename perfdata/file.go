@@ -53,16 +53,17 @@ type File struct {
 	// in Dir/kcore_dir), "" for a plain file.
 	Dir string
 
-	path    string
-	mem     []byte      // whole file when mmapped or given as bytes
-	mapped  bool        // mem is Open's mapping of the file (not bytes given)
-	ra      io.ReaderAt // the source in file mode
-	size    int64       // file size, -1 when unknown
-	closer  func() error
-	fh      *os.File // the file Open opened (nil otherwise)
-	pipe    io.Reader
-	pipeOff int64
-	used    bool // pipe iteration started
+	path     string
+	dirFiles []dirFile   // a directory's data.N files (openDirFiles)
+	mem      []byte      // whole file when mmapped or given as bytes
+	mapped   bool        // mem is Open's mapping of the file (not bytes given)
+	ra       io.ReaderAt // the source in file mode
+	size     int64       // file size, -1 when unknown
+	closer   func() error
+	fh       *os.File // the file Open opened (nil otherwise)
+	pipe     io.Reader
+	pipeOff  int64
+	used     bool // pipe iteration started
 
 	attrSize int64
 	idToAttr map[uint64]*Attr
@@ -107,7 +108,7 @@ func Open(path string) (*File, error) {
 		f.path, f.Dir = path, dir
 		f.fh = fh
 		f.closer = fh.Close
-		return f, nil
+		return f, f.withDirFiles()
 	}
 	f, err := newFile(nil, mem, int64(len(mem)))
 	if err != nil {
@@ -125,7 +126,27 @@ func Open(path string) (*File, error) {
 		}
 		return err
 	}
-	return f, nil
+	return f, f.withDirFiles()
+}
+
+// withDirFiles opens a directory's data.N files (openDirFiles) and makes
+// Close close them too; on failure the file is closed.
+func (f *File) withDirFiles() error {
+	if err := f.openDirFiles(); err != nil {
+		f.Close()
+		return err
+	}
+	if len(f.dirFiles) > 0 {
+		c := f.closer
+		f.closer = func() error {
+			err := c()
+			if err2 := f.closeDirFiles(); err == nil {
+				err = err2
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 // New reads a file-mode perf.data from r. If r has a Size() int64 method

@@ -30,6 +30,7 @@ type RawRecord struct {
 	Misc       uint16
 	Size       int    // header.size
 	Compressed bool   // unpacked from a COMPRESSED record
+	Source     int    // see RecordCommon.Source
 	Data       []byte // the whole record, header included (Size bytes); for AUXTRACE without its trace data
 	// AuxData is the trace data that follows an AUXTRACE record (nil for
 	// other types); it aliases the file when mmapped.

@@ -181,7 +181,7 @@ func (q *orderedQueue) push(t uint64, raw *RawRecord, own bool) {
 	ent := qent{time: t, seq: q.seq}
 	q.seq++
 	q.bytes += slotOverhead
-	if pos := raw.Offset - q.pinOrigin; own && q.mem != nil && !raw.Compressed && pos >= 0 &&
+	if pos := raw.Offset - q.pinOrigin; own && q.mem != nil && !raw.Compressed && raw.Source == 0 && pos >= 0 &&
 		pos+int64(len(raw.Data))+int64(len(raw.AuxData)) <= int64(len(q.mem)) {
 		ent.ref = pos
 		if q.pinning {
@@ -361,7 +361,7 @@ func (q *orderedQueue) popInto(limit uint64, dst *RawRecord) bool {
 		pos := int(top.ref)
 		header(dst, q.mem[pos:], q.pinOrigin+top.ref)
 		dst.Data = q.mem[pos : pos+dst.Size]
-		dst.owned = false
+		dst.owned, dst.Source = false, 0
 		if dst.Type == RecordTypeAuxtrace || dst.Type == RecordTypeHeaderTracing {
 			n, _ := payloadSize(dst)
 			dst.AuxData = q.mem[pos+dst.Size : pos+dst.Size+int(n)]

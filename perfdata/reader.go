@@ -60,6 +60,10 @@ type rawReader struct {
 	// compressed counts the COMPRESSED records unpacked.
 	compressed int
 	hdrCopy    []byte
+
+	// seg is the file being read: 0 for the opened one, N for
+	// File.dirFiles[N-1] (RecordCommon.Source).
+	seg int
 }
 
 func (f *File) newRawReader() (*rawReader, error) {
@@ -102,10 +106,12 @@ func (rr *rawReader) close() {
 
 // next reads the next record into raw; io.EOF at the end.
 func (rr *rawReader) next(raw *RawRecord) error {
+	raw.Source = rr.seg
 	for {
 		if rr.dactive {
 			ok, err := rr.nextDecomp(raw)
 			if err != nil || ok {
+				raw.Source = rr.seg
 				return err
 			}
 		}
@@ -115,9 +121,13 @@ func (rr *rawReader) next(raw *RawRecord) error {
 		} else {
 			err = rr.nextStream(raw)
 		}
+		if err == io.EOF && rr.nextDirFile() {
+			continue
+		}
 		if err != nil {
 			return err
 		}
+		raw.Source = rr.seg
 		if raw.Type != RecordTypeCompressed && raw.Type != RecordTypeCompressed2 {
 			return nil
 		}

@@ -49,6 +49,9 @@ type RecordCommon struct {
 	Misc       uint16
 	Size       int // perf_event_header.size (for AUXTRACE: without its data)
 	Compressed bool
+	// Source is the file the record is in: 0 for the one Open opened,
+	// N for a perf.data directory's N-th data.* file (File.SourcePath).
+	Source int
 	// Attr is the event the record belongs to (found through its sample
 	// id, or the only attr); nil for user records or when unknown.
 	Attr *Attr

@@ -16,7 +16,7 @@ func (d *decoder) sample(raw *RawRecord, s *RecordSample) error {
 	callchain, branches, regsU, regsI := s.Callchain[:0], s.BranchStack[:0], s.RegsUser[:0], s.RegsIntr[:0]
 	readVals := s.Read.Values[:0]
 	*s = RecordSample{}
-	s.Offset, s.Type, s.Misc, s.Size, s.Compressed, s.Attr = raw.Offset, raw.Type, raw.Misc, raw.Size, raw.Compressed, a
+	s.Offset, s.Type, s.Misc, s.Size, s.Compressed, s.Source, s.Attr = raw.Offset, raw.Type, raw.Misc, raw.Size, raw.Compressed, raw.Source, a
 	s.BranchHwIdx = -1
 	if a == nil {
 		return errAt(raw.Offset, "PERF_RECORD_SAMPLE: no attr", ErrBadValue)

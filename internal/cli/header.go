@@ -2,6 +2,7 @@ package cli
 
 import (
 	"os"
+	"path/filepath"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
@@ -60,10 +61,14 @@ func stdinIsPipe(c *ucli.Context) bool {
 	return err == nil && st.Mode()&os.ModeNamedPipe != 0
 }
 
-// inputStat is the fstat perf's "captured on" line reads: of the file, or
-// of standard input for "-".
+// inputStat is the fstat perf's "captured on" line reads: of the file (a
+// perf.data directory's data file, perf_data__fd), or of standard input
+// for "-".
 func inputStat(c *ucli.Context, path string) (os.FileInfo, error) {
 	if path != "-" {
+		if st, err := os.Stat(path); err == nil && st.IsDir() {
+			return os.Stat(filepath.Join(path, "data"))
+		}
 		return os.Stat(path)
 	}
 	if f, ok := c.App.Reader.(*os.File); ok {

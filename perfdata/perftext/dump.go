@@ -209,7 +209,12 @@ func (d *Dumper) Record(bw *bufio.Writer, r perfdata.Record, raw []byte) {
 // its time stamp fields, offset, size and name, without the line's end.
 func (d *Dumper) Head(bw *bufio.Writer, r perfdata.Record, raw []byte) {
 	c := r.Common()
-	fmt.Fprintf(bw, "\n%s@%s [%#x]: event: %d\n", cHex(uint64(c.Offset)), d.path, c.Size, c.Type)
+	path := d.path
+	if c.Source > 0 {
+		// A perf.data directory's data.N file.
+		path = d.f.SourcePath(c.Source)
+	}
+	fmt.Fprintf(bw, "\n%s@%s [%#x]: event: %d\n", cHex(uint64(c.Offset)), path, c.Size, c.Type)
 	d.hex = AppendRawEvent(d.hex[:0], raw)
 	bw.Write(d.hex)
 	if d.arch == "" {

@@ -850,6 +850,9 @@ func printHeader(w io.Writer, f *perfdata.File, path string, full bool) error {
 		// mtime, a pipe's included.
 		stat = func(string) (os.FileInfo, error) { return os.Stdin.Stat() }
 	}
+	if path != "-" && f.Path() != "" {
+		path = f.Path() // a perf.data directory's data file (perf_data__fd)
+	}
 	if st, err := stat(path); err == nil {
 		opt.Captured = st.ModTime().In(time.Local)
 	}
