@@ -764,3 +764,16 @@ var cxxRound13Programs = []string{"bank", "wordfreq"}
 
 // TestCxxRound13ProgramsO0 is TestUnseenProgramsO0 on cxxRound13Programs.
 func TestCxxRound13ProgramsO0(t *testing.T) { o0Agreement(t, cxxRound13Programs) }
+
+// cxxRound15Programs were written in round 15, before any rule of that
+// round, to measure the C++ rules on code they were not made for: a
+// playlist of tracks in std::set and std::deque, std::optional returned by
+// value, operator overloads, virtual destructors in a vector of
+// unique_ptr, a class template's static member, two exception classes
+// caught by several catch clauses (std::out_of_range from at()), a switch
+// on an enum class, std::accumulate and std::count_if with lambdas
+// (playlist.cc). See textAllowance.
+var cxxRound15Programs = []string{"playlist"}
+
+// TestCxxRound15ProgramsO0 is TestUnseenProgramsO0 on cxxRound15Programs.
+func TestCxxRound15ProgramsO0(t *testing.T) { o0Agreement(t, cxxRound15Programs) }
