@@ -92,7 +92,9 @@ type function struct {
 	optimized    bool // built with optimisation (DW_AT_producer)
 	o3           bool // built with -O3 or more
 	returnsValue bool // not a void function
-	noReturn     bool // declared noreturn: its calls end a block with only the fake arc
+	// returnsRecord: the value is a struct, union or class.
+	returnsRecord bool
+	noReturn      bool // declared noreturn: its calls end a block with only the fake arc
 	// localSlots are the %rbp offsets of its named locals (-O0).
 	localSlots map[int32]bool
 	// aggregateLocals: a local array, struct or union (DWARF), whose
@@ -352,7 +354,7 @@ func (p *Program) decode(f *elf.File) error {
 			name = sf.LinkageName
 		}
 		fn := function{name: name, file: intern(sf.File), startLine: int32(sf.Line), startCol: int32(sf.Column),
-			low: sf.Low, high: sf.High, first: len(p.insns), returnsValue: sf.ReturnsValue,
+			low: sf.Low, high: sf.High, first: len(p.insns), returnsValue: sf.ReturnsValue, returnsRecord: sf.ReturnsRecord,
 			aggregateLocals: sf.AggregateLocals, aggregateFrom: int32(sf.AggregateFrom), closure: sf.Closure,
 			aggregateScopes: sf.AggregateScopes, noReturn: sf.NoReturn, artificial: sf.Artificial}
 		if sf.Part == 0 {

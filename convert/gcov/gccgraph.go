@@ -1878,7 +1878,12 @@ func (p *Program) jumpLine(g int32) bool {
 
 // cxxReturnCopy reports whether the call at k is the last of a C++
 // return statement whose value gcc copies into the return value after it:
-// the call may throw (its result goes through a temporary), or it is a
+// the call may throw (its result goes through a temporary: a scalar's, as
+// gcc 12 makes it; a struct or class value, even one returned in rax,
+// goes straight into the return value, `It a(int k) { return mk(k); }`
+// is [5] then the return block, as lower_bound's `{ return
+// _M_t.lower_bound(__x); }`, where `int *c(int k) { return mp(k); }` has
+// a block of no code between them), or it is a
 // constructor (the value is the new object's address), or the statement
 // ends on a later line than the call's (`return fold(0, [](...) {` ...
 // `});`): the return's goto to the return block has its location, and
@@ -1890,7 +1895,7 @@ func (p *Program) cxxReturnCopy(fn *function, k int) bool {
 	if !fn.cxx || !fn.returnsValue || p.memoryReturn(fn) || call.gline < 0 || !p.returnLine(call.gline) || call.noReturn {
 		return false
 	}
-	return call.throws || p.constructorCall(k) || !call.pure && p.cxxReturnLine(fn, call.gline) != call.gline
+	return call.throws && !fn.returnsRecord || p.constructorCall(k) || !call.pure && p.cxxReturnLine(fn, call.gline) != call.gline
 }
 
 // endsCatch reports whether instruction k calls __cxa_end_catch.
@@ -2541,9 +2546,14 @@ func (p *Program) epilogueStart(fn *function) int {
 		e--
 	}
 	// A function returning an object in memory loads its address into
-	// rax on the closing brace: part of the return.
+	// rax on the closing brace: part of the return. (Not when the brace
+	// closes a one-line body `{ return it; }`: that load is the return
+	// statement's value, in the block of the body, as gcc 12 makes it for
+	// the library's accessors: `__niter_base(_Iterator __it) ... { return
+	// __it; }` is [313 315] then the return block [315].)
 	if e > fn.first && !p.insns[e].leader {
-		if in := &p.insns[e-1]; (in.loadRax || in.movRax) && in.gline >= 0 && p.lines[in.gline].line == fn.endLine && fn.endLine > fn.startLine {
+		if in := &p.insns[e-1]; (in.loadRax || in.movRax) && in.gline >= 0 && p.lines[in.gline].line == fn.endLine && fn.endLine > fn.startLine &&
+			!p.returnLine(in.gline) {
 			e--
 		}
 	}

@@ -33,7 +33,7 @@ func FromDWARF(d *dwarf.Data) (*Table, error) {
 // newBuilder starts filling t from d.
 func newBuilder(d *dwarf.Data, t *Table) *builder {
 	return &builder{d: d, t: t, fileIdx: map[string]int32{}, names: map[dwarf.Offset]origin{},
-		aggregate: map[dwarf.Offset]bool{}, memberDecl: map[dwarf.Offset]typeDecl{}}
+		aggregate: map[dwarf.Offset]dwarf.Tag{}, memberDecl: map[dwarf.Offset]typeDecl{}}
 }
 
 // finish sorts the table's rows and functions.
@@ -57,6 +57,7 @@ type origin struct {
 	declCol       int64
 	external      bool
 	typed         bool // DW_AT_type: the function returns a value
+	record        bool // the value is a struct, union or class
 	artificial    bool // DW_AT_artificial: made by the compiler
 	noReturn      bool // DW_AT_noreturn: declared noreturn
 	// closure: the declaration is the class's (a lambda's operator()).
@@ -68,8 +69,8 @@ type builder struct {
 	t       *Table
 	fileIdx map[string]int32
 	names   map[dwarf.Offset]origin
-	// aggregate caches aggregateLocal's verdict per type.
-	aggregate map[dwarf.Offset]bool
+	// aggregate caches typeTag's verdict per type.
+	aggregate map[dwarf.Offset]dwarf.Tag
 	// memberDecl holds the class declaration of member functions that
 	// have no line of their own (lambdas' operator()).
 	memberDecl map[dwarf.Offset]typeDecl
@@ -324,7 +325,7 @@ func (b *builder) unit(r *dwarf.Reader) error {
 					b.t.funcs = append(b.t.funcs, Func{Part: part, MainLow: ranges[0][0],
 						Name: s.name, LinkageName: o.linkage, Low: rg[0], High: rg[1],
 						File: name, Line: int(o.declLine), Column: int(o.declCol),
-						External: o.external, ReturnsValue: o.typed, Artificial: o.artificial, NoReturn: o.noReturn, entry: cur,
+						External: o.external, ReturnsValue: o.typed, ReturnsRecord: o.record, Artificial: o.artificial, NoReturn: o.noReturn, entry: cur,
 						Closure: o.closure, spec: specOf(e),
 					})
 				}
@@ -433,7 +434,20 @@ func (b *builder) aggregateLocal(e *dwarf.Entry) bool {
 		return false // DW_OP_addr: static storage
 	}
 	off, ok := e.Val(dwarf.AttrType).(dwarf.Offset)
-	for depth := 0; ok && depth < 8; depth++ {
+	return ok && b.typeTag(off) != 0
+}
+
+// recordType reports whether the type at off is a struct, union or class
+// (behind typedefs and qualifiers).
+func (b *builder) recordType(off dwarf.Offset) bool {
+	tag := b.typeTag(off)
+	return tag != 0 && tag != dwarf.TagArrayType
+}
+
+// typeTag returns the tag of the type at off behind typedefs and
+// qualifiers when it is an array, struct, union or class, else 0.
+func (b *builder) typeTag(off dwarf.Offset) dwarf.Tag {
+	for depth := 0; depth < 8; depth++ {
 		if v, seen := b.aggregate[off]; seen {
 			return v
 		}
@@ -441,20 +455,23 @@ func (b *builder) aggregateLocal(e *dwarf.Entry) bool {
 		r.Seek(off)
 		t, err := r.Next()
 		if err != nil || t == nil {
-			return false
+			return 0
 		}
 		switch t.Tag {
 		case dwarf.TagArrayType, dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagClassType:
-			b.aggregate[off] = true
-			return true
+			b.aggregate[off] = t.Tag
+			return t.Tag
 		case dwarf.TagTypedef, dwarf.TagConstType, dwarf.TagVolatileType:
-			off, ok = t.Val(dwarf.AttrType).(dwarf.Offset)
+			var ok bool
+			if off, ok = t.Val(dwarf.AttrType).(dwarf.Offset); !ok {
+				return 0
+			}
 		default:
-			b.aggregate[off] = false
-			return false
+			b.aggregate[off] = 0
+			return 0
 		}
 	}
-	return false
+	return 0
 }
 
 // origin returns the name and declaration of e, following
@@ -472,6 +489,9 @@ func (b *builder) follow(e *dwarf.Entry, depth int) origin {
 	o.declCol, _ = e.Val(dwarf.AttrDeclColumn).(int64)
 	o.external, _ = e.Val(dwarf.AttrExternal).(bool)
 	o.typed = e.Val(dwarf.AttrType) != nil
+	if off, ok := e.Val(dwarf.AttrType).(dwarf.Offset); ok {
+		o.record = b.recordType(off)
+	}
 	o.artificial, _ = e.Val(dwarf.AttrArtificial).(bool)
 	o.noReturn, _ = e.Val(dwarf.AttrNoreturn).(bool)
 	for _, a := range []dwarf.Attr{dwarf.AttrAbstractOrigin, dwarf.AttrSpecification} {
@@ -491,6 +511,7 @@ func (b *builder) follow(e *dwarf.Entry, depth int) origin {
 		}
 		o.external = o.external || p.external
 		o.typed = o.typed || p.typed
+		o.record = o.record || p.record
 		o.artificial = o.artificial || p.artificial
 		o.noReturn = o.noReturn || p.noReturn
 	}

@@ -34,6 +34,9 @@ type Func struct {
 	// ReturnsValue is true when the function has a return type
 	// (DW_AT_type), false for void functions.
 	ReturnsValue bool
+	// ReturnsRecord is true when that type is a struct, union or class
+	// (behind typedefs and qualifiers).
+	ReturnsRecord bool
 	// Artificial is true for functions the compiler made (implicit
 	// constructors and destructors, DW_AT_artificial).
 	Artificial bool

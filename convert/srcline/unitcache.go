@@ -32,7 +32,7 @@ import (
 
 // unitCacheFormat frames a unit cache file: its payload is the number of
 // entries, their index (offset, kind, size) and their bytes.
-var unitCacheFormat = cachefile.Format{Magic: "perfpt unit tables\n", Version: 2}
+var unitCacheFormat = cachefile.Format{Magic: "perfpt unit tables\n", Version: 3}
 
 // Entry kinds.
 const (
@@ -287,7 +287,7 @@ func encodeTable(t *Table) ([]byte, bool) {
 		e.str(fn.File)
 		e.varint(int64(fn.Line))
 		e.varint(int64(fn.Column))
-		e.b = append(e.b, boolBits(fn.External, fn.ReturnsValue, fn.Artificial, fn.NoReturn, fn.Closure))
+		e.b = append(e.b, boolBits(fn.External, fn.ReturnsValue, fn.Artificial, fn.NoReturn, fn.Closure, fn.ReturnsRecord))
 		e.varint(int64(fn.Part))
 		e.u64(fn.MainLow)
 		e.varint(int64(fn.entry))
@@ -343,7 +343,7 @@ func decodeTable(b []byte) (*Table, bool) {
 		fn.File = d.str()
 		fn.Line, fn.Column = int(d.varint()), int(d.varint())
 		fl := d.U8()
-		fn.External, fn.ReturnsValue, fn.Artificial, fn.NoReturn, fn.Closure = fl&1 != 0, fl&2 != 0, fl&4 != 0, fl&8 != 0, fl&16 != 0
+		fn.External, fn.ReturnsValue, fn.Artificial, fn.NoReturn, fn.Closure, fn.ReturnsRecord = fl&1 != 0, fl&2 != 0, fl&4 != 0, fl&8 != 0, fl&16 != 0, fl&32 != 0
 		fn.Part = int(d.varint())
 		fn.MainLow = d.U64()
 		fn.entry = int32(d.varint())
