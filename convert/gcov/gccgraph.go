@@ -572,6 +572,15 @@ func (gb *graphBuilder) classify() {
 				if segs[src].kind == segMerged {
 					src = segs[src].src
 				}
+				if segs[src].kind == segDispatch {
+					// The last jump of a switch's compare tree, to a
+					// case that only breaks (`default: break;`): as
+					// for the tree's branches below.
+					if h := segs[src].src; gb.laterCaseBefore(h, ti) {
+						segs[ti].src = max(segs[ti].src, h)
+					}
+					continue
+				}
 				segs[ti].src = max(segs[ti].src, src)
 			}
 			continue

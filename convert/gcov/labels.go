@@ -10,8 +10,9 @@ import (
 // labelLine matches a source line that holds only labels: `case X:`,
 // `case A ... B:`, `default:` or `name:`, several on one line too, and an
 // opening brace or a comment after them (a case's value may be a character
-// constant holding ':', ';' or '?'). Group 1 is a named label.
-var labelLine = newLazyRegexp(`^\s*(?:(?:case\s+(?:'(?:\\.|[^'\\])+'|[^:;?'])+?|default|([A-Za-z_]\w*))\s*:\s*)+(?:\{\s*)?(?:/[/*].*)?$`)
+// constant holding ':', ';' or '?', or a qualified name: `case
+// Genre::Rock:`). Group 1 is a named label.
+var labelLine = newLazyRegexp(`^\s*(?:(?:case\s+(?:'(?:\\.|[^'\\])+'|::|[^:;?'])+?|default|([A-Za-z_]\w*))\s*:\s*)+(?:\{\s*)?(?:/[/*].*)?$`)
 
 // switchLine matches a line that starts a switch statement.
 var switchLine = newLazyRegexp(`^\s*switch\s*\(`)
@@ -87,6 +88,12 @@ func (p *Program) findLabels() {
 			// own line.
 			for _, g := range p.pre[k] {
 				enter(g, k)
+			}
+			if p.caseJump(src, k) {
+				// The compare tree's last jump, to a case that only
+				// breaks (`default: break;`), carries that case's
+				// line: the label's block is at its target.
+				continue
 			}
 			enter(p.insns[k].gline, k)
 		}
@@ -244,4 +251,22 @@ func (p *Program) canFallOff(fn *function, k int) bool {
 		}
 	}
 	return false
+}
+
+// caseJump reports whether instruction k of a function in the source src
+// is the last jump of a switch's compare tree that carries the line of
+// the code it jumps forward to (a case that only breaks): a jmp right
+// after a conditional branch of the switch's line.
+func (p *Program) caseJump(src []string, k int) bool {
+	in := &p.insns[k]
+	if in.kind != kJmp || in.gline < 0 || k == 0 {
+		return false
+	}
+	prev := &p.insns[k-1]
+	t := p.index(in.target)
+	if prev.kind != kJcc || prev.gline < 0 || prev.gline == in.gline || t <= k || p.insns[t].gline != in.gline {
+		return false
+	}
+	ln := p.lines[prev.gline].line
+	return p.lines[prev.gline].file == p.lines[in.gline].file && ln >= 1 && int(ln) <= len(src) && isSwitch(src[ln-1])
 }
