@@ -239,29 +239,26 @@ func (b *builder) unit(r *dwarf.Reader) error {
 						break
 					}
 				}
-				for i := len(b.t.funcs) - 1; i >= 0 && b.t.funcs[i].entry == parent; i-- {
-					b.t.funcs[i].LocalSlots = append(b.t.funcs[i].LocalSlots, off)
+				b.eachFunc(parent, func(f *Func) {
+					f.LocalSlots = append(f.LocalSlots, off)
 					if scope != nil {
-						b.t.funcs[i].ScopedSlots = append(b.t.funcs[i].ScopedSlots, ScopedSlot{Slot: off, Scope: scope})
+						f.ScopedSlots = append(f.ScopedSlots, ScopedSlot{Slot: off, Scope: scope})
 					}
-				}
+				})
 			}
 		}
 		if e.Tag == dwarf.TagVariable && parent >= 0 && b.t.scopes[parent].subprogram && !b.noLocals && b.aggregateLocal(e) {
 			line, _ := e.Val(dwarf.AttrDeclLine).(int64)
-			for i := len(b.t.funcs) - 1; i >= 0 && b.t.funcs[i].entry == parent; i-- {
-				f := &b.t.funcs[i]
+			b.eachFunc(parent, func(f *Func) {
 				if !f.AggregateLocals || int(line) < f.AggregateFrom {
 					f.AggregateFrom = int(line)
 				}
 				f.AggregateLocals = true
-			}
+			})
 			// Its scope: the innermost lexical block around it, if any.
 			for k := len(stack) - 1; k >= 0 && stack[k] != parent; k-- {
 				if blocks[k] != nil {
-					for i := len(b.t.funcs) - 1; i >= 0 && b.t.funcs[i].entry == parent; i-- {
-						b.t.funcs[i].AggregateScopes = append(b.t.funcs[i].AggregateScopes, blocks[k]...)
-					}
+					b.eachFunc(parent, func(f *Func) { f.AggregateScopes = append(f.AggregateScopes, blocks[k]...) })
 					break
 				}
 			}
@@ -424,6 +421,19 @@ func fbregOffset(e *dwarf.Entry) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// eachFunc calls f with each Func (one per range) of the subprogram
+// scope parent: the last ones added, or those before the functions nested
+// in it, whose scopes come after it (a lambda's operator() defined in the
+// function's body: the locals declared after it are still the
+// function's).
+func (b *builder) eachFunc(parent int32, f func(*Func)) {
+	for i := len(b.t.funcs) - 1; i >= 0 && b.t.funcs[i].entry >= parent; i-- {
+		if b.t.funcs[i].entry == parent {
+			f(&b.t.funcs[i])
+		}
+	}
 }
 
 // aggregateLocal reports whether the variable e lives in the frame (no

@@ -32,7 +32,7 @@ import (
 
 // unitCacheFormat frames a unit cache file: its payload is the number of
 // entries, their index (offset, kind, size) and their bytes.
-var unitCacheFormat = cachefile.Format{Magic: "perfpt unit tables\n", Version: 3}
+var unitCacheFormat = cachefile.Format{Magic: "perfpt unit tables\n", Version: 4}
 
 // Entry kinds.
 const (
