@@ -493,6 +493,13 @@ func (gb *graphBuilder) classify() {
 			s.kind = segJmpArm
 		}
 	}
+	// The jump to the return after a call that built the returned object
+	// in the return slot: no block (slotReturnJump).
+	for si := range segs {
+		if s := &segs[si]; s.kind == segPlain && p.slotReturnJump(fn, s) && !p.clobberRegion(fn, s.first-1) {
+			s.kind = segJmpArm
+		}
+	}
 	// A repeated break's other jumps are ways into its block.
 	for si := range segs {
 		s := &segs[si]
@@ -1072,11 +1079,33 @@ func (gb *graphBuilder) findScopeCopies() map[int][]int {
 		// from the end's block (calendar.c: the printf ending a loop body
 		// with two continues).
 		oneCall := len(falls) == 1 && (p.insns[falls[0]].kind == kCall || p.insns[falls[0]].kind == kCallInd)
+		dest, endJump := end, -1
+		if oneCall && !others && end > fn.first && falls[0] == end-1 {
+			// The call (a local's destructor, at its scope's end) then
+			// the code after the scope: its clobbers join that code's
+			// block only when nothing else enters it (gcc merged the
+			// two before instrumentation split the block after the
+			// call). A jump there (an if arm's end over its else) is
+			// no statement: the code after the scope is its target.
+			if in := &p.insns[end]; in.kind == kJmp && p.index(in.target) > end {
+				dest, endJump = p.index(in.target), end
+			}
+			others = gb.enteredElsewhere(dest, falls[0], endJump)
+		}
 		if (len(falls) >= 2 || oneCall) && others {
 			ci := len(gb.copies)
-			gb.copies = append(gb.copies, scopeCopy{line: -1, dest: end})
+			gb.copies = append(gb.copies, scopeCopy{line: -1, dest: dest})
 			for _, k := range falls {
 				gb.copyOf[k] = ci
+			}
+			if endJump >= 0 {
+				gb.copyOf[endJump] = ci
+				if sj, ok := gb.segAt[endJump]; ok && gb.segs[sj].end == endJump+1 && gb.segs[sj].kind == segPlain {
+					// The jump on its own (with the line of a void
+					// function's closing brace): the copy's goto, no
+					// block of its own.
+					gb.segs[sj].kind = segJmpArm
+				}
 			}
 			out[lastSeg] = append(out[lastSeg], ci)
 		}
@@ -1691,6 +1720,14 @@ func (p *Program) machineSegments(fn *function, retBlock bool) []seg {
 	return segs
 }
 
+// recordCall reports whether instruction k calls a function of the
+// program that returns a struct, union or class.
+func (p *Program) recordCall(k int) bool {
+	in := &p.insns[k]
+	fi, ok := p.lowFn[in.target]
+	return ok && in.kind == kCall && p.funcs[fi].returnsRecord
+}
+
 // temporaryEnd returns, when instruction k calls the destructor of a
 // temporary, the line of the statements that end its lifetime after the
 // call (gcc's clobbers, on the full expression's line), else -1. A named
@@ -1736,9 +1773,12 @@ func (p *Program) callStatementEnd(fn *function, k int) (end int, empty int32) {
 		}
 		if p.insns[m].retStore && (m+1 >= fn.end || p.insns[m+1].gline != call.gline || p.insns[m+1].leader ||
 			p.insns[m+1].kind == kJmp) && !call.catch &&
-			p.ehPad(fn, k) == 0 {
+			(p.ehPad(fn, k) == 0 || p.recordCall(k)) {
 			// (A catch's binding of its parameter is a statement of
-			// its own.)
+			// its own. A call that may throw assigns a scalar through
+			// a temporary, a statement after it; a class object is
+			// built in place, `Result<int> r = parse(argv[i]);` in
+			// pool.cc, even when it comes back in rax.)
 			j = m + 1
 		}
 	}
@@ -1864,7 +1904,29 @@ func (p *Program) bareReturnJump(fn *function, s *seg) bool {
 	if p.destructorCall(k) && s.end-s.first >= 2 {
 		return true // the value kept across the destructors' calls, then the return
 	}
+	if p.slotReturnJump(fn, s) && p.clobberRegion(fn, k) {
+		return true // through the aggregates' clobbers (see slotReturnJump)
+	}
 	return p.returnLine(in.gline) && !p.ifArmReturn(in.gline) && p.insns[k].gline != in.gline
+}
+
+// slotReturnJump reports whether segment s of a C++ function returning a
+// class object in memory is only the jump to the return of `return
+// f(...);` after the call on its line that built the object in the
+// return slot, ending a gcc block: no statement follows the call there
+// (no copy, and an early return's prediction comes before the call), so
+// gcc has no block for it, unless the return leaves the scope of
+// aggregate locals, whose clobbers make a block without lines (grid.cc's
+// power: `return identity<N>();` and `return g;` then `return sq * g;`
+// after `Grid<N> half`, g++ 12 -O0 --coverage).
+func (p *Program) slotReturnJump(fn *function, s *seg) bool {
+	in := &p.insns[s.first]
+	if !fn.cxx || s.end != s.first+1 || s.first == fn.first || in.kind != kJmp || in.gline < 0 || !p.memoryReturn(fn) {
+		return false
+	}
+	k := s.first - 1
+	return p.insns[k].kind == kCall && p.endsGccBlock(k) && p.insns[k].gline == in.gline && p.index(in.target) == p.epilogueStart(fn) &&
+		p.returnLine(in.gline)
 }
 
 // lineText returns the source text of gcov line g, or "".
@@ -2301,7 +2363,7 @@ func (gb *graphBuilder) clobber() int {
 // block after that call is gcc's finally block.
 func (gb *graphBuilder) finallyCall() bool {
 	for i := range gb.segs {
-		if gb.p.bareReturnJump(gb.fn, &gb.segs[i]) {
+		if s := &gb.segs[i]; gb.p.bareReturnJump(gb.fn, s) && !gb.p.slotReturnJump(gb.fn, s) {
 			return true
 		}
 	}
@@ -2959,4 +3021,21 @@ func blankLambda(src []string, ln, col int) {
 		}
 		src[l-1] = string(b)
 	}
+}
+
+// enteredElsewhere reports whether instruction d of the function is
+// reached other than from instructions fall and jump (-1: none): a jump or
+// conditional branch to it, or the instruction before it falling into it.
+func (gb *graphBuilder) enteredElsewhere(d, fall, jump int) bool {
+	p, fn := gb.p, gb.fn
+	if d <= fn.first || d >= fn.end {
+		return false
+	}
+	for k := fn.first; k < fn.end; k++ {
+		if in := &p.insns[k]; (in.kind == kJmp || in.kind == kJcc) && p.index(in.target) == d && k != fall && k != jump {
+			return true
+		}
+	}
+	prev := &p.insns[d-1]
+	return d-1 != fall && d-1 != jump && prev.kind != kJmp && prev.kind != kRet && prev.kind != kJmpInd && !prev.noReturn
 }

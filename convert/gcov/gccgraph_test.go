@@ -26,7 +26,7 @@ func buildGcno(t testing.TB, dir, name, opt string) string {
 func TestGccGraphShapes(t *testing.T) {
 	var names []string
 	for _, set := range [][]string{testPrograms, unseenPrograms, freshO2Programs, loopPrograms, round8Programs,
-		round10Programs, optRound11Programs, o0Round12Programs, optRound13Programs} {
+		round10Programs, optRound11Programs, o0Round12Programs, optRound13Programs, o0Round15Programs} {
 		names = append(names, set...)
 	}
 	gccGraphShapes(t, names)
