@@ -4,8 +4,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 )
 
@@ -19,12 +17,15 @@ type dirFile struct {
 
 // openDirFiles mirrors perf_data__open_dir for a directory whose header
 // has HEADER_DIR_FORMAT: every regular file named "data.*" with records
-// in it is read after the header file's data section. perf takes them in
-// readdir's order and reads each in turn (up to 2 MB at a time,
-// __perf_session__process_dir_events), queueing every record for its
-// time order; --threads writes no FINISHED_ROUND, so the order of the
-// files only matters to records of one timestamp: they are taken here by
-// their numbers.
+// in it is read after the header file's data section, in the order the
+// directory lists them (readdir's, which perf keeps: Readdirnames, not
+// sorted). perf takes 2 MB of records from each in turn
+// (__perf_session__process_dir_events), perfpt each whole, one after the
+// other: the same while every file holds less than 2 MB. Every record
+// goes through the time-order queue and --threads writes no
+// FINISHED_ROUND, so that the order shows only in records of one
+// timestamp and where records are taken unordered (--show-round-events;
+// there files of 2 MB or more come in another order than perf's).
 func (f *File) openDirFiles() error {
 	if f.Dir == "" {
 		return nil
@@ -33,16 +34,21 @@ func (f *File) openDirFiles() error {
 	if err != nil || !fs.Has(FeatDirFormat) {
 		return nil
 	}
-	ents, err := os.ReadDir(f.Dir)
+	dh, err := os.Open(f.Dir)
+	if err != nil {
+		return err
+	}
+	names, err := dh.Readdirnames(-1)
+	dh.Close()
 	if err != nil {
 		return err
 	}
 	var files []dirFile
-	for _, e := range ents {
-		if !strings.HasPrefix(e.Name(), "data.") {
+	for _, name := range names {
+		if !strings.HasPrefix(name, "data.") {
 			continue
 		}
-		path := filepath.Join(f.Dir, e.Name())
+		path := filepath.Join(f.Dir, name)
 		st, err := os.Stat(path)
 		if err != nil || !st.Mode().IsRegular() || st.Size() == 0 {
 			continue
@@ -56,21 +62,6 @@ func (f *File) openDirFiles() error {
 		}
 		files = append(files, dirFile{path: path, fh: fh, size: st.Size()})
 	}
-	num := func(name string) (int, bool) {
-		n, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(name), "data."))
-		return n, err == nil
-	}
-	sort.SliceStable(files, func(i, j int) bool {
-		a, aok := num(files[i].path)
-		b, bok := num(files[j].path)
-		if aok != bok {
-			return aok
-		}
-		if aok && a != b {
-			return a < b
-		}
-		return files[i].path < files[j].path
-	})
 	f.dirFiles = files
 	return nil
 }
