@@ -2,6 +2,7 @@ package symbol
 
 import (
 	"math/bits"
+	"strconv"
 	"strings"
 
 	"github.com/ianlancetaylor/demangle"
@@ -41,6 +42,12 @@ func demangleName(name string, params bool) string {
 	if name[1] == 'R' {
 		// libiberty reads v0 names whole, an "@VERSION" tail too.
 		if out, ok := rustV0(name); ok {
+			return out
+		}
+		return name
+	}
+	if strings.HasPrefix(base, "_ZGR") {
+		if out, ok := refTemporary(base[4:], params, opts); ok {
 			return out
 		}
 		return name
@@ -396,4 +403,69 @@ func (o *Options) demangler() func(string) string {
 	}
 	params := o != nil && o.DemangleParams
 	return func(name string) string { return demangleName(name, params) }
+}
+
+// refTemporary demangles the rest of a reference temporary's name
+// ("_ZGR" <name> [<number>] ...) as binutils 2.40's libiberty does
+// (d_special_name's 'R' case, perf 6.1's): "reference temporary #N for
+// NAME", N a decimal number read right after the name ("n" for a minus),
+// 0 when there is none; a local name ("Z...E") first takes its
+// discriminator ('_' and a number, d_discriminator); anything left over
+// is ignored unless params (DMGL_PARAMS), which then fails. The name is
+// the shortest prefix that demangles and is not followed by template
+// arguments. ianlancetaylor/demangle reads a base-36 sequence id and a
+// closing '_', prints no number and failed on local names: node's
+// "_ZGRZN7simdutf8internal...E33available_implementation_pointers_".
+func refTemporary(s string, params bool, opts []demangle.Option) (string, bool) {
+	for k := 1; k <= len(s); k++ {
+		if k < len(s) && s[k] == 'I' {
+			continue
+		}
+		name, err := demangle.ToString("_Z"+s[:k], opts...)
+		if err != nil || name == "" {
+			continue
+		}
+		rest := s[k:]
+		if s[0] == 'Z' && strings.HasPrefix(rest, "_") {
+			rest = rest[1:]
+			under := 1
+			if strings.HasPrefix(rest, "_") {
+				rest, under = rest[1:], 2
+			}
+			d, n := decimal(rest)
+			rest = rest[n:]
+			if d < 0 {
+				return "", false
+			}
+			if under > 1 && d >= 10 {
+				if !strings.HasPrefix(rest, "_") {
+					return "", false
+				}
+				rest = rest[1:]
+			}
+		}
+		d, n := decimal(rest)
+		if params && n < len(rest) {
+			return "", false
+		}
+		return "reference temporary #" + strconv.Itoa(d) + " for " + name, true
+	}
+	return "", false
+}
+
+// decimal is libiberty's d_number: an optional 'n' (minus), then decimal
+// digits; the value and the bytes read.
+func decimal(s string) (int, int) {
+	i, neg := 0, false
+	if strings.HasPrefix(s, "n") {
+		i, neg = 1, true
+	}
+	v := 0
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		v = v*10 + int(s[i]-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return v, i
 }

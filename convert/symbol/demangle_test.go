@@ -102,6 +102,20 @@ func TestDemangleName(t *testing.T) {
 		// Empty argument packs (JE) as libiberty prints them (c++filt,
 		// c++filt -p): a comma before one that is not at the end, none
 		// at the end, and then no space between two closing '>'.
+		// Reference temporaries as libiberty reads them (d_special_name):
+		// the local name's discriminator, then a decimal number; with
+		// params (c++filt's DMGL_PARAMS) nothing may follow. perf probe -F
+		// names node's simdutf one so.
+		{"_ZGRZN7simdutf8internalL37get_available_implementation_pointersEvE33available_implementation_pointers_", false,
+			"reference temporary #0 for simdutf::internal::get_available_implementation_pointers()::available_implementation_pointers"},
+		{"_ZGRZ1fvE1x_", true, "reference temporary #0 for f()::x"},
+		{"_ZGRZ1fvE1x__12_", true, "reference temporary #0 for f()::x"},
+		{"_ZGRZ1fvE1x_3", true, "reference temporary #0 for f()::x"},
+		{"_ZGRZ1fvE1x0_", true, "_ZGRZ1fvE1x0_"},
+		{"_ZGRN1a1xE1", true, "reference temporary #1 for a::x"},
+		{"_ZGRN1a1xE1_", true, "_ZGRN1a1xE1_"},
+		{"_ZGRN1a1xE1_", false, "reference temporary #1 for a::x"},
+		{"_ZGR1xIiE_", true, "_ZGR1xIiE_"},
 		{"_ZNSt6threadC1IZ4mainEUlvE0_JEvEEOT_DpOT0_", false, "std::thread::thread<main::{lambda()#2}, , void>"},
 		{"_ZNSt6threadC1IZ4mainEUlvE0_JEvEEOT_DpOT0_", true, "std::thread::thread<main::{lambda()#2}, , void>(main::{lambda()#2}&&)"},
 		{"_ZN2v88internal8compiler12PipelineImpl3RunINS1_24AllocateFPRegistersPhaseINS1_19LinearScanAllocatorEEEJEEEDaDpOT0_", false,
