@@ -188,7 +188,7 @@ func (w *bulkWalker) WalkBulk(b *ptperf.BulkWalk) {
 					q.emitBlock(ip, from, e.cnt, in, true)
 					fr = nil
 				case cond && q.rq.fold && q.foldInto(ip, from, e.cnt, e.flags, uint64(in.Length)):
-					fr = &q.rq.buf.runs[q.rq.pendIdx&(blockBatch-1)]
+					fr = &q.rq.buf.runs[q.rq.pendIdx&(runBatch-1)]
 				default:
 					fr = q.appendPend(ip, from, e.cnt, e.flags, uint64(in.Length))
 					if q.rq.n >= q.rq.lim {

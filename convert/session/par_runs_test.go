@@ -29,7 +29,7 @@ func decodeRuns(t *testing.T, data string, workers int, lean bool) ([]byte, [2]i
 		LeanRuns: lean,
 		Error:    func(e *sample.ErrorLine) { printError(&out, e) },
 		Runs: func(b *RunBatch) {
-			if len(b.Runs) == 0 || len(b.Runs) > blockBatch {
+			if len(b.Runs) == 0 || len(b.Runs) > runBatch {
 				t.Fatalf("batch of %d runs", len(b.Runs))
 			}
 			tm := b.Time

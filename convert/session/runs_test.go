@@ -44,7 +44,7 @@ func flowByThread(t *testing.T, data string, runs, lean bool) (full, leanOut map
 	if runs {
 		h.LeanRuns = lean
 		h.Runs = func(b *RunBatch) {
-			if len(b.Runs) == 0 || len(b.Runs) > blockBatch || lean && len(b.Marks) != 0 {
+			if len(b.Runs) == 0 || len(b.Runs) > runBatch || lean && len(b.Marks) != 0 {
 				t.Fatalf("batch of %d runs, %d marks", len(b.Runs), len(b.Marks))
 			}
 			tm := b.Time

@@ -402,7 +402,7 @@ func (t *thread) nextPoint(b *session.RunBatch, i int, pt *op, sp *span) (int, i
 func (t *thread) directRuns(rs []session.Run, sp *span) int {
 	c := t.c
 	o := &t.out
-	cum, stack := t.cum, t.stack
+	cum := t.cum
 	fc := t.liveFns()
 	f := c.fxt
 	var thr uint64
@@ -430,16 +430,16 @@ func (t *thread) directRuns(rs []session.Run, sp *span) int {
 			if fi = fc.recentFn(r.To); fi == nil {
 				fi = c.fnAt(t, r.To)
 			}
-			stack = append(stack, frame{site: r.End, info: fi})
+			t.stack = append(t.stack, frame{site: r.End, info: fi})
 			rec, begin = &fi.fxt[0], true
 		case sample.FlagBranch:
 			// A jump within the current function.
 			fi := t.base
-			if n := len(stack) - 1; n >= 0 {
-				if stack[n].tx() {
+			if n := len(t.stack) - 1; n >= 0 {
+				if t.stack[n].tx() {
 					goto stop
 				}
-				fi = stack[n].info
+				fi = t.stack[n].info
 			}
 			if r.To == 0 || fi == nil || fi.hi <= fi.lo {
 				goto stop
@@ -449,12 +449,13 @@ func (t *thread) directRuns(rs []session.Run, sp *span) int {
 				continue
 			}
 			// A tail call (directTail, out of this loop).
-			if !t.directTail(stack, r.To, cum+uint64(r.NInsn), sp, fc) {
+			if !t.directTail(t.stack, r.To, cum+uint64(r.NInsn), sp, fc) {
 				goto stop
 			}
 			cum += uint64(r.NInsn)
 			continue
 		case sample.FlagBranch | sample.FlagReturn:
+			stack := t.stack
 			n := len(stack) - 1
 			if n < 0 || stack[n].tx() || !stack[n].returnsTo(r.To) {
 				goto stop
@@ -462,7 +463,7 @@ func (t *thread) directRuns(rs []session.Run, sp *span) int {
 			cum += uint64(r.NInsn)
 			fi = stack[n].info
 			rec = &fi.fxt[1]
-			stack = stack[:n]
+			t.stack = stack[:n]
 			if n == 0 {
 				// Back in the function below the stack.
 				if t.base = fc.recentFn(r.To); t.base == nil {
@@ -521,7 +522,7 @@ func (t *thread) directRuns(rs []session.Run, sp *span) int {
 		}
 	}
 stop:
-	t.cum, t.stack = cum, stack
+	t.cum = cum
 	return i
 }
 
