@@ -17,10 +17,14 @@ type fnInfo struct {
 	nargs  int
 	lo, hi uint64
 	// fxt holds the Fuchsia records of a call to it ([0], a Begin of
-	// category call) and a return from it ([1], an End of category
-	// return) as FXT.recent held them (valid while cat is set and
-	// FXT.epoch is theirs): thread.directRuns writes them.
-	fxt [2]fxtRecord
+	// category call), a return from it ([1], an End of category return),
+	// a tail call to it ([2], a Begin of category tail) and one out of it
+	// ([3], an End of category tail) as FXT.recent held them (valid while
+	// cat is set and FXT.epoch is theirs): thread.directRuns and
+	// directTail write them. (A tail call's Begin and End of a function
+	// share their FXT.recent entry, by category and name, and so missed
+	// it at each tail call through a PLT stub.)
+	fxt [4]fxtRecord
 }
 
 // argList returns the arguments (nil for none).

@@ -541,10 +541,59 @@ func (t *thread) directTail(stack []frame, to, pos uint64, sp *span, fc *fnCache
 	if fi == nil {
 		fi = c.fnAt(t, to)
 	}
-	t.out.now(sp, pos, opEnd, c.catTail, stack[n].info.name, nil)
-	t.out.now(sp, pos, opBegin, c.catTail, fi.name, fi)
+	t.tailRecord(sp, pos, false, stack[n].info)
+	t.tailRecord(sp, pos, true, fi)
 	stack[n] = frame{site: stack[n].site, info: fi}
 	return true
+}
+
+// tailRecord writes directTail's End of fi (begin false) or Begin of a
+// tail call to fi at boundary pos, as output.now would, from fi.fxt when
+// FXT's record is kept there, else through output.now (keeping the
+// record in fi.fxt).
+func (t *thread) tailRecord(sp *span, pos uint64, begin bool, fi *fnInfo) {
+	c := t.c
+	o := &t.out
+	f := c.fxt
+	k := 3
+	if begin {
+		k = 2
+	}
+	rec := &fi.fxt[k]
+	if tr := t.track; f == nil || int(tr) >= len(f.tidx) || f.tidx[tr] == 0 || rec.cat == 0 || rec.epoch != f.epoch {
+		if begin {
+			o.now(sp, pos, opBegin, c.catTail, fi.name, fi)
+			if f != nil {
+				*rec = f.cached(c.catTail, fi.name, fi.argList())
+			}
+			return
+		}
+		o.now(sp, pos, opEnd, c.catTail, fi.name, nil)
+		if f != nil {
+			*rec = f.cached(c.catTail, fi.name, nil)
+		}
+		return
+	}
+	tm := max(sp.at(pos), o.last)
+	o.last = tm
+	typ := uint64(fxtEnd << 16)
+	if begin {
+		typ = fxtBegin << 16
+		o.open++
+		if tm < c.base {
+			c.sum.BeforeBase++
+		}
+		c.sum.Slices++
+	} else if o.open > 0 {
+		o.open--
+	} else {
+		return // an End with no slice open
+	}
+	// (The buffer has room: it is flushed once past fxtFlushAt, well
+	// before its capacity.)
+	if f.buf = rec.put(f.buf, typ|uint64(f.tidx[t.track])<<24, tm-min(tm, c.base)); len(f.buf) >= fxtFlushAt {
+		f.flush()
+	}
 }
 
 // tailClean says whether a jump to to lands outside the function below
