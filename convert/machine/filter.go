@@ -160,18 +160,3 @@ func (f *Filter) Filtered(comm string, ip uint64, l *sample.Loc) bool {
 	}
 	return false
 }
-
-// Names returns the DSO's short_name and long_name as perf has them: a
-// file's base name and path, a kernel module's "[name]" and path, the
-// kernel's "[kernel.kallsyms]" for both (or its vmlinux's path as the
-// long name, Long).
-func (d *DSO) Names() (short, long string) {
-	long = d.Name
-	if d.Long != "" {
-		return d.Name, d.Long
-	}
-	if d.Kernel || strings.HasPrefix(d.Name, "[") {
-		return d.Name, long
-	}
-	return shortName(d.Name), long
-}

@@ -36,6 +36,9 @@ type DSO struct {
 
 	symOpts *symbol.Options // where the files are (the build-id cache)
 
+	// vdsoFile is LongName's mkstemp name of an unlisted [vdso].
+	vdsoOnce   sync.Once
+	vdsoFile   string
 	decOnce    sync.Once
 	dec        any // DecoderCache's value
 	imgOnce    sync.Once
@@ -321,7 +324,13 @@ type Machine struct {
 	// Srclines gives inlined-frame entries their source lines (perf
 	// always finds them, and prints them with -F srcline); without it
 	// addr2line's answers are taken without positions, which reads less.
-	Srclines   bool
+	Srclines bool
+	// FullSrclines gives source lines their files' whole paths
+	// (srcline_full_filename: perf script's --full-source-path).
+	FullSrclines bool
+	// LongNames prints DSOs by their long names (perf script's
+	// --show-kernel-path, symbol_conf.show_kernel_path: DSOName).
+	LongNames  bool
 	unwindTabs unwind.Cache
 	kcode      kcoreCode    // the kernel's code from a kcore (kcore.go)
 	vmPath     string       // -k/--vmlinux (vmlinux.go)
@@ -452,7 +461,9 @@ func (m *Machine) kernelDSO() *DSO {
 			if v.vm == nil {
 				return &symbol.Table{}
 			}
-			d.file = v.file
+			// dso__load_vmlinux: the DSO is named after the
+			// vmlinux, the path as given.
+			d.file, d.Long = v.file, m.vmPath
 			return v.text
 		}
 		m.dsos[name] = d
@@ -464,7 +475,10 @@ func (m *Machine) kernelDSO() *DSO {
 			return &symbol.Table{}
 		}
 		tab := ks.Kernel
-		if m.kcoreMaps() == nil {
+		if m.kcoreMaps() != nil {
+			// dso__load_kcore names the DSO after the kcore.
+			d.Long = kcoreName(m.kPath)
+		} else {
 			if m.Arch == "" || m.Arch == "x86_64" {
 				// maps__split_kallsyms deletes the PTI entry
 				// trampolines' symbols (is_entry_trampoline) on
@@ -586,7 +600,7 @@ func (m *Machine) ResolveInto(l *sample.Loc, t *Thread, kernel bool, addr uint64
 		mp := lc.mp
 		if addr >= mp.Start && addr < mp.End {
 			if a := mp.MapIP(addr); a >= lc.lo && a < lc.hi {
-				l.HasMap, l.DSO, l.Kernel, l.MapStart, l.Addr, l.Ref = true, mp.DSO.Name, mp.DSO.Kernel, mp.Start, a, mp
+				l.HasMap, l.DSO, l.Kernel, l.MapStart, l.Addr, l.Ref = true, m.DSOName(mp.DSO), mp.DSO.Kernel, mp.Start, a, mp
 				l.Sym = lc.sym
 				return
 			}
@@ -603,7 +617,7 @@ func (m *Machine) ResolveInto(l *sample.Loc, t *Thread, kernel bool, addr uint64
 		return
 	}
 	a := mp.MapIP(addr)
-	l.HasMap, l.DSO, l.Kernel, l.MapStart, l.Addr, l.Ref = true, mp.DSO.Name, mp.DSO.Kernel, mp.Start, a, mp
+	l.HasMap, l.DSO, l.Kernel, l.MapStart, l.Addr, l.Ref = true, m.DSOName(mp.DSO), mp.DSO.Kernel, mp.Start, a, mp
 	for i := range mp.symCache {
 		c := &mp.symCache[i]
 		if c.ok && a >= c.lo && a < c.hi {
@@ -681,7 +695,7 @@ func (m *Machine) ResolveModeInto(l *sample.Loc, t *Thread, kernel bool, addr ui
 		l.Addr = addr
 		return
 	}
-	l.HasMap, l.DSO, l.Kernel, l.MapStart, l.Addr, l.Ref = true, mp.DSO.Name, mp.DSO.Kernel, mp.Start, mp.MapIP(addr), mp
+	l.HasMap, l.DSO, l.Kernel, l.MapStart, l.Addr, l.Ref = true, m.DSOName(mp.DSO), mp.DSO.Kernel, mp.Start, mp.MapIP(addr), mp
 	tab := mp.DSO.Symbols()
 	if c == nil {
 		l.Sym = tab.Find(l.Addr)

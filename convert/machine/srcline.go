@@ -45,7 +45,7 @@ func (d *DSO) a2l() *srcline.File {
 // -i -f subprocess): "file:line" from addr2line's first record with the
 // file's base name ("??:0" where addr2line knows the function but not
 // the line), else "dso[hexaddr]".
-func (d *DSO) srclineOf(l *sample.Loc) string {
+func (d *DSO) srclineOf(l *sample.Loc, full bool) string {
 	if d.Name == "" || d.Name[0] == '[' || hasPrefix(d.Name, "/tmp/perf-") {
 		return d.srclineFallback(l.Addr)
 	}
@@ -65,7 +65,8 @@ func (d *DSO) srclineOf(l *sample.Loc) string {
 			var ok bool
 			src.recs, ok = f.Addr2line(pc, src.recs[:0])
 			if ok {
-				out = srclineFromFileline(a2lFileLine(src.recs[0].File, src.recs[0].Line))
+				file, line := a2lFileLine(src.recs[0].File, src.recs[0].Line)
+				out = srclineFromFileline(file, line, full)
 				src.fails = 0
 			}
 		}
@@ -157,10 +158,15 @@ func (d *DSO) closeA2l() {
 	d.src.once = sync.Once{}
 }
 
-// srclineFromFileline is perf's srcline_from_fileline with short file
-// names: "base:line" of what addr2line printed.
-func srclineFromFileline(file string, line int) string {
-	return baseName(file) + ":" + strconv.Itoa(line)
+// srclineFromFileline is perf's srcline_from_fileline: "file:line" of
+// what addr2line printed, the file's base name unless full
+// (srcline_full_filename, perf script's --full-source-path: the path as
+// the line table makes it, "./elf/./elf/dl-lookup.c").
+func srclineFromFileline(file string, line int, full bool) string {
+	if !full {
+		file = baseName(file)
+	}
+	return file + ":" + strconv.Itoa(line)
 }
 
 // a2lFileLine mirrors how read_addr2line_record splits addr2line's
@@ -232,7 +238,7 @@ func (r *Resolver) Srcline(l *sample.Loc) string {
 	if !ok || mp == nil || mp.DSO == nil {
 		return ""
 	}
-	return mp.DSO.srclineOf(l)
+	return mp.DSO.srclineOf(l, r.m.FullSrclines)
 }
 
 // SourceLine returns the source file and line of l as perf script's

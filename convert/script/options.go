@@ -29,4 +29,9 @@ type Options struct {
 	// MaxBlocks is --max-blocks: brstackinsn prints the blocks of the
 	// most recent MaxBlocks+1 branches only (0: all).
 	MaxBlocks int
+	// FullSourcePath prints the source lines of inlined call chain
+	// entries with their files' whole paths (--full-source-path,
+	// srcline_full_filename); the machine's FullSrclines does it for
+	// the lines it looks up.
+	FullSourcePath bool
 }

@@ -137,7 +137,11 @@ func (p *Printer) callchain(b []byte, s *sample.Sample, opts int) []byte {
 				// The node's own srcline (srcline_from_fileline), printed
 				// even when unknown.
 				b = append(b, "\n  "...)
-				b = append(b, f.SrcFile[strings.LastIndexByte(f.SrcFile, '/')+1:]...)
+				if p.o.FullSourcePath {
+					b = append(b, f.SrcFile...)
+				} else {
+					b = append(b, f.SrcFile[strings.LastIndexByte(f.SrcFile, '/')+1:]...)
+				}
 				b = append(b, ':')
 				b = strconv.AppendInt(b, int64(f.SrcLine), 10)
 			} else {

@@ -2,7 +2,6 @@ package session
 
 import (
 	"bufio"
-	"math/rand/v2"
 	"strconv"
 
 	"github.com/perfpt/perfpt/convert/machine"
@@ -17,8 +16,6 @@ import (
 // (perf script -D: the session's Run follows the records).
 type DumpMachine struct {
 	s *Session
-	// vdso is the long name of perf's copy of its own vdso.
-	vdso string
 }
 
 // DumpMachine returns the session's machine for perftext.Dump.
@@ -72,31 +69,8 @@ func (d *DumpMachine) Sample(w *bufio.Writer, r *perfdata.RecordSample) {
 	// machine__resolve looks the IP's symbol up (map__find_symbol), which
 	// loads the DSO's symbols, with dso__load's warnings.
 	mp.DSO.Symbols()
-	w.WriteString(d.longName(mp.DSO))
+	w.WriteString(mp.DSO.LongName())
 	w.WriteByte('\n')
-}
-
-// longName returns the DSO's long name (perf's dso->long_name). A [vdso]
-// the build-id table does not list is perf's copy of its own vdso, which
-// machine__findnew_vdso writes to a file made by mkstemp
-// ("/tmp/perf-vdso.so-XXXXXX", vdso__get_filename) and names after it: a
-// name that changes from run to run, mirrored with six random letters.
-func (d *DumpMachine) longName(dso *machine.DSO) string {
-	if dso.Long != "" {
-		return dso.Long
-	}
-	if dso.Name != "[vdso]" || dso.BuildID != nil {
-		return dso.Name
-	}
-	if d.vdso == "" {
-		const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-		b := []byte("/tmp/perf-vdso.so-XXXXXX")
-		for i := len(b) - 6; i < len(b); i++ {
-			b[i] = letters[rand.IntN(len(letters))]
-		}
-		d.vdso = string(b)
-	}
-	return d.vdso
 }
 
 // DumpAux prints an AUXTRACE record's trace data as perf report -D does

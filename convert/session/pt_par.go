@@ -348,7 +348,7 @@ func (j *job) format(p *ptState, q *ptQueue, ev *sample.Event, ip, addr, period 
 	if p.noIPLoc {
 		*l = sample.Loc{Addr: ip}
 	} else if mp, sym, a := m.ResolveRO(&j.ro, t, kernel, ip); mp != nil {
-		l.HasMap, l.DSO, l.Kernel, l.MapStart, l.Addr, l.Ref = true, mp.DSO.Name, mp.DSO.Kernel, mp.Start, a, mp
+		l.HasMap, l.DSO, l.Kernel, l.MapStart, l.Addr, l.Ref = true, m.DSOName(mp.DSO), mp.DSO.Kernel, mp.Start, a, mp
 		l.Sym = sym
 	} else {
 		*l = sample.Loc{Addr: a}
@@ -372,7 +372,7 @@ func (r *roResolver) ResolveAddr(addr uint64) sample.Loc {
 	if mp == nil {
 		return sample.Loc{Addr: a}
 	}
-	return sample.Loc{HasMap: true, DSO: mp.DSO.Name, Kernel: mp.DSO.Kernel, MapStart: mp.Start, Addr: a, Ref: mp, Sym: sym}
+	return sample.Loc{HasMap: true, DSO: r.m.DSOName(mp.DSO), Kernel: mp.DSO.Kernel, MapStart: mp.Start, Addr: a, Ref: mp, Sym: sym}
 }
 
 // Srcline is not available on a worker (see Handler.Fork).
@@ -643,7 +643,7 @@ func (p *ptState) replay(q *ptQueue, pq *parQueue, j *job, ts *uint64) bool {
 			}
 			l := &smp.IPLoc
 			if mp := r.mp; mp != nil {
-				l.HasMap, l.DSO, l.Kernel, l.MapStart, l.Addr, l.Ref = true, mp.DSO.Name, mp.DSO.Kernel, mp.Start, r.a, mp
+				l.HasMap, l.DSO, l.Kernel, l.MapStart, l.Addr, l.Ref = true, p.s.m.DSOName(mp.DSO), mp.DSO.Kernel, mp.Start, r.a, mp
 				l.Sym = r.sym
 			} else {
 				*l = sample.Loc{Addr: r.a}

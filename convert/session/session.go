@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 
 	"github.com/perfpt/perfpt/convert/machine"
@@ -300,8 +299,10 @@ func New(f *perfdata.File, o Options) (*Session, error) {
 	kallsyms := o.Kallsyms
 	if kallsyms == "" && f.Dir != "" {
 		// perf_data__kallsyms_name: a perf.data directory's
-		// kcore_dir/kallsyms, with the kcore beside it.
-		if k := filepath.Join(f.Dir, "kcore_dir", "kallsyms"); fileExists(k) {
+		// kcore_dir/kallsyms, with the kcore beside it: the path
+		// as given, joined as a string (the kernel DSO is named
+		// after its kcore with --show-kernel-path).
+		if k := f.Dir + "/kcore_dir/kallsyms"; fileExists(k) {
 			kallsyms = k
 		}
 	}

@@ -176,7 +176,7 @@ func (j *job) straightSamples(p *ptState, q *ptQueue, ips []uint64, tot uint64) 
 		ip := ips[0]
 		k := 1
 		if mp, sym, a := m.ResolveRO(&j.ro, t, kernel, ip); mp != nil {
-			l.HasMap, l.DSO, l.Kernel, l.MapStart, l.Addr, l.Ref = true, mp.DSO.Name, mp.DSO.Kernel, mp.Start, a, mp
+			l.HasMap, l.DSO, l.Kernel, l.MapStart, l.Addr, l.Ref = true, p.s.m.DSOName(mp.DSO), mp.DSO.Kernel, mp.Start, a, mp
 			l.Sym = sym
 			if lo, hi := j.ro.Span(mp, sym); lo < hi && smp.Period == 1 {
 				for k < len(ips) && ips[k] >= lo && ips[k] < hi {

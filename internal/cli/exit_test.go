@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -107,27 +106,17 @@ func TestScriptPerfExits(t *testing.T) {
 				perfArgs = append([]string{"report", "-D"}, c.args...)
 				ourArgs = append([]string{"perfpt", "dump"}, c.args...)
 			}
-			cmd := exec.Command("perf", perfArgs...)
-			var perfOut, perfErr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &perfOut, &perfErr
-			status := 0
-			if err := cmd.Run(); err != nil {
-				var ee *exec.ExitError
-				if !errors.As(err, &ee) {
-					t.Fatal(err)
-				}
-				status = ee.ExitCode()
-			}
+			perfOut, perfErr, status := perfRun(t, perfArgs...)
 			var out, errb bytes.Buffer
 			got := Main(ourArgs, nil, &out, &errb)
 			if got != status {
-				t.Errorf("exit status %d, perf %d (perfpt: %q, perf: %q)", got, status, errb.String(), perfErr.String())
+				t.Errorf("exit status %d, perf %d (perfpt: %q, perf: %q)", got, status, errb.String(), perfErr)
 			}
 			// perf's lines first; perfpt may add its detail after them.
-			if want := perfErr.String(); !strings.HasPrefix(errb.String(), want) {
+			if want := perfErr; !strings.HasPrefix(errb.String(), want) {
 				t.Errorf("stderr %q, perf %q", errb.String(), want)
 			}
-			if d := linediff.Compare(out.String(), perfOut.String()); d.N != 0 {
+			if d := linediff.Compare(out.String(), perfOut); d.N != 0 {
 				t.Errorf("stdout: %d of %d lines differ from perf's; %s", d.N, d.Lines, d.String("perfpt", "perf"))
 			}
 		})

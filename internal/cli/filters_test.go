@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -124,32 +122,84 @@ func TestSampleFiltersPerf(t *testing.T) {
 	})
 }
 
-// comparePerfScript runs perf script and perfpt script with args (perfpt's
-// -j N first, if any, is not given to perf) and fails unless their
-// standard output, standard error and status are the same.
+// comparePerfScript runs perf script and perfpt script with args on data
+// (none: args name the input) and fails unless their standard output,
+// standard error and status are the same. perfpt's -j N, first in args,
+// is not given to perf.
 func comparePerfScript(t *testing.T, data string, args ...string) {
 	t.Helper()
 	perfArgs := args
 	if len(args) > 1 && args[0] == "-j" {
 		perfArgs = args[2:]
 	}
-	cmd := exec.Command("perf", append([]string{"script", "-i", data}, perfArgs...)...)
-	var pout, perr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &pout, &perr
-	status := 0
-	if err := cmd.Run(); err != nil {
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) {
-			t.Fatal(err)
-		}
-		status = ee.ExitCode()
+	if data != "" {
+		perfArgs = append([]string{"-i", data}, perfArgs...)
+		args = append([]string{"-i", data}, args...)
 	}
-	r := perfpt(append([]string{"script", "-i", data}, args...)...)
-	if r.code != status || r.err != perr.String() {
-		t.Errorf("perfpt script %q: status %d, stderr %q; perf: %d, %q", args, r.code, r.err, status, perr.String())
+	pout, perr, status := perfRun(t, append([]string{"script"}, perfArgs...)...)
+	r := perfpt(append([]string{"script"}, args...)...)
+	if r.code != status || r.err != perr {
+		t.Errorf("perfpt script %q: status %d, stderr %q; perf: %d, %q", args, r.code, r.err, status, perr)
 	}
-	if r.out != pout.String() {
-		d := linediff.Compare(r.out, pout.String())
+	if r.out == pout {
+		t.Logf("perf script %q: %d lines identical", perfArgs, strings.Count(r.out, "\n"))
+	} else {
+		d := linediff.Compare(r.out, pout)
 		t.Errorf("perfpt script %q: %d of %d lines differ from perf's; first %s", args, d.N, d.Lines, d.String("perfpt", "perf"))
 	}
+}
+
+// inlineProg has a function inlined into a loop, and libc's and the
+// loader's code (whose line tables, where the machine has them, name
+// files "./elf/../sysdeps/...").
+const inlineProg = `#include <stdio.h>
+static inline long step(long x) { return x & 1 ? 3 * x + 1 : x / 2; }
+__attribute__((noinline)) long walk(long n) { long s = 0; for (long i = 1; i < n; i++) for (long x = i; x > 1; x = step(x)) s++; return s; }
+int main(void) { printf("%ld\n", walk(60000)); return 0; }
+`
+
+// TestLongNamesPerf compares --show-kernel-path (the kernel named after
+// its kcore, or its vmlinux with -k, the path as given) and
+// --full-source-path (source files as the line tables name them, for
+// looked-up lines and inlined call chain entries) with perf 6.1's.
+func TestLongNamesPerf(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records programs")
+	}
+	for _, tool := range []string{"perf", "gcc"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s", tool)
+		}
+	}
+	t.Run("show-kernel-path", func(t *testing.T) {
+		needTiny(t)
+		kernel := testprog.Path(t, "kernel")
+		dir := t.TempDir()
+		out := filepath.Join(dir, "k.data")
+		ok(t, "record", "--emulate", "-N", "--emulate-kernel", kernel, "-o", out, "--", tinyPath)
+		for _, args := range [][]string{
+			{"-i", out, "--show-kernel-path"}, {"-i", out + "/", "--show-kernel-path", "--itrace=cr"},
+			{"-i", out, "--show-kernel-path", "-k", kernel}, {"-i", out, "--dsos", out + "/kcore_dir/kcore"},
+		} {
+			comparePerfScript(t, "", args...)
+		}
+	})
+	t.Run("full-source-path", func(t *testing.T) {
+		dir := t.TempDir()
+		src := filepath.Join(dir, "inline.c")
+		if err := os.WriteFile(src, []byte(inlineProg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		prog := filepath.Join(dir, "inline")
+		if b, err := exec.Command("gcc", "-O2", "-g", "-o", prog, src).CombinedOutput(); err != nil {
+			t.Fatalf("gcc: %v\n%s", err, b)
+		}
+		data := filepath.Join(dir, "dwarf.data")
+		if b, err := exec.Command("perf", "record", "-q", "-e", "cpu-clock", "-c", "200000", "--call-graph", "dwarf,8192", "-o", data, prog).CombinedOutput(); err != nil {
+			t.Skipf("perf record cannot record here: %v\n%s", err, b)
+		}
+		for _, args := range [][]string{{"-F", "+srcline", "--full-source-path"}, {"-F", "ip,sym,srcline", "-G", "--full-source-path"}} {
+			comparePerfScript(t, data, args...)
+		}
+	})
 }

@@ -564,8 +564,11 @@ func flagChecks() map[string]func(t *testing.T) {
 		"script/header-only": differs([]string{"script", "-i", cgData}, "--header-only"),
 		// -I prints a pipe's features as they go by, and the -I
 		// sections with --header.
-		"script/I":                     all(differs([]string{"script", "-i", "../../testdata/perf/pipe.data"}, "-I"), differs([]string{"script", "-i", cgData, "--header"}, "-I")),
-		"script/show-info":             differs([]string{"script", "-i", "../../testdata/perf/pipe.data"}, "--show-info"),
+		"script/I":         all(differs([]string{"script", "-i", "../../testdata/perf/pipe.data"}, "-I"), differs([]string{"script", "-i", cgData, "--header"}, "-I")),
+		"script/show-info": differs([]string{"script", "-i", "../../testdata/perf/pipe.data"}, "--show-info"),
+		// What they print is TestLongNamesPerf's.
+		"script/show-kernel-path":      kernelPathCheck,
+		"script/full-source-path":      differs([]string{"script", "-i", "../../testdata/perf/cpu-clock-dwarf.data", "-F", "+srcline"}, "--full-source-path"),
 		"script/show-task-events":      differs([]string{"script", "-i", cgData}, "--show-task-events"),
 		"script/show-mmap-events":      differs([]string{"script", "-i", cgData}, "--show-mmap-events"),
 		"script/show-switch-events":    differs([]string{"script", "-i", "../../testdata/perf/switch.data"}, "--show-switch-events"),
@@ -855,6 +858,19 @@ func gcovOutput(gc func(...string) []string) func(t *testing.T) {
 		if m, _ := filepath.Glob(filepath.Join(dir, "*.gcov")); len(m) == 0 {
 			t.Errorf("no .gcov in %s", dir)
 		}
+	}
+}
+
+// kernelPathCheck wants --show-kernel-path to name the kernel of a
+// kernel+user recording (a perf.data directory with a kcore) after its
+// kcore.
+func kernelPathCheck(t *testing.T) {
+	needTiny(t)
+	kernel := testprog.Path(t, "kernel")
+	out := filepath.Join(t.TempDir(), "k.data")
+	ok(t, "record", "--emulate", "-N", "--emulate-kernel", kernel, "-o", out, "--", tinyPath)
+	if r := ok(t, "script", "-i", out, "--show-kernel-path"); !strings.Contains(r.out, "("+out+"/kcore_dir/kcore)") {
+		t.Errorf("perfpt script --show-kernel-path: no sample in %s/kcore_dir/kcore:\n%s", out, r.out)
 	}
 }
 

@@ -14,10 +14,17 @@ import (
 // perfStderr runs perf with args and returns its stderr and exit status.
 func perfStderr(t *testing.T, args ...string) (string, int) {
 	t.Helper()
+	_, stderr, status := perfRun(t, args...)
+	return stderr, status
+}
+
+// perfRun runs perf with args and returns its stdout, stderr and exit
+// status (it fails the test when perf cannot be run).
+func perfRun(t *testing.T, args ...string) (stdout, stderr string, status int) {
+	t.Helper()
 	cmd := exec.Command("perf", args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	status := 0
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) {
@@ -25,7 +32,7 @@ func perfStderr(t *testing.T, args ...string) (string, int) {
 		}
 		status = ee.ExitCode()
 	}
-	return stderr.String(), status
+	return out.String(), errb.String(), status
 }
 
 // usageHead is a refusal's text up to the end of its usage lines: the

@@ -238,7 +238,7 @@ func scriptOptTable() []scriptOpt {
 		boolOpt(optHelp{long: "reltime", help: "times relative to the first sample"}, func(c *runner.Config) *bool { return &c.RelTime }),
 		boolOpt(optHelp{long: "deltatime", help: "times relative to the previous event"}, func(c *runner.Config) *bool { return &c.DeltaTime }),
 		boolOpt(optHelp{short: 'I', long: "show-info", help: "with --header: the extended header sections too"}, func(c *runner.Config) *bool { return &c.ShowInfo }),
-		notDone(0, "show-kernel-path", "", false),
+		boolOpt(optHelp{long: "show-kernel-path", help: "print DSOs by their long names: kernel modules' paths, the vmlinux or kcore of the kernel"}, func(c *runner.Config) *bool { return &c.ShowKernelPath }),
 		show("show-task-events"),
 		show("show-mmap-events"),
 		show("show-switch-events"),
@@ -255,7 +255,7 @@ func scriptOptTable() []scriptOpt {
 		boolOpt(optHelp{long: "ns", help: "print times in nanoseconds"}, func(c *runner.Config) *bool { return &c.Nanosecs }),
 		// --no-itrace (perf: decode no AUX area data) is not done.
 		{optHelp: optHelp{long: "itrace", argh: "opts", optArg: true, help: "synthesize events from the instruction trace (perf's itrace options)"}},
-		notDone(0, "full-source-path", "", false),
+		boolOpt(optHelp{long: "full-source-path", help: "print source lines with their files' whole paths"}, func(c *runner.Config) *bool { return &c.FullSourcePath }),
 		{optHelp: optHelp{long: "demangle", help: "demangle symbol names (the default; --no-demangle: do not)"},
 			flag: func(cfg *runner.Config) { cfg.NoDemangle = false }, unset: func(cfg *runner.Config) { cfg.NoDemangle = true }},
 		// Kallsyms' names are never demangled, by perf either: this

@@ -78,6 +78,13 @@ type Config struct {
 	// (nil: not given; perf's comm_list_str, dso_list_str and
 	// sym_list_str).
 	Comms, DSOs, Symbols *string
+	// ShowKernelPath prints DSOs by their long names
+	// (--show-kernel-path): a kernel module's path, the vmlinux or
+	// kcore the kernel's symbols came from.
+	ShowKernelPath bool
+	// FullSourcePath prints source lines with their files' whole paths
+	// (--full-source-path).
+	FullSourcePath bool
 }
 
 // Run prints the recording as perf script would.
@@ -183,6 +190,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 			return nil
 		}
 	}
+	s.Machine().LongNames, s.Machine().FullSrclines = cfg.ShowKernelPath, cfg.FullSourcePath
 	// symbol__init, after the header: the lists of samples to print.
 	flt, err := sampleFilter(cfg)
 	if err != nil {
@@ -307,7 +315,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		stopBT[name] = true
 	}
 	popts := script.Options{Fields: fields, Nanosecs: cfg.Nanosecs, PadDSO: cfg.PadDSO, StopBT: stopBT, RelTime: cfg.RelTime, DeltaTime: cfg.DeltaTime, Arch: arch, NameWidthFn: nameWidth, Clock: clock,
-		MaxBlocks: cfg.MaxBlocks}
+		MaxBlocks: cfg.MaxBlocks, FullSourcePath: cfg.FullSourcePath}
 	p := script.NewPrinter(stdout, popts)
 	var side []byte // the text of a side-band record
 	var prog *progress
