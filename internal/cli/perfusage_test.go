@@ -118,6 +118,7 @@ func TestPerfUsageErrors(t *testing.T) {
 		// perf's second line sends to perf script -l; perfpt runs no
 		// scripts and says so (checked below).
 		{[]string{"script"}, []string{"script"}, "-i x.data extra"},
+		{[]string{"script"}, []string{"script"}, "-i x.data -- -G"},
 		{[]string{"report", "-D"}, []string{"dump"}, "--bogus"},
 		{[]string{"report", "-D"}, []string{"dump"}, "-i"},
 		{[]string{"report", "--header-only"}, []string{"header"}, "--bogus"},
@@ -162,7 +163,7 @@ func TestPerfUsageErrors(t *testing.T) {
 				t.Errorf("exit status %d, perf %d", code, status)
 			}
 			g, w := usageHead(got.String(), "perfpt "+c.ours[0]), usageHead(want, "perf "+c.perf[0])
-			if strings.HasSuffix(c.args, "extra") {
+			if strings.HasSuffix(c.args, "extra") || strings.Contains(c.args, "-- ") {
 				w = strings.Replace(w, " See CMD -l for available scripts.", " CMD runs no scripts.", 1)
 			}
 			if g != w {

@@ -299,6 +299,13 @@ var scriptHelp = func() *perfUsage {
 	return u
 }()
 
+// noScript is perf script's answer to an argument that is no option: it
+// is the name of a script to run, and perfpt runs none.
+func noScript(u *perfUsage, name string) error {
+	return &usageError{usage: u, full: true, raw: true,
+		msg: fmt.Sprintf("  Error: Couldn't find script `%s'\n\n perfpt script runs no scripts.\n\n", name)}
+}
+
 // presetTrace is what perf's parse_insn_trace, parse_call_trace and
 // parse_callret_trace set: fields changed as -F FIELDS changes them, the
 // itrace options, nanoseconds, and (pad > 0) padded DSO names.
@@ -417,6 +424,13 @@ func parseScriptArgs(args []string) (cfg runner.Config, help bool, err error) {
 		switch {
 		case a == "-h" || a == "--help":
 			return cfg, true, nil
+		case a == "--":
+			// parse_options_step stops at "--": what follows is the
+			// name of a script and its arguments.
+			if i+1 < len(args) {
+				return cfg, false, noScript(u, args[i+1])
+			}
+			i = len(args)
 		case strings.HasPrefix(a, "--"):
 			m, err := u.parseLong(a[2:])
 			if err != nil {
@@ -510,10 +524,7 @@ func parseScriptArgs(args []string) (cfg runner.Config, help bool, err error) {
 				break
 			}
 		default:
-			// perf script takes a further argument as the name of a
-			// script to run; perfpt runs none.
-			return cfg, false, &usageError{usage: u, full: true, raw: true,
-				msg: fmt.Sprintf("  Error: Couldn't find script `%s'\n\n perfpt script runs no scripts.\n\n", a)}
+			return cfg, false, noScript(u, a)
 		}
 	}
 	if refusal == nil && cfg.DebugMode && (cfg.CPUsSet || cfg.PIDs != "" || cfg.TIDs != "") {

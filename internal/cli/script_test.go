@@ -28,4 +28,8 @@ func TestParseScriptArgs(t *testing.T) {
 	if _, _, err := parseScriptArgs([]string{"--bogus"}); err == nil {
 		t.Error("unknown option accepted")
 	}
+	// parse_options_step ends at "--"; perf script runs as without it.
+	if cfg, _, err := parseScriptArgs([]string{"-i", "x.data", "--"}); err != nil || cfg.Input != "x.data" {
+		t.Errorf("-i x.data --: %+v %v", cfg, err)
+	}
 }
