@@ -18,6 +18,11 @@ import (
 type Filter struct {
 	Comms, DSOs, Syms map[string]bool
 	Addrs             map[uint64]bool
+	// AddrRange is symbol_conf.addr_range (--addr-range): an address
+	// of Addrs matches the samples in [address, address+AddrRange) too
+	// (check_address_range, in unsigned long: a negative range matches
+	// none more).
+	AddrRange int
 }
 
 // ListError is symbol__init's refusal of a list (setup_list: strlist__new
@@ -153,6 +158,12 @@ func (f *Filter) Filtered(comm string, ip uint64, l *sample.Loc) bool {
 		ok := l.Sym != nil && f.Syms[l.Sym.Name]
 		if !ok && f.Addrs != nil && mp != nil {
 			ok = f.Addrs[ip]
+			for a := range f.Addrs {
+				if ok || f.AddrRange == 0 {
+					break
+				}
+				ok = ip >= a && ip < a+uint64(int64(f.AddrRange))
+			}
 		}
 		if !ok {
 			return true

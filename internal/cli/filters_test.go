@@ -84,7 +84,7 @@ func TestSampleFiltersPerf(t *testing.T) {
 		for _, f := range [][]string{
 			{"--comms", "filters,worker"}, {"-c", ","}, {"-c", "worker,worker"},
 			{"--dsos", prog}, {"--dsos", "ld-linux-x86-64.so.2,[kernel.kallsyms]"},
-			{"-S", "0x" + ip + " ,work"}, {"-c", "worker", "-S", "work"}, {"-S", "file://" + list + ",other"},
+			{"-S", "0x" + ip + " ,work"}, {"-S", ip, "--addr-range", "64"}, {"-c", "worker", "-S", "work"}, {"-S", "file://" + list + ",other"},
 			{"-c", "file:///nonexistent"}, {"-c", "worker", "--show-task-events"},
 			{"--dsos", "filters", "-F", "comm,tid,ip,sym,dso", "-G"},
 		} {

@@ -110,6 +110,7 @@ func TestPerfUsageErrors(t *testing.T) {
 		{[]string{"script"}, []string{"script"}, "-S"},
 		{[]string{"script"}, []string{"script"}, "-GS"},
 		{[]string{"script"}, []string{"script"}, "--stop"},
+		{[]string{"script"}, []string{"script"}, "--addr-range 0x10"},
 		// perf takes the options perfpt refuses: its later errors
 		// are its answer.
 		{[]string{"script"}, []string{"script"}, "-ax"},

@@ -174,7 +174,17 @@ func scriptOptTable() []scriptOpt {
 		notDone('a', "all-cpus", "", false),
 		listOpt(optHelp{long: "dsos", argh: "dso[,dso...]", help: "only samples in these DSOs (short or long names)"}, func(c *runner.Config) **string { return &c.DSOs }),
 		listOpt(optHelp{short: 'S', long: "symbols", argh: "symbol[,symbol...]", help: "only samples in these symbols, or at these hexadecimal addresses"}, func(c *runner.Config) **string { return &c.Symbols }),
-		notDone(0, "addr-range", "n", false),
+		// OPT_INTEGER: strtol, the whole value a number; --no- is 0.
+		{optHelp: optHelp{long: "addr-range", argh: "n", help: "with -S ADDRESS: samples in [ADDRESS, ADDRESS+n) too"},
+			set: func(cfg *runner.Config, v string) error {
+				n, err := strconv.ParseInt(v, 10, 32)
+				if err != nil && v != "" {
+					return errNotNumber
+				}
+				cfg.AddrRange = int(n)
+				return nil
+			},
+			unset: func(cfg *runner.Config) { cfg.AddrRange = 0 }},
 		// parse_insn_trace, parse_call_trace and parse_callret_trace:
 		// -F and --itrace presets, nanoseconds, and for --call-trace
 		// DSO names padded to 50 (symbol_conf.pad_output_len_dso).

@@ -78,6 +78,9 @@ type Config struct {
 	// (nil: not given; perf's comm_list_str, dso_list_str and
 	// sym_list_str).
 	Comms, DSOs, Symbols *string
+	// AddrRange is --addr-range: -S's addresses match samples up to
+	// this many bytes after them.
+	AddrRange int
 	// ShowKernelPath prints DSOs by their long names
 	// (--show-kernel-path): a kernel module's path, the vmlinux or
 	// kcore the kernel's symbols came from.
@@ -778,6 +781,7 @@ func sampleFilter(cfg Config) (*machine.Filter, error) {
 		if err = f.SetSymbols(*cfg.Symbols); err != nil {
 			return nil, listError(err)
 		}
+		f.AddrRange = cfg.AddrRange
 	}
 	return f, nil
 }
