@@ -1,16 +1,13 @@
 package cli
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/perfpt/perfpt/internal/linediff"
-	"github.com/perfpt/perfpt/record"
 	"github.com/perfpt/perfpt/record/testprog"
 )
 
@@ -93,20 +90,7 @@ func TestSampleFiltersPerf(t *testing.T) {
 	})
 	t.Run("pt", func(t *testing.T) {
 		data := filepath.Join(dir, "pt.data")
-		opt := record.Options{Output: data}
-		opt.BuildIDDir = "-"
-		devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer devnull.Close()
-		opt.Trace.Stdout = devnull
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		name := testprog.Path(t, "threads-dyn-O2")
-		if _, err := record.Emulate(ctx, []string{name}, opt); err != nil {
-			testprog.EmulateFailed(t, name, err)
-		}
+		emulateTo(t, data, []string{testprog.Path(t, "threads-dyn-O2")})
 		ip := firstIP(t, data, "-S", "start_thread")
 		for _, f := range [][]string{
 			{"-c", "x"}, {"-S", "check_match,start_thread", "--itrace=cr", "-F", "+callindent"},

@@ -40,6 +40,14 @@ func emulateSource(t *testing.T, compiler, file string, args ...string) (bin, da
 		t.Fatalf("gcc: %v\n%s", err, b)
 	}
 	data = filepath.Join(dir, "perf.data")
+	emulateTo(t, data, append([]string{bin}, args...))
+	return bin, data
+}
+
+// emulateTo records argv with the emulated PT recorder into data (no
+// build-id cache; the program's output discarded).
+func emulateTo(t *testing.T, data string, argv []string) {
+	t.Helper()
 	opt := record.Options{Output: data}
 	opt.BuildIDDir = "-"
 	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
@@ -50,10 +58,9 @@ func emulateSource(t *testing.T, compiler, file string, args ...string) (bin, da
 	opt.Trace.Stdout = devnull
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if _, err := record.Emulate(ctx, append([]string{bin}, args...), opt); err != nil {
-		testprog.EmulateFailed(t, bin, err)
+	if _, err := record.Emulate(ctx, argv, opt); err != nil {
+		testprog.EmulateFailed(t, argv[0], err)
 	}
-	return bin, data
 }
 
 func TestGcovCommand(t *testing.T) {
