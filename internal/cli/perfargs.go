@@ -140,168 +140,109 @@ type valueChecker interface {
 // perf's answer). Reading stops at the first argument that is no option,
 // or "--", as perf record's does.
 func perfArgs(u *perfUsage, t []perfOpt, args []string) (out []string, help bool, err error) {
-	byShort := map[byte]perfOpt{}
-	byLong := map[string]perfOpt{}
-	for _, o := range t {
-		if o.short != 0 {
-			if _, dup := byShort[o.short]; !dup {
-				byShort[o.short] = o
-			}
-		}
-		if o.long != "" {
-			byLong[o.long] = o
-		}
-	}
-	var refusal error
-	refuse := func(given string, o perfOpt) {
-		if refusal == nil {
-			refusal = u.notImplemented(given, o.optHelp)
-		}
-	}
-	// name is how the flag package knows o.
-	name := func(o perfOpt) string {
-		if o.long != "" && o.ours != nil {
-			for _, n := range o.ours.Names() {
-				if n == o.long {
-					return "--" + n
-				}
-			}
-		}
-		return "-" + o.ours.Names()[0]
-	}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
+	helps := make([]optHelp, len(t))
+	kinds := make([]optKind, len(t))
+	for i, o := range t {
+		helps[i], kinds[i] = o.optHelp, o.kind
 		switch {
-		case a == "--" || a == "-" || !strings.HasPrefix(a, "-"):
-			return append(out, args[i:]...), false, refusal
-		case a == "--help":
-			return nil, true, nil
-		case strings.HasPrefix(a, "--"):
-			m, err := u.parseLong(a[2:])
-			if err != nil {
-				return nil, false, err
-			}
-			o := byLong[m.opt.long]
-			switch {
-			case m.unset && m.hasVal:
-				return nil, false, u.longError(m, a[2:], "takes no value")
-			case o.kind == 's':
-				if m.hasVal && !m.unset {
-					return nil, false, u.longError(m, a[2:], "takes no value")
-				}
-				if m.unset {
-					refuse(negation(o.long), o)
-				}
-			case m.unset:
-				if o.ours == nil || takesValue(o.ours) {
-					refuse(negation(o.long), o)
-					continue
-				}
-				out = append(out, name(o)+"=false")
-			case o.kind == 'o' && o.ours != nil && !takesValue(o.ours) && m.hasVal:
-				// perf's optional value, which perfpt's flag has not.
-				refuse("--"+o.long+"="+m.val, o)
-			case o.kind == '-' || (o.ours != nil && !takesValue(o.ours)):
-				if m.hasVal {
-					return nil, false, u.longError(m, a[2:], "takes no value")
-				}
-				if o.ours == nil {
-					refuse("--"+o.long, o)
-					continue
-				}
-				out = append(out, name(o))
-			case o.kind == 'o' && o.ours == nil:
-				refuse("--"+o.long, o)
-			default:
-				val := m.val
-				if !m.hasVal {
-					if i+1 >= len(args) {
-						if o.kind == 'l' {
-							refuse("--"+o.long, o)
-							continue
-						}
-						return nil, false, u.longError(m, a[2:], "requires a value")
-					}
-					i++
-					val = args[i]
-				}
-				if o.ours == nil {
-					refuse("--"+o.long, o)
-					continue
-				}
-				if vc, ok := o.ours.(valueChecker); ok {
-					msg, notDone := vc.checkValue(val)
-					if msg != "" {
-						at, _, _ := strings.Cut(a[2:], "=")
-						return nil, false, u.valueError(false, at, msg)
-					}
-					if notDone != nil && refusal == nil {
-						refusal = u.notDoneValue(notDone)
-					}
-				}
-				out = append(out, name(o)+"="+val)
-			}
-		default:
-			for k := 1; k < len(a); k++ {
-				c := a[k]
-				if c == 'h' {
-					return nil, true, nil // parse-options' internal help
-				}
-				o, ok := byShort[c]
-				rest := a[k+1:]
-				switch {
-				case !ok:
-					return nil, false, u.unknownOption("-" + string(c))
-				case o.kind == 's':
-					continue
-				case o.ours != nil && !takesValue(o.ours):
-					if o.kind == 'o' && rest != "" {
-						// perf's optional value glued on ("-Se").
-						refuse("-"+a[k:], o)
-						k = len(a)
-						continue
-					}
-					out = append(out, name(o))
-					continue
-				case o.kind == '-':
-					refuse("-"+string(c), o)
-					continue
-				case o.kind == 'o':
-					refuse("-"+string(c), o)
-					k = len(a)
-					continue
-				}
-				val := rest
-				if val == "" {
-					if i+1 >= len(args) {
-						if o.kind == 'l' {
-							refuse("-"+string(c), o)
-							break
-						}
-						return nil, false, u.optError(true, string(c), "requires a value")
-					}
-					i++
-					val = args[i]
-				}
-				if vc, ok := o.ours.(valueChecker); ok {
-					msg, notDone := vc.checkValue(val)
-					if msg != "" {
-						return nil, false, u.valueError(true, string(c), msg)
-					}
-					if notDone != nil && refusal == nil {
-						refusal = u.notDoneValue(notDone)
-					}
-				}
-				if o.ours == nil {
-					refuse("-"+string(c), o)
-				} else {
-					out = append(out, name(o)+"="+val)
-				}
-				break
+		case o.kind == 's' || o.ours == nil:
+		case !takesValue(o.ours) && o.kind != 'o':
+			kinds[i] = '-' // perfpt's switch for perf's option with a value
+		case takesValue(o.ours) && o.kind == 'o':
+			kinds[i] = 'v'
+		}
+	}
+	k := &flagSink{t: t, u: u}
+	help, err = parseOptions(u, helps, kinds, args, k)
+	if help || err != nil {
+		return nil, help, err
+	}
+	return k.out, false, k.refusal
+}
+
+// flagSink writes the options parseOptions reads again for the flag
+// package behind a perfpt command (perfArgs).
+type flagSink struct {
+	t       []perfOpt
+	u       *perfUsage
+	out     []string
+	refusal error
+}
+
+func (k *flagSink) refuse(given string, o perfOpt) {
+	if k.refusal == nil {
+		k.refusal = k.u.notImplemented(given, o.optHelp)
+	}
+}
+
+// name is how the flag package knows o.
+func (k *flagSink) name(o perfOpt) string {
+	if o.long != "" && o.ours != nil {
+		for _, n := range o.ours.Names() {
+			if n == o.long {
+				return "--" + n
 			}
 		}
 	}
-	return out, false, refusal
+	return "-" + o.ours.Names()[0]
+}
+
+func (k *flagSink) option(r optRead) error {
+	o := k.t[r.i]
+	given := "--" + o.long
+	if r.short {
+		given = "-" + r.given
+	}
+	switch {
+	case o.kind == 's':
+		if r.m.unset {
+			k.refuse(negation(o.long), o)
+		}
+	case r.m.unset:
+		if o.ours == nil || takesValue(o.ours) {
+			k.refuse(negation(o.long), o)
+			return nil
+		}
+		k.out = append(k.out, k.name(o)+"=false")
+	case o.kind == 'o' && o.ours != nil && !takesValue(o.ours) && r.hasVal:
+		// perf's optional value, which perfpt's flag has not.
+		if r.short {
+			k.refuse(given+r.val, o)
+		} else {
+			k.refuse(given+"="+r.val, o)
+		}
+	case o.ours == nil || !r.hasVal && o.kind == 'l':
+		k.refuse(given, o)
+	case !takesValue(o.ours):
+		k.out = append(k.out, k.name(o))
+	case o.kind == '-':
+		// perf's switch, perfpt's flag with a value.
+		if r.short {
+			k.refuse(given, o)
+			return nil
+		}
+		k.out = append(k.out, k.name(o))
+	default:
+		if vc, ok := o.ours.(valueChecker); ok {
+			msg, notDone := vc.checkValue(r.val)
+			if msg != "" {
+				at, _, _ := strings.Cut(r.given, "=")
+				return k.u.valueError(r.short, at, msg)
+			}
+			if notDone != nil && k.refusal == nil {
+				k.refusal = k.u.notDoneValue(notDone)
+			}
+		}
+		k.out = append(k.out, k.name(o)+"="+r.val)
+	}
+	return nil
+}
+
+// operands: perf record's command and its arguments ("--" kept for the
+// flag package).
+func (k *flagSink) operands(args []string) error {
+	k.out = append(k.out, args...)
+	return nil
 }
 
 // parsePerfArgs is a perf-mirroring command's flag parsing: perfArgs, then

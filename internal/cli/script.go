@@ -309,6 +309,60 @@ var scriptHelp = func() *perfUsage {
 	return u
 }()
 
+// scriptSink applies the options parseOptions reads to a perf script
+// command line (parseScriptArgs).
+type scriptSink struct {
+	table  []scriptOpt
+	apply  func(o scriptOpt, short bool, at string, m longMatch, val string) error
+	refuse func(error)
+	cfg    *runner.Config
+	u      *perfUsage
+}
+
+func (k *scriptSink) option(r optRead) error {
+	o, u := k.table[r.i], k.u
+	given := "--" + r.m.opt.long
+	if r.short {
+		given = "-" + r.given
+	}
+	switch {
+	case r.m.unset && o.unset == nil:
+		k.refuse(u.notImplemented(negation(r.m.opt.long), o.optHelp))
+	case r.m.unset:
+		o.unset(k.cfg)
+	case o.argh == "" && !o.implemented():
+		k.refuse(u.notImplemented(given, o.optHelp))
+	case o.argh == "":
+		o.flag(k.cfg)
+	case !o.implemented():
+		// perf's checks of its value first; a later error of perf's
+		// is perf's answer.
+		k.refuse(u.notImplemented(given, o.optHelp))
+	case o.long == "itrace":
+		if _, err := sample.ParseItrace(r.val); err != nil {
+			return u.valueError(false, r.given, err.Error())
+		}
+		if err := addItrace(k.cfg, r.val); err != nil {
+			return u.notDoneValue(err)
+		}
+	default:
+		return k.apply(o, r.short, r.given, r.m, r.val)
+	}
+	return nil
+}
+
+// operands: perf script takes what follows "--", or the first argument
+// that is no option, as the name of a script to run.
+func (k *scriptSink) operands(args []string) error {
+	if args[0] == "--" {
+		args = args[1:]
+	}
+	if len(args) > 0 {
+		return noScript(k.u, args[0])
+	}
+	return nil
+}
+
 // noScript is perf script's answer to an argument that is no option: it
 // is the name of a script to run, and perfpt runs none.
 func noScript(u *perfUsage, name string) error {
@@ -372,16 +426,6 @@ var errNotUnsigned = errors.New("expects an unsigned numerical value")
 func parseScriptArgs(args []string) (cfg runner.Config, help bool, err error) {
 	table := scriptOptTable()
 	u := scriptHelp
-	byLong := map[string]scriptOpt{}
-	byShort := map[byte]scriptOpt{}
-	for _, o := range table {
-		if o.long != "" {
-			byLong[o.long] = o
-		}
-		if o.short != 0 {
-			byShort[o.short] = o
-		}
-	}
 	// fields checks each -F as perf's parse_output_fields does while
 	// the options are parsed; the runner applies them again (and prints
 	// their warnings) when the command line is good.
@@ -429,113 +473,22 @@ func parseScriptArgs(args []string) (cfg runner.Config, help bool, err error) {
 			refusal = err
 		}
 	}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
+	helps := make([]optHelp, len(table))
+	kinds := make([]optKind, len(table))
+	for i, o := range table {
+		helps[i] = o.optHelp
 		switch {
-		case a == "-h" || a == "--help":
-			return cfg, true, nil
-		case a == "--":
-			// parse_options_step stops at "--": what follows is the
-			// name of a script and its arguments.
-			if i+1 < len(args) {
-				return cfg, false, noScript(u, args[i+1])
-			}
-			i = len(args)
-		case strings.HasPrefix(a, "--"):
-			m, err := u.parseLong(a[2:])
-			if err != nil {
-				return cfg, false, err
-			}
-			o := byLong[m.opt.long]
-			// get_value's checks, then the option's own; an option
-			// perfpt does not implement is refused after perf's
-			// checks of its value.
-			switch {
-			case m.unset && m.hasVal:
-				return cfg, false, u.longError(m, a[2:], "takes no value")
-			case m.unset && o.unset == nil:
-				refuse(u.notImplemented(negation(m.opt.long), o.optHelp))
-				continue
-			case m.unset:
-				o.unset(&cfg)
-			case o.argh == "":
-				if m.hasVal {
-					return cfg, false, u.longError(m, a[2:], "takes no value")
-				}
-				if !o.implemented() {
-					refuse(u.notImplemented("--"+m.opt.long, o.optHelp))
-					continue
-				}
-				o.flag(&cfg)
-			case !o.implemented() && o.optArg:
-				refuse(u.notImplemented("--"+m.opt.long, o.optHelp))
-				continue
-			case o.optArg && o.long != "itrace":
-				if err := apply(o, false, a[2:], m, m.val); err != nil {
-					return cfg, false, err
-				}
-			case o.long == "itrace":
-				if _, err := sample.ParseItrace(m.val); err != nil {
-					return cfg, false, u.valueError(false, a[2:], err.Error())
-				}
-				if err := addItrace(&cfg, m.val); err != nil {
-					return cfg, false, u.notDoneValue(err)
-				}
-			default:
-				val := m.val
-				if !m.hasVal {
-					if i+1 >= len(args) {
-						return cfg, false, u.longError(m, a[2:], "requires a value")
-					}
-					i++
-					val = args[i]
-				}
-				if !o.implemented() {
-					refuse(u.notImplemented("--"+m.opt.long, o.optHelp))
-					continue
-				}
-				if err := apply(o, false, a[2:], m, val); err != nil {
-					return cfg, false, err
-				}
-			}
-		case len(a) > 1 && a[0] == '-':
-			// Glued short options: "-Gi file", "-Fip,sym", "-j4".
-			for k := 1; k < len(a); k++ {
-				l := a[k : k+1]
-				if l == "h" {
-					return cfg, true, nil // parse-options' internal help
-				}
-				o, ok := byShort[a[k]]
-				switch {
-				case !ok:
-					return cfg, false, u.unknownOption("-" + l)
-				case o.argh == "" && !o.implemented():
-					refuse(u.notImplemented("-"+l, o.optHelp))
-					continue
-				case o.argh == "":
-					o.flag(&cfg)
-					continue
-				}
-				val := a[k+1:]
-				if val == "" {
-					if i+1 >= len(args) {
-						return cfg, false, u.optError(true, l, "requires a value")
-					}
-					i++
-					val = args[i]
-				}
-				if !o.implemented() {
-					refuse(u.notImplemented("-"+l, o.optHelp))
-					break
-				}
-				if err := apply(o, true, l, longMatch{opt: o.optHelp}, val); err != nil {
-					return cfg, false, err
-				}
-				break
-			}
+		case o.argh == "":
+			kinds[i] = '-'
+		case o.optArg:
+			kinds[i] = 'o'
 		default:
-			return cfg, false, noScript(u, a)
+			kinds[i] = 'v'
 		}
+	}
+	help, err = parseOptions(u, helps, kinds, args, &scriptSink{table: table, apply: apply, refuse: refuse, cfg: &cfg, u: u})
+	if help || err != nil {
+		return cfg, help, err
 	}
 	if refusal == nil && cfg.DebugMode && (cfg.CPUsSet || cfg.PIDs != "" || cfg.TIDs != "") {
 		// perf checks the order before its -C, --pid and --tid
