@@ -150,6 +150,10 @@ type graphBuilder struct {
 	// (its hidden result pointer) to the block resuming the unwind after
 	// that temporary's destructor (sretPads).
 	sretPad map[int]int
+	// exitSeg is the epilogue segment of a C++ void function that only a
+	// jump over the landing pads reaches (exitJump), or -1: part of that
+	// jump's block, whose arc goes to the exit.
+	exitSeg int
 }
 
 func (gb *graphBuilder) build() *gccGraph {
@@ -165,6 +169,7 @@ func (gb *graphBuilder) build() *gccGraph {
 		gb.segAt[s.first] = si
 	}
 	gb.classify()
+	gb.exitSeg = -1
 	segs := gb.segs
 	// Order the blocks as gcc lays them out: machine order, but a goto's
 	// nop right after the branch that jumps to it.
@@ -212,10 +217,14 @@ func (gb *graphBuilder) build() *gccGraph {
 	var order []int
 	ehOnly := gb.exceptionalSegments()
 	gb.ehOnly = ehOnly
+	gb.exitSeg = gb.exitJump()
 	gb.mergePadMoves()
 	gb.jumpsOverPads()
 	place := func(si int) {
 		s := &segs[si]
+		if si == gb.exitSeg {
+			return
+		}
 		switch s.kind {
 		case segNopGoto:
 			if s.src >= 0 {
@@ -1351,6 +1360,9 @@ func (gb *graphBuilder) enter(k, from int) int {
 	if !ok {
 		return -1
 	}
+	if si == gb.exitSeg {
+		return 1
+	}
 	s := &gb.segs[si]
 	switch s.kind {
 	case segJmpArm:
@@ -1664,6 +1676,54 @@ func appendLine(ls []int32, g int32) []int32 {
 }
 
 // allEpilogue reports whether ins are only restores and returns.
+// exitJump returns the epilogue segment of a C++ void function without
+// return statements when its code comes after the landing pads, reached
+// only by the jump from the end of the body (a statement that is no
+// call: `balance -= total; }` after a throw in bank.cc's withdraw), else
+// -1. gcc's implicit return is a statement of that block, which goes to
+// the exit (g++ 12 -O0 --coverage); after a call, or after a loop's exit
+// test, the return is a block of its own.
+func (gb *graphBuilder) exitJump() int {
+	p, fn, segs := gb.p, gb.fn, gb.segs
+	if !fn.cxx || fn.returnsValue || gb.epi >= 0 || len(segs) < 2 {
+		return -1
+	}
+	si := len(segs) - 1
+	s := &segs[si]
+	if s.kind != segPlain || !allEpilogue(p.insns[s.first:s.end]) || !p.insns[s.first].leader || s.first == fn.first {
+		return -1
+	}
+	if prev := &p.insns[s.first-1]; prev.kind != kJmp && prev.kind != kRet && !prev.noReturn && !prev.resume {
+		return -1 // falls into it
+	}
+	jumps := 0
+	for k := fn.first; k < s.first; k++ {
+		in := &p.insns[k]
+		if (in.kind == kJmp || in.kind == kJcc || in.kind == kJmpInd) && p.index(in.target) == s.first {
+			if in.kind != kJmp {
+				return -1
+			}
+			ji, ok := gb.segOf(k)
+			if !ok || segs[ji].call >= 0 || segs[ji].kind != segPlain || gb.ehOnly[ji] || k == segs[ji].first {
+				// (A jump alone: a loop's exit, whose return is a
+				// block of its own.)
+				return -1
+			}
+			jumps++
+		}
+	}
+	if jumps != 1 {
+		return -1
+	}
+	return si
+}
+
+// segOf returns the segment holding instruction k.
+func (gb *graphBuilder) segOf(k int) (int, bool) {
+	i := sort.Search(len(gb.segs), func(i int) bool { return gb.segs[i].end > k })
+	return i, i < len(gb.segs) && gb.segs[i].first <= k
+}
+
 func allEpilogue(ins []insn) bool {
 	for _, in := range ins {
 		if in.kind != kEpilogue && in.kind != kRet || in.toRax && in.gline >= 0 {
