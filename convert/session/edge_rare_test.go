@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/perfpt/perfpt/convert/ptagg"
+	"github.com/perfpt/perfpt/ptdecode/packet"
 	"github.com/perfpt/perfpt/record"
 	"github.com/perfpt/perfpt/record/flow"
 	"github.com/perfpt/perfpt/record/synth"
@@ -21,8 +22,14 @@ import (
 // a conditional branch that is not there (a TNT bit the walk from spin
 // never reaches, as where the code is not the code traced: perf's
 // "Never-ending loop"), and an asynchronous event leaves for _start again
-// (the next round) or the thread ends.
-func rareFlow(t *testing.T, bin string, depth, loops, rounds int) *flow.Trace {
+// (the next round) or the thread ends. With odd, an asynchronous event
+// leaves the loop for odd before that: its jumps and conditional branch
+// to the next instruction (taken), a return with no call before it (a
+// TIP) to its syscall, named an indirect jump (a TIP for an instruction
+// that takes none in user space), and its return, a TIP back to the loop; and rounds after the first switch CR3 (MovCR3: a PIP
+// packet, with PIP on) to another process's before calling rec and back
+// after chain returns.
+func rareFlow(t *testing.T, bin string, depth, loops, rounds int, odd bool) *flow.Trace {
 	t.Helper()
 	f, err := elf.Open(bin)
 	if err != nil {
@@ -37,7 +44,7 @@ func rareFlow(t *testing.T, bin string, depth, loops, rounds int) *flow.Trace {
 	for _, s := range syms {
 		at[s.Name] = s.Value
 	}
-	start, spin, rec, chain := at["_start"], at["spin"], at["rec"], at["chain"]
+	start, spin, rec, chain, oddAt := at["_start"], at["spin"], at["rec"], at["chain"], at["odd"]
 	text := f.Section(".text")
 	if text == nil {
 		t.Fatalf("%s: no text", bin)
@@ -53,8 +60,9 @@ func rareFlow(t *testing.T, bin string, depth, loops, rounds int) *flow.Trace {
 	for i := 0; i < links; i++ {
 		want = append(want, 0xe8, 1, 0, 0, 0, 0xc3)
 	}
-	want = append(want, 0xc3)
-	if text.Addr != start || spin != start+15 || rec != start+17 || chain != start+30 || !bytes.Equal(code, want) {
+	want = append(want, 0xc3, 0xeb, 0, 0x75, 0, 0xeb, 0, 0xc3, 0x0f, 0x05, 0xc3)
+	if text.Addr != start || spin != start+15 || rec != start+17 || chain != start+30 || oddAt != chain+6*links+1 ||
+		!bytes.Equal(code, want) {
 		t.Fatalf("%s: the text is not walkrare.S's: % x", bin, code)
 	}
 	const pid = 4343
@@ -71,6 +79,9 @@ func rareFlow(t *testing.T, bin string, depth, loops, rounds int) *flow.Trace {
 		} else {
 			th.Events = append(th.Events, flow.Event{Kind: flow.Async, From: rec + 5, To: start, Time: clock, Back: clock + flow.KernelTicks})
 			clock += flow.KernelTicks
+			if odd {
+				ev(flow.Event{Kind: flow.MovCR3, Back: pid + 1})
+			}
 		}
 		ev(flow.Event{Kind: flow.Call, From: start + 5, To: rec, Insns: 2, Len: 5})
 		for i := 0; i < depth; i++ {
@@ -99,8 +110,21 @@ func rareFlow(t *testing.T, bin string, depth, loops, rounds int) *flow.Trace {
 			ev(flow.Event{Kind: flow.Ret, From: chain + 6*i + 5, To: chain + 6*(i-1) + 5, Insns: 1, Len: 1})
 		}
 		ev(flow.Event{Kind: flow.Ret, From: chain + 5, To: spin, Insns: 1, Len: 1})
+		if odd && r != 0 {
+			ev(flow.Event{Kind: flow.MovCR3, Back: pid})
+		}
 		for i := 0; i < loops; i++ {
 			ev(flow.Event{Kind: flow.Jump, From: spin, To: spin, Insns: 1, Len: 2})
+		}
+		if odd {
+			th.Events = append(th.Events, flow.Event{Kind: flow.Async, From: spin, To: oddAt, Time: clock, Back: clock + flow.KernelTicks})
+			clock += flow.KernelTicks
+			ev(flow.Event{Kind: flow.Jump, From: oddAt, To: oddAt + 2, Insns: 1, Len: 2})
+			ev(flow.Event{Kind: flow.Cond, From: oddAt + 2, To: oddAt + 4, Insns: 1, Len: 2, Taken: true})
+			ev(flow.Event{Kind: flow.Jump, From: oddAt + 4, To: oddAt + 6, Insns: 1, Len: 2})
+			ev(flow.Event{Kind: flow.Ret, From: oddAt + 6, To: oddAt + 7, Insns: 1, Len: 1})
+			ev(flow.Event{Kind: flow.IndJump, From: oddAt + 7, To: oddAt + 9, Insns: 40, Len: 2})
+			ev(flow.Event{Kind: flow.Ret, From: oddAt + 9, To: spin, Insns: 1, Len: 1})
 		}
 		ev(flow.Event{Kind: flow.Cond, From: rec + 2, To: rec + 5, Insns: 1, Len: 2, Taken: true})
 	}
@@ -131,7 +155,7 @@ func TestAggWalkRare(t *testing.T) {
 	defer func(n, m int) { chunkBytes, aggChunkBytes = n, m }(chunkBytes, aggChunkBytes)
 	chunkBytes, aggChunkBytes = 300, 300
 	dir := t.TempDir()
-	tr := rareFlow(t, bin, 40, 5, 3)
+	tr := rareFlow(t, bin, 40, 5, 3, false)
 	var walked uint64
 	for i, cfg := range []synth.Config{
 		{PSBPeriod: 512},
@@ -157,6 +181,76 @@ func TestAggWalkRare(t *testing.T) {
 		if !bytes.Contains(out, []byte("Never-ending loop")) {
 			t.Errorf("%+v: no loop check failed:\n%.2000s", cfg, out)
 		}
+	}
+	if walked == 0 {
+		t.Error("the decoder counted nothing itself")
+	}
+}
+
+// TestAggWalkOdd checks the decoder's own counting against Agg.Runs, as
+// TestAggWalkRare does, on rareFlow's rounds with odd's code shapes, which
+// reach what the other flows do not: in walkAgg's general loop, a
+// conditional branch taken to the next instruction and a TIP for a
+// syscall; in mid, TIPs after PADs (the MTCs of a timed trace made PADs),
+// TIPs whose targets take no state skipped (the PIP of a MOV CR3 made to
+// say VMX non-root: the next target is a guest's) and MTCs that move the
+// time after a TIP it takes in TIP mode (a return with no frame to pop).
+// Each case with and without mid's inner loop skipped every other time.
+func TestAggWalkOdd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds walkrare")
+	}
+	bin := testprog.Path(t, "walkrare")
+	defer func(n, m int) { chunkBytes, aggChunkBytes = n, m }(chunkBytes, aggChunkBytes)
+	chunkBytes, aggChunkBytes = 300, 300
+	defer func(f func() bool) { innerSkip = f }(innerSkip)
+	dir := t.TempDir()
+	tr := rareFlow(t, bin, 40, 5, 3, true)
+	mtcPad := func(p *packet.Packet, inPSB bool) bool { return p.Kind == packet.KindMTC }
+	pad := func(pkt []byte) { clear(pkt) }
+	// mtcNotAfterTIP pads the MTCs but those right after a TIP: the TIPs
+	// that mid reads itself, after PADs, are followed by MTCs that move
+	// the time, which its decoder's Next reads with the TIP's target.
+	var prev packet.Kind
+	mtcNotAfterTIP := func(p *packet.Packet, inPSB bool) bool {
+		pad := p.Kind == packet.KindMTC && prev != packet.KindTIP
+		prev = p.Kind
+		return pad
+	}
+	// pipNR: the PIPs of rareFlow's switches to another CR3 (its pid 4343).
+	pipNR := func(p *packet.Packet, inPSB bool) bool {
+		return p.Kind == packet.KindPIP && !inPSB && p.Payload == synth.CR3Of(4343+1)
+	}
+	setNR := func(pkt []byte) { pkt[2] |= 1 }
+	var walked uint64
+	for i, c := range []struct {
+		cfg   synth.Config
+		edit  func(p *packet.Packet, inPSB bool) bool
+		apply func(pkt []byte)
+	}{
+		{cfg: synth.Config{PSBPeriod: 512}},
+		{cfg: synth.Config{TSC: true, MTC: true}, edit: mtcPad, apply: pad},
+		{cfg: synth.Config{NoRetComp: true, TSC: true, MTC: true}, edit: mtcPad, apply: pad},
+		{cfg: synth.Config{NoRetComp: true, TSC: true, MTC: true}, edit: mtcNotAfterTIP, apply: pad},
+		{cfg: synth.Config{PIP: true}, edit: pipNR, apply: setNR},
+	} {
+		data := filepath.Join(dir, "odd"+string(rune('a'+i))+".data")
+		if _, err := record.WriteTrace(data, tr, record.WriteOptions{PT: c.cfg, BuildIDDir: "-"}); err != nil {
+			t.Fatal(err)
+		}
+		if c.edit != nil {
+			data = testprog.EditPackets(t, data, c.edit, c.apply)
+		}
+		for _, skip := range []bool{false, true} {
+			innerSkip = nil
+			if skip {
+				calls := 0
+				innerSkip = func() bool { calls++; return calls%2 == 0 }
+			}
+			walked += sameWithAgg(t, data, ptagg.Options{}, 1, 2)
+			walked += sameWithAgg(t, data, ptagg.Options{Edges: true}, 1)
+		}
+		innerSkip = nil
 	}
 	if walked == 0 {
 		t.Error("the decoder counted nothing itself")

@@ -143,3 +143,40 @@ func SetPIPNR(t testing.TB, data string, at float64) string {
 		func(p *packet.Packet, inPSB bool) bool { return p.Kind == packet.KindPIP && !inPSB },
 		func(pkt []byte) { pkt[2] |= 1 }) // the payload's bit 0
 }
+
+// EditPackets copies the recording data and edits, in each AUXTRACE
+// buffer, the bytes of every packet that match accepts (inPSB: between a
+// PSB and its PSBEND), in order. It fails the test when it edits none.
+func EditPackets(t testing.TB, data string, match func(p *packet.Packet, inPSB bool) bool, edit func(pkt []byte)) string {
+	t.Helper()
+	b, err := os.ReadFile(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hit := 0
+	for _, s := range auxSpans(t, data, 0) {
+		buf := b[s.off : s.off+s.size]
+		inPSB := false
+		for off := 0; off < len(buf); {
+			p, err := packet.Decode(buf, off)
+			if err != nil {
+				break
+			}
+			if match(&p, inPSB) {
+				edit(buf[off : off+int(p.Size)])
+				hit++
+			}
+			switch p.Kind {
+			case packet.KindPSB:
+				inPSB = true
+			case packet.KindPSBEnd:
+				inPSB = false
+			}
+			off += int(p.Size)
+		}
+	}
+	if hit == 0 {
+		t.Fatal("no packet to edit")
+	}
+	return writeCopy(t, b)
+}
