@@ -27,6 +27,12 @@ type fnInfo struct {
 	fxt [4]fxtRecord
 }
 
+// elsewhere says whether addr lies outside fi's function, which has a
+// range.
+func (fi *fnInfo) elsewhere(addr uint64) bool {
+	return fi != nil && fi.hi > fi.lo && (addr < fi.lo || addr >= fi.hi)
+}
+
 // argList returns the arguments (nil for none).
 func (fi *fnInfo) argList() []Arg {
 	if fi == nil || fi.nargs == 0 {

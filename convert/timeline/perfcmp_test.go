@@ -352,6 +352,10 @@ func flowCases() []flowCase {
 		// no trace start.
 		{name: "garbage-tip/hot-dyn-O2", prog: "hot-dyn-O2", args: []string{"1"}, opt: perCPU, timed: true, garbageTIP: 0.3},
 		{name: "kernel/mix-dyn-O2", prog: "mix-dyn-O2", opt: perCPU, timed: true, kernel: true},
+		// A return from inside a function's .cold part (perf names it
+		// by that part), entered by a conditional jump, and a tail call
+		// out of one.
+		{name: "cold-parts", prog: "cold", args: []string{"300"}, opt: perThread, timed: true},
 		{name: "kernel/per-thread/threads-static-O2", prog: "threads-static-O2", opt: perThread, timed: true, kernel: true},
 	}
 	return cases

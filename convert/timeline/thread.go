@@ -457,7 +457,7 @@ func (t *thread) directRuns(rs []session.Run, sp *span) int {
 		case sample.FlagBranch | sample.FlagReturn:
 			stack := t.stack
 			n := len(stack) - 1
-			if n < 0 || stack[n].tx() || !stack[n].returnsTo(r.To) {
+			if n < 0 || stack[n].tx() || !stack[n].returnsTo(r.To) || stack[n].info.elsewhere(r.End) {
 				goto stop
 			}
 			cum += uint64(r.NInsn)
@@ -676,7 +676,7 @@ func (t *thread) quietRuns(rs []session.Run, noOps bool) int {
 			continue
 		case sample.FlagBranch | sample.FlagReturn:
 			n := len(stack) - 1
-			if n < 0 || stack[n].tx() || !stack[n].returnsTo(r.To) || noOps {
+			if n < 0 || stack[n].tx() || !stack[n].returnsTo(r.To) || noOps || stack[n].info.elsewhere(r.End) {
 				break
 			}
 			cum += uint64(r.NInsn)
@@ -741,6 +741,18 @@ func (t *thread) retTo(r *session.Run, to uint64) {
 	}
 	if to == 0 {
 		i = -1
+	}
+	if top := &t.stack[len(t.stack)-1]; top.info.elsewhere(r.End) {
+		// The return is from another function's code than the frame's:
+		// a part of it gcc split off (fn.cold), entered by a jump the
+		// runs do not break at. perf names a return by the symbol of
+		// the ret, so the frame moves there first, as a tail call at
+		// the return.
+		site := top.site
+		t.pop(c.catTail)
+		fi := c.fnAt(t, r.End)
+		t.begin(c.catTail, fi)
+		t.stack = append(t.stack, frame{site: site, info: fi})
 	}
 	t.pop(c.catReturn)
 	for i >= 0 && len(t.stack) > i {

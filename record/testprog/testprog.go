@@ -81,9 +81,10 @@ var Extra = []string{"ptwtsx", "rtmroll"}
 // onDemand are the files Path builds on demand: Extra; kmod, which is
 // not a program but the text of a stand-in kernel module
 // (record/ksynth.LoadModule); walkrare, the text of hand-built flows;
-// and sse4a (no libc), which runs AMD's EXTRQ and INSERTQ, instructions
-// perf's decoder refuses, and only on CPUs with SSE4a.
-var onDemand = append(Extra[:len(Extra):len(Extra)], "kmod", "walkrare", "sse4a")
+// sse4a (no libc), which runs AMD's EXTRQ and INSERTQ, instructions
+// perf's decoder refuses, and only on CPUs with SSE4a; and cold, whose
+// functions gcc -O2 splits into fn.cold parts.
+var onDemand = append(Extra[:len(Extra):len(Extra)], "kmod", "walkrare", "sse4a", "cold")
 
 var extraMu sync.Mutex
 
