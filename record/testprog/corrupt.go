@@ -60,6 +60,21 @@ func CorruptPacket(t testing.TB, data string, kind packet.Kind, fill byte, at fl
 // temporary directory of t.
 func editFirst(t testing.TB, data string, at float64, what string, match func(p *packet.Packet, inPSB bool) bool, edit func(pkt []byte)) string {
 	t.Helper()
+	return editPackets(t, data, at, true, what, match, edit)
+}
+
+// EditPackets copies the recording data and edits, in each AUXTRACE
+// buffer, the bytes of every packet that match accepts (inPSB: between a
+// PSB and its PSBEND), in order. It fails the test when it edits none.
+func EditPackets(t testing.TB, data string, match func(p *packet.Packet, inPSB bool) bool, edit func(pkt []byte)) string {
+	t.Helper()
+	return editPackets(t, data, 0, false, "packet to edit", match, edit)
+}
+
+// editPackets is editFirst, or with first false EditPackets from a
+// fraction at of the way into each buffer on.
+func editPackets(t testing.TB, data string, at float64, first bool, what string, match func(p *packet.Packet, inPSB bool) bool, edit func(pkt []byte)) string {
+	t.Helper()
 	spans := auxSpans(t, data, 0)
 	b, err := os.ReadFile(data)
 	if err != nil {
@@ -78,7 +93,9 @@ func editFirst(t testing.TB, data string, at float64, what string, match func(p 
 			if off >= from && match(&p, inPSB) {
 				edit(buf[off : off+int(p.Size)])
 				hit++
-				break
+				if first {
+					break
+				}
 			}
 			switch p.Kind {
 			case packet.KindPSB:
@@ -142,41 +159,4 @@ func SetPIPNR(t testing.TB, data string, at float64) string {
 	return editFirst(t, data, at, "PIP packet outside PSB+",
 		func(p *packet.Packet, inPSB bool) bool { return p.Kind == packet.KindPIP && !inPSB },
 		func(pkt []byte) { pkt[2] |= 1 }) // the payload's bit 0
-}
-
-// EditPackets copies the recording data and edits, in each AUXTRACE
-// buffer, the bytes of every packet that match accepts (inPSB: between a
-// PSB and its PSBEND), in order. It fails the test when it edits none.
-func EditPackets(t testing.TB, data string, match func(p *packet.Packet, inPSB bool) bool, edit func(pkt []byte)) string {
-	t.Helper()
-	b, err := os.ReadFile(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hit := 0
-	for _, s := range auxSpans(t, data, 0) {
-		buf := b[s.off : s.off+s.size]
-		inPSB := false
-		for off := 0; off < len(buf); {
-			p, err := packet.Decode(buf, off)
-			if err != nil {
-				break
-			}
-			if match(&p, inPSB) {
-				edit(buf[off : off+int(p.Size)])
-				hit++
-			}
-			switch p.Kind {
-			case packet.KindPSB:
-				inPSB = true
-			case packet.KindPSBEnd:
-				inPSB = false
-			}
-			off += int(p.Size)
-		}
-	}
-	if hit == 0 {
-		t.Fatal("no packet to edit")
-	}
-	return writeCopy(t, b)
 }
