@@ -76,6 +76,14 @@ var unseenPrograms = []string{
 // executability and 98.74% -> 98.99% of their counts (the closing brace
 // of a catch clause inside an if in a range-for with a guard has no code
 // here), branch/call lines 180/240 -> 236/240.
+//
+// The C++ program written in round 15 (cxxRound15Programs), measured
+// before that round's rules and after: playlist.cc has every call count,
+// executed/never/no-code 94.42% -> 100% and exact counts 94.20% -> 99.78%
+// (a switch's `default: break;` and `case Genre::Rock:` labels; one line
+// left: `tracks.push_back(parse(argv[i]));` in a try, whose landing pad's
+// cleanup blocks of the temporaries gcov counts as entries of the line),
+// branch/call lines 257/280 -> 263/280, plain texts 0/4 -> 3/4.
 var textAllowance = map[string]struct{ lines, branchLines int }{
 	"inventory": {0, 0},
 	"visitor":   {0, 4},
@@ -100,7 +108,7 @@ var textAllowance = map[string]struct{ lines, branchLines int }{
 // differ are libstdc++'s).
 var systemHeaderFloor = map[string][2]int{
 	"inventory": {57, 44}, "visitor": {52, 32}, "events": {44, 28}, "grid": {15, 5},
-	"rpn": {42, 30}, "bank": {80, 60}, "wordfreq": {65, 44},
+	"rpn": {42, 30}, "bank": {80, 60}, "wordfreq": {65, 44}, "playlist": {80, 60},
 }
 
 // gcovResult is what gcc 12's gcov says of one run: the JSON of every
