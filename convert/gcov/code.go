@@ -212,6 +212,14 @@ type inlineEntry struct {
 	// ranges are the instance's code as instruction index ranges
 	// [start, end).
 	ranges [][2]int
+	// flow marks an instance gcc inlined before gcov's instrumentation
+	// (the early inliner) whose body branches (earlyFlow): gcov counts
+	// the return to its call line as an entry (inlineReturn).
+	flow bool
+	// parent is the innermost other instance holding this one's entry
+	// (the copy of the function it was inlined into), or -1
+	// (paintInstances).
+	parent int32
 }
 
 type label struct {
@@ -518,7 +526,7 @@ func (p *Program) decode(f *elf.File) error {
 	p.findSwitches()
 	for _, ic := range p.Table.InlinedCalls() {
 		if i := p.index(ic.Entry); i >= 0 && ic.DeclFile != "" {
-			ie := inlineEntry{name: ic.Func, file: intern(ic.DeclFile), line: int32(ic.DeclLine), insn: i, declG: -1}
+			ie := inlineEntry{name: ic.Func, file: intern(ic.DeclFile), line: int32(ic.DeclLine), insn: i, declG: -1, parent: -1}
 			for _, rg := range ic.Ranges {
 				a := sort.Search(len(p.insns), func(i int) bool { return p.insns[i].addr >= rg[0] })
 				b := sort.Search(len(p.insns), func(i int) bool { return p.insns[i].addr >= rg[1] })
@@ -528,6 +536,9 @@ func (p *Program) decode(f *elf.File) error {
 			}
 			if ic.CallFile != "" {
 				ie.callFile, ie.callLine = intern(ic.CallFile), int32(ic.CallLine)
+			}
+			if fn := &p.funcs[p.insns[i].fn]; fn.optimized && ie.callLine > 0 {
+				ie.flow = earlyFlow(p.source(ie.file), ie.line, fn.o3)
 			}
 			p.inlines = append(p.inlines, ie)
 		}
@@ -856,12 +867,74 @@ func (p *Program) paintInstances() {
 		p.instOf[i] = -1
 	}
 	for _, i := range order {
+		// Larger instances are painted first: what covers the entry now
+		// is the innermost instance holding this one.
+		p.inlines[i].parent = p.instOf[p.inlines[i].insn]
 		for _, r := range p.inlines[i].ranges {
 			for k := r[0]; k < r[1]; k++ {
 				p.instOf[k] = int32(i)
 			}
 		}
 	}
+}
+
+// inlineReturn reports whether control going from instruction j to
+// instruction k, entering gcov line g at k, comes back from code inlined
+// into a call on g: no statement starts at k (no is_stmt row: the
+// caller's statement goes on), and j lies in an inlined instance (or an
+// instance inside one) whose call site is g's line, that does not hold k
+// and that g's statement started before (startedAt). Like a call's
+// return, that is not another pass over g's statement for gcov when gcc
+// inlined the call after the instrumentation, or when the inlined body
+// had become straight code: gcc's line table gives the caller's code
+// after the inlined body the call's line again (units.c's
+// `double mm = v * to_mm(from);` around to_mm's switch made a table load,
+// tree.c's `int a = height(t->l), b = height(t->r);`). An early-inlined
+// body that branches (earlyFlow) ends in a block of its own that goes
+// back to the call line's block, and gcov counts that entry.
+func (p *Program) inlineReturn(j, k int, g int32) bool {
+	if p.instOf == nil || j < 0 || g < 0 || !p.insns[k].midRow {
+		return false
+	}
+	x := p.instOf[j]
+	if x < 0 {
+		return false
+	}
+	at := p.lines[g]
+	for depth := 0; x >= 0 && depth < 64; depth++ {
+		if p.holds(x, k) {
+			return false
+		}
+		if ie := &p.inlines[x]; ie.callLine == at.line && ie.callFile == at.file && p.startedAt(ie.insn, g) {
+			return !ie.flow
+		}
+		x = p.inlines[x].parent
+	}
+	return false
+}
+
+// startedAt reports whether gcov line g's statement started at
+// instruction k, an inlined instance's entry, or just before it: then a
+// return from the instance to g goes on with a pass already counted.
+// Where g has no row before the inlined body (its code all after it),
+// coming back is the pass's first entry into g.
+func (p *Program) startedAt(k int, g int32) bool {
+	if slices.Contains(p.pre[k], g) || p.insns[k].gline == g && !p.insns[k].midRow {
+		return true
+	}
+	return k > 0 && p.insns[k-1].gline == g && p.insns[k-1].fn == p.insns[k].fn
+}
+
+// holds reports whether inlined instance x (or an instance inside it)
+// holds instruction k.
+func (p *Program) holds(x int32, k int) bool {
+	for y, depth := p.instOf[k], 0; y >= 0 && depth < 64; depth++ {
+		if y == x {
+			return true
+		}
+		y = p.inlines[y].parent
+	}
+	return false
 }
 
 // instAt returns the innermost inlined instance instruction k belongs to,

@@ -238,7 +238,10 @@ func (p *Program) Report(c *Counts) *Report {
 		// variable that close the latch, still on that line, before the
 		// body's first row. gcov counts the line's blocks once per
 		// iteration there, not twice.
-		if to.first >= 0 && (to.first != prevG || backward && !p.insns[to.i0].midRow) {
+		// Nor is coming back from code inlined into a call on the line
+		// (inlineReturn).
+		if to.first >= 0 && (to.first != prevG || backward && !p.insns[to.i0].midRow) &&
+			(fromInsn == nil || fromInsn.kind == kRet || !p.funcs[p.insns[to.i0].fn].optimized || !p.inlineReturn(infos[from].i1, to.i0, to.first)) {
 			count[to.first] += s.n
 		}
 		// The other lines with rows at the run's first address (location
@@ -328,12 +331,17 @@ func (p *Program) Report(c *Counts) *Report {
 		// more from the loop head the run itself jumps back to (loopInRun).
 		once := p.funcs[p.insns[ri.i0].fn].optimized
 		seenRun = seenRun[:0]
-		enter := func(g int32) {
+		// Coming back to a line from code inlined into a call on it is not
+		// another pass (inlineReturn).
+		enter := func(g int32, k int) {
 			if once {
 				if slices.Contains(seenRun, g) {
 					return
 				}
 				seenRun = append(seenRun, g)
+				if k > ri.i0 && p.inlineReturn(k-1, k, g) {
+					return
+				}
 			}
 			count[g] += n
 		}
@@ -358,27 +366,27 @@ func (p *Program) Report(c *Counts) *Report {
 					prev = g
 				}
 				for _, g := range p.side[k] {
-					enter(g)
+					enter(g, k)
 				}
 				continue
 			}
 			for _, g := range p.pre[k] {
 				if prev >= 0 && g != prev {
-					enter(g)
+					enter(g, k)
 				} else if prev < 0 && once {
 					seenRun = append(seenRun, g)
 				}
 				prev = g
 			}
 			for _, g := range p.side[k] {
-				enter(g)
+				enter(g, k)
 			}
 			g := p.insns[k].gline
 			if g < 0 {
 				continue
 			}
 			if prev >= 0 && g != prev {
-				enter(g)
+				enter(g, k)
 			} else if prev < 0 && once {
 				seenRun = append(seenRun, g)
 			}

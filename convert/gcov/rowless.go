@@ -795,6 +795,78 @@ func lateInlined(src []string, decl int32) bool {
 	return semis >= 7 || calls >= 1 && semis >= 5 || loops >= 2 || loops == 1 && (calls >= 1 || semis >= 6)
 }
 
+// earlyFlow guesses whether gcc inlined the function declared on line
+// decl of src before gcov's instrumentation (the early inliner: not
+// lateInlined; at -O3 its guess is not made and every call counts as
+// early) and the inlined body still branches there: an if, a loop, a
+// switch, && or ||, or a ?: that is not a minimum, maximum or absolute
+// value (early phiopt makes those MIN_EXPR, MAX_EXPR and ABS_EXPR). The
+// body then ends in a block of its own that goes back to the call line's
+// block (the rest of the call's statement), and gcov counts that entry:
+// codes.c's `sum += kind(*s);` (a switch), pick.c's median3 (nested ?:),
+// units.c's digit_class (a switch with case ranges).
+func earlyFlow(src []string, decl int32, o3 bool) bool {
+	if decl < 1 || int(decl) > len(src) || !o3 && lateInlined(src, decl) {
+		return false
+	}
+	depth, started := 0, false
+	for l := decl; int(l) <= len(src); l++ {
+		text := src[l-1]
+		if i := strings.Index(text, "//"); i >= 0 {
+			text = text[:i]
+		}
+		body := text
+		if l == decl {
+			i := strings.IndexByte(text, '{')
+			if i < 0 {
+				body = ""
+			} else {
+				body = text[i:]
+			}
+		}
+		if started || strings.Contains(body, "{") {
+			if flowWord.MatchString(body) || strings.Contains(body, "&&") || strings.Contains(body, "||") ||
+				strings.Contains(body, "?") && !minMaxAbs(body) {
+				return true
+			}
+		}
+		for _, c := range text {
+			switch c {
+			case '{':
+				depth++
+				started = true
+			case '}':
+				depth--
+			}
+		}
+		if started && depth <= 0 {
+			break
+		}
+	}
+	return false
+}
+
+// flowWord matches a statement that branches; ternaryReturn a return of
+// a ?: comparing two operands.
+var (
+	flowWord      = newLazyRegexp(`\b(?:if|for|while|do|switch)\b`)
+	ternaryReturn = newLazyRegexp(`\breturn\s+\(?\s*(\w+)\s*[<>]=?\s*(\w+)\s*\)?\s*\?\s*(-?)\s*(\w+)\s*:\s*(-?)\s*(\w+)\s*;`)
+)
+
+// minMaxAbs reports whether text returns the minimum or maximum of two
+// operands (`a < b ? a : b`) or an absolute value (`d < 0 ? -d : d`).
+func minMaxAbs(text string) bool {
+	m := ternaryReturn.FindStringSubmatch(text)
+	if m == nil {
+		return false
+	}
+	x, y, na, a, nb, b := m[1], m[2], m[3], m[4], m[5], m[6]
+	if na == "" && nb == "" {
+		return a == x && b == y || a == y && b == x
+	}
+	return y == "0" && a == x && b == x && na != nb
+}
+
 // ifCompare matches an if statement comparing two operands, without a
 // brace; minMaxAssign an assignment of a variable or its negation.
 var (
