@@ -84,7 +84,15 @@ var unseenPrograms = []string{
 // left: `tracks.push_back(parse(argv[i]));` in a try, whose landing pad's
 // cleanup blocks of the temporaries gcov counts as entries of the line),
 // branch/call lines 257/280 -> 263/280, plain texts 0/4 -> 3/4.
+//
+// expr.c (round 15, optRound15Programs) has every line's executability
+// and count and every call count at -O0, but its -b -c texts differ on
+// one line per run: `switch (op)` in term, whose cases are '*', then
+// '/' and '%' sharing a body, and no default: gcov lists the case
+// branches first and the default's last (2, 4, 0), we list the default
+// first (0, 2, 4).
 var textAllowance = map[string]struct{ lines, branchLines int }{
+	"expr":      {0, 3},
 	"inventory": {0, 0},
 	"visitor":   {0, 4},
 	"events":    {0, 4},
