@@ -538,7 +538,11 @@ func (p *Program) decode(f *elf.File) error {
 				ie.callFile, ie.callLine = intern(ic.CallFile), int32(ic.CallLine)
 			}
 			if fn := &p.funcs[p.insns[i].fn]; fn.optimized && ie.callLine > 0 {
-				ie.flow = earlyFlow(p.source(ie.file), ie.line, fn.o3)
+				call := int32(0)
+				if ie.callFile == ie.file {
+					call = ie.callLine
+				}
+				ie.flow = earlyFlow(p.source(ie.file), ie.line, call, fn.o3)
 			}
 			p.inlines = append(p.inlines, ie)
 		}

@@ -804,13 +804,19 @@ func lateInlined(src []string, decl int32) bool {
 // body then ends in a block of its own that goes back to the call line's
 // block (the rest of the call's statement), and gcov counts that entry:
 // codes.c's `sum += kind(*s);` (a switch), pick.c's median3 (nested ?:),
-// units.c's digit_class (a switch with case ranges).
-func earlyFlow(src []string, decl int32, o3 bool) bool {
+// units.c's digit_class (a switch with case ranges). call is the call
+// site's line when it is in src (else 0): a call inside the function's
+// own body is recursive, which the early inliner never inlines (tree.c's
+// `int a = height(t->l), b = height(t->r);`).
+func earlyFlow(src []string, decl, call int32, o3 bool) bool {
 	if decl < 1 || int(decl) > len(src) || !o3 && lateInlined(src, decl) {
 		return false
 	}
-	depth, started := 0, false
+	depth, started, flow := 0, false, false
 	for l := decl; int(l) <= len(src); l++ {
+		if l == call && l > decl {
+			return false
+		}
 		text := src[l-1]
 		if i := strings.Index(text, "//"); i >= 0 {
 			text = text[:i]
@@ -827,7 +833,7 @@ func earlyFlow(src []string, decl int32, o3 bool) bool {
 		if started || strings.Contains(body, "{") {
 			if flowWord.MatchString(body) || strings.Contains(body, "&&") || strings.Contains(body, "||") ||
 				strings.Contains(body, "?") && !minMaxAbs(body) {
-				return true
+				flow = true
 			}
 		}
 		for _, c := range text {
@@ -843,7 +849,7 @@ func earlyFlow(src []string, decl int32, o3 bool) bool {
 			break
 		}
 	}
-	return false
+	return flow
 }
 
 // flowWord matches a statement that branches; ternaryReturn a return of
