@@ -750,48 +750,21 @@ func lateInlined(src []string, decl int32) bool {
 	if m := callWord.FindStringSubmatch(src[decl-1]); m != nil {
 		name = m[1]
 	}
-	depth, started := 0, false
 	semis, calls, loops := 0, 0, 0
-	for l := decl; int(l) <= len(src); l++ {
-		text := src[l-1]
-		if i := strings.Index(text, "//"); i >= 0 {
-			text = text[:i]
+	bodyLines(src, decl, func(l int32, body string) bool {
+		semis += strings.Count(body, ";")
+		if t := strings.TrimSpace(body); l > decl && loopHead.MatchString(body) && !strings.HasPrefix(t, "}") {
+			loops++ // (a do-while's tail is not one more)
 		}
-		body := text
-		if l == decl {
-			i := strings.IndexByte(text, '{')
-			if i < 0 {
-				body = ""
-			} else {
-				body = text[i:]
+		for _, m := range callWord.FindAllStringSubmatch(body, -1) {
+			switch m[1] {
+			case "if", "while", "for", "switch", "return", "sizeof", name:
+			default:
+				calls++
 			}
 		}
-		if started || strings.Contains(body, "{") {
-			semis += strings.Count(body, ";")
-			if t := strings.TrimSpace(body); l > decl && loopHead.MatchString(body) && !strings.HasPrefix(t, "}") {
-				loops++ // (a do-while's tail is not one more)
-			}
-			for _, m := range callWord.FindAllStringSubmatch(body, -1) {
-				switch m[1] {
-				case "if", "while", "for", "switch", "return", "sizeof", name:
-				default:
-					calls++
-				}
-			}
-		}
-		for _, c := range text {
-			switch c {
-			case '{':
-				depth++
-				started = true
-			case '}':
-				depth--
-			}
-		}
-		if started && depth <= 0 {
-			break
-		}
-	}
+		return true
+	})
 	return semis >= 7 || calls >= 1 && semis >= 5 || loops >= 2 || loops == 1 && (calls >= 1 || semis >= 6)
 }
 
@@ -812,11 +785,28 @@ func earlyFlow(src []string, decl, call int32, o3 bool) bool {
 	if decl < 1 || int(decl) > len(src) || !o3 && lateInlined(src, decl) {
 		return false
 	}
-	depth, started, flow := 0, false, false
-	for l := decl; int(l) <= len(src); l++ {
+	flow, recursive := false, false
+	bodyLines(src, decl, func(l int32, body string) bool {
 		if l == call && l > decl {
+			recursive = true
 			return false
 		}
+		if flowWord.MatchString(body) || strings.Contains(body, "&&") || strings.Contains(body, "||") ||
+			strings.Contains(body, "?") && !minMaxAbs(body) {
+			flow = true
+		}
+		return true
+	})
+	return flow && !recursive
+}
+
+// bodyLines calls visit with each line of the body of the function
+// declared on line decl of src, from the line of its opening brace (there
+// from the brace) to the line where its braces close, without comments
+// after //, until visit returns false.
+func bodyLines(src []string, decl int32, visit func(l int32, body string) bool) {
+	depth, started := 0, false
+	for l := decl; int(l) <= len(src); l++ {
 		text := src[l-1]
 		if i := strings.Index(text, "//"); i >= 0 {
 			text = text[:i]
@@ -830,11 +820,8 @@ func earlyFlow(src []string, decl, call int32, o3 bool) bool {
 				body = text[i:]
 			}
 		}
-		if started || strings.Contains(body, "{") {
-			if flowWord.MatchString(body) || strings.Contains(body, "&&") || strings.Contains(body, "||") ||
-				strings.Contains(body, "?") && !minMaxAbs(body) {
-				flow = true
-			}
+		if (started || strings.Contains(body, "{")) && !visit(l, body) {
+			return
 		}
 		for _, c := range text {
 			switch c {
@@ -846,10 +833,9 @@ func earlyFlow(src []string, decl, call int32, o3 bool) bool {
 			}
 		}
 		if started && depth <= 0 {
-			break
+			return
 		}
 	}
-	return flow
 }
 
 // flowWord matches a statement that branches; ternaryReturn a return of
