@@ -891,11 +891,15 @@ func (p *Program) paintInstances() {
 // return, that is not another pass over g's statement for gcov when gcc
 // inlined the call after the instrumentation, or when the inlined body
 // had become straight code: gcc's line table gives the caller's code
-// after the inlined body the call's line again (units.c's
-// `double mm = v * to_mm(from);` around to_mm's switch made a table load,
-// tree.c's `int a = height(t->l), b = height(t->r);`). An early-inlined
-// body that branches (earlyFlow) ends in a block of its own that goes
-// back to the call line's block, and gcov counts that entry.
+// after the inlined body the call's line again (opcodes.c's
+// `if (strcmp(w, op_name(op)) == 0)`, tree.c's
+// `int a = height(t->l), b = height(t->r);`). An early-inlined body that
+// branches (earlyFlow) ends in a block of its own that goes back to the
+// call line's block, and gcov counts that entry. (units.c's
+// `double mm = v * to_mm(from);` is still counted twice: to_mm's switch,
+// early-inlined, became a table load with a range check that gcov's
+// build keeps in the call line's block, but earlyFlow takes any switch
+// for a branching body.)
 func (p *Program) inlineReturn(j, k int, g int32) bool {
 	if p.instOf == nil || j < 0 || g < 0 || !p.insns[k].midRow {
 		return false
