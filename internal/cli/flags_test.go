@@ -25,7 +25,7 @@ import (
 // of an option that no longer exists.
 func TestEveryFlag(t *testing.T) {
 	defined := definedFlags(t)
-	checks := flagChecks()
+	checks := flagChecks(t.TempDir())
 	for name, c := range demangleFlagChecks() {
 		checks[name] = c
 	}
@@ -279,12 +279,11 @@ var ptFile = func() func(t *testing.T) string {
 	}
 }()
 
-func flagChecks() map[string]func(t *testing.T) {
+func flagChecks(tmp string) map[string]func(t *testing.T) {
 	ex := []string{"-i", example, "--symfs", exSymfs}
 	sc := func(extra ...string) []string {
 		return append([]string{"script", "-i", example, "--symfs", exSymfs}, extra...)
 	}
-	tmp := os.TempDir()
 	pprofOut := filepath.Join(tmp, "perfpt-flags.pb.gz")
 	gcovDir := filepath.Join(tmp, "perfpt-flags-gcov")
 	pp := func(extra ...string) []string {
@@ -652,7 +651,7 @@ func flagChecks() map[string]func(t *testing.T) {
 	for name, c := range ptChecks() {
 		checks[name] = c
 	}
-	for name, c := range timelineChecks() {
+	for name, c := range timelineChecks(tmp) {
 		checks[name] = c
 	}
 	return checks

@@ -11,8 +11,7 @@ import (
 
 // timelineChecks are TestEveryFlag's checks of perfpt timeline's options
 // and of record's --trigger and --snapshot-size.
-func timelineChecks() map[string]func(t *testing.T) {
-	tmp := os.TempDir()
+func timelineChecks(tmp string) map[string]func(t *testing.T) {
 	out := filepath.Join(tmp, "perfpt-flags-tl.fxt")
 	outs := []string{out}
 	tl := func(extra ...string) []string {
