@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -454,6 +455,31 @@ func TestStopBTMatchesPerf(t *testing.T) {
 	for _, args := range []string{"--stop-bt __libc_start_call_main", "--stop-bt=dl_main,handle_amd", "--stop-bt dl_main --stop-bt nosuch",
 		"--stop-bt ,_dl_sysdep_start", "--stop-bt dl_main --no-stop-bt", "--stop-bt dl_main -F ip,sym"} {
 		sameAsPerf(t, append([]string{"script", "-i", dumpFixture}, strings.Fields(args)...))
+	}
+	// The list is read as perf's other symbol__init lists: file:// lists
+	// (one name per line), and a name twice is "problems parsing symbol
+	// list" with nothing printed and status 0 (we refused both, 129).
+	dir := t.TempDir()
+	list, twice := filepath.Join(dir, "list"), filepath.Join(dir, "twice")
+	if err := os.WriteFile(list, []byte("_dl_sysdep_start\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(twice, []byte("dl_main\ndl_main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"file://" + list, "dl_main,file://" + list, "dl_main,dl_main", "file://" + twice, "file://" + filepath.Join(dir, "none"), ""} {
+		args := []string{"script", "-i", dumpFixture, "--stop-bt", v}
+		sameAsPerf(t, args)
+		var out, stderr, perfErr bytes.Buffer
+		Main(append([]string{"perfpt"}, args...), nil, &out, &stderr)
+		cmd := exec.Command("perf", args...)
+		cmd.Stderr = &perfErr
+		if _, err := cmd.Output(); err != nil {
+			t.Fatalf("perf %v: %v", args, err)
+		}
+		if stderr.String() != perfErr.String() {
+			t.Errorf("--stop-bt %q: stderr %q, perf's %q", v, stderr.String(), perfErr.String())
+		}
 	}
 }
 

@@ -215,27 +215,7 @@ func scriptOptTable() []scriptOpt {
 			// perf's callback ignores unset: --no-call-ret-trace is --call-ret-trace.
 			unset: func(cfg *runner.Config) { presetTrace(cfg, "-ip,-addr,-event,-period,+callindent,+flags", "crewp", 0) }},
 		notDone(0, "graph-function", "symbol[,symbol...]", false),
-		{optHelp: optHelp{long: "stop-bt", argh: "symbol[,symbol...]", help: "print call chains down to a frame of these symbols"},
-			set: func(cfg *runner.Config, v string) error {
-				// setup_list's strlist: names separated by commas.
-				// perf's strlist refuses a name twice (-EEXIST),
-				// and what perf 6.1 then does varies (nothing
-				// printed, or an error and the output): refused.
-				cfg.StopBT = nil
-				seen := map[string]bool{}
-				for _, name := range strings.Split(v, ",") {
-					switch {
-					case strings.HasPrefix(name, "file://"):
-						return errors.New("--stop-bt: perfpt does not implement lists read from a file (file://)")
-					case seen[name] || v == "":
-						return errors.New("--stop-bt: perfpt does not implement an empty list or a name twice (" + v + ")")
-					}
-					seen[name] = true
-					cfg.StopBT = append(cfg.StopBT, name)
-				}
-				return nil
-			},
-			unset: func(cfg *runner.Config) { cfg.StopBT = nil }},
+		listOpt(optHelp{long: "stop-bt", argh: "symbol[,symbol...]", help: "print call chains down to a frame of these symbols"}, func(c *runner.Config) **string { return &c.StopBT }),
 		{optHelp: optHelp{short: 'C', long: "cpu", argh: "cpu", help: "only samples of these CPUs (0-2,5)"},
 			set:   func(cfg *runner.Config, v string) error { cfg.CPUs, cfg.CPUsSet = v, true; return nil },
 			unset: func(cfg *runner.Config) { cfg.CPUs, cfg.CPUsSet = "", false }},

@@ -39,7 +39,7 @@ type Config struct {
 	CPUs        string   // -C
 	CPUsSet     bool     // -C given (perf reads -C "" as CPU -1)
 	PadDSO      int      // DSO names padded to this width (--call-trace)
-	StopBT      []string // --stop-bt's symbols
+	StopBT      *string  // --stop-bt's list of symbols (nil: none)
 	DebugMode   bool     // -d: check the samples' order, print none
 	PIDs, TIDs  string   // --pid, --tid
 	Time        string   // --time
@@ -199,6 +199,15 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// symbol__init's last list: --stop-bt's, read as the others are
+	// (file:// lists; a name twice is perf's "problems parsing symbol
+	// list" and status 0).
+	var stopBT map[string]bool
+	if cfg.StopBT != nil {
+		if stopBT, err = machine.ParseList(*cfg.StopBT, "symbol"); err != nil {
+			return listError(err)
+		}
+	}
 	if cfg.CPUsSet {
 		if err := checkCPUList(s, cpus, stderr); err != nil {
 			return err
@@ -309,13 +318,6 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	arch := perftext.NormArch(runtime.GOARCH)
 	if fs, err := s.File().Features(); err == nil && fs.Has(perfdata.FeatArch) {
 		arch = perftext.NormArch(fs.Arch)
-	}
-	var stopBT map[string]bool
-	for _, name := range cfg.StopBT {
-		if stopBT == nil {
-			stopBT = map[string]bool{}
-		}
-		stopBT[name] = true
 	}
 	popts := script.Options{Fields: fields, Nanosecs: cfg.Nanosecs, PadDSO: cfg.PadDSO, StopBT: stopBT, RelTime: cfg.RelTime, DeltaTime: cfg.DeltaTime, Arch: arch, NameWidthFn: nameWidth, Clock: clock,
 		MaxBlocks: cfg.MaxBlocks, FullSourcePath: cfg.FullSourcePath}
