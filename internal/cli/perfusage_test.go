@@ -500,3 +500,42 @@ func sameAsPerf(t *testing.T, args []string) {
 		t.Errorf("%v: %d of %d lines differ from perf's; %s", args, d.N, d.Lines, d.String("perfpt", "perf"))
 	}
 }
+
+// TestNumericValuesPerf: --max-stack, --max-blocks and --addr-range read
+// as perf's OPT_UINTEGER and OPT_INTEGER read them (strtol base 10:
+// leading space and a sign taken, "" is 0, the value cut to 32 bits), each
+// value compared with perf 6.1: the output when perf takes it, the first
+// line of the message and the status when it refuses it.
+func TestNumericValuesPerf(t *testing.T) {
+	if _, err := exec.LookPath("perf"); err != nil {
+		t.Skip("perf not installed: cannot compare with perf")
+	}
+	for _, v := range []string{" 5", "+5", "\t5", "", " -3", "4294967296", "2147483648", "3000000000", "99999999999999999999999",
+		"-99999999999999999999999", "7", "0", "5 ", "0x5", "+", " ", "-", "12a", "-3"} {
+		for _, o := range []string{"--max-stack=", "--max-blocks=", "--addr-range="} {
+			args := []string{"script", "-i", cgData, o + v, "-S", "0x1000"}
+			if o == "--max-blocks=" && v == "99999999999999999999999" {
+				continue // LONG_MAX, all ones in 32 bits: refused as -1 is (perf reads out of bounds)
+			}
+			var out, stderr, perfErr bytes.Buffer
+			code := Main(append([]string{"perfpt"}, args...), nil, &out, &stderr)
+			cmd := exec.Command("perf", args...)
+			cmd.Stderr = &perfErr
+			want, err := cmd.Output()
+			var ee *exec.ExitError
+			switch {
+			case errors.As(err, &ee) && ee.ExitCode() == usageStatus:
+				first := func(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
+				if code != usageStatus || first(stderr.String()) != first(perfErr.String()) {
+					t.Errorf("%q: status %d, %q; perf refuses it: %q", o+v, code, first(stderr.String()), first(perfErr.String()))
+				}
+			case err != nil:
+				t.Fatalf("perf %v: %v", args, err)
+			case code != 0:
+				t.Errorf("%q: status %d: %s (perf takes it)", o+v, code, stderr.String())
+			case out.String() != string(want):
+				t.Errorf("%q: output differs from perf's", o+v)
+			}
+		}
+	}
+}

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -116,36 +117,41 @@ func scriptOptTable() []scriptOpt {
 		return scriptOpt{optHelp: optHelp{long: name, help: "print the " + strings.TrimSuffix(strings.TrimPrefix(name, "show-"), "-events") + " side-band events"},
 			flag: func(cfg *runner.Config) { cfg.Show |= bit }, unset: func(cfg *runner.Config) { cfg.Show &^= bit }}
 	}
+	// --max-stack is OPT_UINTEGER: a value starting with '-' refused,
+	// then strtol(v, 10) stored in an unsigned int, which perf's
+	// callchain code takes as an int: 0 or negative (2147483648 and
+	// up, or " -3") is no entries at all.
 	maxStack := func(cfg *runner.Config, v string) error {
-		n, err := strconv.Atoi(v)
-		switch {
-		case err != nil:
-			return errNotNumber
-		case n < 0:
+		if strings.HasPrefix(v, "-") {
 			return errNotUnsigned
 		}
-		cfg.MaxStack = n
-		if n == 0 {
+		n, ok := strtol10(v)
+		if !ok {
+			return errNotNumber
+		}
+		cfg.MaxStack = int(int32(uint32(n)))
+		if cfg.MaxStack <= 0 {
 			cfg.MaxStack = -1 // perf: no entries at all
 		}
 		return nil
 	}
+	// --max-blocks: strtol(v, 10) into perf's unsigned int.
 	maxBlocks := func(cfg *runner.Config, v string) error {
-		n, err := strconv.Atoi(v)
-		if err != nil {
+		n, ok := strtol10(v)
+		if !ok {
 			return errNotNumber
 		}
-		switch {
-		case n == -1:
+		switch u := uint32(n); {
+		case u == math.MaxUint32:
 			// perf's count+1 wraps to 0 and it reads before the
 			// branch stack.
-			return errors.New("--max-blocks -1: perf reads out of bounds with it")
-		case n < 0:
-			// perf reads it with strtol into an unsigned int: a
-			// huge count, all the blocks.
-			n = 0
+			return errors.New("--max-blocks " + v + ": perf reads out of bounds with it")
+		case u > math.MaxInt32:
+			// A huge count: all the blocks.
+			cfg.MaxBlocks = 0
+		default:
+			cfg.MaxBlocks = int(u)
 		}
-		cfg.MaxBlocks = n
 		return nil
 	}
 	t := []scriptOpt{
@@ -177,11 +183,11 @@ func scriptOptTable() []scriptOpt {
 		// OPT_INTEGER: strtol, the whole value a number; --no- is 0.
 		{optHelp: optHelp{long: "addr-range", argh: "n", help: "with -S ADDRESS: samples in [ADDRESS, ADDRESS+n) too"},
 			set: func(cfg *runner.Config, v string) error {
-				n, err := strconv.ParseInt(v, 10, 32)
-				if err != nil && v != "" {
+				n, ok := strtol10(v)
+				if !ok {
 					return errNotNumber
 				}
-				cfg.AddrRange = int(n)
+				cfg.AddrRange = int(int32(n)) // C's long to int
 				return nil
 			},
 			unset: func(cfg *runner.Config) { cfg.AddrRange = 0 }},
@@ -393,6 +399,46 @@ func (m perfMessage) Error() string { return string(m) }
 // errNotNumber is a numeric option's value that is no number: perf's
 // "expects a numerical value".
 var errNotNumber = errors.New("expects a numerical value")
+
+// strtol10 is C's strtol(v, &end, 10) as perf's OPT_INTEGER and
+// OPT_UINTEGER read a value, with their check that *end is the end:
+// leading white space and a sign taken, the value saturated at LONG_MAX
+// or LONG_MIN, "" read as 0; false if anything follows the digits or no
+// digit comes after the space and sign (end is then v itself).
+func strtol10(v string) (int64, bool) {
+	if v == "" {
+		return 0, true
+	}
+	s := strings.TrimLeft(v, " \t\n\v\f\r")
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return 0, false
+	}
+	var u uint64 // the magnitude, held at 1<<63 once past it
+	for ; s != "" && s[0] >= '0' && s[0] <= '9'; s = s[1:] {
+		if u > (1<<63)/10 {
+			u = 1 << 63
+		} else {
+			u = min(u*10+uint64(s[0]-'0'), 1<<63)
+		}
+	}
+	if s != "" {
+		return 0, false
+	}
+	switch {
+	case neg && u == 1<<63:
+		return math.MinInt64, true
+	case neg:
+		return -int64(u), true
+	case u >= 1<<63:
+		return math.MaxInt64, true
+	}
+	return int64(u), true
+}
 
 // errNotUnsigned is a negative value of an option perf reads unsigned.
 var errNotUnsigned = errors.New("expects an unsigned numerical value")
