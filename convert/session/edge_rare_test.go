@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"debug/elf"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	"github.com/perfpt/perfpt/convert/ptagg"
@@ -168,8 +169,9 @@ func TestAggWalkRare(t *testing.T) {
 		}
 		for _, skip := range []bool{false, true} {
 			if skip {
-				calls := 0
-				innerSkip = func() bool { calls++; return calls%2 == 0 }
+				// (-j 2's workers call it at once.)
+				var calls atomic.Int64
+				innerSkip = func() bool { return calls.Add(1)%2 == 0 }
 			}
 			walked += sameWithAgg(t, data, ptagg.Options{}, 1, 2)
 			walked += sameWithAgg(t, data, ptagg.Options{Edges: true}, 1)
@@ -244,8 +246,9 @@ func TestAggWalkOdd(t *testing.T) {
 		for _, skip := range []bool{false, true} {
 			innerSkip = nil
 			if skip {
-				calls := 0
-				innerSkip = func() bool { calls++; return calls%2 == 0 }
+				// (-j 2's workers call it at once.)
+				var calls atomic.Int64
+				innerSkip = func() bool { return calls.Add(1)%2 == 0 }
 			}
 			walked += sameWithAgg(t, data, ptagg.Options{}, 1, 2)
 			walked += sameWithAgg(t, data, ptagg.Options{Edges: true}, 1)
