@@ -1675,7 +1675,6 @@ func appendLine(ls []int32, g int32) []int32 {
 	return append(ls, g)
 }
 
-// allEpilogue reports whether ins are only restores and returns.
 // exitJump returns the epilogue segment of a C++ void function without
 // return statements when its code comes after the landing pads, reached
 // only by the jump from the end of the body (a statement that is no
@@ -1724,6 +1723,7 @@ func (gb *graphBuilder) segOf(k int) (int, bool) {
 	return i, i < len(gb.segs) && gb.segs[i].first <= k
 }
 
+// allEpilogue reports whether ins are only restores and returns.
 func allEpilogue(ins []insn) bool {
 	for _, in := range ins {
 		if in.kind != kEpilogue && in.kind != kRet || in.toRax && in.gline >= 0 {

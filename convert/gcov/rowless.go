@@ -644,7 +644,6 @@ func anyUse(s, name string, ok func(before, after string) bool) bool {
 // initialiser; the name follows.
 var constDecl = newLazyRegexp(`^\s*(?:unsigned\s+|signed\s+)?(?:int|long|short|char|unsigned|bool|_Bool|size_t|double|float|enum\s+\w+)\b\s*([A-Za-z_]\w*)\s*=\s*(?:-?\d[\w.]*|'[^']*'|[A-Z_][A-Z0-9_]*|NULL|false|true)\s*;\s*(?://.*|/\*.*)?$`)
 
-// loopHead matches a line that starts a loop.
 // mayBeConstDecl reports what constDecl needs of s: a first word that
 // can start its type, and an '=' and a ';'.
 func mayBeConstDecl(s string) bool {
@@ -656,6 +655,7 @@ func mayBeConstDecl(s string) bool {
 	return false
 }
 
+// loopHead matches a line that starts a loop.
 var loopHead = newLazyRegexp(`^\s*(?:\}\s*)?(?:for|while|do)\b`)
 
 // entryDecl reports whether line ln of the function from start to end

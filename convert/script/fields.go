@@ -168,7 +168,8 @@ func (f *Fields) Remove(t OutputType, x Field) { f.gen++; f.out[t].fields &^= x 
 // with callchains).
 func (f *Fields) Add(t OutputType, x Field) { f.gen++; f.out[t].fields |= x }
 
-// Warnings collects what perf prints as warnings while parsing.
+// errBadMix is perf's refusal of an -F that mixes +field or -field with
+// plain field names.
 var errBadMix = errors.New("Cannot mix +-field with overridden fields")
 
 // Parse applies one -F argument the way perf's parse_output_fields does,

@@ -91,8 +91,8 @@ func (d *Data) EventByName(system, name string) *Format {
 	return nil
 }
 
-// maxPart caps one part's size: the whole section is at most b's length
-// anyway, this only keeps error messages sane.
+// reader reads the tracing data section's parts from b in the recording's
+// byte order; err is the first error, after which reads return zeros.
 type reader struct {
 	b     []byte
 	off   int

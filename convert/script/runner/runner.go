@@ -761,10 +761,9 @@ func (p *progress) done() {
 // perf turns on globally (symbol_conf.use_callchain) whatever -G says.
 func ptCallchains(it *sample.Itrace) bool { return it != nil && it.Callchain }
 
-// ptNoIPLoc says that PT samples need no map or symbol for their IP
-// (session.Options.NoIPLoc): nothing printed for them (the hardware and
-// synth output types) names the IP's symbol, DSO or source, and no call
-// chain or branch stack comes with them.
+// sampleFilter reads -c/--comms, --dsos and -S/--symbols (with
+// --addr-range) as perf's symbol__init reads their lists, in its order: the
+// filter machine__resolve applies to each sample.
 func sampleFilter(cfg Config) (*machine.Filter, error) {
 	f := &machine.Filter{}
 	var err error
@@ -798,6 +797,10 @@ func listError(err error) error {
 	return err
 }
 
+// ptNoIPLoc says that PT samples need no map or symbol for their IP
+// (session.Options.NoIPLoc): nothing printed for them (the hardware and
+// synth output types) names the IP's symbol, DSO or source, and no call
+// chain or branch stack comes with them.
 func ptNoIPLoc(fields *script.Fields, it *sample.Itrace) bool {
 	if it == nil || it.Callchain || it.AddCallchain || it.ThreadStack || it.LastBranch || it.AddLastBranch {
 		return false
