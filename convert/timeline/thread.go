@@ -475,7 +475,11 @@ func (t *thread) directRuns(rs []session.Run, sp *span) int {
 		}
 		if thr == 0 || rec.cat == 0 || rec.epoch != f.epoch {
 			// Not cached (or JSON): output.now writes it.
-			t.directSlow(sp, cum, begin, fi)
+			slot := 1
+			if begin {
+				slot = 0
+			}
+			t.directSlow(sp, cum, slot, fi)
 			continue
 		}
 		{
@@ -561,17 +565,7 @@ func (t *thread) tailRecord(sp *span, pos uint64, begin bool, fi *fnInfo) {
 	}
 	rec := &fi.fxt[k]
 	if tr := t.track; f == nil || int(tr) >= len(f.tidx) || f.tidx[tr] == 0 || rec.cat == 0 || rec.epoch != f.epoch {
-		if begin {
-			o.now(sp, pos, opBegin, c.catTail, fi.name, fi)
-			if f != nil {
-				*rec = f.cached(c.catTail, fi.name, fi.argList())
-			}
-			return
-		}
-		o.now(sp, pos, opEnd, c.catTail, fi.name, nil)
-		if f != nil {
-			*rec = f.cached(c.catTail, fi.name, nil)
-		}
+		t.directSlow(sp, pos, k, fi)
 		return
 	}
 	tm := max(sp.at(pos), o.last)
@@ -604,22 +598,28 @@ func (t *thread) tailClean(to uint64) bool {
 	return b == nil || (b.hi > b.lo && (to < b.lo || to >= b.hi))
 }
 
-// directSlow is directRuns' write of a Begin (begin: of a call to fi) or
-// End (of a return from fi) at boundary pos that FXT's recent records
-// have not, or to JSON; it keeps the FXT record in fi.
-func (t *thread) directSlow(sp *span, pos uint64, begin bool, fi *fnInfo) {
+// directSlow is directRuns' and tailRecord's write, at boundary pos, of
+// the record fi.fxt[slot] keeps (a call's Begin, a return's End, a tail
+// call's Begin or End: fnInfo.fxt) when FXT's recent records have it not,
+// or to JSON, through output.now; it keeps the FXT record in fi.
+func (t *thread) directSlow(sp *span, pos uint64, slot int, fi *fnInfo) {
 	c := t.c
-	f := c.fxt
-	if begin {
-		t.out.now(sp, pos, opBegin, c.catCall, fi.name, fi)
-		if f != nil {
-			fi.fxt[0] = f.cached(c.catCall, fi.name, fi.argList())
-		}
-		return
+	cat, kind, info := c.catTail, opEnd, (*fnInfo)(nil)
+	switch slot {
+	case 0:
+		cat, kind, info = c.catCall, opBegin, fi
+	case 1:
+		cat = c.catReturn
+	case 2:
+		kind, info = opBegin, fi
 	}
-	t.out.now(sp, pos, opEnd, c.catReturn, fi.name, nil)
-	if f != nil {
-		fi.fxt[1] = f.cached(c.catReturn, fi.name, nil)
+	t.out.now(sp, pos, kind, cat, fi.name, info)
+	if f := c.fxt; f != nil {
+		var args []Arg
+		if info != nil {
+			args = fi.argList()
+		}
+		fi.fxt[slot] = f.cached(cat, fi.name, args)
 	}
 }
 
