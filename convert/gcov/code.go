@@ -968,15 +968,7 @@ func (p *Program) otherCopy(a, b int) bool {
 // oneTestIf reports whether gcov line g is an if (or else if) whose
 // condition is one test (oneTest).
 func (p *Program) oneTestIf(g int32) bool {
-	if g < 0 {
-		return false
-	}
-	k := p.lines[g]
-	src := p.source(k.file)
-	if k.line < 1 || int(k.line) > len(src) {
-		return false
-	}
-	return oneTest(src[k.line-1])
+	return g >= 0 && oneTest(p.lineText(g))
 }
 
 // oneTest reports whether text is an if (or else if) whose condition is
