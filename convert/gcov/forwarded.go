@@ -187,10 +187,17 @@ func (p *Program) findScopeExits() {
 }
 
 // jumpedTo reports whether a jump of fn goes to instruction k.
-func (p *Program) jumpedTo(fn *function, k int) bool {
+func (p *Program) jumpedTo(fn *function, k int) bool { return p.jumpedToExcept(fn, k, nil) }
+
+// jumpedToExcept is jumpedTo leaving out the jumps j for which skip(j)
+// (nil: none); false for a k past the last instruction.
+func (p *Program) jumpedToExcept(fn *function, k int, skip func(j int) bool) bool {
+	if k < 0 || k >= len(p.insns) {
+		return false
+	}
 	at := p.insns[k].addr
 	for j := fn.first; j < fn.end; j++ {
-		if in := &p.insns[j]; (in.kind == kJcc || in.kind == kJmp) && in.target == at {
+		if in := &p.insns[j]; (in.kind == kJcc || in.kind == kJmp) && in.target == at && (skip == nil || !skip(j)) {
 			return true
 		}
 	}

@@ -1072,14 +1072,8 @@ func (gb *graphBuilder) findScopeCopies() map[int][]int {
 		}
 		// (It joins the block of the scope's end when nothing else enters
 		// that: a loop's increment without a continue to it.)
-		others := len(exits[end]) > 0 // a break, continue or goto to it
-		for k := fn.first; k < fn.end && len(falls) >= 2 && !others; k++ {
-			ins := &p.insns[k]
-			if (ins.kind == kJmp || ins.kind == kJcc) && p.index(ins.target) == end && !slices.Contains(falls, k) {
-				others = true
-				break
-			}
-		}
+		others := len(exits[end]) > 0 || // a break, continue or goto to it
+			len(falls) >= 2 && p.jumpedToExcept(fn, end, func(k int) bool { return slices.Contains(falls, k) })
 		// One way falling off the end also has a block of its own when it
 		// is a call: gcc's coverage instrumentation splits a block after
 		// each call (gimple_flow_call_edges_add), and the fallthrough copy
@@ -3091,10 +3085,8 @@ func (gb *graphBuilder) enteredElsewhere(d, fall, jump int) bool {
 	if d <= fn.first || d >= fn.end {
 		return false
 	}
-	for k := fn.first; k < fn.end; k++ {
-		if in := &p.insns[k]; (in.kind == kJmp || in.kind == kJcc) && p.index(in.target) == d && k != fall && k != jump {
-			return true
-		}
+	if p.jumpedToExcept(fn, d, func(k int) bool { return k == fall || k == jump }) {
+		return true
 	}
 	prev := &p.insns[d-1]
 	return d-1 != fall && d-1 != jump && prev.kind != kJmp && prev.kind != kRet && prev.kind != kJmpInd && !prev.noReturn
