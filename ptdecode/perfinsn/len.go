@@ -35,7 +35,9 @@ func Len(code []byte, is64 bool) int {
 		// opcode (Grp11A Eb,Ib; Grp11B Ev,Iz): every reg of the
 		// ModRM has it, where the SDM defines /0 (and /7) only. The
 		// length is MOV's, with the same addressing.
-		code = append([]byte(nil), code...)
+		// A copy on the stack: Len allocates nothing.
+		var buf [maxLen]byte
+		code = buf[:copy(buf[:], code)]
 		code[i] &^= 0x38
 	}
 	mode := insn.Mode32

@@ -98,3 +98,22 @@ func TestDecode(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeAllocatesNothing: Decode is on the session's code-cache
+// path, once per instruction; none of its paths allocates (C7 /1 takes
+// the Grp11 copy, 0F 20 and 0F 71 /1 modRMEnd's MOV stand-in).
+func TestDecodeAllocatesNothing(t *testing.T) {
+	for _, c := range [][]byte{
+		{0x48, 0x89, 0xe5},
+		{0xc7, 0x48, 0x10, 1, 2, 3, 4},
+		{0x0f, 0x20, 0x44, 0x24, 0x08},
+		{0x0f, 0x71, 0xc8, 0x08},
+		{0xc5, 0xf8, 0x77},
+		{0xe8, 1, 2, 3, 4},
+	} {
+		var in Insn
+		if a := testing.AllocsPerRun(10, func() { Decode(c, true, &in) }); a != 0 {
+			t.Errorf("% x: %v allocations", c, a)
+		}
+	}
+}
