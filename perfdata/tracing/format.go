@@ -441,27 +441,21 @@ func Strtoull(s string) (uint64, bool) { return strtoull(s) }
 
 // StrtoullEnd is C's strtoull(s, &end, 0) with end: the value as Strtoull
 // reads it and how many bytes of s it took (0 when no digit was read).
-func StrtoullEnd(s string) (uint64, int) { return strtoullEnd(s) }
-
-func strtoull(s string) (uint64, bool) {
-	v, n := strtoullEnd(s)
-	return v, n > 0
-}
-
-func strtoullEnd(s string) (uint64, int) { return strtoullBase(s, 0) }
-
-// strtoullBase is C's strtoull(s, &end, base) for base 0 (a "0x" prefix
-// for hex, a leading 0 for octal, else decimal) or 16 (an optional "0x"):
-// leading space and a sign taken, ULLONG_MAX on overflow, negated after a
-// '-'; the value and how many bytes of s it took (0 when no digit was
-// read).
-func strtoullBase(s string, base uint64) (uint64, int) {
-	v, n, _ := StrtoullBase(s, base)
+func StrtoullEnd(s string) (uint64, int) {
+	v, n, _ := StrtoullBase(s, 0)
 	return v, n
 }
 
-// StrtoullBase is strtoullBase with C's errno: overflow says the value
-// did not fit (ERANGE).
+func strtoull(s string) (uint64, bool) {
+	v, n, _ := StrtoullBase(s, 0)
+	return v, n > 0
+}
+
+// StrtoullBase is C's strtoull(s, &end, base) for base 0 (a "0x" prefix
+// for hex, a leading 0 for octal, else decimal) or 16 (an optional "0x"):
+// leading space and a sign taken, ULLONG_MAX on overflow, negated after a
+// '-'; the value, how many bytes of s it took (0 when no digit was read)
+// and C's errno: overflow says the value did not fit (ERANGE).
 func StrtoullBase(s string, base uint64) (v uint64, n int, overflow bool) {
 	i := 0
 	for i < len(s) && isSpace(int(s[i])) {

@@ -38,8 +38,8 @@ func TestParsePrintk(t *testing.T) {
 		{"0x1ffffffffffffffff", 16, ^uint64(0), 19}, {"-0x1ffffffffffffffff", 0, ^uint64(0), 20},
 		{"017", 0, 15, 3}, {"19", 0, 19, 2}, {"x", 16, 0, 0},
 	} {
-		if v, n := strtoullBase(c.s, c.base); v != c.v || n != c.n {
-			t.Errorf("strtoullBase(%q, %d) = %#x, %d; want %#x, %d", c.s, c.base, v, n, c.v, c.n)
+		if v, n, _ := StrtoullBase(c.s, c.base); v != c.v || n != c.n {
+			t.Errorf("StrtoullBase(%q, %d) = %#x, %d; want %#x, %d", c.s, c.base, v, n, c.v, c.n)
 		}
 	}
 }

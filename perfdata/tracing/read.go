@@ -288,7 +288,7 @@ func parsePrintk(b []byte) map[uint64]string {
 		if !ok {
 			continue
 		}
-		a, _ := strtoullBase(addr, 16)
+		a, _, _ := StrtoullBase(addr, 16)
 		if f != "" {
 			f = f[1:]
 		}
