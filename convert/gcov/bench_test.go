@@ -13,6 +13,7 @@ import (
 	"github.com/perfpt/perfpt/internal/benchcpu"
 
 	"github.com/perfpt/perfpt/convert/session"
+	"github.com/perfpt/perfpt/record/testprog"
 )
 
 var (
@@ -144,12 +145,13 @@ func BenchmarkFromRecording(b *testing.B) {
 	}
 }
 
-// TestMain removes the benchmark recording.
+// TestMain removes the benchmark recording and the test programs.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if benchDir != "" {
 		os.RemoveAll(benchDir)
 	}
+	testprog.Cleanup()
 	os.Exit(code)
 }
 

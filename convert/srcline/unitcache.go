@@ -47,6 +47,7 @@ type ucKey struct {
 
 // unitCache is one File's cache of unit tables.
 type unitCache struct {
+	dir  string // the cache directory when the cache was opened
 	file string // the cache file ("": no cache)
 	key  []byte
 	old  map[ucKey][]byte // the entries read from file
@@ -80,7 +81,7 @@ func (f *File) unitCache() *unitCache {
 		}
 		key = binary.LittleEndian.AppendUint64(key, size)
 	}
-	uc := &unitCache{file: cachefile.Path(dir, "units-", key), key: key}
+	uc := &unitCache{dir: dir, file: cachefile.Path(dir, "units-", key), key: key}
 	if data, release, err := unitCacheFormat.Load(uc.file, key); err == nil {
 		if old, ok := parseUnitCache(data); ok {
 			// The mapping is kept for the life of the process: the
@@ -199,6 +200,14 @@ func (f *File) flushUnitCache() {
 	uc := f.uc
 	f.ucDirty = false
 	if uc == nil || (len(uc.tables) == 0 && len(uc.ranges) == 0) {
+		return
+	}
+	if uc.dir != cacheDir() {
+		// The cache directory was changed (or unset) since f's cache
+		// was opened, as a process running several commands, or tests,
+		// does: writing to the old one would recreate a directory its
+		// owner has removed.
+		uc.tables, uc.ranges = nil, nil
 		return
 	}
 	entries := map[ucKey][]byte{}

@@ -239,3 +239,41 @@ func BenchmarkDecodeTable(b *testing.B) {
 	}
 	benchcpu.Report(b, start)
 }
+
+// TestUnitCacheDirChanged checks that tables built while one cache
+// directory was set are not written after it was replaced: a process
+// running several commands (tests among them) writes each command's
+// tables to its own directory, and never recreates one removed since.
+func TestUnitCacheDirChanged(t *testing.T) {
+	bin := build(t, "inl.c", "-g", "-O2")
+	pcs := funcAddrs(t, bin, 60)
+	for _, next := range []string{"", "other"} {
+		t.Run(fmt.Sprintf("next=%q", next), func(t *testing.T) {
+			old, other := t.TempDir(), t.TempDir()
+			SetCacheDir(old)
+			defer SetCacheDir("")
+			f, err := OpenFile(bin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			for _, pc := range pcs {
+				f.Frames(pc, nil)
+			}
+			if f.uc == nil || len(f.uc.tables) == 0 {
+				t.Fatal("no unit table built")
+			}
+			if next == "other" {
+				SetCacheDir(other)
+			} else {
+				SetCacheDir("")
+			}
+			FlushCaches()
+			for _, dir := range []string{old, other} {
+				if files, _ := filepath.Glob(filepath.Join(dir, "units-*")); len(files) != 0 {
+					t.Errorf("cache files written after the directory changed: %v", files)
+				}
+			}
+		})
+	}
+}

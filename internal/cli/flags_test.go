@@ -240,6 +240,9 @@ const (
 	dwarfData = "../../testdata/perf/cpu-clock-dwarf.data" // --call-graph dwarf: inlined frames
 )
 
+// ptFileDir holds ptFile's trace; TestMain removes it.
+var ptFileDir string
+
 // ptFile writes the Intel PT data of the example recording (one CPU) to a
 // raw trace file for ptdump and ptxed.
 var ptFile = func() func(t *testing.T) string {
@@ -271,6 +274,7 @@ var ptFile = func() func(t *testing.T) string {
 		if err != nil {
 			t.Fatal(err)
 		}
+		ptFileDir = dir
 		path = filepath.Join(dir, "primes.pt")
 		if err := os.WriteFile(path, pt, 0o644); err != nil {
 			t.Fatal(err)
