@@ -17,15 +17,13 @@ type dirFile struct {
 
 // openDirFiles mirrors perf_data__open_dir for a directory whose header
 // has HEADER_DIR_FORMAT: every regular file named "data.*" with records
-// in it is read after the header file's data section, in the order the
+// in it is read with the header file's data section, in the order the
 // directory lists them (readdir's, which perf keeps: Readdirnames, not
-// sorted). perf takes 2 MB of records from each in turn
-// (__perf_session__process_dir_events), perfpt each whole, one after the
-// other: the same while every file holds less than 2 MB. Every record
-// goes through the time-order queue and --threads writes no
+// sorted), 2 MB of records from each in turn (rawReader.nextTurn). Every
+// record goes through the time-order queue and --threads writes no
 // FINISHED_ROUND, so that the order shows only in records of one
-// timestamp and where records are taken unordered (--show-round-events;
-// there files of 2 MB or more come in another order than perf's).
+// timestamp, in dumps and where records are taken unordered
+// (--show-round-events).
 func (f *File) openDirFiles() error {
 	if f.Dir == "" {
 		return nil
@@ -78,20 +76,53 @@ func (f *File) closeDirFiles() error {
 	return first
 }
 
-// nextDirFile moves the reader to the next data.N file once the one
-// before is read; false when there is none left.
-func (rr *rawReader) nextDirFile() bool {
-	if rr.seg >= len(rr.f.dirFiles) {
-		return false
+// dirTurnBytes is how many bytes of records perf reads from one file of
+// a perf.data directory before it turns to the next (READER_MAX_SIZE).
+const dirTurnBytes = 2 << 20
+
+// addDirFiles gives the reader a position in each data.N file after its
+// own (the data section's), as __perf_session__process_dir_events makes
+// a reader for each.
+func (rr *rawReader) addDirFiles() {
+	if len(rr.f.dirFiles) == 0 {
+		return
 	}
-	d := rr.f.dirFiles[rr.seg]
-	rr.seg++
-	rr.mem, rr.dropMem = nil, false
-	rr.r = io.NewSectionReader(d.fh, 0, d.size)
-	rr.bs, rr.be = 0, 0
-	rr.off, rr.limit = 0, d.size
-	rr.eof = false
-	return true
+	rr.segs = make([]readPos, len(rr.f.dirFiles)+1)
+	rr.done = make([]bool, len(rr.segs))
+	for i, d := range rr.f.dirFiles {
+		rr.segs[i+1] = readPos{r: io.NewSectionReader(d.fh, 0, d.size), limit: d.size}
+	}
+}
+
+// nextTurn moves to the next file not read to its end, after the current
+// one, which stays where it is: __perf_session__process_dir_events goes
+// round the readers, taking records from each until they make
+// READER_MAX_SIZE bytes (a COMPRESSED record counts its own size, and
+// the records in it are all taken before the turn passes; an AUXTRACE
+// record counts its data) or the file ends. false when every file is
+// read.
+func (rr *rawReader) nextTurn() bool {
+	rr.turn = 0
+	for i := 1; i <= len(rr.segs); i++ {
+		s := (rr.seg + i) % len(rr.segs)
+		if rr.done[s] {
+			continue
+		}
+		if s != rr.seg {
+			rr.segs[rr.seg] = rr.readPos
+			rr.readPos = rr.segs[s]
+			rr.seg = s
+		}
+		return true
+	}
+	return false
+}
+
+// endOfFile marks the current file read and moves to the next; false
+// when none is left.
+func (rr *rawReader) endOfFile() bool {
+	rr.done[rr.seg] = true
+	return rr.nextTurn()
 }
 
 // SourcePath returns the path of a record's file (RecordCommon.Source):

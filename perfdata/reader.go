@@ -15,7 +15,39 @@ const maxAuxChunk = 4 << 20
 // file order, unpacking COMPRESSED records.
 type rawReader struct {
 	f *File
+	readPos
 
+	// pins, where records are queued as slices of the mapping, says
+	// from where the mapping must stay (orderedQueue.pinnedFrom).
+	pins *orderedQueue
+
+	// ownAux allocates a new AuxData per record instead of reusing auxBuf.
+	ownAux bool
+	// lazyAux skips AUXTRACE data instead of reading it (seekable
+	// streams only).
+	lazyAux bool
+	auxBuf  []byte
+
+	decomp *decompressor
+	// compressed counts the COMPRESSED records unpacked.
+	compressed int
+	hdrCopy    []byte
+
+	// seg is the file being read: 0 for the opened one, N for
+	// File.dirFiles[N-1] (RecordCommon.Source).
+	seg int
+	// A perf.data directory's files, read in turns (dirdata.go): the
+	// positions of the files not being read (segs[seg] is stale while
+	// readPos holds it), the files read to their end, and the bytes of
+	// records read in the current turn.
+	segs []readPos
+	done []bool
+	turn int
+}
+
+// readPos is where a rawReader is in one file: its data section, or a
+// perf.data directory's data.N file.
+type readPos struct {
 	// Memory mode: the data section, as far as the file holds it.
 	mem     []byte
 	memBase int64
@@ -29,10 +61,7 @@ type rawReader struct {
 	// kept since (reading a header maps up to 64 KiB around it).
 	dropMem bool
 	dropped int
-	// pins, where records are queued as slices of the mapping, says
-	// from where the mapping must stay (orderedQueue.pinnedFrom);
 	// nextDrop is where the reader next tries to give pages back.
-	pins     *orderedQueue
 	nextDrop int
 
 	// Stream mode (ReaderAt section or pipe).
@@ -43,34 +72,20 @@ type rawReader struct {
 	limit  int64 // end offset of the data, -1 for none
 	eof    bool
 
-	// ownAux allocates a new AuxData per record instead of reusing auxBuf.
-	ownAux bool
-	// lazyAux skips AUXTRACE data instead of reading it (seekable
-	// streams only).
-	lazyAux bool
-	auxBuf  []byte
-
-	// Records unpacked from COMPRESSED records.
-	decomp  *decompressor
+	// Records unpacked from COMPRESSED records (perf keeps them per
+	// reader too: struct reader's decomp_data).
 	dbuf    []byte
 	dpos    int
 	doff    int64
 	dnext   []byte // spare buffer
 	dactive bool
-	// compressed counts the COMPRESSED records unpacked.
-	compressed int
-	hdrCopy    []byte
-
-	// seg is the file being read: 0 for the opened one, N for
-	// File.dirFiles[N-1] (RecordCommon.Source).
-	seg int
 }
 
 func (f *File) newRawReader() (*rawReader, error) {
 	if f.closer == nil && f.mem == nil && f.ra == nil && f.pipe == nil {
 		return nil, ErrClosed
 	}
-	rr := &rawReader{f: f, limit: -1}
+	rr := &rawReader{f: f, readPos: readPos{limit: -1}}
 	switch {
 	case f.Pipe:
 		if f.used {
@@ -97,6 +112,7 @@ func (f *File) newRawReader() (*rawReader, error) {
 		rr.off = f.Data.Offset
 		rr.limit = f.Data.Offset + f.Data.Size
 	}
+	rr.addDirFiles()
 	return rr, nil
 }
 
@@ -115,19 +131,31 @@ func (rr *rawReader) next(raw *RawRecord) error {
 				return err
 			}
 		}
+		if rr.turn >= dirTurnBytes {
+			rr.nextTurn()
+		}
 		var err error
 		if rr.mem != nil || rr.r == nil {
 			err = rr.nextMem(raw)
 		} else {
 			err = rr.nextStream(raw)
 		}
-		if err == io.EOF && rr.nextDirFile() {
-			continue
+		if err == io.EOF && rr.segs != nil {
+			if err := rr.checkEnd(); err != nil {
+				return err
+			}
+			if rr.endOfFile() {
+				continue
+			}
 		}
 		if err != nil {
 			return err
 		}
 		raw.Source = rr.seg
+		if rr.segs != nil {
+			n, _ := payloadSize(raw)
+			rr.turn += raw.Size + int(n)
+		}
 		if raw.Type != RecordTypeCompressed && raw.Type != RecordTypeCompressed2 {
 			return nil
 		}
