@@ -134,6 +134,7 @@ func (m *Machine) ProcessMmap(pid, tid int32, addr, length, pgoff uint64, name s
 		// map__new: the vdso's map starts at offset 0 whatever the
 		// event says (kernels before 3.x gave its address).
 		pgoff = 0
+		name = vdsoName(t.Maps, m.symOpts)
 	}
 	d := m.dso(name, bid)
 	end := addr + length

@@ -32,7 +32,7 @@ func (d *DSO) LongName() string {
 	if d.Long != "" {
 		return d.Long
 	}
-	if d.Name != "[vdso]" || d.BuildID != nil {
+	if !isVdso(d.Name) || d.BuildID != nil {
 		return d.Name
 	}
 	d.vdsoOnce.Do(func() {

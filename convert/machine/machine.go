@@ -135,7 +135,7 @@ func (d *DSO) Image() []byte {
 			d.img = code
 		} else if f := d.File(); f != "" {
 			d.img, _ = os.ReadFile(f)
-		} else if f := symbol.DataFile(d.symOpts, d.Name, d.BuildID, d.Name == "[vdso]"); f != "" && !d.Kernel {
+		} else if f := symbol.DataFile(d.symOpts, d.Name, d.BuildID, isVdso(d.Name)); f != "" && !d.Kernel {
 			d.img, _ = os.ReadFile(f)
 		}
 	})
@@ -417,7 +417,7 @@ func (m *Machine) dso(name string, buildID []byte) *DSO {
 		// Special mappings have no symbols here ([vdso] is handled by
 		// the build-id cache when present).
 		d.symFn = func() *symbol.Table {
-			if name == "[vdso]" {
+			if isVdso(name) {
 				return vdsoSymbols(d)
 			}
 			return &symbol.Table{}

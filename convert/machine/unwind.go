@@ -118,7 +118,7 @@ func (m *Machine) dataFile(d *DSO) string {
 		return d.dataPath
 	}
 	d.dataOnce = true
-	d.dataPath = symbol.DataFile(m.symOpts, d.Name, d.BuildID, d.Name == "[vdso]")
+	d.dataPath = symbol.DataFile(m.symOpts, d.Name, d.BuildID, isVdso(d.Name))
 	return d.dataPath
 }
 

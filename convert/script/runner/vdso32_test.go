@@ -1,0 +1,45 @@
+package runner
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// TestVdso32: the [vdso] of a 32-bit process is perf's [vdso32] DSO
+// (machine__findnew_vdso: the first file-backed map of the process is a
+// 32-bit ELF file), whose symbols come from the build-id cache; perfpt
+// named it [vdso] and looked for its symbols in its own 64-bit vdso, so
+// that a call chain through __kernel_vsyscall printed
+// "[unknown] ([vdso])" where perf prints "__kernel_vsyscall+0x9
+// ([vdso32])".
+func TestVdso32(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records with perf")
+	}
+	need(t, "perf", "gcc")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "sys32.c")
+	if err := os.WriteFile(src, []byte("#include <unistd.h>\nint main(void) { long s = 0; for (int i = 0; i < 300000; i++) s += getppid(); return s == 1; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prog := filepath.Join(dir, "sys32")
+	if out, err := exec.Command("gcc", "-m32", "-O1", "-o", prog, src).CombinedOutput(); err != nil {
+		t.Skipf("gcc -m32 cannot build here (no 32-bit C library?): %v\n%s", err, out)
+	}
+	data := filepath.Join(dir, "sys32.data")
+	if err := perfTo(t, data, false, "record", "-q", "-o", data, "-g", "-e", "cpu-clock", "-c", "50000", "--", prog); err != nil {
+		t.Skipf("perf record: %v", err)
+	}
+	want, err := exec.Command("perf", "script", "-i", data, "-F", "comm,tid,ip,sym,dso").Output()
+	if err != nil {
+		t.Fatalf("perf script: %v", err)
+	}
+	if !bytes.Contains(want, []byte("([vdso32])")) {
+		t.Skip("perf script printed no [vdso32] frame (no 32-bit vdso here?)")
+	}
+	compare(t, data, "-F", "comm,tid,ip,sym,dso")
+	compare(t, data, "--show-mmap-events")
+}
