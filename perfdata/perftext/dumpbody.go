@@ -43,7 +43,14 @@ func writeBody(w *bufio.Writer, f *perfdata.File, r perfdata.Record, arch string
 	case *perfdata.RecordLost:
 		fmt.Fprintf(w, ": id:%d: lost:%d\n", r.LostID, r.Lost)
 	case *perfdata.RecordLostSamples:
-		fmt.Fprintf(w, ": id:%d: lost samples :%d\n", r.ID, r.Lost)
+		// machine__process_lost_samples_event prints sample->id, which
+		// evsel__parse_sample leaves at -1 when the record's sample_id
+		// has no id (perf record's own LOST_SAMPLES of one event).
+		id := r.ID
+		if r.SampleID.Format&(perfdata.SampleFormatID|perfdata.SampleFormatIdentifier) == 0 {
+			id = ^uint64(0)
+		}
+		fmt.Fprintf(w, ": id:%d: lost samples :%d\n", id, r.Lost)
 	case *perfdata.RecordThrottle:
 		if !script {
 			w.WriteString(": unhandled!\n")

@@ -10,7 +10,7 @@ import (
 // TestLostWarnings compares perf's warnings about lost data
 // (perf_session__warn_about_errors) with perf script's on a recording
 // written with LOST and LOST_SAMPLES records, with and without
-// --show-lost-events.
+// --show-lost-events, and perf script -D's lines for them.
 func TestLostWarnings(t *testing.T) {
 	need(t, "perf")
 	data := filepath.Join(t.TempDir(), "lost.data")
@@ -44,4 +44,7 @@ func TestLostWarnings(t *testing.T) {
 	}
 	compareStreams(t, data, Config{})
 	compareStreams(t, data, Config{Show: ShowOptions["show-lost-events"]}, "--show-lost-events")
+	// -D: a LOST_SAMPLES record's id is -1 (18446744073709551615) when
+	// its sample_id has none (evsel__parse_sample's initial value).
+	compare(t, data, "-D")
 }
