@@ -28,7 +28,6 @@ type rawReader struct {
 	lazyAux bool
 	auxBuf  []byte
 
-	decomp *decompressor
 	// compressed counts the COMPRESSED records unpacked.
 	compressed int
 	hdrCopy    []byte
@@ -72,8 +71,11 @@ type readPos struct {
 	limit  int64 // end offset of the data, -1 for none
 	eof    bool
 
-	// Records unpacked from COMPRESSED records (perf keeps them per
-	// reader too: struct reader's decomp_data).
+	// Records unpacked from COMPRESSED records, and their zstd stream:
+	// perf record --threads -z compresses each data.N file's records as
+	// a stream of its own, and perf keeps one per reader too (struct
+	// reader's zstd_data and decomp_data).
+	decomp  *decompressor
 	dbuf    []byte
 	dpos    int
 	doff    int64
@@ -118,6 +120,9 @@ func (f *File) newRawReader() (*rawReader, error) {
 
 func (rr *rawReader) close() {
 	rr.decomp.close()
+	for i := range rr.segs {
+		rr.segs[i].decomp.close()
+	}
 }
 
 // next reads the next record into raw; io.EOF at the end.

@@ -72,3 +72,27 @@ func TestThreadsDirectoryTurns(t *testing.T) {
 	}
 	compare(t, data, "--show-round-events", "-F", "tid,time,event")
 }
+
+// TestThreadsDirectoryCompressed: perf record --threads -z compresses
+// the records of each file of the directory as a zstd stream of its own
+// (each mmap's zstd_data), and perf decompresses each with its reader's
+// own stream; perfpt fed them all to one, which failed at the first
+// COMPRESSED record of the second file ("COMPRESSED zstd data: window
+// size exceeded", exit 1).
+func TestThreadsDirectoryCompressed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records with perf")
+	}
+	need(t, "perf")
+	data := filepath.Join(t.TempDir(), "threads-z.data")
+	// -a: every CPU's file has samples (of the idle task at least).
+	if err := perfTo(t, data, false, "record", "-q", "-o", data, "--threads", "-z", "-a", "-e", "cpu-clock", "-c", "100000",
+		"--", "dd", "if=/dev/zero", "of=/dev/null", "bs=4k", "count=20000"); err != nil {
+		t.Skipf("perf record --threads -z -a: %v", err)
+	}
+	// (-D would print the random name perf gives its copy of the vdso,
+	// which -a samples.)
+	for _, args := range [][]string{nil, {"--show-task-events", "--show-mmap-events"}, {"--show-round-events"}} {
+		compare(t, data, args...)
+	}
+}
