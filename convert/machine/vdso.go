@@ -6,9 +6,12 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"os"
+	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/perfpt/perfpt/convert/symbol"
 )
@@ -16,8 +19,12 @@ import (
 // perf decodes and symbolises [vdso] from a copy of its own vdso
 // (machine__findnew_vdso), which is the recorded one when perf runs on the
 // same kernel. ownVdso returns this process's vdso image.
-var ownVdso = sync.OnceValue(func() []byte {
-	f, err := os.Open("/proc/self/maps")
+var ownVdso = sync.OnceValue(func() []byte { return vdsoOf("self") })
+
+// vdsoOf reads the [vdso] mapping of process pid ("self" for this one)
+// from its /proc maps and mem; nil when it cannot.
+func vdsoOf(pid string) []byte {
+	f, err := os.Open("/proc/" + pid + "/maps")
 	if err != nil {
 		return nil
 	}
@@ -38,7 +45,7 @@ var ownVdso = sync.OnceValue(func() []byte {
 		if err1 != nil || err2 != nil || b <= a || b-a > 1<<20 {
 			return nil
 		}
-		mem, err := os.Open("/proc/self/mem")
+		mem, err := os.Open("/proc/" + pid + "/mem")
 		if err != nil {
 			return nil
 		}
@@ -50,7 +57,68 @@ var ownVdso = sync.OnceValue(func() []byte {
 		return buf
 	}
 	return nil
+}
+
+// vdso32 returns the vdso the kernel maps into 32-bit processes, as
+// perf's perf-read-vdso32 helper (a 32-bit program writing out its own
+// vdso) gives it to vdso__get_compat_file: here read from a 32-bit
+// process stopped at its exec (PTRACE_TRACEME), an ELF file of a
+// single instruction written to a temporary file. nil when this
+// machine runs no 32-bit programs.
+var vdso32 = sync.OnceValue(func() []byte {
+	f, err := os.CreateTemp("", "perfpt-vdso32-")
+	if err != nil {
+		return nil
+	}
+	path := f.Name()
+	defer os.Remove(path)
+	_, err = f.Write(tinyELF32())
+	if err2 := f.Close(); err == nil {
+		err = err2
+	}
+	if err != nil || os.Chmod(path, 0o700) != nil {
+		return nil
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cmd := exec.Command(path)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Ptrace: true}
+	if err := cmd.Start(); err != nil {
+		return nil
+	}
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	// The stop after the exec: the vdso is mapped by then.
+	var ws syscall.WaitStatus
+	if _, err := syscall.Wait4(cmd.Process.Pid, &ws, 0, nil); err != nil || !ws.Stopped() {
+		return nil
+	}
+	img := vdsoOf(strconv.Itoa(cmd.Process.Pid))
+	if len(img) < 5 || string(img[:4]) != elf.ELFMAG || elf.Class(img[elf.EI_CLASS]) != elf.ELFCLASS32 {
+		return nil
+	}
+	return img
 })
+
+// tinyELF32 returns an i386 executable whose code is a jump to itself.
+func tinyELF32() []byte {
+	const base, hdrs = 0x08048000, 52 + 32
+	code := []byte{0xeb, 0xfe} // jmp .
+	var b bytes.Buffer
+	h := elf.Header32{Type: uint16(elf.ET_EXEC), Machine: uint16(elf.EM_386), Version: uint32(elf.EV_CURRENT),
+		Entry: base + hdrs, Phoff: 52, Ehsize: 52, Phentsize: 32, Phnum: 1}
+	copy(h.Ident[:], elf.ELFMAG)
+	h.Ident[elf.EI_CLASS], h.Ident[elf.EI_DATA], h.Ident[elf.EI_VERSION] = byte(elf.ELFCLASS32), byte(elf.ELFDATA2LSB), byte(elf.EV_CURRENT)
+	size := uint32(hdrs + len(code))
+	p := elf.Prog32{Type: uint32(elf.PT_LOAD), Vaddr: base, Paddr: base, Filesz: size, Memsz: size,
+		Flags: uint32(elf.PF_R | elf.PF_X), Align: 0x1000}
+	binary.Write(&b, binary.LittleEndian, &h)
+	binary.Write(&b, binary.LittleEndian, &p)
+	b.Write(code)
+	return b.Bytes()
+}
 
 // isVdso says whether a DSO is a vdso: the 64-bit one or a compat one
 // (perf's dso__is_vdso).
@@ -109,23 +177,22 @@ func vdsoOfType(path string) string {
 
 // vdsoSymbols gives d, a vdso DSO, perf's symbols and code: from the
 // build-id cache when the build-id table lists it, else from our own
-// vdso for [vdso] (none for a compat one: perf has its helper's copy).
+// vdso for [vdso], from a 32-bit process's for [vdso32] (none for
+// [vdsox32]: perf's perf-read-vdsox32 needs an x32 program).
 func vdsoSymbols(d *DSO) *symbol.Table {
-	img := ownVdso()
-	if d.Name != "[vdso]" {
-		img = nil
-	}
-	if d.BuildID != nil {
-		// The build-id table lists [vdso]: perf uses that DSO, whose
+	var img []byte
+	switch {
+	case d.BuildID != nil:
+		// The build-id table lists the vdso: perf uses that DSO, whose
 		// file is in the build-id cache (none: no symbols), not its
 		// own vdso (__machine__findnew_vdso finds it by name).
-		img = nil
 		if f := d.symOpts.BuildIDCacheFile(d.BuildID, "vdso"); f != "" {
 			img, _ = os.ReadFile(f)
 		}
-		if img == nil {
-			return &symbol.Table{}
-		}
+	case d.Name == "[vdso]":
+		img = ownVdso()
+	case d.Name == "[vdso32]":
+		img = vdso32()
 	}
 	if img == nil {
 		return &symbol.Table{}
