@@ -4,10 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
+
+	"github.com/perfpt/perfpt/internal/outfile"
 )
 
 // Str is an interned string: an index into a Strings table (0 is "").
@@ -162,15 +163,16 @@ func NewWriter(f Format, w io.Writer, strs *Strings) Writer {
 // the compression and the file.
 type File struct {
 	Writer
-	f  *os.File
+	f  *outfile.File
 	bw *bufio.Writer
 	gz *gzip.Writer
 }
 
 // Create creates path and a writer of format f on it, gzip-compressed
-// when gz is set.
+// when gz is set. The file is written by internal/outfile: in blocks, on
+// a goroutine, without the page cache where it can.
 func Create(path string, f Format, gz bool, strs *Strings) (*File, error) {
-	fd, err := os.Create(path)
+	fd, err := outfile.Create(path)
 	if err != nil {
 		return nil, err
 	}
