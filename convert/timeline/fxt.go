@@ -48,18 +48,43 @@ const (
 	// fxtMaxStrLen is the spec's conservative limit on a string's length.
 	fxtMaxStrLen = 32000
 
-	fxtFlushAt = 1 << 16
+	// The buffer is written out once past fxtFlushAt: its capacity
+	// leaves room for a record after that (fxtRecord.put relies on it),
+	// and is internal/outfile's block (blockSink).
+	fxtFlushAt = 1<<20 - fxtRoom
+	fxtRoom    = 1 << 15
 )
+
+// blockSink is an io.Writer whose blocks the writers fill in place
+// (internal/outfile.File): Block returns the first, Next takes a filled
+// one and returns the next, which may hold bytes of the last already.
+type blockSink interface {
+	Block() []byte
+	Next(filled []byte) []byte
+}
+
+// sinkBlock returns w's first block when w is a blockSink whose blocks
+// have room for flushAt bytes and a record after them.
+func sinkBlock(w io.Writer, flushAt int) (blockSink, []byte) {
+	if s, ok := w.(blockSink); ok {
+		if b := s.Block(); cap(b) >= flushAt+fxtRoom && len(b) == 0 {
+			return s, b
+		}
+	}
+	return nil, make([]byte, 0, flushAt+fxtRoom)
+}
 
 // FXT writes the Fuchsia trace format, which Perfetto UI opens. Records
 // are built word by word at the end of one buffer, written out when it
-// passes 64 KiB: no allocation per event. The string table holds up to
-// 32767 strings: when it is full, the entries are reused round robin (the
-// string is defined again before its next use), skipping those the record
-// being built refers to. The thread table (255 entries) works the same
+// passes fxtFlushAt (about 1 MiB; the output file's own block, filled in
+// place, when it is an internal/outfile file): no allocation per event.
+// The string table holds up to 32767 strings: when it is full, the
+// entries are reused round robin (the string is defined again before its
+// next use), skipping those the record being built refers to. The thread table (255 entries) works the same
 // way (a record refers to one thread).
 type FXT struct {
 	w    io.Writer
+	sink blockSink // w, when buf is its block
 	buf  []byte
 	strs *Strings
 	err  error
@@ -114,7 +139,8 @@ type fxtTrack struct{ pid, tid int32 }
 // NewFXT starts a Fuchsia trace on w: the magic number and an
 // initialization record (1 tick = 1 ns).
 func NewFXT(w io.Writer, strs *Strings) *FXT {
-	f := &FXT{w: w, strs: strs, buf: make([]byte, 0, fxtFlushAt+1<<15)}
+	f := &FXT{w: w, strs: strs}
+	f.sink, f.buf = sinkBlock(w, fxtFlushAt)
 	f.word(fxtMagic)
 	f.word(fxtInit | 2<<4)
 	f.word(1e9)
@@ -133,6 +159,10 @@ func (f *FXT) bytes(b string) {
 }
 
 func (f *FXT) flush() {
+	if f.sink != nil {
+		f.buf = f.sink.Next(f.buf)
+		return
+	}
 	if f.err == nil && len(f.buf) > 0 {
 		_, f.err = f.w.Write(f.buf)
 	}

@@ -12,12 +12,14 @@ import (
 // phases), which Perfetto UI, chrome://tracing, speedscope and Firefox
 // Profiler open. Timestamps are written with three decimals: nanosecond
 // precision. Each string is escaped once and kept quoted by Str; events
-// are appended to one buffer written out when it passes 64 KiB.
+// are appended to one buffer written out when it passes about 1 MiB (the
+// output file's own block when it can: blockSink).
 //
 // End events carry the name of their slice, as speedscope needs to match
 // them; the arguments stay on the Begin.
 type JSON struct {
 	w      io.Writer
+	sink   blockSink // w, when buf is its block
 	buf    []byte
 	strs   *Strings
 	err    error
@@ -49,11 +51,12 @@ type jsonTail struct {
 	b         []byte
 }
 
-const jsonFlushAt = 1 << 16
+const jsonFlushAt = fxtFlushAt
 
 // NewJSON starts a JSON trace on w.
 func NewJSON(w io.Writer, strs *Strings) *JSON {
-	j := &JSON{w: w, strs: strs, buf: make([]byte, 0, jsonFlushAt+1<<15)}
+	j := &JSON{w: w, strs: strs}
+	j.sink, j.buf = sinkBlock(w, jsonFlushAt)
 	j.buf = append(j.buf, `{"displayTimeUnit":"ns","traceEvents":[`...)
 	return j
 }
@@ -191,6 +194,10 @@ func (j *JSON) end() {
 }
 
 func (j *JSON) flush() {
+	if j.sink != nil {
+		j.buf = j.sink.Next(j.buf)
+		return
+	}
 	if j.err == nil && len(j.buf) > 0 {
 		_, j.err = j.w.Write(j.buf)
 	}

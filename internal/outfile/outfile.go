@@ -82,6 +82,34 @@ func (f *File) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// Block returns the block being filled, for a writer that fills blocks
+// in place (Next) instead of calling Write: it appends to it, up to its
+// capacity, and hands it over with Next.
+func (f *File) Block() []byte { return f.cur }
+
+// Next takes b, the block Block or Next returned, filled, and returns the
+// next one to fill: empty but for the bytes of b past its last whole
+// page, which go out with the next block (the writes of a file with
+// O_DIRECT are of whole pages until Close). A b that grew out of the
+// block (append moved it) is copied as Write would.
+func (f *File) Next(b []byte) []byte {
+	if cap(b) != cap(f.cur) || cap(b) == 0 || &b[:1][0] != &f.cur[:1][0] {
+		f.cur = f.cur[:0]
+		f.Write(b) // (an error comes back from Close)
+		return f.cur
+	}
+	k := len(b) &^ (os.Getpagesize() - 1)
+	if k == 0 {
+		f.cur = b
+		return b
+	}
+	next := <-f.free
+	next = append(next, b[k:]...)
+	f.full <- b[:k]
+	f.cur = next
+	return next
+}
+
 func (f *File) error() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
