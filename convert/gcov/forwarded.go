@@ -132,6 +132,74 @@ func ifChainBefore(src []string, ln int32) int32 {
 	return 0
 }
 
+// leavesLocals reports whether the break or continue on line ln of src
+// (in the function declared on line start) leaves a block that declares
+// a local before it: the blocks it is nested in up to the body of its
+// loop (or, for a break, its switch), and a for loop's own declaration
+// for a break. Without one, gcc has no clobbers to put in a finally, the
+// jump is a plain goto that the machine code's conditional jump takes
+// over, and gcov shows no code for the line (parcel.c's do-while
+// `if (*s < '0' || *s > '9') break;`). Used for C only: a C++ scope's
+// locals have types (pool.cc's `Result<int> r`) and destructors this
+// reading of the source does not know.
+func leavesLocals(src []string, start, ln int32) bool {
+	isBreak := strings.HasPrefix(strings.TrimSpace(src[ln-1]), "break")
+	depth, locals := 0, false
+	for l := ln - 1; l > start; l-- {
+		text := stripStrings(src[l-1])
+		if depth == 0 && localDecl(text) {
+			locals = true
+		}
+		for i := len(text) - 1; i >= 0; i-- {
+			switch text[i] {
+			case '}':
+				depth++
+			case '{':
+				if depth > 0 {
+					depth--
+					continue
+				}
+				// A block around the jump opens here: its head is the
+				// text before the brace, or the code line before it.
+				head := strings.TrimSpace(text[:i])
+				if head == "" || head == "}" {
+					if pl := prevCodeLine(src, l); pl > start {
+						head = strings.TrimSpace(stripStrings(src[pl-1]))
+					}
+				}
+				head = strings.TrimSpace(strings.TrimPrefix(head, "}"))
+				switch {
+				case loopHead.MatchString(head):
+					return locals || isBreak && forDecl.MatchString(head)
+				case isBreak && isSwitch(head):
+					return locals
+				}
+			}
+		}
+	}
+	return true // (not found: as before)
+}
+
+// declLike matches a line that starts with a type and a name, as a
+// declaration does: `FILE *f = ...`, `uint32_t v;`, `struct pt p = ...`.
+var declLike = newLazyRegexp(`^\s*(?:(?:const|static|volatile|register|struct|union|enum|unsigned|signed)\s+)*[A-Za-z_]\w*[\s*]+\**\s*[A-Za-z_]\w*\s*(?:=|;|\[|,)`)
+
+// notTypeWords are the statement keywords declLike could take for a type.
+var notTypeWords = map[string]bool{"return": true, "goto": true, "case": true, "else": true, "do": true, "break": true, "continue": true}
+
+// localDecl reports whether the line text (strings stripped) declares a
+// local.
+func localDecl(text string) bool {
+	if isDeclStart(text) && strings.HasSuffix(strings.TrimSpace(text), ";") {
+		return true
+	}
+	i := skipSpace(text, 0)
+	return !notTypeWords[text[i:skipWord(text, i)]] && declLike.MatchString(text)
+}
+
+// forDecl matches the head of a for loop that declares its variable.
+var forDecl = newLazyRegexp(`^for\s*\(\s*(?:const\s+|unsigned\s+|signed\s+)*(?:int|long|short|char|unsigned|size_t|double|float|struct\s+\w+|enum\s+\w+)\b`)
+
 // findScopeExits finds the break, continue and goto statements of -O0
 // functions that have no code of their own and do not follow a call
 // (callStatementEnd's scopeExitAfter takes those): each is the only jump
@@ -155,6 +223,9 @@ func (p *Program) findScopeExits() {
 		}
 		for ln := fn.startLine + 1; ln < fn.endLine && int(ln) <= len(src); ln++ {
 			if _, ok := last[ln]; ok || !jumpStmt.MatchString(src[ln-1]) {
+				continue
+			}
+			if !fn.cxx && breakStmt.MatchString(src[ln-1]) && !leavesLocals(src, fn.startLine, ln) {
 				continue
 			}
 			prev := prevCodeLine(src, ln)

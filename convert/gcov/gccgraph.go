@@ -531,11 +531,13 @@ func (gb *graphBuilder) classify() {
 	// A switch's dispatch (a jump table or a tree of compares) is one
 	// block: its first segment, where the switch line's code starts,
 	// takes the segments after it that hold only code of that line.
+	// (A call in the switch's expression ends a block of its own before
+	// the dispatch: parcel.c's `switch (size_class(p->dims)) {`.)
 	head := map[int32]int{} // switch line -> its dispatch's first segment
 	for si := range segs {
 		s := &segs[si]
 		g := p.insns[s.end-1].gline
-		if g < 0 || p.switches[g] == nil || s.kind != segPlain {
+		if g < 0 || p.switches[g] == nil || s.kind != segPlain || s.call == s.end-1 {
 			continue
 		}
 		if h, ok := head[g]; ok && allLine(p.insns[s.first:s.end], g) {
