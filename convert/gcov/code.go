@@ -168,6 +168,15 @@ type Program struct {
 	// instOf is, per instruction, the innermost inlined instance whose
 	// code it is (an index into inlines), or -1 (paintInstances).
 	instOf []int32
+	// emptyInsts are the inlined instances without code of their own by
+	// their ranges (emptyInstanceReturn); entriesAt the instances by their
+	// entry instruction (paintInstances).
+	emptyInsts []int32
+	entriesAt  map[int][]int32
+	// merged holds, by instruction, the lines entered there once per
+	// inlined copy of one function entered there together
+	// (findMergedCopies): how many times each counts.
+	merged map[int]map[int32]uint64
 	// forwards are breaks whose block gcc's jump forwarding bypassed.
 	forwards []forwarded
 	// graphLine holds, for instructions whose line in gcc's block graph
@@ -191,6 +200,10 @@ type Program struct {
 	// with a constant, by address: a compare tree's test of one case
 	// (switchret.go).
 	caseJumps map[uint64]caseJump
+	// constLeaves are the moves of a constant into a register (or the
+	// zeroing of one) right after an unconditional jump or a return, by
+	// address: where a jump table's entry can lead (switchret.go).
+	constLeaves map[uint64]int64
 	// finallyOps are the moves, tests and compares of a callee-saved
 	// register with constants, and the jumps after them, by address: a
 	// try/finally's dispatch (ehswitch.go).
@@ -206,9 +219,9 @@ type inlineEntry struct {
 	// optimised code has it (findRowless), else -1: gcov counts the
 	// entries there.
 	declG int32
-	// callFile and callLine are the call site (callLine 0 when DWARF
-	// gives none).
-	callFile, callLine int32
+	// callFile, callLine and callCol are the call site (callLine 0 when
+	// DWARF gives none, callCol 0 without a column).
+	callFile, callLine, callCol int32
 	// ranges are the instance's code as instruction index ranges
 	// [start, end).
 	ranges [][2]int
@@ -220,6 +233,11 @@ type inlineEntry struct {
 	// (the copy of the function it was inlined into), or -1
 	// (paintInstances).
 	parent int32
+	// bodyEnd is the last line of the inlined function's body in its
+	// file's source (its declaration line when the source is missing).
+	bodyEnd int32
+	// late is lateInlined's guess for the inlined function.
+	late bool
 }
 
 type label struct {
@@ -384,6 +402,7 @@ func (p *Program) decode(f *elf.File) error {
 			out := classify(in, err, sf.Low+uint64(off), size, fi)
 			if err == nil {
 				p.noteCaseJump(prevCmp, in, out.addr)
+				p.noteConstLeaf(prevCmp, in, out.addr)
 				p.noteFinallyOp(prevCmp, in, out.addr)
 				prevCmp = in
 			} else {
@@ -524,6 +543,13 @@ func (p *Program) decode(f *elf.File) error {
 	p.findForwarded()
 	p.findScopeExits()
 	p.findSwitches()
+	// What the source says of each inlined function, once per function:
+	// whether gcc inlined it late (lateInlined) and where its body ends.
+	type declInfo struct {
+		late bool
+		end  int32
+	}
+	decls := map[lineKey]declInfo{}
 	for _, ic := range p.Table.InlinedCalls() {
 		if i := p.index(ic.Entry); i >= 0 && ic.DeclFile != "" {
 			ie := inlineEntry{name: ic.Func, file: intern(ic.DeclFile), line: int32(ic.DeclLine), insn: i, declG: -1, parent: -1}
@@ -535,14 +561,22 @@ func (p *Program) decode(f *elf.File) error {
 				}
 			}
 			if ic.CallFile != "" {
-				ie.callFile, ie.callLine = intern(ic.CallFile), int32(ic.CallLine)
+				ie.callFile, ie.callLine, ie.callCol = intern(ic.CallFile), int32(ic.CallLine), int32(ic.CallCol)
 			}
+			src := p.source(ie.file)
+			d, ok := decls[lineKey{ie.file, ie.line}]
+			if !ok {
+				d = declInfo{late: lateInlined(src, ie.line), end: ie.line}
+				bodyLines(src, ie.line, func(l int32, _ string) bool { d.end = l; return true })
+				decls[lineKey{ie.file, ie.line}] = d
+			}
+			ie.late, ie.bodyEnd = d.late, d.end
 			if fn := &p.funcs[p.insns[i].fn]; fn.optimized && ie.callLine > 0 {
 				call := int32(0)
 				if ie.callFile == ie.file {
 					call = ie.callLine
 				}
-				ie.flow = earlyFlow(p.source(ie.file), ie.line, call, fn.o3)
+				ie.flow = (fn.o3 || !d.late) && branchingBody(src, ie.line, call)
 			}
 			p.inlines = append(p.inlines, ie)
 		}
@@ -870,6 +904,14 @@ func (p *Program) paintInstances() {
 	for i := range p.instOf {
 		p.instOf[i] = -1
 	}
+	p.emptyInsts, p.entriesAt = nil, map[int][]int32{}
+	for i := range p.inlines {
+		if len(p.inlines[i].ranges) == 0 {
+			p.emptyInsts = append(p.emptyInsts, int32(i))
+		}
+		p.entriesAt[p.inlines[i].insn] = append(p.entriesAt[p.inlines[i].insn], int32(i))
+	}
+	p.findMergedCopies()
 	for _, i := range order {
 		// Larger instances are painted first: what covers the entry now
 		// is the innermost instance holding this one.
@@ -904,19 +946,43 @@ func (p *Program) inlineReturn(j, k int, g int32) bool {
 	if p.instOf == nil || j < 0 || g < 0 || !p.insns[k].midRow {
 		return false
 	}
-	x := p.instOf[j]
-	if x < 0 {
-		return false
-	}
 	at := p.lines[g]
+	x := p.instOf[j]
 	for depth := 0; x >= 0 && depth < 64; depth++ {
 		if p.holds(x, k) {
-			return false
+			break
 		}
 		if ie := &p.inlines[x]; ie.callLine == at.line && ie.callFile == at.file && p.startedAt(ie.insn, g) {
 			return !ie.flow
 		}
 		x = p.inlines[x].parent
+	}
+	return p.emptyInstanceReturn(j, g)
+}
+
+// emptyInstanceReturn reports whether instruction j runs the body of an
+// inlined instance whose DWARF ranges are empty (DW_AT_high_pc 0: gcc
+// moved its code and left the instance only its entry's location view),
+// that was entered at or before j in j's function and whose call site is
+// g's line, started at the entry (startedAt): j's line is a line of the
+// inlined function's body. The instance's code then belongs to no
+// instance by its ranges (units.c's to_mm, a switch become a table load,
+// is painted as atof's, inlined next to it), and coming back to g from
+// it is inlineReturn's case.
+func (p *Program) emptyInstanceReturn(j int, g int32) bool {
+	jg := p.insns[j].gline
+	if jg < 0 {
+		return false
+	}
+	at, body := p.lines[g], p.lines[jg]
+	for _, i := range p.emptyInsts {
+		ie := &p.inlines[i]
+		if ie.insn > j || ie.callLine != at.line || ie.callFile != at.file ||
+			body.file != ie.file || body.line <= ie.line || body.line > ie.bodyEnd ||
+			p.insns[ie.insn].fn != p.insns[j].fn || !p.startedAt(ie.insn, g) {
+			continue
+		}
+		return !ie.flow
 	}
 	return false
 }
@@ -998,4 +1064,89 @@ func (p *Program) testsAgain(g int32, i, j int) bool {
 		}
 	}
 	return false
+}
+
+// findMergedCopies finds the instructions where several inlined copies of
+// one function, called from one line, are entered together: gcc merged
+// their straight code (units.c's `metrics += metric(from) + metric(to);`,
+// two early-inlined if chains become setbe instructions at one address,
+// each copy's statements rows at that address in its own location views).
+// gcov counts each copy's statements, and the call line once per copy
+// whose body branched before the instrumentation (earlyFlow: its end
+// block goes back to the call line's block): the statements of the
+// function's body with rows at the entry, and such a call line, count
+// once per copy there. The copies' code being one, the count of a test
+// that returned early in one copy is not known: its later statements get
+// the same count.
+func (p *Program) findMergedCopies() {
+	p.merged = nil
+	for k, xs := range p.entriesAt {
+		if fn := &p.funcs[p.insns[k].fn]; len(xs) < 2 || !fn.optimized || fn.cxx {
+			// (Of C++, shapes.cc's `Counter d = pass(pass(c));` enters
+			// two copies of pass, each with a copy constructor, at one
+			// address, and gcov counts pass's lines once: not modelled.)
+			continue
+		}
+		type fnKey struct{ file, line, callFile, callLine int32 }
+		n := map[fnKey]uint64{}
+		flow := map[fnKey]bool{}
+		cols := map[[2]int32]bool{} // (copy's function line, call column) seen
+		for _, x := range xs {
+			ie := &p.inlines[x]
+			if ie.callLine <= 0 || ie.callFile == ie.file && ie.callLine >= ie.line && ie.callLine <= ie.bodyEnd {
+				continue // (a copy inside another copy of its function)
+			}
+			if c := [2]int32{ie.line, ie.callCol}; ie.callCol > 0 && cols[c] {
+				continue // (a duplicate of a copy of the same call)
+			} else {
+				cols[c] = true
+			}
+			key := fnKey{ie.file, ie.line, ie.callFile, ie.callLine}
+			n[key]++
+			flow[key] = flow[key] || ie.flow
+		}
+		lines := append([]int32{p.insns[k].gline}, p.pre[k]...)
+		for key, c := range n {
+			if c < 2 {
+				continue
+			}
+			for _, g := range lines {
+				if g < 0 {
+					continue
+				}
+				l := p.lines[g]
+				if l.file == key.file && l.line >= key.line && l.line <= p.bodyEndOf(key.file, key.line) ||
+					flow[key] && l.file == key.callFile && l.line == key.callLine {
+					if p.merged == nil {
+						p.merged = map[int]map[int32]uint64{}
+					}
+					if p.merged[k] == nil {
+						p.merged[k] = map[int32]uint64{}
+					}
+					p.merged[k][g] = c
+				}
+			}
+		}
+	}
+}
+
+// bodyEndOf returns the last line of the body of the inlined function
+// declared on line decl of file.
+func (p *Program) bodyEndOf(file, decl int32) int32 {
+	for i := range p.inlines {
+		if ie := &p.inlines[i]; ie.file == file && ie.line == decl {
+			return ie.bodyEnd
+		}
+	}
+	return decl
+}
+
+// copies returns how many times gcov line g counts when entered at
+// instruction k: once, or once per inlined copy merged there
+// (findMergedCopies).
+func (p *Program) copies(k int, g int32) uint64 {
+	if c, ok := p.merged[k][g]; ok {
+		return c
+	}
+	return 1
 }

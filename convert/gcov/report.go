@@ -240,9 +240,13 @@ func (p *Program) Report(c *Counts) *Report {
 		// iteration there, not twice.
 		// Nor is coming back from code inlined into a call on the line
 		// (inlineReturn).
+		// Nor is a jump's arrival a pass over a break or continue whose
+		// row is only a view there (jumpView).
+		jumped := fromInsn != nil && (fromInsn.kind == kJcc || fromInsn.kind == kJmp) && fromInsn.target == s.to.key.start
 		if to.first >= 0 && (to.first != prevG || backward && !p.insns[to.i0].midRow) &&
-			(fromInsn == nil || fromInsn.kind == kRet || !p.funcs[p.insns[to.i0].fn].optimized || !p.inlineReturn(infos[from].i1, to.i0, to.first)) {
-			count[to.first] += s.n
+			(fromInsn == nil || fromInsn.kind == kRet || !p.funcs[p.insns[to.i0].fn].optimized || !p.inlineReturn(infos[from].i1, to.i0, to.first)) &&
+			!(jumped && p.jumpView(to.i0, to.first, prevG)) {
+			count[to.first] += s.n * p.copies(to.i0, to.first)
 		}
 		// The other lines with rows at the run's first address (location
 		// views: statements that begin there with no code of their own)
@@ -267,13 +271,13 @@ func (p *Program) Report(c *Counts) *Report {
 				p.testsAgain(prevG, to.i0, to.i1)
 			prevAt := to.first
 			for j, g := range p.pre[to.i0] {
-				if j > 0 && g != prevAt && (g != prevG || again) {
-					count[g] += s.n
+				if j > 0 && g != prevAt && (g != prevG || again) && !(jumped && p.jumpView(to.i0, g, prevG)) {
+					count[g] += s.n * p.copies(to.i0, g)
 				}
 				prevAt = g
 			}
 			if g := p.insns[to.i0].gline; g >= 0 && g != prevAt && (g != prevG || again) {
-				count[g] += s.n
+				count[g] += s.n * p.copies(to.i0, g)
 			}
 		}
 		// A run that falls into a loop's body without passing the loop's
@@ -343,12 +347,15 @@ func (p *Program) Report(c *Counts) *Report {
 					return
 				}
 			}
-			count[g] += n
+			count[g] += n * p.copies(k, g)
 		}
 		prev := int32(-1)
 		for k := ri.i0; k <= ri.i1; k++ {
 			if once && k > ri.i0 && p.insns[k].leader && loopInRun(p, k, ri.i1) {
 				seenRun = seenRun[:0]
+			}
+			if once && k > ri.i0 && len(p.entriesAt[k]) > 0 && !p.funcs[p.insns[k].fn].cxx {
+				seenRun = p.forgetInlinedBodies(seenRun, k)
 			}
 			if k == ri.i0 && len(p.pre[k]) > 0 {
 				// The lines at the run's first address were counted per
@@ -917,6 +924,102 @@ func (p *Program) lineIn(g int32, i, j int) bool {
 		if p.insns[k].gline == g || slices.Contains(p.pre[k], g) {
 			return true
 		}
+	}
+	return false
+}
+
+// forgetInlinedBodies returns seen, the lines entered so far in a run,
+// without the lines of the bodies of the functions whose inlined
+// instances start at instruction k (entered there, the instruction before
+// not theirs): another inlined copy entered in the run passes over its
+// function's statements again (units.c's `mm / to_mm(to)` after
+// `v * to_mm(from)`, both table loads in one run), when that copy is
+// the only one of its call line (onlyCopyOfCall). Of C only: in
+// stack.cc's unrolled `while (s.pop(&v))` the second copy of pop in a
+// run passes no statement again for gcov.
+func (p *Program) forgetInlinedBodies(seen []int32, k int) []int32 {
+	var starts []int32
+	for _, x := range p.entriesAt[k] {
+		if !p.holds(x, k-1) && p.onlyCopyOfCall(x) {
+			starts = append(starts, x)
+		}
+	}
+	if len(starts) == 0 {
+		return seen
+	}
+	out := seen[:0]
+	for _, g := range seen {
+		l, keep := p.lines[g], true
+		for _, x := range starts {
+			if ie := &p.inlines[x]; l.file == ie.file && l.line > ie.line && l.line <= ie.bodyEnd {
+				keep = false
+				break
+			}
+		}
+		if keep {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// jumpView reports whether a jump from gcov line from to instruction k
+// does not pass gcov line g, a break or continue of optimised code whose
+// row at k is only a location view (k has another line): gcc gave the
+// jump's location to the code where it goes, a loop's latch that other
+// paths jump to as well (parcel.c's `continue;` after `verbose = 1;`).
+// gcov counts the jump's block, so only the arrivals from the statement
+// before it in the source pass the line (the if whose branch it is:
+// matrix.c's `if (m[i][j] != v) continue;`, or the statement that falls
+// into it), not other jumps to the latch.
+func (p *Program) jumpView(k int, g, from int32) bool {
+	if p.insns[k].gline == g || !p.funcs[p.insns[k].fn].optimized || !breakStmt.MatchString(p.lineText(g)) {
+		return false
+	}
+	at := p.lines[g]
+	prev := prevCodeLine(p.source(at.file), at.line)
+	if from >= 0 && p.lines[from].file == at.file && p.lines[from].line == prev {
+		return false
+	}
+	// A statement before it that is a view at k too is one block with
+	// it (sparse.c's `r = 4;` and `break;` after the compare tree).
+	for _, v := range p.pre[k] {
+		if p.lines[v].file == at.file && p.lines[v].line == prev {
+			return false
+		}
+	}
+	return true
+}
+
+// onlyCopyOfCall reports whether instance x is the only inlined copy of
+// its function called from its call site (line and column) in its
+// function: gcc also duplicates one call's copy (once per version of a
+// loop), and DWARF gives calls in the arguments of a call spanning lines
+// the statement's line and column (pick.c's three calls of gray in one
+// printf, one of them in two versions), so other copies from that site
+// may be the same call or others. A copy inside another (a recursive
+// function inlined into itself: tree.c's walk) is another call.
+func (p *Program) onlyCopyOfCall(x int32) bool {
+	ie := &p.inlines[x]
+	fn := p.insns[ie.insn].fn
+	for y := range p.inlines {
+		if o := &p.inlines[y]; int32(y) != x && o.file == ie.file && o.line == ie.line &&
+			o.callFile == ie.callFile && o.callLine == ie.callLine && o.callCol == ie.callCol && p.insns[o.insn].fn == fn &&
+			!p.nested(int32(y), x) && !p.nested(x, int32(y)) {
+			return false
+		}
+	}
+	return true
+}
+
+// nested reports whether instance y is among the instances holding
+// instance x (its parents).
+func (p *Program) nested(y, x int32) bool {
+	for z, depth := p.inlines[x].parent, 0; z >= 0 && depth < 64; depth++ {
+		if z == y {
+			return true
+		}
+		z = p.inlines[z].parent
 	}
 	return false
 }

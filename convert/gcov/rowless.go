@@ -109,8 +109,7 @@ func (p *Program) findRowless() {
 	// counts the inlined entries.
 	for i := range p.inlines {
 		ie := &p.inlines[i]
-		if fn := &p.funcs[p.insns[ie.insn].fn]; ie.line > 0 && !code[ie.file][ie.line] && fn.optimized && !fn.o3 &&
-			lateInlined(p.source(ie.file), ie.line) {
+		if fn := &p.funcs[p.insns[ie.insn].fn]; ie.line > 0 && !code[ie.file][ie.line] && fn.optimized && !fn.o3 && ie.late {
 			ie.declG = get(ie.file, ie.line)
 		}
 	}
@@ -782,7 +781,14 @@ func lateInlined(src []string, decl int32) bool {
 // own body is recursive, which the early inliner never inlines (tree.c's
 // `int a = height(t->l), b = height(t->r);`).
 func earlyFlow(src []string, decl, call int32, o3 bool) bool {
-	if decl < 1 || int(decl) > len(src) || !o3 && lateInlined(src, decl) {
+	return (o3 || !lateInlined(src, decl)) && branchingBody(src, decl, call)
+}
+
+// branchingBody reports whether the body of the function declared on
+// line decl of src branches, as earlyFlow takes it, and makes no call
+// on line call.
+func branchingBody(src []string, decl, call int32) bool {
+	if decl < 1 || int(decl) > len(src) {
 		return false
 	}
 	flow, recursive := false, false
@@ -805,6 +811,9 @@ func earlyFlow(src []string, decl, call int32, o3 bool) bool {
 // from the brace) to the line where its braces close, without comments
 // after //, until visit returns false.
 func bodyLines(src []string, decl int32, visit func(l int32, body string) bool) {
+	if decl < 1 {
+		return // (no declaration line: a lambda's instance)
+	}
 	depth, started := 0, false
 	for l := decl; int(l) <= len(src); l++ {
 		text := src[l-1]

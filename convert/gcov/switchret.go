@@ -50,6 +50,62 @@ func (p *Program) noteCaseJump(prev, in x86asm.Inst, addr uint64) {
 	p.caseJumps[addr] = caseJump{imm: int64(imm), bits: prev.DataSize, eq: in.Op == x86asm.JE}
 }
 
+// noteConstLeaf records in when it moves a constant into a register, or
+// zeroes one, at addr after prev, an unconditional jump or a return: no
+// code falls into it, and a switch's jump table may lead there (the
+// leaf of a case returning that constant).
+func (p *Program) noteConstLeaf(prev, in x86asm.Inst, addr uint64) {
+	if prev.Op != x86asm.JMP && prev.Op != x86asm.RET {
+		return
+	}
+	dst, ok := in.Args[0].(x86asm.Reg)
+	if !ok {
+		return
+	}
+	var v int64
+	switch in.Op {
+	case x86asm.MOV:
+		imm, ok := in.Args[1].(x86asm.Imm)
+		if !ok {
+			return
+		}
+		v = int64(imm)
+	case x86asm.XOR:
+		if src, ok := in.Args[1].(x86asm.Reg); !ok || src != dst {
+			return
+		}
+	default:
+		return
+	}
+	if p.constLeaves == nil {
+		p.constLeaves = map[uint64]int64{}
+	}
+	p.constLeaves[addr] = v
+}
+
+// constLeaf returns the one instruction that moves the constant v into a
+// register and jumps on (noteConstLeaf) whose gcov line is one of glines
+// or whose row is the switch's line sw, or -1 when there is none or more
+// than one.
+func (p *Program) constLeaf(v int64, glines map[int32]bool, sw lineKey) int {
+	found := -1
+	for a, c := range p.constLeaves {
+		if int32(c) != int32(v) {
+			continue
+		}
+		k := p.index(a)
+		if k < 0 || k+1 >= len(p.insns) || p.insns[k+1].kind != kJmp ||
+			!glines[p.insns[k].gline] && !p.rowIs(a, sw) {
+			continue
+		}
+		if found >= 0 {
+			return -1
+		}
+		found = k
+	}
+	return found
+}
+
 // caseGroup is a run of case labels and the statements after them, up to
 // the next label of the same switch.
 type caseGroup struct {
@@ -209,11 +265,15 @@ func intConst(t string) (int64, bool) {
 
 // caseJumpsFor returns the je/jne instructions that test one of consts
 // on the lines glines (the switch's), and whether every constant has one.
-func (p *Program) caseJumpsFor(consts []int64, glines map[int32]bool) (jumps []int, all bool) {
+// A compare whose gcov line is another (the code before it in address
+// order was a case's leaf, whose line goes on) counts where the line
+// table's row for it is the switch's line sw (bits.c's `case 4096:`,
+// tested after the leaf of `case 16:`).
+func (p *Program) caseJumpsFor(consts []int64, glines map[int32]bool, sw lineKey) (jumps []int, all bool) {
 	found := map[int64]bool{}
 	for a, cj := range p.caseJumps {
 		k := p.index(a)
-		if k < 1 || !glines[p.insns[k-1].gline] {
+		if k < 1 || !glines[p.insns[k-1].gline] && !p.rowIs(p.insns[k-1].addr, sw) {
 			continue
 		}
 		for _, c := range consts {
@@ -290,9 +350,18 @@ func (p *Program) findSwitchReturns(src []string, file, start, end int32, has ma
 				deflt = i
 				continue
 			}
-			jumps, all := p.caseJumpsFor(g.consts, sw)
+			jumps, all := p.caseJumpsFor(g.consts, sw, lineKey{file, ln})
 			if g.unknown || !all {
 				allCounted = false
+				if k := p.returnLeaf(groups, i, first, sw, lineKey{file, ln}); k >= 0 && !g.unknown {
+					// A leaf of a jump table that only loads the
+					// case's constant: as often as it ran.
+					for _, l := range g.lines() {
+						if !has[l] {
+							p.rowless = append(p.rowless, rowless{gline: get(file, l), ref: -1, minus: -1, calls: []int{k}})
+						}
+					}
+				}
 				continue
 			}
 			others = append(others, jumps...)
@@ -391,4 +460,40 @@ func enumValues(src []string) map[string]int64 {
 		}
 		rest = rest[open+end:]
 	}
+}
+
+// rowIs reports whether the line table's row for the instruction at addr
+// is line at.
+func (p *Program) rowIs(addr uint64, at lineKey) bool {
+	row, ok := p.Table.Line(addr)
+	return ok && row.Line == at.line && p.files[at.file] == p.Table.FileName(row.File)
+}
+
+// returnLeaf returns, for the case group i of a switch (its first
+// returning group first), the leaf that loads the constant the group
+// returns and jumps to the function's return (constLeaf), when no other
+// group returns that constant; else -1. gcc lowers a dense switch whose
+// cases only return constants to a jump table whose entries lead to such
+// leaves, with no row of their own (bits.c's `case 2: return 1;`).
+func (p *Program) returnLeaf(groups []caseGroup, i, first int, glines map[int32]bool, sw lineKey) int {
+	g := groups[i]
+	if i == first || !g.ret {
+		return -1
+	}
+	v, ok := returnConst(g.retVal)
+	if !ok {
+		return -1
+	}
+	for j, o := range groups {
+		if j != i && o.ret && o.retVal == g.retVal {
+			return -1
+		}
+	}
+	return p.constLeaf(v, glines, sw)
+}
+
+// returnConst returns the integer constant of `return N;`.
+func returnConst(stmt string) (int64, bool) {
+	t := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(stmt), "return"))
+	return intConst(strings.TrimSuffix(t, ";"))
 }

@@ -301,7 +301,7 @@ func (b *builder) unit(r *dwarf.Reader) error {
 					}
 				}
 				ic := InlinedCall{Func: s.name, DeclLine: int(o.declLine), Entry: entry,
-					CallFile: b.t.FileName(s.callFile), CallLine: int(cl), Ranges: ranges}
+					CallFile: b.t.FileName(s.callFile), CallLine: int(cl), CallCol: int(cc), Ranges: ranges}
 				if df := b.cuFile(o.declFile); df >= 0 {
 					ic.DeclFile = b.t.files[df]
 				}

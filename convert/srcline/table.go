@@ -91,6 +91,7 @@ type InlinedCall struct {
 	Entry    uint64 // DW_AT_entry_pc, or the start of its first range
 	CallFile string // the call site
 	CallLine int
+	CallCol  int // DW_AT_call_column, 0 when none
 	// Ranges are the instance's address ranges (shared: do not modify).
 	Ranges [][2]uint64
 }
