@@ -3026,10 +3026,110 @@ func (p *Program) ownSource(fn *function) []string {
 			line = out[ln-1]
 		}
 	}
+	if blanked := p.blankInactiveGroups(fn, src, out); blanked != nil {
+		out = blanked
+	}
 	if out == nil {
 		return src
 	}
 	return out
+}
+
+// blankInactiveGroups blanks, in fn's source lines (out, or a copy of src
+// when out is nil), the groups of the #if/#elif/#else directives inside
+// fn that the preprocessor left out: a group without a line of fn's code
+// whose sibling groups have some (libstdc++'s `#if __PTRDIFF_MAX__ <
+// __SIZE_MAX__ return ...; #else return ...; #endif` in
+// __new_allocator::_M_max_size: the second return is no statement, and
+// the first is fn's only one). It returns nil when it blanks nothing.
+func (p *Program) blankInactiveGroups(fn *function, src, out []string) []string {
+	lo, hi := max(int(fn.startLine), 1), min(int(fn.endLine), len(src))
+	directive := func(ln int) string {
+		t := strings.TrimSpace(src[ln-1])
+		if !strings.HasPrefix(t, "#") {
+			return ""
+		}
+		t = strings.TrimSpace(t[1:])
+		for _, d := range []string{"ifdef", "ifndef", "if", "elif", "else", "endif"} {
+			if strings.HasPrefix(t, d) {
+				return d
+			}
+		}
+		return ""
+	}
+	hasIf := false
+	for ln := lo; ln <= hi && !hasIf; ln++ {
+		hasIf = directive(ln) == "if" || directive(ln) == "ifdef" || directive(ln) == "ifndef"
+	}
+	if !hasIf {
+		return nil
+	}
+	code := map[int32]bool{}
+	for k := fn.first; k < fn.end; k++ {
+		if g := p.insns[k].gline; g >= 0 && p.lines[g].file == fn.file {
+			code[p.lines[g].line] = true
+		}
+	}
+	// groups of the conditional being read, innermost last: each group's
+	// first and last line and whether it has code.
+	type group struct {
+		from, to int
+		code     bool
+	}
+	var stack [][]group
+	var blanked []string
+	blank := func(g group) {
+		if blanked == nil {
+			if out != nil {
+				blanked = out
+			} else {
+				blanked = append([]string(nil), src...)
+			}
+		}
+		for ln := g.from; ln <= g.to; ln++ {
+			blanked[ln-1] = ""
+		}
+	}
+	for ln := lo; ln <= hi; ln++ {
+		switch directive(ln) {
+		case "if", "ifdef", "ifndef":
+			stack = append(stack, []group{{from: ln + 1}})
+			continue
+		case "elif", "else":
+			if len(stack) > 0 {
+				gs := stack[len(stack)-1]
+				gs[len(gs)-1].to = ln - 1
+				stack[len(stack)-1] = append(gs, group{from: ln + 1})
+			}
+			continue
+		case "endif":
+			if len(stack) == 0 {
+				continue
+			}
+			gs := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			gs[len(gs)-1].to = ln - 1
+			some := false
+			for _, g := range gs {
+				some = some || g.code
+			}
+			for _, g := range gs {
+				if some && !g.code {
+					blank(g)
+				}
+			}
+			if some && len(stack) > 0 {
+				outer := stack[len(stack)-1]
+				outer[len(outer)-1].code = true
+			}
+			continue
+		}
+		if len(stack) > 0 && code[int32(ln)] {
+			gs := stack[len(stack)-1]
+			gs[len(gs)-1].code = true
+		}
+	}
+	return blanked
 }
 
 // lambdaStart reports whether the '[' at line[i] opens a lambda: it
