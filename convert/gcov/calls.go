@@ -100,11 +100,17 @@ func (p *Program) markCalls(f *elf.File) {
 	if len(names) == 0 {
 		return
 	}
-	var libCalls map[string][]int // C++ library functions thought to throw -> their calls
+	var libCalls map[string][]int // C++ library functions -> their calls
 	defer func() {
-		for name := range p.noexceptDecls(f, libCalls) {
+		noexcept, pure := p.libraryDecls(f, libCalls)
+		for name := range noexcept {
 			for _, i := range libCalls[name] {
 				p.insns[i].throws = false
+			}
+		}
+		for name := range pure {
+			for _, i := range libCalls[name] {
+				p.insns[i].pure = true
 			}
 		}
 	}()
@@ -120,7 +126,7 @@ func (p *Program) markCalls(f *elf.File) {
 		in.pure = noFakeFuncs[name]
 		in.noReturn = noReturnFuncs[name]
 		in.throws = calleeThrows(name)
-		if in.throws && strings.HasPrefix(name, "_Z") {
+		if (in.throws || !in.pure) && strings.HasPrefix(name, "_Z") {
 			if libCalls == nil {
 				libCalls = map[string][]int{}
 			}
@@ -531,23 +537,28 @@ func declName(name string) string {
 	return name
 }
 
-// noexceptDecls returns those of the library functions names (assembler
+// libraryDecls returns those of the library functions names (assembler
 // names of C++ functions the program calls through the PLT, such as
 // std::string's members, which libstdc++ instantiates) whose declaration,
 // as the program's DWARF places it in a header (a member's declaration
 // DIE: DW_AT_linkage_name, DW_AT_decl_file and DW_AT_decl_line), says
-// noexcept. gcc's front end finds such a callee nothrow (TREE_NOTHROW from
-// its exception specification), so gcc gives the call no exception arc.
-// (A header that cannot be read leaves the call throwing.)
-func (p *Program) noexceptDecls(f *elf.File, names map[string][]int) map[string]bool {
+// noexcept, and those it declares pure or const. gcc's front end finds a
+// noexcept callee nothrow (TREE_NOTHROW from its exception
+// specification), so gcc gives the call no exception arc; after a call
+// of a pure or const function gcc adds no fake edge to the exit
+// (need_fake_edge_p), so the call ends no block and gcov prints no call
+// record for it (_Rb_tree_increment, declared _GLIBCXX_PURE, in
+// std::map's iterators' operator++). (A header that cannot be read
+// leaves the call throwing and impure.)
+func (p *Program) libraryDecls(f *elf.File, names map[string][]int) (noexcept, pure map[string]bool) {
 	if len(names) == 0 {
-		return nil
+		return nil, nil
 	}
 	d, err := f.DWARF()
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	out := map[string]bool{}
+	noexcept, pure = map[string]bool{}, map[string]bool{}
 	seen := map[string]bool{} // names whose declaration was read
 	srcs := map[string][]string{}
 	r := d.Reader()
@@ -593,11 +604,56 @@ func (p *Program) noexceptDecls(f *elf.File, names map[string][]int) map[string]
 			srcs[path] = src
 		}
 		if noexceptAt(src, int32(line), int32(col)) {
-			out[name] = true
+			noexcept[name] = true
+		}
+		if pureAt(src, int32(line), int32(col)) {
+			pure[name] = true
 		}
 		if len(seen) == len(names) {
 			break // all found
 		}
 	}
-	return out
+	return noexcept, pure
+}
+
+// pureAttrs are the ways libstdc++ and glibc declare a function pure or
+// const (gcc's ECF_PURE, ECF_CONST).
+var pureAttrs = []string{"_GLIBCXX_PURE", "_GLIBCXX_CONST", "__attribute_pure__", "__attribute_const__",
+	"__pure__", "__const__", "gnu::pure", "gnu::const"}
+
+// pureAt reports whether the declaration whose name is at line (column
+// col) of src declares the function pure or const: an attribute before
+// the name, on its line or the lines of the declaration before it
+// (`_GLIBCXX_PURE _Rb_tree_node_base*` then `_Rb_tree_increment(...)`), or
+// after it up to the body or the semicolon (glibc's `__THROW
+// __attribute_pure__;`).
+func pureAt(src []string, line, col int32) bool {
+	has := func(text string) bool {
+		for _, a := range pureAttrs {
+			if i := strings.Index(text, a); i >= 0 && (a[0] != '_' || a[1] != '_' || a == "__attribute_pure__" ||
+				a == "__attribute_const__" || strings.Contains(text[:i], "__attribute__")) {
+				return true
+			}
+		}
+		return false
+	}
+	if line < 1 || int(line) > len(src) {
+		return false
+	}
+	if text := src[line-1]; col > 1 && int(col) <= len(text)+1 && has(text[:col-1]) {
+		return true
+	}
+	// The declaration's lines before the name's: back to the end of
+	// the statement, declaration or directive before it.
+	for l := line - 1; l >= 1 && l > line-4; l-- {
+		t := strings.TrimSpace(src[l-1])
+		if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//") || strings.HasSuffix(t, ";") ||
+			strings.HasSuffix(t, "}") || strings.HasSuffix(t, "{") || strings.HasSuffix(t, ":") {
+			break
+		}
+		if has(t) {
+			return true
+		}
+	}
+	return declText(src, line, col, has)
 }

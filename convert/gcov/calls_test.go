@@ -27,3 +27,26 @@ func TestNoexceptAt(t *testing.T) {
 		}
 	}
 }
+
+// TestPureAt checks the reading of pure and const attributes in
+// declarations as libstdc++ and glibc write them: before the name, on its
+// line or the one before, or after the parameters.
+func TestPureAt(t *testing.T) {
+	for _, c := range []struct {
+		src       []string
+		line, col int32 // the name's
+		want      bool
+	}{
+		{[]string{"  _GLIBCXX_PURE _Rb_tree_node_base*", "  _Rb_tree_increment(_Rb_tree_node_base* __x) throw ();"}, 2, 3, true},
+		{[]string{"  _GLIBCXX_PURE int f();", "  g(int) throw ();"}, 2, 3, false},
+		{[]string{"  int h(int) __THROW __attribute_pure__;"}, 1, 7, true},
+		{[]string{"  int k(int) __attribute__ ((__const__));"}, 1, 7, true},
+		{[]string{"  int __const__m(int);"}, 1, 7, false},
+		{[]string{"  [[gnu::pure]] int n(int);"}, 1, 22, true},
+		{[]string{"  find(const key_type& __x)", "  { return _M_t.find(__x); }"}, 1, 3, false},
+	} {
+		if got := pureAt(c.src, c.line, c.col); got != c.want {
+			t.Errorf("%q: pure %v, want %v", c.src, got, c.want)
+		}
+	}
+}
