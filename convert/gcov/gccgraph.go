@@ -140,6 +140,9 @@ type graphBuilder struct {
 	// block before it.
 	resxEntry map[int]int
 	ehOnly    map[int]bool // segments only exception handling reaches
+	// pseudoDtor maps an instruction to the lines of trivial destructors
+	// called explicitly just before it (pseudoDestructors).
+	pseudoDtor map[int][]int32
 	// clobberPad is the block of the cleanup that only ends aggregate
 	// locals' lifetimes (C++), made when a call needs it, or -1.
 	clobberPad int
@@ -213,6 +216,7 @@ func (gb *graphBuilder) build() *gccGraph {
 	gb.clobberPad = -1
 	gb.empty = map[int]int{}
 	gb.joins = map[int32]int{}
+	gb.pseudoDtor = gb.p.pseudoDestructors(gb.fn)
 	epi := -1
 	var order []int
 	ehOnly := gb.exceptionalSegments()
@@ -1424,8 +1428,12 @@ func (gb *graphBuilder) blockArcs(si int) {
 		}
 	}
 	if gb.epi < 0 && p.insns[s.end-1].kind == kRet && p.epilogueAt(fn, s.first) && s.first > fn.first && p.insns[s.first-1].kind == kCall {
-		// A void function's implicit return after its last call.
-		b.lines = append(b.lines, p.lineIDs(fn.file, fn.endLine)...)
+		// A void function's implicit return after its last call (a
+		// line the block may have already: the destructor of a base
+		// or member in a one-line destructor, `~D() noexcept { }`).
+		for _, l := range p.lineIDs(fn.file, fn.endLine) {
+			b.lines = appendLine(b.lines, l)
+		}
 	}
 	end := s.end
 	if last, ok := gb.shared[s.end-1]; ok && last != s.end-1 && s.end-1 > s.first {
@@ -1454,6 +1462,9 @@ func (gb *graphBuilder) blockArcs(si int) {
 	}
 	for k := s.first; k < end; k++ {
 		for _, l := range p.graphPre[k] {
+			b.lines = appendLine(b.lines, l)
+		}
+		for _, l := range gb.pseudoDtor[k] {
 			b.lines = appendLine(b.lines, l)
 		}
 		b.lines = appendLine(b.lines, p.insns[k].gline)
@@ -1750,9 +1761,10 @@ func (p *Program) machineSegments(fn *function, retBlock bool) []seg {
 	if retBlock {
 		epi = p.epilogueStart(fn)
 	}
+	dead := p.constantIfs(fn)
 	for k := fn.first; k < fn.end; k++ {
 		in := &p.insns[k]
-		split := k == fn.first || in.leader || k == callEnd+1 || k == epi || p.forwardedAt(k) || shared[k] == k || twice[k]
+		split := k == fn.first || in.leader || k == callEnd+1 || k == epi || p.forwardedAt(k) || shared[k] == k || twice[k] || dead[k]
 		if !split && len(segs) > 0 && segs[len(segs)-1].first == k-1 {
 			// After the nop that keeps a goto's line before its
 			// destination.
@@ -1776,6 +1788,157 @@ func (p *Program) machineSegments(fn *function, retBlock bool) []seg {
 	return segs
 }
 
+// constantIfs returns the instructions of fn that start a gcc block
+// after an `if` whose condition is a constant (`if (DEBUG)` with DEBUG
+// 0, `if (alignof(_Tp) > __STDCPP_DEFAULT_NEW_ALIGNMENT__)` in
+// __new_allocator::deallocate): the front end folded the condition, so
+// its lines have no code at -O0, but the label of the arm it goes to
+// stays a block of its own, started by the first code after the
+// condition (the live arm's, or the code after the statement when the
+// arm is dead). g++ 12 and gcc 12 -O0 --coverage alike. (`if constexpr`
+// discards its arm before any block is made.)
+func (p *Program) constantIfs(fn *function) map[int]bool {
+	src := p.ownSource(fn)
+	if src == nil {
+		return nil
+	}
+	var code map[int32]bool
+	var out map[int]bool
+	for ln := max(int(fn.startLine), 1) + 1; ln < int(fn.endLine) && ln <= len(src); ln++ {
+		text := strings.TrimSpace(stripStrings(src[ln-1]))
+		if !strings.HasPrefix(text, "if") || !strings.HasPrefix(strings.TrimSpace(text[2:]), "(") {
+			continue // (`if constexpr`, `if _GLIBCXX17_CONSTEXPR`)
+		}
+		if code == nil {
+			code = map[int32]bool{}
+			for k := fn.first; k < fn.end; k++ {
+				if g := p.insns[k].gline; g >= 0 && p.lines[g].file == fn.file {
+					code[p.lines[g].line] = true
+				}
+			}
+		}
+		// The condition's lines, to its closing parenthesis.
+		end, depth, opened := -1, 0, false
+		for l := ln; l <= len(src) && l < int(fn.endLine) && end < 0; l++ {
+			t := stripStrings(src[l-1])
+			if l == ln {
+				t = t[strings.Index(t, "if")+2:]
+			}
+			for i := 0; i < len(t) && end < 0; i++ {
+				switch t[i] {
+				case '(':
+					depth++
+					opened = true
+				case ')':
+					if depth--; opened && depth == 0 {
+						end = l
+					}
+				}
+			}
+		}
+		if end < 0 {
+			continue
+		}
+		folded := true
+		for l := ln; l <= end && folded; l++ {
+			folded = !code[int32(l)]
+		}
+		if !folded {
+			continue
+		}
+		// The first code after the condition, in machine order.
+		after := func(end int) {
+			for k := fn.first; k < fn.end; k++ {
+				if g := p.insns[k].gline; g >= 0 && p.lines[g].file == fn.file && p.lines[g].line > int32(end) {
+					if out == nil {
+						out = map[int]bool{}
+					}
+					out[k] = true
+					return
+				}
+			}
+		}
+		after(end)
+		// A condition found true with an else: the code after the
+		// else (the join the then arm jumps to) starts one too.
+		thenEnd, elseAt := statementEnd(src, end, int(fn.endLine))
+		if thenEnd < 0 || elseAt < 0 {
+			continue
+		}
+		live := false
+		for l := end; l <= thenEnd && !live; l++ {
+			live = code[int32(l)]
+		}
+		if elseEnd, _ := statementEnd(src, elseAt, int(fn.endLine)); live && elseEnd >= 0 {
+			after(elseEnd)
+		}
+	}
+	return out
+}
+
+// statementEnd returns the line where the statement that follows the
+// `)` or `else` ending on line from ends (a braced block, or a statement
+// up to its `;`) and, when `else` follows it, the line of that `else`,
+// else -1. It reads only simple statements: -1, -1 for a nested if,
+// loop or switch without braces.
+func statementEnd(src []string, from, last int) (end, elseAt int) {
+	end, elseAt = -1, -1
+	depth, started := 0, false
+	for l := from; l <= last && l <= len(src) && end < 0; l++ {
+		t := stripStrings(src[l-1])
+		if l == from {
+			// After the condition's `)` or the `else`.
+			i := strings.LastIndex(t, ")")
+			if j := strings.LastIndex(t, "else"); j > i {
+				i = j + 3
+			}
+			if i < 0 {
+				return -1, -1
+			}
+			t = t[i+1:]
+		}
+		for i := 0; i < len(t) && end < 0; i++ {
+			c := t[i]
+			switch {
+			case c == ' ' || c == '\t':
+			case !started && (strings.HasPrefix(t[i:], "if") || strings.HasPrefix(t[i:], "for") ||
+				strings.HasPrefix(t[i:], "while") || strings.HasPrefix(t[i:], "switch") || strings.HasPrefix(t[i:], "do")):
+				return -1, -1
+			case c == '{':
+				depth++
+				started = true
+			case c == '}':
+				if depth--; depth == 0 {
+					end = l
+				}
+			case c == ';' && depth == 0:
+				end = l
+			default:
+				started = true
+			}
+		}
+	}
+	if end < 0 {
+		return -1, -1
+	}
+	// `else` as the next word.
+	for l := end; l <= last && l <= len(src); l++ {
+		t := stripStrings(src[l-1])
+		if l == end {
+			i := strings.LastIndexAny(t, ";}")
+			t = t[i+1:]
+		}
+		if t = strings.TrimSpace(t); t == "" {
+			continue
+		}
+		if strings.HasPrefix(t, "else") && (len(t) == 4 || !isIdentByte(t, 4)) {
+			elseAt = l
+		}
+		break
+	}
+	return end, elseAt
+}
+
 // recordCall reports whether instruction k calls a function of the
 // program that returns a struct, union or class.
 func (p *Program) recordCall(k int) bool {
@@ -1797,7 +1960,78 @@ func (p *Program) temporaryEnd(fn *function, k int) int32 {
 	if dt.thisSlot != 0 && fn.localSlots[dt.thisSlot] || dt.thisSlot == 0 && (p.braceLine(dt.gline) || p.implicitFn[dt.target] != "") {
 		return -1
 	}
+	if explicitDestructor(p.lineText(dt.gline)) {
+		return -1 // `__pointer->~_Tp();`: no temporary (the callee ends its lifetime)
+	}
 	return dt.gline
+}
+
+// explicitDestructor reports whether a source line calls a destructor
+// explicitly (`p->~T()`, `x.~T()`).
+func explicitDestructor(line string) bool {
+	line = stripStrings(line)
+	for i := strings.IndexByte(line, '~'); i >= 0; i = strings.IndexByte(line[i+1:], '~') + i + 1 {
+		j := strings.TrimRight(line[:i], " \t")
+		if strings.HasSuffix(j, "->") || strings.HasSuffix(j, ".") {
+			return true
+		}
+		if strings.IndexByte(line[i+1:], '~') < 0 {
+			break
+		}
+	}
+	return false
+}
+
+// pseudoDestructors returns, for the lines of fn that call the destructor
+// of a trivially destructible type explicitly (`__victim._M_access<
+// _Functor>().~_Functor();` of a lambda's closure in std::function's
+// _M_destroy; `t->~T()` in a template), the instruction whose gcc block
+// holds the line: no call, only a clobber ending the object's lifetime,
+// a statement after the line's code, in the block of the code that
+// follows it (after a call that ends a block, the next one).
+func (p *Program) pseudoDestructors(fn *function) map[int][]int32 {
+	if !fn.cxx {
+		return nil
+	}
+	src := p.ownSource(fn)
+	var out map[int][]int32
+	for ln := max(int(fn.startLine), 1); ln <= int(fn.endLine) && ln <= len(src); ln++ {
+		if !strings.Contains(src[ln-1], "~") || !explicitDestructor(src[ln-1]) {
+			continue
+		}
+		ids := p.lineIDs(fn.file, int32(ln))
+		if len(ids) == 0 {
+			continue
+		}
+		last, dtor := -1, false
+		for k := fn.first; k < fn.end; k++ {
+			if g := p.insns[k].gline; g >= 0 && p.lines[g] == (lineKey{fn.file, int32(ln)}) {
+				last = k
+				dtor = dtor || p.insns[k].kind == kCall && p.destructorCall(k)
+			}
+		}
+		if dtor {
+			continue
+		}
+		at := last + 1
+		if last < 0 {
+			// No code: the block of the code after it.
+			at = -1
+			for k := fn.first; k < fn.end && at < 0; k++ {
+				if g := p.insns[k].gline; g >= 0 && p.lines[g].file == fn.file && p.lines[g].line > int32(ln) {
+					at = k
+				}
+			}
+		}
+		if at <= fn.first || at >= fn.end {
+			continue
+		}
+		if out == nil {
+			out = map[int][]int32{}
+		}
+		out[at] = append(out[at], ids[0])
+	}
+	return out
 }
 
 // callStatementEnd returns the last instruction of the gcc block that
@@ -3038,7 +3272,8 @@ func (p *Program) ownSource(fn *function) []string {
 // blankInactiveGroups blanks, in fn's source lines (out, or a copy of src
 // when out is nil), the groups of the #if/#elif/#else directives inside
 // fn that the preprocessor left out: a group without a line of fn's code
-// whose sibling groups have some (libstdc++'s `#if __PTRDIFF_MAX__ <
+// whose sibling groups have some, or with a return of a value
+// (valueReturnIn) (libstdc++'s `#if __PTRDIFF_MAX__ <
 // __SIZE_MAX__ return ...; #else return ...; #endif` in
 // __new_allocator::_M_max_size: the second return is no statement, and
 // the first is fn's only one). It returns nil when it blanks nothing.
@@ -3114,7 +3349,7 @@ func (p *Program) blankInactiveGroups(fn *function, src, out []string) []string 
 				some = some || g.code
 			}
 			for _, g := range gs {
-				if some && !g.code {
+				if !g.code && (some || valueReturnIn(src, g.from, g.to)) {
 					blank(g)
 				}
 			}
@@ -3130,6 +3365,23 @@ func (p *Program) blankInactiveGroups(fn *function, src, out []string) []string 
 		}
 	}
 	return blanked
+}
+
+// valueReturnIn reports whether source lines from to to hold a return
+// statement with a value: at -O0 it has code (the value's store, the
+// jump to the return), so a group of them without code was left out
+// (`#if __cplusplus >= 202002L` ... `return _Destroy_aux<false>::
+// __destroy(__first, __last);` in libstdc++'s _Destroy).
+func valueReturnIn(src []string, from, to int) bool {
+	for ln := from; ln <= to; ln++ {
+		text := stripStrings(src[ln-1])
+		if i := strings.Index(text, "return"); i >= 0 && hasReturnWord(text) {
+			if rest := strings.TrimSpace(text[i+6:]); rest != "" && rest[0] != ';' {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // lambdaStart reports whether the '[' at line[i] opens a lambda: it
