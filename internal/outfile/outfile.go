@@ -67,6 +67,9 @@ func Create(path string) (*File, error) {
 // Write copies p into the blocks; a full block goes to the writer
 // goroutine. The writer's errors are returned by later calls and Close.
 func (f *File) Write(p []byte) (int, error) {
+	if f.closed {
+		return 0, os.ErrClosed
+	}
 	n := len(p)
 	for len(p) > 0 {
 		k := copy(f.cur[len(f.cur):cap(f.cur)], p)
@@ -85,7 +88,14 @@ func (f *File) Write(p []byte) (int, error) {
 // Block returns the block being filled, for a writer that fills blocks
 // in place (Next) instead of calling Write: it appends to it, up to its
 // capacity, and hands it over with Next.
-func (f *File) Block() []byte { return f.cur }
+// After Close, its blocks are unmapped: Block and Next return a new
+// block, whose bytes go nowhere.
+func (f *File) Block() []byte {
+	if f.closed {
+		return make([]byte, 0, BlockSize)
+	}
+	return f.cur
+}
 
 // Next takes b, the block Block or Next returned, filled, and returns the
 // next one to fill: empty but for the bytes of b past its last whole
@@ -93,6 +103,9 @@ func (f *File) Block() []byte { return f.cur }
 // O_DIRECT are of whole pages until Close). A b that grew out of the
 // block (append moved it) is copied as Write would.
 func (f *File) Next(b []byte) []byte {
+	if f.closed {
+		return make([]byte, 0, BlockSize)
+	}
 	if cap(b) != cap(f.cur) || cap(b) == 0 || &b[:1][0] != &f.cur[:1][0] {
 		f.cur = f.cur[:0]
 		f.Write(b) // (an error comes back from Close)

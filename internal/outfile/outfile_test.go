@@ -12,8 +12,8 @@ import (
 // writes of several sizes and reads them back.
 func TestWrite(t *testing.T) {
 	dir := t.TempDir()
-	sizes := []int{0, 1, 4095, 4096, 4097, BlockSize - 1, BlockSize, BlockSize + 1, Blocks*BlockSize + 12345, 3*Blocks*BlockSize + 4096}
-	chunks := []int{1 << 16, 1000, 3 * BlockSize}
+	sizes := []int{0, 1, 4095, 4096, 4097, BlockSize - 1, BlockSize, BlockSize + 1, 2*Blocks*BlockSize + 12345}
+	chunks := []int{4099, 3 * BlockSize}
 	for _, size := range sizes {
 		for _, chunk := range chunks {
 			want := make([]byte, size)
@@ -84,5 +84,51 @@ func TestWriteError(t *testing.T) {
 	cerr := f.Close()
 	if werr == nil && cerr == nil {
 		t.Fatal("writing /dev/full: no error")
+	}
+}
+
+// TestBlocks fills the blocks in place (Block, Next) with a tail past
+// the last whole page each time and one that grew out of its block, and
+// uses the file after Close (nothing written, no fault).
+func TestBlocks(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out")
+	f, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []byte
+	b := f.Block()
+	for i := 0; i < 3*Blocks; i++ {
+		n := BlockSize - 5000 - i
+		if i == 5 {
+			n = BlockSize + 100 // append moves it out of the block
+		}
+		for len(b) < n {
+			c := byte(len(want) * 13 >> 3)
+			b = append(b, c)
+			want = append(want, c)
+		}
+		b = f.Next(b)
+	}
+	b = append(b, "end"...)
+	want = append(want, "end"...)
+	f.Next(b)
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("read back %d bytes, differ from the %d written", len(got), len(want))
+	}
+	b = append(f.Next(f.Block()), 1)
+	f.Next(b)
+	if _, err := f.Write([]byte("x")); !errors.Is(err, os.ErrClosed) {
+		t.Errorf("Write after Close: %v", err)
+	}
+	if got2, _ := os.ReadFile(path); !bytes.Equal(got2, want) {
+		t.Errorf("the file changed after Close")
 	}
 }
