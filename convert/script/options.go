@@ -34,4 +34,7 @@ type Options struct {
 	// srcline_full_filename); the machine's FullSrclines does it for
 	// the lines it looks up.
 	FullSourcePath bool
+	// Latency is -L/--Latency (perf's latency_format): the comm column
+	// is "%8.8s " and the cpu column "%3d ".
+	Latency bool
 }

@@ -220,7 +220,7 @@ func (p *Printer) appendStartOf(b []byte, s *sample.Sample, pl *plan, recType ui
 	if pl.f&(FieldComm|FieldPID|FieldTID|FieldCPU) != 0 {
 		c := &p.startText
 		if c.f != pl.f || c.commRaw != pl.commRaw || c.pid != s.PID || c.tid != s.TID || c.cpu != s.CPU || c.comm != s.Comm {
-			c.fill(s, pl)
+			c.fill(s, pl, p.o.Latency)
 		}
 		b = append(b, c.text...)
 	}
@@ -315,13 +315,17 @@ type startText struct {
 	text     []byte
 }
 
-func (c *startText) fill(s *sample.Sample, pl *plan) {
+func (c *startText) fill(s *sample.Sample, pl *plan, latency bool) {
 	c.f, c.commRaw, c.comm, c.pid, c.tid, c.cpu = pl.f, pl.commRaw, s.Comm, s.PID, s.TID, s.CPU
 	b := c.text[:0]
 	if pl.f&FieldComm != 0 {
-		if pl.commRaw {
+		switch {
+		case latency:
+			// "%8.8s": at most 8 bytes, padded to 8.
+			b = padLeftStr(b, s.Comm[:min(len(s.Comm), 8)], 8)
+		case pl.commRaw:
 			b = append(b, s.Comm...)
-		} else {
+		default:
 			b = padLeftStr(b, s.Comm, 16)
 		}
 		b = append(b, ' ')
@@ -341,7 +345,10 @@ func (c *startText) fill(s *sample.Sample, pl *plan) {
 		b = appendIntPad(b, int64(s.TID), 5)
 		b = append(b, ' ')
 	}
-	if pl.f&FieldCPU != 0 {
+	if pl.f&FieldCPU != 0 && latency {
+		b = appendIntPad(b, int64(int32(s.CPU)), 3)
+		b = append(b, ' ')
+	} else if pl.f&FieldCPU != 0 {
 		var num [24]byte
 		b = append(b, '[')
 		b = padZero(b, strconv.AppendInt(num[:0], int64(int32(s.CPU)), 10), 3)

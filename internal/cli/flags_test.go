@@ -593,6 +593,12 @@ func flagChecks(tmp string) map[string]func(t *testing.T) {
 		"script/stitch-lbr": warns("Can't find LBR callchain. Switch off --stitch-lbr.", "script", "-i", dwarfData, "--stitch-lbr"),
 		"script/inline":     differs([]string{"script", "-i", dwarfData, "--no-inline"}, "--inline"),
 		"script/G":          differs([]string{"script", "-i", cgData}, "-G"),
+		// What they print is TestLatencyPerf's and TestScriptListsPerf's.
+		"script/L":              differs([]string{"script", "-i", cgData}, "-L"),
+		"script/Latency":        differs([]string{"script", "-i", cgData}, "--Latency"),
+		"script/l":              listCheck("List of available trace scripts:\n", "-l"),
+		"script/list":           listCheck("List of available trace scripts:\n", "--list"),
+		"script/list-dlfilters": listCheck("List of available dlfilters:\n", "--list-dlfilters"),
 		// What -D prints is TestDumpRawPerf's (runner).
 		"script/D":               differs([]string{"script", "-i", cgData}, "-D"),
 		"script/dump-raw-trace":  differs([]string{"script", "-i", cgData}, "--dump-raw-trace"),

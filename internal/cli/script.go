@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"strconv"
@@ -38,6 +39,10 @@ func scriptCommand() *ucli.Command {
 		SkipFlagParsing: true,
 		Action: func(c *ucli.Context) error {
 			cfg, help, err := parseScriptArgs(c.Args().Slice())
+			if l := (listed("")); errors.As(err, &l) {
+				_, err := io.WriteString(c.App.Writer, l.Error())
+				return err
+			}
 			if err != nil {
 				return err
 			}
@@ -158,9 +163,15 @@ func scriptOptTable() []scriptOpt {
 		boolOpt(optHelp{short: 'D', long: "dump-raw-trace", help: "dump raw trace in ASCII"}, func(c *runner.Config) *bool { return &c.DumpRaw }),
 		notDone(0, "dump-unsorted-raw-trace", "", false),
 		boolOpt(optHelp{short: 'v', long: "verbose", help: "more detail (demangled parameters, DWARF unwinds stopped early)"}, func(c *runner.Config) *bool { return &c.Verbose }),
-		notDone('L', "Latency", "", false),
-		notDone('l', "list", "", false),
-		notDone(0, "list-dlfilters", "", false),
+		boolOpt(optHelp{short: 'L', long: "Latency", help: "the comm column 8 wide and the cpu without brackets (perf's latency format)"}, func(c *runner.Config) *bool { return &c.Latency }),
+		// perf's list_available_scripts and list_available_dlfilters
+		// print their lists and exit while the options are parsed.
+		// perfpt runs no scripts and loads no dlfilters: its lists are
+		// empty, as perf's with empty scripts and dlfilters folders.
+		{optHelp: optHelp{short: 'l', long: "list", help: "list available scripts (perfpt has none)"},
+			flag: func(*runner.Config) {}, unset: func(*runner.Config) {}},
+		{optHelp: optHelp{long: "list-dlfilters", help: "list available dlfilters (perfpt has none)"},
+			flag: func(*runner.Config) {}, unset: func(*runner.Config) {}},
 		notDone('s', "script", "name", false),
 		notDone('g', "gen-script", "lang", false),
 		notDone(0, "dlfilter", "file", false),
@@ -312,6 +323,9 @@ func (k *scriptSink) option(r optRead) error {
 		given = "-" + r.given
 	}
 	switch {
+	case o.long == "list" || o.long == "list-dlfilters":
+		// --no-NAME too: perf's callbacks do not look at unset.
+		return listed(o.long)
 	case r.m.unset && o.unset == nil:
 		k.refuse(u.notImplemented(negation(r.m.opt.long), o.optHelp))
 	case r.m.unset:
@@ -335,6 +349,18 @@ func (k *scriptSink) option(r optRead) error {
 		return k.apply(o, r.short, r.given, r.m, r.val)
 	}
 	return nil
+}
+
+// listed is what perf script -l and --list-dlfilters print on stdout (and
+// exit 0) as soon as the option is parsed: the headings of their lists,
+// empty in perfpt.
+type listed string
+
+func (l listed) Error() string {
+	if l == "list" {
+		return "List of available trace scripts:\n"
+	}
+	return "List of available dlfilters:\n"
 }
 
 // operands: perf script takes what follows "--", or the first argument

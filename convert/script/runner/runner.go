@@ -66,6 +66,8 @@ type Config struct {
 	// DemangleKernel demangles a -k/--vmlinux ELF's symbols
 	// (--demangle-kernel).
 	DemangleKernel bool
+	// Latency is -L: perf's latency format of the comm and cpu columns.
+	Latency bool
 	// DumpRaw prints each record as perf script -D does: perf report -D's
 	// lines for it (perf's dump_event and the tool's dump_trace lines),
 	// perf script's own output after them, no PT decoding.
@@ -320,7 +322,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		arch = perftext.NormArch(fs.Arch)
 	}
 	popts := script.Options{Fields: fields, Nanosecs: cfg.Nanosecs, PadDSO: cfg.PadDSO, StopBT: stopBT, RelTime: cfg.RelTime, DeltaTime: cfg.DeltaTime, Arch: arch, NameWidthFn: nameWidth, Clock: clock,
-		MaxBlocks: cfg.MaxBlocks, FullSourcePath: cfg.FullSourcePath}
+		MaxBlocks: cfg.MaxBlocks, FullSourcePath: cfg.FullSourcePath, Latency: cfg.Latency}
 	p := script.NewPrinter(stdout, popts)
 	var side []byte // the text of a side-band record
 	var prog *progress

@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// listCheck checks that perfpt script's option opt (-l, --list-dlfilters)
+// prints the heading of perf's list, with nothing under it, and exits 0
+// at once: the options after it are not read.
+func listCheck(want string, opt ...string) func(t *testing.T) {
+	return func(t *testing.T) {
+		for _, args := range [][]string{opt, append(append([]string{}, opt...), "--bogus"), append([]string{"-i", "/nonexistent"}, opt...)} {
+			r := perfpt(append([]string{"script"}, args...)...)
+			if r.code != 0 || r.out != want || r.err != "" {
+				t.Errorf("script %q: status %d, stdout %q, stderr %q; want %q", args, r.code, r.out, r.err, want)
+			}
+		}
+	}
+}
+
+// TestScriptListsPerf compares perfpt script -l and --list-dlfilters with
+// perf 6.1's where perf has no scripts and no dlfilters (PERF_EXEC_PATH
+// naming a folder with an empty scripts folder): perfpt runs none.
+func TestScriptListsPerf(t *testing.T) {
+	if _, err := exec.LookPath("perf"); err != nil {
+		t.Skip("no perf")
+	}
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "scripts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PERF_EXEC_PATH", dir)
+	for _, args := range [][]string{{"-l"}, {"--list"}, {"--no-list"}, {"--lis"}, {"-l", "-x"}, {"-Gl"}, {"-i", "/nonexistent", "-l"},
+		{"--list-dlfilters"}, {"--no-list-dlfilters"}, {"--list-d"}, {"--list-dlfilters", "--bogus"}, {"-l", "--list-dlfilters"},
+		{"--dlfilter", "x.so", "-l"}, {"-s", "x.py", "--list-dlfilters"}, {"--li"}} {
+		pout, perr, status := perfRun(t, append([]string{"script"}, args...)...)
+		r := perfpt(append([]string{"script"}, args...)...)
+		if status != 0 {
+			// A refusal (--li is ambiguous): its first line.
+			if r.code != status || usageHead(r.err, "perfpt script") != usageHead(perr, "perf script") {
+				t.Errorf("script %q: status %d, stderr %q; perf: %d, %q", args, r.code, r.err, status, perr)
+			}
+			continue
+		}
+		if r.code != 0 || r.out != pout || r.err != perr {
+			t.Errorf("script %q: status %d, stdout %q, stderr %q; perf: %d, %q, %q", args, r.code, r.out, r.err, status, pout, perr)
+		}
+	}
+}
+
+// TestLatencyPerf compares perf script -L (the comm column "%8.8s ", the
+// cpu "%3d ") with perf 6.1's on a recording of a program whose name is
+// longer than 8, with and without call chains and side-band lines.
+func TestLatencyPerf(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records a program")
+	}
+	for _, tool := range []string{"perf", "gcc"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s", tool)
+		}
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "latency.c")
+	if err := os.WriteFile(src, []byte(filterProg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prog := filepath.Join(dir, "latencyprog")
+	if b, err := exec.Command("gcc", "-O1", "-pthread", "-o", prog, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	data := filepath.Join(dir, "l.data")
+	if b, err := exec.Command("perf", "record", "-q", "-e", "cpu-clock", "-c", "200000", "-g", "--sample-cpu", "-o", data, prog).CombinedOutput(); err != nil {
+		t.Skipf("perf record cannot record here: %v\n%s", err, b)
+	}
+	for _, args := range [][]string{{"-L"}, {"--Latency", "-G"}, {"-L", "--show-task-events", "--show-mmap-events"},
+		{"-L", "-F", "comm,pid,tid,cpu,time,ip,sym"}, {"-L", "-F", "comm,cpu", "-G"}, {"-L", "--no-Latency"}, {"-LG", "--ns"}} {
+		comparePerfScript(t, data, args...)
+	}
+}
