@@ -599,6 +599,12 @@ func flagChecks(tmp string) map[string]func(t *testing.T) {
 		"script/l":              listCheck("List of available trace scripts:\n", "-l"),
 		"script/list":           listCheck("List of available trace scripts:\n", "--list"),
 		"script/list-dlfilters": listCheck("List of available dlfilters:\n", "--list-dlfilters"),
+		// What they print is TestEvSwitchPerf's.
+		"script/switch-on": all(differs([]string{"script", "-i", cgData, "--switch-on", "cpu-clock"}, "--show-on-off-events"),
+			refused("switch-on event not found (x)", "script", "-i", cgData, "--switch-on", "x")),
+		"script/switch-off": all(differs([]string{"script", "-i", cgData}, "--switch-off", "cpu-clock"),
+			refused("switch-off event not found (x)", "script", "-i", cgData, "--switch-off", "x")),
+		"script/show-on-off-events": differs([]string{"script", "-i", cgData, "--switch-off", "cpu-clock"}, "--show-on-off-events"),
 		// What -D prints is TestDumpRawPerf's (runner).
 		"script/D":               differs([]string{"script", "-i", cgData}, "-D"),
 		"script/dump-raw-trace":  differs([]string{"script", "-i", cgData}, "--dump-raw-trace"),

@@ -277,9 +277,11 @@ func scriptOptTable() []scriptOpt {
 		notDone(0, "guestmodules", "file", false),
 		notDone(0, "guest-code", "", false),
 		boolOpt(optHelp{long: "stitch-lbr", help: "stitch LBR call stacks across samples"}, func(c *runner.Config) *bool { return &c.StitchLBR }),
-		notDone(0, "switch-on", "event", false),
-		notDone(0, "switch-off", "event", false),
-		notDone(0, "show-on-off-events", "", false),
+		// OPTS_EVSWITCH: --no-switch-on and --no-switch-off are
+		// perf's NULL, no switch.
+		listOpt(optHelp{long: "switch-on", argh: "event", help: "print samples only from one of this event on"}, func(c *runner.Config) **string { return &c.SwitchOn }),
+		listOpt(optHelp{long: "switch-off", argh: "event", help: "stop printing samples at one of this event"}, func(c *runner.Config) **string { return &c.SwitchOff }),
+		boolOpt(optHelp{long: "show-on-off-events", help: "print the samples of the --switch-on and --switch-off events too"}, func(c *runner.Config) *bool { return &c.ShowOnOff }),
 		{optHelp: optHelp{short: 'j', argh: "n", help: "decode and print with n workers (default: one per CPU)"},
 			set: func(cfg *runner.Config, v string) error {
 				n, err := strconv.Atoi(v)

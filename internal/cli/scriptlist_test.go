@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -80,4 +81,56 @@ func TestLatencyPerf(t *testing.T) {
 		{"-L", "-F", "comm,pid,tid,cpu,time,ip,sym"}, {"-L", "-F", "comm,cpu", "-G"}, {"-L", "--no-Latency"}, {"-LG", "--ns"}} {
 		comparePerfScript(t, data, args...)
 	}
+}
+
+// TestEvSwitchPerf compares --switch-on, --switch-off and
+// --show-on-off-events (perf's evswitch) with perf 6.1's on a recording of
+// three software events that interleave: on, off, both (one event, two),
+// a name that is no event's.
+func TestEvSwitchPerf(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records a program")
+	}
+	for _, tool := range []string{"perf", "gcc"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s", tool)
+		}
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "evswitch.c")
+	if err := os.WriteFile(src, []byte(filterProg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prog := filepath.Join(dir, "evswitch")
+	if b, err := exec.Command("gcc", "-O1", "-pthread", "-o", prog, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	data := filepath.Join(dir, "sw.data")
+	rec := []string{"record", "-q", "-e", "cpu-clock/period=300000/", "-e", "page-faults/period=1/", "-e", "task-clock/period=500000/"}
+	if b, err := exec.Command("perf", append(rec, "-o", data, prog)...).CombinedOutput(); err != nil {
+		t.Skipf("perf record cannot record here: %v\n%s", err, b)
+	}
+	// perf names the events as given, with the period: the names to use.
+	out, err := exec.Command("perf", "evlist", "-i", data).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := strings.Fields(string(out))
+	if len(names) != 3 {
+		t.Fatalf("perf evlist: %q", names)
+	}
+	for _, c := range [][2]string{{names[1], ""}, {"", names[0]}, {names[0], names[0]}, {names[2], names[1]}} {
+		var args []string
+		if c[0] != "" {
+			args = append(args, "--switch-on", c[0])
+		}
+		if c[1] != "" {
+			args = append(args, "--switch-off="+c[1])
+		}
+		comparePerfScript(t, data, args...)
+		comparePerfScript(t, data, append(args, "--show-on-off-events", "-F", "event,time")...)
+	}
+	comparePerfScript(t, data, "--switch-on", "bogus")
+	comparePerfScript(t, data, "--switch-on", names[0], "--no-switch-on")
+	comparePerfScript(t, data, "--switch-off", "")
 }

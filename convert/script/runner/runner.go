@@ -72,6 +72,12 @@ type Config struct {
 	// lines for it (perf's dump_event and the tool's dump_trace lines),
 	// perf script's own output after them, no PT decoding.
 	DumpRaw bool
+	// SwitchOn and SwitchOff name the events whose samples start and
+	// stop the printing of samples (--switch-on, --switch-off: perf's
+	// evswitch); ShowOnOff prints those samples too
+	// (--show-on-off-events). nil: not given.
+	SwitchOn, SwitchOff *string
+	ShowOnOff           bool
 	// Progress, when set, receives a progress line now and then (the CLI
 	// passes stderr when it is a terminal).
 	Progress io.Writer
@@ -397,6 +403,15 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		}
 		workers = 1 // the dump and the samples' lines interleave
 	}
+	// evswitch__init, the last check before the events are processed:
+	// the events named, by the names perf prints (a pipe has none yet).
+	sw, err := newEvSwitch(s, cfg)
+	if err != nil {
+		return err
+	}
+	if sw != nil {
+		workers = 1 // the samples decide in order what is printed
+	}
 	if workers > 1 && !srcline && !brinsn {
 		// Source lines are looked up where they are printed, and
 		// brstackinsn reads the code of the sample's thread as it is
@@ -500,6 +515,17 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 			case smp.Raw != nil && smp.Ev.Format == nil && smp.Ev.AttrType == uint32(perfdata.AttrTypeTracepoint):
 				noFormat = noFormatError(smp.Ev)
 			default:
+				print(smp)
+			}
+		}
+	}
+	if sw != nil {
+		// process_sample_event: after the filters, before the
+		// printing (the samples of events printing no fields count).
+		h.IPRun, h.IPRunOK = nil, nil
+		print := h.Sample
+		h.Sample = func(smp *sample.Sample) {
+			if !sw.discard(smp.Ev) {
 				print(smp)
 			}
 		}
@@ -1030,4 +1056,63 @@ func dumpRaw(s *session.Session, p *script.Printer, show session.Show) (sideband
 		bw.Flush()
 	}
 	return body
+}
+
+// evSwitch is perf's evswitch: with an on event, samples are discarded
+// until one of it comes; with an off event, from one of it until the
+// next of the on event. The switching samples themselves are printed
+// only with show.
+type evSwitch struct {
+	on, off    *sample.Event
+	show       bool
+	discarding bool
+}
+
+// newEvSwitch mirrors evswitch__init: each name is that of the first
+// event of the recording so named (evlist__find_evsel_by_str), or perf's
+// error and status 254 (-ENOENT). It returns nil without --switch-on and
+// --switch-off.
+func newEvSwitch(s *session.Session, cfg Config) (*evSwitch, error) {
+	if cfg.SwitchOn == nil && cfg.SwitchOff == nil {
+		return nil, nil
+	}
+	find := func(kind, name string) (*sample.Event, error) {
+		for _, a := range s.File().Attrs {
+			if e := s.EventOf(a); e.Name == name {
+				return e, nil
+			}
+		}
+		return nil, &perfopt.Exit{Msg: "ERROR: switch-" + kind + " event not found (" + name + ")\n" +
+			"HINT:  use 'perf evlist' to see the available event names", Status: 254}
+	}
+	sw := &evSwitch{show: cfg.ShowOnOff}
+	var err error
+	if cfg.SwitchOn != nil {
+		if sw.on, err = find("on", *cfg.SwitchOn); err != nil {
+			return nil, err
+		}
+		sw.discarding = true
+	}
+	if cfg.SwitchOff != nil {
+		if sw.off, err = find("off", *cfg.SwitchOff); err != nil {
+			return nil, err
+		}
+	}
+	return sw, nil
+}
+
+// discard mirrors evswitch__discard for a sample of event e.
+func (sw *evSwitch) discard(e *sample.Event) bool {
+	if sw.on != nil && sw.discarding {
+		if e != sw.on {
+			return true
+		}
+		sw.discarding = false
+		return !sw.show
+	}
+	if sw.off != nil && !sw.discarding && e == sw.off {
+		sw.discarding = true
+		return !sw.show
+	}
+	return false
 }
