@@ -604,6 +604,23 @@ func flagChecks(tmp string) map[string]func(t *testing.T) {
 			refused("switch-on event not found (x)", "script", "-i", cgData, "--switch-on", "x")),
 		"script/switch-off": all(differs([]string{"script", "-i", cgData}, "--switch-off", "cpu-clock"),
 			refused("switch-off event not found (x)", "script", "-i", cgData, "--switch-off", "x")),
+		"script/per-event-dump": func(t *testing.T) {
+			// What it writes is TestPerEventDumpPerf's; the files
+			// go beside the input: a copy.
+			b, err := os.ReadFile(cgData)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := filepath.Join(t.TempDir(), "cg.data")
+			if err := os.WriteFile(in, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r := ok(t, "script", "-i", in, "--per-event-dump")
+			d, err := os.ReadFile(in + ".cpu-clock.dump")
+			if err != nil || !strings.Contains(r.out, "[ perf script: Wrote ") || !bytes.Contains(d, []byte("cpu-clock:")) {
+				t.Errorf("--per-event-dump: stdout %q, file %d bytes (%v)", r.out, len(d), err)
+			}
+		},
 		"script/show-on-off-events": differs([]string{"script", "-i", cgData, "--switch-off", "cpu-clock"}, "--show-on-off-events"),
 		// What -D prints is TestDumpRawPerf's (runner).
 		"script/D":               differs([]string{"script", "-i", cgData}, "-D"),

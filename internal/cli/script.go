@@ -255,7 +255,7 @@ func scriptOptTable() []scriptOpt {
 		show("show-round-events"),
 		show("show-bpf-events"),
 		show("show-text-poke-events"),
-		notDone(0, "per-event-dump", "", false),
+		boolOpt(optHelp{long: "per-event-dump", help: "each event's samples to a file of its own, <input>.<event>.dump"}, func(c *runner.Config) *bool { return &c.PerEventDump }),
 		boolOpt(optHelp{short: 'f', long: "force", help: "read files owned by others"}, func(c *runner.Config) *bool { return &c.Force }),
 		{optHelp: optHelp{long: "max-blocks", argh: "n", help: "print at most n branch stack entries"},
 			set: maxBlocks, unset: func(cfg *runner.Config) { maxBlocks(cfg, "0") }},

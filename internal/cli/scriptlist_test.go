@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/perfpt/perfpt/internal/linediff"
 )
 
 // listCheck checks that perfpt script's option opt (-l, --list-dlfilters)
@@ -133,4 +137,103 @@ func TestEvSwitchPerf(t *testing.T) {
 	comparePerfScript(t, data, "--switch-on", "bogus")
 	comparePerfScript(t, data, "--switch-on", names[0], "--no-switch-on")
 	comparePerfScript(t, data, "--switch-off", "")
+}
+
+// TestPerEventDumpPerf compares --per-event-dump with perf 6.1's: the
+// files "<input>.<event>.dump" (every event's, the dummy's too), what
+// goes to stdout (side-band lines, perf's "Wrote" line per file, whose
+// size is what glibc's buffer had written) and stderr; a name with a '/'
+// is perf's "Couldn't create" refusal.
+func TestPerEventDumpPerf(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records a program")
+	}
+	for _, tool := range []string{"perf", "gcc"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s", tool)
+		}
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "ped.c")
+	if err := os.WriteFile(src, []byte(filterProg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prog := filepath.Join(dir, "ped")
+	if b, err := exec.Command("gcc", "-O1", "-pthread", "-o", prog, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	plain := filepath.Join(dir, "plain.data")
+	slash := filepath.Join(dir, "slash.data")
+	for _, r := range [][]string{{"-e", "cpu-clock", "-e", "task-clock", "-c", "100000", "-g", "-o", plain}, {"-e", "cpu-clock/period=300000/", "-o", slash}} {
+		if b, err := exec.Command("perf", append(append([]string{"record", "-q"}, r...), prog)...).CombinedOutput(); err != nil {
+			t.Skipf("perf record cannot record here: %v\n%s", err, b)
+		}
+	}
+	// run runs a tool on a copy of data in a folder of its own, the
+	// input named relatively, and returns what it printed and the dump
+	// files.
+	run := func(t *testing.T, tool, data string, args []string) map[string]string {
+		wd := filepath.Join(t.TempDir(), tool)
+		if err := os.Mkdir(wd, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(wd, "in.data"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		if tool == "perf" {
+			cmd := exec.Command("perf", append([]string{"script", "-i", "in.data", "--per-event-dump"}, args...)...)
+			cmd.Dir = wd
+			var out, errb strings.Builder
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			status := 0
+			if err := cmd.Run(); err != nil {
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) {
+					t.Fatal(err)
+				}
+				status = ee.ExitCode()
+			}
+			got["stdout"], got["stderr"], got["status"] = out.String(), errb.String(), fmt.Sprint(status)
+		} else {
+			t.Chdir(wd)
+			r := perfpt(append([]string{"script", "-i", "in.data", "--per-event-dump"}, args...)...)
+			got["stdout"], got["stderr"], got["status"] = r.out, r.err, fmt.Sprint(r.code)
+		}
+		ents, err := os.ReadDir(wd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			if e.Name() != "in.data" {
+				b, _ := os.ReadFile(filepath.Join(wd, e.Name()))
+				got[e.Name()] = string(b)
+			}
+		}
+		return got
+	}
+	for _, c := range []struct {
+		data string
+		args []string
+	}{{plain, nil}, {plain, []string{"--show-task-events", "-G"}}, {plain, []string{"-F", "sw:"}}, {plain, []string{"-F", "comm,time,event", "--switch-off", "task-clock"}}, {slash, nil}} {
+		want, got := run(t, "perf", c.data, c.args), run(t, "perfpt", c.data, c.args)
+		for name, w := range want {
+			if g, ok := got[name]; !ok {
+				t.Errorf("%s %q: no %s", filepath.Base(c.data), c.args, name)
+			} else if g != w {
+				d := linediff.Compare(g, w)
+				t.Errorf("%s %q: %s: %d of %d lines differ from perf's; first %s", filepath.Base(c.data), c.args, name, d.N, d.Lines, d.String("perfpt", "perf"))
+			}
+		}
+		for name := range got {
+			if _, ok := want[name]; !ok {
+				t.Errorf("%s %q: %s, which perf does not write", filepath.Base(c.data), c.args, name)
+			}
+		}
+		t.Logf("%s %q: %d outputs compared; stdout %q", filepath.Base(c.data), c.args, len(want), want["stdout"])
+	}
 }

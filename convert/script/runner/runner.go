@@ -78,6 +78,9 @@ type Config struct {
 	// (--show-on-off-events). nil: not given.
 	SwitchOn, SwitchOff *string
 	ShowOnOff           bool
+	// PerEventDump writes each event's samples to a file of its own
+	// (--per-event-dump).
+	PerEventDump bool
 	// Progress, when set, receives a progress line now and then (the CLI
 	// passes stderr when it is a terminal).
 	Progress io.Writer
@@ -329,7 +332,14 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	}
 	popts := script.Options{Fields: fields, Nanosecs: cfg.Nanosecs, PadDSO: cfg.PadDSO, StopBT: stopBT, RelTime: cfg.RelTime, DeltaTime: cfg.DeltaTime, Arch: arch, NameWidthFn: nameWidth, Clock: clock,
 		MaxBlocks: cfg.MaxBlocks, FullSourcePath: cfg.FullSourcePath, Latency: cfg.Latency}
-	p := script.NewPrinter(stdout, popts)
+	out := stdout
+	var route *routeWriter
+	if cfg.PerEventDump {
+		// The samples' lines go to their events' files.
+		route = &routeWriter{w: stdout}
+		out = route
+	}
+	p := script.NewPrinter(out, popts)
 	var side []byte // the text of a side-band record
 	var prog *progress
 	if cfg.Progress != nil {
@@ -412,6 +422,37 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	if sw != nil {
 		workers = 1 // the samples decide in order what is printed
 	}
+	// perf_script__setup_per_event_dump, then.
+	var ped *perEventDump
+	if cfg.PerEventDump {
+		var evs []*sample.Event
+		for _, a := range s.File().Attrs {
+			evs = append(evs, s.EventOf(a))
+		}
+		if ped, err = newPerEventDump(input, s.File().Pipe, evs, route); err != nil {
+			return err
+		}
+		defer ped.close()
+		workers = 1 // one printer, switching files
+		// process_attr (a pipe's events) and
+		// perf_script__process_auxtrace_info (synthesised ones) open
+		// the files of events that come later.
+		if attr := s.OnPipeAttr; attr != nil {
+			s.OnPipeAttr = func(e *sample.Event, r *perfdata.RecordHeaderAttr) error {
+				if err := attr(e, r); err != nil {
+					return err
+				}
+				return ped.open(e)
+			}
+		}
+		synth := s.OnSynthEvent
+		s.OnSynthEvent = func(e *sample.Event, firstOfType bool) error {
+			if err := synth(e, firstOfType); err != nil {
+				return err
+			}
+			return ped.open(e)
+		}
+	}
 	if workers > 1 && !srcline && !brinsn {
 		// Source lines are looked up where they are printed, and
 		// brstackinsn reads the code of the sample's thread as it is
@@ -479,6 +520,15 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 			p.Write(t)
 		}
 		fork(&h, popts, &useCallchain, emit, !fetch && !flt.Active(), flt)
+	}
+	if ped != nil {
+		// process_event: the sample's lines to its event's file,
+		// counted when its type prints some field.
+		h.IPRun, h.IPRunOK = nil, nil
+		print := h.Sample
+		h.Sample = func(smp *sample.Sample) {
+			ped.sample(smp, p.Flush, print, fields.Of(script.OutputTypeOf(smp.Ev.AttrType)) != 0)
+		}
 	}
 	if s.File().Pipe && (cfg.Header || cfg.ShowInfo) {
 		// show_feat_hdr: a pipe's features print as their records go by.
@@ -582,6 +632,15 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	}
 	if prog != nil {
 		prog.done()
+	}
+	if ped != nil {
+		// perf_script__exit_per_event_dump_stats, whatever the
+		// processing gave.
+		var b bytes.Buffer
+		if ferr := ped.stats(&b); err == nil {
+			err = ferr
+		}
+		p.Write(b.Bytes())
 	}
 	if ferr := p.Flush(); err == nil {
 		err = ferr
