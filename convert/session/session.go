@@ -63,6 +63,10 @@ type Options struct {
 	IPC bool
 	// Show selects the side-band records handed to Handler.Sideband.
 	Show Show
+	// FileOrder delivers the records in file order, as perf does
+	// without its ordered_events queue (perf script
+	// --dump-unsorted-raw-trace; --show-round-events does it too).
+	FileOrder bool
 	// NoIPLoc says the PT samples' IPLoc is not used (nothing printed
 	// needs the IP's symbol or DSO: no sym, symoff, dso, srcline,
 	// callindent or callchain): their IPLoc then holds only Addr = IP,
@@ -515,7 +519,7 @@ func (s *Session) Run(h Handler) error {
 		}
 	}()
 	order := perfdata.TimeOrder
-	if s.opts.Show&ShowRound != 0 {
+	if s.opts.Show&ShowRound != 0 || s.opts.FileOrder {
 		order = perfdata.FileOrder // --show-round-events: no ordered_events
 	}
 	rs := s.f.Records(order)

@@ -623,7 +623,9 @@ func flagChecks(tmp string) map[string]func(t *testing.T) {
 		},
 		"script/show-on-off-events": differs([]string{"script", "-i", cgData, "--switch-off", "cpu-clock"}, "--show-on-off-events"),
 		// What -D prints is TestDumpRawPerf's (runner).
-		"script/D":               differs([]string{"script", "-i", cgData}, "-D"),
+		"script/D": differs([]string{"script", "-i", cgData}, "-D"),
+		"script/dump-unsorted-raw-trace": all(differs([]string{"script", "-i", cgData}, "--dump-unsorted-raw-trace"),
+			differ(nil, []string{"script", "-i", cgData, "-D"}, []string{"script", "-i", cgData, "--dump-unsorted-raw-trace"})),
 		"script/dump-raw-trace":  differs([]string{"script", "-i", cgData}, "--dump-raw-trace"),
 		"script/hide-call-graph": differs([]string{"script", "-i", cgData}, "--hide-call-graph"),
 		"script/f":               forceCheck("-f"),

@@ -161,7 +161,7 @@ func scriptOptTable() []scriptOpt {
 	}
 	t := []scriptOpt{
 		boolOpt(optHelp{short: 'D', long: "dump-raw-trace", help: "dump raw trace in ASCII"}, func(c *runner.Config) *bool { return &c.DumpRaw }),
-		notDone(0, "dump-unsorted-raw-trace", "", false),
+		boolOpt(optHelp{long: "dump-unsorted-raw-trace", help: "dump raw trace in ASCII, the records in file order"}, func(c *runner.Config) *bool { return &c.DumpUnsorted }),
 		boolOpt(optHelp{short: 'v', long: "verbose", help: "more detail (demangled parameters, DWARF unwinds stopped early)"}, func(c *runner.Config) *bool { return &c.Verbose }),
 		boolOpt(optHelp{short: 'L', long: "Latency", help: "the comm column 8 wide and the cpu without brackets (perf's latency format)"}, func(c *runner.Config) *bool { return &c.Latency }),
 		// perf's list_available_scripts and list_available_dlfilters

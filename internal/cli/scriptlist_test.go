@@ -57,8 +57,9 @@ func TestScriptListsPerf(t *testing.T) {
 }
 
 // TestLatencyPerf compares perf script -L (the comm column "%8.8s ", the
-// cpu "%3d ") with perf 6.1's on a recording of a program whose name is
-// longer than 8, with and without call chains and side-band lines.
+// cpu "%3d ") and --dump-unsorted-raw-trace (-D in file order) with perf
+// 6.1's on a recording of a program whose name is longer than 8, with and
+// without call chains and side-band lines.
 func TestLatencyPerf(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records a program")
@@ -82,7 +83,8 @@ func TestLatencyPerf(t *testing.T) {
 		t.Skipf("perf record cannot record here: %v\n%s", err, b)
 	}
 	for _, args := range [][]string{{"-L"}, {"--Latency", "-G"}, {"-L", "--show-task-events", "--show-mmap-events"},
-		{"-L", "-F", "comm,pid,tid,cpu,time,ip,sym"}, {"-L", "-F", "comm,cpu", "-G"}, {"-L", "--no-Latency"}, {"-LG", "--ns"}} {
+		{"-L", "-F", "comm,pid,tid,cpu,time,ip,sym"}, {"-L", "-F", "comm,cpu", "-G"}, {"-L", "--no-Latency"}, {"-LG", "--ns"},
+		{"--dump-unsorted-raw-trace"}, {"--dump-unsorted-raw-trace", "--show-task-events", "-G"}, {"-D", "--dump-unsorted-raw-trace", "--show-round-events"}} {
 		comparePerfScript(t, data, args...)
 	}
 }

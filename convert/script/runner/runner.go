@@ -72,6 +72,9 @@ type Config struct {
 	// lines for it (perf's dump_event and the tool's dump_trace lines),
 	// perf script's own output after them, no PT decoding.
 	DumpRaw bool
+	// DumpUnsorted is DumpRaw with the records in file order
+	// (--dump-unsorted-raw-trace: perf's ordered_events off).
+	DumpUnsorted bool
 	// SwitchOn and SwitchOff name the events whose samples start and
 	// stop the printing of samples (--switch-on, --switch-off: perf's
 	// evswitch); ShowOnOff prints those samples too
@@ -141,7 +144,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		NoDemangle: cfg.NoDemangle, DemangleParams: cfg.Verbose, DemangleKernel: cfg.DemangleKernel,
 		Warn:   func(msg string) { fmt.Fprintln(stderr, msg) },
 		Itrace: it, Callchains: !cfg.NoCallchain || ptCallchains(it), MaxStack: cfg.MaxStack, NoInline: cfg.NoInline,
-		IPC: fields.Has(script.TypeHardware, script.FieldIPC), Show: cfg.Show,
+		IPC: fields.Has(script.TypeHardware, script.FieldIPC), Show: cfg.Show, FileOrder: cfg.DumpUnsorted,
 		// --dsos and -S filter on the samples' locations.
 		NoIPLoc: ptNoIPLoc(fields, it) && cfg.DSOs == nil && cfg.Symbols == nil}
 	var err error
@@ -404,8 +407,8 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		workers = runtime.NumCPU() // the session's default too
 	}
 	dumpEnd := func() {}
-	if cfg.DumpRaw {
-		dumpEnd = dumpRaw(s, p, cfg.Show)
+	if cfg.DumpRaw || cfg.DumpUnsorted {
+		dumpEnd = dumpRaw(s, p, cfg.Show, cfg.DumpUnsorted)
 		print := h.Sideband
 		h.Sideband = func(x *session.Sideband) {
 			print(x)
@@ -1076,13 +1079,14 @@ func sidebandText(b []byte, sb *session.Sideband) []byte {
 // perf report -D prints it but for perf report's own lines (perftext's
 // Dumper with Script set), and the lines machine__resolve adds for each
 // sample it resolves (a FINISHED_ROUND under --show-round-events has no
-// fields: perf script's line follows at once). It returns what the
+// fields: perf script's line follows at once; unsorted, it is the stub's
+// line). It returns what the
 // side-band handler calls after printing a record's line: with
 // --show-task-events, perf script's
 // process_exit_event prints its line before perf_event__process_exit
 // prints the EXIT record's dump fields, which wait until then (or until
 // the next record, when the line is not printed).
-func dumpRaw(s *session.Session, p *script.Printer, show session.Show) (sideband func()) {
+func dumpRaw(s *session.Session, p *script.Printer, show session.Show, unsorted bool) (sideband func()) {
 	bw := bufio.NewWriter(p)
 	bw.WriteString(perftext.UnorderedWarning(s.File()))
 	d := perftext.NewDumper(s.File(), perftext.DumpOptions{Aux: session.DumpAux, Script: true})
@@ -1105,6 +1109,10 @@ func dumpRaw(s *session.Session, p *script.Printer, show session.Show) (sideband
 		case t == perfdata.RecordTypeFinishedRound && show&session.ShowRound != 0:
 			// process_finished_round_event replaces the session's
 			// handler and its line's end: its own line follows.
+		case t == perfdata.RecordTypeFinishedRound && unsorted:
+			// Without ordered_events perf_tool__fill_defaults gives
+			// FINISHED_ROUND process_finished_round_stub.
+			bw.WriteString(": unhandled!\n")
 		default:
 			d.Body(bw, r, raw)
 		}
