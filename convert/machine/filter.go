@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/perfpt/perfpt/convert/sample"
-	"github.com/perfpt/perfpt/perfdata/tracing"
+	"github.com/perfpt/perfpt/internal/cnum"
 )
 
 // Filter holds perf's symbol_conf comm_list, dso_list, sym_list and
@@ -103,7 +103,7 @@ func (f *Filter) SetSymbols(v string) error {
 	// strlist is sorted: setup_addrlist walks the entries in strcmp
 	// order.
 	for _, e := range slices.Sorted(maps.Keys(syms)) {
-		a, n, over := tracing.StrtoullBase(e, 16)
+		a, n, over := cnum.Strtoull(e, 16)
 		if over || n == 0 || strings.TrimRight(e[n:], " \t\n\v\f\r") != "" {
 			continue
 		}

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/perfpt/perfpt/internal/cnum"
 )
 
 // maxPerfMapSize caps the perf map read, against runaway files.
@@ -46,13 +48,13 @@ func ParsePerfMap(r io.Reader) (*Table, error) {
 		} else {
 			text = ""
 		}
-		line = line[:len(line)-1] // perf's line[--line_len] = '\0'
-		start, n := strtoull16(line)
+		line = line[:len(line)-1]              // perf's line[--line_len] = '\0'
+		start, n, _ := cnum.Strtoull(line, 16) // strtoull(line, &end, 16)
 		n++
 		if n+2 >= len(line) {
 			continue
 		}
-		size, m := strtoull16(line[n:])
+		size, m, _ := cnum.Strtoull(line[n:], 16)
 		n += m + 1
 		if n+2 >= len(line) {
 			continue
@@ -65,42 +67,4 @@ func ParsePerfMap(r io.Reader) (*Table, error) {
 	t.insert(syms)
 	t.finish(nil)
 	return t, nil
-}
-
-// strtoull16 mirrors strtoull(s, &end, 16): leading white space, a sign,
-// an optional 0x before hex digits, saturating at the largest value; it
-// returns the value and how many bytes were read (0 when no digit was).
-func strtoull16(s string) (uint64, int) {
-	i := 0
-	for i < len(s) && (s[i] == ' ' || s[i] >= '\t' && s[i] <= '\r') {
-		i++
-	}
-	neg := false
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		neg = s[i] == '-'
-		i++
-	}
-	if i+2 < len(s) && s[i] == '0' && (s[i+1] == 'x' || s[i+1] == 'X') && isHex(s[i+2]) {
-		i += 2
-	}
-	begin := i
-	var v uint64
-	over := false
-	for i < len(s) && isHex(s[i]) {
-		if v>>60 != 0 {
-			over = true
-		}
-		v = v<<4 | uint64(unhex(s[i]))
-		i++
-	}
-	if i == begin {
-		return 0, 0
-	}
-	if over {
-		return ^uint64(0), i
-	}
-	if neg {
-		v = -v
-	}
-	return v, i
 }

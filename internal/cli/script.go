@@ -15,6 +15,7 @@ import (
 	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/script"
 	"github.com/perfpt/perfpt/convert/script/runner"
+	"github.com/perfpt/perfpt/internal/cnum"
 )
 
 const scriptUsage = `perfpt script [-i FILE] [-F FIELDS] [--itrace[=OPTS]] [--ns] [--reltime|--deltatime] [-C CPUS]
@@ -429,43 +430,11 @@ func (m perfMessage) Error() string { return string(m) }
 var errNotNumber = errors.New("expects a numerical value")
 
 // strtol10 is C's strtol(v, &end, 10) as perf's OPT_INTEGER and
-// OPT_UINTEGER read a value, with their check that *end is the end:
-// leading white space and a sign taken, the value saturated at LONG_MAX
-// or LONG_MIN, "" read as 0; false if anything follows the digits or no
-// digit comes after the space and sign (end is then v itself).
+// OPT_UINTEGER read a value, with their check that *end is the end
+// (cnum.Whole: "" is 0); false when it is not.
 func strtol10(v string) (int64, bool) {
-	if v == "" {
-		return 0, true
-	}
-	s := strings.TrimLeft(v, " \t\n\v\f\r")
-	neg := false
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		neg = s[0] == '-'
-		s = s[1:]
-	}
-	if s == "" || s[0] < '0' || s[0] > '9' {
-		return 0, false
-	}
-	var u uint64 // the magnitude, held at 1<<63 once past it
-	for ; s != "" && s[0] >= '0' && s[0] <= '9'; s = s[1:] {
-		if u > (1<<63)/10 {
-			u = 1 << 63
-		} else {
-			u = min(u*10+uint64(s[0]-'0'), 1<<63)
-		}
-	}
-	if s != "" {
-		return 0, false
-	}
-	switch {
-	case neg && u == 1<<63:
-		return math.MinInt64, true
-	case neg:
-		return -int64(u), true
-	case u >= 1<<63:
-		return math.MaxInt64, true
-	}
-	return int64(u), true
+	n, k, _ := cnum.Strtol(v, 10)
+	return n, cnum.Whole(v, k)
 }
 
 // errNotUnsigned is a negative value of an option perf reads unsigned.

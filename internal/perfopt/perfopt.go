@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/perfpt/perfpt/perfdata/tracing"
+	"github.com/perfpt/perfpt/internal/cnum"
 )
 
 // ErrInvalidTime is perf's "Invalid time string".
@@ -166,9 +166,9 @@ func (l CPUList) TooLarge(nr int) (uint64, bool) {
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // strtoul is C's strtoul(s, &rest, 0) as perf_cpu_map__new calls it
-// (tracing.StrtoullEnd: leading space and a sign taken, overflow
-// saturating, which the callers' INT_MAX check refuses).
+// (leading space and a sign taken, overflow saturating, which the
+// callers' INT_MAX check refuses).
 func strtoul(s string) (v uint64, rest string) {
-	v, n := tracing.StrtoullEnd(s)
+	v, n, _ := cnum.Strtoul(s, 0)
 	return v, s[n:]
 }

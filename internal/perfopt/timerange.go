@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/perfpt/perfpt/internal/cnum"
 )
 
 // TimeRange is one interval of perf's --time, in perf time (nanoseconds);
@@ -265,15 +267,8 @@ func strtodAll(s string) (float64, bool) {
 // white space skipped, "" is 0 (but white space alone is not a number),
 // out-of-range values clamped.
 func strtolAll(s string) (int64, bool) {
-	if s == "" {
-		return 0, true
-	}
-	s = strings.TrimLeft(s, " \t\n\v\f\r")
-	v, err := strconv.ParseInt(s, 10, 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return 0, false
-	}
-	return v, true
+	v, n, _ := cnum.Strtol(s, 10)
+	return v, cnum.Whole(s, n)
 }
 
 func isSpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }

@@ -603,8 +603,8 @@ func consolidate(arg *Arg) {
 	if arg.Left == nil || arg.Right == nil || arg.Left.Kind != ArgAtom || arg.Right.Kind != ArgAtom {
 		return
 	}
-	l, _ := strtoull(arg.Left.Atom)
-	r, _ := strtoull(arg.Right.Atom)
+	l, _ := Strtoull(arg.Left.Atom)
+	r, _ := Strtoull(arg.Right.Atom)
 	var v uint64
 	op := arg.Op
 	switch op {
@@ -764,7 +764,7 @@ func argNumEval(arg *Arg) (int64, bool) {
 
 // strtoll is C's strtoll(s, NULL, 0), saturating.
 func strtoll(s string) int64 {
-	v, _ := strtoull(s)
+	v, _ := Strtoull(s)
 	return int64(v)
 }
 

@@ -2,9 +2,10 @@ package tracing
 
 import (
 	"fmt"
-	"math/bits"
 	"strconv"
 	"strings"
+
+	"github.com/perfpt/perfpt/internal/cnum"
 )
 
 // FieldFlags describe a format field (libtraceevent's TEP_FIELD_IS_*).
@@ -427,7 +428,7 @@ func (p *formatParser) keyNumber(key string) (int, bool) {
 // atoul is C's strtoul(s, NULL, 0) on a token: the leading number, 0 if
 // none, clamped to 31 bits.
 func atoul(s string) int {
-	v, _ := strtoull(s)
+	v, _ := Strtoull(s)
 	if v > 1<<31-1 {
 		return 1<<31 - 1
 	}
@@ -437,77 +438,7 @@ func atoul(s string) int {
 // Strtoull is C's strtoull(s, NULL, 0) as libtraceevent applies it to
 // atoms: decimal, 0x hex or 0 octal, the longest valid prefix, all ones on
 // overflow, negated after a '-'. ok says a digit was read.
-func Strtoull(s string) (uint64, bool) { return strtoull(s) }
-
-// StrtoullEnd is C's strtoull(s, &end, 0) with end: the value as Strtoull
-// reads it and how many bytes of s it took (0 when no digit was read).
-func StrtoullEnd(s string) (uint64, int) {
-	v, n, _ := StrtoullBase(s, 0)
-	return v, n
-}
-
-func strtoull(s string) (uint64, bool) {
-	v, n, _ := StrtoullBase(s, 0)
+func Strtoull(s string) (uint64, bool) {
+	v, n, _ := cnum.Strtoull(s, 0)
 	return v, n > 0
-}
-
-// StrtoullBase is C's strtoull(s, &end, base) for base 0 (a "0x" prefix
-// for hex, a leading 0 for octal, else decimal) or 16 (an optional "0x"):
-// leading space and a sign taken, ULLONG_MAX on overflow, negated after a
-// '-'; the value, how many bytes of s it took (0 when no digit was read)
-// and C's errno: overflow says the value did not fit (ERANGE).
-func StrtoullBase(s string, base uint64) (v uint64, n int, overflow bool) {
-	i := 0
-	for i < len(s) && isSpace(int(s[i])) {
-		i++
-	}
-	neg := false
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		neg = s[i] == '-'
-		i++
-	}
-	if (base == 0 || base == 16) && i+2 < len(s) && s[i] == '0' && (s[i+1] == 'x' || s[i+1] == 'X') && hexDigit(s[i+2]) >= 0 {
-		base = 16
-		i += 2
-	} else if base == 0 && i < len(s) && s[i] == '0' {
-		base = 8
-	} else if base == 0 {
-		base = 10
-	}
-	ok, over := false, false
-	for ; i < len(s); i++ {
-		d := hexDigit(s[i])
-		if d < 0 || uint64(d) >= base {
-			break
-		}
-		ok = true
-		hi, lo := bits.Mul64(v, base)
-		nv := lo + uint64(d)
-		if hi != 0 || nv < lo {
-			over = true
-		}
-		v = nv
-	}
-	if !ok {
-		return 0, 0, false
-	}
-	if over {
-		return ^uint64(0), i, true
-	}
-	if neg {
-		v = -v
-	}
-	return v, i, false
-}
-
-func hexDigit(c byte) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c >= 'a' && c <= 'f':
-		return int(c-'a') + 10
-	case c >= 'A' && c <= 'F':
-		return int(c-'A') + 10
-	}
-	return -1
 }

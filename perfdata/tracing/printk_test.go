@@ -28,18 +28,4 @@ func TestParsePrintk(t *testing.T) {
 	if got := parsePrintk([]byte(in)); !maps.Equal(got, want) {
 		t.Errorf("parsePrintk = %v, want %v", got, want)
 	}
-	for _, c := range []struct {
-		s    string
-		base uint64
-		v    uint64
-		n    int
-	}{
-		{"0xff", 16, 0xff, 4}, {"ff", 16, 0xff, 2}, {" -0x1", 16, ^uint64(0), 5}, {"0xg", 16, 0, 1},
-		{"0x1ffffffffffffffff", 16, ^uint64(0), 19}, {"-0x1ffffffffffffffff", 0, ^uint64(0), 20},
-		{"017", 0, 15, 3}, {"19", 0, 19, 2}, {"x", 16, 0, 0},
-	} {
-		if v, n, _ := StrtoullBase(c.s, c.base); v != c.v || n != c.n {
-			t.Errorf("StrtoullBase(%q, %d) = %#x, %d; want %#x, %d", c.s, c.base, v, n, c.v, c.n)
-		}
-	}
 }

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/perfpt/perfpt/internal/cnum"
 )
 
 // Sentinel errors wrapped by *Error.
@@ -288,7 +290,7 @@ func parsePrintk(b []byte) map[uint64]string {
 		if !ok {
 			continue
 		}
-		a, _, _ := StrtoullBase(addr, 16)
+		a, _, _ := cnum.Strtoull(addr, 16)
 		if f != "" {
 			f = f[1:]
 		}
