@@ -156,6 +156,14 @@ func (f *Fields) Has(t OutputType, x Field) bool { return f.out[t].fields&x != 0
 // UserSet reports whether -F changed the fields of type t.
 func (f *Fields) UserSet(t OutputType) bool { return f.out[t].userSet }
 
+// Demanded reports whether -F named type t and set none of its fields
+// ("sw:"): perf_session__check_output_opt then wants an event of the
+// type in the recording.
+func (f *Fields) Demanded(t OutputType) bool { return f.out[t].userSet && !f.out[t].wildcardSet }
+
+// TypeName is the name perf's messages give type t (event_type).
+func TypeName(t OutputType) string { return typeNames[t] }
+
 // UserSetField reports whether the user asked for field x of type t
 // explicitly (with an untyped -F list or +field).
 func (f *Fields) UserSetField(t OutputType, x Field) bool { return f.out[t].userSetFields&x != 0 }

@@ -57,9 +57,10 @@ func TestScriptListsPerf(t *testing.T) {
 }
 
 // TestLatencyPerf compares perf script -L (the comm column "%8.8s ", the
-// cpu "%3d ") and --dump-unsorted-raw-trace (-D in file order) with perf
-// 6.1's on a recording of a program whose name is longer than 8, with and
-// without call chains and side-band lines.
+// cpu "%3d "), --dump-unsorted-raw-trace (-D in file order) and -F TYPE:
+// without fields for a type the recording has not ("hardware events do
+// not exist") with perf 6.1's on a recording of a program whose name is
+// longer than 8, with and without call chains and side-band lines.
 func TestLatencyPerf(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records a program")
@@ -84,7 +85,8 @@ func TestLatencyPerf(t *testing.T) {
 	}
 	for _, args := range [][]string{{"-L"}, {"--Latency", "-G"}, {"-L", "--show-task-events", "--show-mmap-events"},
 		{"-L", "-F", "comm,pid,tid,cpu,time,ip,sym"}, {"-L", "-F", "comm,cpu", "-G"}, {"-L", "--no-Latency"}, {"-LG", "--ns"},
-		{"--dump-unsorted-raw-trace"}, {"--dump-unsorted-raw-trace", "--show-task-events", "-G"}, {"-D", "--dump-unsorted-raw-trace", "--show-round-events"}} {
+		{"--dump-unsorted-raw-trace"}, {"--dump-unsorted-raw-trace", "--show-task-events", "-G"}, {"-D", "--dump-unsorted-raw-trace", "--show-round-events"},
+		{"-F", "hw:"}, {"-F", "sw:"}, {"-F", "trace:", "-F", "ip"}, {"-F", "raw:", "-F", "raw:ip"}} {
 		comparePerfScript(t, data, args...)
 	}
 }

@@ -244,6 +244,21 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	if fs, err := s.File().Features(); err == nil && fs.Has(perfdata.FeatStat) {
 		statFile = true
 	}
+	// Its check that a type -F named without fields ("sw:") has an
+	// event (the perf types, not the synthesised ones; a dummy event
+	// does not count, and a pipe has no events yet).
+	for t := script.TypeHardware; t < script.TypeSynth; t++ {
+		if !fields.Demanded(t) {
+			continue
+		}
+		found := false
+		for _, e := range s.Events() {
+			found = found || script.OutputTypeOf(e.AttrType) == t && !(e.AttrType == 1 && e.Config == 9)
+		}
+		if !found {
+			return &perfopt.Exit{Msg: script.TypeName(t) + " events do not exist. Remove corresponding -F option to proceed.", Status: 255}
+		}
+	}
 	for _, e := range s.Events() {
 		if e.SampleType&sample.SampleCallchain != 0 {
 			anyCallchain = true
