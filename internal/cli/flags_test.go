@@ -447,7 +447,7 @@ func flagChecks(tmp string) map[string]func(t *testing.T) {
 			refused("--freq", "record", "-e", "intel_pt//u", "-F", "99", "--", "/bin/true"),
 			nativeAttr(func(a *perfdata.Attr) bool { return a.SamplePeriod == 99 }, "-F", "99"),
 			refused("frequency and count are zero", "record", "-e", "cpu-clock", "-F", "0", "--", "/bin/true"),
-			refused("-F -5", "record", "-e", "cpu-clock", "-F", "-5", "--", "/bin/true"),
+			refused("frequency and count are zero", "record", "-e", "cpu-clock", "-F", "abc", "--", "/bin/true"),
 			func(t *testing.T) {
 				b, err := os.ReadFile("/proc/sys/kernel/perf_event_max_sample_rate")
 				if err != nil {

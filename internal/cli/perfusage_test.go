@@ -149,6 +149,14 @@ func TestPerfUsageErrors(t *testing.T) {
 		{[]string{"record"}, []string{"record"}, "--call-gr=bogus"},
 		{[]string{"record"}, []string{"record"}, "--call-graph dwarf,x"},
 		{[]string{"record"}, []string{"record"}, "--call-graph dwarf,70000"},
+		// get_stack_size: strtoul(size, &end, 0) of the whole token,
+		// rounded up to 8; lbr takes no more.
+		{[]string{"record"}, []string{"record"}, "--call-graph dwarf,0b1000"},
+		{[]string{"record"}, []string{"record"}, "--call-graph dwarf,1_0"},
+		{[]string{"record"}, []string{"record"}, "--call-graph dwarf,-8"},
+		{[]string{"record"}, []string{"record"}, "--call-graph dwarf,65529"},
+		{[]string{"record"}, []string{"record"}, "--call-graph lbr,3"},
+		{[]string{"record"}, []string{"record"}, "--call-graph ,"},
 		// -h: the usage on stderr, status 129 (perf's --help opens a
 		// man page: TestHelpUsage).
 		{[]string{"script"}, []string{"script"}, "-h"},

@@ -7,12 +7,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/perfpt/perfpt/internal/cnum"
 	"github.com/perfpt/perfpt/record"
 	"github.com/perfpt/perfpt/record/ksynth"
 	"github.com/perfpt/perfpt/record/native"
@@ -43,7 +43,7 @@ func recordCommand() *ucli.Command {
 			&ucli.BoolFlag{Name: "emulate-cpuid", Usage: "CPUID reports RTM, Intel PT and PTWRITE, which the emulation performs (emulate; off: the host's CPUID)"},
 			&ucli.StringFlag{Name: "buildid-dir", Usage: "build-id cache to save the [vdso] in (default $PERF_BUILDID_DIR or ~/.debug)"},
 			&ucli.BoolFlag{Name: "no-buildid-cache", Aliases: []string{"N"}, Usage: "do not save the [vdso] in the build-id cache"},
-			&ucli.IntFlag{Name: "freq", Aliases: []string{"F"}, Value: 4000, Usage: "sampling frequency (software events)"},
+			&ucli.StringFlag{Name: "freq", Aliases: []string{"F"}, Value: "4000", Usage: "sampling frequency (software events), or max (perf_event_max_sample_rate)"},
 			&ucli.BoolFlag{Name: "g", Usage: "record call chains from frame pointers, as --call-graph fp (software events)"},
 			&callGraphFlag{&ucli.StringFlag{Name: "call-graph", Usage: "fp: record call chains from frame pointers (software events); perf's dwarf and lbr modes and an fp depth are refused"}},
 			&ucli.IntFlag{Name: "emulate-cpus", Value: 1, Usage: "emulate: virtual CPUs (per-CPU mode); with more than 1 the threads migrate between them at random (--emulate-seed), each turn ending after --emulate-quantum events"},
@@ -136,7 +136,7 @@ func runRecord(c *ucli.Context) error {
 		}
 		return nil
 	}
-	freq, err := sampleFreq(c.Int("freq"), c.App.ErrWriter)
+	freq, err := sampleFreq(c.String("freq"), c.App.ErrWriter)
 	if err != nil {
 		return fmt.Errorf("record: %w", err)
 	}
@@ -167,17 +167,32 @@ func runRecord(c *ucli.Context) error {
 type callGraphFlag struct{ *ucli.StringFlag }
 
 // checkValue is perf's refusal of a value of --call-graph (perfMsg), or
-// perfpt's refusal of one perf takes (notDone).
+// perfpt's refusal of one perf takes (notDone). It reads v as perf's
+// parse_callchain_record: tokens split at commas, empty ones skipped
+// (strtok_r), the mode first; fp's depth is not refused by perf; dwarf's
+// size is get_stack_size's strtoul(size, &end, 0), the whole token, rounded
+// up to 8 bytes, 8 to 65528.
 func (callGraphFlag) checkValue(v string) (perfMsg string, notDone error) {
-	mode, size, sized := strings.Cut(v, ",")
-	switch {
-	case mode == "fp" && !sized:
-		return "", nil
-	case mode == "dwarf" && sized:
-		// perf: a size from 1 to 65528 bytes.
-		if n, err := strconv.ParseUint(size, 0, 64); err != nil || n == 0 || n > 65528 {
-			return "callchain: Incorrect stack dump size (max 65528): " + size, nil
+	var toks []string
+	for _, t := range strings.Split(v, ",") {
+		if t != "" {
+			toks = append(toks, t)
 		}
+	}
+	mode := v // strtok_r finds no token: the whole text is the name
+	if len(toks) > 0 {
+		mode = toks[0]
+	}
+	switch {
+	case mode == "fp" && len(toks) == 1:
+		return "", nil
+	case mode == "dwarf" && len(toks) > 1:
+		n, k, _ := cnum.Strtoul(toks[1], 0)
+		if r := (n - 1) | 7 + 1; !cnum.Whole(toks[1], k) || r == 0 || r > 65528 {
+			return "callchain: Incorrect stack dump size (max 65528): " + toks[1], nil
+		}
+	case mode == "lbr" && len(toks) > 1:
+		return "callchain: No more arguments needed for --call-graph lbr", nil
 	case mode != "fp" && mode != "dwarf" && mode != "lbr":
 		return "callchain: Unknown --call-graph option value: " + v, nil
 	}
@@ -236,29 +251,46 @@ func checkRecordFlags(c *ucli.Context, ev string) error {
 	return nil
 }
 
-// sampleFreq checks -F as perf record does: 0 is perf's "frequency and
-// count are zero" error, a negative value is refused, and one above the
-// kernel's perf_event_max_sample_rate is lowered to it with perf's warning
-// (record__check_freq via evlist__config's record_opts__config_freq).
-func sampleFreq(f int, stderr io.Writer) (int, error) {
-	switch {
-	case f == 0:
+// sampleFreq reads -F as perf record does: "max" (any case) is the
+// kernel's perf_event_max_sample_rate, with perf's info line; anything
+// else is C's atoi ((int)strtol(v, NULL, 10): "77x" is 77, "abc" 0)
+// stored in an unsigned int (-5 is 4294967291) (record__parse_freq). 0
+// is perf's "frequency and count are zero" error; a rate above the
+// kernel's maximum is lowered to it with perf's warning (record__check_freq
+// via evlist__config's record_opts__config_freq).
+func sampleFreq(v string, stderr io.Writer) (int, error) {
+	maxRate := func() (uint32, bool) {
+		b, err := os.ReadFile("/proc/sys/kernel/perf_event_max_sample_rate")
+		if err != nil {
+			return 0, false
+		}
+		n, k, _ := cnum.Strtol(strings.TrimSpace(string(b)), 10)
+		return uint32(n), k > 0 && n > 0
+	}
+	var f uint32
+	if strings.EqualFold(v, "max") {
+		max, ok := maxRate()
+		if !ok {
+			return 0, errors.New("couldn't read /proc/sys/kernel/perf_event_max_sample_rate")
+		}
+		fmt.Fprintf(stderr, "info: Using a maximum frequency rate of %d Hz\n", max)
+		f = max
+	} else {
+		n, _, _ := cnum.Strtol(v, 10)
+		f = uint32(int32(n))
+	}
+	if f == 0 {
 		return 0, errors.New("frequency and count are zero, aborting")
-	case f < 0:
-		return 0, fmt.Errorf("-F %d: want a positive frequency", f)
 	}
-	b, err := os.ReadFile("/proc/sys/kernel/perf_event_max_sample_rate")
-	if err != nil {
-		return f, nil
-	}
-	max, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || max <= 0 || f <= max {
-		return f, nil
+	max, ok := maxRate()
+	if !ok || f <= max {
+		return int(f), nil
 	}
 	fmt.Fprintf(stderr, "warning: Maximum frequency rate (%d Hz) exceeded, throttling from %d Hz to %d Hz.\n"+
 		"         The limit can be raised via /proc/sys/kernel/perf_event_max_sample_rate.\n"+
-		"         The kernel will lower it when perf's interrupts take too long.\n", max, f, max)
-	return max, nil
+		"         The kernel will lower it when perf's interrupts take too long.\n"+
+		"         Use --strict-freq to disable this throttling, refusing to record.\n", max, f, max)
+	return int(max), nil
 }
 
 // recordTarget reads --per-thread, -a and -C.
