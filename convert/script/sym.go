@@ -241,34 +241,43 @@ func (p *Printer) bts(b []byte, s *sample.Sample, pl *plan) []byte {
 	return append(b, '\n')
 }
 
+// BranchSym mirrors resolve_branch_sym: the name of the function a call
+// (or trace begin) sample goes to, or a return (or trace end) comes from;
+// ok is false when the sample is neither or that address has no symbol.
+func BranchSym(s *sample.Sample) (name string, ok bool) {
+	name, _, ok = branchSym(s, s.Ev.AddrCorrelatesSym())
+	return name, ok
+}
+
+// branchSym is resolve_branch_sym: the name, or else the address it has
+// none for (0 when the sample is no call, return or trace begin or end).
+// addrCorr is sample_addr_correlates_sym of the sample's event.
+func branchSym(s *sample.Sample, addrCorr bool) (name string, ip uint64, ok bool) {
+	switch {
+	case s.Flags&(sample.FlagCall|sample.FlagTraceBegin) != 0:
+		if addrCorr {
+			var tmp sample.Loc
+			if l := addrLoc(s, &tmp); l.Sym != nil {
+				return l.Sym.Name, 0, true
+			}
+		}
+		return "", s.Addr, false
+	case s.Flags&(sample.FlagReturn|sample.FlagTraceEnd) != 0:
+		if s.IPLoc.Sym != nil {
+			return s.IPLoc.Sym.Name, 0, true
+		}
+		return "", s.IP, false
+	}
+	return "", 0, false
+}
+
 // callindent mirrors perf_sample__fprintf_callindent.
 func (p *Printer) callindent(b []byte, s *sample.Sample, pl *plan) []byte {
 	depth := s.Depth
 	if s.HasThreadStack && s.Flags&sample.FlagReturn != 0 {
 		depth++
 	}
-	var name string
-	var ip uint64
-	haveName := false
-	switch {
-	case s.Flags&(sample.FlagCall|sample.FlagTraceBegin) != 0:
-		if pl.addrCorr {
-			var tmp sample.Loc
-			if l := addrLoc(s, &tmp); l.Sym != nil {
-				name, haveName = l.Sym.Name, true
-			} else {
-				ip = s.Addr
-			}
-		} else {
-			ip = s.Addr
-		}
-	case s.Flags&(sample.FlagReturn|sample.FlagTraceEnd) != 0:
-		if s.IPLoc.Sym != nil {
-			name, haveName = s.IPLoc.Sym.Name, true
-		} else {
-			ip = s.IP
-		}
-	}
+	name, ip, haveName := branchSym(s, pl.addrCorr)
 	start := len(b)
 	if p.has(FieldDSO) && !(p.has(FieldIP) || p.has(FieldAddr)) {
 		b = append(b, '(')

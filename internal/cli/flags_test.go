@@ -604,6 +604,8 @@ func flagChecks(tmp string) map[string]func(t *testing.T) {
 			refused("switch-on event not found (x)", "script", "-i", cgData, "--switch-on", "x")),
 		"script/switch-off": all(differs([]string{"script", "-i", cgData}, "--switch-off", "cpu-clock"),
 			refused("switch-off event not found (x)", "script", "-i", cgData, "--switch-off", "x")),
+		// What it prints is TestGraphFunctionPerf's.
+		"script/graph-function": differs(sc("--call-trace"), "--graph-function", "main"),
 		"script/per-event-dump": func(t *testing.T) {
 			// What it writes is TestPerEventDumpPerf's; the files
 			// go beside the input: a copy.

@@ -232,7 +232,7 @@ func scriptOptTable() []scriptOpt {
 			},
 			// perf's callback ignores unset: --no-call-ret-trace is --call-ret-trace.
 			unset: func(cfg *runner.Config) { presetTrace(cfg, "-ip,-addr,-event,-period,+callindent,+flags", "crewp", 0) }},
-		notDone(0, "graph-function", "symbol[,symbol...]", false),
+		listOpt(optHelp{long: "graph-function", argh: "symbol[,symbol...]", help: "only print symbols and callees with --call-trace/--call-ret-trace"}, func(c *runner.Config) **string { return &c.GraphFunction }),
 		listOpt(optHelp{long: "stop-bt", argh: "symbol[,symbol...]", help: "print call chains down to a frame of these symbols"}, func(c *runner.Config) **string { return &c.StopBT }),
 		{optHelp: optHelp{short: 'C', long: "cpu", argh: "cpu", help: "only samples of these CPUs (0-2,5)"},
 			set:   func(cfg *runner.Config, v string) error { cfg.CPUs, cfg.CPUsSet = v, true; return nil },

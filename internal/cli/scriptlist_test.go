@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/perfpt/perfpt/internal/linediff"
+	"github.com/perfpt/perfpt/record/testprog"
 )
 
 // listCheck checks that perfpt script's option opt (-l, --list-dlfilters)
@@ -239,5 +240,26 @@ func TestPerEventDumpPerf(t *testing.T) {
 			}
 		}
 		t.Logf("%s %q: %d outputs compared; stdout %q", filepath.Base(c.data), c.args, len(want), want["stdout"])
+	}
+}
+
+// TestGraphFunctionPerf compares --graph-function (perf's show_event: the
+// sample of a call to or a return from a function named, then the
+// thread's samples deeper than it) with perf 6.1's on an emulated PT
+// recording of threads: call traces, branches (whose thread stack perf
+// keeps too), a list of names, an empty name.
+func TestGraphFunctionPerf(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records a program")
+	}
+	if _, err := exec.LookPath("perf"); err != nil {
+		t.Skip("no perf")
+	}
+	data := filepath.Join(t.TempDir(), "pt.data")
+	emulateTo(t, data, []string{testprog.Path(t, "threads-dyn-O2")})
+	for _, args := range [][]string{{"--call-trace", "--graph-function", "main"}, {"--call-ret-trace", "--graph-function", "worker,start_thread"},
+		{"--itrace=b", "-F", "+flags", "--graph-function", "start_thread"}, {"--itrace=cr", "-F", "+callindent", "--graph-function=_dl_fixup,printf"},
+		{"--call-trace", "--graph-function", ","}, {"--graph-function", "main", "--no-graph-function"}} {
+		comparePerfScript(t, data, args...)
 	}
 }

@@ -81,6 +81,10 @@ type Config struct {
 	// (--show-on-off-events). nil: not given.
 	SwitchOn, SwitchOff *string
 	ShowOnOff           bool
+	// GraphFunction is --graph-function's list of names (nil: not
+	// given): only the samples from a call of one of them to its
+	// return are printed.
+	GraphFunction *string
 	// PerEventDump writes each event's samples to a file of its own
 	// (--per-event-dump).
 	PerEventDump bool
@@ -161,8 +165,11 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		return err
 	}
 	opts.Time = cfg.Time // parsed by session.Open (percentages need the header)
-	if fields.Has(script.TypeHardware, script.FieldCallindent) {
+	if fields.Has(script.TypeHardware, script.FieldCallindent) || cfg.GraphFunction != nil {
 		opts.ThreadStack = true
+	}
+	if cfg.GraphFunction != nil {
+		opts.NoIPLoc = false // show_event names returns by the IP's symbol
 	}
 	input := cfg.Input
 	if input == "" {
@@ -437,7 +444,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if sw != nil {
+	if sw != nil || cfg.GraphFunction != nil {
 		workers = 1 // the samples decide in order what is printed
 	}
 	// perf_script__setup_per_event_dump, then.
@@ -594,6 +601,17 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 		print := h.Sample
 		h.Sample = func(smp *sample.Sample) {
 			if !sw.discard(smp.Ev) {
+				print(smp)
+			}
+		}
+	}
+	if cfg.GraphFunction != nil {
+		// show_event, before evswitch__discard.
+		g := &graphFilter{names: *cfg.GraphFunction, threads: map[int32]*graphThread{}}
+		h.IPRun, h.IPRunOK = nil, nil
+		print := h.Sample
+		h.Sample = func(smp *sample.Sample) {
+			if g.show(smp) {
 				print(smp)
 			}
 		}
@@ -1195,6 +1213,47 @@ func (sw *evSwitch) discard(e *sample.Event) bool {
 	if sw.off != nil && !sw.discarding && e == sw.off {
 		sw.discarding = true
 		return !sw.show
+	}
+	return false
+}
+
+// graphFilter is perf script's show_event for --graph-function: a thread
+// prints the sample of a call to (or a return from) one of the functions
+// named, then its samples while its thread-stack depth stays above that
+// sample's; the first at or below it ends the run and is not printed.
+type graphFilter struct {
+	names   string // perf's comma-separated list, compared name by name
+	threads map[int32]*graphThread
+}
+
+// graphThread is a thread's filter and filter_entry_depth.
+type graphThread struct {
+	filter     bool
+	entryDepth int
+}
+
+func (g *graphFilter) show(smp *sample.Sample) bool {
+	th := g.threads[smp.TID]
+	if th == nil {
+		th = &graphThread{}
+		g.threads[smp.TID] = th
+	}
+	if th.filter {
+		if smp.Depth <= th.entryDepth {
+			th.filter = false
+			return false
+		}
+		return true
+	}
+	name, ok := script.BranchSym(smp)
+	if !ok {
+		return false
+	}
+	for _, n := range strings.Split(g.names, ",") {
+		if n == name {
+			th.filter, th.entryDepth = true, smp.Depth
+			return true
+		}
 	}
 	return false
 }
