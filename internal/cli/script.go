@@ -78,6 +78,18 @@ type scriptOpt struct {
 	// every option of perf script's: none is PARSE_OPT_NONEG); nil
 	// where perfpt does not implement the negation.
 	unset func(cfg *runner.Config)
+	// why says why perfpt does not implement the option (its refusal
+	// says it).
+	why string
+}
+
+// refusal is perfpt's refusal of the option as given, with why.
+func (o scriptOpt) refusal(u *perfUsage, given string) *usageError {
+	e := u.notImplemented(given, o.optHelp)
+	if o.why != "" {
+		e.msg = strings.TrimSuffix(e.msg, ")") + ": " + o.why + ")"
+	}
+	return e
 }
 
 // implemented says whether perfpt takes the option (--itrace, whose value
@@ -114,10 +126,15 @@ func scriptOptTable() []scriptOpt {
 			set:   func(cfg *runner.Config, v string) error { *dst(cfg) = &v; return nil },
 			unset: func(cfg *runner.Config) { *dst(cfg) = nil }}
 	}
-	// notDone is one of perf's options perfpt refuses.
-	notDone := func(short byte, long, argh string, optArg bool) scriptOpt {
-		return scriptOpt{optHelp: optHelp{short: short, long: long, argh: argh, optArg: optArg}}
+	// notDone is one of perf's options perfpt refuses, and why.
+	notDone := func(short byte, long, argh string, optArg bool, why string) scriptOpt {
+		return scriptOpt{optHelp: optHelp{short: short, long: long, argh: argh, optArg: optArg}, why: why}
 	}
+	const (
+		noScripts = "perfpt runs no perl or python scripts"
+		noDL      = "perfpt loads no dlfilter shared objects"
+		noGuest   = "perfpt decodes no guest (virtual machine) code"
+	)
 	show := func(name string) scriptOpt {
 		bit := runner.ShowOptions[name]
 		return scriptOpt{optHelp: optHelp{long: name, help: "print the " + strings.TrimSuffix(strings.TrimPrefix(name, "show-"), "-events") + " side-band events"},
@@ -173,10 +190,10 @@ func scriptOptTable() []scriptOpt {
 			flag: func(*runner.Config) {}, unset: func(*runner.Config) {}},
 		{optHelp: optHelp{long: "list-dlfilters", help: "list available dlfilters (perfpt has none)"},
 			flag: func(*runner.Config) {}, unset: func(*runner.Config) {}},
-		notDone('s', "script", "name", false),
-		notDone('g', "gen-script", "lang", false),
-		notDone(0, "dlfilter", "file", false),
-		notDone(0, "dlarg", "argument", false),
+		notDone('s', "script", "name", false, noScripts),
+		notDone('g', "gen-script", "lang", false, noScripts),
+		notDone(0, "dlfilter", "file", false, noDL),
+		notDone(0, "dlarg", "argument", false, noDL),
 		strOpt(optHelp{short: 'i', long: "input", argh: "file", help: "the recording to read (perf.data; - for a pipe)"}, func(c *runner.Config) *string { return &c.Input }),
 		boolOpt(optHelp{short: 'd', long: "debug-mode", help: "check that samples come in time order; print none"}, func(c *runner.Config) *bool { return &c.DebugMode }),
 		boolOpt(optHelp{long: "header", help: "print the header first"}, func(c *runner.Config) *bool { return &c.Header }),
@@ -189,7 +206,7 @@ func scriptOptTable() []scriptOpt {
 			set: func(cfg *runner.Config, v string) error { cfg.Symfs = v; return nil }},
 		{optHelp: optHelp{short: 'F', long: "fields", argh: "str", help: "fields to print, perf's: [type:]f1,f2 sets, +f adds, -f removes"},
 			set: func(cfg *runner.Config, v string) error { cfg.Fields = append(cfg.Fields, v); return nil }},
-		notDone('a', "all-cpus", "", false),
+		notDone('a', "all-cpus", "", false, "it is for the recording of a script, and "+noScripts),
 		listOpt(optHelp{long: "dsos", argh: "dso[,dso...]", help: "only samples in these DSOs (short or long names)"}, func(c *runner.Config) **string { return &c.DSOs }),
 		listOpt(optHelp{short: 'S', long: "symbols", argh: "symbol[,symbol...]", help: "only samples in these symbols, or at these hexadecimal addresses"}, func(c *runner.Config) **string { return &c.Symbols }),
 		// OPT_INTEGER: strtol, the whole value a number; --no- is 0.
@@ -219,7 +236,7 @@ func scriptOptTable() []scriptOpt {
 			},
 			// perf's callback ignores unset (str is NULL): --no-insn-trace is --insn-trace.
 			unset: func(cfg *runner.Config) { presetTrace(cfg, "+insn,-event,-period", "i0ns", 0) }},
-		notDone(0, "xed", "...", true),
+		notDone(0, "xed", "...", true, "perf pipes its output through the xed disassembler; perfpt runs no xed"),
 		{optHelp: optHelp{long: "call-trace", argh: "...", optArg: true, help: "calls, indented by depth (-F -ip,-addr,-event,-period,+callindent --itrace=cewp --ns)"},
 			set: func(cfg *runner.Config, _ string) error {
 				return presetTrace(cfg, "-ip,-addr,-event,-period,+callindent", "cewp", 50)
@@ -272,11 +289,11 @@ func scriptOptTable() []scriptOpt {
 		strOpt(optHelp{long: "time", argh: "str", help: "time ranges (start,stop in seconds, or percentages)"}, func(c *runner.Config) *string { return &c.Time }),
 		{optHelp: optHelp{long: "inline", help: "show inlined functions in call chains (the default; --no-inline: do not)"},
 			flag: func(cfg *runner.Config) { cfg.NoInline = false }, unset: func(cfg *runner.Config) { cfg.NoInline = true }},
-		notDone(0, "guestmount", "directory", false),
-		notDone(0, "guestvmlinux", "file", false),
-		notDone(0, "guestkallsyms", "file", false),
-		notDone(0, "guestmodules", "file", false),
-		notDone(0, "guest-code", "", false),
+		notDone(0, "guestmount", "directory", false, noGuest),
+		notDone(0, "guestvmlinux", "file", false, noGuest),
+		notDone(0, "guestkallsyms", "file", false, noGuest),
+		notDone(0, "guestmodules", "file", false, noGuest),
+		notDone(0, "guest-code", "", false, noGuest),
 		boolOpt(optHelp{long: "stitch-lbr", help: "stitch LBR call stacks across samples"}, func(c *runner.Config) *bool { return &c.StitchLBR }),
 		// OPTS_EVSWITCH: --no-switch-on and --no-switch-off are
 		// perf's NULL, no switch.
@@ -330,17 +347,17 @@ func (k *scriptSink) option(r optRead) error {
 		// --no-NAME too: perf's callbacks do not look at unset.
 		return listed(o.long)
 	case r.m.unset && o.unset == nil:
-		k.refuse(u.notImplemented(negation(r.m.opt.long), o.optHelp))
+		k.refuse(o.refusal(u, negation(r.m.opt.long)))
 	case r.m.unset:
 		o.unset(k.cfg)
 	case o.argh == "" && !o.implemented():
-		k.refuse(u.notImplemented(given, o.optHelp))
+		k.refuse(o.refusal(u, given))
 	case o.argh == "":
 		o.flag(k.cfg)
 	case !o.implemented():
 		// perf's checks of its value first; a later error of perf's
 		// is perf's answer.
-		k.refuse(u.notImplemented(given, o.optHelp))
+		k.refuse(o.refusal(u, given))
 	case o.long == "itrace":
 		if _, err := sample.ParseItrace(r.val); err != nil {
 			return u.valueError(false, r.given, err.Error())
