@@ -27,6 +27,39 @@ func listCheck(want string, opt ...string) func(t *testing.T) {
 	}
 }
 
+// filterProgRecorded builds filterProg (two threads, libc and the loader)
+// in a temporary folder and records it with perf record -q ARGS, once per
+// list of ARGS, each into a file of its own; it skips under -short,
+// without perf or gcc, or when perf cannot record here.
+func filterProgRecorded(t *testing.T, args ...[]string) (data []string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("records a program")
+	}
+	for _, tool := range []string{"perf", "gcc"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s", tool)
+		}
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "prog.c")
+	if err := os.WriteFile(src, []byte(filterProg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prog := filepath.Join(dir, "filterprog") // a name longer than 8
+	if b, err := exec.Command("gcc", "-O1", "-pthread", "-o", prog, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	for i, a := range args {
+		d := filepath.Join(dir, fmt.Sprintf("%d.data", i))
+		if b, err := exec.Command("perf", append(append(append([]string{"record", "-q"}, a...), "-o", d), prog)...).CombinedOutput(); err != nil {
+			t.Skipf("perf record cannot record here: %v\n%s", err, b)
+		}
+		data = append(data, d)
+	}
+	return data
+}
+
 // TestScriptListsPerf compares perfpt script -l and --list-dlfilters with
 // perf 6.1's where perf has no scripts and no dlfilters (PERF_EXEC_PATH
 // naming a folder with an empty scripts folder): perfpt runs none.
@@ -63,27 +96,7 @@ func TestScriptListsPerf(t *testing.T) {
 // not exist") with perf 6.1's on a recording of a program whose name is
 // longer than 8, with and without call chains and side-band lines.
 func TestLatencyPerf(t *testing.T) {
-	if testing.Short() {
-		t.Skip("records a program")
-	}
-	for _, tool := range []string{"perf", "gcc"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("no %s", tool)
-		}
-	}
-	dir := t.TempDir()
-	src := filepath.Join(dir, "latency.c")
-	if err := os.WriteFile(src, []byte(filterProg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	prog := filepath.Join(dir, "latencyprog")
-	if b, err := exec.Command("gcc", "-O1", "-pthread", "-o", prog, src).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, b)
-	}
-	data := filepath.Join(dir, "l.data")
-	if b, err := exec.Command("perf", "record", "-q", "-e", "cpu-clock", "-c", "200000", "-g", "--sample-cpu", "-o", data, prog).CombinedOutput(); err != nil {
-		t.Skipf("perf record cannot record here: %v\n%s", err, b)
-	}
+	data := filterProgRecorded(t, []string{"-e", "cpu-clock", "-c", "200000", "-g", "--sample-cpu"})[0]
 	for _, args := range [][]string{{"-L"}, {"--Latency", "-G"}, {"-L", "--show-task-events", "--show-mmap-events"},
 		{"-L", "-F", "comm,pid,tid,cpu,time,ip,sym"}, {"-L", "-F", "comm,cpu", "-G"}, {"-L", "--no-Latency"}, {"-LG", "--ns"},
 		{"--dump-unsorted-raw-trace"}, {"--dump-unsorted-raw-trace", "--show-task-events", "-G"}, {"-D", "--dump-unsorted-raw-trace", "--show-round-events"},
@@ -97,28 +110,7 @@ func TestLatencyPerf(t *testing.T) {
 // three software events that interleave: on, off, both (one event, two),
 // a name that is no event's.
 func TestEvSwitchPerf(t *testing.T) {
-	if testing.Short() {
-		t.Skip("records a program")
-	}
-	for _, tool := range []string{"perf", "gcc"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("no %s", tool)
-		}
-	}
-	dir := t.TempDir()
-	src := filepath.Join(dir, "evswitch.c")
-	if err := os.WriteFile(src, []byte(filterProg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	prog := filepath.Join(dir, "evswitch")
-	if b, err := exec.Command("gcc", "-O1", "-pthread", "-o", prog, src).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, b)
-	}
-	data := filepath.Join(dir, "sw.data")
-	rec := []string{"record", "-q", "-e", "cpu-clock/period=300000/", "-e", "page-faults/period=1/", "-e", "task-clock/period=500000/"}
-	if b, err := exec.Command("perf", append(rec, "-o", data, prog)...).CombinedOutput(); err != nil {
-		t.Skipf("perf record cannot record here: %v\n%s", err, b)
-	}
+	data := filterProgRecorded(t, []string{"-e", "cpu-clock/period=300000/", "-e", "page-faults/period=1/", "-e", "task-clock/period=500000/"})[0]
 	// perf names the events as given, with the period: the names to use.
 	out, err := exec.Command("perf", "evlist", "-i", data).Output()
 	if err != nil {
@@ -150,30 +142,8 @@ func TestEvSwitchPerf(t *testing.T) {
 // size is what glibc's buffer had written) and stderr; a name with a '/'
 // is perf's "Couldn't create" refusal.
 func TestPerEventDumpPerf(t *testing.T) {
-	if testing.Short() {
-		t.Skip("records a program")
-	}
-	for _, tool := range []string{"perf", "gcc"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("no %s", tool)
-		}
-	}
-	dir := t.TempDir()
-	src := filepath.Join(dir, "ped.c")
-	if err := os.WriteFile(src, []byte(filterProg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	prog := filepath.Join(dir, "ped")
-	if b, err := exec.Command("gcc", "-O1", "-pthread", "-o", prog, src).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, b)
-	}
-	plain := filepath.Join(dir, "plain.data")
-	slash := filepath.Join(dir, "slash.data")
-	for _, r := range [][]string{{"-e", "cpu-clock", "-e", "task-clock", "-c", "100000", "-g", "-o", plain}, {"-e", "cpu-clock/period=300000/", "-o", slash}} {
-		if b, err := exec.Command("perf", append(append([]string{"record", "-q"}, r...), prog)...).CombinedOutput(); err != nil {
-			t.Skipf("perf record cannot record here: %v\n%s", err, b)
-		}
-	}
+	recs := filterProgRecorded(t, []string{"-e", "cpu-clock", "-e", "task-clock", "-c", "100000", "-g"}, []string{"-e", "cpu-clock/period=300000/"})
+	plain, slash := recs[0], recs[1]
 	// run runs a tool on a copy of data in a folder of its own, the
 	// input named relatively, and returns what it printed and the dump
 	// files.
