@@ -405,6 +405,10 @@ func flagsUsage(line string, flags []ucli.Flag) *perfUsage {
 // the same: perf's opens the command's man page (status 0), which perfpt
 // does not have, and the flag package that reads the options of dump,
 // header and record cannot tell the two apart.
+// errUsage is an action's way to say what perf's usage_with_options says
+// after the options are parsed: the usage on stderr, status 129.
+var errUsage = errors.New("usage")
+
 func helpUsage(u *perfUsage) *usageError {
 	return &usageError{usage: u, full: true, raw: true}
 }
@@ -430,7 +434,11 @@ func perfUsageErrors(c *ucli.Command, line, perfSpec string, same ...string) *uc
 		if err != nil {
 			return err
 		}
-		return action(nc)
+		err = action(nc)
+		if errors.Is(err, errUsage) {
+			return helpUsage(u)
+		}
+		return err
 	}
 	return c
 }

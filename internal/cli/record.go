@@ -7,12 +7,15 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sort"
 	"strings"
 	"syscall"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/perfpt/perfpt/internal/cnum"
+	"github.com/perfpt/perfpt/internal/perfopt"
+	"github.com/perfpt/perfpt/perfdata"
 	"github.com/perfpt/perfpt/record"
 	"github.com/perfpt/perfpt/record/ksynth"
 	"github.com/perfpt/perfpt/record/native"
@@ -293,15 +296,38 @@ func sampleFreq(v string, stderr io.Writer) (int, error) {
 	return int(max), nil
 }
 
-// recordTarget reads --per-thread, -a and -C.
+// recordTarget reads --per-thread, -a and -C. -C is read as perf's
+// perf_cpu_map__new reads it (perfopt.ParseCPUs: strtoul base 0, "0,,1"
+// is CPU 0, " 1", "+1" and a CPU twice are refused); a list it refuses is
+// evlist__create_maps' failure, perf's usage and status 129 (errUsage).
 func recordTarget(c *ucli.Context) (native.Target, error) {
 	t := native.Target{PerThread: c.Bool("per-thread"), AllCPUs: c.Bool("all-cpus")}
 	if c.IsSet("cpu") {
-		cpus, err := native.ParseCPUList(c.String("cpu"), native.OnlineCPUs())
-		if err != nil {
-			return t, err
+		s := c.String("cpu")
+		l := perfopt.ParseCPUs(s)
+		if l.Err != nil {
+			return t, errUsage
 		}
-		t.CPUs = cpus
+		online := native.OnlineCPUs()
+		if c, ok := l.TooLarge(perfopt.MaxCPUs); ok {
+			return t, fmt.Errorf("-C %q: CPU %d is not online (online: %s)", s, c, perfdata.FormatCPUList(online))
+		}
+		if len(l.CPUs) == 0 {
+			return t, fmt.Errorf("-C %q: no CPU (perf opens its events on no CPU and fails)", s)
+		}
+		on := map[int]bool{}
+		for _, c := range online {
+			on[c] = true
+		}
+		for cpu := range l.CPUs {
+			t.CPUs = append(t.CPUs, int(cpu))
+		}
+		sort.Ints(t.CPUs)
+		for _, cpu := range t.CPUs {
+			if !on[cpu] {
+				return t, fmt.Errorf("-C %q: CPU %d is not online (online: %s)", s, cpu, perfdata.FormatCPUList(online))
+			}
+		}
 	}
 	return t, t.Check()
 }

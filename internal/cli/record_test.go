@@ -97,7 +97,6 @@ func TestRecordErrors(t *testing.T) {
 		{[]string{"--emulate", "-e", "cpu-clock", "--", "true"}, "--emulate records intel_pt only"},
 		{[]string{"-e", "bogus-event", "--", "true"}, "unsupported event"},
 		{[]string{"-e", "cpu-clock", "-C", "99999", "--", "true"}, "CPU 99999 is not online"},
-		{[]string{"-e", "cpu-clock", "-C", "0-x", "--", "true"}, "bad CPU range"},
 		{[]string{"-e", "cpu-clock", "--per-thread", "-a", "--", "true"}, "cannot be combined"},
 		{[]string{"-e", "cpu-clock", "--snapshot", "--", "true"}, "--snapshot needs the intel_pt event"},
 		{[]string{"-e", "cpu-clock", "-C", "0", "--", "/nonexistent/cmd"}, "cannot run /nonexistent/cmd"},

@@ -81,3 +81,50 @@ func TestRecordFreqPerf(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordCPUListPerf compares record -C with perf 6.1's: the lists
+// perf_cpu_map__new reads (strtoul base 0, "0,,1" ending at the empty
+// element, an open range "0-") make recordings on the same number of
+// CPUs (one id each), those it refuses (" 1", "+1", a CPU twice, a
+// falling range) perf's usage and status 129.
+func TestRecordCPUListPerf(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records")
+	}
+	if _, err := exec.LookPath("perf"); err != nil {
+		t.Skip("no perf")
+	}
+	dir := t.TempDir()
+	ids := func(path string) int {
+		f, err := perfdata.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		return len(f.Attrs[0].IDs)
+	}
+	for _, v := range []string{"0x0", "0,,1", "0-", "01", " 0", "+0", "0,0", "1-0", "0-x"} {
+		pd, od := filepath.Join(dir, "perf.data"), filepath.Join(dir, "perfpt.data")
+		os.Remove(pd)
+		os.Remove(od)
+		_, perr, status := perfRun(t, "record", "-q", "-C", v, "-e", "cpu-clock", "-o", pd, "--", "/bin/true")
+		r := perfpt("record", "-C", v, "-e", "cpu-clock", "-o", od, "--", "/bin/true")
+		if r.code != 0 && (strings.Contains(r.err, "perf_event_paranoid") || strings.Contains(r.err, "permission")) {
+			t.Skipf("perf_event_open is not permitted here: %s", r.err)
+		}
+		switch {
+		case status == usageStatus:
+			if r.code != usageStatus || usageHead(r.err, "perfpt record") != usageHead(perr, "perf record") {
+				t.Errorf("-C %q: perfpt status %d, stderr %q; perf's usage", v, r.code, r.err)
+			}
+		case status != 0:
+			t.Fatalf("-C %q: perf failed: %d %s", v, status, perr)
+		case r.code != 0:
+			t.Errorf("-C %q: perfpt failed: %s", v, r.err)
+		case ids(od) != ids(pd):
+			t.Errorf("-C %q: %d CPUs; perf %d", v, ids(od), ids(pd))
+		default:
+			t.Logf("-C %q: %d CPUs as perf", v, ids(od))
+		}
+	}
+}
