@@ -115,7 +115,12 @@ func (d *perEventDump) sample(smp *sample.Sample, flush func() error, print func
 }
 
 // stats writes perf's line for each file, then closes them: the size is
-// what glibc's buffer had written (whole buffers) when perf asked.
+// what glibc's buffer had written (whole buffers) when perf asked. perf
+// flushes every stream before it starts an addr2line process (subcmd's
+// start_command: fflush(NULL)), once per DSO whose source lines it looks
+// up (srcline, srccode, inlined frames): the size it reports then also
+// counts the partial buffers of those moments, which perfpt, looking
+// source lines up itself, does not have (the files are the same).
 func (d *perEventDump) stats(w io.Writer) error {
 	var first error
 	for _, ed := range d.order {
