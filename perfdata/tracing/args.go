@@ -3,6 +3,8 @@ package tracing
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/perfpt/perfpt/internal/cnum"
 )
 
 // ArgKind is the kind of a print fmt argument node (TEP_PRINT_*).
@@ -762,10 +764,11 @@ func argNumEval(arg *Arg) (int64, bool) {
 	return 0, false
 }
 
-// strtoll is C's strtoll(s, NULL, 0), saturating.
+// strtoll is C's strtoll(s, NULL, 0), saturating at LLONG_MAX and
+// LLONG_MIN (arg_num_eval's reading of an atom).
 func strtoll(s string) int64 {
-	v, _ := Strtoull(s)
-	return int64(v)
+	v, _, _ := cnum.Strtol(s, 0)
+	return v
 }
 
 // CastValue is libtraceevent's eval_type_str: it narrows v to the C type
