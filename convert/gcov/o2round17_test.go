@@ -148,3 +148,9 @@ func TestLocalDecl(t *testing.T) {
 		}
 	}
 }
+
+// TestViewOnlyIfO2 checks, on words.c at -O2, the ifs after
+// `int k = classify(*p);` whose tests gcc threaded into classify's
+// switch: their rows are only views at leaves most passes skip, and
+// they count as the statement before them (viewOnlyIf).
+func TestViewOnlyIfO2(t *testing.T) { sameOptLines(t, "words", "-O2", []int{50, 52}) }

@@ -805,7 +805,7 @@ func (p *Program) Report(c *Counts) *Report {
 			continue
 		}
 		ref := lines[rl.ref]
-		if lines[rl.gline] != nil || ref == nil || p.noCode[rl.gline] {
+		if lines[rl.gline] != nil && !rl.override || ref == nil || p.noCode[rl.gline] {
 			continue
 		}
 		n := ref.Count
@@ -813,6 +813,10 @@ func (p *Program) Report(c *Counts) *Report {
 			if m := lines[rl.minus]; m != nil {
 				n -= min(n, m.Count)
 			}
+		}
+		if l := lines[rl.gline]; l != nil {
+			l.Count = n // (override)
+			continue
 		}
 		addLine(rl.gline, &Line{Number: int(p.lines[rl.gline].line), Count: n, Function: ref.Function})
 	}

@@ -41,6 +41,9 @@ var returnLiteral = newLazyRegexp(`^\s*return\s*(-?\d[\w.]*|NULL|true|false|'[^'
 type rowless struct {
 	gline, ref, minus int32
 	calls, cases      []int
+	// override marks an if whose rows are all location views
+	// (viewOnlyIf): its count replaces the one the views gave.
+	override bool
 }
 
 func (p *Program) findRowless() {
@@ -61,6 +64,7 @@ func (p *Program) findRowless() {
 		code[k.file][k.line] = true
 	}
 	anyOpt := false
+	owns := map[lineKey]bool{} // lines some instruction of optimised code has
 	for fi := range p.funcs {
 		fn := &p.funcs[fi]
 		if !fn.optimized {
@@ -68,6 +72,9 @@ func (p *Program) findRowless() {
 		}
 		anyOpt = true
 		for k := fn.first; k < fn.end; k++ {
+			if g := p.insns[k].gline; g >= 0 {
+				owns[p.lines[g]] = true
+			}
 			mark(p.insns[k].gline)
 			for _, g := range p.pre[k] {
 				mark(g)
@@ -126,11 +133,13 @@ func (p *Program) findRowless() {
 			inlinedAt[k] = append(inlinedAt[k], ie.insn)
 		}
 	}
-	cxxFile, o3File := map[int32]bool{}, map[int32]bool{}
+	cxxFile, o3File, cFile := map[int32]bool{}, map[int32]bool{}, map[int32]bool{}
 	for fi := range p.funcs {
 		fn := &p.funcs[fi]
 		if fn.cxx {
 			cxxFile[fn.file] = true
+		} else if fn.optimized {
+			cFile[fn.file] = true
 		}
 		if fn.o3 {
 			o3File[fn.file] = true
@@ -175,6 +184,16 @@ func (p *Program) findRowless() {
 			}
 			for ln := start + 1; ln <= end; ln++ {
 				text := src[ln-1]
+				if has[ln] && !owns[lineKey{file, ln}] && cFile[file] && !cxxFile[file] && !o3File[file] && viewOnlyIf(text) {
+					if ref, minus := sameLevel(src, has, start, end, ln); ref > 0 {
+						r := rowless{gline: get(file, ln), ref: get(file, ref), minus: -1, override: true}
+						if minus > 0 {
+							r.minus = get(file, minus)
+						}
+						p.rowless = append(p.rowless, r)
+					}
+					continue
+				}
 				if has[ln] {
 					continue
 				}
@@ -971,4 +990,31 @@ func thenGoto(src []string, has map[int32]bool, start, ln int32) int32 {
 		return 0
 	}
 	return head
+}
+
+// viewOnlyIf reports whether text is the head of an if (not an else if)
+// that findRowless counts as its statement before when the line's rows
+// are all location views (no instruction has the line): gcc threaded
+// the if's test into the code before it (words.c's `if (k == 0)` after
+// `int k = classify(*p);`, whose switch's leaves jump past the ifs), and
+// the views sit at leaves that most passes skip.
+//
+// Of C sources only (a C++ header's ifs inlined into C++ code keep
+// their views: basic_string.h's `if (__s == 0)`), and not at -O3, where
+// the --coverage build threads these tests too (words.c's `if (k == 0)`
+// counts 6 there, not once per character) and retry.c's and pick.c's
+// loop ifs are views of unrolled copies. An if whose
+// condition calls a function is left alone: the call's
+// inlined code holds the test (rle.c's `if (is_alpha(c))`), and its
+// views count the passes.
+func viewOnlyIf(text string) bool {
+	if !ifNoBrace.MatchString(text) || elseHead.MatchString(text) {
+		return false
+	}
+	for _, m := range callWord.FindAllStringSubmatch(text, -1) {
+		if m[1] != "if" && m[1] != "sizeof" {
+			return false
+		}
+	}
+	return true
 }
