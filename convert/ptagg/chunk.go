@@ -126,9 +126,7 @@ func (a *Agg) moveChunk(t *Thread, f uint32, end, to uint64) {
 		}
 		t.stack = append(t.stack, n)
 		t.setTop(len(t.stack))
-		if d := &c.depth[t.root]; int(*d) < len(t.stack) {
-			*d = int32(len(t.stack))
-		}
+		c.deepest(t)
 	case f&sample.FlagReturn != 0:
 		for i := len(t.stack) - 1; i >= 0; i-- {
 			n := &a.nodes[t.stack[i]]
@@ -144,6 +142,13 @@ func (a *Agg) moveChunk(t *Thread, f uint32, end, to uint64) {
 		a.chunkEvent(t, f, end, to)
 	case f&sample.FlagBranch != 0 && f&sample.FlagConditional == 0 && to != 0 && a.chunkCrosses(t, end, to):
 		a.chunkEvent(t, f, end, to)
+	}
+}
+
+// deepest notes t's stack in the most frames it had on its base.
+func (c *chunkState) deepest(t *Thread) {
+	if d := &c.depth[t.root]; int(*d) < len(t.stack) {
+		*d = int32(len(t.stack))
 	}
 }
 

@@ -88,10 +88,13 @@ func (a *Agg) Call(t *Thread, site uint64) {
 // left NC as it was either pushed its own node, folded recursion, or
 // pushed nothing, at maxDepth: Call finds out which.)
 func (a *Agg) CallTo(t *Thread, site, nc uint64) {
-	if nc != t.nc && nc != 0 && a.chunk == nil && !a.o.Edges && len(t.stack) < maxDepth {
+	if nc != t.nc && nc != 0 && !a.o.Edges && len(t.stack) < maxDepth {
 		n := int32(nc>>32) - 1
 		t.stack = append(t.stack, n)
 		t.cur, t.nc = n, nc
+		if c := a.chunk; c != nil {
+			c.deepest(t)
+		}
 		return
 	}
 	a.Call(t, site)
@@ -99,9 +102,9 @@ func (a *Agg) CallTo(t *Thread, site, nc uint64) {
 
 // Return moves t's stack for a return to to from the instruction at end.
 func (a *Agg) Return(t *Thread, end, to uint64) {
-	if n := len(t.stack); n > 0 && t.overflow == 0 && a.chunk == nil && !a.o.Edges && a.nodes[t.stack[n-1]].ret == to {
-		// The return to the top frame, seen before (move's first
-		// match; nothing to learn).
+	if n := len(t.stack); n > 0 && t.overflow == 0 && !a.o.Edges && a.nodes[t.stack[n-1]].ret == to {
+		// The return to the top frame, seen before (move's and
+		// moveChunk's first match; nothing to learn or log).
 		t.setTop(n - 1)
 		return
 	}
@@ -146,12 +149,15 @@ type Frames struct {
 	// Overflow (1): the thread made calls beyond maxDepth, which its
 	// returns undo first (Return's work).
 	Overflow uint32
+	// Depth is the most frames Stack had: a walk that pushes beyond it
+	// raises it (a chunk's Agg logs it for Merge: chunkState.depth).
+	Depth int32
 }
 
 // Frames modes.
 const (
-	FramesNone  = iota // a chunk's Agg: calls and returns are CallTo's and Return's
-	FramesStack        // call stacks: a call to a known node pushes it, a return to the top's address pops
+	FramesNone  = iota // calls and returns are CallTo's and Return's
+	FramesStack        // call stacks (a chunk's too): a call to a known node pushes it, a return to the top's address pops
 	FramesEdges        // Options.Edges: After sets the node of the record's block
 )
 
@@ -168,10 +174,14 @@ func (a *Agg) Frames(t *Thread, f *Frames) {
 	switch {
 	case a.o.Edges:
 		f.Mode, f.Ctx = FramesEdges, a.ctx
-	case a.chunk == nil:
+	default:
 		f.Mode = FramesStack
 	}
 	n := len(t.stack)
+	f.Depth = int32(n)
+	if c := a.chunk; c != nil {
+		f.Depth = max(f.Depth, c.depth[t.root])
+	}
 	f.Stack = t.stack[:n:max(n, min(cap(t.stack), maxDepth))]
 	f.Nodes = unsafe.Pointer(unsafe.SliceData(a.nodes))
 	f.NC, f.Root, f.CPU = t.nc, t.root, t.cpu
@@ -183,4 +193,7 @@ func (a *Agg) SetFrames(t *Thread, f *Frames) {
 	t.stack = t.stack[:len(f.Stack)]
 	t.nc = f.NC
 	t.cur = int32(f.NC>>32) - 1
+	if c := a.chunk; c != nil && f.Depth > c.depth[t.root] {
+		c.depth[t.root] = f.Depth
+	}
 }

@@ -423,6 +423,11 @@ fscall:
 	LEAQ    (R13)(AX*4), R13
 	INCQ    AX
 	MOVQ    AX, (const_frStack+8)(DI)
+	CMPL    AX, const_frDepth(DI)
+	JLE     fsdeep
+	MOVL    AX, const_frDepth(DI)         // the most frames (Frames.Depth)
+
+fsdeep:
 	MOVQ    const_frNC(DI), AX
 	SHRQ    $32, AX
 	DECL    AX

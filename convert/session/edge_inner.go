@@ -92,6 +92,7 @@ const (
 	frCPU       = unsafe.Offsetof(aggInner{}.fr) + unsafe.Offsetof(ptagg.Frames{}.CPU)
 	frMode      = unsafe.Offsetof(aggInner{}.fr) + unsafe.Offsetof(ptagg.Frames{}.Mode)
 	frOverflow  = unsafe.Offsetof(aggInner{}.fr) + unsafe.Offsetof(ptagg.Frames{}.Overflow)
+	frDepth     = unsafe.Offsetof(aggInner{}.fr) + unsafe.Offsetof(ptagg.Frames{}.Depth)
 	nodeSize    = ptagg.NodeSize
 	nodeRet     = ptagg.NodeRet
 	framesNone  = ptagg.FramesNone
@@ -361,6 +362,7 @@ func (s *aggInner) frameMove(r *aggRec, kind uint8, to uint64) bool {
 			}
 			f.Stack = append(f.Stack, int32(r.callNC>>32)-1)
 			f.NC = r.callNC
+			f.Depth = max(f.Depth, int32(n+1))
 		case aggRet:
 			// Return: to the top frame, seen before.
 			n := len(f.Stack)

@@ -322,7 +322,7 @@ func TestAggInnerWalk(t *testing.T) {
 		}
 		in.fr = ptagg.Frames{Stack: stack, Ctx: ctx, Nodes: unsafe.Pointer(&nodeMem[0]),
 			NC: ncs[rng.Intn(len(ncs))], Root: int32(rng.Intn(nodes)), CPU: int32(rng.Intn(3)) - 1,
-			Mode: uint32(rng.Intn(3)), Overflow: uint32(rng.Intn(4) / 3)}
+			Mode: uint32(rng.Intn(3)), Overflow: uint32(rng.Intn(4) / 3), Depth: int32(len(stack) + rng.Intn(3))}
 		in.tgt = make([]aggTarget, 1<<aggTargetBits)
 		for k := 0; k < 30; k++ {
 			// Entries for the targets the loop may look up.
