@@ -485,7 +485,7 @@ rounds() {
 	awk -v n="${#cmds[@]}" -v insns="$insns" -v perfidx="$perfidx" -v names="$(printf '%s\n' "${names[@]}")" '
 	function median(a, k,   t, i, j) { for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 		return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
-	BEGIN { split(names, nm, "\n") }
+	BEGIN { split(names, nm, "\n"); for (k in nm) idx[nm[k]] = k - 1 }
 	$2 == "FAIL" { fail[$1] = 1; next }
 	{ c = ++cnt[$1]; w[$1, c] = $2; cpu[$1, c] = $3 + $4; if ($5 > rss[$1]) rss[$1] = $5 }
 	END {
@@ -502,7 +502,15 @@ rounds() {
 			if (i == 0) r0 = "baseline"
 			rp = (perfidx >= 0 && i != perfidx && med[perfidx] > 0 && med[i] > 0) ? sprintf("%6.2fx perf", med[perfidx] / med[i]) : ""
 			rc = (i > 0 && mcpu[0] > 0 && mcpu[i] > 0) ? sprintf("cpu %5.2fx", mcpu[0] / mcpu[i]) : ""
-			printf "  %-40s %7.3f s [%7.3f-%7.3f] cpu %7.3f s  %16s  %-14s %-12s %-11s RSS %6.1f MiB\n", nm[i + 1], med[i], mlo[i], mhi[i], mcpu[i], tp, r0, rp, rc, rss[i] / 1024
+			# a -j 2 command: its speed-up over the same command at -j 1
+			# (wall time; and its CPU time over that of -j 1, the cost of
+			# the parallel decode: on a loaded machine the wall ratio
+			# says little, the CPU ratio bounds what 2 idle cores give)
+			rj = ""
+			j1 = nm[i + 1]; sub(/-j 2$/, "-j 1", j1)
+			if (j1 != nm[i + 1] && (j1 in idx) && med[idx[j1]] > 0 && med[i] > 0 && mcpu[idx[j1]] > 0)
+				rj = sprintf(" -j2/-j1: %.2fx wall, cpu %.2fx", med[idx[j1]] / med[i], mcpu[i] / mcpu[idx[j1]])
+			printf "  %-40s %7.3f s [%7.3f-%7.3f] cpu %7.3f s  %16s  %-14s %-12s %-11s RSS %6.1f MiB%s\n", nm[i + 1], med[i], mlo[i], mhi[i], mcpu[i], tp, r0, rp, rc, rss[i] / 1024, rj
 		}
 	}' "$res" | tee -a "$SUMMARY"
 	for i in "${!cmds[@]}"; do line "  cmd: ${names[$i]}: ${cmds[$i]}"; done
