@@ -78,6 +78,16 @@ type lineKey struct {
 	line int32
 }
 
+// outputOrder returns a key that orders the functions as gcc emitted
+// them: their FDEs' order, else their addresses (the same within a
+// unit's .text).
+func (p *Program) outputOrder(fi int) uint64 {
+	if p.emitted != nil {
+		return p.emitted[fi]
+	}
+	return p.funcs[fi].low
+}
+
 // function is one out-of-line function of the program.
 type function struct {
 	name         string
@@ -183,6 +193,9 @@ type Program struct {
 	// is not their gcov line, the graph's (the test of a condition's
 	// operand written on a line of its own is in a block of both lines).
 	graphLine map[int]int32
+	// emitted is each function's place in gcc's output order
+	// (emissionOrder), nil when not known.
+	emitted []uint64
 	// graphPre holds lines without code that gcc's graph puts in the
 	// block of an instruction (va_end's).
 	graphPre map[int][]int32
@@ -447,6 +460,7 @@ func (p *Program) decode(f *elf.File) error {
 		fn.end = sort.Search(len(p.insns), func(k int) bool { return p.insns[k].addr >= fn.high })
 	}
 	p.lpads = landingPads(f)
+	p.emitted = emissionOrder(f, p.funcs)
 	p.markLeaders()
 	p.markCalls(f)
 	for i := range p.insns {

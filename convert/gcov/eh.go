@@ -57,6 +57,44 @@ func landingPads(f *elf.File) map[uint64][]callSite {
 	return out
 }
 
+// emissionOrder returns, for each of funcs, its place in the order gcc
+// emitted the functions of its unit (the .s file's order), from the order
+// of their FDEs in .eh_frame: gas writes the FDEs of an object in the
+// order of the functions' .cfi_startproc and the linker keeps each
+// object's order, where the functions' addresses put a unit's .text
+// before its comdat sections (a lambda of main, in .text, before every
+// template instance emitted before it). gcc writes the notes file in the
+// reverse of that order at -O0 (the callgraph's node list), which is
+// gcov's order of the functions that start on one line. It returns nil
+// when a function with code has no FDE (-fno-asynchronous-unwind-tables):
+// the addresses are used then.
+func emissionOrder(f *elf.File, funcs []function) []uint64 {
+	eh := f.Section(".eh_frame")
+	if eh == nil || f.Class != elf.ELFCLASS64 {
+		return nil
+	}
+	ehData, err := eh.Data()
+	if err != nil {
+		return nil
+	}
+	rank := map[uint64]uint64{}
+	t := unwind.NewTable(".eh_frame", ehData, eh.Addr, nil, 0, nil)
+	for fde := range t.EHFrameFDEs() {
+		if _, ok := rank[fde.Start]; !ok {
+			rank[fde.Start] = uint64(len(rank))
+		}
+	}
+	out := make([]uint64, len(funcs))
+	for i := range funcs {
+		r, ok := rank[funcs[i].low]
+		if !ok && funcs[i].high > funcs[i].low {
+			return nil
+		}
+		out[i] = r
+	}
+	return out
+}
+
 // parseLSDA reads the call-site table of the LSDA at off in data (at
 // address base) of the function starting at fn.
 func parseLSDA(data []byte, off int, base, fn uint64) []callSite {

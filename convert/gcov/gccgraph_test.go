@@ -174,3 +174,46 @@ func gccGraphsEqual(t *testing.T, names []string) map[string]bool {
 	t.Logf("graphs equal to gcc's for %d of %d functions", same, total)
 	return equal
 }
+
+// TestEmissionOrder checks that outputOrder ranks the functions of a -O0
+// build in the reverse of gcc's notes file's order (gcov's order of the
+// functions starting on one line): events.cc has template instances in
+// comdat sections emitted after lambdas of main in .text, so their
+// addresses do not give that order (std::function's _M_access instances).
+func TestEmissionOrder(t *testing.T) {
+	if _, err := exec.LookPath("g++"); err != nil {
+		t.Skip("g++ not installed")
+	}
+	dir := t.TempDir()
+	fns, err := readGcno(buildGcno(t, dir, "events", "-O0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(buildC(t, dir, "events", "events.plain", "-g", "-O0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.emitted == nil {
+		t.Fatal("no FDE order for a -O0 build")
+	}
+	byName := map[string]int{}
+	for fi := range p.funcs {
+		byName[p.funcs[fi].name] = fi
+	}
+	prev, prevName, n := uint64(0), "", 0
+	for _, gf := range fns {
+		fi, ok := byName[gf.name]
+		if !ok {
+			continue
+		}
+		if o := p.outputOrder(fi); n > 0 && o >= prev {
+			t.Errorf("%s after %s in the notes file, but emitted after it (%d >= %d)", gf.name, prevName, o, prev)
+		} else {
+			prev, prevName = o, gf.name
+		}
+		n++
+	}
+	if n < 100 {
+		t.Errorf("only %d functions compared", n)
+	}
+}

@@ -69,7 +69,7 @@ type Function struct {
 	// template instances), which gcov reports apart.
 	Lines []*Line
 	group bool
-	addr  uint64 // the function's address, for gcov's order of groups
+	order uint64 // the function's place in gcc's output order (outputOrder), for gcov's order of groups
 }
 
 // File is the coverage of one source file.
@@ -449,7 +449,7 @@ func (p *Program) Report(c *Counts) *Report {
 		f := p.flow(g, mc)
 		f.findExceptional()
 		out := &Function{Name: fn.name, StartLine: int(fn.startLine), StartColumn: int(fn.startCol),
-			EndLine: int(fn.endLine), EndColumn: 1, Called: f.block[0], addr: fn.low}
+			EndLine: int(fn.endLine), EndColumn: 1, Called: f.block[0], order: p.outputOrder(fi)}
 		for _, r := range f.pred[1] {
 			if !g.blocks[r.b].succ[r.i].fake {
 				out.Returned += f.arc[r.b][r.i]
@@ -476,7 +476,9 @@ func (p *Program) Report(c *Counts) *Report {
 	for i := range byAddr {
 		byAddr[i] = i
 	}
-	sort.SliceStable(byAddr, func(i, j int) bool { return p.funcs[graphFns[byAddr[i]].fi].low > p.funcs[graphFns[byAddr[j]].fi].low })
+	sort.SliceStable(byAddr, func(i, j int) bool {
+		return p.outputOrder(graphFns[byAddr[i]].fi) > p.outputOrder(graphFns[byAddr[j]].fi)
+	})
 	for _, i := range byAddr {
 		gf := &graphFns[i]
 		fn := &p.funcs[gf.fi]
@@ -608,7 +610,7 @@ func (p *Program) Report(c *Counts) *Report {
 		} else {
 			out = &Function{Name: fn.name, StartLine: int(fn.startLine), StartColumn: int(fn.startCol),
 				EndLine: int(fn.endLine), EndColumn: 1,
-				Called: exec[fn.first], Returned: rets[int32(fi)]}
+				Called: exec[fn.first], Returned: rets[int32(fi)], order: p.outputOrder(fi)}
 			out.Blocks, out.BlocksExecuted = p.gccBlocks(fi, exec)
 			outs[fi] = out
 		}

@@ -237,12 +237,12 @@ func (fn *Function) DemangledName() string {
 
 // sortGroup orders the functions of a group as gcov lists them: by
 // column, then in the order of gcc's notes file, which is the reverse of
-// the order gcc emitted the functions in (their addresses at -O0).
+// the order gcc emitted the functions in at -O0 (outputOrder).
 func sortGroup(fns []*Function) {
 	sort.SliceStable(fns, func(i, j int) bool {
 		if fns[i].StartColumn != fns[j].StartColumn {
 			return fns[i].StartColumn < fns[j].StartColumn
 		}
-		return fns[i].addr > fns[j].addr
+		return fns[i].order > fns[j].order
 	})
 }
