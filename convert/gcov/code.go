@@ -107,6 +107,9 @@ type function struct {
 	noReturn      bool // declared noreturn: its calls end a block with only the fake arc
 	// localSlots are the %rbp offsets of its named locals (-O0).
 	localSlots map[int32]bool
+	// addrSlots are the %rbp offsets whose address a lea takes (-O0):
+	// arrays, structs and address-taken locals.
+	addrSlots map[int64]bool
 	// aggregateLocals: a local array, struct or union (DWARF), whose
 	// lifetime gcc ends in a block of its own.
 	aggregateLocals bool
@@ -438,6 +441,7 @@ func (p *Program) decode(f *elf.File) error {
 				fn.localSlots[int32(o+16)] = true
 			}
 		}
+		fn.addrSlots = leaSlots
 		fn.memScopes = append(fn.memScopes, fn.aggregateScopes...)
 		for _, v := range sf.ScopedSlots {
 			// The frame base is the CFA, 16 bytes above %rbp.

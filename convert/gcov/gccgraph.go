@@ -2061,12 +2061,17 @@ func (p *Program) callStatementEnd(fn *function, k int) (end int, empty int32) {
 		if p.insns[m].kind == kEpilogue && m+1 < fn.end && !p.insns[m+1].leader && p.insns[m+1].gline == call.gline {
 			m++ // movq %xmm0,%rax
 		}
-		if p.insns[m].retStore && (m+1 >= fn.end || p.insns[m+1].gline != call.gline || p.insns[m+1].leader ||
+		st := &p.insns[m]
+		if st.retStore && (m+1 >= fn.end || p.insns[m+1].gline != call.gline || p.insns[m+1].leader ||
 			p.insns[m+1].kind == kJmp) && !call.catch &&
-			(p.ehPad(fn, k) == 0 || p.recordCall(k)) {
+			(p.ehPad(fn, k) == 0 && !(st.slotStore && fn.addrSlots[int64(st.slot)]) || p.recordCall(k)) {
 			// (A catch's binding of its parameter is a statement of
 			// its own. A call that may throw assigns a scalar through
-			// a temporary, a statement after it; a class object is
+			// a temporary, a statement after it, and so does a call
+			// into a local whose address is taken (`const size_t
+			// __allocmax = _Alloc_traits::max_size(__a);` before
+			// std::min(__diffmax, __allocmax) in vector's
+			// _S_max_size; C and C++, gcc 12 -O0); a class object is
 			// built in place, `Result<int> r = parse(argv[i]);` in
 			// pool.cc, even when it comes back in rax.)
 			j = m + 1
