@@ -69,6 +69,11 @@ type insn struct {
 	// thisSlot is, for a call, the frame offset from %rbp of the object
 	// whose address it is passed in %rdi (a method's this), 0 if not one.
 	thisSlot int32
+	// thisFrom is, for a call, the frame offset from %rbp of the slot
+	// the pointer it is passed in %rdi was loaded from (an object built
+	// through a pointer kept in the frame: the return slot's), 0 if not
+	// one; for a load into rax (loadRax), the slot it loads.
+	thisFrom int32
 	dtor     bool // a call of a library's C++ destructor (through the PLT)
 }
 
@@ -643,7 +648,12 @@ func epilogueOnly(ins []insn) bool {
 // frameArgs follows which frame slot's address %rax and %rdi hold
 // through a function's -O0 code (lea disp(%rbp), then mov %rax,%rdi),
 // to name the object a call is made on.
-type frameArgs struct{ rax, rdx, rdi int32 }
+type frameArgs struct {
+	rax, rdx, rdi int32
+	// raxFrom, rdxFrom, rdiFrom are the frame slots the registers' values
+	// were loaded from (a pointer kept in the frame), 0 if not known.
+	raxFrom, rdxFrom, rdiFrom int32
+}
 
 // step updates the state after instruction in and sets out's thisSlot
 // when it is a call.
@@ -654,6 +664,7 @@ func (s *frameArgs) step(in x86asm.Inst, err error, out *insn) {
 	}
 	if out.kind == kCall || out.kind == kCallInd {
 		out.thisSlot = s.rdi
+		out.thisFrom = s.rdiFrom
 		*s = frameArgs{}
 		return
 	}
@@ -661,7 +672,7 @@ func (s *frameArgs) step(in x86asm.Inst, err error, out *insn) {
 	if !ok {
 		return
 	}
-	val := int32(0)
+	val, from := int32(0), int32(0)
 	switch in.Op {
 	case x86asm.LEA:
 		if d, ok := rbpSlot(in.Args[1]); ok {
@@ -671,18 +682,20 @@ func (s *frameArgs) step(in x86asm.Inst, err error, out *insn) {
 		// (A virtual call's result pointer comes through rdx: rax
 		// holds the object, rcx the function.)
 		if src, ok := in.Args[1].(x86asm.Reg); ok && src == x86asm.RAX && dst == x86asm.RDI {
-			val = s.rax
+			val, from = s.rax, s.raxFrom
 		} else if ok && src == x86asm.RDX && dst == x86asm.RDI {
-			val = s.rdx
+			val, from = s.rdx, s.rdxFrom
+		} else if m, ok := in.Args[1].(x86asm.Mem); ok && m.Base == x86asm.RBP && m.Index == 0 && m.Segment == 0 {
+			from = int32(m.Disp)
 		}
 	}
 	switch dst {
 	case x86asm.RDX, x86asm.EDX:
-		s.rdx = val
+		s.rdx, s.rdxFrom = val, from
 	case x86asm.RAX, x86asm.EAX:
-		s.rax = val
+		s.rax, s.raxFrom = val, from
 	case x86asm.RDI, x86asm.EDI:
-		s.rdi = val
+		s.rdi, s.rdiFrom = val, from
 	}
 }
 
@@ -748,6 +761,7 @@ func classify(in x86asm.Inst, err error, addr uint64, size int, fn int32) insn {
 	case x86asm.MOV, x86asm.MOVSD_XMM, x86asm.MOVSS:
 		if m, ok := in.Args[1].(x86asm.Mem); ok && in.Args[0] == x86asm.RAX && m.Base == x86asm.RBP && m.Index == 0 {
 			out.loadRax = true
+			out.thisFrom = int32(m.Disp)
 		}
 		if r, ok := in.Args[1].(x86asm.Reg); ok && (in.Args[0] == x86asm.RAX || in.Args[0] == x86asm.EAX) {
 			switch r {

@@ -2919,11 +2919,31 @@ func (p *Program) epilogueStart(fn *function) int {
 	// __it; }` is [313 315] then the return block [315].)
 	if e > fn.first && !p.insns[e].leader {
 		if in := &p.insns[e-1]; (in.loadRax || in.movRax) && in.gline >= 0 && p.lines[in.gline].line == fn.endLine && fn.endLine > fn.startLine &&
-			!p.returnLine(in.gline) {
+			!p.returnLine(in.gline) || in.loadRax && p.builtThrough(fn, e-1) {
 			e--
 		}
 	}
 	return e
+}
+
+// builtThrough reports whether the load into rax at k (a function's last
+// one) loads a pointer that fn passed to a call as the object it builds
+// (its %rdi): the return slot's address of a class returned in memory,
+// whose load is the return statement's, in the return block, even in a
+// one-line function (`A copy_a(const A &a) { return a; }`, whose copy
+// constructor builds the value there; `{ return
+// std::allocator<int>(v.get_allocator()); }`, g++ 12 -O0).
+func (p *Program) builtThrough(fn *function, k int) bool {
+	slot := p.insns[k].thisFrom
+	if !fn.cxx || !fn.returnsRecord || slot == 0 {
+		return false
+	}
+	for j := fn.first; j < k; j++ {
+		if in := &p.insns[j]; (in.kind == kCall || in.kind == kCallInd) && in.thisFrom == slot {
+			return true
+		}
+	}
+	return false
 }
 
 // sharedBreaks finds the jumps of one break, continue or goto statement

@@ -4,7 +4,9 @@
 // functions declared pure (std::map's iterators call _Rb_tree_increment
 // and _Rb_tree_decrement, declared _GLIBCXX_PURE), and destructors
 // called explicitly, of trivial types (a clobber, no call) and others
-// (a call, no temporary), as std::function's _M_destroy and _Destroy.
+// (a call, no temporary), as std::function's _M_destroy and _Destroy,
+// and one-line functions returning a class in memory, built by a call
+// (allocator_traits' select_on_container_copy_construction).
 #include <cstdio>
 #include <map>
 #include <new>
@@ -49,6 +51,16 @@ end_plain(Plain *p)
   plain_of(p)->~Plain();
 }
 
+struct Val {
+  int v;
+  Val(int x) : v(x) {}
+  Val(const Val &o) : v(o.v) {}
+};
+
+static Val copy_val(const Val &a) { return a; }
+
+static std::allocator<long> alloc_of(const std::allocator<long> &a) { return std::allocator<long>(a); }
+
 template <class T>
 void
 end_of(T *t)
@@ -80,6 +92,10 @@ main(int argc, char **argv)
   std::string *s = new std::string(argv[0]);
   end_of(s);
   ::operator delete(s);
-  printf("%d %ld %d\n", sum, h.v + arr[2], h.tag);
+  Val val = copy_val(Val(argc));
+  std::allocator<long> al;
+  long *mem = alloc_of(al).allocate(1);
+  al.deallocate(mem, 1);
+  printf("%d %ld %d %d\n", sum, h.v + arr[2], h.tag, val.v);
   return 0;
 }
