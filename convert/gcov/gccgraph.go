@@ -2258,7 +2258,16 @@ func (p *Program) jumpLine(g int32) bool {
 // the block has other edges (the call's fake one).
 func (p *Program) cxxReturnCopy(fn *function, k int) bool {
 	call := &p.insns[k]
-	if !fn.cxx || !fn.returnsValue || p.memoryReturn(fn) || call.gline < 0 || !p.returnLine(call.gline) || call.noReturn {
+	if !fn.cxx || !fn.returnsValue || call.gline < 0 || !p.returnLine(call.gline) || call.noReturn {
+		return false
+	}
+	if _, temps := p.liveTemporaries(fn, k); len(temps) > 0 && k+1 < fn.end && !p.insns[k+1].leader {
+		// The temporaries' clobbers at the end of the full expression
+		// come before the return (vector's back(): `{ return *(end() -
+		// 1); }`; `return [k](int x) { ... };` into a std::function).
+		return true
+	}
+	if p.memoryReturn(fn) {
 		return false
 	}
 	return call.throws && !fn.returnsRecord || p.constructorCall(k) || !call.pure && p.cxxReturnLine(fn, call.gline) != call.gline

@@ -6,11 +6,13 @@
 // called explicitly, of trivial types (a clobber, no call) and others
 // (a call, no temporary), as std::function's _M_destroy and _Destroy,
 // and one-line functions returning a class in memory, built by a call
-// (allocator_traits' select_on_container_copy_construction).
+// (allocator_traits' select_on_container_copy_construction), and a
+// one-line return through temporaries (vector's back()).
 #include <cstdio>
 #include <map>
 #include <new>
 #include <string>
+#include <vector>
 
 struct Base {
   ~Base() noexcept { }
@@ -59,6 +61,11 @@ struct Val {
 
 static Val copy_val(const Val &a) { return a; }
 
+struct Stack {
+  std::vector<long> v;
+  long &top() { return *(v.end() - 1); }
+};
+
 static std::allocator<long> alloc_of(const std::allocator<long> &a) { return std::allocator<long>(a); }
 
 template <class T>
@@ -93,6 +100,9 @@ main(int argc, char **argv)
   end_of(s);
   ::operator delete(s);
   Val val = copy_val(Val(argc));
+  Stack st;
+  st.v.push_back(5);
+  st.top() += 1;
   std::allocator<long> al;
   long *mem = alloc_of(al).allocate(1);
   al.deallocate(mem, 1);
