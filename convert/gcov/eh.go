@@ -30,12 +30,9 @@ type callSite struct {
 // Damaged or missing data leaves functions out: they get no exception
 // arcs.
 func landingPads(f *elf.File) map[uint64][]callSite {
-	eh, lsda := f.Section(".eh_frame"), f.Section(".gcc_except_table")
-	if eh == nil || lsda == nil || f.Class != elf.ELFCLASS64 {
-		return nil
-	}
-	ehData, err := eh.Data()
-	if err != nil {
+	lsda := f.Section(".gcc_except_table")
+	t := ehFrameTable(f)
+	if t == nil || lsda == nil {
 		return nil
 	}
 	lsdaData, err := lsda.Data()
@@ -44,7 +41,6 @@ func landingPads(f *elf.File) map[uint64][]callSite {
 	}
 	// convert/unwind reads the CIEs and FDEs, with each FDE's LSDA
 	// pointer; only the call-site tables are read here.
-	t := unwind.NewTable(".eh_frame", ehData, eh.Addr, nil, 0, nil)
 	out := map[uint64][]callSite{}
 	for fde := range t.EHFrameFDEs() {
 		lp := fde.LSDA
@@ -69,16 +65,11 @@ func landingPads(f *elf.File) map[uint64][]callSite {
 // when a function with code has no FDE (-fno-asynchronous-unwind-tables):
 // the addresses are used then.
 func emissionOrder(f *elf.File, funcs []function) []uint64 {
-	eh := f.Section(".eh_frame")
-	if eh == nil || f.Class != elf.ELFCLASS64 {
-		return nil
-	}
-	ehData, err := eh.Data()
-	if err != nil {
+	t := ehFrameTable(f)
+	if t == nil {
 		return nil
 	}
 	rank := map[uint64]uint64{}
-	t := unwind.NewTable(".eh_frame", ehData, eh.Addr, nil, 0, nil)
 	for fde := range t.EHFrameFDEs() {
 		if _, ok := rank[fde.Start]; !ok {
 			rank[fde.Start] = uint64(len(rank))
@@ -93,6 +84,20 @@ func emissionOrder(f *elf.File, funcs []function) []uint64 {
 		out[i] = r
 	}
 	return out
+}
+
+// ehFrameTable returns convert/unwind's reader of f's .eh_frame (64-bit
+// files), or nil when f has none or it cannot be read.
+func ehFrameTable(f *elf.File) *unwind.Table {
+	eh := f.Section(".eh_frame")
+	if eh == nil || f.Class != elf.ELFCLASS64 {
+		return nil
+	}
+	data, err := eh.Data()
+	if err != nil {
+		return nil
+	}
+	return unwind.NewTable(".eh_frame", data, eh.Addr, nil, 0, nil)
 }
 
 // parseLSDA reads the call-site table of the LSDA at off in data (at
