@@ -2947,6 +2947,15 @@ func (p *Program) builtThrough(fn *function, k int) bool {
 	if !fn.cxx || !fn.returnsRecord || slot == 0 {
 		return false
 	}
+	for _, cs := range p.lpads[fn.low] {
+		if cs.lp != 0 {
+			// A landing pad (make_unique's `new _Tp(...)`, whose
+			// exception frees the memory): not modelled, the load
+			// stays a block of its own, which keeps the line's count
+			// (the return block as gcc has it counted the line again).
+			return false
+		}
+	}
 	for j := fn.first; j < k; j++ {
 		if in := &p.insns[j]; (in.kind == kCall || in.kind == kCallInd) && in.thisFrom == slot {
 			return true
