@@ -113,3 +113,37 @@ func Strtoul(s string, base int) (v uint64, n int, erange bool) { return Strtoul
 // (strtol of "" reads nothing and end points at the terminating NUL:
 // perf's OPT_INTEGER and OPT_UINTEGER take "" as 0).
 func Whole(s string, n int) bool { return n == len(s) }
+
+// Uint is strtoull(s, &end, 0) as C code checking errno and *end == '\0'
+// reads a whole argument (libipt's ptdump and ptxed): the value, and
+// false when C refuses s (a byte left over, or ERANGE). Leading blanks,
+// '+' and '-' (negating modulo 2^64) are taken; "" is 0.
+func Uint(s string) (uint64, bool) {
+	v, n, erange := Strtoull(s, 0)
+	return v, !erange && n == len(s)
+}
+
+// Range reads the "begin[-end]" suffix of a file argument as libipt's
+// ptdump and ptxed parse_range read it: parts is 0 for "", -1 when s is
+// no range (the ':' before it is then part of the file name), 1 for a
+// begin alone and 2 for begin and end. Each number is read by strtoull
+// with base 0, so "-" alone is the range 0-0 and "5-" is 5-0.
+func Range(s string) (begin, end uint64, parts int) {
+	if s == "" {
+		return 0, 0, 0
+	}
+	begin, n, erange := Strtoull(s, 0)
+	switch {
+	case erange:
+		return 0, 0, -1
+	case n == len(s):
+		return begin, 0, 1
+	case s[n] != '-':
+		return 0, 0, -1
+	}
+	end, ok := Uint(s[n+1:])
+	if !ok {
+		return 0, 0, -1
+	}
+	return begin, end, 2
+}

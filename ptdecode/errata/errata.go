@@ -9,8 +9,9 @@ package errata
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
+
+	"github.com/perfpt/perfpt/internal/cnum"
 )
 
 // Vendor identifies a CPU vendor. Only Intel CPUs have known errata.
@@ -159,55 +160,30 @@ func ForCPU(cpu CPU) (Errata, error) {
 }
 
 // ParseCPU reads "family/model[/stepping]" as ptxed's and ptdump's --cpu do
-// (libipt's pt_cpu_parse): each number in C notation (decimal, 0x hex or 0
-// octal), family at most 65535, model and stepping at most 255, stepping 0
-// when omitted. The result is an Intel CPU. "none" gives the zero CPU.
+// (libipt's pt_cpu_parse): each number by strtol with base 0 (cnum.Strtol:
+// leading blanks, a sign, 0x hex or 0 octal), family at most 65535, model
+// and stepping at most 255; stepping 0 when omitted or empty ("f/m/").
+// The result is an Intel CPU. "none" gives the zero CPU.
 func ParseCPU(s string) (CPU, error) {
 	if s == "none" {
 		return CPU{}, nil
 	}
-	parts := strings.Split(s, "/")
-	if len(parts) < 2 || len(parts) > 3 {
+	family, n, _ := cnum.Strtol(s, 0)
+	if n == 0 || n == len(s) || s[n] != '/' || family < 0 || family > 0xffff {
 		return CPU{}, ErrBadCPUSpec
 	}
-	limits := [3]uint64{0xffff, 0xff, 0xff}
-	var v [3]uint64
-	for i, p := range parts {
-		if i == 2 && p == "" {
-			break // "f/m/" has stepping 0, as in libipt
-		}
-		n, err := parseCNumber(p)
-		if err != nil || n > limits[i] {
+	s = s[n+1:]
+	model, n, _ := cnum.Strtol(s, 0)
+	if n == 0 || n < len(s) && s[n] != '/' || model < 0 || model > 0xff {
+		return CPU{}, ErrBadCPUSpec
+	}
+	var stepping int64
+	if n < len(s) {
+		s = s[n+1:]
+		if stepping, n, _ = cnum.Strtol(s, 0); n != len(s) || stepping < 0 || stepping > 0xff {
 			return CPU{}, ErrBadCPUSpec
 		}
-		v[i] = n
 	}
-	return CPU{Vendor: VendorIntel, Family: uint16(v[0]), Model: uint8(v[1]),
-		Stepping: uint8(v[2])}, nil
-}
-
-// parseCNumber reads a non-negative number like strtol with base 0, but
-// the whole string must be the number (leading blanks and '+' allowed).
-func parseCNumber(s string) (uint64, error) {
-	s = strings.TrimLeft(s, " \t\n\v\f\r")
-	neg := false
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		neg = s[0] == '-'
-		s = s[1:]
-	}
-	if s == "" || s[0] == '-' || s[0] == '+' {
-		return 0, ErrBadCPUSpec
-	}
-	base := 10
-	switch {
-	case len(s) > 2 && (s[:2] == "0x" || s[:2] == "0X"):
-		base, s = 16, s[2:]
-	case len(s) > 1 && s[0] == '0':
-		base, s = 8, s[1:]
-	}
-	n, err := strconv.ParseUint(s, base, 64)
-	if err == nil && neg && n != 0 {
-		return 0, ErrBadCPUSpec // only -0 is not negative
-	}
-	return n, err
+	return CPU{Vendor: VendorIntel, Family: uint16(family), Model: uint8(model),
+		Stepping: uint8(stepping)}, nil
 }

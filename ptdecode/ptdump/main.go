@@ -1,11 +1,13 @@
 package ptdump
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
+		"strings"
+	"syscall"
 
+	"github.com/perfpt/perfpt/internal/cnum"
 	"github.com/perfpt/perfpt/internal/mapfile"
 	"github.com/perfpt/perfpt/ptdecode/errata"
 	"github.com/perfpt/perfpt/ptdecode/sideband"
@@ -62,20 +64,9 @@ options:
   <ptfile>[:<from>[-<to>]]  load the processor trace data from <ptfile>;
 `
 
-// parseCUint reads an unsigned number like strtoull with base 0 (decimal,
-// 0x hex, 0 octal); the whole string must be the number.
-func parseCUint(s string) (uint64, bool) {
-	if s == "" {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(s, 0, 64)
-	if err != nil {
-		// strconv rejects "0" prefixes that C reads as octal only with
-		// underscores; base 0 already handles 0x and 0 prefixes.
-		return 0, false
-	}
-	return v, true
-}
+// parseCUint reads a whole argument as libipt's strtoull(arg, &rest, 0)
+// with errno and *rest checked (cnum.Uint).
+func parseCUint(s string) (uint64, bool) { return cnum.Uint(s) }
 
 // argParser is the state of ptdump's argument parser.
 type argParser struct {
@@ -104,36 +95,38 @@ func (a *argParser) uintArg(opt string, max uint64) (uint64, bool) {
 	return v, true
 }
 
-// splitRange splits "file:from[-to]" (libipt's preprocess_filename). A
-// suffix that is not a range is part of the file name.
+// splitRange splits "file:from[-to]" as libipt's preprocess_filename: a
+// suffix after the last ':' that parse_range does not read (cnum.Range)
+// is part of the file name; a range whose end is not past its begin is
+// refused.
 func splitRange(name string) (file string, from, to uint64, err error) {
 	i := strings.LastIndexByte(name, ':')
 	if i < 0 {
 		return name, 0, 0, nil
 	}
-	r := name[i+1:]
-	lo, hi, dash := strings.Cut(r, "-")
-	b, ok := parseCUint(lo)
-	if !ok {
+	b, e, parts := cnum.Range(name[i+1:])
+	switch {
+	case parts <= 0:
 		return name, 0, 0, nil
-	}
-	if !dash {
+	case parts == 1:
 		return name[:i], b, 0, nil
-	}
-	e, ok := parseCUint(hi)
-	if !ok {
-		return name, 0, 0, nil
-	}
-	if e <= b {
+	case e <= b:
 		return "", 0, 0, fmt.Errorf("invalid argument")
 	}
 	return name[:i], b, e, nil
 }
 
-// loadRange reads file[from:to] (to 0: to the end) as ptdump's load_file.
-func loadRange(file string, from, to uint64) ([]byte, func(), error) {
+// LoadRange reads file[from:to] (to 0: to the end) as libipt's ptdump
+// and ptxed load_file, with its errors (no final period). release unmaps
+// the file; the data must not be used after it.
+func LoadRange(file string, from, to uint64) ([]byte, func(), error) {
 	data, release, err := mapfile.Open(file)
 	if err != nil {
+		// libipt prints fopen's errno as a number.
+		var errno syscall.Errno
+		if errors.As(err, &errno) {
+			return nil, nil, fmt.Errorf("failed to open %s: %d", file, int(errno))
+		}
 		return nil, nil, fmt.Errorf("failed to open %s: %v", file, err)
 	}
 	buf, err := cutRange(data, file, from, to)
@@ -145,8 +138,10 @@ func loadRange(file string, from, to uint64) ([]byte, func(), error) {
 }
 
 // cutRange returns data[from:to] (to 0: to the end) with ptdump's errors.
+// An offset past 2^63 is a negative long to load_file: it passes the
+// offset check and fseek then fails with EINVAL.
 func cutRange(data []byte, file string, from, to uint64) ([]byte, error) {
-	if from >= uint64(len(data)) {
+	if from < 1<<63 && from >= uint64(len(data)) {
 		return nil, fmt.Errorf("bad offset 0x%x into %s", from, file)
 	}
 	if to != 0 {
@@ -154,6 +149,14 @@ func cutRange(data []byte, file string, from, to uint64) ([]byte, error) {
 			return nil, fmt.Errorf("bad range 0x%x in %s", to, file)
 		}
 		data = data[:to]
+	}
+	if from >= 1<<63 {
+		// load_file allocates end - begin bytes (wrapping: past
+		// PTRDIFF_MAX malloc fails), then fseek refuses begin.
+		if to == 0 && uint64(len(data))-from >= 1<<63 {
+			return nil, fmt.Errorf("failed to allocated memory %s", file)
+		}
+		return nil, fmt.Errorf("failed to load %s: %d", file, int(syscall.EINVAL))
 	}
 	return data[from:], nil
 }
@@ -265,10 +268,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 				ok = false
 				break
 			}
-			id, st, found := strings.Cut(args[a.i], ":")
-			idv, ok1 := parseCUint(id)
-			stv, ok2 := parseCUint(st)
-			if !found || !ok1 || !ok2 {
+			idv, stv, ok := sideband.ParseSampleConfig(args[a.i])
+			if !ok {
 				fmt.Fprintf(stderr, "ptdump: bad sample config %s: invalid argument.\n", arg)
 				return 1
 			}
@@ -331,9 +332,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	file, from, to, err := splitRange(ptfile)
 	if err != nil {
 		fmt.Fprintf(stderr, "ptdump: bad file %s: %v.\n", ptfile, err)
-		return 1
+		return 2 // libipt's ptdump exits with -pte_invalid
 	}
-	buf, release, err := loadRange(file, from, to)
+	buf, release, err := LoadRange(file, from, to)
 	if err != nil {
 		fmt.Fprintf(stderr, "ptdump: %v.\n", err)
 		return 1

@@ -7,9 +7,9 @@ package ptxed
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
+	"github.com/perfpt/perfpt/internal/cnum"
 	"github.com/perfpt/perfpt/ptdecode/errata"
 	"github.com/perfpt/perfpt/ptdecode/flow"
 	"github.com/perfpt/perfpt/ptdecode/sideband"
@@ -79,45 +79,42 @@ type UsageError struct{ Msg string }
 
 func (e *UsageError) Error() string { return e.Msg }
 
-func parseUint(s string, bits int) (uint64, error) {
-	return strconv.ParseUint(s, 0, bits)
-}
+// parseUint reads a whole argument as libipt's strtoull(arg, &rest, 0)
+// with errno and *rest checked (cnum.Uint).
+func parseUint(s string) (uint64, bool) { return cnum.Uint(s) }
 
-// splitBase splits "name:base" at the last colon.
+// splitBase splits "name:base" at the last colon (libipt's extract_base).
 func splitBase(arg string) (name string, base uint64, ok bool) {
 	i := strings.LastIndexByte(arg, ':')
 	if i < 0 || i == len(arg)-1 {
 		return arg, 0, false
 	}
-	v, err := parseUint(arg[i+1:], 64)
-	if err != nil {
+	v, ok := parseUint(arg[i+1:])
+	if !ok {
 		return arg, 0, false
 	}
 	return arg[:i], v, true
 }
 
-// splitRange splits "name[:from[-to]]".
+// splitRange splits "name[:from[-to]]" as libipt's preprocess_filename: a
+// suffix after the last ':' that parse_range does not read (cnum.Range)
+// is part of the name; a range whose end is not past its begin is
+// refused.
 func splitRange(arg string) (fileArg, error) {
 	f := fileArg{Name: arg}
 	i := strings.LastIndexByte(arg, ':')
-	if i < 0 || i == len(arg)-1 {
+	if i < 0 {
 		return f, nil
 	}
-	r := arg[i+1:]
-	from, to, hasTo := strings.Cut(r, "-")
-	b, err := parseUint(from, 64)
-	if err != nil {
-		return f, nil // not a range: part of the name
+	b, e, parts := cnum.Range(arg[i+1:])
+	switch {
+	case parts <= 0:
+		return f, nil
+	case parts == 2 && e <= b:
+		return f, &UsageError{fmt.Sprintf("bad file %s: invalid argument.", arg)}
 	}
 	f.Name, f.Offset = arg[:i], b
-	if hasTo {
-		e, err := parseUint(to, 64)
-		if err != nil {
-			return f, &UsageError{fmt.Sprintf("bad range %q", r)}
-		}
-		if e <= b {
-			return f, &UsageError{fmt.Sprintf("bad range %q: invalid argument", r)}
-		}
+	if parts == 2 {
 		f.Size = e - b
 	}
 	return f, nil
@@ -138,14 +135,20 @@ func Parse(args []string) (*Options, error) {
 			i++
 			return args[i-1], nil
 		}
+		// num reads a number of at most bits bits as libipt's
+		// get_arg_uint64 and its narrower wrappers.
 		num := func(bits int) (uint64, error) {
-			s, err := next()
-			if err != nil {
-				return 0, err
+			if i >= len(args) || args[i] == "" || strings.HasPrefix(args[i], "--") {
+				return 0, &UsageError{arg + ": missing argument."}
 			}
-			v, err := parseUint(s, bits)
-			if err != nil {
-				return 0, &UsageError{fmt.Sprintf("%s: bad argument: %s", arg, s)}
+			s := args[i]
+			i++
+			v, ok := parseUint(s)
+			if !ok {
+				return 0, &UsageError{fmt.Sprintf("%s: bad argument: %s.", arg, s)}
+			}
+			if bits < 64 && v >= 1<<bits {
+				return 0, &UsageError{fmt.Sprintf("%s: value too big: %s.", arg, s)}
 			}
 			return v, nil
 		}
@@ -163,14 +166,17 @@ func Parse(args []string) (*Options, error) {
 		case arg == "--raw":
 			var s string
 			if s, err = next(); err == nil {
+				// libipt's load_raw: its error, then the --raw one
+				// (Main puts "ptxed: " before the first).
 				name, base, ok := splitBase(s)
 				if !ok {
-					return nil, &UsageError{"--raw: missing base address in " + s}
+					return nil, &UsageError{fmt.Sprintf("failed to parse base addressfrom '%s'.\nptxed: --raw: failed to load '%s'.", s, s)}
 				}
 				var f fileArg
-				if f, err = splitRange(name); err == nil {
-					o.Images = append(o.Images, imageArg{File: f, Base: base, HasBase: true})
+				if f, err = splitRange(name); err != nil {
+					return nil, &UsageError{fmt.Sprintf("%v\nptxed: --raw: failed to load '%s'.", err, name)}
 				}
+				o.Images = append(o.Images, imageArg{File: f, Base: base, HasBase: true})
 			}
 		case arg == "--elf":
 			var s string
@@ -220,7 +226,7 @@ func Parse(args []string) (*Options, error) {
 			switch what {
 			case "cfg":
 				if v > 15 {
-					return nil, &UsageError{fmt.Sprintf("%s: value too big", arg)}
+					return nil, &UsageError{fmt.Sprintf("%s: value too big: %s.", arg, args[i-1])}
 				}
 				f.Cfg |= v << (4 * n)
 			case "a":
@@ -240,7 +246,11 @@ func Parse(args []string) (*Options, error) {
 		case arg == "--stat:blocks":
 			o.Stats, o.StatBlocks = true, true
 		case arg == "--cpu":
-			o.CPU, err = next()
+			if o.CPU, err = next(); err == nil && o.CPU != "none" {
+				if _, cerr := errata.ParseCPU(o.CPU); cerr != nil {
+					err = &UsageError{"cpu must be specified as f/m[/s]"}
+				}
+			}
 		case arg == "--mtc-freq":
 			var v uint64
 			v, err = num(8)
@@ -313,11 +323,9 @@ func Parse(args []string) (*Options, error) {
 			if v, err = next(); err != nil {
 				break
 			}
-			id, st, found := strings.Cut(v, ":")
-			idv, err1 := parseUint(id, 64)
-			stv, err2 := parseUint(st, 64)
-			if !found || err1 != nil || err2 != nil {
-				return nil, &UsageError{"bad sample config " + v}
+			idv, stv, ok := sideband.ParseSampleConfig(v)
+			if !ok {
+				return nil, &UsageError{"bad sample config " + v + ": invalid argument."}
 			}
 			o.pev.SampleConfig = append(o.pev.SampleConfig, sideband.SampleType{ID: idv, Type: stv})
 		case arg == "--pevent:time-zero":

@@ -8,33 +8,25 @@ import (
 	"io"
 	"sync"
 
-	"github.com/perfpt/perfpt/internal/mapfile"
 	"github.com/perfpt/perfpt/ptdecode/flow"
 	"github.com/perfpt/perfpt/ptdecode/image"
+	"github.com/perfpt/perfpt/ptdecode/ptdump"
 )
 
-// loadFile reads size bytes (0: to the end) from offset of a file. Large
-// files are mapped rather than read: no copy before decoding starts, and
-// the pages are read in by the decode (by its workers with -j). release
-// unmaps the file; the data must not be used after it.
+// loadFile reads size bytes (0: to the end) from offset of a file, with
+// libipt's load_file errors (ptdump.LoadRange). Large files are mapped
+// rather than read: no copy before decoding starts, and the pages are
+// read in by the decode (by its workers with -j). release unmaps the
+// file; the data must not be used after it.
 func loadFile(f fileArg) (data []byte, release func(), err error) {
-	data, release, err = mapfile.Open(f.Name)
-	if err != nil {
-		return nil, nil, err
-	}
-	if f.Offset >= uint64(len(data)) {
-		release()
-		return nil, nil, fmt.Errorf("bad offset %#x into %s", f.Offset, f.Name)
-	}
-	end := uint64(len(data))
+	end := uint64(0)
 	if f.Size != 0 {
-		if f.Offset+f.Size > end {
-			release()
-			return nil, nil, fmt.Errorf("bad range %#x in %s", f.Offset+f.Size, f.Name)
-		}
 		end = f.Offset + f.Size
 	}
-	return data[f.Offset:end], release, nil
+	if data, release, err = ptdump.LoadRange(f.Name, f.Offset, end); err != nil {
+		return nil, nil, fmt.Errorf("%w.", err)
+	}
+	return data, release, nil
 }
 
 // BuildImage loads the --raw and --elf arguments into an image.

@@ -18,6 +18,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"strconv"
+
+	"github.com/perfpt/perfpt/internal/cnum"
 )
 
 // perf_event record types (enum perf_event_type).
@@ -90,6 +92,18 @@ func (e *Error) Unwrap() error { return e.Err }
 type SampleType struct {
 	ID   uint64
 	Type uint64
+}
+
+// ParseSampleConfig reads --pevent:sample-config's "<id>:<type>" as
+// libipt's pt_parse_sample_config: strtoull(arg, &rest, 0) must read an
+// id and stop at ':', then the type is read whole ("" being 0).
+func ParseSampleConfig(arg string) (id, typ uint64, ok bool) {
+	id, n, erange := cnum.Strtoull(arg, 0)
+	if erange || n == 0 || n == len(arg) || arg[n] != ':' {
+		return 0, 0, false
+	}
+	typ, ok = cnum.Uint(arg[n+1:])
+	return id, typ, ok
 }
 
 // PeventConfig describes a perf_event sideband file (libipt's
