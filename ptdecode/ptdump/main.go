@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-		"strings"
+	"strings"
 	"syscall"
 
 	"github.com/perfpt/perfpt/internal/cnum"
