@@ -457,3 +457,23 @@ func TestWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestRange: libipt's parse_range on the suffix forms TestPtNumericArgs
+// (internal/cli) compares with libipt's ptdump and ptxed.
+func TestRange(t *testing.T) {
+	for _, c := range []struct {
+		s          string
+		begin, end uint64
+		parts      int
+	}{
+		{"", 0, 0, 0}, {"16", 16, 0, 1}, {" 0x10", 16, 0, 1}, {"-1", ^uint64(0), 0, 1},
+		{"1-17", 1, 17, 2}, {"1- 17", 1, 17, 2}, {"-", 0, 0, 2}, {"5-", 5, 0, 2}, {"-1-0", ^uint64(0), 0, 2},
+		{"abc", 0, 0, -1}, {"0b1", 0, 0, -1}, {"1_0", 0, 0, -1}, {"0x", 0, 0, -1}, {"1 ", 0, 0, -1},
+		{"99999999999999999999", 0, 0, -1}, {"1-99999999999999999999", 0, 0, -1}, {"1-x", 0, 0, -1},
+	} {
+		b, e, p := Range(c.s)
+		if b != c.begin || e != c.end || p != c.parts {
+			t.Errorf("Range(%q) = %#x, %#x, %d; want %#x, %#x, %d", c.s, b, e, p, c.begin, c.end, c.parts)
+		}
+	}
+}
