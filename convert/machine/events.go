@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 
@@ -44,7 +45,9 @@ func (m *Machine) AddBuildID(b perfdata.BuildID) *DSO {
 			return nil
 		}
 	}
-	return m.dso(name, b.BuildID)
+	d := m.dso(name, b.BuildID)
+	d.fromTable = true
+	return d
 }
 
 // RegisterIdleThread mirrors perf_session__register_idle_thread: the idle
@@ -135,14 +138,45 @@ func (m *Machine) ProcessMmap(pid, tid int32, addr, length, pgoff uint64, name s
 		// event says (kernels before 3.x gave its address).
 		pgoff = 0
 		name = vdsoName(t.Maps, m.symOpts)
+		d := m.dso(name, bid)
+		m.vdsoBuildID(d, bid)
+		m.mapDSO(t, d, addr, length, pgoff, false)
+		return
 	}
-	d := m.dso(name, bid)
+	m.mapDSO(t, m.dso(name, bid), addr, length, pgoff, anon || noDSO)
+}
+
+// vdsoBuildID mirrors the end of map__new for a vdso map: the event's
+// build id when it has one (MMAP2 with PERF_RECORD_MISC_MMAP_BUILD_ID),
+// else that of the DSO whose long name is the event's file name,
+// "[vdso]", when the BUILD_ID table made it (header_build_id), becomes
+// the build id of the DSO machine__findnew_vdso chose, whichever that is:
+// with the 64-bit [vdso] in the table, a 32-bit process's [vdso32] (the
+// table's, or the one perf-read-vdso32 gave) takes the 64-bit vdso's
+// build id, so perf reads its symbols from the 64-bit vdso in the
+// build-id cache (dso__load; symsrc__init rejects any image of another
+// build id) and prints "[unknown] ([vdso32])" for __kernel_vsyscall.
+func (m *Machine) vdsoBuildID(d *DSO, bid []byte) {
+	if !buildIDDefined(bid) {
+		h := m.dsos["[vdso]"]
+		if h == nil || !h.fromTable || h.BuildID == nil {
+			return
+		}
+		bid = h.BuildID
+	}
+	if !bytes.Equal(d.BuildID, bid) {
+		d.BuildID = bid
+	}
+}
+
+// mapDSO inserts the map of d at addr into t's address space.
+func (m *Machine) mapDSO(t *Thread, d *DSO, addr, length, pgoff uint64, identity bool) {
 	end := addr + length
 	if end < addr {
 		end = ^uint64(0)
 	}
 	m.noteUnwindMap(t.Maps, d)
-	t.Maps.Insert(&Map{Start: addr, End: end, PgOff: pgoff, DSO: d, Identity: anon || noDSO})
+	t.Maps.Insert(&Map{Start: addr, End: end, PgOff: pgoff, DSO: d, Identity: identity})
 }
 
 // addModuleMap mirrors machine__addnew_module_map for a kernel mmap that

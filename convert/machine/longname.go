@@ -32,7 +32,7 @@ func (d *DSO) LongName() string {
 	if d.Long != "" {
 		return d.Long
 	}
-	if !isVdso(d.Name) || d.BuildID != nil {
+	if !isVdso(d.Name) || d.fromTable {
 		return d.Name
 	}
 	d.vdsoOnce.Do(func() {

@@ -24,7 +24,10 @@ type DSO struct {
 	Long    string
 	Kernel  bool
 	BuildID []byte
-	module  string // a kernel module's short name, "[ext4]"
+	// fromTable: the BUILD_ID table made this DSO (perf's
+	// header_build_id): its long name is the table's name.
+	fromTable bool
+	module    string // a kernel module's short name, "[ext4]"
 	// modStart is the start of the module's first map (its kallsyms
 	// symbols are made relative to it).
 	modStart uint64

@@ -176,7 +176,8 @@ func vdsoOfType(path string) string {
 }
 
 // vdsoSymbols gives d, a vdso DSO, perf's symbols and code: from the
-// build-id cache when the build-id table lists it, else from our own
+// build-id cache when it has a build id (the table's, or the table's
+// [vdso]'s that map__new gave it: vdsoBuildID), else from our own
 // vdso for [vdso], from a 32-bit process's for [vdso32] (none for
 // [vdsox32]: perf's perf-read-vdsox32 needs an x32 program).
 func vdsoSymbols(d *DSO) *symbol.Table {
@@ -185,7 +186,9 @@ func vdsoSymbols(d *DSO) *symbol.Table {
 	case d.BuildID != nil:
 		// The build-id table lists the vdso: perf uses that DSO, whose
 		// file is in the build-id cache (none: no symbols), not its
-		// own vdso (__machine__findnew_vdso finds it by name).
+		// own vdso (__machine__findnew_vdso finds it by name); or
+		// map__new gave it the table's [vdso]'s build id (vdsoBuildID):
+		// symsrc__init then rejects every image but that one.
 		if f := d.symOpts.BuildIDCacheFile(d.BuildID, "vdso"); f != "" {
 			img, _ = os.ReadFile(f)
 		}

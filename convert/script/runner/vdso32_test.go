@@ -14,7 +14,7 @@ import (
 // named it [vdso] and looked for its symbols in its own 64-bit vdso, so
 // that a call chain through __kernel_vsyscall printed
 // "[unknown] ([vdso])" where perf prints "__kernel_vsyscall+0x9
-// ([vdso32])"; with no build-id table for it, "[unknown] ([vdso32])".
+// ([vdso32])".
 func TestVdso32(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records with perf")
@@ -31,18 +31,37 @@ func TestVdso32(t *testing.T) {
 	}
 	// Without a build-id table (-B) perf reads the 32-bit vdso with its
 	// perf-read-vdso32 helper, perfpt from a 32-bit process of its own.
-	for _, rec := range []struct{ name, opt string }{{"table", "-g"}, {"no-table", "-B"}} {
+	// Under sh (64-bit, mapping the 64-bit vdso) the table lists [vdso]
+	// too: map__new then gives the [vdso32] DSO the 64-bit vdso's build
+	// id (the table's DSO named "[vdso]"), so perf reads its symbols from
+	// the 64-bit vdso and prints "[unknown] ([vdso32])".
+	for _, rec := range []struct{ name, opt string }{{"table", "-g"}, {"no-table", "-B"}, {"with-64-bit-vdso", "-g"}} {
 		t.Run(rec.name, func(t *testing.T) {
 			data := filepath.Join(dir, rec.name+".data")
-			if err := perfTo(t, data, false, "record", "-q", "-o", data, "-g", rec.opt, "-e", "cpu-clock", "-c", "50000", "--", prog); err != nil {
+			cmd := []string{prog}
+			if rec.name == "with-64-bit-vdso" {
+				cmd = []string{"sh", "-c", prog + "; true"}
+			}
+			if err := perfTo(t, data, false, append([]string{"record", "-q", "-o", data, "-g", rec.opt, "-e", "cpu-clock", "-c", "50000", "--"}, cmd...)...); err != nil {
 				t.Skipf("perf record: %v", err)
 			}
 			want, err := exec.Command("perf", "script", "-i", data, "-F", "comm,tid,ip,sym,dso").Output()
 			if err != nil {
 				t.Fatalf("perf script: %v", err)
 			}
-			if !bytes.Contains(want, []byte("__kernel_vsyscall")) || !bytes.Contains(want, []byte("([vdso32])")) {
-				t.Skip("perf script printed no __kernel_vsyscall ([vdso32]) frame (no 32-bit vdso here?)")
+			if !bytes.Contains(want, []byte("([vdso32])")) {
+				t.Skip("perf script printed no [vdso32] frame (no 32-bit vdso here?)")
+			}
+			if rec.name == "with-64-bit-vdso" {
+				ids, err := exec.Command("perf", "buildid-list", "-i", data).Output()
+				if err != nil {
+					t.Fatalf("perf buildid-list: %v", err)
+				}
+				if !bytes.Contains(ids, []byte(" [vdso]\n")) {
+					t.Skipf("the build-id table lists no 64-bit [vdso]:\n%s", ids)
+				}
+			} else if !bytes.Contains(want, []byte("__kernel_vsyscall")) {
+				t.Skip("perf script printed no __kernel_vsyscall frame")
 			}
 			compare(t, data, "-F", "comm,tid,ip,sym,dso")
 			compare(t, data, "--show-mmap-events")
