@@ -400,15 +400,15 @@ func flagsUsage(line string, flags []ucli.Flag) *perfUsage {
 	return u
 }
 
+// errUsage is an action's way to say what perf's usage_with_options says
+// after the options are parsed: the usage on stderr, status 129.
+var errUsage = errors.New("usage")
+
 // helpUsage is -h as parse-options answers it (usage_with_options): the
 // whole usage, with no error line, on stderr, and status 129. --help gets
 // the same: perf's opens the command's man page (status 0), which perfpt
 // does not have, and the flag package that reads the options of dump,
 // header and record cannot tell the two apart.
-// errUsage is an action's way to say what perf's usage_with_options says
-// after the options are parsed: the usage on stderr, status 129.
-var errUsage = errors.New("usage")
-
 func helpUsage(u *perfUsage) *usageError {
 	return &usageError{usage: u, full: true, raw: true}
 }
