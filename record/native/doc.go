@@ -8,8 +8,8 @@
 //
 // As perf record: by default the command and its children on every online
 // CPU (one event per CPU, inherited); PerThread the command's thread alone
-// (cpu -1, inherit off, children not followed); AllCPUs (-a) or CPUs (-C,
-// ParseCPUList) every task on those CPUs while the command runs, with the
+// (cpu -1, inherit off, children not followed); AllCPUs (-a) or CPUs (-C, read
+// as perf does by internal/perfopt.ParseCPUs) every task on those CPUs while the command runs, with the
 // CPU in every sample and COMM/MMAP2 synthesized for every task in /proc.
 // Events are kernel and user space unless the event says :u (user only) or
 // :k (kernel only); when the kernel is sampled the kernel image's MMAP

@@ -3,8 +3,6 @@ package native
 import (
 	"encoding/binary"
 	"testing"
-
-	"github.com/perfpt/perfpt/perfdata"
 )
 
 func FuzzParseEvent(f *testing.F) {
@@ -67,30 +65,6 @@ func FuzzRing(f *testing.F) {
 			t.Fatalf("tail %d past head %d", got, head)
 		}
 		r.ReadAux(func(d []byte, off uint64) error { return nil })
-	})
-}
-
-// FuzzParseCPUList: never a panic; a list that parses is sorted, unique and
-// online, and prints back to a list that parses to the same CPUs.
-func FuzzParseCPUList(f *testing.F) {
-	for _, s := range []string{"0", "0-3,6", "1,1", "", "3-1", "-", "0-", ",", "7-7"} {
-		f.Add(s)
-	}
-	online := []int{0, 1, 2, 3, 6, 7}
-	f.Fuzz(func(t *testing.T, s string) {
-		cpus, err := ParseCPUList(s, online)
-		if err != nil {
-			return
-		}
-		for i, c := range cpus {
-			if i > 0 && c <= cpus[i-1] || c < 0 || c > 7 || c == 4 || c == 5 {
-				t.Fatalf("%q: %v", s, cpus)
-			}
-		}
-		back, err := ParseCPUList(perfdata.FormatCPUList(cpus), online)
-		if err != nil || len(back) != len(cpus) {
-			t.Fatalf("%q: %v printed %q gave %v %v", s, cpus, perfdata.FormatCPUList(cpus), back, err)
-		}
 	})
 }
 

@@ -3,11 +3,8 @@ package native
 import (
 	"fmt"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/perfpt/perfpt/perfdata"
 )
 
 // Target says which tasks and CPUs events are opened on, as perf record's
@@ -61,48 +58,6 @@ func (t Target) Opens(pid int, online []int) []Open {
 		}
 	}
 	return o
-}
-
-// ParseCPUList parses a -C list ("0", "0-2,5") against the online CPUs,
-// returning them sorted without duplicates. An empty list, bad syntax or
-// a CPU that is not online is an error of one line.
-func ParseCPUList(s string, online []int) ([]int, error) {
-	on := map[int]bool{}
-	for _, c := range online {
-		on[c] = true
-	}
-	if strings.TrimSpace(s) == "" {
-		return nil, fmt.Errorf("-C: empty CPU list")
-	}
-	seen := map[int]bool{}
-	var cpus []int
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
-		l, err := strconv.Atoi(lo)
-		if err != nil || l < 0 {
-			return nil, fmt.Errorf("-C %q: bad CPU %q (want a list like 0-2,5)", s, part)
-		}
-		h := l
-		if isRange {
-			if h, err = strconv.Atoi(hi); err != nil || h < l {
-				return nil, fmt.Errorf("-C %q: bad CPU range %q (want a list like 0-2,5)", s, part)
-			}
-		}
-		if h-l > 1<<16 {
-			return nil, fmt.Errorf("-C %q: range %q too large", s, part)
-		}
-		for c := l; c <= h; c++ {
-			if !on[c] {
-				return nil, fmt.Errorf("-C %q: CPU %d is not online (online: %s)", s, c, perfdata.FormatCPUList(online))
-			}
-			if !seen[c] {
-				seen[c] = true
-				cpus = append(cpus, c)
-			}
-		}
-	}
-	sort.Ints(cpus)
-	return cpus, nil
 }
 
 // OnlineCPUs lists the online CPUs (/sys/devices/system/cpu/online), or
