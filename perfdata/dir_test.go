@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -55,53 +56,12 @@ func TestOpenDir(t *testing.T) {
 // among records of one time).
 func TestDirTurns(t *testing.T) {
 	dir := t.TempDir()
-	const sampleSize = 32 // header, ip, pid/tid, time
-	attr := EventAttr{Type: AttrTypeSoftware, Config: SWDummy, SampleType: SampleFormatIP | SampleFormatTID | SampleFormatTime, SamplePeriod: 1}
-	// write makes a perf.data with n samples at path and returns its data
-	// section.
-	write := func(path string, n int, dirFormat bool) []byte {
-		w, err := Create(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.AddAttr(attr, []uint64{1}, "dummy"); err != nil {
-			t.Fatal(err)
-		}
-		for i := range n {
-			s := &RecordSample{RecordCommon: RecordCommon{Misc: MiscUser, SampleID: SampleID{PID: 1, TID: 1, Time: uint64(i + 1)}}, IP: 0x1000}
-			if err := w.WriteRecord(s); err != nil {
-				t.Fatal(err)
-			}
-		}
-		fs := testFeatures()
-		if dirFormat {
-			fs.Set(FeatDirFormat)
-			fs.DirFormat = 1
-		}
-		w.Features = fs
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		f, err := Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if f.Data.Size != int64(n*sampleSize) {
-			t.Fatalf("%s: data section of %d bytes, want %d", path, f.Data.Size, n*sampleSize)
-		}
-		return b[f.Data.Offset : f.Data.Offset+f.Data.Size]
-	}
-	write(filepath.Join(dir, "data"), 10, true)
+	writeSamples(t, filepath.Join(dir, "data"), 10, true)
 	const turn = 2 << 20 / sampleSize
 	// Both data.N files hold 1.5 turns, so that the runs are the same in
 	// whatever order the directory lists them.
 	for i := range 2 {
-		part := write(filepath.Join(t.TempDir(), "part"), turn+turn/2, false)
+		part := writeSamples(t, filepath.Join(t.TempDir(), "part"), turn+turn/2, false)
 		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("data.%d", i)), part, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -131,4 +91,76 @@ func TestDirTurns(t *testing.T) {
 	if got := fmt.Sprint(runs); got != want {
 		t.Errorf("records by file (file:count) %s, want %s", got, want)
 	}
+}
+
+// TestDirFileError: a record cut short in a perf.data directory's data.N
+// file is an error naming that file, whose offset it gives; it said
+// "perf.data offset X", an offset of no file the user opened.
+func TestDirFileError(t *testing.T) {
+	dir := t.TempDir()
+	writeSamples(t, filepath.Join(dir, "data"), 3, true)
+	part := writeSamples(t, filepath.Join(t.TempDir(), "part"), 3, false)
+	cut := filepath.Join(dir, "data.0")
+	if err := os.WriteFile(cut, part[:len(part)-8], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rs := f.Records(FileOrder)
+	for rs.Next() {
+	}
+	err = rs.Err()
+	var pe *Error
+	if !errors.As(err, &pe) || pe.File != cut || pe.Offset != 64 || !strings.HasPrefix(err.Error(), cut+" offset 0x40: ") {
+		t.Errorf("records of %s = %v, want an Error at offset 0x40 of %s", dir, err, cut)
+	}
+}
+
+// sampleSize is the size of writeSamples' samples: header, ip, pid/tid,
+// time.
+const sampleSize = 32
+
+// writeSamples makes a perf.data with n samples at path (HEADER_DIR_FORMAT
+// with dirFormat) and returns its data section.
+func writeSamples(t *testing.T, path string, n int, dirFormat bool) []byte {
+	t.Helper()
+	attr := EventAttr{Type: AttrTypeSoftware, Config: SWDummy, SampleType: SampleFormatIP | SampleFormatTID | SampleFormatTime, SamplePeriod: 1}
+	w, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.AddAttr(attr, []uint64{1}, "dummy"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		s := &RecordSample{RecordCommon: RecordCommon{Misc: MiscUser, SampleID: SampleID{PID: 1, TID: 1, Time: uint64(i + 1)}}, IP: 0x1000}
+		if err := w.WriteRecord(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fs := testFeatures()
+	if dirFormat {
+		fs.Set(FeatDirFormat)
+		fs.DirFormat = 1
+	}
+	w.Features = fs
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Data.Size != int64(n*sampleSize) {
+		t.Fatalf("%s: data section of %d bytes, want %d", path, f.Data.Size, n*sampleSize)
+	}
+	return b[f.Data.Offset : f.Data.Offset+f.Data.Size]
 }

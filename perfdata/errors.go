@@ -29,10 +29,17 @@ type Error struct {
 	Offset int64  // file offset (or stream offset in pipe mode) of the problem
 	What   string // what was being read, e.g. "PERF_RECORD_SAMPLE callchain"
 	Err    error
+	// File is the perf.data directory's data.N file (DIR/data.N) that
+	// Offset is in; "" for the file opened.
+	File string
 }
 
 func (e *Error) Error() string {
-	return fmt.Sprintf("perf.data offset %#x: %s: %v", e.Offset, e.What, e.Err)
+	where := "perf.data"
+	if e.File != "" {
+		where = e.File
+	}
+	return fmt.Sprintf("%s offset %#x: %s: %v", where, e.Offset, e.What, e.Err)
 }
 
 func (e *Error) Unwrap() error { return e.Err }

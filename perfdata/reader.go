@@ -2,6 +2,7 @@ package perfdata
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 )
@@ -125,8 +126,15 @@ func (rr *rawReader) close() {
 	}
 }
 
-// next reads the next record into raw; io.EOF at the end.
-func (rr *rawReader) next(raw *RawRecord) error {
+// next reads the next record into raw; io.EOF at the end. An error in
+// a perf.data directory's data.N file names it (Error.File).
+func (rr *rawReader) next(raw *RawRecord) (err error) {
+	defer func() {
+		var pe *Error
+		if err != nil && rr.seg > 0 && errors.As(err, &pe) && pe.File == "" {
+			pe.File = rr.f.SourcePath(rr.seg)
+		}
+	}()
 	raw.Source = rr.seg
 	for {
 		if rr.dactive {
