@@ -101,6 +101,9 @@ func TestRecordCPUListPerf(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer f.Close()
+		if len(f.Attrs) == 0 {
+			t.Fatalf("%s: no attrs", path)
+		}
 		return len(f.Attrs[0].IDs)
 	}
 	for _, v := range []string{"0x0", "0,,1", "0-", "01", " 0", "+0", "0,0", "1-0", "0-x"} {
