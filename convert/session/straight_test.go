@@ -149,16 +149,18 @@ func TestStraightSameSamples(t *testing.T) {
 		t.Run(filepath.Base(f), func(t *testing.T) { add(sameStraight(t, f, 1, -2)) })
 	}
 	cfgs := timingConfigs
+	recorded := false // a recording subtest ran (they skip under -short or without gcc)
 	for _, prog := range []string{"mix-dyn-O2", "threads-dyn-O2"} {
 		for _, c := range cfgs {
 			t.Run(prog+"/"+c.name, func(t *testing.T) {
 				data := recordPTOpt(t, prog, c.wo)
+				recorded = true
 				add(sameStraight(t, data, 1, 2, -4))
 				add(sameStraight(t, corruptAux(t, data, 0x55, 8, 0.4), 1, -2))
 			})
 		}
 	}
-	if total == 0 || inSegs == 0 {
+	if recorded && (total == 0 || inSegs == 0) {
 		t.Fatalf("%d samples in straight runs, %d of them in parallel chunks' segments", total, inSegs)
 	}
 	t.Logf("%d samples in straight runs, %d of them in parallel chunks' segments", total, inSegs)
