@@ -1970,13 +1970,12 @@ func (p *Program) temporaryEnd(fn *function, k int) int32 {
 // explicitly (`p->~T()`, `x.~T()`).
 func explicitDestructor(line string) bool {
 	line = stripStrings(line)
-	for i := strings.IndexByte(line, '~'); i >= 0; i = strings.IndexByte(line[i+1:], '~') + i + 1 {
-		j := strings.TrimRight(line[:i], " \t")
-		if strings.HasSuffix(j, "->") || strings.HasSuffix(j, ".") {
-			return true
+	for i, c := range []byte(line) {
+		if c != '~' {
+			continue
 		}
-		if strings.IndexByte(line[i+1:], '~') < 0 {
-			break
+		if j := strings.TrimRight(line[:i], " \t"); strings.HasSuffix(j, "->") || strings.HasSuffix(j, ".") {
+			return true
 		}
 	}
 	return false

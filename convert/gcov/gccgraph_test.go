@@ -56,7 +56,7 @@ const gccGraphFloor = 1065
 // _S_max_size).
 func TestGccGraphSourceShapes(t *testing.T) {
 	for _, name := range []string{"ppgroups", "constif", "addrcall"} {
-		if same, total := gccGraphShapes(t, []string{name}); same != total {
+		if same, total := gccGraphShapes(t, []string{name}); same != total || total == 0 {
 			t.Errorf("%s: graphs equal to gcc's for %d of %d functions (GCOV_SHAPES=1 shows the others)", name, same, total)
 		}
 	}
@@ -223,5 +223,26 @@ func TestEmissionOrder(t *testing.T) {
 	}
 	if n < 100 {
 		t.Errorf("only %d functions compared", n)
+	}
+}
+
+// TestExplicitDestructor checks explicitDestructor on calls of a
+// destructor and on other uses of '~'.
+func TestExplicitDestructor(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want bool
+	}{
+		{"__pointer->~_Tp();", true},
+		{"__victim._M_access<_Functor>().~_Functor();", true},
+		{"x = ~y; p -> ~T();", true},
+		{"x = ~y & ~z;", false},
+		{"~Holder() { }", false},
+		{`puts("a->~b");`, false},
+		{"", false},
+	} {
+		if got := explicitDestructor(c.line); got != c.want {
+			t.Errorf("explicitDestructor(%q) = %v, want %v", c.line, got, c.want)
+		}
 	}
 }

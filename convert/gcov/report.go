@@ -470,16 +470,16 @@ func (p *Program) Report(c *Counts) *Report {
 	}
 	// gcov adds the functions' blocks to their lines in the notes file's
 	// order, which is gcc's order of instrumenting them: at -O0 the
-	// reverse of their order in the code (a lambda's records after those
-	// of the function around it on a line they share).
-	byAddr := make([]int, len(graphFns))
-	for i := range byAddr {
-		byAddr[i] = i
+	// reverse of their output order (outputOrder: a lambda's records
+	// after those of the function around it on a line they share).
+	byOrder := make([]int, len(graphFns))
+	for i := range byOrder {
+		byOrder[i] = i
 	}
-	sort.SliceStable(byAddr, func(i, j int) bool {
-		return p.outputOrder(graphFns[byAddr[i]].fi) > p.outputOrder(graphFns[byAddr[j]].fi)
+	sort.SliceStable(byOrder, func(i, j int) bool {
+		return p.outputOrder(graphFns[byOrder[i]].fi) > p.outputOrder(graphFns[byOrder[j]].fi)
 	})
-	for _, i := range byAddr {
+	for _, i := range byOrder {
 		gf := &graphFns[i]
 		fn := &p.funcs[gf.fi]
 		gf.f.addLineCounts(p, func(gl int32) *lineAcc {
