@@ -80,8 +80,8 @@ func sinkBlock(w io.Writer, flushAt int) (blockSink, []byte) {
 // place, when it is an internal/outfile file): no allocation per event.
 // The string table holds up to 32767 strings: when it is full, the
 // entries are reused round robin (the string is defined again before its
-// next use), skipping those the record being built refers to. The thread table (255 entries) works the same
-// way (a record refers to one thread).
+// next use), skipping those the record being built refers to. The thread
+// table (255 entries) works the same way (a record refers to one thread).
 type FXT struct {
 	w    io.Writer
 	sink blockSink // w, when buf is its block
