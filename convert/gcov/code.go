@@ -599,7 +599,7 @@ func (p *Program) decode(f *elf.File) error {
 				if ie.callFile == ie.file {
 					call = ie.callLine
 				}
-				ie.flow = (fn.o3 || !d.late) && branchingBody(src, ie.line, call)
+				ie.flow = earlyFlow(src, ie.line, call, fn.o3, d.late)
 			}
 			p.inlines = append(p.inlines, ie)
 		}

@@ -29,7 +29,8 @@ func TestEarlyFlow(t *testing.T) {
 		{"static int big(int *v, int n)\n{\n\tint s = 0;\n\tfor (int i = 0; i < n; i++) {\n\t\ts += v[i];\n\t\ts ^= i;\n\t\ts *= 3;\n\t\ts -= 1;\n\t}\n\treturn s;\n}", 0, true, true},
 	}
 	for _, c := range cases {
-		if got := earlyFlow(strings.Split(c.src, "\n"), 1, c.call, c.o3); got != c.want {
+		src := strings.Split(c.src, "\n")
+		if got := earlyFlow(src, 1, c.call, c.o3, lateInlined(src, 1)); got != c.want {
 			t.Errorf("earlyFlow(%q, call %d, o3 %v) = %v, want %v", c.src, c.call, c.o3, got, c.want)
 		}
 	}

@@ -798,9 +798,10 @@ func lateInlined(src []string, decl int32) bool {
 // units.c's digit_class (a switch with case ranges). call is the call
 // site's line when it is in src (else 0): a call inside the function's
 // own body is recursive, which the early inliner never inlines (tree.c's
-// `int a = height(t->l), b = height(t->r);`).
-func earlyFlow(src []string, decl, call int32, o3 bool) bool {
-	return (o3 || !lateInlined(src, decl)) && branchingBody(src, decl, call)
+// `int a = height(t->l), b = height(t->r);`). late is lateInlined(src,
+// decl), which decode reads once per inlined function, not per instance.
+func earlyFlow(src []string, decl, call int32, o3, late bool) bool {
+	return (o3 || !late) && branchingBody(src, decl, call)
 }
 
 // branchingBody reports whether the body of the function declared on
