@@ -401,7 +401,6 @@ func (t *thread) nextPoint(b *session.RunBatch, i int, pt *op, sp *span) (int, i
 // through output.now.
 func (t *thread) directRuns(rs []session.Run, sp *span) int {
 	c := t.c
-	o := &t.out
 	cum := t.cum
 	fc := t.liveFns()
 	f := c.fxt
@@ -503,19 +502,12 @@ func (t *thread) directRuns(rs []session.Run, sp *span) int {
 				}
 				tm = sp.t0 + q
 			}
-			tm = max(tm, o.last)
-			o.last = tm
 			typ := uint64(fxtEnd<<16) | thr
 			if begin {
 				typ = fxtBegin<<16 | thr
-				o.open++
-				if tm < c.base {
-					c.sum.BeforeBase++
-				}
-				c.sum.Slices++
-			} else if o.open > 0 {
-				o.open--
-			} else {
+			}
+			tm, ok := t.slice(begin, tm)
+			if !ok {
 				continue // an End with no slice open
 			}
 			// (The buffer has room: it is flushed once past
@@ -557,7 +549,6 @@ func (t *thread) directTail(stack []frame, to, pos uint64, sp *span, fc *fnCache
 // record in fi.fxt).
 func (t *thread) tailRecord(sp *span, pos uint64, begin bool, fi *fnInfo) {
 	c := t.c
-	o := &t.out
 	f := c.fxt
 	k := 3
 	if begin {
@@ -568,11 +559,30 @@ func (t *thread) tailRecord(sp *span, pos uint64, begin bool, fi *fnInfo) {
 		t.directSlow(sp, pos, k, fi)
 		return
 	}
-	tm := max(sp.at(pos), o.last)
-	o.last = tm
 	typ := uint64(fxtEnd << 16)
 	if begin {
 		typ = fxtBegin << 16
+	}
+	tm, ok := t.slice(begin, sp.at(pos))
+	if !ok {
+		return // an End with no slice open
+	}
+	// (The buffer has room: it is flushed once past fxtFlushAt, well
+	// before its capacity.)
+	if f.buf = rec.put(f.buf, typ|uint64(f.tidx[t.track])<<24, tm-min(tm, c.base)); len(f.buf) >= fxtFlushAt {
+		f.flush()
+	}
+}
+
+// slice keeps output.now's account of a Begin (begin) or End at time tm,
+// never before the last record: it returns the time to write, and false
+// for an End with no slice open (not written). directRuns and tailRecord
+// share it.
+func (t *thread) slice(begin bool, tm uint64) (uint64, bool) {
+	o, c := &t.out, t.c
+	tm = max(tm, o.last)
+	o.last = tm
+	if begin {
 		o.open++
 		if tm < c.base {
 			c.sum.BeforeBase++
@@ -581,13 +591,9 @@ func (t *thread) tailRecord(sp *span, pos uint64, begin bool, fi *fnInfo) {
 	} else if o.open > 0 {
 		o.open--
 	} else {
-		return // an End with no slice open
+		return tm, false
 	}
-	// (The buffer has room: it is flushed once past fxtFlushAt, well
-	// before its capacity.)
-	if f.buf = rec.put(f.buf, typ|uint64(f.tidx[t.track])<<24, tm-min(tm, c.base)); len(f.buf) >= fxtFlushAt {
-		f.flush()
-	}
+	return tm, true
 }
 
 // tailClean says whether a jump to to lands outside the function below
