@@ -10,6 +10,20 @@ import (
 	"github.com/perfpt/perfpt/perfdata"
 )
 
+// firstAttr is the first event attribute of the recording at path.
+func firstAttr(t *testing.T, path string) *perfdata.Attr {
+	t.Helper()
+	f, err := perfdata.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if len(f.Attrs) == 0 {
+		t.Fatalf("%s: no attrs", path)
+	}
+	return f.Attrs[0]
+}
+
 // TestRecordFreqPerf compares how record -F reads its value with perf 6.1's
 // record__parse_freq: atoi's prefix (" 77x" is 77, "0x10" and "abc" are
 // 0: "frequency and count are zero"), an unsigned int (-5 is above any
@@ -25,15 +39,7 @@ func TestRecordFreqPerf(t *testing.T) {
 	}
 	dir := t.TempDir()
 	freqOf := func(path string) uint64 {
-		f, err := perfdata.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		if len(f.Attrs) == 0 {
-			t.Fatalf("%s: no attrs", path)
-		}
-		return f.Attrs[0].SamplePeriod // sample_freq with freq set
+		return firstAttr(t, path).SamplePeriod // sample_freq with freq set
 	}
 	// perfLines are the lines of perf's stderr that say something about
 	// the frequency (not perf record's own "[ perf record: ... ]").
@@ -95,17 +101,7 @@ func TestRecordCPUListPerf(t *testing.T) {
 		t.Skip("no perf")
 	}
 	dir := t.TempDir()
-	ids := func(path string) int {
-		f, err := perfdata.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		if len(f.Attrs) == 0 {
-			t.Fatalf("%s: no attrs", path)
-		}
-		return len(f.Attrs[0].IDs)
-	}
+	ids := func(path string) int { return len(firstAttr(t, path).IDs) }
 	for _, v := range []string{"0x0", "0,,1", "0-", "01", " 0", "+0", "0,0", "1-0", "0-x"} {
 		pd, od := filepath.Join(dir, "perf.data"), filepath.Join(dir, "perfpt.data")
 		os.Remove(pd)
