@@ -30,13 +30,11 @@ int main(void) {
 }
 `
 
-// TestSampleFiltersPerf compares perf script's -c/--comms, --dsos and
-// -S/--symbols (names, addresses, file:// lists, a name given twice:
-// "problems parsing ... list" and status 0) with perf 6.1's, on a
-// cpu-clock recording made with perf and on an emulated PT recording
-// (its branch, instruction, call and straight-run paths, sequential and
-// in parallel chunks).
-func TestSampleFiltersPerf(t *testing.T) {
+// filterProgBuilt builds filterProg with gcc -O1 -pthread and flags into a
+// temporary folder, as name, and returns the folder and the program; it
+// skips under -short and without perf or gcc.
+func filterProgBuilt(t *testing.T, name string, flags ...string) (dir, prog string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("records programs")
 	}
@@ -45,15 +43,26 @@ func TestSampleFiltersPerf(t *testing.T) {
 			t.Skipf("no %s", tool)
 		}
 	}
-	dir := t.TempDir()
-	src := filepath.Join(dir, "filters.c")
+	dir = t.TempDir()
+	src := filepath.Join(dir, name+".c")
 	if err := os.WriteFile(src, []byte(filterProg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	prog := filepath.Join(dir, "filters")
-	if b, err := exec.Command("gcc", "-O1", "-g", "-pthread", "-o", prog, src).CombinedOutput(); err != nil {
+	prog = filepath.Join(dir, name)
+	if b, err := exec.Command("gcc", append(append([]string{"-O1", "-pthread"}, flags...), "-o", prog, src)...).CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, b)
 	}
+	return dir, prog
+}
+
+// TestSampleFiltersPerf compares perf script's -c/--comms, --dsos and
+// -S/--symbols (names, addresses, file:// lists, a name given twice:
+// "problems parsing ... list" and status 0) with perf 6.1's, on a
+// cpu-clock recording made with perf and on an emulated PT recording
+// (its branch, instruction, call and straight-run paths, sequential and
+// in parallel chunks).
+func TestSampleFiltersPerf(t *testing.T) {
+	dir, prog := filterProgBuilt(t, "filters", "-g")
 	list := filepath.Join(dir, "list")
 	if err := os.WriteFile(list, []byte("worker\nwork\n"), 0o644); err != nil {
 		t.Fatal(err)

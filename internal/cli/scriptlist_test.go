@@ -33,23 +33,7 @@ func listCheck(want string, opt ...string) func(t *testing.T) {
 // without perf or gcc, or when perf cannot record here.
 func filterProgRecorded(t *testing.T, args ...[]string) (data []string) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("records a program")
-	}
-	for _, tool := range []string{"perf", "gcc"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("no %s", tool)
-		}
-	}
-	dir := t.TempDir()
-	src := filepath.Join(dir, "prog.c")
-	if err := os.WriteFile(src, []byte(filterProg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	prog := filepath.Join(dir, "filterprog") // a name longer than 8
-	if b, err := exec.Command("gcc", "-O1", "-pthread", "-o", prog, src).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, b)
-	}
+	dir, prog := filterProgBuilt(t, "filterprog") // a name longer than 8
 	for i, a := range args {
 		d := filepath.Join(dir, fmt.Sprintf("%d.data", i))
 		if b, err := exec.Command("perf", append(append(append([]string{"record", "-q"}, a...), "-o", d), prog)...).CombinedOutput(); err != nil {
