@@ -607,7 +607,7 @@ func Run(cfg Config, stdout, stderr io.Writer) error {
 	}
 	if cfg.GraphFunction != nil {
 		// show_event, before evswitch__discard.
-		g := &graphFilter{names: *cfg.GraphFunction, threads: map[int32]*graphThread{}}
+		g := &graphFilter{names: strings.Split(*cfg.GraphFunction, ","), threads: map[int32]*graphThread{}}
 		h.IPRun, h.IPRunOK = nil, nil
 		print := h.Sample
 		h.Sample = func(smp *sample.Sample) {
@@ -1222,7 +1222,7 @@ func (sw *evSwitch) discard(e *sample.Event) bool {
 // named, then its samples while its thread-stack depth stays above that
 // sample's; the first at or below it ends the run and is not printed.
 type graphFilter struct {
-	names   string // perf's comma-separated list, compared name by name
+	names   []string // perf's comma-separated list, split once
 	threads map[int32]*graphThread
 }
 
@@ -1249,7 +1249,7 @@ func (g *graphFilter) show(smp *sample.Sample) bool {
 	if !ok {
 		return false
 	}
-	for _, n := range strings.Split(g.names, ",") {
+	for _, n := range g.names {
 		if n == name {
 			th.filter, th.entryDepth = true, smp.Depth
 			return true
