@@ -64,10 +64,6 @@ options:
   <ptfile>[:<from>[-<to>]]  load the processor trace data from <ptfile>;
 `
 
-// parseCUint reads a whole argument as libipt's strtoull(arg, &rest, 0)
-// with errno and *rest checked (cnum.Uint).
-func parseCUint(s string) (uint64, bool) { return cnum.Uint(s) }
-
 // argParser is the state of ptdump's argument parser.
 type argParser struct {
 	stderr io.Writer
@@ -83,7 +79,7 @@ func (a *argParser) uintArg(opt string, max uint64) (uint64, bool) {
 		return 0, false
 	}
 	arg := a.args[a.i]
-	v, ok := parseCUint(arg)
+	v, ok := cnum.Uint(arg)
 	if !ok {
 		fmt.Fprintf(a.stderr, "ptdump: %s: bad argument: %s.\n", opt, arg)
 		return 0, false

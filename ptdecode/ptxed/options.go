@@ -79,17 +79,13 @@ type UsageError struct{ Msg string }
 
 func (e *UsageError) Error() string { return e.Msg }
 
-// parseUint reads a whole argument as libipt's strtoull(arg, &rest, 0)
-// with errno and *rest checked (cnum.Uint).
-func parseUint(s string) (uint64, bool) { return cnum.Uint(s) }
-
 // splitBase splits "name:base" at the last colon (libipt's extract_base).
 func splitBase(arg string) (name string, base uint64, ok bool) {
 	i := strings.LastIndexByte(arg, ':')
 	if i < 0 || i == len(arg)-1 {
 		return arg, 0, false
 	}
-	v, ok := parseUint(arg[i+1:])
+	v, ok := cnum.Uint(arg[i+1:])
 	if !ok {
 		return arg, 0, false
 	}
@@ -143,7 +139,7 @@ func Parse(args []string) (*Options, error) {
 			}
 			s := args[i]
 			i++
-			v, ok := parseUint(s)
+			v, ok := cnum.Uint(s)
 			if !ok {
 				return 0, &UsageError{fmt.Sprintf("%s: bad argument: %s.", arg, s)}
 			}
