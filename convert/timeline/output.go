@@ -226,32 +226,49 @@ func (o *output) between(q []op, t0, t1, p0, p1 uint64) {
 // (never before the last record) and written.
 func (o *output) now(sp *span, pos uint64, kind opKind, cat, name Str, info *fnInfo) {
 	c := o.tl
-	f, tr, base := c.fxt, o.th.track, c.base
-	t := max(sp.at(pos), o.last)
-	o.last = t
-	ts := t - min(t, base)
+	f, tr := c.fxt, o.th.track
+	t, ok := o.slice(kind == opBegin, sp.at(pos))
+	if !ok {
+		return // an End with no slice open
+	}
+	ts := t - min(t, c.base)
 	if info != nil && info.name != 0 {
 		name = info.name
 	}
 	if kind == opBegin {
-		o.open++
-		if t < base {
-			c.sum.BeforeBase++
-		}
 		if args := info.argList(); f == nil {
 			c.json.Begin(tr, ts, cat, name, args)
 		} else if !f.cachedEvent(fxtBegin, tr, ts, cat, name, args) {
 			f.event(fxtBegin, tr, ts, cat, name, args, 0, false)
 		}
+	} else if f == nil {
+		c.json.End(tr, ts, cat, name)
+	} else if !f.cachedEvent(fxtEnd, tr, ts, cat, name, nil) {
+		f.event(fxtEnd, tr, ts, cat, name, nil, 0, false)
+	}
+}
+
+// slice keeps the account of a Begin (begin) or End at time tm, never
+// before the last record, for the writers that time one record at a time
+// (now, and thread.directRuns' and tailRecord's cached records): it
+// returns the time to write, and false for an End with no slice open
+// (not written).
+func (o *output) slice(begin bool, tm uint64) (uint64, bool) {
+	c := o.tl
+	tm = max(tm, o.last)
+	o.last = tm
+	if begin {
+		o.open++
+		if tm < c.base {
+			c.sum.BeforeBase++
+		}
 		c.sum.Slices++
 	} else if o.open > 0 {
 		o.open--
-		if f == nil {
-			c.json.End(tr, ts, cat, name)
-		} else if !f.cachedEvent(fxtEnd, tr, ts, cat, name, nil) {
-			f.event(fxtEnd, tr, ts, cat, name, nil, 0, false)
-		}
+	} else {
+		return tm, false
 	}
+	return tm, true
 }
 
 // fxtFast is between's loop for the Begins and Ends q[i:end], which

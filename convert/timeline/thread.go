@@ -506,7 +506,7 @@ func (t *thread) directRuns(rs []session.Run, sp *span) int {
 			if begin {
 				typ = fxtBegin<<16 | thr
 			}
-			tm, ok := t.slice(begin, tm)
+			tm, ok := t.out.slice(begin, tm)
 			if !ok {
 				continue // an End with no slice open
 			}
@@ -563,7 +563,7 @@ func (t *thread) tailRecord(sp *span, pos uint64, begin bool, fi *fnInfo) {
 	if begin {
 		typ = fxtBegin << 16
 	}
-	tm, ok := t.slice(begin, sp.at(pos))
+	tm, ok := t.out.slice(begin, sp.at(pos))
 	if !ok {
 		return // an End with no slice open
 	}
@@ -572,28 +572,6 @@ func (t *thread) tailRecord(sp *span, pos uint64, begin bool, fi *fnInfo) {
 	if f.buf = rec.put(f.buf, typ|uint64(f.tidx[t.track])<<24, tm-min(tm, c.base)); len(f.buf) >= fxtFlushAt {
 		f.flush()
 	}
-}
-
-// slice keeps output.now's account of a Begin (begin) or End at time tm,
-// never before the last record: it returns the time to write, and false
-// for an End with no slice open (not written). directRuns and tailRecord
-// share it.
-func (t *thread) slice(begin bool, tm uint64) (uint64, bool) {
-	o, c := &t.out, t.c
-	tm = max(tm, o.last)
-	o.last = tm
-	if begin {
-		o.open++
-		if tm < c.base {
-			c.sum.BeforeBase++
-		}
-		c.sum.Slices++
-	} else if o.open > 0 {
-		o.open--
-	} else {
-		return tm, false
-	}
-	return tm, true
 }
 
 // tailClean says whether a jump to to lands outside the function below
