@@ -262,17 +262,16 @@ func checkRecordFlags(c *ucli.Context, ev string) error {
 // kernel's maximum is lowered to it with perf's warning (record__check_freq
 // via evlist__config's record_opts__config_freq).
 func sampleFreq(v string, stderr io.Writer) (int, error) {
-	maxRate := func() (uint32, bool) {
-		b, err := os.ReadFile("/proc/sys/kernel/perf_event_max_sample_rate")
-		if err != nil {
-			return 0, false
-		}
+	// The kernel's maximum, read once (perf reads it for "max" and again
+	// to check the rate): ok is false when it cannot be read.
+	var max uint32
+	ok := false
+	if b, err := os.ReadFile("/proc/sys/kernel/perf_event_max_sample_rate"); err == nil {
 		n, k, _ := cnum.Strtol(strings.TrimSpace(string(b)), 10)
-		return uint32(n), k > 0 && n > 0
+		max, ok = uint32(n), k > 0 && n > 0
 	}
 	var f uint32
 	if strings.EqualFold(v, "max") {
-		max, ok := maxRate()
 		if !ok {
 			return 0, errors.New("couldn't read /proc/sys/kernel/perf_event_max_sample_rate")
 		}
@@ -285,7 +284,6 @@ func sampleFreq(v string, stderr io.Writer) (int, error) {
 	if f == 0 {
 		return 0, errors.New("frequency and count are zero, aborting")
 	}
-	max, ok := maxRate()
 	if !ok || f <= max {
 		return int(f), nil
 	}
