@@ -7,7 +7,7 @@ import (
 
 	"github.com/perfpt/perfpt/convert/sample"
 	"github.com/perfpt/perfpt/convert/srcline"
-	"github.com/perfpt/perfpt/perfdata/tracing"
+	"github.com/perfpt/perfpt/internal/cnum"
 )
 
 // a2lFailLimit is perf's A2L_FAIL_LIMIT: after this many failed lookups
@@ -184,9 +184,7 @@ func a2lFileLine(file string, line int) (string, int) {
 	} else {
 		rest += strconv.Itoa(line)
 	}
-	// tracing.Strtoull is C's strtoull(s, NULL, 0); on 64 bits
-	// strtoul reads the same.
-	n, _ := tracing.Strtoull(rest)
+	n, _, _ := cnum.Strtoul(rest, 0)
 	return file[:i], int(n)
 }
 

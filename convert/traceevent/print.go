@@ -89,7 +89,7 @@ func (pc *piece) bindDirect() {
 	case a.Kind == tracing.ArgOp && a.Op == "[" && a.Left != nil && a.Right != nil &&
 		a.Left.Kind == tracing.ArgField && a.Left.Field != nil && a.Right.Kind == tracing.ArgAtom:
 		// As op evaluates it: the element at the index the atom reads as.
-		idx, _ := tracing.Strtoull(a.Right.Atom)
+		idx := tracing.Strtoull(a.Right.Atom)
 		f := a.Left.Field
 		pc.direct, pc.off, pc.size = true, f.Offset+int(idx)*f.ElemSize, f.ElemSize
 	}
@@ -499,7 +499,7 @@ func (r *rec) num(a *tracing.Arg) uint64 {
 	case tracing.ArgAtom:
 		// A name (not a number) would be looked up among registered
 		// functions; perf registers none, so it is 0.
-		v, _ := tracing.Strtoull(a.Atom)
+		v := tracing.Strtoull(a.Atom)
 		return v
 	case tracing.ArgField:
 		if a.Field == nil {

@@ -212,7 +212,7 @@ func appendHex2(b []byte, c byte) []byte {
 // softirq and hrtimer names libtraceevent knows, else -1.
 func evalFlag(s string) int64 {
 	if s != "" && s[0] >= '0' && s[0] <= '9' {
-		v, _ := tracing.Strtoull(s)
+		v := tracing.Strtoull(s)
 		return int64(v)
 	}
 	if v, ok := knownFlags[s]; ok {

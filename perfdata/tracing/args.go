@@ -605,8 +605,8 @@ func consolidate(arg *Arg) {
 	if arg.Left == nil || arg.Right == nil || arg.Left.Kind != ArgAtom || arg.Right.Kind != ArgAtom {
 		return
 	}
-	l, _ := Strtoull(arg.Left.Atom)
-	r, _ := Strtoull(arg.Right.Atom)
+	l := Strtoull(arg.Left.Atom)
+	r := Strtoull(arg.Right.Atom)
 	var v uint64
 	op := arg.Op
 	switch op {

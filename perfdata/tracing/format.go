@@ -428,7 +428,7 @@ func (p *formatParser) keyNumber(key string) (int, bool) {
 // atoul is C's strtoul(s, NULL, 0) on a token: the leading number, 0 if
 // none, clamped to 31 bits.
 func atoul(s string) int {
-	v, _ := Strtoull(s)
+	v := Strtoull(s)
 	if v > 1<<31-1 {
 		return 1<<31 - 1
 	}
@@ -437,8 +437,8 @@ func atoul(s string) int {
 
 // Strtoull is C's strtoull(s, NULL, 0) as libtraceevent applies it to
 // atoms: decimal, 0x hex or 0 octal, the longest valid prefix, all ones on
-// overflow, negated after a '-'. ok says a digit was read.
-func Strtoull(s string) (uint64, bool) {
-	v, n, _ := cnum.Strtoull(s, 0)
-	return v, n > 0
+// overflow, negated after a '-'.
+func Strtoull(s string) uint64 {
+	v, _, _ := cnum.Strtoull(s, 0)
+	return v
 }
